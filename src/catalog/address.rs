@@ -1,0 +1,156 @@
+//! Addresses (`namespace.tool`): turning upstream tool names into script-friendly lowerCamelCase
+//! names, resolving collisions deterministically, and checking namespace names.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+/// lowerCamelCase form of an upstream tool name: `create_issue`, `create-issue` and
+/// `Create Issue` all become `createIssue`. Characters that cannot appear in a JavaScript
+/// identifier separate words; a leading digit gets an underscore so the result stays an identifier.
+pub fn tool_name(upstream: &str) -> String {
+    let mut out = String::with_capacity(upstream.len());
+    let mut upper_next = false;
+    for ch in upstream.chars() {
+        if ch.is_ascii_alphanumeric() || ch == '$' {
+            if out.is_empty() {
+                out.push(ch.to_ascii_lowercase());
+                // Keep runs like "URL" in "URLFetch" readable: only the first char is lowered.
+                upper_next = false;
+            } else if upper_next {
+                out.push(ch.to_ascii_uppercase());
+                upper_next = false;
+            } else {
+                out.push(ch);
+            }
+        } else if !out.is_empty() {
+            upper_next = true;
+        }
+    }
+    if out.is_empty() {
+        out.push_str("tool");
+    }
+    if out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert(0, '_');
+    }
+    out
+}
+
+/// Assigns each upstream name of one namespace a unique tool name. The result does not depend on
+/// the order the upstream listed its tools in: an upstream name that is already its own camelCase
+/// form keeps it, and the others take the base name in sorted order, later ones with a number.
+pub fn assign_tool_names<'a>(upstream_names: impl IntoIterator<Item = &'a str>) -> BTreeMap<String, String> {
+    let mut by_base: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+    for name in upstream_names {
+        by_base.entry(tool_name(name)).or_default().push(name);
+    }
+    let mut taken: BTreeSet<String> = by_base.keys().cloned().collect();
+    let mut assigned = BTreeMap::new();
+    for (base, mut group) in by_base {
+        group.sort_unstable();
+        group.dedup();
+        // The exact match (if any) goes first so it keeps the plain name.
+        group.sort_by_key(|name| *name != base);
+        for (i, upstream) in group.into_iter().enumerate() {
+            let name = if i == 0 {
+                base.clone()
+            } else {
+                let mut n = i + 1;
+                loop {
+                    let candidate = format!("{base}{n}");
+                    if taken.insert(candidate.clone()) {
+                        break candidate;
+                    }
+                    n += 1;
+                }
+            };
+            assigned.insert(upstream.to_string(), name);
+        }
+    }
+    assigned
+}
+
+/// Names a script cannot use as a source's global: JavaScript reserved words and the globals the
+/// sandbox prelude defines.
+const RESERVED_NAMESPACES: &[&str] = &[
+    "break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete", "do",
+    "else", "enum", "export", "extends", "false", "finally", "for", "function", "if", "import", "in",
+    "instanceof", "new", "null", "return", "super", "switch", "this", "throw", "true", "try",
+    "typeof", "var", "void", "while", "with", "yield", "let", "static", "implements", "interface",
+    "package", "private", "protected", "public", "await", "async", "arguments", "eval",
+    "undefined", "NaN", "Infinity", "globalThis", "hub", "console", "sleep", "setTimeout",
+    "clearTimeout", "structuredClone", "TextEncoder", "TextDecoder", "atob", "btoa",
+    "decodeBase64", "encodeBase64", "ToolError", "crypto", "performance", "Math", "Date", "JSON",
+    "Object", "Array", "String", "Number", "Boolean", "Promise", "Error", "TypeError", "Symbol",
+    "Map", "Set", "RegExp", "Reflect", "Proxy", "CallOptions",
+];
+
+/// Why a source name cannot be a namespace, or `None` when it can.
+pub fn namespace_problem(name: &str) -> Option<String> {
+    let mut chars = name.chars();
+    let Some(first) = chars.next() else {
+        return Some("a source name cannot be empty".into());
+    };
+    if !(first.is_ascii_alphabetic() || first == '_') {
+        return Some(format!(
+            "source name `{name}` must start with a letter or `_`, because scripts use it as a JavaScript global (try `{}`)",
+            tool_name(name)
+        ));
+    }
+    if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Some(format!(
+            "source name `{name}` may only contain letters, digits and `_`, because scripts use it as a JavaScript global (try `{}`)",
+            tool_name(name)
+        ));
+    }
+    if RESERVED_NAMESPACES.contains(&name) {
+        return Some(format!(
+            "source name `{name}` is reserved in the sandbox; pick another, e.g. `{name}_source`"
+        ));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn camel_cases_common_shapes() {
+        assert_eq!(tool_name("create_issue"), "createIssue");
+        assert_eq!(tool_name("get-sum"), "getSum");
+        assert_eq!(tool_name("echo"), "echo");
+        assert_eq!(tool_name("Create Issue"), "createIssue");
+        assert_eq!(tool_name("browser_navigate_back"), "browserNavigateBack");
+        assert_eq!(tool_name("2fa.check"), "_2faCheck");
+        assert_eq!(tool_name("listAllTools"), "listAllTools");
+        assert_eq!(tool_name("--"), "tool");
+    }
+
+    #[test]
+    fn collisions_are_resolved_the_same_in_any_order() {
+        let a = assign_tool_names(["get_sum", "getSum", "get-sum"]);
+        let b = assign_tool_names(["get-sum", "get_sum", "getSum"]);
+        assert_eq!(a, b);
+        assert_eq!(a["getSum"], "getSum");
+        assert_eq!(a["get-sum"], "getSum2");
+        assert_eq!(a["get_sum"], "getSum3");
+    }
+
+    #[test]
+    fn numbered_names_skip_existing_ones() {
+        let a = assign_tool_names(["a_b", "aB", "aB2"]);
+        let values: BTreeSet<&String> = a.values().collect();
+        assert_eq!(values.len(), 3);
+        assert_eq!(a["aB2"], "aB2");
+        assert_eq!(a["a_b"], "aB3");
+    }
+
+    #[test]
+    fn namespace_rules() {
+        assert!(namespace_problem("github").is_none());
+        assert!(namespace_problem("my_server2").is_none());
+        assert!(namespace_problem("my-server").unwrap().contains("my_server") || namespace_problem("my-server").unwrap().contains("myServer"));
+        assert!(namespace_problem("2x").is_some());
+        assert!(namespace_problem("hub").unwrap().contains("reserved"));
+        assert!(namespace_problem("").is_some());
+    }
+}

@@ -1,0 +1,161 @@
+//! One catalogued tool: its address, what the upstream said about it, and a hash of that definition.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+/// A tool as an upstream server lists it, before the catalogue gives it an address.
+/// Kept as plain JSON-friendly data so the cache can store it and tests can load recorded fixtures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UpstreamTool {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default = "empty_object_schema")]
+    pub input_schema: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Value>,
+    #[serde(default, skip_serializing_if = "Annotations::is_empty")]
+    pub annotations: Annotations,
+}
+
+fn empty_object_schema() -> Value {
+    serde_json::json!({ "type": "object" })
+}
+
+/// MCP tool annotations. All are hints from the upstream and untrusted; absent means "not said".
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Annotations {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only_hint: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destructive_hint: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotent_hint: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_world_hint: Option<bool>,
+}
+
+impl Annotations {
+    pub fn is_empty(&self) -> bool {
+        *self == Annotations::default()
+    }
+
+    /// True when the upstream marks the tool read-only.
+    pub fn is_read_only(&self) -> bool {
+        self.read_only_hint == Some(true)
+    }
+
+    /// True when the tool may destroy data. MCP's default for a tool that is not read-only is
+    /// "destructive", but only an explicit hint marks it `@destructive` in declarations.
+    pub fn is_destructive(&self) -> bool {
+        !self.is_read_only() && self.destructive_hint == Some(true)
+    }
+}
+
+/// A catalogued tool under its address `namespace.name`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolDefinition {
+    /// The source's name from the config; a JavaScript identifier.
+    pub namespace: String,
+    /// The tool part of the address: lowerCamelCase of the upstream name, unique in its namespace.
+    pub name: String,
+    /// What the upstream calls the tool; used on the wire.
+    pub upstream_name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub description: String,
+    pub input_schema: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Value>,
+    #[serde(default, skip_serializing_if = "Annotations::is_empty")]
+    pub annotations: Annotations,
+    /// SHA-256 over the upstream definition, so a changed signature can be noticed.
+    pub hash: String,
+}
+
+impl ToolDefinition {
+    /// `namespace.name`, the one name scripts, search and describe use.
+    pub fn address(&self) -> String {
+        format!("{}.{}", self.namespace, self.name)
+    }
+}
+
+/// Hex SHA-256 of an upstream definition in a canonical JSON form (object keys sorted), so the
+/// same definition hashes the same whatever order the upstream sent its keys in.
+pub fn definition_hash(tool: &UpstreamTool) -> String {
+    let value = serde_json::to_value(tool).unwrap_or(Value::Null);
+    let mut canonical = String::new();
+    write_canonical(&value, &mut canonical);
+    let digest = Sha256::digest(canonical.as_bytes());
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn write_canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, key) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push(':');
+                write_canonical(&map[key], out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(']');
+        }
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tool(schema: Value) -> UpstreamTool {
+        UpstreamTool {
+            name: "echo".into(),
+            title: None,
+            description: Some("Echo".into()),
+            input_schema: schema,
+            output_schema: None,
+            annotations: Annotations::default(),
+        }
+    }
+
+    #[test]
+    fn hash_ignores_key_order() {
+        let a = tool(json!({"type":"object","properties":{"a":{"type":"string"},"b":{"type":"number"}}}));
+        let b = tool(json!({"properties":{"b":{"type":"number"},"a":{"type":"string"}},"type":"object"}));
+        assert_eq!(definition_hash(&a), definition_hash(&b));
+    }
+
+    #[test]
+    fn hash_changes_with_the_schema() {
+        let a = tool(json!({"type":"object","properties":{"a":{"type":"string"}}}));
+        let b = tool(json!({"type":"object","properties":{"a":{"type":"number"}}}));
+        assert_ne!(definition_hash(&a), definition_hash(&b));
+    }
+}

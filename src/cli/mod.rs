@@ -1,0 +1,1 @@
+//! The clap definitions of every verb (`*Args`). No logic lives here.

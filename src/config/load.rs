@@ -1,0 +1,384 @@
+//! Reading `config.toml`: parse (toml, with spans), validate, and turn the options into settings.
+//! Every problem becomes a `ConfigError` that names the file, the line and column, and the fix.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use toml::Spanned;
+
+use super::options::{ConfigOptions, ConnectionOptions, LimitsOptions, PolicyOptions, RuleOptions, SourceOptions};
+use super::settings::*;
+use super::template::Template;
+use crate::catalog::address::namespace_problem;
+use crate::policy::{Action, Policy, Rule};
+
+/// A problem in a config file, with where it is and how to fix it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    pub file: PathBuf,
+    /// 1-based; 0 when the problem has no single place (e.g. an unreadable file).
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+    pub help: Option<String>,
+    /// The offending line of the file, for display.
+    pub excerpt: Option<String>,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line > 0 {
+            write!(f, "{}:{}:{}: {}", self.file.display(), self.line, self.column, self.message)?;
+        } else {
+            write!(f, "{}: {}", self.file.display(), self.message)?;
+        }
+        if let Some(excerpt) = &self.excerpt {
+            write!(f, "\n  | {excerpt}")?;
+        }
+        if let Some(help) = &self.help {
+            write!(f, "\n  help: {help}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// Loads the config at `path`. A missing file is an empty config (no sources), so commands work
+/// before `capabilities init`; callers that need sources say how to add one.
+pub fn load(path: &Path) -> Result<Settings, ConfigError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Settings::empty()),
+        Err(e) => {
+            return Err(ConfigError {
+                file: path.to_path_buf(),
+                line: 0,
+                column: 0,
+                message: format!("cannot read the config: {e}"),
+                help: Some("check the file's permissions, or point --config at another file".into()),
+                excerpt: None,
+            });
+        }
+    };
+    parse(path, &text)
+}
+
+/// Parses and validates config text; `path` only names the file in errors.
+pub fn parse(path: &Path, text: &str) -> Result<Settings, ConfigError> {
+    let ctx = Ctx { path, text };
+    let options: ConfigOptions = toml::from_str(text).map_err(|e| {
+        let (message, help) = explain_toml_error(e.message());
+        ctx.error(e.span(), message, help)
+    })?;
+    ctx.settings(options)
+}
+
+/// toml/serde messages are good but terse; add the fix for the common ones.
+fn explain_toml_error(message: &str) -> (String, Option<String>) {
+    let message = message.trim().to_string();
+    let help = if message.starts_with("unknown field") {
+        Some("remove the key or fix its spelling; `capabilities init --print` shows every key with a comment".to_string())
+    } else if message.starts_with("invalid type") {
+        Some("check the value's type against config-examples/reference.toml".to_string())
+    } else if message.starts_with("missing field") {
+        Some("add the missing key".to_string())
+    } else {
+        None
+    };
+    (message, help)
+}
+
+struct Ctx<'a> {
+    path: &'a Path,
+    text: &'a str,
+}
+
+impl Ctx<'_> {
+    fn error(&self, span: Option<Range<usize>>, message: impl Into<String>, help: Option<String>) -> ConfigError {
+        let (line, column, excerpt) = match span {
+            Some(span) => {
+                let start = span.start.min(self.text.len());
+                let before = &self.text[..start];
+                let line = before.matches('\n').count() + 1;
+                let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
+                let column = self.text[line_start..start].chars().count() + 1;
+                let line_end = self.text[line_start..].find('\n').map(|i| line_start + i).unwrap_or(self.text.len());
+                (line, column, Some(self.text[line_start..line_end].trim_end().to_string()))
+            }
+            None => (0, 0, None),
+        };
+        ConfigError { file: self.path.to_path_buf(), line, column, message: message.into(), help, excerpt }
+    }
+
+    fn at<T>(&self, spanned: &Spanned<T>, message: impl Into<String>, help: impl Into<String>) -> ConfigError {
+        self.error(Some(spanned.span()), message, Some(help.into()))
+    }
+
+    /// The position of a table header such as `[sources.NAME]` or a dotted key, for errors about
+    /// a whole source; falls back to the first mention of the name.
+    fn span_of_table(&self, prefix: &str, name: &str) -> Option<Range<usize>> {
+        let candidates = [format!("[{prefix}.{name}]"), format!("[{prefix}.{name}."), format!("{prefix}.{name}"), name.to_string()];
+        candidates.iter().find_map(|needle| self.text.find(needle.as_str()).map(|i| i..i + needle.len()))
+    }
+
+    fn settings(&self, options: ConfigOptions) -> Result<Settings, ConfigError> {
+        let mut sources = Vec::new();
+        for (name, source) in &options.sources {
+            sources.push(self.source(name, source)?);
+        }
+        let policy = self.policy(&options.policy, &sources)?;
+        let mut profiles = BTreeMap::new();
+        for (name, profile) in &options.profiles {
+            let mut names = Vec::new();
+            for source in &profile.sources {
+                if !sources.iter().any(|s| s.name == *source.get_ref()) {
+                    return Err(self.at(
+                        source,
+                        format!("profile `{name}` names source `{}`, which is not in [sources]", source.get_ref()),
+                        known_names_help("sources", sources.iter().map(|s| s.name.as_str())),
+                    ));
+                }
+                names.push(source.get_ref().clone());
+            }
+            let rules = self.rules(&profile.rules, &sources)?;
+            profiles.insert(name.clone(), ProfileSettings { sources: names, policy: Policy { rules, ..policy.clone() } });
+        }
+        let limits = self.limits(&options.limits)?;
+        Ok(Settings { sources, profiles, policy, limits })
+    }
+
+    fn source(&self, name: &str, source: &SourceOptions) -> Result<SourceSettings, ConfigError> {
+        let here = || self.span_of_table("sources", name);
+        if let Some(problem) = namespace_problem(name) {
+            return Err(self.error(here(), problem, Some("rename the [sources.…] table".into())));
+        }
+        let transport = match (&source.command, &source.url) {
+            (Some(_), Some(_)) => {
+                return Err(self.error(
+                    here(),
+                    format!("source `{name}` has both `command` and `url`"),
+                    Some("keep `command` for a server started as a child process (stdio), or `url` for one reached over Streamable HTTP".into()),
+                ));
+            }
+            (None, None) => {
+                return Err(self.error(
+                    here(),
+                    format!("source `{name}` needs `command` (a server started over stdio) or `url` (Streamable HTTP)"),
+                    Some(format!("e.g. `command = \"npx\"` with `args = [\"-y\", \"@modelcontextprotocol/server-everything\"]`, or `url = \"http://127.0.0.1:3001/mcp\"`; or run `capabilities source add {name} -- CMD ARGS…`")),
+                ));
+            }
+            (Some(command), None) => {
+                if let Some((key, value)) = source.headers.iter().next() {
+                    return Err(self.at(value, format!("header `{key}` on source `{name}`, which is started over stdio: headers only go with `url`"), "use `env` to pass values to a stdio server"));
+                }
+                if command.trim().is_empty() {
+                    return Err(self.error(here(), format!("source `{name}` has an empty `command`"), Some("name the program to start, e.g. `npx` or `uvx`".into())));
+                }
+                Transport::Stdio { command: command.clone(), args: source.args.clone(), cwd: source.cwd.as_ref().map(PathBuf::from) }
+            }
+            (None, Some(url)) => {
+                if !source.args.is_empty() || source.cwd.is_some() {
+                    return Err(self.error(here(), format!("source `{name}` has `url` and also `args`/`cwd`, which only go with `command`"), Some("remove `args` and `cwd`, or use `command` instead of `url`".into())));
+                }
+                if let Some((key, value)) = source.env.iter().next() {
+                    return Err(self.at(value, format!("env `{key}` on source `{name}`, which is reached over HTTP: env only goes with `command`"), "use `headers` to pass values to an HTTP server"));
+                }
+                if !(url.starts_with("http://") || url.starts_with("https://")) || url.len() < "http://x".len() {
+                    return Err(self.error(here(), format!("source `{name}` has url `{url}`, which is not an http:// or https:// URL"), Some("write the server's full Streamable HTTP endpoint, e.g. `http://127.0.0.1:3001/mcp`".into())));
+                }
+                Transport::Http { url: url.clone() }
+            }
+        };
+        let env = self.templates(&source.env)?;
+        let headers = self.templates(&source.headers)?;
+        let connections = self.connections(name, source, &env, &headers)?;
+        Ok(SourceSettings {
+            name: name.to_string(),
+            transport,
+            connections,
+            connect_timeout: self.seconds(&source.connect_timeout_secs, DEFAULT_CONNECT_TIMEOUT, "connect_timeout_secs")?,
+            request_timeout: self.seconds(&source.request_timeout_secs, DEFAULT_REQUEST_TIMEOUT, "request_timeout_secs")?,
+            enabled: source.enabled.unwrap_or(true),
+        })
+    }
+
+    fn seconds(&self, value: &Option<Spanned<u64>>, default: Duration, key: &str) -> Result<Duration, ConfigError> {
+        match value {
+            None => Ok(default),
+            Some(v) if *v.get_ref() == 0 => Err(self.at(v, format!("`{key}` must be at least 1 second"), format!("remove it for the default of {} seconds", default.as_secs()))),
+            Some(v) => Ok(Duration::from_secs(*v.get_ref())),
+        }
+    }
+
+    fn templates(&self, values: &BTreeMap<String, Spanned<String>>) -> Result<BTreeMap<String, Template>, ConfigError> {
+        let mut out = BTreeMap::new();
+        for (key, value) in values {
+            let template = Template::parse(value.get_ref()).map_err(|e| {
+                // +1 skips the opening quote of a basic string.
+                let start = value.span().start + 1 + e.offset;
+                self.error(Some(start..start + 1), format!("in `{key}`: {}", e.message), Some("references look like `${secret:NAME}` or `${env:VAR}`".into()))
+            })?;
+            out.insert(key.clone(), template);
+        }
+        Ok(out)
+    }
+
+    fn connections(
+        &self,
+        source: &str,
+        options: &SourceOptions,
+        env: &BTreeMap<String, Template>,
+        headers: &BTreeMap<String, Template>,
+    ) -> Result<Vec<ConnectionSettings>, ConfigError> {
+        if options.connections.is_empty() {
+            return Ok(vec![ConnectionSettings { name: IMPLICIT_CONNECTION.into(), is_default: true, env: env.clone(), headers: headers.clone() }]);
+        }
+        let defaults: Vec<&String> = options.connections.iter().filter(|(_, c)| c.default).map(|(n, _)| n).collect();
+        if defaults.len() > 1 {
+            return Err(self.error(
+                self.span_of_table(&format!("sources.{source}.connections"), defaults[1]),
+                format!("source `{source}` marks {} connections as default ({})", defaults.len(), defaults.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")),
+                Some("keep `default = true` on exactly one connection".into()),
+            ));
+        }
+        if defaults.is_empty() && options.connections.len() > 1 {
+            let first = options.connections.keys().next().map(String::as_str).unwrap_or_default();
+            return Err(self.error(
+                self.span_of_table("sources", source),
+                format!("source `{source}` has {} connections and none is marked default", options.connections.len()),
+                Some(format!("add `default = true` to the one scripts should use when they do not pick one, e.g. [sources.{source}.connections.{first}]")),
+            ));
+        }
+        let mut out = Vec::new();
+        for (name, connection) in &options.connections {
+            if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') || name.is_empty() {
+                return Err(self.error(self.span_of_table(&format!("sources.{source}.connections"), name), format!("connection name `{name}` may only contain letters, digits, `_` and `-`"), Some("rename the connection table".into())));
+            }
+            let ConnectionOptions { default, env: own_env, headers: own_headers } = connection;
+            if !own_env.is_empty() && options.url.is_some() {
+                let (key, value) = own_env.iter().next().expect("checked non-empty");
+                return Err(self.at(value, format!("env `{key}` on connection `{name}` of HTTP source `{source}`"), "use `headers` for an HTTP source"));
+            }
+            if !own_headers.is_empty() && options.command.is_some() {
+                let (key, value) = own_headers.iter().next().expect("checked non-empty");
+                return Err(self.at(value, format!("header `{key}` on connection `{name}` of stdio source `{source}`"), "use `env` for a stdio source"));
+            }
+            let mut merged_env = env.clone();
+            merged_env.extend(self.templates(own_env)?);
+            let mut merged_headers = headers.clone();
+            merged_headers.extend(self.templates(own_headers)?);
+            out.push(ConnectionSettings {
+                name: name.clone(),
+                is_default: *default || options.connections.len() == 1,
+                env: merged_env,
+                headers: merged_headers,
+            });
+        }
+        out.sort_by_key(|c| !c.is_default);
+        Ok(out)
+    }
+
+    fn action(&self, value: &Option<Spanned<String>>, default: Action, key: &str) -> Result<Action, ConfigError> {
+        match value {
+            None => Ok(default),
+            Some(v) => v.get_ref().parse().map_err(|e: String| self.at(v, format!("policy.{key}: {e}"), "one of allow, ask, deny")),
+        }
+    }
+
+    fn policy(&self, options: &PolicyOptions, sources: &[SourceSettings]) -> Result<Policy, ConfigError> {
+        Ok(Policy {
+            read_only: self.action(&options.read_only, Action::Allow, "read_only")?,
+            destructive: self.action(&options.destructive, Action::Ask, "destructive")?,
+            default: self.action(&options.default, Action::Ask, "default")?,
+            rules: self.rules(&options.rules, sources)?,
+        })
+    }
+
+    fn rules(&self, rules: &[RuleOptions], sources: &[SourceSettings]) -> Result<Vec<Rule>, ConfigError> {
+        let mut out = Vec::new();
+        for rule in rules {
+            let pattern = rule.pattern.get_ref();
+            let Some((namespace, tool)) = pattern.split_once('.') else {
+                if pattern == "*" {
+                    out.push(Rule { pattern: pattern.clone(), action: self.rule_action(rule)?, connection: self.rule_connection(rule, None, sources)? });
+                    continue;
+                }
+                return Err(self.at(&rule.pattern, format!("rule `{pattern}` is not an address pattern"), "write `namespace.tool` with `*` as a wildcard, e.g. `github.create*`, `*.delete*` or `github.*`"));
+            };
+            if tool.is_empty() || !pattern.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '*' | '$')) {
+                return Err(self.at(&rule.pattern, format!("rule `{pattern}` has characters an address cannot have"), "addresses are `namespace.tool` of letters, digits and `_`; use `*` as a wildcard"));
+            }
+            let source = if namespace.contains('*') {
+                None
+            } else {
+                match sources.iter().find(|s| s.name == namespace) {
+                    Some(source) => Some(source),
+                    None => {
+                        return Err(self.at(&rule.pattern, format!("rule `{pattern}` names source `{namespace}`, which is not in [sources]"), known_names_help("sources", sources.iter().map(|s| s.name.as_str()))));
+                    }
+                }
+            };
+            out.push(Rule { pattern: pattern.clone(), action: self.rule_action(rule)?, connection: self.rule_connection(rule, source, sources)? });
+        }
+        Ok(out)
+    }
+
+    fn rule_action(&self, rule: &RuleOptions) -> Result<Action, ConfigError> {
+        rule.action.get_ref().parse().map_err(|e: String| self.at(&rule.action, e, "one of allow, ask, deny"))
+    }
+
+    fn rule_connection(&self, rule: &RuleOptions, source: Option<&SourceSettings>, sources: &[SourceSettings]) -> Result<Option<String>, ConfigError> {
+        let Some(connection) = &rule.connection else { return Ok(None) };
+        let name = connection.get_ref();
+        let known: Vec<&str> = match source {
+            Some(s) => s.connections.iter().map(|c| c.name.as_str()).collect(),
+            None => sources.iter().flat_map(|s| s.connections.iter().map(|c| c.name.as_str())).collect(),
+        };
+        if !known.contains(&name.as_str()) {
+            return Err(self.at(connection, format!("rule `{}` names connection `{name}`, which no matching source has", rule.pattern.get_ref()), known_names_help("connections", known.into_iter())));
+        }
+        Ok(Some(name.clone()))
+    }
+
+    fn limits(&self, options: &LimitsOptions) -> Result<Limits, ConfigError> {
+        let d = Limits::default();
+        let cap = |value: &Option<Spanned<u64>>, max: u64, unit: u64, key: &str| -> Result<u64, ConfigError> {
+            match value {
+                None => Ok(max),
+                Some(v) => {
+                    let raw = *v.get_ref();
+                    let bytes = raw.saturating_mul(unit);
+                    if raw == 0 {
+                        Err(self.at(v, format!("limits.{key} must be greater than 0"), format!("remove it for the default of {}", max / unit)))
+                    } else if bytes > max {
+                        Err(self.at(v, format!("limits.{key} = {raw} is above the built-in maximum of {}", max / unit), "limits may lower the defaults, never raise them"))
+                    } else {
+                        Ok(bytes)
+                    }
+                }
+            }
+        };
+        Ok(Limits {
+            run_timeout: Duration::from_secs(cap(&options.run_timeout_secs, d.run_timeout.as_secs(), 1, "run_timeout_secs")?),
+            max_calls: cap(&options.max_calls, d.max_calls, 1, "max_calls")?,
+            memory_bytes: cap(&options.memory_mib, d.memory_bytes, 1 << 20, "memory_mib")?,
+            stack_bytes: cap(&options.stack_kib, d.stack_bytes, 1 << 10, "stack_kib")?,
+            result_bytes: cap(&options.result_bytes, d.result_bytes, 1, "result_bytes")?,
+            log_bytes: cap(&options.log_bytes, d.log_bytes, 1, "log_bytes")?,
+            code_bytes: cap(&options.code_bytes, d.code_bytes, 1, "code_bytes")?,
+        })
+    }
+}
+
+fn known_names_help<'a>(what: &str, names: impl Iterator<Item = &'a str>) -> String {
+    let names: Vec<&str> = names.collect();
+    if names.is_empty() {
+        format!("there are no {what} yet")
+    } else {
+        format!("known {what}: {}", names.join(", "))
+    }
+}

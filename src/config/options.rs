@@ -1,0 +1,118 @@
+//! The config file as written (`*Options`): the serde shape of `config.toml`. Every table denies
+//! unknown keys so a typo is an error that names the key and the line, not a silent no-op.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use toml::Spanned;
+
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigOptions {
+    #[serde(default)]
+    pub sources: BTreeMap<String, SourceOptions>,
+    #[serde(default)]
+    pub profiles: BTreeMap<String, ProfileOptions>,
+    #[serde(default)]
+    pub policy: PolicyOptions,
+    #[serde(default)]
+    pub limits: LimitsOptions,
+}
+
+/// One upstream MCP server. Exactly one of `command` (stdio) or `url` (Streamable HTTP).
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceOptions {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, Spanned<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, Spanned<String>>,
+    /// Seconds to wait for the server to start and answer its first listing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connect_timeout_secs: Option<Spanned<u64>>,
+    /// Seconds to wait for any one request (a listing or a tool call).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_timeout_secs: Option<Spanned<u64>>,
+    /// Set to false to keep a source in the config without starting it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub connections: BTreeMap<String, ConnectionOptions>,
+}
+
+/// One credentialed instance of a source. Its `env` and `headers` are laid over the source's.
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConnectionOptions {
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub default: bool,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, Spanned<String>>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, Spanned<String>>,
+}
+
+/// A named subset of sources plus policy rules of its own (`hub serve --profile NAME`).
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileOptions {
+    #[serde(default)]
+    pub sources: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub rules: Vec<RuleOptions>,
+}
+
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PolicyOptions {
+    /// Action for tools the upstream marks read-only. Default: allow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<Spanned<String>>,
+    /// Action for tools the upstream marks destructive. Default: ask.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destructive: Option<Spanned<String>>,
+    /// Action for every other tool. Default: ask.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<Spanned<String>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<RuleOptions>,
+}
+
+/// `{ match = "github.create*", action = "ask", connection = "work" }`.
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleOptions {
+    #[serde(rename = "match")]
+    pub pattern: Spanned<String>,
+    pub action: Spanned<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connection: Option<Spanned<String>>,
+}
+
+/// Run limits. Each may only lower the built-in default.
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitsOptions {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_timeout_secs: Option<Spanned<u64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_calls: Option<Spanned<u64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_mib: Option<Spanned<u64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stack_kib: Option<Spanned<u64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_bytes: Option<Spanned<u64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_bytes: Option<Spanned<u64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code_bytes: Option<Spanned<u64>>,
+}

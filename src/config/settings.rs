@@ -1,0 +1,114 @@
+//! The config after loading and validation (`*Settings`): what the rest of the program uses.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::template::Template;
+use crate::policy::Policy;
+
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Sources in name order.
+    pub sources: Vec<SourceSettings>,
+    pub profiles: BTreeMap<String, ProfileSettings>,
+    pub policy: Policy,
+    pub limits: Limits,
+}
+
+impl Settings {
+    pub fn source(&self, name: &str) -> Option<&SourceSettings> {
+        self.sources.iter().find(|s| s.name == name)
+    }
+
+    /// An empty config: no sources, default policy and limits.
+    pub fn empty() -> Self {
+        Settings { sources: Vec::new(), profiles: BTreeMap::new(), policy: Policy::default(), limits: Limits::default() }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transport {
+    Stdio { command: String, args: Vec<String>, cwd: Option<PathBuf> },
+    Http { url: String },
+}
+
+impl Transport {
+    /// A short human description: the command line or the URL.
+    pub fn describe(&self) -> String {
+        match self {
+            Transport::Stdio { command, args, .. } => {
+                std::iter::once(command.as_str()).chain(args.iter().map(String::as_str)).collect::<Vec<_>>().join(" ")
+            }
+            Transport::Http { url } => url.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct SourceSettings {
+    pub name: String,
+    pub transport: Transport,
+    /// At least one; exactly one has `is_default`. Sorted with the default first.
+    pub connections: Vec<ConnectionSettings>,
+    pub connect_timeout: Duration,
+    pub request_timeout: Duration,
+    pub enabled: bool,
+}
+
+impl SourceSettings {
+    pub fn default_connection(&self) -> &ConnectionSettings {
+        self.connections.iter().find(|c| c.is_default).unwrap_or(&self.connections[0])
+    }
+
+    pub fn connection(&self, name: &str) -> Option<&ConnectionSettings> {
+        self.connections.iter().find(|c| c.name == name)
+    }
+}
+
+/// One credentialed instance of a source: the source's env/headers with its own laid over them.
+#[derive(Debug, Clone)]
+pub struct ConnectionSettings {
+    pub name: String,
+    pub is_default: bool,
+    pub env: BTreeMap<String, Template>,
+    pub headers: BTreeMap<String, Template>,
+}
+
+/// The name of the connection a source gets when the config declares none.
+pub const IMPLICIT_CONNECTION: &str = "default";
+
+#[derive(Debug, Clone, Default)]
+pub struct ProfileSettings {
+    pub sources: Vec<String>,
+    pub policy: Policy,
+}
+
+/// Run limits; the defaults are also the maxima (config may lower, never raise).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub run_timeout: Duration,
+    pub max_calls: u64,
+    pub memory_bytes: u64,
+    pub stack_bytes: u64,
+    pub result_bytes: u64,
+    pub log_bytes: u64,
+    pub code_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            run_timeout: Duration::from_secs(60),
+            max_calls: 100,
+            memory_bytes: 64 << 20,
+            stack_bytes: 1 << 20,
+            result_bytes: 16 << 10,
+            log_bytes: 4 << 10,
+            code_bytes: 64 << 10,
+        }
+    }
+}
+
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);

@@ -1,0 +1,14 @@
+//! Every environment variable `capabilities` reads, in one place, so none is a surprise.
+
+/// Overrides both the config and the data directory: config at `$CAPABILITIES_HOME/config.toml`,
+/// data under `$CAPABILITIES_HOME/data`. Tests point it at a temporary directory.
+pub const CAPABILITIES_HOME: &str = "CAPABILITIES_HOME";
+
+/// Path of the config file, overriding the platform default (the `--config` flag wins over it).
+pub const CAPABILITIES_CONFIG: &str = "CAPABILITIES_CONFIG";
+
+/// A `tracing` filter for the logs on stderr, e.g. `debug` or `capabilities::sources=trace`.
+pub const CAPABILITIES_LOG: &str = "CAPABILITIES_LOG";
+
+/// When set (to anything), output has no colour. <https://no-color.org>
+pub const NO_COLOR: &str = "NO_COLOR";

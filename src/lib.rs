@@ -1,0 +1,40 @@
+//! `capabilities`: a terminal-first MCP hub. It connects to the user's MCP servers ("sources"),
+//! keeps a catalogue of their tools, and serves an agent three tools: `search`, `describe` and
+//! `execute`.
+//!
+//! Where things are:
+//!
+//! | module | owns |
+//! |---|---|
+//! | [`cli`] | the clap definitions (`*Args`) of every verb; no logic |
+//! | [`commands`] | one function per verb; the only place (with the TUI) that prints |
+//! | [`config`] | `config.toml`: paths, schema, `${secret:…}`/`${env:…}` references, validation |
+//! | [`credentials`] | where `${secret:NAME}` values come from |
+//! | [`sources`] | upstream MCP clients (rmcp): stdio children and Streamable HTTP, timeouts, restarts |
+//! | [`catalog`] | the namespaced tool index: addresses, the cache, BM25F search, TypeScript, describe |
+//! | [`policy`] | pure allow / ask / deny decisions |
+//! | [`sandbox`] | the QuickJS runtime that runs `execute` scripts |
+//! | [`tokens`] | o200k_base token counting for budgets |
+//! | [`env_vars`] | every environment variable read |
+//!
+//! A request flows `commands` → `catalog` (search, describe) or `sandbox` (execute) → `sources`.
+
+pub mod catalog;
+pub mod cli;
+pub mod commands;
+pub mod config;
+pub mod credentials;
+pub mod env_vars;
+pub mod policy;
+pub mod sandbox;
+pub mod sources;
+pub mod tokens;
+
+use std::process::ExitCode;
+
+/// Parses the command line, runs the verb, and maps the outcome to an exit code:
+/// 0 success, 1 a failure the user can fix (bad input, config, unreachable source), 2 usage
+/// errors (clap), 70 an internal error.
+pub fn run() -> ExitCode {
+    commands::run(std::env::args_os())
+}

@@ -1,0 +1,5 @@
+//! The `capabilities` binary: everything lives in the library.
+
+fn main() -> std::process::ExitCode {
+    capabilities::run()
+}

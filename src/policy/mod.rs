@@ -1,0 +1,191 @@
+//! Policy: which calls run (`allow`), which need a person (`ask`) and which are hidden and refused
+//! (`deny`). Pure: `evaluate` looks only at the address, connection, annotations and rules.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::catalog::tool::Annotations;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Action {
+    Allow,
+    Ask,
+    Deny,
+}
+
+impl Action {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Allow => "allow",
+            Action::Ask => "ask",
+            Action::Deny => "deny",
+        }
+    }
+}
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Action {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "allow" => Ok(Action::Allow),
+            "ask" => Ok(Action::Ask),
+            "deny" => Ok(Action::Deny),
+            other => Err(format!("`{other}` is not an action; use `allow`, `ask` or `deny`")),
+        }
+    }
+}
+
+/// One rule: a glob over addresses (`*` matches any run of characters), optionally limited to
+/// one connection.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rule {
+    pub pattern: String,
+    pub action: Action,
+    pub connection: Option<String>,
+}
+
+impl Rule {
+    fn matches(&self, address: &str, connection: Option<&str>) -> bool {
+        if let Some(wanted) = &self.connection
+            && connection != Some(wanted.as_str())
+        {
+            return false;
+        }
+        glob_matches(&self.pattern, address)
+    }
+
+    /// More literal characters and a connection make a rule more specific.
+    fn specificity(&self) -> (usize, bool) {
+        let literal = self.pattern.chars().filter(|c| *c != '*').count();
+        (literal, self.connection.is_some())
+    }
+}
+
+/// Defaults by annotation plus the rules, most specific first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Policy {
+    pub read_only: Action,
+    pub destructive: Action,
+    pub default: Action,
+    pub rules: Vec<Rule>,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy { read_only: Action::Allow, destructive: Action::Ask, default: Action::Ask, rules: Vec::new() }
+    }
+}
+
+/// What decided a call and why, for `policy explain` and `[asks]` markers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    pub action: Action,
+    pub reason: String,
+}
+
+impl Policy {
+    pub fn evaluate(&self, address: &str, connection: Option<&str>, annotations: &Annotations) -> Decision {
+        let best = self
+            .rules
+            .iter()
+            .filter(|rule| rule.matches(address, connection))
+            // Most specific wins; among equals, the most restrictive (Deny > Ask > Allow).
+            .max_by(|a, b| a.specificity().cmp(&b.specificity()).then(a.action.cmp(&b.action)));
+        if let Some(rule) = best {
+            let on = rule.connection.as_deref().map(|c| format!(" on connection `{c}`")).unwrap_or_default();
+            return Decision { action: rule.action, reason: format!("rule `{}`{on} says {}", rule.pattern, rule.action) };
+        }
+        if annotations.is_read_only() {
+            Decision { action: self.read_only, reason: format!("the tool is marked read-only; read-only tools default to {}", self.read_only) }
+        } else if annotations.is_destructive() {
+            Decision { action: self.destructive, reason: format!("the tool is marked destructive; destructive tools default to {}", self.destructive) }
+        } else {
+            Decision { action: self.default, reason: format!("no rule matches and the tool is not marked read-only; the default is {}", self.default) }
+        }
+    }
+}
+
+/// `*` matches any run of characters (including dots); everything else matches itself.
+pub fn glob_matches(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    let (mut pi, mut ti) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        if pi < p.len() && p[pi] == '*' {
+            star = Some((pi, ti));
+            pi += 1;
+        } else if pi < p.len() && p[pi] == t[ti] {
+            pi += 1;
+            ti += 1;
+        } else if let Some((sp, st)) = star {
+            pi = sp + 1;
+            ti = st + 1;
+            star = Some((sp, st + 1));
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|c| *c == '*')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule(pattern: &str, action: Action, connection: Option<&str>) -> Rule {
+        Rule { pattern: pattern.into(), action, connection: connection.map(Into::into) }
+    }
+
+    fn read_only() -> Annotations {
+        Annotations { read_only_hint: Some(true), ..Default::default() }
+    }
+
+    #[test]
+    fn globs() {
+        assert!(glob_matches("github.*", "github.createIssue"));
+        assert!(glob_matches("*.delete*", "github.deleteRepo"));
+        assert!(glob_matches("github.search*", "github.searchIssues"));
+        assert!(!glob_matches("github.search*", "gitlab.searchIssues"));
+        assert!(glob_matches("*", "a.b"));
+        assert!(!glob_matches("a.b", "a.bc"));
+    }
+
+    #[test]
+    fn defaults_follow_annotations() {
+        let p = Policy::default();
+        assert_eq!(p.evaluate("a.b", None, &read_only()).action, Action::Allow);
+        let destructive = Annotations { destructive_hint: Some(true), ..Default::default() };
+        assert_eq!(p.evaluate("a.b", None, &destructive).action, Action::Ask);
+        assert_eq!(p.evaluate("a.b", None, &Annotations::default()).action, Action::Ask);
+    }
+
+    #[test]
+    fn most_specific_rule_wins_then_most_restrictive() {
+        let p = Policy {
+            rules: vec![
+                rule("github.*", Action::Deny, None),
+                rule("github.search*", Action::Allow, None),
+                rule("github.searchIssues", Action::Ask, None),
+                rule("github.searchIssues", Action::Deny, None),
+            ],
+            ..Policy::default()
+        };
+        assert_eq!(p.evaluate("github.searchCode", None, &read_only()).action, Action::Allow);
+        assert_eq!(p.evaluate("github.searchIssues", None, &read_only()).action, Action::Deny);
+        assert_eq!(p.evaluate("github.createIssue", None, &read_only()).action, Action::Deny);
+    }
+
+    #[test]
+    fn connection_rules_only_apply_to_their_connection() {
+        let p = Policy { rules: vec![rule("github.*", Action::Deny, Some("work"))], ..Policy::default() };
+        assert_eq!(p.evaluate("github.x", Some("work"), &read_only()).action, Action::Deny);
+        assert_eq!(p.evaluate("github.x", Some("personal"), &read_only()).action, Action::Allow);
+    }
+}

@@ -1,0 +1,1 @@
+//! The QuickJS sandbox (being written).

@@ -1,0 +1,1 @@
+//! Upstream MCP clients (being written).
