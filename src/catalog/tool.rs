@@ -129,6 +129,35 @@ fn write_canonical(value: &Value, out: &mut String) {
     }
 }
 
+/// Gives every upstream tool of one namespace its address, deterministically (see
+/// [`assign_tool_names`](super::address::assign_tool_names)), and hashes its definition.
+/// The result is sorted by address.
+pub fn build_namespace(namespace: &str, tools: Vec<UpstreamTool>) -> Vec<ToolDefinition> {
+    let names = super::address::assign_tool_names(tools.iter().map(|t| t.name.as_str()));
+    let mut out: Vec<ToolDefinition> = tools
+        .into_iter()
+        .filter_map(|tool| {
+            // A duplicate upstream name was already assigned; keep the first definition only.
+            let name = names.get(&tool.name)?.clone();
+            let hash = definition_hash(&tool);
+            Some(ToolDefinition {
+                namespace: namespace.to_string(),
+                name,
+                upstream_name: tool.name,
+                title: tool.title.or_else(|| tool.annotations.title.clone()),
+                description: tool.description.unwrap_or_default(),
+                input_schema: tool.input_schema,
+                output_schema: tool.output_schema,
+                annotations: tool.annotations,
+                hash,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    out.dedup_by(|a, b| a.name == b.name);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,45 @@
+//! Recorded tool listings of real MCP servers (`tests/fixtures/catalog/*.json`), shared by the
+//! search-quality test, the TypeScript snapshots and the benchmarks.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::tool::{ToolDefinition, UpstreamTool, build_namespace};
+
+/// One recorded `tools/list` of one real server.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordedServer {
+    /// The namespace the tests give it, e.g. `github`.
+    pub namespace: String,
+    /// Where it came from, e.g. `npm:@modelcontextprotocol/server-everything@2026.8.31`.
+    pub package: String,
+    pub tools: Vec<UpstreamTool>,
+}
+
+/// The folder of recorded listings in this repository.
+pub fn fixture_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/catalog")
+}
+
+/// Loads every recorded server, sorted by namespace.
+pub fn load_all(dir: &Path) -> anyhow::Result<Vec<RecordedServer>> {
+    let mut servers = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|e| e == "json") {
+            let text = std::fs::read_to_string(&path)?;
+            let server: RecordedServer =
+                serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            servers.push(server);
+        }
+    }
+    servers.sort_by(|a, b| a.namespace.cmp(&b.namespace));
+    Ok(servers)
+}
+
+/// Every recorded tool as catalogue definitions, namespace by namespace.
+pub fn definitions(servers: &[RecordedServer]) -> Vec<ToolDefinition> {
+    servers.iter().flat_map(|s| build_namespace(&s.namespace, s.tools.clone())).collect()
+}
