@@ -1,1 +1,344 @@
-//! (being written)
+//! `describe`: exact TypeScript declarations for tools, namespaces and named types, within a
+//! token budget. Requested items come first, then the named types they need; whatever does not
+//! fit is listed by name in a trailing comment so the model can ask for it in a follow-up call.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use nucleo::Matcher;
+use nucleo::pattern::{CaseMatching, Normalization, Pattern};
+
+use super::address::tool_name;
+use super::tool::ToolDefinition;
+use super::typescript::NamespaceTypes;
+use crate::tokens;
+
+/// The budget when the caller names none, in o200k_base tokens.
+pub const DEFAULT_BUDGET_TOKENS: usize = 2_500;
+/// At most this many targets per call.
+pub const MAX_TARGETS: usize = 10;
+/// How many close matches an unknown target's error names.
+const SUGGESTIONS: usize = 3;
+/// Re-planning rounds when the assembled text overshoots the per-item estimate.
+const PLAN_ROUNDS: usize = 8;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DescribeError {
+    #[error(
+        "describe needs at least one target: an address (github.createIssue), a namespace (github) or a type named in an earlier declaration (github.Issue)"
+    )]
+    NoTargets,
+    #[error("describe takes at most {MAX_TARGETS} targets, got {0}; split them over several calls")]
+    TooManyTargets(usize),
+    #[error("{}", unknown_message(.0))]
+    UnknownTargets(Vec<UnknownTarget>),
+}
+
+/// A target that names no tool, namespace or type, with the closest names that exist.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownTarget {
+    pub target: String,
+    pub closest: Vec<String>,
+}
+
+fn unknown_message(unknown: &[UnknownTarget]) -> String {
+    let mut lines: Vec<String> = unknown
+        .iter()
+        .map(|u| {
+            if u.closest.is_empty() {
+                format!("unknown target `{}`", u.target)
+            } else {
+                format!(
+                    "unknown target `{}`; closest: {}",
+                    u.target,
+                    u.closest.join(", ")
+                )
+            }
+        })
+        .collect();
+    lines.push(
+        "Pass an address (namespace.tool), a namespace, or a type named in an earlier declaration; search finds addresses."
+            .into(),
+    );
+    lines.join("\n")
+}
+
+/// One thing to show, inside its namespace.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Item {
+    Tool(String),
+    Type(String),
+}
+
+/// Renders declarations for `targets` (addresses, namespaces or named types) out of `tools`,
+/// every tool the caller may see, staying within `budget_tokens` (see [`DEFAULT_BUDGET_TOKENS`]).
+/// The first requested item is always shown, without field docs if that is what it takes.
+///
+/// ```ignore
+/// let text = describe(&tools, &["github.createIssue".into()], DEFAULT_BUDGET_TOKENS)?;
+/// ```
+pub fn describe(
+    tools: &[ToolDefinition],
+    targets: &[String],
+    budget_tokens: usize,
+) -> Result<String, DescribeError> {
+    if targets.is_empty() {
+        return Err(DescribeError::NoTargets);
+    }
+    if targets.len() > MAX_TARGETS {
+        return Err(DescribeError::TooManyTargets(targets.len()));
+    }
+    let mut by_namespace: HashMap<&str, Vec<&ToolDefinition>> = HashMap::new();
+    for tool in tools {
+        by_namespace.entry(&tool.namespace).or_default().push(tool);
+    }
+    let mut models: HashMap<&str, NamespaceTypes> = HashMap::new();
+    let mut requests: Vec<(String, Item)> = Vec::new();
+    let mut unknown = Vec::new();
+    for raw in targets {
+        let target = raw.trim();
+        let (namespace, rest) = match target.split_once('.') {
+            Some((namespace, rest)) => (namespace, Some(rest)),
+            None => (target, None),
+        };
+        let Some((&namespace, defs)) = by_namespace.get_key_value(namespace) else {
+            unknown.push(unknown_target(target, tools, None));
+            continue;
+        };
+        let model = models
+            .entry(namespace)
+            .or_insert_with(|| NamespaceTypes::build(namespace, defs.iter().copied()));
+        let items = match rest {
+            None => model
+                .tool_names()
+                .map(|t| Item::Tool(t.to_string()))
+                .collect(),
+            Some(rest) => match resolve_item(model, defs, rest) {
+                Some(item) => vec![item],
+                None => {
+                    unknown.push(unknown_target(target, tools, Some(model)));
+                    continue;
+                }
+            },
+        };
+        for item in items {
+            let request = (namespace.to_string(), item);
+            if !requests.contains(&request) {
+                requests.push(request);
+            }
+        }
+    }
+    if !unknown.is_empty() {
+        return Err(DescribeError::UnknownTargets(unknown));
+    }
+
+    // Per-item token counts are an estimate of the whole; when the assembled text still
+    // overshoots, plan again with the overshoot held back.
+    let mut reserve = 0;
+    let mut text = String::new();
+    for _ in 0..PLAN_ROUNDS {
+        let plan = plan(&models, &requests, budget_tokens.saturating_sub(reserve));
+        text = plan.render(&models, budget_tokens);
+        let used = tokens::count(&text);
+        if used <= budget_tokens || plan.shown <= 1 {
+            break;
+        }
+        reserve += used - budget_tokens;
+    }
+    Ok(text)
+}
+
+/// `rest` of `namespace.rest`: a tool by its address name or its upstream name, else a type.
+fn resolve_item(model: &NamespaceTypes, defs: &[&ToolDefinition], rest: &str) -> Option<Item> {
+    if model.contains_tool(rest) {
+        return Some(Item::Tool(rest.to_string()));
+    }
+    if let Some(def) = defs
+        .iter()
+        .find(|d| d.upstream_name == rest || tool_name(rest) == d.name)
+    {
+        return Some(Item::Tool(def.name.clone()));
+    }
+    model
+        .contains_type(rest)
+        .then(|| Item::Type(rest.to_string()))
+}
+
+fn unknown_target(
+    target: &str,
+    tools: &[ToolDefinition],
+    model: Option<&NamespaceTypes>,
+) -> UnknownTarget {
+    let mut candidates: Vec<String> = tools.iter().map(ToolDefinition::address).collect();
+    let namespaces: HashSet<&str> = tools.iter().map(|t| t.namespace.as_str()).collect();
+    candidates.extend(namespaces.into_iter().map(str::to_string));
+    if let Some(model) = model {
+        candidates.extend(
+            model
+                .type_names()
+                .map(|t| format!("{}.{t}", model.namespace())),
+        );
+    }
+    candidates.sort();
+    candidates.dedup();
+    UnknownTarget {
+        target: target.to_string(),
+        closest: closest(target, &candidates),
+    }
+}
+
+/// The best fuzzy matches; when the whole target matches nothing, its last part alone is tried
+/// (a misspelt namespace should not hide the right tool).
+fn closest(target: &str, candidates: &[String]) -> Vec<String> {
+    let mut matcher = Matcher::new(nucleo::Config::DEFAULT);
+    let tail = target.rsplit('.').next().unwrap_or(target);
+    for query in [target, tail] {
+        if query.trim().is_empty() {
+            continue;
+        }
+        let pattern = Pattern::parse(query, CaseMatching::Ignore, Normalization::Smart);
+        let matches = pattern.match_list(candidates.iter(), &mut matcher);
+        if !matches.is_empty() {
+            return matches
+                .into_iter()
+                .take(SUGGESTIONS)
+                .map(|(c, _)| c.clone())
+                .collect();
+        }
+    }
+    Vec::new()
+}
+
+/// What one round decided to show, per namespace in the order the targets touched them.
+struct Plan {
+    namespaces: Vec<String>,
+    members: HashMap<String, (Vec<String>, Vec<String>)>,
+    omitted: Vec<String>,
+    shown: usize,
+}
+
+fn plan(
+    models: &HashMap<&str, NamespaceTypes>,
+    requests: &[(String, Item)],
+    budget: usize,
+) -> Plan {
+    let mut plan = Plan {
+        namespaces: Vec::new(),
+        members: HashMap::new(),
+        omitted: Vec::new(),
+        shown: 0,
+    };
+    let mut used = 0;
+    let mut seen: HashSet<(String, Item)> = HashSet::new();
+    let mut dependencies: VecDeque<(String, Item)> = VecDeque::new();
+    let mut queue: VecDeque<(String, Item)> = requests.iter().cloned().collect();
+    // Requested items first, in order; then the types they need, breadth first.
+    while let Some((namespace, item)) = queue.pop_front().or_else(|| dependencies.pop_front()) {
+        if !seen.insert((namespace.clone(), item.clone())) {
+            continue;
+        }
+        let Some(model) = models.get(namespace.as_str()) else {
+            continue;
+        };
+        let shown_here = plan.members.get(&namespace);
+        let first_of_kind = match &item {
+            Item::Tool(_) => shown_here.is_none_or(|(tools, _)| tools.is_empty()),
+            Item::Type(_) => shown_here.is_none_or(|(_, types)| types.is_empty()),
+        };
+        let Some(member) = render_item(model, &item, true) else {
+            continue;
+        };
+        // The block around the first member of its kind costs tokens too.
+        let wrapper = if first_of_kind {
+            let empty = [String::new()];
+            let text = match item {
+                Item::Tool(_) => model.assemble(&empty, &[]),
+                Item::Type(_) => model.assemble(&[], &empty),
+            };
+            tokens::count(&text)
+        } else {
+            0
+        };
+        let cost = tokens::count(&member) + wrapper;
+        let member = if used + cost <= budget {
+            Some((member, cost))
+        } else if plan.shown == 0 {
+            // Something must be shown, or the model could never see this item at all.
+            render_item(model, &item, false).map(|m| {
+                let cost = tokens::count(&m) + wrapper;
+                (m, cost)
+            })
+        } else {
+            None
+        };
+        let Some((member, cost)) = member else {
+            plan.omitted.push(match &item {
+                Item::Tool(name) | Item::Type(name) => format!("{namespace}.{name}"),
+            });
+            continue;
+        };
+        used += cost;
+        plan.shown += 1;
+        if !plan.namespaces.contains(&namespace) {
+            plan.namespaces.push(namespace.clone());
+        }
+        let entry = plan.members.entry(namespace.clone()).or_default();
+        let needs = match &item {
+            Item::Tool(name) => {
+                entry.0.push(member);
+                model.tool_dependencies(name)
+            }
+            Item::Type(name) => {
+                entry.1.push(member);
+                model.type_dependencies(name)
+            }
+        };
+        dependencies.extend(
+            needs
+                .into_iter()
+                .map(|t| (namespace.clone(), Item::Type(t.to_string()))),
+        );
+    }
+    plan
+}
+
+fn render_item(model: &NamespaceTypes, item: &Item, docs: bool) -> Option<String> {
+    match item {
+        Item::Tool(name) => model.tool_member(name, docs),
+        Item::Type(name) => model.type_member(name, docs),
+    }
+}
+
+impl Plan {
+    fn render(&self, models: &HashMap<&str, NamespaceTypes>, budget: usize) -> String {
+        let mut blocks: Vec<String> = self
+            .namespaces
+            .iter()
+            .filter_map(|namespace| {
+                let model = models.get(namespace.as_str())?;
+                let (tools, types) = self.members.get(namespace)?;
+                Some(model.assemble(tools, types))
+            })
+            .collect();
+        if !self.omitted.is_empty() {
+            blocks.push(format!(
+                "// Not shown within the {}-token budget: {} — describe them by name.\n",
+                thousands(budget),
+                self.omitted.join(", ")
+            ));
+        }
+        blocks.join("\n").trim_end().to_string()
+    }
+}
+
+/// `2500` → `2,500`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}

@@ -1,13 +1,67 @@
 //! The catalogue: every tool of every source under its address (`namespace.tool`), built from
-//! upstream listings (`tool`, `address`), cached on disk (`cache`), ranked by BM25F (`search`),
-//! rendered as TypeScript (`typescript`) and described within a token budget (`describe`).
+//! upstream listings (`tool`, `address`), cached on disk (`cache`), loaded and refreshed from the
+//! sources (`load`), ranked by BM25F (`search`), rendered as TypeScript (`typescript`) and
+//! described within a token budget (`describe`).
 
 pub mod address;
 pub mod cache;
 pub mod describe;
 pub mod fixtures;
+pub mod load;
+pub mod results;
 pub mod search;
 pub mod tool;
 pub mod typescript;
 
+use std::time::SystemTime;
+
 pub use tool::{Annotations, ToolDefinition, UpstreamTool};
+
+/// Where a namespace's tools came from, so output can say how fresh they are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// Listed from the running server just now.
+    Live,
+    /// From the cache, fetched less than six hours ago.
+    Cached { fetched_at: SystemTime },
+    /// From an old cache because the server could not be reached; `error` says why.
+    Stale { fetched_at: SystemTime, error: String },
+    /// No tools: the server could not be reached and nothing is cached.
+    Unavailable { error: String },
+    /// `enabled = false` in the config.
+    Disabled,
+}
+
+/// One source's tools, with the names of its connections (the default first).
+#[derive(Debug, Clone)]
+pub struct Namespace {
+    pub name: String,
+    pub connections: Vec<String>,
+    /// False when the config declares no connections, so output does not list the implicit one.
+    pub named_connections: bool,
+    /// Sorted by address.
+    pub tools: Vec<ToolDefinition>,
+    pub origin: Origin,
+}
+
+/// Every namespace, in name order.
+#[derive(Debug, Clone, Default)]
+pub struct Catalog {
+    pub namespaces: Vec<Namespace>,
+}
+
+impl Catalog {
+    pub fn namespace(&self, name: &str) -> Option<&Namespace> {
+        self.namespaces.iter().find(|n| n.name == name)
+    }
+
+    pub fn tools(&self) -> impl Iterator<Item = &ToolDefinition> {
+        self.namespaces.iter().flat_map(|n| n.tools.iter())
+    }
+
+    /// The tool at `namespace.tool`, if catalogued.
+    pub fn tool(&self, address: &str) -> Option<&ToolDefinition> {
+        let (namespace, name) = address.split_once('.')?;
+        self.namespace(namespace)?.tools.iter().find(|t| t.name == name)
+    }
+}

@@ -1,1 +1,182 @@
-//! (being written)
+//! Changing `config.toml` from the command line (`source add`, `source remove`) without losing
+//! the user's comments or layout (toml_edit). Every change is validated as a whole before it is
+//! written, and written atomically, so a bad change leaves the file as it was.
+
+use std::path::Path;
+
+use anyhow::{Context, bail};
+use toml_edit::{DocumentMut, InlineTable, Item, Table, value};
+
+use super::load;
+use super::starter;
+use super::template::Template;
+use crate::catalog::address::namespace_problem;
+
+/// How a new source is reached, as the user typed it.
+#[derive(Debug, Clone)]
+pub enum NewSource {
+    Stdio { command: String, args: Vec<String>, env: Vec<(String, String)>, cwd: Option<String> },
+    Http { url: String, headers: Vec<(String, String)> },
+}
+
+/// Adds `[sources.NAME]` to the config at `path` (creating the file from the starter when it
+/// does not exist). Values are stored exactly as written, references included.
+pub fn add_source(path: &Path, name: &str, source: &NewSource) -> anyhow::Result<()> {
+    if let Some(problem) = namespace_problem(name) {
+        bail!("{problem}");
+    }
+    let mut doc = read_document(path)?;
+    let sources = doc.entry("sources").or_insert_with(|| {
+        let mut t = Table::new();
+        t.set_implicit(true);
+        Item::Table(t)
+    });
+    let Some(sources) = sources.as_table_mut() else {
+        bail!("{}: `sources` is not a table; fix the file by hand", path.display());
+    };
+    if sources.contains_key(name) {
+        bail!(
+            "a source named `{name}` already exists in {}; remove it first with `capabilities source remove {name}`, or pick another name",
+            path.display()
+        );
+    }
+    let mut table = Table::new();
+    match source {
+        NewSource::Stdio { command, args, env, cwd } => {
+            table.insert("command", value(command.as_str()));
+            if !args.is_empty() {
+                let mut array = toml_edit::Array::new();
+                args.iter().for_each(|a| array.push(a.as_str()));
+                table.insert("args", value(array));
+            }
+            if let Some(cwd) = cwd {
+                table.insert("cwd", value(cwd.as_str()));
+            }
+            if !env.is_empty() {
+                table.insert("env", value(inline_map(env, "--env")?));
+            }
+        }
+        NewSource::Http { url, headers } => {
+            table.insert("url", value(url.as_str()));
+            if !headers.is_empty() {
+                table.insert("headers", value(inline_map(headers, "--header")?));
+            }
+        }
+    }
+    sources.insert(name, Item::Table(table));
+    write_validated(path, &doc)
+}
+
+/// Removes `[sources.NAME]`. Fails, changing nothing, when a profile or rule still names it.
+pub fn remove_source(path: &Path, name: &str) -> anyhow::Result<()> {
+    let mut doc = read_document(path)?;
+    let known: Vec<String> = doc
+        .get("sources")
+        .and_then(Item::as_table_like)
+        .map(|t| t.iter().map(|(k, _)| k.to_string()).collect())
+        .unwrap_or_default();
+    let removed = doc.get_mut("sources").and_then(Item::as_table_like_mut).and_then(|t| t.remove(name));
+    if removed.is_none() {
+        if known.is_empty() {
+            bail!("there is no source named `{name}`: {} has no sources yet", path.display());
+        }
+        bail!("there is no source named `{name}`; known sources: {}", known.join(", "));
+    }
+    write_validated(path, &doc).with_context(|| {
+        format!("`{name}` is still used elsewhere in the config; remove those references first, then run `capabilities source remove {name}` again")
+    })
+}
+
+fn inline_map(pairs: &[(String, String)], flag: &str) -> anyhow::Result<InlineTable> {
+    let mut table = InlineTable::new();
+    for (key, val) in pairs {
+        if key.is_empty() {
+            bail!("{flag} needs KEY=VALUE with a non-empty KEY, got `={val}`");
+        }
+        Template::parse(val).map_err(|e| anyhow::anyhow!("{flag} {key}: {}", e.message))?;
+        table.insert(key, val.as_str().into());
+    }
+    Ok(table)
+}
+
+fn read_document(path: &Path) -> anyhow::Result<DocumentMut> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => starter::STARTER.to_string(),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    // Validate first so we never build on a broken file: its error names the line to fix.
+    load::parse(path, &text)?;
+    text.parse::<DocumentMut>().with_context(|| format!("cannot parse {}", path.display()))
+}
+
+/// Validates the new text as a whole, then writes it through a temporary file and a rename.
+fn write_validated(path: &Path, doc: &DocumentMut) -> anyhow::Result<()> {
+    let text = doc.to_string();
+    load::parse(path, &text)?;
+    write_atomically(path, &text)
+}
+
+/// Writes `text` to `path` via a sibling temporary file and a rename, creating parent folders.
+pub fn write_atomically(path: &Path, text: &str) -> anyhow::Result<()> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
+    }
+    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "config.toml".into());
+    let tmp = path.with_file_name(format!(".{file_name}.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot replace {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn add_keeps_comments_and_stores_references_as_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, "# my comment\n[sources.a]\ncommand = \"x\"\n").unwrap();
+        add_source(
+            &path,
+            "gh",
+            &NewSource::Http { url: "https://example.test/mcp".into(), headers: vec![("Authorization".into(), "Bearer ${secret:gh}".into())] },
+        )
+        .unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with("# my comment\n"), "{text}");
+        assert!(text.contains("Bearer ${secret:gh}"), "{text}");
+        let settings = load::parse(&path, &text).unwrap();
+        assert_eq!(settings.sources.len(), 2);
+    }
+
+    #[test]
+    fn duplicate_and_bad_names_change_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        let original = "[sources.a]\ncommand = \"x\"\n";
+        std::fs::write(&path, original).unwrap();
+        let stdio = NewSource::Stdio { command: "y".into(), args: vec![], env: vec![], cwd: None };
+        let err = add_source(&path, "a", &stdio).unwrap_err().to_string();
+        assert!(err.contains("already exists"), "{err}");
+        let err = add_source(&path, "my-server", &stdio).unwrap_err().to_string();
+        assert!(err.contains("letters, digits and `_`"), "{err}");
+        let bad_env = NewSource::Stdio { command: "y".into(), args: vec![], env: vec![("K".into(), "${oops}".into())], cwd: None };
+        let err = add_source(&path, "b", &bad_env).unwrap_err().to_string();
+        assert!(err.contains("${secret:NAME}"), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), original);
+    }
+
+    #[test]
+    fn remove_refuses_while_a_profile_uses_the_source() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        let original = "[sources.a]\ncommand = \"x\"\n[profiles.p]\nsources = [\"a\"]\n";
+        std::fs::write(&path, original).unwrap();
+        let err = format!("{:#}", remove_source(&path, "a").unwrap_err());
+        assert!(err.contains("profile `p`"), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), original);
+        let err = remove_source(&path, "zzz").unwrap_err().to_string();
+        assert!(err.contains("known sources: a"), "{err}");
+    }
+}

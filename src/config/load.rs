@@ -81,7 +81,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Settings, ConfigError> {
 fn explain_toml_error(message: &str) -> (String, Option<String>) {
     let message = message.trim().to_string();
     let help = if message.starts_with("unknown field") {
-        Some("remove the key or fix its spelling; `capabilities init --print` shows every key with a comment".to_string())
+        Some("remove the key or fix its spelling; `capabilities init --reference` prints every key with a comment".to_string())
     } else if message.starts_with("invalid type") {
         Some("check the value's type against config-examples/reference.toml".to_string())
     } else if message.starts_with("missing field") {
@@ -380,5 +380,97 @@ fn known_names_help<'a>(what: &str, names: impl Iterator<Item = &'a str>) -> Str
         format!("there are no {what} yet")
     } else {
         format!("known {what}: {}", names.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(text: &str) -> ConfigError {
+        parse(Path::new("/home/u/.config/capabilities/config.toml"), text).unwrap_err()
+    }
+
+    #[test]
+    fn unknown_key_names_file_line_and_fix() {
+        let e = err("[sources.a]\ncomand = \"x\"\n");
+        assert_eq!((e.line, e.column), (2, 1));
+        assert!(e.message.contains("unknown field `comand`"), "{e}");
+        assert!(e.to_string().starts_with("/home/u/.config/capabilities/config.toml:2:1: "), "{e}");
+        assert!(e.help.unwrap().contains("fix its spelling"));
+    }
+
+    #[test]
+    fn bad_values_are_errors_with_lines() {
+        let e = err("[sources.a]\ncommand = \"x\"\n[policy]\ndefault = \"maybe\"\n");
+        assert_eq!(e.line, 4);
+        assert!(e.message.contains("`maybe` is not an action"), "{e}");
+        let e = err("[sources.a]\ncommand = 42\n");
+        assert_eq!(e.line, 2);
+        assert!(e.message.contains("invalid type"), "{e}");
+        let e = err("[limits]\nmax_calls = 500\n");
+        assert_eq!(e.line, 2);
+        assert!(e.message.contains("above the built-in maximum of 100"), "{e}");
+        assert!(e.help.unwrap().contains("never raise"));
+        let e = err("[sources.a]\ncommand = \"x\"\nconnect_timeout_secs = 0\n");
+        assert_eq!(e.line, 3);
+    }
+
+    #[test]
+    fn missing_sources_are_named() {
+        let e = err("[sources.a]\ncommand = \"x\"\n[profiles.p]\nsources = [\"a\", \"b\"]\n");
+        assert_eq!(e.line, 4);
+        assert!(e.message.contains("source `b`"), "{e}");
+        assert!(e.help.unwrap().contains("known sources: a"));
+        let e = err("[sources.a]\ncommand = \"x\"\n[[policy.rules]]\nmatch = \"gitlab.*\"\naction = \"deny\"\n");
+        assert_eq!(e.line, 4);
+        assert!(e.message.contains("source `gitlab`"), "{e}");
+        let e = err("[sources.a]\ncommand = \"x\"\n[[policy.rules]]\nmatch = \"a.*\"\naction = \"deny\"\nconnection = \"work\"\n");
+        assert_eq!(e.line, 6);
+        assert!(e.message.contains("connection `work`"), "{e}");
+    }
+
+    #[test]
+    fn transport_shape_is_checked() {
+        let e = err("[sources.a]\nargs = [\"x\"]\n");
+        assert_eq!(e.line, 1);
+        assert!(e.message.contains("needs `command`"), "{e}");
+        let e = err("[sources.a]\ncommand = \"x\"\nurl = \"http://x/mcp\"\n");
+        assert!(e.message.contains("both"), "{e}");
+        let e = err("[sources.a]\nurl = \"ftp://x\"\n");
+        assert!(e.message.contains("not an http"), "{e}");
+        let e = err("[sources.a]\ncommand = \"x\"\nheaders = { A = \"b\" }\n");
+        assert_eq!(e.line, 3);
+        let e = err("[sources.my-server]\ncommand = \"x\"\n");
+        assert_eq!(e.line, 1);
+        assert!(e.message.contains("letters, digits and `_`"), "{e}");
+    }
+
+    #[test]
+    fn reference_syntax_errors_point_into_the_value() {
+        let e = err("[sources.a]\ncommand = \"x\"\nenv = { TOKEN = \"abc ${sekret:t}\" }\n");
+        assert_eq!(e.line, 3);
+        assert_eq!(e.column, 22);
+        assert!(e.message.contains("in `TOKEN`"), "{e}");
+    }
+
+    #[test]
+    fn connections_need_one_default() {
+        let e = err("[sources.a]\nurl = \"http://h/mcp\"\n[sources.a.connections.x]\n[sources.a.connections.y]\n");
+        assert!(e.message.contains("none is marked default"), "{e}");
+        let e = err("[sources.a]\nurl = \"http://h/mcp\"\n[sources.a.connections.x]\ndefault = true\n[sources.a.connections.y]\ndefault = true\n");
+        assert!(e.message.contains("2 connections as default"), "{e}");
+        let ok = parse(Path::new("c.toml"), "[sources.a]\nurl = \"http://h/mcp\"\nheaders = { A = \"1\", B = \"2\" }\n[sources.a.connections.x]\nheaders = { B = \"3\" }\n").unwrap();
+        let c = ok.sources[0].default_connection();
+        assert_eq!(c.name, "x");
+        assert_eq!(c.headers["A"].raw(), "1");
+        assert_eq!(c.headers["B"].raw(), "3");
+    }
+
+    #[test]
+    fn a_missing_file_is_an_empty_config() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = load(&dir.path().join("nope.toml")).unwrap();
+        assert!(settings.sources.is_empty());
     }
 }

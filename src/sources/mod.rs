@@ -1,1 +1,380 @@
-//! Upstream MCP clients (being written).
+//! Upstream MCP clients (rmcp): one [`Sources`] manager connects every enabled source of the
+//! config concurrently in the background, over stdio (a child process in its own process group)
+//! or Streamable HTTP, and keeps each one's [`SourceStatus`]. A source's default connection
+//! connects at start; other connections on first use. Slow, hanging, crashing or noisy sources
+//! fail on their own, with a message that says what happened and what to do; one that crashes
+//! after it was ready is restarted with backoff.
+//!
+//! ```text
+//! let sources = Sources::start(settings.sources, secrets);   // returns at once
+//! let mut events = sources.subscribe();                      // StatusChanged, ToolsChanged
+//! sources.wait_settled(Duration::from_secs(30)).await;       // every source ready or failed
+//! let tools = sources.list_tools("everything").await?;
+//! let result = sources.call_tool("everything", None, "echo", args).await?;
+//! sources.shutdown().await;                                  // children and grandchildren gone
+//! ```
+//!
+//! On Ctrl-C or SIGTERM the command layer should await [`Sources::shutdown`]; where it cannot
+//! wait, [`kill_all`] kills every child process group at once.
+
+mod error;
+mod handler;
+mod http;
+mod link;
+mod process_group;
+mod resolve;
+mod status;
+mod stdio;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::ServiceError;
+use rmcp::model::{CallToolRequestParams, CallToolResponse};
+use rmcp::service::{Peer, RoleClient};
+use serde_json::{Map, Value};
+use tokio::sync::{broadcast, watch};
+
+pub use error::SourceError;
+pub use process_group::kill_all;
+pub use status::{SourceEvent, SourceStatus};
+
+use self::link::{Link, LinkState, Shared};
+use crate::catalog::tool::UpstreamTool;
+use crate::config::SourceSettings;
+use crate::credentials::SecretLookup;
+
+/// How many events a slow subscriber may fall behind before it misses some.
+const EVENT_CAPACITY: usize = 256;
+/// Extra time a request waits for a connecting source beyond its connect and list timeouts,
+/// covering the time taken to explain a failure.
+const SETTLE_SLACK: Duration = Duration::from_secs(10);
+
+/// The connections to every configured source.
+pub struct Sources {
+    /// In config order.
+    sources: Vec<Entry>,
+    shared: Arc<Shared>,
+    shutdown: watch::Sender<bool>,
+}
+
+struct Entry {
+    settings: Arc<SourceSettings>,
+    /// Default connection first; empty for a disabled source.
+    links: Vec<Arc<Link>>,
+}
+
+impl Sources {
+    /// Starts connecting every enabled source's default connection concurrently and returns at
+    /// once. Must be called inside a tokio runtime.
+    pub fn start(sources: Vec<SourceSettings>, secrets: Arc<dyn SecretLookup>) -> Arc<Sources> {
+        let (shutdown, shutdown_rx) = watch::channel(false);
+        let (events, _) = broadcast::channel(EVENT_CAPACITY);
+        let shared = Arc::new(Shared {
+            secrets,
+            events,
+            shutdown: shutdown_rx,
+            tasks: Mutex::new(Vec::new()),
+        });
+        let sources: Vec<Entry> = sources
+            .into_iter()
+            .map(|settings| {
+                let settings = Arc::new(settings);
+                let mut links: Vec<Arc<Link>> = if settings.enabled {
+                    settings
+                        .connections
+                        .iter()
+                        .map(|connection| Link::new(settings.clone(), connection, shared.clone()))
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                // The default first, so `links[0]` is the one that reports the source's status.
+                links.sort_by_key(|link| !link.is_default);
+                Entry { settings, links }
+            })
+            .collect();
+        for entry in &sources {
+            if let Some(default) = entry.links.first() {
+                default.ensure_started();
+            }
+        }
+        Arc::new(Sources {
+            sources,
+            shared,
+            shutdown,
+        })
+    }
+
+    /// Status changes and tool-list changes from now on. Subscribe first, then read
+    /// [`statuses`](Self::statuses), so nothing falls between the two.
+    pub fn subscribe(&self) -> broadcast::Receiver<SourceEvent> {
+        self.shared.events.subscribe()
+    }
+
+    /// Every source's status (its default connection's), in config order.
+    pub fn statuses(&self) -> Vec<(String, SourceStatus)> {
+        self.sources
+            .iter()
+            .map(|entry| (entry.settings.name.clone(), entry.status()))
+            .collect()
+    }
+
+    /// One source's status; `None` for a name not in the config.
+    pub fn status(&self, source: &str) -> Option<SourceStatus> {
+        self.entry(source).ok().map(Entry::status)
+    }
+
+    /// The process id (also its process group id) of a stdio source's running default
+    /// connection, for diagnostics.
+    pub fn pid(&self, source: &str) -> Option<u32> {
+        self.entry(source).ok()?.links.first()?.pid()
+    }
+
+    /// Waits until every source is ready, failed or disabled, or `timeout` passes, and returns
+    /// the statuses at that point.
+    pub async fn wait_settled(&self, timeout: Duration) -> Vec<(String, SourceStatus)> {
+        let all = async {
+            for entry in &self.sources {
+                if let Some(link) = entry.links.first() {
+                    let mut state = link.state.subscribe();
+                    // An error means the link is gone with the manager: nothing left to wait for.
+                    let _ = state.wait_for(|state| state.status().is_settled()).await;
+                }
+            }
+        };
+        let _ = tokio::time::timeout(timeout, all).await;
+        self.statuses()
+    }
+
+    /// Every tool the source lists (`tools/list`, all pages), through its default connection.
+    pub async fn list_tools(&self, source: &str) -> Result<Vec<UpstreamTool>, SourceError> {
+        let link = self.link(source, None)?;
+        let peer = ready_peer(&link).await?;
+        let request = "tools/list";
+        let tools = with_timeout(&link, request, peer.list_all_tools()).await?;
+        tools
+            .into_iter()
+            .map(|tool| {
+                let name = tool.name.to_string();
+                serde_json::to_value(&tool)
+                    .and_then(serde_json::from_value)
+                    .map_err(|error| SourceError::Upstream {
+                        name: source.to_string(),
+                        request: request.to_string(),
+                        message: format!("its definition of tool `{name}` cannot be read: {error}"),
+                    })
+            })
+            .collect()
+    }
+
+    /// Calls `upstream_name` on the source through `connection` (the default when `None`) and
+    /// returns the upstream's `CallToolResult` as JSON, `isError` results included.
+    pub async fn call_tool(
+        &self,
+        source: &str,
+        connection: Option<&str>,
+        upstream_name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<Value, SourceError> {
+        let link = self.link(source, connection)?;
+        let peer = ready_peer(&link).await?;
+        let request = format!("tools/call `{upstream_name}`");
+        let params =
+            CallToolRequestParams::new(upstream_name.to_string()).with_arguments(arguments);
+        let response = with_timeout(&link, &request, peer.call_tool_once(params)).await?;
+        let unsupported = |what: &str| SourceError::Upstream {
+            name: source.to_string(),
+            request: request.clone(),
+            message: format!("it answered with {what}, which capabilities cannot relay yet"),
+        };
+        match response {
+            CallToolResponse::Complete(result) => {
+                serde_json::to_value(&result).map_err(|error| SourceError::Upstream {
+                    name: source.to_string(),
+                    request: request.clone(),
+                    message: format!("its result cannot be read: {error}"),
+                })
+            }
+            CallToolResponse::InputRequired(_) => Err(unsupported("a request for more input")),
+            CallToolResponse::Task(_) => Err(unsupported("a task to poll")),
+            _ => Err(unsupported("a kind of result")),
+        }
+    }
+
+    /// Closes every connection: stdio children get their stdin closed, then SIGTERM, then
+    /// SIGKILL for their whole process group; returns when all are gone.
+    pub async fn shutdown(&self) {
+        self.shutdown.send_replace(true);
+        loop {
+            let tasks: Vec<_> = std::mem::take(
+                &mut *self
+                    .shared
+                    .tasks
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner()),
+            );
+            if tasks.is_empty() {
+                break;
+            }
+            for task in tasks {
+                // A supervisor that panicked has dropped its child, which killed the group.
+                let _ = task.await;
+            }
+        }
+    }
+
+    fn entry(&self, source: &str) -> Result<&Entry, SourceError> {
+        self.sources
+            .iter()
+            .find(|entry| entry.settings.name == source)
+            .ok_or_else(|| {
+                let known: Vec<&str> = self
+                    .sources
+                    .iter()
+                    .map(|e| e.settings.name.as_str())
+                    .collect();
+                SourceError::UnknownSource {
+                    name: source.to_string(),
+                    known: if known.is_empty() {
+                        "(none)".into()
+                    } else {
+                        known.join(", ")
+                    },
+                }
+            })
+    }
+
+    fn link(&self, source: &str, connection: Option<&str>) -> Result<Arc<Link>, SourceError> {
+        let entry = self.entry(source)?;
+        if entry.links.is_empty() {
+            return Err(SourceError::Disabled {
+                name: source.to_string(),
+            });
+        }
+        let found = match connection {
+            None => entry.links.first(),
+            Some(name) => entry.links.iter().find(|link| link.connection == name),
+        };
+        found
+            .cloned()
+            .ok_or_else(|| SourceError::UnknownConnection {
+                name: source.to_string(),
+                connection: connection.unwrap_or_default().to_string(),
+                known: entry
+                    .links
+                    .iter()
+                    .map(|link| {
+                        if link.is_default {
+                            format!("{} (default)", link.connection)
+                        } else {
+                            link.connection.clone()
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
+    }
+}
+
+impl Entry {
+    fn status(&self) -> SourceStatus {
+        match self.links.first() {
+            Some(link) => link.state.borrow().status(),
+            None => SourceStatus::Disabled,
+        }
+    }
+}
+
+impl Drop for Sources {
+    fn drop(&mut self) {
+        // The supervisors close their connections in the background when they see this; the
+        // synchronous kill below makes sure no child outlives us even if they never run again.
+        self.shutdown.send_replace(true);
+        for link in self.sources.iter().flat_map(|entry| &entry.links) {
+            if let Some(pid) = link.pid().and_then(|pid| i32::try_from(pid).ok()) {
+                process_group::signal(pid, process_group::Signal::Kill);
+            }
+        }
+    }
+}
+
+/// Starts the link if needed and waits until it is ready; errors say why it is not.
+async fn ready_peer(link: &Arc<Link>) -> Result<Peer<RoleClient>, SourceError> {
+    link.ensure_started();
+    let name = link.source.name.clone();
+    let bound = link.source.connect_timeout + link.source.request_timeout + SETTLE_SLACK;
+    let mut watcher = link.state.subscribe();
+    let state =
+        match tokio::time::timeout(bound, watcher.wait_for(|state| !state.is_pending())).await {
+            Ok(Ok(state)) => state.clone(),
+            Ok(Err(_)) => return Err(SourceError::ShutDown),
+            Err(_) => {
+                return Err(SourceError::Unavailable {
+                    name,
+                    reason: "it is still connecting; try again in a moment".into(),
+                });
+            }
+        };
+    match state {
+        LinkState::Ready { peer, .. } => Ok(peer),
+        LinkState::Failed(reason) => Err(SourceError::Unavailable { name, reason }),
+        LinkState::Restarting {
+            attempt,
+            last_error,
+        } => Err(SourceError::Unavailable {
+            name,
+            reason: format!(
+                "it stopped ({last_error}) and is restarting (attempt {attempt}); try again in a moment"
+            ),
+        }),
+        LinkState::Stopped => Err(SourceError::ShutDown),
+        LinkState::Idle | LinkState::Connecting => Err(SourceError::Unavailable {
+            name,
+            reason: "it is still connecting; try again in a moment".into(),
+        }),
+    }
+}
+
+/// Runs one request under the source's request timeout and turns rmcp's errors into ours.
+async fn with_timeout<T>(
+    link: &Link,
+    request: &str,
+    future: impl Future<Output = Result<T, ServiceError>>,
+) -> Result<T, SourceError> {
+    let name = link.source.name.clone();
+    let timeout = link.source.request_timeout;
+    let outcome =
+        tokio::time::timeout(timeout, future)
+            .await
+            .map_err(|_| SourceError::Timeout {
+                name: name.clone(),
+                request: request.to_string(),
+                timeout,
+            })?;
+    outcome.map_err(|error| match error {
+        ServiceError::McpError(data) => SourceError::Upstream {
+            name,
+            request: request.to_string(),
+            message: format!("{} (JSON-RPC error {})", data.message, data.code.0),
+        },
+        ServiceError::Timeout { timeout } => SourceError::Timeout {
+            name,
+            request: request.to_string(),
+            timeout,
+        },
+        ServiceError::TransportClosed | ServiceError::TransportSend(_) => SourceError::Transport {
+            name,
+            request: request.to_string(),
+            message: format!(
+                "{}; `capabilities source list` shows whether it is restarting",
+                error::chain(&error)
+            ),
+        },
+        other => SourceError::Upstream {
+            name,
+            request: request.to_string(),
+            message: error::chain(&other),
+        },
+    })
+}

@@ -1,4 +1,9 @@
 //! The one integration-test binary: each module drives the real `capabilities` binary or the
 //! library against real peers (server-everything from npm, Python MCP servers from the venv).
 
+mod cli;
 mod common;
+mod generated;
+mod support;
+mod search_quality;
+mod sources;

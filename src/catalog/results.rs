@@ -1,0 +1,160 @@
+//! `search` answers in plain text, exactly in the spec's shape: a header per namespace (with its
+//! connections, the default starred), a signature line and a description line per tool, `[asks]`
+//! where policy wants a person, a count of tools a deny policy hides, and a hint when truncated.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use super::search::{Ranking, SearchIndex};
+use super::typescript::NamespaceTypes;
+use super::{Catalog, Namespace, Origin, ToolDefinition};
+use crate::policy::{Action, Policy};
+
+/// What to search for.
+#[derive(Debug, Clone)]
+pub struct SearchRequest<'a> {
+    pub query: &'a str,
+    pub namespace: Option<&'a str>,
+    pub limit: usize,
+}
+
+/// A search that cannot run, with what to do instead.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct SearchError(pub String);
+
+/// Runs a search over `catalog` and renders the answer.
+pub fn render_search(catalog: &Catalog, index: &SearchIndex, policy: &Policy, request: &SearchRequest) -> Result<String, SearchError> {
+    if let Some(namespace) = request.namespace
+        && catalog.namespace(namespace).is_none()
+    {
+        return Err(SearchError(format!("there is no source named `{namespace}`; {}", known_sources(catalog))));
+    }
+    let query = request.query.trim();
+    let ranking = index.search(query, request.namespace);
+    let listing = ranking == Ranking::NoTerms;
+    let matches: Vec<&ToolDefinition> = match ranking {
+        Ranking::Ranked(hits) => hits.iter().filter_map(|hit| catalog.tool(&hit.address)).collect(),
+        // No words to rank by: list the namespace if one was given, else say what to do.
+        Ranking::NoTerms => {
+            let Some(namespace) = request.namespace.and_then(|n| catalog.namespace(n)) else {
+                let what = if query.is_empty() { "the query is empty".to_string() } else { format!("the query \"{query}\" has no words to search by") };
+                return Err(SearchError(format!(
+                    "{what}: say what you want to do, e.g. \"send a message\" or \"list open issues\", or pass a namespace to list one source; {}",
+                    known_sources(catalog)
+                )));
+            };
+            namespace.tools.iter().collect()
+        }
+    };
+
+    let decide = |tool: &ToolDefinition| {
+        let connection = catalog.namespace(&tool.namespace).and_then(|n| n.connections.first()).map(String::as_str);
+        policy.evaluate(&tool.address(), connection, &tool.annotations).action
+    };
+    let visible: Vec<(&ToolDefinition, Action)> =
+        matches.iter().map(|t| (*t, decide(t))).filter(|(_, action)| *action != Action::Deny).collect();
+    let hidden = matches.len() - visible.len();
+
+    let mut out = String::new();
+    if visible.is_empty() {
+        if !matches.is_empty() {
+            let _ = writeln!(out, "Every matching tool is hidden by policy.");
+        } else if listing {
+            let _ = writeln!(out, "`{}` has no tools.", request.namespace.unwrap_or_default());
+        } else {
+            let _ = writeln!(
+                out,
+                "No tools match \"{query}\". Try other words for what you want to do, or list one source with namespace; {}.",
+                known_sources(catalog)
+            );
+        }
+    }
+    let shown = &visible[..visible.len().min(request.limit)];
+    // Namespaces appear in the order of their best match; tools keep their rank inside.
+    let mut groups: Vec<(&str, Vec<(&ToolDefinition, Action)>)> = Vec::new();
+    for (tool, action) in shown {
+        match groups.iter_mut().find(|(ns, _)| *ns == tool.namespace) {
+            Some((_, tools)) => tools.push((tool, *action)),
+            None => groups.push((&tool.namespace, vec![(tool, *action)])),
+        }
+    }
+    let mut types: BTreeMap<&str, NamespaceTypes> = BTreeMap::new();
+    for (name, tools) in &groups {
+        let Some(namespace) = catalog.namespace(name) else { continue };
+        let _ = writeln!(out, "{}", header(namespace));
+        let model = types.entry(name).or_insert_with(|| NamespaceTypes::build(name, &namespace.tools));
+        for (tool, action) in tools {
+            let signature = model.signature(&tool.name).unwrap_or_else(|| format!("{}(input: unknown): Promise<unknown>", tool.address()));
+            let marker = if *action == Action::Ask { "   [asks]" } else { "" };
+            let _ = writeln!(out, "  {signature}{marker}");
+            let summary = summary(&tool.description);
+            if !summary.is_empty() {
+                let _ = writeln!(out, "    {summary}");
+            }
+        }
+    }
+    let more = visible.len() - shown.len();
+    if more > 0 {
+        let _ = writeln!(out, "{more} more {}. Narrow the query or pass namespace.", if more == 1 { "match" } else { "matches" });
+    }
+    if hidden > 0 {
+        let _ = writeln!(out, "{hidden} {} hidden by policy.", if hidden == 1 { "tool" } else { "tools" });
+    }
+    out.push_str(&availability_notes(catalog, request.namespace));
+    Ok(out)
+}
+
+/// `github  (connections: personal*, work)`, or just the name when the source has one implicit
+/// connection.
+fn header(namespace: &Namespace) -> String {
+    if !namespace.named_connections {
+        return namespace.name.clone();
+    }
+    let connections: Vec<String> = namespace
+        .connections
+        .iter()
+        .enumerate()
+        .map(|(i, c)| if i == 0 { format!("{c}*") } else { c.clone() })
+        .collect();
+    format!("{}  (connections: {})", namespace.name, connections.join(", "))
+}
+
+/// The first sentence (or line) of a description, kept short for a one-line summary.
+pub fn summary(description: &str) -> String {
+    const MAX: usize = 160;
+    let first_line = description.trim().lines().next().unwrap_or("").trim();
+    let sentence_end = first_line.find(". ").map(|i| i + 1).unwrap_or(first_line.len());
+    let sentence = &first_line[..sentence_end];
+    if sentence.chars().count() <= MAX {
+        sentence.to_string()
+    } else {
+        let cut: String = sentence.chars().take(MAX - 1).collect();
+        format!("{}…", cut.trim_end())
+    }
+}
+
+fn known_sources(catalog: &Catalog) -> String {
+    if catalog.namespaces.is_empty() {
+        return "there are no sources yet: add one with `capabilities source add NAME -- COMMAND ARGS…`".into();
+    }
+    let list: Vec<String> = catalog.namespaces.iter().map(|n| format!("{} ({} tools)", n.name, n.tools.len())).collect();
+    format!("sources: {}", list.join(", "))
+}
+
+/// Lines about sources whose tools are missing or old, so fewer results are never silent.
+fn availability_notes(catalog: &Catalog, only: Option<&str>) -> String {
+    let mut out = String::new();
+    for namespace in catalog.namespaces.iter().filter(|n| only.is_none_or(|o| o == n.name)) {
+        match &namespace.origin {
+            Origin::Unavailable { error } => {
+                let _ = writeln!(out, "Not searched: `{}` is not available ({error}).", namespace.name);
+            }
+            Origin::Stale { error, .. } => {
+                let _ = writeln!(out, "`{}` did not answer ({error}); its tools are from an older listing.", namespace.name);
+            }
+            Origin::Live | Origin::Cached { .. } | Origin::Disabled => {}
+        }
+    }
+    out
+}

@@ -1,0 +1,35 @@
+//! `capabilities init`: write (or print) a commented starter config.
+
+use std::process::ExitCode;
+
+use anyhow::bail;
+
+use super::output::print;
+use crate::cli::InitArgs;
+use crate::config::Paths;
+use crate::config::edit::write_atomically;
+use crate::config::starter::{REFERENCE, STARTER};
+
+pub fn run(paths: &Paths, args: &InitArgs) -> anyhow::Result<ExitCode> {
+    if args.reference {
+        print(REFERENCE)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if args.print {
+        print(STARTER)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let path = &paths.config_file;
+    if path.exists() && !args.force {
+        bail!(
+            "{} already exists; keep it, or run `capabilities init --force` to replace it with the starter (your sources would be lost)",
+            path.display()
+        );
+    }
+    write_atomically(path, STARTER)?;
+    print(&format!(
+        "Wrote {}\nNext: add a server, e.g.\n  capabilities source add everything -- npx -y @modelcontextprotocol/server-everything\n",
+        path.display()
+    ))?;
+    Ok(ExitCode::SUCCESS)
+}

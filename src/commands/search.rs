@@ -1,0 +1,30 @@
+//! `capabilities search`: load the catalogue (cached listings, live where needed) and print the
+//! spec's plain-text answer.
+
+use std::process::ExitCode;
+
+use anyhow::bail;
+
+use super::output::print;
+use super::{load_catalog, load_settings};
+use crate::catalog::results::{SearchRequest, render_search};
+use crate::catalog::search::SearchIndex;
+use crate::cli::SearchArgs;
+use crate::config::Paths;
+
+pub async fn run(paths: &Paths, args: &SearchArgs) -> anyhow::Result<ExitCode> {
+    let settings = load_settings(paths)?;
+    let catalog = load_catalog(paths, &settings, args.refresh).await?;
+    let mut index = SearchIndex::new();
+    for namespace in &catalog.namespaces {
+        index.set_namespace(&namespace.name, &namespace.tools);
+    }
+    let request = SearchRequest { query: &args.query, namespace: args.namespace.as_deref(), limit: usize::from(args.limit) };
+    match render_search(&catalog, &index, &settings.policy, &request) {
+        Ok(text) => {
+            print(&text)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => bail!("{e}"),
+    }
+}

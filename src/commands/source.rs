@@ -1,0 +1,205 @@
+//! `capabilities source add|list|remove|test`: edit the sources in the config, and connect to
+//! them to show what each one is doing.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::bail;
+use serde_json::json;
+
+use super::output::print;
+use super::{load_settings, secret_lookup};
+use crate::catalog::cache::{CachedListing, ListingCache};
+use crate::catalog::tool::build_namespace;
+use crate::cli::{SourceAddArgs, SourceListArgs, SourceNameArgs};
+use crate::config::edit::{NewSource, add_source, remove_source};
+use crate::config::{Paths, SourceSettings, Transport};
+use crate::sources::{SourceStatus, Sources};
+
+pub async fn add(paths: &Paths, args: &SourceAddArgs) -> anyhow::Result<ExitCode> {
+    let source = match (&args.url, args.command.split_first()) {
+        (Some(url), _) => NewSource::Http { url: url.clone(), headers: pairs(&args.headers, "--header")? },
+        (None, Some((command, rest))) => NewSource::Stdio {
+            command: command.clone(),
+            args: rest.to_vec(),
+            env: pairs(&args.env, "--env")?,
+            cwd: args.cwd.clone(),
+        },
+        (None, None) => bail!("give the command that starts the server after `--`, or an HTTP endpoint with --url"),
+    };
+    add_source(&paths.config_file, &args.name, &source)?;
+    print(&format!("Added source `{}` to {}\n", args.name, paths.config_file.display()))?;
+    if args.no_test {
+        return Ok(ExitCode::SUCCESS);
+    }
+    test_one(paths, &args.name, true).await
+}
+
+/// Splits `KEY=VALUE` arguments at the first `=`.
+fn pairs(values: &[String], flag: &str) -> anyhow::Result<Vec<(String, String)>> {
+    values
+        .iter()
+        .map(|v| match v.split_once('=') {
+            Some((key, value)) if !key.trim().is_empty() => Ok((key.trim().to_string(), value.to_string())),
+            _ => bail!("{flag} needs KEY=VALUE, got `{v}`"),
+        })
+        .collect()
+}
+
+pub fn remove(paths: &Paths, args: &SourceNameArgs) -> anyhow::Result<ExitCode> {
+    remove_source(&paths.config_file, &args.name)?;
+    if let Err(e) = ListingCache::new(paths.catalog_cache_dir()).remove(&args.name) {
+        tracing::warn!("could not delete the cached listing of `{}`: {e}", args.name);
+    }
+    print(&format!("Removed source `{}` from {}\n", args.name, paths.config_file.display()))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub async fn test(paths: &Paths, args: &SourceNameArgs) -> anyhow::Result<ExitCode> {
+    test_one(paths, &args.name, false).await
+}
+
+/// Connects to one source, lists its tools, caches the listing and reports.
+async fn test_one(paths: &Paths, name: &str, just_added: bool) -> anyhow::Result<ExitCode> {
+    let settings = load_settings(paths)?;
+    let Some(source) = settings.source(name).cloned() else {
+        let known: Vec<&str> = settings.sources.iter().map(|s| s.name.as_str()).collect();
+        if known.is_empty() {
+            bail!("there is no source named `{name}`; add one with `capabilities source add {name} -- COMMAND ARGS…`");
+        }
+        bail!("there is no source named `{name}`; known sources: {}", known.join(", "));
+    };
+    let started = Instant::now();
+    let manager = Sources::start(vec![source.clone()], secret_lookup());
+    manager.wait_settled(source.connect_timeout + Duration::from_secs(1)).await;
+    let status = manager.statuses().into_iter().map(|(_, s)| s).next().unwrap_or(SourceStatus::Connecting);
+    let listed = match &status {
+        SourceStatus::Ready { .. } => Some(manager.list_tools(name).await),
+        _ => None,
+    };
+    manager.shutdown().await;
+    let elapsed = started.elapsed();
+    match (status, listed) {
+        (SourceStatus::Ready { protocol_version, server_name, server_version, .. }, Some(Ok(tools))) => {
+            let tools = build_namespace(name, tools);
+            let cache = ListingCache::new(paths.catalog_cache_dir());
+            if let Err(e) = cache.write(name, &CachedListing::new(&source, tools.clone())) {
+                tracing::warn!("cannot cache the tools of `{name}`: {e:#}");
+            }
+            let server = [server_name, server_version].into_iter().flatten().collect::<Vec<_>>().join(" ");
+            let mut text = format!(
+                "`{name}` is ready: {} tools, MCP {protocol_version}{}, answered in {:.1} s\n",
+                tools.len(),
+                if server.is_empty() { String::new() } else { format!(", server {server}") },
+                elapsed.as_secs_f64()
+            );
+            for tool in &tools {
+                text.push_str(&format!("  {}\n", tool.address()));
+            }
+            print(&text)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        (_, Some(Err(e))) => bail!("`{name}` connected but listing its tools failed: {e}"),
+        (status, _) => {
+            let after = if just_added {
+                format!("The source was added; fix it and run `capabilities source test {name}`, or remove it with `capabilities source remove {name}`.")
+            } else {
+                format!("Check the command or URL with `capabilities source list`, or edit [sources.{name}] in the config.")
+            };
+            bail!("`{name}` is not working: {status}\n{after}")
+        }
+    }
+}
+
+pub async fn list(paths: &Paths, args: &SourceListArgs) -> anyhow::Result<ExitCode> {
+    let settings = load_settings(paths)?;
+    if settings.sources.is_empty() {
+        if args.json {
+            print("[]\n")?;
+        } else {
+            print(&format!(
+                "No sources in {}.\nAdd one, e.g.: capabilities source add everything -- npx -y @modelcontextprotocol/server-everything\n",
+                paths.config_file.display()
+            ))?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let statuses = live_statuses(&settings.sources, secret_lookup()).await;
+    if args.json {
+        let rows: Vec<serde_json::Value> = settings.sources.iter().zip(&statuses).map(|(s, status)| json_row(s, status)).collect();
+        print(&format!("{}\n", serde_json::to_string_pretty(&rows)?))?;
+    } else {
+        print(&table(&settings.sources, &statuses))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn live_statuses(sources: &[SourceSettings], secrets: Arc<dyn crate::credentials::SecretLookup>) -> Vec<SourceStatus> {
+    let longest = sources.iter().map(|s| s.connect_timeout).max().unwrap_or(Duration::from_secs(30));
+    let manager = Sources::start(sources.to_vec(), secrets);
+    manager.wait_settled(longest + Duration::from_secs(1)).await;
+    let statuses = manager.statuses();
+    manager.shutdown().await;
+    sources
+        .iter()
+        .map(|s| statuses.iter().find(|(n, _)| *n == s.name).map(|(_, st)| st.clone()).unwrap_or(SourceStatus::Disabled))
+        .collect()
+}
+
+fn status_word(status: &SourceStatus) -> &'static str {
+    match status {
+        SourceStatus::Connecting => "connecting",
+        SourceStatus::Ready { .. } => "ready",
+        SourceStatus::Failed { .. } => "failed",
+        SourceStatus::Restarting { .. } => "restarting",
+        SourceStatus::Disabled => "disabled",
+    }
+}
+
+fn json_row(source: &SourceSettings, status: &SourceStatus) -> serde_json::Value {
+    let (transport, target) = match &source.transport {
+        Transport::Stdio { .. } => ("stdio", source.transport.describe()),
+        Transport::Http { url } => ("http", url.clone()),
+    };
+    let mut row = json!({
+        "name": source.name,
+        "transport": transport,
+        "target": target,
+        "connections": source.connections.iter().map(|c| c.name.clone()).collect::<Vec<_>>(),
+        "defaultConnection": source.default_connection().name,
+        "status": status_word(status),
+    });
+    match status {
+        SourceStatus::Ready { protocol_version, server_name, server_version, tool_count } => {
+            row["toolCount"] = json!(tool_count);
+            row["protocolVersion"] = json!(protocol_version);
+            row["server"] = json!({ "name": server_name, "version": server_version });
+        }
+        SourceStatus::Failed { error } => row["error"] = json!(error),
+        SourceStatus::Restarting { last_error, .. } => row["error"] = json!(last_error),
+        SourceStatus::Connecting | SourceStatus::Disabled => {}
+    }
+    row
+}
+
+fn table(sources: &[SourceSettings], statuses: &[SourceStatus]) -> String {
+    let width = sources.iter().map(|s| s.name.len()).max().unwrap_or(4).max(4);
+    let mut out = format!("{:width$}  {:10}  {:>5}  {}\n", "NAME", "STATUS", "TOOLS", "SERVER");
+    let mut errors = String::new();
+    for (source, status) in sources.iter().zip(statuses) {
+        let tools = match status {
+            SourceStatus::Ready { tool_count, .. } => tool_count.to_string(),
+            _ => "-".into(),
+        };
+        out.push_str(&format!("{:width$}  {:10}  {:>5}  {}\n", source.name, status_word(status), tools, source.transport.describe()));
+        match status {
+            SourceStatus::Failed { error } | SourceStatus::Restarting { last_error: error, .. } => {
+                errors.push_str(&format!("\n{}: {error}\n", source.name));
+            }
+            _ => {}
+        }
+    }
+    out.push_str(&errors);
+    out
+}

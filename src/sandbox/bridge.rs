@@ -1,0 +1,83 @@
+//! The seam between the sandbox and the rest of the hub: the [`Bridge`] trait the hub implements
+//! (policy, journal, upstream calls), and the values that cross it.
+
+use futures::future::BoxFuture;
+use serde_json::Value;
+
+use super::envelope::Pending;
+use super::error::ErrorCode;
+
+/// One tool call from a script. Arguments have already been validated against the tool's input
+/// schema; `seq` numbers calls from 0 in the order the script issued them (deterministic, so a
+/// replay can match calls to its journal).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    pub seq: u64,
+    pub namespace: String,
+    /// The tool part of the address (`createIssue`), not the upstream name.
+    pub tool: String,
+    /// `None` means the source's default connection.
+    pub connection: Option<String>,
+    pub arguments: Value,
+}
+
+impl ToolCall {
+    pub fn address(&self) -> String {
+        format!("{}.{}", self.namespace, self.tool)
+    }
+}
+
+/// Why a call did not produce a result.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BridgeError {
+    /// The call failed; the script sees a `ToolError` it can catch.
+    Failed(CallFailure),
+    /// The call needs a person (approval, a connection). The script never sees an answer: the run
+    /// stops once no other call is in flight, and the envelope lists every such call.
+    Suspend(Pending),
+}
+
+/// A failed call as the script's `ToolError` shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallFailure {
+    /// Typically `PolicyDenied`, `UpstreamError`, `UpstreamUnavailable` or `ToolError`.
+    pub code: ErrorCode,
+    pub message: String,
+    pub hint: Option<String>,
+    /// A transport status when there is one (HTTP status, JSON-RPC error code).
+    pub status: Option<i64>,
+    pub retryable: bool,
+}
+
+impl CallFailure {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        CallFailure { code, message: message.into(), hint: None, status: None, retryable: false }
+    }
+}
+
+/// The answer to one call. `ms` is how long the call took; the hub passes the journaled duration
+/// when it answers from the journal, so a replay moves the logical clock exactly as the first run
+/// did. With `None` the sandbox measures the call itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallOutcome {
+    /// The raw MCP `CallToolResult` JSON on success.
+    pub result: Result<Value, BridgeError>,
+    pub ms: Option<u64>,
+}
+
+impl From<Result<Value, BridgeError>> for CallOutcome {
+    fn from(result: Result<Value, BridgeError>) -> Self {
+        CallOutcome { result, ms: None }
+    }
+}
+
+/// What the sandbox needs from the hub. Futures are spawned on the caller's tokio runtime (not
+/// on the thread that runs JavaScript), and dropped (aborted) when the run ends.
+pub trait Bridge: Send + Sync + 'static {
+    /// Runs one tool call.
+    fn call(&self, call: ToolCall) -> BoxFuture<'static, CallOutcome>;
+    /// `hub.search(query)`: the same text the `search` tool returns.
+    fn search(&self, query: String) -> BoxFuture<'static, String>;
+    /// `hub.describe(targets)`: the same text the `describe` tool returns.
+    fn describe(&self, targets: Vec<String>) -> BoxFuture<'static, String>;
+}

@@ -1,0 +1,150 @@
+//! The closed set of error codes a run can end with (or a `ToolError` can carry), with their
+//! stable snake_case names and the hint the model sees by default.
+
+use serde::{Deserialize, Serialize};
+
+/// Every way a run (or a single tool call) can fail. The snake_case string is part of the
+/// envelope contract: never rename a variant's string, only add new ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// The code does not parse, or uses TypeScript that cannot be stripped (enum, namespace, …).
+    SyntaxError,
+    /// The script threw an exception that nothing caught.
+    RuntimeError,
+    /// The run hit its wall-time limit (CPU-bound or waiting).
+    Timeout,
+    /// The script allocated past the memory limit.
+    MemoryLimit,
+    /// The script recursed past the stack limit.
+    StackOverflow,
+    /// The script made more tool calls than the limit allows.
+    CallLimit,
+    /// The script had too many timers pending at once.
+    TimerLimit,
+    /// The script called a tool that its namespace does not have.
+    UnknownTool,
+    /// Arguments did not match the tool's input schema (or named an unknown connection).
+    InvalidArguments,
+    /// The tool ran and reported a failure (`isError: true`).
+    ToolError,
+    /// Policy forbids this call.
+    PolicyDenied,
+    /// The upstream server answered with a protocol-level error.
+    UpstreamError,
+    /// The upstream server could not be reached or did not answer in time.
+    UpstreamUnavailable,
+    /// The script's return value is larger than the output budget.
+    ResultTooLarge,
+    /// The script's return value cannot be turned into JSON (BigInt, a cycle, …).
+    InvalidResult,
+    /// The code is larger than the code limit.
+    CodeTooLarge,
+    /// The run was cancelled by the client or the host.
+    Cancelled,
+    /// A bug or resource failure in the hub itself, not in the script.
+    Internal,
+}
+
+impl ErrorCode {
+    /// Every code, in declaration order (for docs and tests).
+    pub const ALL: [ErrorCode; 18] = [
+        ErrorCode::SyntaxError,
+        ErrorCode::RuntimeError,
+        ErrorCode::Timeout,
+        ErrorCode::MemoryLimit,
+        ErrorCode::StackOverflow,
+        ErrorCode::CallLimit,
+        ErrorCode::TimerLimit,
+        ErrorCode::UnknownTool,
+        ErrorCode::InvalidArguments,
+        ErrorCode::ToolError,
+        ErrorCode::PolicyDenied,
+        ErrorCode::UpstreamError,
+        ErrorCode::UpstreamUnavailable,
+        ErrorCode::ResultTooLarge,
+        ErrorCode::InvalidResult,
+        ErrorCode::CodeTooLarge,
+        ErrorCode::Cancelled,
+        ErrorCode::Internal,
+    ];
+
+    /// The stable wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::SyntaxError => "syntax_error",
+            ErrorCode::RuntimeError => "runtime_error",
+            ErrorCode::Timeout => "timeout",
+            ErrorCode::MemoryLimit => "memory_limit",
+            ErrorCode::StackOverflow => "stack_overflow",
+            ErrorCode::CallLimit => "call_limit",
+            ErrorCode::TimerLimit => "timer_limit",
+            ErrorCode::UnknownTool => "unknown_tool",
+            ErrorCode::InvalidArguments => "invalid_arguments",
+            ErrorCode::ToolError => "tool_error",
+            ErrorCode::PolicyDenied => "policy_denied",
+            ErrorCode::UpstreamError => "upstream_error",
+            ErrorCode::UpstreamUnavailable => "upstream_unavailable",
+            ErrorCode::ResultTooLarge => "result_too_large",
+            ErrorCode::InvalidResult => "invalid_result",
+            ErrorCode::CodeTooLarge => "code_too_large",
+            ErrorCode::Cancelled => "cancelled",
+            ErrorCode::Internal => "internal",
+        }
+    }
+
+    /// Parses a wire name; `None` for anything outside the closed set.
+    pub fn parse(name: &str) -> Option<ErrorCode> {
+        ErrorCode::ALL.into_iter().find(|code| code.as_str() == name)
+    }
+
+    /// The default hint: what the model should do next. Specific errors may carry a better one.
+    pub fn hint(self) -> &'static str {
+        match self {
+            ErrorCode::SyntaxError => "Fix the code at the reported line:column and run it again.",
+            ErrorCode::RuntimeError => "Fix the script; catch errors you expect with try/catch.",
+            ErrorCode::Timeout => {
+                "The run exceeded its time limit: avoid endless loops, run independent calls in parallel with Promise.all, and shorten sleeps."
+            }
+            ErrorCode::MemoryLimit => "Process data in smaller pieces and keep only the fields you need.",
+            ErrorCode::StackOverflow => "Recursion is too deep: use a loop instead.",
+            ErrorCode::CallLimit => "Too many tool calls in one run: fetch in bulk or split the work into several runs.",
+            ErrorCode::TimerLimit => "Too many timers pending at once: await them in smaller batches.",
+            ErrorCode::UnknownTool => "Use search or describe to find the right tool address.",
+            ErrorCode::InvalidArguments => "Match the tool's signature; describe shows the full types.",
+            ErrorCode::ToolError => "The tool reported a failure; read the message and adjust the arguments.",
+            ErrorCode::PolicyDenied => "The user's policy forbids this call; do not try to work around it.",
+            ErrorCode::UpstreamError => "The source returned an error; retry later or try another approach.",
+            ErrorCode::UpstreamUnavailable => "The source is unreachable right now; retry later.",
+            ErrorCode::ResultTooLarge => {
+                "Return only what you need: pick fields, slice arrays or aggregate inside the script. Tool calls already made are done; do not repeat writes."
+            }
+            ErrorCode::InvalidResult => "Return plain JSON data (no BigInt, functions or cycles).",
+            ErrorCode::CodeTooLarge => "Send a shorter script.",
+            ErrorCode::Cancelled => "The run was cancelled; calls made before that may have taken effect.",
+            ErrorCode::Internal => "This is a bug in the hub, not in your script; retry once, then report it.",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wire_names_round_trip_and_match_serde() {
+        for code in ErrorCode::ALL {
+            assert_eq!(ErrorCode::parse(code.as_str()), Some(code));
+            let json = serde_json::to_value(code).unwrap_or_default();
+            assert_eq!(json, serde_json::Value::String(code.as_str().to_string()));
+            assert!(!code.hint().is_empty());
+        }
+        assert_eq!(ErrorCode::parse("nope"), None);
+    }
+}

@@ -1,0 +1,101 @@
+//! What one run needs: the code, the tools it may call, its limits, and the inputs that make it
+//! deterministic (seed, start time).
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::config::Limits;
+
+/// The smallest and largest output budget a client may ask for, and the default.
+pub const OUTPUT_BUDGET_MIN: u64 = 1_024;
+pub const OUTPUT_BUDGET_MAX: u64 = 65_536;
+
+/// Timers: the longest single delay and the most that may be pending at once.
+pub const MAX_TIMER_MS: u64 = 30_000;
+pub const MAX_PENDING_TIMERS: usize = 1_000;
+
+/// One tool as the sandbox sees it.
+#[derive(Debug)]
+pub struct ToolSpec {
+    /// The tool part of the address (`createIssue`).
+    pub name: String,
+    pub input_schema: Value,
+    /// The one-line TypeScript signature, quoted in argument errors.
+    pub signature: String,
+    /// Connection names the script may pick with `{ connection }`; empty means any is passed on.
+    pub connections: Vec<String>,
+    /// Compiled once and reused by every run that shares this spec (keep specs in an `Arc`).
+    validator: OnceLock<Option<jsonschema::Validator>>,
+}
+
+impl ToolSpec {
+    pub fn new(name: impl Into<String>, input_schema: Value, signature: impl Into<String>) -> Self {
+        ToolSpec {
+            name: name.into(),
+            input_schema,
+            signature: signature.into(),
+            connections: Vec::new(),
+            validator: OnceLock::new(),
+        }
+    }
+
+    pub fn with_connections(mut self, connections: Vec<String>) -> Self {
+        self.connections = connections;
+        self
+    }
+
+    /// The compiled input schema; `None` when the upstream's schema does not compile, in which
+    /// case arguments pass unchecked (the upstream validates them anyway).
+    pub(crate) fn validator(&self) -> Option<&jsonschema::Validator> {
+        self.validator.get_or_init(|| jsonschema::validator_for(&self.input_schema).ok()).as_ref()
+    }
+}
+
+/// The tools of one run: namespace → its tools. Build it once per catalogue version and share it.
+pub type Namespaces = BTreeMap<String, Vec<Arc<ToolSpec>>>;
+
+/// One `execute`.
+#[derive(Debug, Clone)]
+pub struct RunRequest {
+    pub run_id: String,
+    pub code: String,
+    pub namespaces: Arc<Namespaces>,
+    pub limits: Limits,
+    /// `outputBudgetBytes`, clamped to 1,024–65,536; `None` means `limits.result_bytes`.
+    pub output_budget_bytes: Option<u64>,
+    /// Seeds Math.random and crypto; the same seed gives the same numbers.
+    pub seed: u64,
+    /// The logical clock's start, in milliseconds since the Unix epoch.
+    pub start_time_ms: u64,
+}
+
+impl RunRequest {
+    /// A request with default limits, seed 0 and the epoch as start time.
+    pub fn new(run_id: impl Into<String>, code: impl Into<String>, namespaces: Arc<Namespaces>) -> Self {
+        RunRequest {
+            run_id: run_id.into(),
+            code: code.into(),
+            namespaces,
+            limits: Limits::default(),
+            output_budget_bytes: None,
+            seed: 0,
+            start_time_ms: 0,
+        }
+    }
+
+    /// The result budget in bytes: the client's choice within the allowed range, else the limit.
+    pub fn result_budget(&self) -> usize {
+        let budget = match self.output_budget_bytes {
+            Some(asked) => asked.clamp(OUTPUT_BUDGET_MIN, OUTPUT_BUDGET_MAX),
+            None => self.limits.result_bytes,
+        };
+        usize::try_from(budget).unwrap_or(usize::MAX)
+    }
+
+    pub fn timeout(&self) -> Duration {
+        self.limits.run_timeout
+    }
+}

@@ -1,0 +1,83 @@
+//! [`SourceError`]: why a request to a source did not produce an answer. Every message names the
+//! source and says what to do; none contains a resolved secret.
+
+use std::time::Duration;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    #[error("there is no source `{name}`; the configured sources are: {known}")]
+    UnknownSource { name: String, known: String },
+
+    #[error("source `{name}` has no connection `{connection}`; its connections are: {known}")]
+    UnknownConnection {
+        name: String,
+        connection: String,
+        known: String,
+    },
+
+    #[error(
+        "source `{name}` is disabled in the config; enable it with `capabilities source enable {name}`"
+    )]
+    Disabled { name: String },
+
+    /// The connection is not up: its first connect failed, or it is waiting to restart.
+    #[error("source `{name}` is not available: {reason}")]
+    Unavailable { name: String, reason: String },
+
+    #[error(
+        "source `{name}` gave no answer to {request} within {} s; the request was cancelled. If the tool is just slow, raise `request_timeout` for this source in the config",
+        .timeout.as_secs_f64()
+    )]
+    Timeout {
+        name: String,
+        request: String,
+        timeout: Duration,
+    },
+
+    /// The upstream answered with a JSON-RPC error (unknown tool, invalid arguments, …).
+    #[error("source `{name}` answered {request} with an error: {message}")]
+    Upstream {
+        name: String,
+        request: String,
+        message: String,
+    },
+
+    /// The connection broke while the request was in flight.
+    #[error("lost the connection to source `{name}` during {request}: {message}")]
+    Transport {
+        name: String,
+        request: String,
+        message: String,
+    },
+
+    #[error("the connections to the sources are shutting down")]
+    ShutDown,
+}
+
+/// Formats an error and every error in its `source()` chain, skipping a cause whose text the
+/// message before it already contains (many libraries repeat their cause in their own message).
+pub(crate) fn chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = error.to_string();
+    let mut next = error.source();
+    while let Some(cause) = next {
+        let text = cause.to_string();
+        if !text.is_empty() && !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        next = cause.source();
+    }
+    out
+}
+
+/// Finds an I/O error anywhere in the chain, to recognise "connection refused" and friends.
+pub(crate) fn io_kind(error: &(dyn std::error::Error + 'static)) -> Option<std::io::ErrorKind> {
+    let mut next = Some(error);
+    while let Some(current) = next {
+        if let Some(io) = current.downcast_ref::<std::io::Error>() {
+            return Some(io.kind());
+        }
+        next = current.source();
+    }
+    None
+}

@@ -1,0 +1,422 @@
+//! One connection of one source (a "link") and the task that supervises it: connect within the
+//! connect timeout, list the tools, serve requests until the upstream goes away, then reconnect
+//! with backoff; or stop cleanly on shutdown.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{ProtocolVersion, ServerNotification, SubscriptionFilter};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, Peer, RoleClient, RunningService};
+use tokio::sync::{broadcast, watch};
+use tokio::task::JoinHandle;
+
+use super::handler::{UpstreamHandler, tools_changed};
+use super::resolve::resolve_all;
+use super::status::{SourceEvent, SourceStatus};
+use super::stdio::StdioChild;
+use super::{http, stdio};
+use crate::config::{ConnectionSettings, SourceSettings, Transport};
+use crate::credentials::SecretLookup;
+
+/// The longest wait between two restart attempts.
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// How long a graceful close of the rmcp service may take before we stop waiting for it.
+const CLOSE_GRACE: Duration = Duration::from_secs(5);
+
+/// What every link shares: the secret store, the event channel, the shutdown signal, and the
+/// supervisor tasks (so shutdown can wait for them).
+pub(crate) struct Shared {
+    pub(crate) secrets: Arc<dyn SecretLookup>,
+    pub(crate) events: broadcast::Sender<SourceEvent>,
+    pub(crate) shutdown: watch::Receiver<bool>,
+    pub(crate) tasks: Mutex<Vec<JoinHandle<()>>>,
+}
+
+#[derive(Clone)]
+pub(crate) enum LinkState {
+    /// A lazy connection nobody has used yet.
+    Idle,
+    Connecting,
+    Ready {
+        peer: Peer<RoleClient>,
+        status: SourceStatus,
+    },
+    Failed(String),
+    Restarting {
+        attempt: u32,
+        last_error: String,
+    },
+    Stopped,
+}
+
+impl LinkState {
+    pub(crate) fn status(&self) -> SourceStatus {
+        match self {
+            LinkState::Idle | LinkState::Connecting => SourceStatus::Connecting,
+            LinkState::Ready { status, .. } => status.clone(),
+            LinkState::Failed(error) => SourceStatus::Failed {
+                error: error.clone(),
+            },
+            LinkState::Restarting {
+                attempt,
+                last_error,
+            } => SourceStatus::Restarting {
+                attempt: *attempt,
+                last_error: last_error.clone(),
+            },
+            LinkState::Stopped => SourceStatus::Failed {
+                error: "stopped: the hub is shutting down".into(),
+            },
+        }
+    }
+
+    /// True when a request has to wait for the state to change before it can be answered.
+    pub(crate) fn is_pending(&self) -> bool {
+        matches!(self, LinkState::Idle | LinkState::Connecting)
+    }
+}
+
+pub(crate) struct Link {
+    pub(crate) source: Arc<SourceSettings>,
+    pub(crate) connection: String,
+    pub(crate) is_default: bool,
+    pub(crate) state: watch::Sender<LinkState>,
+    started: AtomicBool,
+    /// The process group of the current child of a stdio source, for a synchronous kill on drop.
+    pgid: Mutex<Option<u32>>,
+    shared: Arc<Shared>,
+}
+
+impl Link {
+    pub(crate) fn new(
+        source: Arc<SourceSettings>,
+        connection: &ConnectionSettings,
+        shared: Arc<Shared>,
+    ) -> Arc<Self> {
+        Arc::new(Link {
+            source,
+            connection: connection.name.clone(),
+            is_default: connection.is_default,
+            state: watch::Sender::new(LinkState::Idle),
+            started: AtomicBool::new(false),
+            pgid: Mutex::new(None),
+            shared,
+        })
+    }
+
+    /// Starts the supervisor unless it already runs. Cheap; called before every request.
+    pub(crate) fn ensure_started(self: &Arc<Self>) {
+        if self.started.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        // Connecting is visible at once, so a waiter never mistakes the link for idle.
+        self.set(LinkState::Connecting);
+        let task = tokio::spawn(supervise(self.clone()));
+        self.shared
+            .tasks
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .push(task);
+    }
+
+    pub(crate) fn pid(&self) -> Option<u32> {
+        *self
+            .pgid
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn set_pid(&self, pid: Option<u32>) {
+        *self
+            .pgid
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = pid;
+    }
+
+    fn set(&self, state: LinkState) {
+        let status = state.status();
+        let previous = self.state.send_replace(state).status();
+        if self.is_default && previous != status {
+            tracing::info!(source = %self.source.name, "{status}");
+            // Nobody listening yet is fine; statuses() has the current value.
+            let _ = self.shared.events.send(SourceEvent::StatusChanged {
+                source: self.source.name.clone(),
+                status,
+            });
+        }
+    }
+
+    fn connection_settings(&self) -> Option<&ConnectionSettings> {
+        self.source.connection(&self.connection)
+    }
+
+    fn describe(&self) -> String {
+        if self.source.connections.len() > 1 {
+            format!(
+                "source `{}` (connection `{}`)",
+                self.source.name, self.connection
+            )
+        } else {
+            format!("source `{}`", self.source.name)
+        }
+    }
+}
+
+/// A connected upstream, for as long as it stays up.
+struct Live {
+    running: RunningService<RoleClient, UpstreamHandler>,
+    child: Option<StdioChild>,
+    /// The `subscriptions/listen` reader for a 2026-07-28 upstream, if one runs.
+    listener: Option<JoinHandle<()>>,
+}
+
+async fn supervise(link: Arc<Link>) {
+    let mut shutdown = link.shared.shutdown.clone();
+    let mut attempt: u32 = 0;
+    loop {
+        let connected = tokio::select! {
+            connected = connect(&link) => connected,
+            _ = stopping(&mut shutdown) => break,
+        };
+        let last_error = match connected {
+            Ok((live, status)) => {
+                attempt = 0;
+                link.set(LinkState::Ready {
+                    peer: live.running.peer().clone(),
+                    status,
+                });
+                match serve_until_closed(live, &mut shutdown).await {
+                    Some(error) => error,
+                    None => break,
+                }
+            }
+            // A source that never came up is left failed: retrying a wrong command or URL
+            // forever would only bury the message. Requests report it.
+            Err(error) if attempt == 0 => {
+                link.set(LinkState::Failed(error));
+                link.set_pid(None);
+                return;
+            }
+            Err(error) => error,
+        };
+        link.set_pid(None);
+        attempt += 1;
+        tracing::warn!(
+            "{} stopped: {last_error}; restarting (attempt {attempt})",
+            link.describe()
+        );
+        link.set(LinkState::Restarting {
+            attempt,
+            last_error,
+        });
+        tokio::select! {
+            _ = tokio::time::sleep(backoff(attempt)) => {}
+            _ = stopping(&mut shutdown) => break,
+        }
+    }
+    link.set_pid(None);
+    link.set(LinkState::Stopped);
+}
+
+/// 1 s, 2 s, 4 s, … up to [`MAX_BACKOFF`].
+fn backoff(attempt: u32) -> Duration {
+    let exponent = attempt.saturating_sub(1).min(5);
+    Duration::from_secs(1 << exponent).min(MAX_BACKOFF)
+}
+
+/// Resolves when shutdown is requested or the manager is gone.
+async fn stopping(shutdown: &mut watch::Receiver<bool>) {
+    // An error means the sender dropped with the manager: stop as well.
+    let _ = shutdown.wait_for(|stop| *stop).await;
+}
+
+/// Runs until the upstream goes away (returns why) or shutdown is requested (closes it and
+/// returns `None`).
+async fn serve_until_closed(
+    mut live: Live,
+    shutdown: &mut watch::Receiver<bool>,
+) -> Option<String> {
+    let token = live.running.cancellation_token();
+    let waiting = live.running.waiting();
+    tokio::pin!(waiting);
+    let stop = tokio::select! {
+        _ = &mut waiting => false,
+        _ = stopping(shutdown) => true,
+    };
+    if let Some(listener) = live.listener.take() {
+        listener.abort();
+    }
+    if stop {
+        // Cancelling closes the transport: for stdio that closes the child's stdin, which is
+        // how MCP asks a stdio server to exit.
+        token.cancel();
+        let _ = tokio::time::timeout(CLOSE_GRACE, waiting).await;
+        if let Some(child) = live.child.as_mut() {
+            child.terminate().await;
+        }
+        return None;
+    }
+    Some(match live.child.as_mut() {
+        Some(child) => child.explain_exit().await,
+        None => "the server closed the connection".to_string(),
+    })
+}
+
+fn lifecycle() -> ClientLifecycleMode {
+    ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        legacy_version: Some(ProtocolVersion::V_2025_11_25),
+    }
+}
+
+/// Connects within the connect timeout, then lists the tools within the request timeout.
+async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), String> {
+    let source = &link.source;
+    let Some(connection) = link.connection_settings() else {
+        return Err(format!(
+            "{} has no connection `{}`",
+            link.describe(),
+            link.connection
+        ));
+    };
+    let secrets = link.shared.secrets.as_ref();
+    let events = link.is_default.then(|| link.shared.events.clone());
+    let handler = UpstreamHandler::new(&source.name, events);
+    let limit = source.connect_timeout;
+    let (running, child) = match &source.transport {
+        Transport::Stdio { command, args, cwd } => {
+            let env = resolve_all(
+                &connection.env,
+                "env",
+                &source.name,
+                &link.connection,
+                secrets,
+            )?;
+            let (mut child, transport) =
+                stdio::spawn(&source.name, command, args, cwd.as_deref(), env)?;
+            link.set_pid(child.pid());
+            match tokio::time::timeout(limit, handler.serve_with_lifecycle(transport, lifecycle()))
+                .await
+            {
+                Ok(Ok(running)) => (running, Some(child)),
+                Ok(Err(error)) => {
+                    let error = super::error::chain(&error);
+                    return Err(child.explain_connect_failure(Some(error), limit).await);
+                }
+                Err(_) => return Err(child.explain_connect_failure(None, limit).await),
+            }
+        }
+        Transport::Http { url } => {
+            let headers = resolve_all(
+                &connection.headers,
+                "header",
+                &source.name,
+                &link.connection,
+                secrets,
+            )?;
+            let transport = http::transport(&source.name, url, headers)?;
+            match tokio::time::timeout(limit, handler.serve_with_lifecycle(transport, lifecycle()))
+                .await
+            {
+                Ok(Ok(running)) => (running, None),
+                Ok(Err(error)) => {
+                    return Err(http::explain_connect_failure(
+                        &source.name,
+                        url,
+                        Some(&error),
+                        limit,
+                    ));
+                }
+                Err(_) => {
+                    return Err(http::explain_connect_failure(
+                        &source.name,
+                        url,
+                        None,
+                        limit,
+                    ));
+                }
+            }
+        }
+    };
+    let info = running.peer().peer_info();
+    let protocol_version = info.as_ref().map(|info| info.protocol_version.clone());
+    let tools_capability = info
+        .as_ref()
+        .and_then(|info| info.capabilities.tools.clone());
+    let tool_count = if tools_capability.is_some() {
+        let listed =
+            tokio::time::timeout(source.request_timeout, running.peer().list_all_tools()).await;
+        match listed {
+            Ok(Ok(tools)) => tools.len(),
+            Ok(Err(error)) => {
+                return Err(format!(
+                    "connected, but listing its tools failed: {}",
+                    super::error::chain(&error)
+                ));
+            }
+            Err(_) => {
+                return Err(format!(
+                    "connected, but it did not list its tools within {} s (`request_timeout`)",
+                    source.request_timeout.as_secs_f64()
+                ));
+            }
+        }
+    } else {
+        0
+    };
+    let listener = match (&protocol_version, &tools_capability) {
+        (Some(version), Some(tools))
+            if !version.has_initialize() && tools.list_changed == Some(true) && link.is_default =>
+        {
+            Some(tokio::spawn(listen_for_changes(
+                running.peer().clone(),
+                link.shared.events.clone(),
+                source.name.clone(),
+            )))
+        }
+        _ => None,
+    };
+    let server = info.as_ref().and_then(|info| info.server_info.as_ref());
+    let status = SourceStatus::Ready {
+        protocol_version: protocol_version
+            .map(|v| v.as_str().to_string())
+            .unwrap_or_else(|| "unknown".into()),
+        server_name: server.map(|s| s.name.clone()),
+        server_version: server.map(|s| s.version.clone()),
+        tool_count,
+    };
+    Ok((
+        Live {
+            running,
+            child,
+            listener,
+        },
+        status,
+    ))
+}
+
+/// A 2026-07-28 upstream sends list-changed notifications only on a `subscriptions/listen`
+/// stream; relay them until the stream ends (it ends with the connection).
+async fn listen_for_changes(
+    peer: Peer<RoleClient>,
+    events: broadcast::Sender<SourceEvent>,
+    source: String,
+) {
+    let filter = SubscriptionFilter::builder().tools_list_changed().build();
+    let mut subscription = match peer.listen(filter).await {
+        Ok(subscription) => subscription,
+        Err(error) => {
+            tracing::debug!(source = %source, "subscriptions/listen failed: {error}");
+            return;
+        }
+    };
+    while let Ok(Some(notification)) = subscription.next().await {
+        if matches!(
+            notification,
+            ServerNotification::ToolListChangedNotification(_)
+        ) {
+            tools_changed(&events, &source);
+        }
+    }
+}

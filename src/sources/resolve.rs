@@ -1,0 +1,116 @@
+//! Resolving a connection's `${env:VAR}` and `${secret:NAME}` references into the values a child
+//! process or an HTTP request gets. This is the only place secrets are read; the resolved values
+//! are handed straight to the transport and never formatted into an error or a log line.
+
+use std::collections::BTreeMap;
+
+use crate::config::template::{Part, Template};
+use crate::credentials::SecretLookup;
+
+/// Resolves every value of `values` (the connection's `env` or `headers`). `what` is `env` or
+/// `header`, used in error messages together with the source and connection names.
+pub(crate) fn resolve_all(
+    values: &BTreeMap<String, Template>,
+    what: &str,
+    source: &str,
+    connection: &str,
+    secrets: &dyn SecretLookup,
+) -> Result<Vec<(String, String)>, String> {
+    values
+        .iter()
+        .map(|(key, template)| {
+            let value = template
+                .resolve(|part| lookup(part, secrets))
+                .map_err(|reason| {
+                    format!(
+                        "{what} `{key}` of source `{source}` (connection `{connection}`): {reason}"
+                    )
+                })?;
+            Ok((key.clone(), value))
+        })
+        .collect()
+}
+
+fn lookup(part: &Part, secrets: &dyn SecretLookup) -> Result<String, String> {
+    match part {
+        Part::Literal(text) => Ok(text.clone()),
+        Part::Env(var) => std::env::var(var).map_err(|error| match error {
+            std::env::VarError::NotPresent => format!(
+                "`${{env:{var}}}` refers to the environment variable `{var}`, which is not set; set it before starting capabilities, or store the value with `capabilities credential set` and write `${{secret:NAME}}` instead"
+            ),
+            std::env::VarError::NotUnicode(_) => {
+                format!("the environment variable `{var}` is not valid UTF-8")
+            }
+        }),
+        Part::Secret(name) => secrets.secret(name),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct OneSecret;
+    impl SecretLookup for OneSecret {
+        fn secret(&self, name: &str) -> Result<String, String> {
+            if name == "token" {
+                Ok("s3cr3t".into())
+            } else {
+                Err(format!("secret `{name}` is not stored"))
+            }
+        }
+    }
+
+    fn values(pairs: &[(&str, &str)]) -> BTreeMap<String, Template> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), Template::parse(v).expect("valid template")))
+            .collect()
+    }
+
+    #[test]
+    fn resolves_secrets_and_literals() {
+        let resolved = resolve_all(
+            &values(&[("Authorization", "Bearer ${secret:token}")]),
+            "header",
+            "gh",
+            "work",
+            &OneSecret,
+        );
+        assert_eq!(
+            resolved,
+            Ok(vec![("Authorization".into(), "Bearer s3cr3t".into())])
+        );
+    }
+
+    #[test]
+    fn missing_env_var_names_the_var_and_the_source() {
+        let error = resolve_all(
+            &values(&[("TOKEN", "${env:CAPABILITIES_TEST_SURELY_UNSET_VAR}")]),
+            "env",
+            "github",
+            "personal",
+            &OneSecret,
+        )
+        .expect_err("the variable is unset");
+        assert!(
+            error.contains("CAPABILITIES_TEST_SURELY_UNSET_VAR"),
+            "{error}"
+        );
+        assert!(error.contains("source `github`"), "{error}");
+        assert!(error.contains("env `TOKEN`"), "{error}");
+    }
+
+    #[test]
+    fn missing_secret_keeps_the_store_message() {
+        let error = resolve_all(
+            &values(&[("K", "${secret:other}")]),
+            "env",
+            "s",
+            "default",
+            &OneSecret,
+        )
+        .expect_err("not stored");
+        assert!(error.contains("secret `other` is not stored"), "{error}");
+    }
+}

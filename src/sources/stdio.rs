@@ -1,0 +1,381 @@
+//! A stdio source's child process: spawning it in its own process group with the connection's
+//! environment, keeping the tail of its stderr for error messages (the rest goes to `tracing` at
+//! debug), noticing text on stdout that is not JSON-RPC, and taking the whole group down again.
+
+use std::collections::VecDeque;
+use std::path::Path;
+use std::pin::Pin;
+use std::process::{ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader, ReadBuf};
+use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
+use tokio::task::JoinHandle;
+
+use super::process_group::{self, Signal};
+
+/// How many stderr lines are kept for error messages.
+const STDERR_TAIL_LINES: usize = 20;
+/// Longest stderr or stdout line kept, in characters; the rest of the line is dropped.
+const MAX_LINE_CHARS: usize = 300;
+/// How long a child gets to exit after its stdin closes, and again after SIGTERM.
+const EXIT_GRACE: Duration = Duration::from_secs(2);
+
+/// The transport half handed to rmcp: the child's stdout (watched for noise) and stdin.
+pub(crate) type StdioTransport = (NoiseTap<ChildStdout>, ChildStdin);
+
+/// A running child of a stdio source. Dropping it kills its whole process group.
+pub(crate) struct StdioChild {
+    child: Child,
+    /// Also the leader's pid. `None` once the group is known to be gone.
+    pgid: Option<i32>,
+    program: String,
+    source: String,
+    stderr: Arc<Mutex<VecDeque<String>>>,
+    stderr_reader: Option<JoinHandle<()>>,
+    noise: Arc<Mutex<Noise>>,
+    exit: Option<ExitStatus>,
+}
+
+/// Starts `command args…` for `source` with `env` laid over our own environment.
+pub(crate) fn spawn(
+    source: &str,
+    command: &str,
+    args: &[String],
+    cwd: Option<&Path>,
+    env: Vec<(String, String)>,
+) -> Result<(StdioChild, StdioTransport), String> {
+    let mut cmd = Command::new(command);
+    cmd.args(args)
+        .envs(env)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        // A last resort for paths that skip our own cleanup; it reaches only the direct child.
+        .kill_on_drop(true);
+    if let Some(cwd) = cwd {
+        cmd.current_dir(cwd);
+    }
+    // Its own group, so a terminal's Ctrl-C does not hit it before we can shut it down in
+    // order, and so one signal reaches its grandchildren.
+    #[cfg(unix)]
+    cmd.process_group(0);
+
+    let mut child = cmd
+        .spawn()
+        .map_err(|error| spawn_error(source, command, cwd, &error))?;
+    let pgid = child.id().and_then(|pid| i32::try_from(pid).ok());
+    if let Some(pgid) = pgid {
+        process_group::register(pgid);
+    }
+    let (Some(stdout), Some(stdin), Some(stderr)) =
+        (child.stdout.take(), child.stdin.take(), child.stderr.take())
+    else {
+        // Cannot happen with piped stdio; the group is killed when `child` drops below.
+        return Err(format!(
+            "cannot start `{command}` for source `{source}`: its pipes are missing"
+        ));
+    };
+    let tail = Arc::new(Mutex::new(VecDeque::new()));
+    let stderr_reader = tokio::spawn(read_stderr(stderr, source.to_string(), tail.clone()));
+    let noise = Arc::new(Mutex::new(Noise::default()));
+    let tap = NoiseTap {
+        inner: stdout,
+        noise: noise.clone(),
+        line: Vec::new(),
+    };
+    let spawned = StdioChild {
+        child,
+        pgid,
+        program: command.to_string(),
+        source: source.to_string(),
+        stderr: tail,
+        stderr_reader: Some(stderr_reader),
+        noise,
+        exit: None,
+    };
+    Ok((spawned, (tap, stdin)))
+}
+
+fn spawn_error(source: &str, command: &str, cwd: Option<&Path>, error: &std::io::Error) -> String {
+    if let Some(cwd) = cwd.filter(|cwd| !cwd.is_dir()) {
+        return format!(
+            "cannot start source `{source}`: its working directory `{}` does not exist; fix `cwd` in the config",
+            cwd.display()
+        );
+    }
+    match error.kind() {
+        std::io::ErrorKind::NotFound => format!(
+            "cannot start source `{source}`: the command `{command}` was not found; install it or put its full path in the config"
+        ),
+        std::io::ErrorKind::PermissionDenied => format!(
+            "cannot start source `{source}`: permission denied running `{command}`; check that it is an executable file"
+        ),
+        _ => format!("cannot start source `{source}`: running `{command}` failed: {error}"),
+    }
+}
+
+async fn read_stderr(stderr: ChildStderr, source: String, tail: Arc<Mutex<VecDeque<String>>>) {
+    let mut lines = BufReader::new(stderr).lines();
+    // A read error ends the capture the same way EOF does: the child is gone or broke its pipe.
+    while let Ok(Some(line)) = lines.next_line().await {
+        tracing::debug!(target: "capabilities::sources::stderr", source = %source, "{line}");
+        let line = clip(line.trim_end());
+        if line.is_empty() {
+            continue;
+        }
+        let mut tail = tail.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if tail.len() == STDERR_TAIL_LINES {
+            tail.pop_front();
+        }
+        tail.push_back(line);
+    }
+}
+
+fn clip(line: &str) -> String {
+    match line.char_indices().nth(MAX_LINE_CHARS) {
+        Some((end, _)) => format!("{}…", &line[..end]),
+        None => line.to_string(),
+    }
+}
+
+impl StdioChild {
+    pub(crate) fn pid(&self) -> Option<u32> {
+        self.pgid.and_then(|pgid| u32::try_from(pgid).ok())
+    }
+
+    /// The last stderr lines the child wrote, oldest first.
+    pub(crate) fn stderr_tail(&self) -> Vec<String> {
+        self.stderr
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .iter()
+            .cloned()
+            .collect()
+    }
+
+    /// Waits up to `limit` for the direct child to exit and remembers its status.
+    async fn wait_exit(&mut self, limit: Duration) -> Option<ExitStatus> {
+        if self.exit.is_none()
+            && let Ok(Ok(status)) = tokio::time::timeout(limit, self.child.wait()).await
+        {
+            self.exit = Some(status);
+        }
+        self.exit
+    }
+
+    /// Lets the stderr reader catch up with what the child wrote before it exited; bounded,
+    /// because a grandchild may keep the pipe open.
+    async fn drain_stderr(&mut self) {
+        if let Some(reader) = self.stderr_reader.take() {
+            let abort = reader.abort_handle();
+            if tokio::time::timeout(Duration::from_millis(500), reader)
+                .await
+                .is_err()
+            {
+                abort.abort();
+            }
+        }
+    }
+
+    /// Stops the child the way MCP's stdio shutdown asks (its stdin is already closed by then):
+    /// wait, SIGTERM the group, wait, SIGKILL the group. Then SIGKILLs any straggler of the
+    /// group, since a leader that exits does not take its children with it.
+    pub(crate) async fn terminate(&mut self) {
+        if self.wait_exit(EXIT_GRACE).await.is_none() {
+            self.signal_group(Signal::Term);
+            if self.wait_exit(EXIT_GRACE).await.is_none() {
+                self.signal_group(Signal::Kill);
+                // Unix never fails SIGKILL; elsewhere this is the only way down.
+                if let Err(error) = self.child.kill().await {
+                    tracing::debug!(source = %self.source, "killing `{}` failed: {error}", self.program);
+                }
+            }
+        }
+        self.finish();
+    }
+
+    fn signal_group(&mut self, signal: Signal) {
+        if let Some(pgid) = self.pgid {
+            process_group::signal(pgid, signal);
+        }
+    }
+
+    /// Kills whatever is left of the group and forgets it.
+    fn finish(&mut self) {
+        if let Some(pgid) = self.pgid.take() {
+            process_group::signal(pgid, Signal::Kill);
+            process_group::unregister(pgid);
+        }
+    }
+
+    /// Why the child stopped answering after it was ready (its stdout closed). Kills the rest of
+    /// its group.
+    pub(crate) async fn explain_exit(&mut self) -> String {
+        let status = self.wait_exit(EXIT_GRACE).await;
+        self.drain_stderr().await;
+        let what = match status {
+            Some(status) => format!("`{}` {}", self.program, describe_status(status)),
+            None => format!(
+                "`{}` closed its stdout but kept running, so it was stopped",
+                self.program
+            ),
+        };
+        self.finish();
+        format!("{what}{}", self.stderr_suffix())
+    }
+
+    /// Why the handshake failed: the child exited, printed noise, or did not answer in time.
+    /// `handshake_error` is rmcp's error when the handshake returned one, `None` on a timeout.
+    pub(crate) async fn explain_connect_failure(
+        &mut self,
+        handshake_error: Option<String>,
+        timeout: Duration,
+    ) -> String {
+        // A child that exits at once closes stdout before it could answer; give it a moment so
+        // its exit status, rather than "connection closed", is what the user reads.
+        let grace = if handshake_error.is_some() {
+            EXIT_GRACE
+        } else {
+            Duration::from_millis(100)
+        };
+        let status = self.wait_exit(grace).await;
+        if status.is_some() {
+            self.drain_stderr().await;
+        }
+        let hint = format!(
+            ". Run `capabilities source test {}` to see its full output",
+            self.source
+        );
+        let noise = self
+            .noise
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone();
+        let noise_note = noise.first.as_ref().map(|line| {
+            format!(
+                "; it printed text that is not JSON-RPC on stdout (first: `{line}`), but an MCP stdio server may write only JSON-RPC messages to stdout (logs belong on stderr)"
+            )
+        });
+        let message = match (status, handshake_error) {
+            (Some(status), _) => format!(
+                "`{}` {} before answering{}{}",
+                self.program,
+                describe_status(status),
+                noise_note.unwrap_or_default(),
+                self.stderr_suffix()
+            ),
+            (None, None) => format!(
+                "`{}` gave no answer within {} s{}{}; check the command and its arguments, or raise `connect_timeout` if the server is just slow to start",
+                self.program,
+                timeout.as_secs_f64(),
+                noise_note.unwrap_or_default(),
+                self.stderr_suffix()
+            ),
+            (None, Some(error)) => format!(
+                "`{}` failed the MCP handshake: {error}{}{}",
+                self.program,
+                noise_note.unwrap_or_default(),
+                self.stderr_suffix()
+            ),
+        };
+        self.finish();
+        format!("{message}{hint}")
+    }
+
+    fn stderr_suffix(&self) -> String {
+        match self.stderr_tail().last() {
+            Some(line) => format!("; its last line on stderr: {line}"),
+            None => String::new(),
+        }
+    }
+}
+
+impl Drop for StdioChild {
+    fn drop(&mut self) {
+        // Every path that loses the child (a cancelled connect, a dropped manager, a runtime
+        // shutting down) ends here; none may leave its process group behind.
+        self.finish();
+        if let Some(reader) = self.stderr_reader.take() {
+            reader.abort();
+        }
+    }
+}
+
+fn describe_status(status: ExitStatus) -> String {
+    if let Some(code) = status.code() {
+        return format!("exited with status {code}");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            return format!("was killed by signal {signal}");
+        }
+    }
+    format!("exited ({status})")
+}
+
+/// The first line on stdout that cannot be JSON-RPC.
+#[derive(Debug, Clone, Default)]
+struct Noise {
+    first: Option<String>,
+}
+
+/// Passes the child's stdout through unchanged while looking at the start of each line: a
+/// JSON-RPC message starts with `{` (or `[`), so anything else is noise that would otherwise be
+/// skipped silently and turn into a puzzling timeout.
+pub(crate) struct NoiseTap<R> {
+    inner: R,
+    noise: Arc<Mutex<Noise>>,
+    /// The start of the current line, up to `MAX_LINE_CHARS` bytes.
+    line: Vec<u8>,
+}
+
+impl<R> NoiseTap<R> {
+    fn observe(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            if byte == b'\n' {
+                self.end_line();
+                continue;
+            }
+            if self.line.len() < MAX_LINE_CHARS {
+                self.line.push(byte);
+            }
+        }
+    }
+
+    fn end_line(&mut self) {
+        let text = String::from_utf8_lossy(&self.line);
+        let text = text.trim();
+        let looks_like_json = text.is_empty() || text.starts_with('{') || text.starts_with('[');
+        if !looks_like_json {
+            let mut noise = self
+                .noise
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            if noise.first.is_none() {
+                noise.first = Some(clip(text));
+            }
+        }
+        self.line.clear();
+    }
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for NoiseTap<R> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut this.inner).poll_read(cx, buf);
+        if let Poll::Ready(Ok(())) = polled {
+            this.observe(&buf.filled()[before..]);
+        }
+        polled
+    }
+}

@@ -1,0 +1,93 @@
+//! Driving the real `capabilities` binary: a private `CAPABILITIES_HOME` per test, and the paths
+//! of the real MCP peers installed by `tests/setup.sh`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `node …/server-everything/dist/index.js`, as a command and its arguments.
+pub fn everything_command() -> (String, Vec<String>) {
+    let script = repo_root().join("tests/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    assert!(script.exists(), "{} is missing: run tests/setup.sh", script.display());
+    ("node".into(), vec![script.display().to_string(), "stdio".into()])
+}
+
+/// The Python time server from the venv.
+pub fn time_server_command() -> String {
+    let path = repo_root().join(".venv/bin/mcp-server-time");
+    assert!(path.exists(), "{} is missing: run tests/setup.sh", path.display());
+    path.display().to_string()
+}
+
+/// A temporary home for config and data; dropped with the test.
+pub struct Home {
+    dir: tempfile::TempDir,
+}
+
+impl Home {
+    pub fn new() -> Home {
+        Home { dir: tempfile::tempdir().expect("temp dir") }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn config_path(&self) -> PathBuf {
+        self.dir.path().join("config.toml")
+    }
+
+    pub fn write_config(&self, text: &str) {
+        std::fs::write(self.config_path(), text).expect("write config");
+    }
+
+    /// `capabilities ARGS…` with this home.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_capabilities"));
+        cmd.args(args)
+            .env("CAPABILITIES_HOME", self.dir.path())
+            .env_remove("CAPABILITIES_CONFIG")
+            .env_remove("CAPABILITIES_LOG")
+            .env("NO_COLOR", "1");
+        cmd
+    }
+
+    pub fn run(&self, args: &[&str]) -> Run {
+        let output = self.command(args).output().expect("run capabilities");
+        Run::from(output)
+    }
+}
+
+/// What one run of the binary printed.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl From<Output> for Run {
+    fn from(output: Output) -> Run {
+        Run {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+}
+
+impl Run {
+    /// Panics with both streams unless the run succeeded.
+    pub fn ok(self) -> Run {
+        assert_eq!(self.code, 0, "expected success\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        self
+    }
+
+    /// Panics unless the run failed with exit code 1; returns it for assertions on stderr.
+    pub fn fails(self) -> Run {
+        assert_eq!(self.code, 1, "expected exit 1\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        self
+    }
+}
