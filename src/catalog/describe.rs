@@ -342,3 +342,280 @@ fn thousands(n: usize) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::fixtures::{definitions, fixture_dir, load_all};
+    use crate::catalog::tool::{UpstreamTool, build_namespace};
+    use serde_json::json;
+
+    fn fixtures() -> Vec<ToolDefinition> {
+        definitions(&load_all(&fixture_dir()).unwrap_or_default())
+    }
+
+    fn targets(list: &[&str]) -> Vec<String> {
+        list.iter().map(|t| t.to_string()).collect()
+    }
+
+    fn parses(text: &str) {
+        let allocator = oxc_allocator::Allocator::default();
+        let parsed =
+            oxc_parser::Parser::new(&allocator, text, oxc_span::SourceType::d_ts()).parse();
+        let errors: Vec<String> = parsed.diagnostics.errors().map(|e| e.to_string()).collect();
+        assert!(
+            errors.is_empty() && !parsed.panicked,
+            "{errors:?}\n---\n{text}"
+        );
+    }
+
+    /// A small `github` namespace with an output type that has a nested, named part.
+    fn github() -> Vec<ToolDefinition> {
+        let issue = json!({
+            "title": "Issue",
+            "type": "object",
+            "properties": {
+                "number": {"type": "integer"},
+                "user": {"type": "object", "properties": {
+                    "login": {"type": "string"},
+                    "address": {"type": "object", "properties": {"city": {"type": "string"}}}
+                }}
+            },
+            "required": ["number"]
+        });
+        let tool =
+            |name: &str, description: &str, output: Option<serde_json::Value>| UpstreamTool {
+                name: name.into(),
+                title: None,
+                description: Some(description.into()),
+                input_schema: json!({"type": "object", "properties": {
+                "owner": {"type": "string", "description": "Who owns the repository."},
+                "repo": {"type": "string"}
+            }, "required": ["owner", "repo"]}),
+                output_schema: output,
+                annotations: Default::default(),
+            };
+        build_namespace(
+            "github",
+            vec![
+                tool(
+                    "createIssue",
+                    "Create an issue in a repository.",
+                    Some(issue.clone()),
+                ),
+                tool("get_issue", "Get one issue.", Some(issue)),
+                tool("listRepos", "List repositories.", None),
+            ],
+        )
+    }
+
+    #[test]
+    fn target_count_is_checked() {
+        let tools = github();
+        assert_eq!(describe(&tools, &[], 2_500), Err(DescribeError::NoTargets));
+        let many = vec!["github".to_string(); MAX_TARGETS + 1];
+        let err = describe(&tools, &many, 2_500).unwrap_err();
+        assert_eq!(err, DescribeError::TooManyTargets(11));
+        assert!(err.to_string().contains("at most 10"), "{err}");
+        assert!(describe(&tools, &vec!["github".to_string(); MAX_TARGETS], 2_500).is_ok());
+    }
+
+    #[test]
+    fn unknown_targets_name_the_closest_addresses() {
+        let tools = github();
+        let err = describe(
+            &tools,
+            &targets(&["githb.createIsue", "github.listRepos", "nothing"]),
+            2_500,
+        )
+        .unwrap_err();
+        let DescribeError::UnknownTargets(unknown) = &err else {
+            panic!("{err:?}");
+        };
+        assert_eq!(unknown.len(), 2);
+        assert_eq!(unknown[0].target, "githb.createIsue");
+        assert_eq!(
+            unknown[0].closest.first().map(String::as_str),
+            Some("github.createIssue")
+        );
+        assert_eq!(unknown[1].target, "nothing");
+        let message = err.to_string();
+        assert!(
+            message.contains("unknown target `githb.createIsue`; closest: github.createIssue"),
+            "{message}"
+        );
+        assert!(message.contains("search finds addresses"), "{message}");
+        // A misspelt namespace still finds the tool by its own name.
+        let err = describe(&tools, &targets(&["gitlab.getIssue"]), 2_500).unwrap_err();
+        assert!(err.to_string().contains("github.getIssue"), "{err}");
+        // Types of the namespace are suggested too.
+        let err = describe(&tools, &targets(&["github.Isue"]), 2_500).unwrap_err();
+        assert!(err.to_string().contains("github.Issue"), "{err}");
+    }
+
+    #[test]
+    fn an_address_brings_the_types_it_needs() {
+        let text =
+            describe(&github(), &targets(&["github.createIssue"]), 2_500).unwrap_or_default();
+        assert_eq!(
+            text,
+            "declare const github: {
+\t/** Create an issue in a repository. */
+\tcreateIssue(input: {
+\t\t/** Who owns the repository. */
+\t\towner: string;
+\t\trepo: string;
+\t}, options?: CallOptions): Promise<github.Issue>;
+};
+declare namespace github {
+\tinterface Issue {
+\t\tnumber: number;
+\t\tuser?: {
+\t\t\tlogin?: string;
+\t\t\taddress?: IssueUserAddress;
+\t\t};
+\t}
+\tinterface IssueUserAddress {
+\t\tcity?: string;
+\t}
+}"
+        );
+        parses(&text);
+    }
+
+    #[test]
+    fn types_upstream_names_and_repeats_resolve() {
+        let tools = github();
+        let text = describe(
+            &tools,
+            &targets(&[
+                " github.IssueUserAddress ",
+                "github.get_issue",
+                "github.getIssue",
+            ]),
+            2_500,
+        )
+        .unwrap_or_default();
+        assert_eq!(text.matches("getIssue(").count(), 1, "{text}");
+        assert!(text.contains("interface IssueUserAddress"), "{text}");
+        assert!(text.contains("interface Issue {"), "{text}");
+        assert!(!text.contains("createIssue"), "{text}");
+        parses(&text);
+    }
+
+    #[test]
+    fn what_does_not_fit_is_named_for_a_follow_up() {
+        let tools = github();
+        let full = describe(&tools, &targets(&["github"]), 2_500).unwrap_or_default();
+        assert!(!full.contains("Not shown"), "{full}");
+        let budget = tokens::count(&full) - 20;
+        let text = describe(&tools, &targets(&["github"]), budget).unwrap_or_default();
+        assert!(
+            tokens::count(&text) <= budget,
+            "{} > {budget}\n{text}",
+            tokens::count(&text)
+        );
+        // The return type is the last thing requested, so it is what gives way; the type only
+        // it needs is not listed, since describing `github.Issue` brings it along.
+        assert!(
+            text.ends_with(&format!(
+                "// Not shown within the {budget}-token budget: github.Issue — describe them by name."
+            )),
+            "{text}"
+        );
+        parses(&text);
+    }
+
+    #[test]
+    fn the_first_item_shows_even_over_a_tiny_budget() {
+        let text = describe(
+            &github(),
+            &targets(&["github.createIssue", "github.listRepos"]),
+            10,
+        )
+        .unwrap_or_default();
+        assert!(
+            text.contains("createIssue(input: {\n\t\towner: string;"),
+            "{text}"
+        );
+        // Field docs are the first thing to go.
+        assert!(!text.contains("Who owns"), "{text}");
+        assert!(
+            text.ends_with("// Not shown within the 10-token budget: github.listRepos, github.Issue — describe them by name."),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn namespaces_come_in_target_order() {
+        let mut tools = github();
+        tools.extend(build_namespace(
+            "slack",
+            vec![UpstreamTool {
+                name: "post_message".into(),
+                title: None,
+                description: Some("Post a message.".into()),
+                input_schema: json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+                output_schema: None,
+                annotations: Default::default(),
+            }],
+        ));
+        let text = describe(
+            &tools,
+            &targets(&["slack.postMessage", "github.listRepos"]),
+            2_500,
+        )
+        .unwrap_or_default();
+        let slack = text.find("declare const slack").unwrap_or(usize::MAX);
+        let github = text.find("declare const github").unwrap_or(0);
+        assert!(slack < github, "{text}");
+        parses(&text);
+    }
+
+    #[test]
+    fn thousands_separators() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(2_500), "2,500");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+
+    /// Every recorded namespace described whole, at the default budget: valid TypeScript that
+    /// stays within the budget.
+    #[test]
+    fn fixture_namespaces_describe_within_budget() {
+        let tools = fixtures();
+        let mut namespaces: Vec<&str> = tools.iter().map(|t| t.namespace.as_str()).collect();
+        namespaces.dedup();
+        assert!(!namespaces.is_empty());
+        for namespace in namespaces {
+            let text = describe(&tools, &[namespace.to_string()], DEFAULT_BUDGET_TOKENS)
+                .unwrap_or_default();
+            assert!(
+                tokens::count(&text) <= DEFAULT_BUDGET_TOKENS,
+                "{namespace}: {}",
+                tokens::count(&text)
+            );
+            parses(&text);
+        }
+    }
+
+    #[test]
+    fn fixture_describe_snapshots() {
+        let tools = fixtures();
+        let cases: [&[&str]; 3] = [
+            &["github"],
+            &[
+                "everything.getStructuredContent",
+                "fs.readMediaFile",
+                "everything.echo",
+            ],
+            &["notion.aPICreateAComment", "firecrawl.firecrawlScrape"],
+        ];
+        for case in cases {
+            let text = describe(&tools, &targets(case), DEFAULT_BUDGET_TOKENS)
+                .unwrap_or_else(|e| e.to_string());
+            insta::assert_snapshot!(format!("describe_{}", case.join("+")), text);
+        }
+    }
+}

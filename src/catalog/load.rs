@@ -52,13 +52,14 @@ pub async fn load(settings: &Settings, cache: &ListingCache, refresh: bool, secr
                     None => (Vec::new(), Origin::Unavailable { error: "was not listed".into() }),
                 }
             };
-            namespace(source, tools, origin)
+            namespace_for(source, tools, origin)
         })
         .collect();
     Catalog { namespaces }
 }
 
-fn namespace(source: &SourceSettings, tools: Vec<super::ToolDefinition>, origin: Origin) -> Namespace {
+/// A namespace for `source` with these tools.
+pub fn namespace_for(source: &SourceSettings, tools: Vec<super::ToolDefinition>, origin: Origin) -> Namespace {
     let named_connections = !(source.connections.len() == 1 && source.connections[0].name == IMPLICIT_CONNECTION);
     Namespace {
         name: source.name.clone(),

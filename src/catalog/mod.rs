@@ -7,6 +7,7 @@ pub mod address;
 pub mod cache;
 pub mod describe;
 pub mod fixtures;
+pub mod live;
 pub mod load;
 pub mod results;
 pub mod search;
@@ -28,6 +29,8 @@ pub enum Origin {
     Stale { fetched_at: SystemTime, error: String },
     /// No tools: the server could not be reached and nothing is cached.
     Unavailable { error: String },
+    /// The server is still starting and nothing fresh is cached yet.
+    Connecting,
     /// `enabled = false` in the config.
     Disabled,
 }

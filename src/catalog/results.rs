@@ -153,6 +153,9 @@ fn availability_notes(catalog: &Catalog, only: Option<&str>) -> String {
             Origin::Stale { error, .. } => {
                 let _ = writeln!(out, "`{}` did not answer ({error}); its tools are from an older listing.", namespace.name);
             }
+            Origin::Connecting => {
+                let _ = writeln!(out, "Not searched yet: `{}` is still connecting; search again in a moment.", namespace.name);
+            }
             Origin::Live | Origin::Cached { .. } | Origin::Disabled => {}
         }
     }

@@ -10,11 +10,12 @@ use serde_json::Value;
 
 use super::tool::ToolDefinition;
 
-/// The fields of a tool document. Each has its own weight and length normalisation.
+/// The fields of a tool document. Each has its own weight and length normalisation; the
+/// discriminant is the field's slot in per-field arrays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Field {
     /// Words of the upstream tool name (`create_issue`, `getSum`, `API-post-search`).
-    Name,
+    Name = 0,
     /// The namespace as a word, so "github" finds the tools of the `github` source.
     Namespace,
     Title,
@@ -27,7 +28,7 @@ enum Field {
 
 const FIELDS: usize = 6;
 
-/// Per-field weight and BM25 `b`. Names and titles are short and say what the tool does, so they
+/// Per-field weight and BM25 `b`, in slot order. Names and titles are short and say what the tool does, so they
 /// weigh most; parameter descriptions are long and often generic ("the page number"), so least.
 const FIELD_PARAMS: [(Field, f64, f64); FIELDS] = [
     (Field::Name, 3.0, 0.4),
@@ -123,16 +124,6 @@ pub enum Ranking {
     Ranked(Vec<Hit>),
 }
 
-impl Ranking {
-    /// The ranked hits; none when the query had no terms.
-    pub fn hits(&self) -> &[Hit] {
-        match self {
-            Ranking::NoTerms => &[],
-            Ranking::Ranked(hits) => hits,
-        }
-    }
-}
-
 /// How often one term occurs in each field of one document.
 #[derive(Debug, Clone, Copy)]
 struct Posting {
@@ -146,7 +137,73 @@ struct NamespaceIndex {
     addresses: Vec<String>,
     /// Token count per field, per document.
     lengths: Vec<[u16; FIELDS]>,
-    postings: HashMap<String, Vec<Posting>>,
+    postings: HashMap<TermId, Vec<Posting>>,
+}
+
+type TermId = u32;
+
+/// Stemmed terms as small integers, with how many documents contain each, over all namespaces.
+/// Ids of terms no document uses any more are reused, so replacing sources forever does not grow
+/// it.
+#[derive(Debug, Default)]
+struct Vocabulary {
+    ids: HashMap<String, TermId>,
+    terms: Vec<String>,
+    doc_freq: Vec<u32>,
+    free: Vec<TermId>,
+}
+
+impl Vocabulary {
+    fn id(&self, term: &str) -> Option<TermId> {
+        self.ids.get(term).copied()
+    }
+
+    fn intern(&mut self, term: &str) -> TermId {
+        if let Some(id) = self.id(term) {
+            return id;
+        }
+        let id = match self.free.pop() {
+            Some(id) => {
+                self.terms[id as usize] = term.to_string();
+                id
+            }
+            None => {
+                // More distinct words than u32 ids cannot fit in memory first.
+                let id = TermId::try_from(self.terms.len()).unwrap_or(TermId::MAX);
+                self.terms.push(term.to_string());
+                self.doc_freq.push(0);
+                id
+            }
+        };
+        self.ids.insert(term.to_string(), id);
+        id
+    }
+
+    fn doc_freq(&self, id: TermId) -> u32 {
+        self.doc_freq.get(id as usize).copied().unwrap_or(0)
+    }
+
+    fn add_docs(&mut self, id: TermId, count: u32) {
+        if let Some(df) = self.doc_freq.get_mut(id as usize) {
+            *df = df.saturating_add(count);
+        }
+    }
+
+    fn remove_docs(&mut self, id: TermId, count: u32) {
+        let Some(df) = self.doc_freq.get_mut(id as usize) else {
+            return;
+        };
+        *df = df.saturating_sub(count);
+        if *df == 0 {
+            let term = std::mem::take(&mut self.terms[id as usize]);
+            self.ids.remove(&term);
+            self.free.push(id);
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.ids.len()
+    }
 }
 
 /// A BM25F index over every namespace's tools, replaced namespace by namespace as sources are
@@ -154,8 +211,7 @@ struct NamespaceIndex {
 /// scores of one query are comparable across namespaces.
 pub struct SearchIndex {
     namespaces: BTreeMap<String, NamespaceIndex>,
-    /// Number of documents containing each term, over all namespaces.
-    doc_freq: HashMap<String, u32>,
+    vocabulary: Vocabulary,
     field_length_totals: [u64; FIELDS],
     doc_count: u64,
     stemmer: Stemmer,
@@ -172,7 +228,7 @@ impl std::fmt::Debug for SearchIndex {
         f.debug_struct("SearchIndex")
             .field("namespaces", &self.namespaces.len())
             .field("documents", &self.doc_count)
-            .field("terms", &self.doc_freq.len())
+            .field("terms", &self.vocabulary.len())
             .finish()
     }
 }
@@ -181,7 +237,7 @@ impl SearchIndex {
     pub fn new() -> Self {
         Self {
             namespaces: BTreeMap::new(),
-            doc_freq: HashMap::new(),
+            vocabulary: Vocabulary::default(),
             field_length_totals: [0; FIELDS],
             doc_count: 0,
             stemmer: Stemmer::create(Algorithm::English),
@@ -202,11 +258,15 @@ impl SearchIndex {
     pub fn set_namespace(&mut self, namespace: &str, tools: &[ToolDefinition]) {
         self.remove_namespace(namespace);
         let mut index = NamespaceIndex::default();
-        // Stemming dominates build time and tool texts repeat words a lot, so stems are memoised
-        // per build.
-        let mut stems: HashMap<String, String> = HashMap::new();
-        let mut doc_terms: HashMap<String, [u16; FIELDS]> = HashMap::new();
-        let namespace_text = namespace.to_string();
+        // Stemming and hashing strings dominate build time, and tool texts repeat words a lot, so
+        // each distinct word is stemmed and interned once per build.
+        let mut word_ids: HashMap<String, TermId> = HashMap::new();
+        // The current document's terms, found through `slots` (by term id: which document last
+        // saw the term, and where in `doc_terms` it is) rather than through a per-token hash.
+        let mut doc_terms: Vec<(TermId, [u16; FIELDS])> = Vec::new();
+        let mut slots: Vec<(u32, u32)> = Vec::new();
+        let vocabulary = &mut self.vocabulary;
+        let stemmer = &self.stemmer;
         for (doc, tool) in tools.iter().enumerate() {
             let Ok(doc_id) = u32::try_from(doc) else {
                 break;
@@ -214,22 +274,36 @@ impl SearchIndex {
             doc_terms.clear();
             let mut lengths = [0u16; FIELDS];
             let mut add = |field: Field, text: &str| {
-                let slot = field_slot(field);
+                let slot = field as usize;
                 for_each_token(text, |word| {
                     if is_stop_word(word) {
                         return;
                     }
-                    let stem = stems
-                        .entry(word.to_string())
-                        .or_insert_with(|| self.stemmer.stem(word).into_owned())
-                        .clone();
-                    let tf = doc_terms.entry(stem).or_insert([0; FIELDS]);
-                    tf[slot] = tf[slot].saturating_add(1);
+                    let id = match word_ids.get(word) {
+                        Some(id) => *id,
+                        None => {
+                            let id = vocabulary.intern(&stemmer.stem(word));
+                            word_ids.insert(word.to_string(), id);
+                            id
+                        }
+                    };
+                    let i = id as usize;
+                    if slots.len() <= i {
+                        slots.resize(i + 1, (u32::MAX, 0));
+                    }
+                    if slots[i].0 != doc_id {
+                        let at = u32::try_from(doc_terms.len()).unwrap_or(u32::MAX);
+                        slots[i] = (doc_id, at);
+                        doc_terms.push((id, [0; FIELDS]));
+                    }
+                    if let Some((_, tf)) = doc_terms.get_mut(slots[i].1 as usize) {
+                        tf[slot] = tf[slot].saturating_add(1);
+                    }
                     lengths[slot] = lengths[slot].saturating_add(1);
                 });
             };
             add(Field::Name, &tool.upstream_name);
-            add(Field::Namespace, &namespace_text);
+            add(Field::Namespace, namespace);
             if let Some(title) = tool.title.as_deref() {
                 add(Field::Title, title);
             }
@@ -240,11 +314,11 @@ impl SearchIndex {
                     add(Field::ParamDescriptions, description);
                 }
             });
-            for (term, tf) in doc_terms.drain() {
-                *self.doc_freq.entry(term.clone()).or_insert(0) += 1;
+            for &(id, tf) in &doc_terms {
+                vocabulary.add_docs(id, 1);
                 index
                     .postings
-                    .entry(term)
+                    .entry(id)
                     .or_default()
                     .push(Posting { doc: doc_id, tf });
             }
@@ -265,14 +339,9 @@ impl SearchIndex {
         let Some(index) = self.namespaces.remove(namespace) else {
             return;
         };
-        for (term, postings) in &index.postings {
+        for (&id, postings) in &index.postings {
             let count = u32::try_from(postings.len()).unwrap_or(u32::MAX);
-            if let Some(df) = self.doc_freq.get_mut(term) {
-                *df = df.saturating_sub(count);
-                if *df == 0 {
-                    self.doc_freq.remove(term);
-                }
-            }
+            self.vocabulary.remove_docs(id, count);
         }
         for lengths in &index.lengths {
             for (total, len) in self.field_length_totals.iter_mut().zip(lengths) {
@@ -289,9 +358,13 @@ impl SearchIndex {
             return Ranking::NoTerms;
         }
         let averages = self.average_field_lengths();
-        let weighted: Vec<(&str, f64)> = terms
+        // Words no tool uses can match nothing; they still make the query non-empty.
+        let weighted: Vec<(TermId, f64)> = terms
             .iter()
-            .map(|(t, w)| (t.as_str(), w * self.idf(t)))
+            .filter_map(|(term, weight)| {
+                let id = self.vocabulary.id(term)?;
+                Some((id, weight * self.idf(id)))
+            })
             .collect();
         let mut hits = Vec::new();
         let scope: Box<dyn Iterator<Item = &NamespaceIndex>> = match namespace {
@@ -333,9 +406,9 @@ impl SearchIndex {
     }
 
     /// Robertson–Spärck Jones IDF, floored at zero by the `1 +` so common words never subtract.
-    fn idf(&self, term: &str) -> f64 {
+    fn idf(&self, term: TermId) -> f64 {
         let n = self.doc_count as f64;
-        let df = f64::from(self.doc_freq.get(term).copied().unwrap_or(0));
+        let df = f64::from(self.vocabulary.doc_freq(term));
         (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
     }
 
@@ -349,7 +422,7 @@ impl SearchIndex {
 /// Adds the BM25F score of every document of `index` matching at least one term to `hits`.
 fn score_namespace(
     index: &NamespaceIndex,
-    terms: &[(&str, f64)],
+    terms: &[(TermId, f64)],
     averages: &[f64; FIELDS],
     hits: &mut Vec<Hit>,
 ) {
@@ -357,7 +430,7 @@ fn score_namespace(
     let mut scores = vec![0.0f64; index.addresses.len()];
     let mut any = false;
     for (term, idf) in terms {
-        let Some(postings) = index.postings.get(*term) else {
+        let Some(postings) = index.postings.get(term) else {
             continue;
         };
         any = true;
@@ -399,13 +472,6 @@ fn push_unique(terms: &mut Vec<String>, term: String) {
     }
 }
 
-fn field_slot(field: Field) -> usize {
-    FIELD_PARAMS
-        .iter()
-        .position(|(f, _, _)| *f == field)
-        .unwrap_or(0)
-}
-
 fn is_stop_word(word: &str) -> bool {
     STOP_WORDS.binary_search(&word).is_ok()
 }
@@ -415,21 +481,25 @@ fn is_stop_word(word: &str) -> bool {
 /// get/file/info and `URLFetch` gives url/fetch. Digits stay with their word (`base64`).
 fn for_each_token(text: &str, mut f: impl FnMut(&str)) {
     let mut word = String::new();
-    let chars: Vec<char> = text.chars().collect();
-    for (i, &ch) in chars.iter().enumerate() {
+    let mut prev = ' ';
+    let mut chars = text.chars().peekable();
+    while let Some(ch) = chars.next() {
         if !ch.is_alphanumeric() {
             flush(&mut word, &mut f);
-            continue;
-        }
-        if ch.is_uppercase() && !word.is_empty() {
-            let prev = chars[i - 1];
-            let next_lower = chars.get(i + 1).is_some_and(|c| c.is_lowercase());
-            // camelCase boundary, or the last capital of an acronym followed by a new word.
-            if prev.is_lowercase() || prev.is_ascii_digit() || (prev.is_uppercase() && next_lower) {
-                flush(&mut word, &mut f);
+        } else {
+            if ch.is_uppercase() && !word.is_empty() {
+                let next_lower = chars.peek().is_some_and(|c| c.is_lowercase());
+                // camelCase boundary, or the last capital of an acronym followed by a new word.
+                if prev.is_lowercase()
+                    || prev.is_ascii_digit()
+                    || (prev.is_uppercase() && next_lower)
+                {
+                    flush(&mut word, &mut f);
+                }
             }
+            word.extend(ch.to_lowercase());
         }
-        word.extend(ch.to_lowercase());
+        prev = ch;
     }
     flush(&mut word, &mut f);
 }
@@ -505,6 +575,16 @@ mod tests {
         let mut out = Vec::new();
         for_each_token(text, |w| out.push(w.to_string()));
         out
+    }
+
+    #[test]
+    fn field_table_is_in_slot_order() {
+        assert!(
+            FIELD_PARAMS
+                .iter()
+                .enumerate()
+                .all(|(i, (field, _, _))| *field as usize == i)
+        );
     }
 
     #[test]
@@ -629,7 +709,10 @@ mod tests {
         index.remove_namespace("one");
         assert_eq!(addresses(&index.search("gamma", None)), Vec::<&str>::new());
         assert_eq!(index.len(), 1);
-        assert!(index.doc_freq.keys().all(|t| t != "gamma"));
+        assert_eq!(index.vocabulary.id("gamma"), None);
+        // "third" is gone too and its id was recycled for nothing else yet.
+        assert_eq!(index.vocabulary.id("third"), None);
+        assert_eq!(index.vocabulary.len(), 3);
     }
 
     #[test]

@@ -17,6 +17,9 @@ use super::tool::ToolDefinition;
 const INLINE_DEPTH: usize = 2;
 /// Nested objects with more fields than this become named interfaces even when shallow.
 const INLINE_FIELDS: usize = 8;
+/// Nested objects whose one-line form would be longer than about this many characters become
+/// named interfaces too.
+const INLINE_WIDTH: usize = 120;
 /// Schemas nested deeper than this render as `unknown`: a guard against hostile input, far
 /// beyond what any real tool schema needs.
 const MAX_NESTING: usize = 64;
@@ -189,8 +192,11 @@ impl NamespaceTypes {
             .zip(outputs)
             .map(|(tool, output)| {
                 let input = builder.input(&tool.input_schema, &pascal(&tool.name));
-                let input_optional =
-                    matches!(&input, Ty::Object(o) if o.fields.iter().all(|f| f.optional));
+                // Without required fields (or without a usable schema) a call needs no argument.
+                let input_optional = match &input {
+                    Ty::Object(object) => object.fields.iter().all(|f| f.optional),
+                    other => *other == Ty::Unknown,
+                };
                 ToolTypes {
                     name: tool.name.clone(),
                     doc: tool_doc(tool, output.is_some()),
@@ -397,7 +403,7 @@ fn tool_doc(tool: &ToolDefinition, has_output: bool) -> Vec<String> {
     }
     if !has_output {
         doc.push(
-            "@returns unknown: the server declares no output schema, so inspect the result before relying on its shape."
+            "@returns unknown (no output schema): inspect the result before relying on its shape."
                 .into(),
         );
     }
@@ -468,12 +474,16 @@ impl Builder {
         if !has_type_info(schema) {
             return None;
         }
-        let mut candidates = Vec::new();
-        if let Some(title) = usable_title(schema) {
-            candidates.push(title);
-        }
+        let title = usable_title(schema);
+        // Tools that return the same titled type share it; an untitled result is named after
+        // its tool, and `readFile` returning `CreateDirectoryResult` would mislead.
+        let key = match &title {
+            Some(_) => format!("output:{schema}"),
+            None => format!("output:{owner}:{schema}"),
+        };
+        let mut candidates: Vec<String> = title.into_iter().collect();
         candidates.push(format!("{owner}Result"));
-        match self.claim(&candidates, format!("output:{schema}")) {
+        match self.claim(&candidates, key) {
             Claim::Existing(name) => Some(name),
             Claim::New(name) => {
                 let mut root = Root {
@@ -600,11 +610,17 @@ impl Builder {
         }
         for key in ["anyOf", "oneOf"] {
             if let Some(Value::Array(branches)) = map.get(key) {
+                // Branches only need telling apart when more than one of them could be named.
+                let objects = branches.iter().filter(|b| is_object_schema(b)).count();
                 let members = branches
                     .iter()
                     .enumerate()
                     .map(|(i, branch)| {
-                        let hint = format!("{hint}Variant{}", i + 1);
+                        let hint = if objects > 1 {
+                            format!("{hint}Variant{}", i + 1)
+                        } else {
+                            hint.to_string()
+                        };
                         self.convert(root, branch, &hint, depth, nesting + 1)
                     })
                     .collect();
@@ -675,7 +691,8 @@ impl Builder {
             .get("properties")
             .and_then(Value::as_object)
             .map_or(0, Map::len);
-        let too_deep = depth >= INLINE_DEPTH || (depth > 0 && fields > INLINE_FIELDS);
+        let too_deep = depth >= INLINE_DEPTH
+            || (depth > 0 && (fields > INLINE_FIELDS || estimated_width(schema, 0) > INLINE_WIDTH));
         if fields == 0 || !too_deep {
             return self.object_body(root, map, hint, depth, nesting);
         }
@@ -813,9 +830,11 @@ impl Builder {
         let Some((target, segment)) = resolve(root.schema, reference) else {
             return Ty::Unknown;
         };
-        let recursive = contains_ref(target, 0);
-        // A small definition that cannot recurse (an enum, a string format) reads better inline.
-        if !recursive && !is_object_schema(target) {
+        // A definition that is no object and cannot reach itself (an enum, a string format, an
+        // alias of another field) reads better inline.
+        if !is_object_schema(target)
+            && !reaches(root.schema, target, reference, &mut HashSet::new(), 0)
+        {
             return self.convert(root, target, hint, depth, nesting + 1);
         }
         let mut candidates = Vec::new();
@@ -827,7 +846,7 @@ impl Builder {
             candidates.extend(usable_title(target));
             candidates.push(format!("{}{}", root.owner, pascal(&segment)));
         }
-        let key = if recursive {
+        let key = if contains_ref(target, 0) {
             // What a definition with references means depends on the document around it.
             format!("ref:{}#{reference}", root.schema)
         } else {
@@ -911,6 +930,77 @@ fn contains_ref(value: &Value, nesting: usize) -> bool {
         Value::Array(items) => items.iter().any(|v| contains_ref(v, nesting + 1)),
         _ => false,
     }
+}
+
+/// Whether following the references inside `schema` leads back to `reference`.
+fn reaches(
+    root: &Value,
+    schema: &Value,
+    reference: &str,
+    visited: &mut HashSet<String>,
+    nesting: usize,
+) -> bool {
+    if nesting > MAX_NESTING {
+        // Too deep to tell: treat as recursive, which only costs a name.
+        return true;
+    }
+    match schema {
+        Value::Object(map) => {
+            if let Some(next) = map.get("$ref").and_then(Value::as_str) {
+                if next == reference {
+                    return true;
+                }
+                if visited.insert(next.to_string())
+                    && let Some((target, _)) = resolve(root, next)
+                    && reaches(root, target, reference, visited, nesting + 1)
+                {
+                    return true;
+                }
+            }
+            map.values()
+                .any(|v| reaches(root, v, reference, visited, nesting + 1))
+        }
+        Value::Array(items) => items
+            .iter()
+            .any(|v| reaches(root, v, reference, visited, nesting + 1)),
+        _ => false,
+    }
+}
+
+/// A rough length of a schema's one-line rendering, so a nested object that would swamp a
+/// signature can be named before it is converted.
+fn estimated_width(schema: &Value, nesting: usize) -> usize {
+    const SHORT: usize = 7;
+    let Some(map) = schema.as_object().filter(|_| nesting <= MAX_NESTING) else {
+        return SHORT;
+    };
+    if map.contains_key("$ref") {
+        return 2 * SHORT;
+    }
+    if let Some(Value::Array(values)) = map.get("enum") {
+        return values.iter().map(|v| v.to_string().len() + 3).sum();
+    }
+    let mut width = 0;
+    if let Some(properties) = map.get("properties").and_then(Value::as_object) {
+        width += 4 + properties
+            .iter()
+            .map(|(name, v)| name.len() + 4 + estimated_width(v, nesting + 1))
+            .sum::<usize>();
+    }
+    for key in ["items", "additionalProperties"] {
+        if let Some(inner) = map.get(key).filter(|v| v.is_object()) {
+            width += 2 + estimated_width(inner, nesting + 1);
+        }
+    }
+    for key in ["anyOf", "oneOf", "allOf", "prefixItems"] {
+        if let Some(Value::Array(branches)) = map.get(key) {
+            width += branches
+                .iter()
+                .map(|b| 3 + estimated_width(b, nesting + 1))
+                .sum::<usize>();
+        }
+    }
+    width.max(SHORT)
 }
 
 fn is_object_schema(schema: &Value) -> bool {
@@ -1766,7 +1856,7 @@ mod tests {
         assert_eq!(
             model.signature("run").as_deref(),
             Some(
-                r#"t.run(input: { owner: User; reviewers?: User2[]; state?: "open" | "closed"; odd?: ABC; remote?: unknown; dangling?: unknown }): Promise<unknown>"#
+                r#"t.run(input: { owner: User; reviewers?: RunUser[]; state?: "open" | "closed"; odd?: ABC; remote?: unknown; dangling?: unknown }): Promise<unknown>"#
             )
         );
         assert_eq!(
@@ -1875,10 +1965,9 @@ mod tests {
             [
                 "alpha <AlphaResult>",
                 "beta <BetaResult>",
-                // Identical schemas share one name.
                 "delta <DeltaResult>",
                 "empty <unknown>",
-                "gamma <DeltaResult>",
+                "gamma <GammaResult>",
                 "junk <unknown>",
                 "other <Report>",
                 "same <SameResult>",
@@ -1947,7 +2036,7 @@ mod tests {
 \t * Adds two numbers.
 \t * @readOnly
 \t * @upstream get-sum
-\t * @returns unknown: the server declares no output schema, so inspect the result before relying on its shape.
+\t * @returns unknown (no output schema): inspect the result before relying on its shape.
 \t */
 \tgetSum(input: {
 \t\t/** First number */
@@ -1968,7 +2057,12 @@ mod tests {
         assert!(!bare.contains("First number") && bare.contains("Adds two numbers."));
         parses(&model.declaration());
 
-        let mut destroy = tool("fs", "remove", json!({}), Some(json!({"type": "object"})));
+        let mut destroy = tool(
+            "fs",
+            "remove",
+            json!({"type": "object"}),
+            Some(json!({"type": "object"})),
+        );
         destroy.annotations.destructive_hint = Some(true);
         destroy.title = Some("Remove a file".into());
         let model = NamespaceTypes::build("fs", [&destroy]);

@@ -46,17 +46,45 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Init(args) => init::run(&paths, &args),
         Command::Completions(args) => completions::run(&args),
-        Command::Source(SourceCommand::Add(args)) => runtime()?.block_on(source::add(&paths, &args)),
-        Command::Source(SourceCommand::List(args)) => runtime()?.block_on(source::list(&paths, &args)),
+        Command::Source(SourceCommand::Add(args)) => run_async(source::add(&paths, &args)),
+        Command::Source(SourceCommand::List(args)) => run_async(source::list(&paths, &args)),
         Command::Source(SourceCommand::Remove(args)) => source::remove(&paths, &args),
-        Command::Source(SourceCommand::Test(args)) => runtime()?.block_on(source::test(&paths, &args)),
-        Command::Search(args) => runtime()?.block_on(search::run(&paths, &args)),
-        Command::Describe(args) => runtime()?.block_on(describe::run(&paths, &args)),
+        Command::Source(SourceCommand::Test(args)) => run_async(source::test(&paths, &args)),
+        Command::Search(args) => run_async(search::run(&paths, &args)),
+        Command::Describe(args) => run_async(describe::run(&paths, &args)),
     }
 }
 
-fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    Ok(tokio::runtime::Builder::new_multi_thread().enable_all().build()?)
+/// Runs an async verb on a fresh runtime. Ctrl-C or SIGTERM ends it at once, taking every
+/// source's child processes (and their children) down with it, and exits 130 or 143 as a shell
+/// expects.
+fn run_async(verb: impl std::future::Future<Output = anyhow::Result<ExitCode>>) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let outcome = runtime.block_on(async {
+        tokio::select! {
+            result = verb => result,
+            signal = shutdown_signal() => {
+                crate::sources::kill_all();
+                Ok(ExitCode::from(128 + signal))
+            }
+        }
+    });
+    // Do not wait for blocked tasks (a hanging upstream read) once the verb has its answer.
+    runtime.shutdown_background();
+    outcome
+}
+
+/// Resolves with the signal number on Ctrl-C (SIGINT) or SIGTERM.
+async fn shutdown_signal() -> u8 {
+    use tokio::signal::unix::{SignalKind, signal};
+    match (signal(SignalKind::interrupt()), signal(SignalKind::terminate())) {
+        (Ok(mut interrupt), Ok(mut terminate)) => tokio::select! {
+            _ = interrupt.recv() => 2,
+            _ = terminate.recv() => 15,
+        },
+        // Without signal handlers, never interrupt: the default disposition still applies.
+        _ => std::future::pending().await,
+    }
 }
 
 /// Loads and validates the config; its errors already name the file, line and fix.

@@ -1,14 +1,40 @@
-//! The QuickJS sandbox that runs `execute` scripts (see DESIGN §4 and the spec's "Inside the
-//! sandbox"). One runtime and context per run; the hub plugs in through [`Bridge`].
+//! The QuickJS sandbox that runs `execute` scripts (DESIGN §4, the spec's "Inside the sandbox").
+//! One runtime and context per run; the hub plugs in through [`Bridge`] and gets an
+//! [`ExecuteEnvelope`] back:
+//!
+//! ```ignore
+//! let envelope = sandbox::run(RunRequest::new(run_id, code, namespaces), bridge).await;
+//! ```
+//!
+//! | file | owns |
+//! |---|---|
+//! | `engine` | one run: runtime, limits, driving the script, the envelope |
+//! | `normalise/` | code shapes, TypeScript blanking, the static unknown-tool check |
+//! | `compile` | source → bytecode outside the sandbox; the prelude, once per process |
+//! | `host` | the Rust functions behind the prelude (tool calls, console, timers, base64) |
+//! | `state` | what a run records while it runs |
+//! | `unwrap` | MCP `CallToolResult` → the value a script sees |
+//! | `alloc` | the metering allocator (memory limit, OOM flag) |
+//! | `bridge`, `request`, `envelope`, `error`, `cancel` | the public types |
 
 mod alloc;
+mod base64;
 pub mod bridge;
+pub mod cancel;
+mod closest;
 mod compile;
+mod engine;
 pub mod envelope;
 pub mod error;
+mod host;
+mod normalise;
 pub mod request;
+mod state;
+mod unwrap;
 
 pub use bridge::{Bridge, BridgeError, CallFailure, CallOutcome, ToolCall};
+pub use cancel::CancelToken;
+pub use engine::{run, run_with_cancel};
 pub use envelope::{CallSummary, EnvelopeError, ExecuteEnvelope, Pending, PendingKind, Status, Truncated};
 pub use error::ErrorCode;
 pub use request::{Namespaces, RunRequest, ToolSpec};

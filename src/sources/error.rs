@@ -3,6 +3,10 @@
 
 use std::time::Duration;
 
+use rmcp::ServiceError;
+use rmcp::service::ClientInitializeError;
+use rmcp::transport::streamable_http_client::StreamableHttpError;
+
 #[derive(Debug, thiserror::Error)]
 pub enum SourceError {
     #[error("there is no source `{name}`; the configured sources are: {known}")]
@@ -68,6 +72,35 @@ pub(crate) fn chain(error: &(dyn std::error::Error + 'static)) -> String {
         next = cause.source();
     }
     out
+}
+
+/// The error under rmcp's handshake wrappers: the transport's own error, or the legacy
+/// fallback's when both handshakes failed. Their wrapper text names Rust types, not causes.
+pub(crate) fn handshake_cause(error: &ClientInitializeError) -> &(dyn std::error::Error + 'static) {
+    match error {
+        ClientInitializeError::TransportError { error, .. } => unwrap_http(error.error.as_ref()),
+        ClientInitializeError::LegacyFallbackFailed { fallback, .. } => handshake_cause(fallback),
+        other => other,
+    }
+}
+
+/// rmcp's HTTP client error keeps reqwest's error as a field, not as its `source()`, so the
+/// chain down to "connection refused" would end there.
+fn unwrap_http<'a>(
+    error: &'a (dyn std::error::Error + 'static),
+) -> &'a (dyn std::error::Error + 'static) {
+    match error.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
+        Some(StreamableHttpError::Client(client)) => client,
+        _ => error,
+    }
+}
+
+/// Like [`handshake_cause`], for an error of a request after the handshake.
+pub(crate) fn request_cause(error: &ServiceError) -> &(dyn std::error::Error + 'static) {
+    match error {
+        ServiceError::TransportSend(error) => unwrap_http(error.error.as_ref()),
+        other => other,
+    }
 }
 
 /// Finds an I/O error anywhere in the chain, to recognise "connection refused" and friends.

@@ -10,7 +10,7 @@ use rmcp::service::ClientInitializeError;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, Transport};
 
-use super::error::{chain, io_kind};
+use super::error::{chain, handshake_cause, io_kind};
 
 /// Builds the transport for `url` with `headers` sent on every request. Header errors name the
 /// header, never its value (which may hold a secret).
@@ -57,12 +57,34 @@ pub(crate) fn explain_connect_failure(
             "{url} asks for authorization; give source `{source}` a header such as `Authorization = \"Bearer ${{secret:NAME}}\"` and store the token with `capabilities credential set NAME`"
         );
     }
-    let reason = match io_kind(error) {
-        Some(std::io::ErrorKind::ConnectionRefused) => "connection refused".to_string(),
-        Some(std::io::ErrorKind::TimedOut) => "the connection timed out".to_string(),
-        _ => chain(error),
-    };
-    format!(
-        "cannot connect to {url}: {reason}. Check that the server is running and the URL is right; run `capabilities source test {source}` to try again"
-    )
+    let cause = handshake_cause(error);
+    let retry = format!("run `capabilities source test {source}` to try again");
+    match cause.downcast_ref::<reqwest::Error>() {
+        Some(network) if network.is_connect() || network.is_timeout() => {
+            let reason = match io_kind(cause) {
+                Some(std::io::ErrorKind::ConnectionRefused) => "connection refused".to_string(),
+                Some(std::io::ErrorKind::TimedOut) => "the connection timed out".to_string(),
+                // The innermost cause ("failed to lookup address information: …") says it all;
+                // the layers above repeat the URL.
+                _ => innermost(cause),
+            };
+            format!(
+                "cannot connect to {url}: {reason}. Check that the server is running and the URL is right; {retry}"
+            )
+        }
+        Some(_) => format!("the request to {url} failed: {}; {retry}", chain(cause)),
+        // Anything past the network layer means something answered, just not MCP.
+        None => format!(
+            "{url} answered, but not as an MCP server ({}). Check the URL: a Streamable HTTP endpoint usually ends in `/mcp`; {retry}",
+            chain(cause)
+        ),
+    }
+}
+
+fn innermost(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut current = error;
+    while let Some(cause) = current.source() {
+        current = cause;
+    }
+    current.to_string()
 }

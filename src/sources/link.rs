@@ -11,6 +11,7 @@ use rmcp::service::{ClientLifecycleMode, ClientServiceExt, Peer, RoleClient, Run
 use tokio::sync::{broadcast, watch};
 use tokio::task::JoinHandle;
 
+use super::error::{chain, handshake_cause, request_cause};
 use super::handler::{UpstreamHandler, tools_changed};
 use super::resolve::resolve_all;
 use super::status::{SourceEvent, SourceStatus};
@@ -301,7 +302,7 @@ async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), String> {
             {
                 Ok(Ok(running)) => (running, Some(child)),
                 Ok(Err(error)) => {
-                    let error = super::error::chain(&error);
+                    let error = chain(handshake_cause(&error));
                     return Err(child.explain_connect_failure(Some(error), limit).await);
                 }
                 Err(_) => return Err(child.explain_connect_failure(None, limit).await),
@@ -352,7 +353,7 @@ async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), String> {
             Ok(Err(error)) => {
                 return Err(format!(
                     "connected, but listing its tools failed: {}",
-                    super::error::chain(&error)
+                    chain(request_cause(&error))
                 ));
             }
             Err(_) => {

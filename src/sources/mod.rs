@@ -368,7 +368,7 @@ async fn with_timeout<T>(
             request: request.to_string(),
             message: format!(
                 "{}; `capabilities source list` shows whether it is restarting",
-                error::chain(&error)
+                error::chain(error::request_cause(&error))
             ),
         },
         other => SourceError::Upstream {

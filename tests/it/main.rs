@@ -1,9 +1,12 @@
 //! The one integration-test binary: each module drives the real `capabilities` binary or the
 //! library against real peers (server-everything from npm, Python MCP servers from the venv).
 
+mod catalogue;
 mod cli;
 mod common;
 mod generated;
+mod live_catalog;
+mod reaping;
 mod support;
 mod search_quality;
 mod sources;

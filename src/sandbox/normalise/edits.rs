@@ -11,6 +11,8 @@ pub struct Edits {
     /// Offsets whose byte becomes `;` after blanking (so a blanked statement cannot glue the
     /// lines around it together).
     semicolons: Vec<usize>,
+    /// (offset, ASCII text) written over blanked bytes, keeping every position.
+    overwrites: Vec<(usize, &'static str)>,
 }
 
 /// Where the insertions landed in the rewritten text, to undo them when mapping positions.
@@ -33,12 +35,13 @@ impl Edits {
         self.semicolons.push(start as usize);
     }
 
-    pub fn insert(&mut self, at: u32, text: impl Into<String>) {
-        self.inserts.push((at as usize, text.into()));
+    /// Writes `text` over the bytes at `at` (which must be blanked or ASCII already).
+    pub fn overwrite(&mut self, at: u32, text: &'static str) {
+        self.overwrites.push((at as usize, text));
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.blanks.is_empty() && self.inserts.is_empty()
+    pub fn insert(&mut self, at: u32, text: impl Into<String>) {
+        self.inserts.push((at as usize, text.into()));
     }
 
     /// Applies every edit to `source`.
@@ -55,6 +58,11 @@ impl Edits {
         for at in &self.semicolons {
             if let Some(byte) = bytes.get_mut(*at) {
                 *byte = b';';
+            }
+        }
+        for (at, text) in &self.overwrites {
+            if let Some(target) = bytes.get_mut(*at..*at + text.len()) {
+                target.copy_from_slice(text.as_bytes());
             }
         }
         // Blanking may split a multi-byte character; such bytes are all inside blanked ranges,

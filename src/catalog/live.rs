@@ -1,0 +1,156 @@
+//! A catalogue that follows its sources while a process runs (the hub): it starts from the
+//! cached listings, lists a source again when it becomes ready with an old or missing listing,
+//! after a restart, and whenever the upstream says `notifications/tools/list_changed`, and keeps
+//! the search index and the on-disk cache in step.
+
+use std::collections::HashSet;
+use std::sync::{Arc, RwLock};
+
+use tokio::sync::broadcast::error::RecvError;
+
+use super::cache::{CachedListing, ListingCache};
+use super::load::namespace_for;
+use super::search::SearchIndex;
+use super::tool::build_namespace;
+use super::{Catalog, Origin};
+use crate::config::Settings;
+use crate::sources::{SourceEvent, SourceStatus, Sources};
+
+/// The catalogue and its index, replaced namespace by namespace.
+pub struct LiveCatalog {
+    state: RwLock<State>,
+    sources: Arc<Sources>,
+    settings: Settings,
+    cache: ListingCache,
+}
+
+struct State {
+    catalog: Catalog,
+    index: SearchIndex,
+    /// Sources listed live since this process started.
+    listed: HashSet<String>,
+}
+
+impl LiveCatalog {
+    /// Builds the catalogue from the cache and starts following `sources`. Call inside a tokio
+    /// runtime; the follower task ends when the sources shut down.
+    pub fn start(settings: Settings, cache: ListingCache, sources: Arc<Sources>) -> Arc<LiveCatalog> {
+        let mut index = SearchIndex::new();
+        let namespaces = settings
+            .sources
+            .iter()
+            .map(|source| {
+                let (tools, origin) = match (source.enabled, cache.read(&source.name)) {
+                    (false, _) => (Vec::new(), Origin::Disabled),
+                    (true, Some(listing)) if listing.is_fresh_for(source) => {
+                        let fetched_at = listing.fetched_at();
+                        (listing.tools, Origin::Cached { fetched_at })
+                    }
+                    (true, _) => (Vec::new(), Origin::Connecting),
+                };
+                index.set_namespace(&source.name, &tools);
+                namespace_for(source, tools, origin)
+            })
+            .collect();
+        // Subscribe before looking at statuses so no change falls in between.
+        let events = sources.subscribe();
+        let live = Arc::new(LiveCatalog {
+            state: RwLock::new(State { catalog: Catalog { namespaces }, index, listed: HashSet::new() }),
+            sources,
+            settings,
+            cache,
+        });
+        tokio::spawn(follow(live.clone(), events));
+        live
+    }
+
+    /// Runs `f` over the current catalogue and index.
+    pub fn read<T>(&self, f: impl FnOnce(&Catalog, &SearchIndex) -> T) -> T {
+        let state = self.state.read().unwrap_or_else(|p| p.into_inner());
+        f(&state.catalog, &state.index)
+    }
+
+    pub fn sources(&self) -> &Arc<Sources> {
+        &self.sources
+    }
+
+    /// Lists one source now and replaces its namespace; on failure keeps what it had, marked
+    /// stale, with the error.
+    pub async fn relist(&self, name: &str) {
+        let Some(source) = self.settings.source(name) else { return };
+        let listed = self.sources.list_tools(name).await;
+        let mut state = self.state.write().unwrap_or_else(|p| p.into_inner());
+        let State { catalog, index, listed: listed_names } = &mut *state;
+        let Some(namespace) = catalog.namespaces.iter_mut().find(|n| n.name == name) else { return };
+        match listed {
+            Ok(tools) => {
+                let tools = build_namespace(name, tools);
+                if let Err(e) = self.cache.write(name, &CachedListing::new(source, tools.clone())) {
+                    tracing::warn!("cannot cache the tools of `{name}`: {e:#}");
+                }
+                index.set_namespace(name, &tools);
+                namespace.tools = tools;
+                namespace.origin = Origin::Live;
+                listed_names.insert(name.to_string());
+            }
+            Err(error) => {
+                tracing::warn!("cannot list the tools of `{name}`: {error}");
+                namespace.origin = match self.cache.read(name) {
+                    Some(old) if !namespace.tools.is_empty() => Origin::Stale { fetched_at: old.fetched_at(), error: error.to_string() },
+                    _ => Origin::Unavailable { error: error.to_string() },
+                };
+            }
+        }
+    }
+
+    fn mark_failed(&self, name: &str, error: &str) {
+        let mut state = self.state.write().unwrap_or_else(|p| p.into_inner());
+        let cache = &self.cache;
+        if let Some(namespace) = state.catalog.namespaces.iter_mut().find(|n| n.name == name) {
+            namespace.origin = match cache.read(name) {
+                Some(old) if !namespace.tools.is_empty() => Origin::Stale { fetched_at: old.fetched_at(), error: error.to_string() },
+                _ => Origin::Unavailable { error: error.to_string() },
+            };
+        }
+    }
+
+    /// True when the namespace should be listed on becoming ready: never listed by this process
+    /// and its cached listing is not fresh, or it was listed before (so this is a restart).
+    fn needs_listing(&self, name: &str) -> bool {
+        let state = self.state.read().unwrap_or_else(|p| p.into_inner());
+        if state.listed.contains(name) {
+            return true;
+        }
+        !matches!(state.catalog.namespace(name).map(|n| &n.origin), Some(Origin::Cached { .. }))
+    }
+}
+
+async fn follow(live: Arc<LiveCatalog>, mut events: tokio::sync::broadcast::Receiver<SourceEvent>) {
+    // Sources that settled before we subscribed.
+    for (name, status) in live.sources.statuses() {
+        settle(&live, &name, &status).await;
+    }
+    loop {
+        match events.recv().await {
+            Ok(SourceEvent::ToolsChanged { source }) => live.relist(&source).await,
+            Ok(SourceEvent::StatusChanged { source, status }) => settle(&live, &source, &status).await,
+            // Missed events: re-list everything that is ready so nothing stays stale.
+            Err(RecvError::Lagged(_)) => {
+                for (name, status) in live.sources.statuses() {
+                    if status.is_ready() {
+                        live.relist(&name).await;
+                    }
+                }
+            }
+            Err(RecvError::Closed) => break,
+        }
+    }
+}
+
+async fn settle(live: &LiveCatalog, name: &str, status: &SourceStatus) {
+    match status {
+        SourceStatus::Ready { .. } if live.needs_listing(name) => live.relist(name).await,
+        SourceStatus::Failed { error } | SourceStatus::Restarting { last_error: error, .. } => live.mark_failed(name, error),
+        _ => {}
+    }
+}

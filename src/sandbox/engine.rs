@@ -1,0 +1,472 @@
+//! One run from code to envelope: normalise, compile to bytecode, build a fresh QuickJS runtime
+//! (metered memory, stack limit, deadline interrupt, no `Eval`), install the prelude, run the
+//! script on the blocking pool with an outer timeout, and turn what happened into the envelope.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use rquickjs::context::intrinsic::{DOMException, Date, Json, MapSet, Promise as PromiseIntrinsic, Proxy, RegExp, TypedArrays};
+use rquickjs::{Array, AsyncContext, AsyncRuntime, CatchResultExt, CaughtError, Ctx, Function, Module, Object, Promise, Value};
+use serde::Deserialize;
+use tokio::runtime::Handle;
+
+use super::alloc::{MemoryMeter, MeteredAllocator};
+use super::bridge::Bridge;
+use super::cancel::CancelToken;
+use super::compile::{SCRIPT_NAME, compile_module, position_in_stack, prelude_bytecode};
+use super::envelope::{EnvelopeError, ExecuteEnvelope, PendingKind, Status, Truncated};
+use super::error::ErrorCode;
+use super::host::{self, HostEnv};
+use super::normalise::{Normalised, normalise};
+use super::request::RunRequest;
+use super::state::Shared;
+
+/// Stack for the thread that parses user code: oxc's parser is recursive and has no depth
+/// limit, so deeply nested code must not be able to overflow a normal 2 MiB stack.
+const PARSER_STACK: usize = 256 << 20;
+/// Memory the host may still use after the script hit its limit, to read the error.
+const HOST_HEADROOM: usize = 4 << 20;
+
+/// Runs one script and returns its envelope. Never panics on script input; dropping the future
+/// cancels the run.
+pub async fn run(request: RunRequest, bridge: Arc<dyn Bridge>) -> ExecuteEnvelope {
+    run_with_cancel(request, bridge, CancelToken::new()).await
+}
+
+/// [`run`] with a token that cancels it from elsewhere.
+pub async fn run_with_cancel(request: RunRequest, bridge: Arc<dyn Bridge>, cancel: CancelToken) -> ExecuteEnvelope {
+    let run_id = request.run_id.clone();
+    if request.code.len() as u64 > request.limits.code_bytes {
+        let message = format!("the code is {} bytes; the limit is {}", request.code.len(), request.limits.code_bytes);
+        return ExecuteEnvelope::rejected(&run_id, EnvelopeError::new(ErrorCode::CodeTooLarge, message), Vec::new());
+    }
+    let deadline = Instant::now() + request.timeout();
+    let io = Handle::current();
+    // The JavaScript runs on the blocking pool so a CPU-bound script never holds a worker
+    // thread that tool I/O needs; bridge futures are spawned back onto `io`.
+    let _cancel_on_drop = CancelOnDrop(cancel.clone());
+    let task = tokio::task::spawn_blocking(move || {
+        let normalised = match parse_on_big_stack(&request) {
+            Ok(normalised) => normalised,
+            Err(error) => return ExecuteEnvelope::rejected(&request.run_id, error, Vec::new()),
+        };
+        let inner = io.clone();
+        inner.block_on(execute(request, bridge, normalised, deadline, cancel, io))
+    });
+    match task.await {
+        Ok(envelope) => envelope,
+        Err(join) => ExecuteEnvelope::rejected(
+            &run_id,
+            EnvelopeError::new(ErrorCode::Internal, format!("the sandbox thread failed: {join}")),
+            Vec::new(),
+        ),
+    }
+}
+
+struct CancelOnDrop(CancelToken);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
+fn parse_on_big_stack(request: &RunRequest) -> Result<Normalised, EnvelopeError> {
+    std::thread::scope(|scope| {
+        let parser = std::thread::Builder::new()
+            .name("sandbox-parse".into())
+            .stack_size(PARSER_STACK)
+            .spawn_scoped(scope, || normalise(&request.code, &request.namespaces));
+        match parser {
+            Ok(handle) => handle.join().unwrap_or_else(|_| {
+                Err(EnvelopeError::new(ErrorCode::Internal, "the parser failed on this code"))
+            }),
+            Err(e) => Err(EnvelopeError::new(ErrorCode::Internal, format!("cannot start the parser thread: {e}"))),
+        }
+    })
+}
+
+/// What the script did, as owned data (nothing here may borrow the JS runtime).
+enum Outcome {
+    /// The JSON of the return value.
+    Returned(String),
+    /// The return value would not fit the budget: its size so far and a prefix.
+    TooLarge { size: usize, prefix: String },
+    /// The return value is not JSON.
+    NotJson(String),
+    Threw(Thrown),
+    /// An exception the prelude could not describe (interrupt, out of memory).
+    Aborted(String),
+    /// Stopped from the host side: fatal limit, suspended calls, cancel.
+    Stopped,
+    TimedOut,
+    Engine(String),
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct Thrown {
+    name: Option<String>,
+    message: String,
+    stack: Option<String>,
+    code: Option<String>,
+    hint: Option<String>,
+}
+
+async fn execute(
+    request: RunRequest,
+    bridge: Arc<dyn Bridge>,
+    normalised: Normalised,
+    deadline: Instant,
+    cancel: CancelToken,
+    io: Handle,
+) -> ExecuteEnvelope {
+    let notices = normalised.notices.clone();
+    // Bytecode is loaded without copying (QuickJS ROM mode), so it must outlive the runtime:
+    // declared first, dropped last.
+    let user_bytecode = match compile_module(SCRIPT_NAME, &normalised.module) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            let (line, column) = normalised.user_position(e.line.unwrap_or(2), e.column.unwrap_or(1));
+            let error = EnvelopeError {
+                code: ErrorCode::SyntaxError,
+                message: format!("{} (line {line}, column {column})", e.message),
+                hint: Some(format!("Fix the code at line {line}, column {column}, and run it again.")),
+            };
+            return ExecuteEnvelope::rejected(&request.run_id, error, notices);
+        }
+    };
+    let prelude = match prelude_bytecode() {
+        Ok(bytes) => bytes,
+        Err(e) => return internal(&request.run_id, format!("the prelude does not compile: {}", e.message), notices),
+    };
+    let shared = Shared::new();
+    let meter = MemoryMeter::new(usize::try_from(request.limits.memory_bytes).unwrap_or(usize::MAX));
+    let runtime = match AsyncRuntime::new_with_alloc(MeteredAllocator::new(meter.clone())) {
+        Ok(runtime) => runtime,
+        Err(e) => return internal(&request.run_id, format!("cannot create a JavaScript runtime: {e}"), notices),
+    };
+    runtime.set_max_stack_size(usize::try_from(request.limits.stack_bytes).unwrap_or(1 << 20)).await;
+    {
+        let shared = shared.clone();
+        let cancel = cancel.clone();
+        runtime
+            .set_interrupt_handler(Some(Box::new(move || {
+                shared.should_stop() || cancel.is_cancelled() || Instant::now() >= deadline
+            })))
+            .await;
+    }
+    {
+        let shared = shared.clone();
+        runtime
+            .set_host_promise_rejection_tracker(Some(Box::new(move |_ctx, _promise, reason, handled| {
+                let mut state = shared.lock();
+                if handled {
+                    state.unhandled_rejections -= 1;
+                } else {
+                    state.unhandled_rejections += 1;
+                    state.last_rejection = Some(describe_reason(&reason));
+                }
+            })))
+            .await;
+    }
+    let context = match AsyncContext::custom::<(Date, RegExp, Json, Proxy, MapSet, TypedArrays, PromiseIntrinsic, DOMException)>(&runtime).await {
+        Ok(context) => context,
+        Err(e) => return internal(&request.run_id, format!("cannot create a JavaScript context: {e}"), notices),
+    };
+    let env = HostEnv {
+        shared: shared.clone(),
+        bridge,
+        namespaces: request.namespaces.clone(),
+        io,
+        max_calls: request.limits.max_calls,
+        log_budget: usize::try_from(request.limits.log_bytes).unwrap_or(usize::MAX),
+    };
+    let budget = request.result_budget();
+    let js = {
+        let request = request.clone();
+        let shared = shared.clone();
+        let meter = meter.clone();
+        let user = user_bytecode.as_slice();
+        context.async_with(async move |ctx| drive(ctx, env, &request, prelude, user, budget, shared, meter).await)
+    };
+    let outcome = tokio::select! {
+        finished = tokio::time::timeout_at(deadline.into(), js) => finished.unwrap_or(Outcome::TimedOut),
+        () = cancel.cancelled() => Outcome::Stopped,
+    };
+    if cancel.is_cancelled() {
+        shared.cancel();
+    }
+    drop(context);
+    drop(runtime);
+    let envelope = envelope(&request, &normalised, outcome, &shared, &meter, deadline);
+    drop(user_bytecode);
+    envelope
+}
+
+#[allow(clippy::too_many_arguments)] // one call site; a struct would only rename these
+async fn drive<'js>(
+    ctx: Ctx<'js>,
+    env: HostEnv,
+    request: &RunRequest,
+    prelude: &'static [u8],
+    user: &[u8],
+    budget: usize,
+    shared: Arc<Shared>,
+    meter: Arc<MemoryMeter>,
+) -> Outcome {
+    // atob/btoa are a separate intrinsic in QuickJS-ng and rquickjs has no marker type for it.
+    // SAFETY: the context is alive and locked for the duration of this call.
+    unsafe { rquickjs::qjs::JS_AddIntrinsicAToB(ctx.as_raw().as_ptr()) };
+    let helpers = match install(&ctx, &env, request, prelude).await {
+        Ok(helpers) => helpers,
+        Err(e) => return Outcome::Engine(format!("the prelude failed to install: {e}")),
+    };
+    let main = match load_user(&ctx, user).await {
+        Ok(main) => main,
+        Err(e) => return classify_error(&ctx, &helpers, e, &meter),
+    };
+    let promise: Promise<'js> = match main.call(()).catch(&ctx) {
+        Ok(promise) => promise,
+        Err(e) => return caught(&ctx, &helpers, e, &meter),
+    };
+    let stop = async {
+        loop {
+            let notified = shared.changed.notified();
+            if shared.must_stop() {
+                return;
+            }
+            notified.await;
+        }
+    };
+    let value = tokio::select! {
+        value = promise.into_future::<Value<'js>>() => value,
+        () = stop => return Outcome::Stopped,
+    };
+    match value.catch(&ctx) {
+        Ok(value) => finish(&ctx, &helpers, value, budget, &meter),
+        Err(e) => caught(&ctx, &helpers, e, &meter),
+    }
+}
+
+struct Helpers<'js> {
+    finish: Function<'js>,
+    describe_error: Function<'js>,
+}
+
+async fn install<'js>(ctx: &Ctx<'js>, env: &HostEnv, request: &RunRequest, prelude: &'static [u8]) -> rquickjs::Result<Helpers<'js>> {
+    // SAFETY: the bytes are our own prelude, compiled by this build of QuickJS.
+    let module = unsafe { Module::load(ctx.clone(), prelude) }?;
+    let (module, evaluated) = module.eval()?;
+    evaluated.into_future::<()>().await?;
+    let install: Function = module.get("default")?;
+    let host = host::build(ctx, env, request)?;
+    let helpers: Object = install.call((host,))?;
+    Ok(Helpers { finish: helpers.get("finish")?, describe_error: helpers.get("describeError")? })
+}
+
+async fn load_user<'js>(ctx: &Ctx<'js>, user: &[u8]) -> rquickjs::Result<Function<'js>> {
+    // SAFETY: the bytes were produced by `compile_module` in this process.
+    let module = unsafe { Module::load(ctx.clone(), user) }?;
+    let (module, evaluated) = module.eval()?;
+    evaluated.into_future::<()>().await?;
+    module.get("default")
+}
+
+fn finish<'js>(ctx: &Ctx<'js>, helpers: &Helpers<'js>, value: Value<'js>, budget: usize, meter: &MemoryMeter) -> Outcome {
+    let pair: Result<Array, _> = helpers.finish.call((value, budget)).catch(ctx);
+    let pair = match pair {
+        Ok(pair) => pair,
+        Err(CaughtError::Exception(e)) if !meter.hit_limit() => return Outcome::NotJson(e.message().unwrap_or_default()),
+        Err(e) => return caught(ctx, helpers, e, meter),
+    };
+    let fits: bool = pair.get(0).unwrap_or(false);
+    let text: String = pair.get(1).unwrap_or_default();
+    if fits && text.len() <= budget {
+        Outcome::Returned(text)
+    } else {
+        let size = text.len();
+        let mut cut = budget.min(text.len()) / 2;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        Outcome::TooLarge { size, prefix: text[..cut].to_string() }
+    }
+}
+
+fn classify_error<'js>(ctx: &Ctx<'js>, helpers: &Helpers<'js>, error: rquickjs::Error, meter: &MemoryMeter) -> Outcome {
+    match error {
+        rquickjs::Error::Exception => caught(ctx, helpers, CaughtError::from_error(ctx, error), meter),
+        other => Outcome::Engine(other.to_string()),
+    }
+}
+
+/// Describes a thrown value through the prelude, unless the run is being torn down (then any
+/// JavaScript would be interrupted again).
+fn caught<'js>(ctx: &Ctx<'js>, helpers: &Helpers<'js>, error: CaughtError<'js>, meter: &MemoryMeter) -> Outcome {
+    if meter.hit_limit() {
+        meter.raise_limit(HOST_HEADROOM);
+    }
+    let value = match error {
+        CaughtError::Exception(e) => e.into_value(),
+        CaughtError::Value(v) => v,
+        CaughtError::Error(e) => return Outcome::Engine(e.to_string()),
+    };
+    let plain = describe_reason(&value);
+    let described: Result<String, _> = helpers.describe_error.call((value,)).catch(ctx);
+    match described.ok().and_then(|json| serde_json::from_str::<Thrown>(&json).ok()) {
+        Some(thrown) => Outcome::Threw(thrown),
+        None => Outcome::Aborted(plain),
+    }
+}
+
+/// A short text for a thrown value without running any JavaScript.
+fn describe_reason(value: &Value<'_>) -> String {
+    if let Some(exception) = value.as_exception() {
+        let name: Option<String> = exception.get("name").ok();
+        let message = exception.message().unwrap_or_default();
+        return match name {
+            Some(name) if !name.is_empty() => format!("{name}: {message}"),
+            _ => message,
+        };
+    }
+    if let Some(text) = value.as_string().and_then(|s| s.to_string().ok()) {
+        return text;
+    }
+    if value.is_null() {
+        return "null".into();
+    }
+    format!("a thrown {}", value.type_name())
+}
+
+fn internal(run_id: &str, message: String, notices: Vec<String>) -> ExecuteEnvelope {
+    ExecuteEnvelope::rejected(run_id, EnvelopeError::new(ErrorCode::Internal, message), notices)
+}
+
+fn envelope(
+    request: &RunRequest,
+    normalised: &Normalised,
+    outcome: Outcome,
+    shared: &Shared,
+    meter: &MemoryMeter,
+    deadline: Instant,
+) -> ExecuteEnvelope {
+    let mut state = shared.lock();
+    let mut out = ExecuteEnvelope::rejected(&request.run_id, EnvelopeError::new(ErrorCode::Internal, ""), normalised.notices.clone());
+    out.error = None;
+    out.calls = state.calls.iter().flatten().cloned().collect();
+    out.logs = std::mem::take(&mut state.logs);
+    out.truncated = Truncated { result: false, logs: state.logs_truncated };
+    let fail = |code: ErrorCode, message: String| Some(EnvelopeError::new(code, message));
+    let timed_out = Instant::now() >= deadline;
+    let timeout_message = || format!("the run exceeded its {} s time limit", request.timeout().as_secs_f64());
+
+    // Host-side reasons first: they explain whatever the script saw afterwards.
+    if state.cancelled {
+        out.status = Status::Cancelled;
+        out.error = fail(ErrorCode::Cancelled, "the run was cancelled".into());
+        return out;
+    }
+    if let Some(fatal) = state.fatal.clone() {
+        out.status = Status::Failed;
+        out.error = Some(fatal);
+        return out;
+    }
+    if !state.pending.is_empty() && matches!(outcome, Outcome::Stopped) {
+        out.pending = std::mem::take(&mut state.pending);
+        let approval = out.pending.iter().any(|p| p.kind == PendingKind::Approval);
+        out.status = if approval { Status::AwaitingApproval } else { Status::AwaitingConnection };
+        return out;
+    }
+    out.status = Status::Failed;
+    out.error = match outcome {
+        Outcome::Returned(json) => {
+            if state.unhandled_rejections > 0 {
+                let reason = state.last_rejection.clone().unwrap_or_default();
+                Some(EnvelopeError {
+                    code: ErrorCode::RuntimeError,
+                    message: format!("Unhandled promise rejection: {reason}"),
+                    hint: Some("Await every promise (or attach .catch): a call that was not awaited failed.".into()),
+                })
+            } else {
+                match serde_json::from_str(&json) {
+                    Ok(value) => {
+                        out.status = Status::Completed;
+                        out.result = Some(value);
+                        None
+                    }
+                    Err(e) => fail(ErrorCode::InvalidResult, format!("the result is not JSON: {e}")),
+                }
+            }
+        }
+        Outcome::TooLarge { size, prefix } => {
+            out.truncated.result = true;
+            out.result = Some(serde_json::Value::String(prefix));
+            let budget = request.result_budget();
+            let size = if size > budget { format!("at least {size}") } else { size.to_string() };
+            fail(ErrorCode::ResultTooLarge, format!("the result is {size} bytes of JSON; the output budget is {budget} bytes (result holds the start of it)"))
+        }
+        Outcome::NotJson(message) => fail(ErrorCode::InvalidResult, format!("the result cannot be turned into JSON: {message}")),
+        Outcome::TimedOut => fail(ErrorCode::Timeout, timeout_message()),
+        Outcome::Stopped => fail(ErrorCode::Internal, "the run stopped without a reason".into()),
+        Outcome::Engine(message) if meter.hit_limit() => fail(ErrorCode::MemoryLimit, memory_message(request, &message)),
+        Outcome::Engine(message) => fail(ErrorCode::Internal, message),
+        Outcome::Aborted(message) | Outcome::Threw(Thrown { message, name: None, .. }) if meter.hit_limit() => {
+            fail(ErrorCode::MemoryLimit, memory_message(request, &message))
+        }
+        Outcome::Aborted(message) => {
+            if timed_out || message.contains("interrupted") {
+                fail(ErrorCode::Timeout, timeout_message())
+            } else if is_stack_overflow(&message) {
+                fail(ErrorCode::StackOverflow, format!("{message} (the stack limit is {} bytes)", request.limits.stack_bytes))
+            } else {
+                fail(ErrorCode::RuntimeError, format!("Uncaught {message}"))
+            }
+        }
+        Outcome::Threw(thrown) => Some(thrown_error(request, normalised, thrown, meter, timed_out)),
+    };
+    out
+}
+
+fn memory_message(request: &RunRequest, message: &str) -> String {
+    let limit = request.limits.memory_bytes >> 20;
+    if message.is_empty() || message == "null" {
+        format!("the script ran out of memory (the limit is {limit} MiB)")
+    } else {
+        format!("{message} (the memory limit is {limit} MiB)")
+    }
+}
+
+fn is_stack_overflow(message: &str) -> bool {
+    message.contains("stack overflow") || message.contains("call stack size")
+}
+
+fn thrown_error(request: &RunRequest, normalised: &Normalised, thrown: Thrown, meter: &MemoryMeter, timed_out: bool) -> EnvelopeError {
+    let name = thrown.name.clone().unwrap_or_default();
+    let position = thrown
+        .stack
+        .as_deref()
+        .and_then(|stack| position_in_stack(stack, SCRIPT_NAME))
+        .map(|(line, column)| normalised.user_position(line, column.unwrap_or(1)));
+    let at = position.map(|(line, column)| format!(" (line {line}, column {column})")).unwrap_or_default();
+    let text = if name.is_empty() { thrown.message.clone() } else { format!("{name}: {}", thrown.message) };
+    if let Some(code) = thrown.code.as_deref().and_then(ErrorCode::parse) {
+        return EnvelopeError {
+            code,
+            message: format!("{text}{at}"),
+            hint: thrown.hint.clone().or_else(|| Some(code.hint().to_string())),
+        };
+    }
+    if timed_out && thrown.message.contains("interrupted") {
+        return EnvelopeError::new(ErrorCode::Timeout, format!("the run exceeded its {} s time limit", request.timeout().as_secs_f64()));
+    }
+    if is_stack_overflow(&thrown.message) {
+        return EnvelopeError::new(
+            ErrorCode::StackOverflow,
+            format!("{text}{at} (the stack limit is {} bytes)", request.limits.stack_bytes),
+        );
+    }
+    if meter.hit_limit() && (name == "InternalError" || thrown.message.contains("out of memory")) {
+        return EnvelopeError::new(ErrorCode::MemoryLimit, memory_message(request, &text));
+    }
+    EnvelopeError::new(ErrorCode::RuntimeError, format!("Uncaught {text}{at}"))
+}

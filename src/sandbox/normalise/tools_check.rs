@@ -1,0 +1,50 @@
+//! The static half of the unknown-tool check: before anything runs, every `ns.tool(…)` call in
+//! the code is compared with the catalogue, so a typo fails fast with the closest names instead
+//! of after earlier calls already ran.
+
+use std::collections::BTreeSet;
+
+use oxc_ast::ast::*;
+use oxc_ast_visit::{Visit, walk};
+
+use crate::sandbox::request::Namespaces;
+
+/// Finds calls to tools a namespace does not have.
+pub struct ToolsCheck<'n> {
+    namespaces: &'n Namespaces,
+    /// Names the script binds itself; a local `github` is not the namespace.
+    bound: BTreeSet<String>,
+    /// (offset, namespace, tool) of each unknown call, in source order.
+    unknown: Vec<(u32, String, String)>,
+}
+
+impl<'n> ToolsCheck<'n> {
+    pub fn new(namespaces: &'n Namespaces) -> Self {
+        ToolsCheck { namespaces, bound: BTreeSet::new(), unknown: Vec::new() }
+    }
+
+    /// The first unknown call whose namespace the script does not shadow.
+    pub fn first_unknown(self) -> Option<(u32, String, String)> {
+        self.unknown.into_iter().find(|(_, ns, _)| !self.bound.contains(ns))
+    }
+}
+
+impl<'a> Visit<'a> for ToolsCheck<'_> {
+    fn visit_binding_identifier(&mut self, it: &BindingIdentifier<'a>) {
+        self.bound.insert(it.name.to_string());
+    }
+
+    fn visit_call_expression(&mut self, it: &CallExpression<'a>) {
+        if let Expression::StaticMemberExpression(member) = &it.callee {
+            if let Expression::Identifier(object) = &member.object {
+                if let Some(tools) = self.namespaces.get(object.name.as_str()) {
+                    let name = member.property.name.as_str();
+                    if !tools.iter().any(|t| t.name == name) {
+                        self.unknown.push((member.property.span.start, object.name.to_string(), name.to_string()));
+                    }
+                }
+            }
+        }
+        walk::walk_call_expression(self, it);
+    }
+}

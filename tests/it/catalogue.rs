@@ -1,0 +1,148 @@
+//! `search`, `describe` and `source list` through the real binary, against real servers:
+//! server-everything over stdio and over Streamable HTTP, and the Python `mcp-server-time`.
+
+use serde_json::Value;
+
+use crate::common::{HttpEverything, everything_js, mcp_server_time};
+use crate::support::Home;
+
+fn toml_string(s: &str) -> String {
+    serde_json::to_string(s).expect("string")
+}
+
+fn three_real_sources(home: &Home, http_url: &str) {
+    home.write_config(&format!(
+        "[sources.everything]\ncommand = \"node\"\nargs = [{}, \"stdio\"]\n\n[sources.web]\nurl = {}\n\n[sources.time]\ncommand = {}\n",
+        toml_string(&everything_js()),
+        toml_string(http_url),
+        toml_string(&mcp_server_time()),
+    ));
+}
+
+#[test]
+fn a_new_user_lists_searches_and_describes_real_servers() {
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let http = runtime.block_on(HttpEverything::start());
+    let home = Home::new();
+    three_real_sources(&home, &http.url);
+
+    let list = home.run(&["source", "list", "--json"]).ok();
+    let rows: Value = serde_json::from_str(&list.stdout).expect("source list --json is JSON");
+    let rows = rows.as_array().expect("an array");
+    assert_eq!(rows.len(), 3);
+    for row in rows {
+        assert_eq!(row["status"], "ready", "{row}");
+        assert!(row["toolCount"].as_u64().unwrap_or(0) >= 2, "{row}");
+    }
+    let web = rows.iter().find(|r| r["name"] == "web").expect("web row");
+    assert_eq!(web["transport"], "http");
+
+    let search = home.run(&["search", "echo a message"]).ok();
+    let lines: Vec<&str> = search.stdout.lines().collect();
+    assert!(lines[0] == "everything" || lines[0] == "web", "a namespace header first:\n{}", search.stdout);
+    let ns = lines[0];
+    assert_eq!(lines[1], format!("  {ns}.echo(input: {{ message: string }}): Promise<unknown>"), "{}", search.stdout);
+    assert_eq!(lines[2], "    Echoes back the input string");
+
+    let time = home.run(&["search", "get the current time in a timezone"]).ok();
+    assert!(time.stdout.starts_with("time\n  time.getCurrentTime(input: { timezone: string })"), "{}", time.stdout);
+
+    let listing = home.run(&["search", "", "--namespace", "time"]).ok();
+    assert!(listing.stdout.contains("time.convertTime(") && listing.stdout.contains("time.getCurrentTime("), "{}", listing.stdout);
+
+    let describe = home.run(&["describe", "everything.echo"]).ok();
+    assert!(describe.stdout.starts_with("declare const everything: {\n"), "{}", describe.stdout);
+    assert!(describe.stdout.contains("\techo(input: {\n\t\t/** Message to echo */\n\t\tmessage: string;\n\t}, options?: CallOptions): Promise<unknown>;"), "{}", describe.stdout);
+
+    let whole = home.run(&["describe", "web", "time"]).ok();
+    assert!(whole.stdout.contains("declare const web: {") && whole.stdout.contains("declare const time: {"), "{}", whole.stdout);
+}
+
+#[test]
+fn search_and_describe_errors_say_what_to_do() {
+    let home = Home::new();
+    let none = home.run(&["search", "echo"]).fails();
+    assert!(none.stderr.contains("no sources are configured") && none.stderr.contains("source add"), "{}", none.stderr);
+
+    home.write_config(&format!("[sources.time]\ncommand = {}\n", toml_string(&mcp_server_time())));
+    let empty = home.run(&["search", ""]).fails();
+    assert!(empty.stderr.contains("the query is empty") && empty.stderr.contains("time (2 tools)"), "{}", empty.stderr);
+    let stop_words = home.run(&["search", "the of a"]).fails();
+    assert!(stop_words.stderr.contains("no words to search by"), "{}", stop_words.stderr);
+    let unknown_ns = home.run(&["search", "time", "--namespace", "tiem"]).fails();
+    assert!(unknown_ns.stderr.contains("no source named `tiem`"), "{}", unknown_ns.stderr);
+    let nonsense = home.run(&["search", "zzqxv flurble"]).ok();
+    assert!(nonsense.stdout.starts_with("No tools match \"zzqxv flurble\""), "{}", nonsense.stdout);
+    let unknown = home.run(&["describe", "time.getCurentTime"]).fails();
+    assert!(unknown.stderr.contains("time.getCurrentTime"), "the closest address is named: {}", unknown.stderr);
+    let too_many: Vec<String> = (0..11).map(|i| format!("time.t{i}")).collect();
+    let mut args = vec!["describe"];
+    args.extend(too_many.iter().map(String::as_str));
+    let run = home.run(&args);
+    assert_eq!(run.code, 2, "clap refuses more than 10 targets: {}", run.stderr);
+}
+
+#[test]
+fn policy_marks_asks_and_hides_denied_tools() {
+    let home = Home::new();
+    home.write_config(&format!(
+        "[sources.everything]\ncommand = \"node\"\nargs = [{}, \"stdio\"]\n\n[[policy.rules]]\nmatch = \"everything.getSum\"\naction = \"deny\"\n\n[[policy.rules]]\nmatch = \"everything.echo\"\naction = \"ask\"\n",
+        toml_string(&everything_js())
+    ));
+    let run = home.run(&["search", "echo a message or add two numbers"]).ok();
+    assert!(run.stdout.contains("everything.echo(input: { message: string }): Promise<unknown>   [asks]"), "{}", run.stdout);
+    assert!(!run.stdout.contains("everything.getSum"), "{}", run.stdout);
+    assert!(run.stdout.contains("1 tool hidden by policy."), "{}", run.stdout);
+    let hidden = home.run(&["describe", "everything.getSum"]).fails();
+    assert!(hidden.stderr.contains("unknown target"), "{}", hidden.stderr);
+}
+
+#[test]
+fn cached_listings_answer_without_the_server_and_say_when_they_are_old() {
+    let home = Home::new();
+    // A wrapper we can break later without changing the config (which would invalidate the cache).
+    let wrapper = home.path().join("time-server.sh");
+    std::fs::write(&wrapper, format!("#!/bin/sh\nexec {} \"$@\"\n", mcp_server_time())).unwrap();
+    make_executable(&wrapper);
+    home.write_config(&format!("[sources.time]\ncommand = {}\n", toml_string(&wrapper.display().to_string())));
+    home.run(&["search", "current time"]).ok();
+    assert!(home.path().join("data/catalog/time.json").exists());
+
+    std::fs::write(&wrapper, "#!/bin/sh\necho 'time server is broken' >&2\nexit 3\n").unwrap();
+    let cached = home.run(&["search", "current time"]).ok();
+    assert!(cached.stdout.contains("time.getCurrentTime("), "answered from the cache: {}", cached.stdout);
+
+    let refreshed = home.run(&["search", "current time", "--refresh"]).ok();
+    assert!(refreshed.stdout.contains("time.getCurrentTime("), "the old listing is still used: {}", refreshed.stdout);
+    assert!(refreshed.stdout.contains("`time` did not answer") && refreshed.stdout.contains("older listing"), "{}", refreshed.stdout);
+    assert!(refreshed.stdout.contains("time server is broken"), "the server's own words are shown: {}", refreshed.stdout);
+}
+
+#[test]
+fn source_list_shows_each_broken_source_beside_a_working_one() {
+    let home = Home::new();
+    home.write_config(&format!(
+        "[sources.good]\ncommand = {}\n\n[sources.hangs]\ncommand = \"sleep\"\nargs = [\"600\"]\nconnect_timeout_secs = 3\n\n[sources.exits]\ncommand = \"sh\"\nargs = [\"-c\", \"echo 'cannot find config file' >&2; exit 2\"]\n\n[sources.garbage]\ncommand = \"sh\"\nargs = [\"-c\", \"while true; do echo 'this is not json'; sleep 0.1; done\"]\nconnect_timeout_secs = 3\n\n[sources.unreachable]\nurl = \"http://127.0.0.1:9/mcp\"\nconnect_timeout_secs = 3\n",
+        toml_string(&mcp_server_time())
+    ));
+    let run = home.run(&["source", "list", "--json"]).ok();
+    let rows: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    let by_name = |name: &str| rows.as_array().unwrap().iter().find(|r| r["name"] == name).cloned().unwrap();
+    assert_eq!(by_name("good")["status"], "ready");
+    for name in ["hangs", "exits", "garbage", "unreachable"] {
+        let row = by_name(name);
+        assert_eq!(row["status"], "failed", "{row}");
+        assert!(row["error"].as_str().is_some_and(|e| !e.is_empty()), "{row}");
+    }
+    assert!(by_name("exits")["error"].as_str().unwrap().contains("cannot find config file"), "{}", by_name("exits"));
+    let table = home.run(&["source", "list"]).ok();
+    assert!(table.stdout.contains("good") && table.stdout.contains("ready"), "{}", table.stdout);
+    assert!(table.stdout.contains("\nunreachable: "), "{}", table.stdout);
+}
+
+fn make_executable(path: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let mut permissions = std::fs::metadata(path).unwrap().permissions();
+    permissions.set_mode(0o755);
+    std::fs::set_permissions(path, permissions).unwrap();
+}
