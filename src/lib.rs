@@ -13,6 +13,7 @@
 //! | [`sources`] | upstream MCP clients (rmcp): stdio children and Streamable HTTP, timeouts, restarts |
 //! | [`catalog`] | the namespaced tool index: addresses, the cache, BM25F search, TypeScript, describe |
 //! | [`policy`] | pure allow / ask / deny decisions |
+//! | [`runs`] | the SQLite state store: runs and the journal of their calls |
 //! | [`sandbox`] | the QuickJS runtime that runs `execute` scripts |
 //! | [`tokens`] | o200k_base token counting for budgets |
 //! | [`env_vars`] | every environment variable read |
@@ -26,6 +27,7 @@ pub mod config;
 pub mod credentials;
 pub mod env_vars;
 pub mod policy;
+pub mod runs;
 pub mod sandbox;
 pub mod sources;
 pub mod tokens;

@@ -8,21 +8,16 @@ use std::collections::{BTreeMap, BTreeSet};
 /// identifier separate words; a leading digit gets an underscore so the result stays an identifier.
 pub fn tool_name(upstream: &str) -> String {
     let mut out = String::with_capacity(upstream.len());
-    let mut upper_next = false;
-    for ch in upstream.chars() {
-        if ch.is_ascii_alphanumeric() || ch == '$' {
-            if out.is_empty() {
-                out.push(ch.to_ascii_lowercase());
-                // Keep runs like "URL" in "URLFetch" readable: only the first char is lowered.
-                upper_next = false;
-            } else if upper_next {
-                out.push(ch.to_ascii_uppercase());
-                upper_next = false;
-            } else {
-                out.push(ch);
+    let segments = upstream.split(|c: char| !(c.is_ascii_alphanumeric() || c == '$')).filter(|s| !s.is_empty());
+    for (i, segment) in segments.enumerate() {
+        if i == 0 {
+            out.push_str(&lower_leading_capitals(segment));
+        } else {
+            let mut chars = segment.chars();
+            if let Some(first) = chars.next() {
+                out.push(first.to_ascii_uppercase());
+                out.extend(chars);
             }
-        } else if !out.is_empty() {
-            upper_next = true;
         }
     }
     if out.is_empty() {
@@ -32,6 +27,15 @@ pub fn tool_name(upstream: &str) -> String {
         out.insert(0, '_');
     }
     out
+}
+
+/// `API` → `api`, `URLFetch` → `urlFetch`, `Echo` → `echo`, `listTools` unchanged: the leading
+/// run of capitals is lowered, except the last one when it starts the next word.
+fn lower_leading_capitals(segment: &str) -> String {
+    let chars: Vec<char> = segment.chars().collect();
+    let run = chars.iter().take_while(|c| c.is_ascii_uppercase()).count();
+    let lowered = if run > 1 && run < chars.len() && chars[run].is_ascii_lowercase() { run - 1 } else { run };
+    chars.iter().enumerate().map(|(i, c)| if i < lowered { c.to_ascii_lowercase() } else { *c }).collect()
 }
 
 /// Assigns each upstream name of one namespace a unique tool name. The result does not depend on
@@ -123,6 +127,9 @@ mod tests {
         assert_eq!(tool_name("2fa.check"), "_2faCheck");
         assert_eq!(tool_name("listAllTools"), "listAllTools");
         assert_eq!(tool_name("--"), "tool");
+        assert_eq!(tool_name("API-post-search"), "apiPostSearch");
+        assert_eq!(tool_name("URLFetch"), "urlFetch");
+        assert_eq!(tool_name("get_URL"), "getURL");
     }
 
     #[test]

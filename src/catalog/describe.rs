@@ -335,7 +335,7 @@ fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(ch);
@@ -501,6 +501,16 @@ declare namespace github {
         assert!(text.contains("interface Issue {"), "{text}");
         assert!(!text.contains("createIssue"), "{text}");
         parses(&text);
+    }
+
+    #[test]
+    fn a_type_alone_is_a_namespace_block() {
+        let text =
+            describe(&github(), &targets(&["github.IssueUserAddress"]), 2_500).unwrap_or_default();
+        assert_eq!(
+            text,
+            "declare namespace github {\n\tinterface IssueUserAddress {\n\t\tcity?: string;\n\t}\n}"
+        );
     }
 
     #[test]

@@ -260,7 +260,7 @@ impl NamespaceTypes {
         write_ty(&mut out, &tool.input, style, 0);
         out.push_str("): Promise<");
         out.push_str(tool.output.as_deref().unwrap_or("unknown"));
-        out.push_str(">");
+        out.push('>');
         Some(out)
     }
 
@@ -1862,6 +1862,25 @@ mod tests {
         assert_eq!(
             model.type_member("User", true).as_deref(),
             Some("\t/** A person. */\n\tinterface User {\n\t\tlogin?: string;\n\t}\n")
+        );
+        parses(&model.declaration());
+    }
+
+    #[test]
+    fn all_of_a_reference_and_an_object_is_an_intersection() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "x": {"allOf": [{"$ref": "#/$defs/Base"}, {"type": "object", "properties": {"extra": {"type": "string"}}}]},
+                "y": {"allOf": [{"$ref": "#/$defs/Base"}], "description": "Just the base."}
+            },
+            "$defs": {"Base": {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}}
+        });
+        let tools = [tool("t", "run", schema, None)];
+        let model = NamespaceTypes::build("t", &tools);
+        assert_eq!(
+            model.signature("run").as_deref(),
+            Some("t.run(input?: { x?: Base & { extra?: string }; y?: Base }): Promise<unknown>")
         );
         parses(&model.declaration());
     }

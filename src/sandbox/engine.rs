@@ -276,7 +276,9 @@ fn finish<'js>(ctx: &Ctx<'js>, helpers: &Helpers<'js>, value: Value<'js>, budget
     let pair: Result<Array, _> = helpers.finish.call((value, budget)).catch(ctx);
     let pair = match pair {
         Ok(pair) => pair,
-        Err(CaughtError::Exception(e)) if !meter.hit_limit() => return Outcome::NotJson(e.message().unwrap_or_default()),
+        // JSON.stringify reports BigInt and cycles as TypeErrors; anything else (an interrupt
+        // inside a getter or toJSON, out of memory) is classified like any other abort.
+        Err(CaughtError::Exception(e)) if is_type_error(&e) => return Outcome::NotJson(e.message().unwrap_or_default()),
         Err(e) => return caught(ctx, helpers, e, meter),
     };
     let fits: bool = pair.get(0).unwrap_or(false);
@@ -291,6 +293,10 @@ fn finish<'js>(ctx: &Ctx<'js>, helpers: &Helpers<'js>, value: Value<'js>, budget
         }
         Outcome::TooLarge { size, prefix: text[..cut].to_string() }
     }
+}
+
+fn is_type_error(exception: &rquickjs::Exception<'_>) -> bool {
+    exception.get::<_, String>("name").is_ok_and(|name| name == "TypeError")
 }
 
 fn classify_error<'js>(ctx: &Ctx<'js>, helpers: &Helpers<'js>, error: rquickjs::Error, meter: &MemoryMeter) -> Outcome {

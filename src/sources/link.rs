@@ -13,7 +13,7 @@ use tokio::task::JoinHandle;
 
 use super::error::{chain, handshake_cause, request_cause};
 use super::handler::{UpstreamHandler, tools_changed};
-use super::resolve::resolve_all;
+use super::resolve::{Redactor, resolve_all};
 use super::status::{SourceEvent, SourceStatus};
 use super::stdio::StdioChild;
 use super::{http, stdio};
@@ -121,6 +121,15 @@ impl Link {
             .push(task);
     }
 
+    /// Starts the supervisor again after a failed first connect; anything else is left alone.
+    pub(crate) fn retry(self: &Arc<Self>) {
+        if matches!(*self.state.borrow(), LinkState::Failed(_)) {
+            // The supervisor returned when it set `Failed`, so none runs now.
+            self.started.store(false, Ordering::SeqCst);
+            self.ensure_started();
+        }
+    }
+
     pub(crate) fn pid(&self) -> Option<u32> {
         *self
             .pgid
@@ -177,8 +186,10 @@ async fn supervise(link: Arc<Link>) {
     let mut attempt: u32 = 0;
     loop {
         let connected = tokio::select! {
-            connected = connect(&link) => connected,
+            // Checked first, so nothing is spawned once shutdown has begun.
+            biased;
             _ = stopping(&mut shutdown) => break,
+            connected = connect(&link) => connected,
         };
         let last_error = match connected {
             Ok((live, status)) => {
@@ -285,6 +296,7 @@ async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), String> {
     let events = link.is_default.then(|| link.shared.events.clone());
     let handler = UpstreamHandler::new(&source.name, events);
     let limit = source.connect_timeout;
+    let mut redactor = Redactor::default();
     let (running, child) = match &source.transport {
         Transport::Stdio { command, args, cwd } => {
             let env = resolve_all(
@@ -293,9 +305,10 @@ async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), String> {
                 &source.name,
                 &link.connection,
                 secrets,
+                &mut redactor,
             )?;
             let (mut child, transport) =
-                stdio::spawn(&source.name, command, args, cwd.as_deref(), env)?;
+                stdio::spawn(&source.name, command, args, cwd.as_deref(), env, redactor)?;
             link.set_pid(child.pid());
             match tokio::time::timeout(limit, handler.serve_with_lifecycle(transport, lifecycle()))
                 .await
@@ -315,6 +328,7 @@ async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), String> {
                 &source.name,
                 &link.connection,
                 secrets,
+                &mut redactor,
             )?;
             let transport = http::transport(&source.name, url, headers)?;
             match tokio::time::timeout(limit, handler.serve_with_lifecycle(transport, lifecycle()))

@@ -14,8 +14,19 @@
 //! sources.shutdown().await;                                  // children and grandchildren gone
 //! ```
 //!
-//! On Ctrl-C or SIGTERM the command layer should await [`Sources::shutdown`]; where it cannot
-//! wait, [`kill_all`] kills every child process group at once.
+//! Stdio children run in process groups of their own, so a terminal's Ctrl-C does not reach
+//! them. A command that runs sources should wait for [`termination_signal`] beside its work, then
+//! await [`Sources::shutdown`] and exit with the status it returned:
+//!
+//! ```text
+//! tokio::select! {
+//!     result = work => result,
+//!     status = sources::termination_signal() => { sources.shutdown().await; exit(status) }
+//! }
+//! ```
+//!
+//! Where nothing can be awaited any more, [`kill_all`] kills every child process group at once;
+//! dropping the last `Arc<Sources>` does the same for its own children.
 
 mod error;
 mod handler;
@@ -23,6 +34,7 @@ mod http;
 mod link;
 mod process_group;
 mod resolve;
+mod signals;
 mod status;
 mod stdio;
 
@@ -37,6 +49,7 @@ use tokio::sync::{broadcast, watch};
 
 pub use error::SourceError;
 pub use process_group::kill_all;
+pub use signals::termination_signal;
 pub use status::{SourceEvent, SourceStatus};
 
 use self::link::{Link, LinkState, Shared};
@@ -200,6 +213,22 @@ impl Sources {
             CallToolResponse::Task(_) => Err(unsupported("a task to poll")),
             _ => Err(unsupported("a kind of result")),
         }
+    }
+
+    /// Connects again a source whose connection failed (after the user fixed the server or the
+    /// network came back); other states are left alone. Returns at once: follow
+    /// [`statuses`](Self::statuses) or the events.
+    pub fn retry(&self, source: &str) -> Result<(), SourceError> {
+        let entry = self.entry(source)?;
+        if entry.links.is_empty() {
+            return Err(SourceError::Disabled {
+                name: source.to_string(),
+            });
+        }
+        for link in &entry.links {
+            link.retry();
+        }
+        Ok(())
     }
 
     /// Closes every connection: stdio children get their stdin closed, then SIGTERM, then

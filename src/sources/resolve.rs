@@ -7,20 +7,39 @@ use std::collections::BTreeMap;
 use crate::config::template::{Part, Template};
 use crate::credentials::SecretLookup;
 
+/// The secret values a connection resolved, to blank out of anything an upstream prints (a
+/// server may echo its token on stderr, and stderr ends up in error messages and logs).
+#[derive(Clone, Default)]
+pub(crate) struct Redactor {
+    secrets: Vec<String>,
+}
+
+impl Redactor {
+    pub(crate) fn clean(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        for secret in &self.secrets {
+            out = out.replace(secret.as_str(), "••••");
+        }
+        out
+    }
+}
+
 /// Resolves every value of `values` (the connection's `env` or `headers`). `what` is `env` or
-/// `header`, used in error messages together with the source and connection names.
+/// `header`, used in error messages together with the source and connection names. Secret
+/// values are added to `redactor`.
 pub(crate) fn resolve_all(
     values: &BTreeMap<String, Template>,
     what: &str,
     source: &str,
     connection: &str,
     secrets: &dyn SecretLookup,
+    redactor: &mut Redactor,
 ) -> Result<Vec<(String, String)>, String> {
     values
         .iter()
         .map(|(key, template)| {
             let value = template
-                .resolve(|part| lookup(part, secrets))
+                .resolve(|part| lookup(part, secrets, redactor))
                 .map_err(|reason| {
                     format!(
                         "{what} `{key}` of source `{source}` (connection `{connection}`): {reason}"
@@ -31,7 +50,11 @@ pub(crate) fn resolve_all(
         .collect()
 }
 
-fn lookup(part: &Part, secrets: &dyn SecretLookup) -> Result<String, String> {
+fn lookup(
+    part: &Part,
+    secrets: &dyn SecretLookup,
+    redactor: &mut Redactor,
+) -> Result<String, String> {
     match part {
         Part::Literal(text) => Ok(text.clone()),
         Part::Env(var) => std::env::var(var).map_err(|error| match error {
@@ -42,7 +65,14 @@ fn lookup(part: &Part, secrets: &dyn SecretLookup) -> Result<String, String> {
                 format!("the environment variable `{var}` is not valid UTF-8")
             }
         }),
-        Part::Secret(name) => secrets.secret(name),
+        Part::Secret(name) => {
+            let value = secrets.secret(name)?;
+            // Blanking very short values would mangle ordinary text and hide little.
+            if value.len() >= 4 {
+                redactor.secrets.push(value.clone());
+            }
+            Ok(value)
+        }
     }
 }
 
@@ -70,17 +100,20 @@ mod tests {
 
     #[test]
     fn resolves_secrets_and_literals() {
+        let mut redactor = Redactor::default();
         let resolved = resolve_all(
             &values(&[("Authorization", "Bearer ${secret:token}")]),
             "header",
             "gh",
             "work",
             &OneSecret,
+            &mut redactor,
         );
         assert_eq!(
             resolved,
             Ok(vec![("Authorization".into(), "Bearer s3cr3t".into())])
         );
+        assert_eq!(redactor.clean("token=s3cr3t!"), "token=••••!");
     }
 
     #[test]
@@ -91,6 +124,7 @@ mod tests {
             "github",
             "personal",
             &OneSecret,
+            &mut Redactor::default(),
         )
         .expect_err("the variable is unset");
         assert!(
@@ -109,6 +143,7 @@ mod tests {
             "s",
             "default",
             &OneSecret,
+            &mut Redactor::default(),
         )
         .expect_err("not stored");
         assert!(error.contains("secret `other` is not stored"), "{error}");

@@ -10,16 +10,19 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader, ReadBuf};
+use tokio::io::{AsyncRead, AsyncReadExt, ReadBuf};
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 use tokio::task::JoinHandle;
 
 use super::process_group::{self, Signal};
+use super::resolve::Redactor;
 
 /// How many stderr lines are kept for error messages.
 const STDERR_TAIL_LINES: usize = 20;
 /// Longest stderr or stdout line kept, in characters; the rest of the line is dropped.
 const MAX_LINE_CHARS: usize = 300;
+/// Longest stderr line logged, in bytes; a child that never writes a newline cannot grow it.
+const MAX_STDERR_LINE_BYTES: usize = 4096;
 /// How long a child gets to exit after its stdin closes, and again after SIGTERM.
 const EXIT_GRACE: Duration = Duration::from_secs(2);
 
@@ -46,6 +49,7 @@ pub(crate) fn spawn(
     args: &[String],
     cwd: Option<&Path>,
     env: Vec<(String, String)>,
+    redactor: Redactor,
 ) -> Result<(StdioChild, StdioTransport), String> {
     let mut cmd = Command::new(command);
     cmd.args(args)
@@ -79,12 +83,18 @@ pub(crate) fn spawn(
         ));
     };
     let tail = Arc::new(Mutex::new(VecDeque::new()));
-    let stderr_reader = tokio::spawn(read_stderr(stderr, source.to_string(), tail.clone()));
+    let stderr_reader = tokio::spawn(read_stderr(
+        stderr,
+        source.to_string(),
+        tail.clone(),
+        redactor.clone(),
+    ));
     let noise = Arc::new(Mutex::new(Noise::default()));
     let tap = NoiseTap {
         inner: stdout,
         noise: noise.clone(),
         line: Vec::new(),
+        redactor,
     };
     let spawned = StdioChild {
         child,
@@ -117,21 +127,43 @@ fn spawn_error(source: &str, command: &str, cwd: Option<&Path>, error: &std::io:
     }
 }
 
-async fn read_stderr(stderr: ChildStderr, source: String, tail: Arc<Mutex<VecDeque<String>>>) {
-    let mut lines = BufReader::new(stderr).lines();
-    // A read error ends the capture the same way EOF does: the child is gone or broke its pipe.
-    while let Ok(Some(line)) = lines.next_line().await {
-        tracing::debug!(target: "capabilities::sources::stderr", source = %source, "{line}");
-        let line = clip(line.trim_end());
-        if line.is_empty() {
-            continue;
+/// Reads stderr to the end in raw chunks: a line-based UTF-8 reader would stop at the first
+/// invalid byte, and a child blocked on a full stderr pipe stops answering.
+async fn read_stderr(
+    mut stderr: ChildStderr,
+    source: String,
+    tail: Arc<Mutex<VecDeque<String>>>,
+    redactor: Redactor,
+) {
+    let mut chunk = [0u8; 8192];
+    let mut line = Vec::new();
+    let keep = |line: &[u8]| {
+        let text = redactor.clean(String::from_utf8_lossy(line).trim_end());
+        if text.is_empty() {
+            return;
         }
+        tracing::debug!(target: "capabilities::sources::stderr", source = %source, "{text}");
         let mut tail = tail.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if tail.len() == STDERR_TAIL_LINES {
             tail.pop_front();
         }
-        tail.push_back(line);
+        tail.push_back(clip(&text));
+    };
+    // A read error ends the capture the same way EOF does: the child is gone or broke its pipe.
+    while let Ok(read) = stderr.read(&mut chunk).await {
+        if read == 0 {
+            break;
+        }
+        for &byte in &chunk[..read] {
+            if byte == b'\n' {
+                keep(&line);
+                line.clear();
+            } else if line.len() < MAX_STDERR_LINE_BYTES {
+                line.push(byte);
+            }
+        }
     }
+    keep(&line);
 }
 
 fn clip(line: &str) -> String {
@@ -332,6 +364,7 @@ pub(crate) struct NoiseTap<R> {
     noise: Arc<Mutex<Noise>>,
     /// The start of the current line, up to `MAX_LINE_CHARS` bytes.
     line: Vec<u8>,
+    redactor: Redactor,
 }
 
 impl<R> NoiseTap<R> {
@@ -357,7 +390,7 @@ impl<R> NoiseTap<R> {
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
             if noise.first.is_none() {
-                noise.first = Some(clip(text));
+                noise.first = Some(clip(&self.redactor.clean(text)));
             }
         }
         self.line.clear();

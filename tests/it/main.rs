@@ -10,3 +10,4 @@ mod reaping;
 mod support;
 mod search_quality;
 mod sources;
+mod sandbox_hostile;

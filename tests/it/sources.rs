@@ -302,17 +302,19 @@ async fn connections_are_lazy_and_unknown_ones_are_named() {
     sources.shutdown().await;
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn http_headers_carry_resolved_secrets_that_never_reach_errors() {
-    struct Token;
-    impl SecretLookup for Token {
-        fn secret(&self, name: &str) -> Result<String, String> {
-            match name {
-                "api" => Ok("tok-7f3a9c".into()),
-                other => Err(format!("secret `{other}` is not stored")),
-            }
+struct Token;
+
+impl SecretLookup for Token {
+    fn secret(&self, name: &str) -> Result<String, String> {
+        match name {
+            "api" => Ok("tok-7f3a9c".into()),
+            other => Err(format!("secret `{other}` is not stored")),
         }
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn secrets_reach_the_upstream_but_never_an_error() {
     // A listener that records the first request's head and then hangs up.
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
@@ -325,18 +327,62 @@ async fn http_headers_carry_resolved_secrets_that_never_reach_errors() {
         let read = stream.read(&mut head).await.expect("read");
         String::from_utf8_lossy(&head[..read]).to_lowercase()
     });
-    let mut settings = http("api", &format!("http://127.0.0.1:{port}/mcp"));
-    settings.connections[0].headers.insert(
+    let mut api = http("api", &format!("http://127.0.0.1:{port}/mcp"));
+    api.connections[0].headers.insert(
         "Authorization".into(),
         Template::parse("Bearer ${secret:api}").expect("valid"),
     );
-    let sources = Sources::start(vec![settings], Arc::new(Token));
+    // A server that prints its token on stderr before dying.
+    let mut leaky = sh(
+        "leaky",
+        "echo \"starting with token $API_TOKEN\" >&2; exit 3",
+    );
+    leaky.connections[0].env.insert(
+        "API_TOKEN".into(),
+        Template::parse("${secret:api}").expect("valid"),
+    );
+    let sources = Sources::start(vec![api, leaky], Arc::new(Token));
     let head = captured.await.expect("captured");
     assert!(head.contains("authorization: bearer tok-7f3a9c"), "{head}");
-    let error = failure(&sources.wait_settled(SETTLE).await, "api");
+    let statuses = sources.wait_settled(SETTLE).await;
+    let api_error = failure(&statuses, "api");
     assert!(
-        !error.contains("tok-7f3a9c"),
-        "the secret leaked into: {error}"
+        !api_error.contains("tok-7f3a9c"),
+        "the secret leaked into: {api_error}"
+    );
+    let leaky_error = failure(&statuses, "leaky");
+    assert!(
+        leaky_error.contains("starting with token ••••"),
+        "{leaky_error}"
+    );
+    assert!(
+        !leaky_error.contains("tok-7f3a9c"),
+        "the secret leaked into: {leaky_error}"
+    );
+    sources.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failed_source_connects_on_retry() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let flag = dir.path().join("installed");
+    let script = format!(
+        "test -f '{}' || {{ echo 'the server is not installed' >&2; exit 1; }}; exec node '{}' stdio",
+        flag.display(),
+        everything_js()
+    );
+    let mut settings = sh("flaky", &script);
+    settings.connect_timeout = Duration::from_secs(30);
+    let sources = Sources::start(vec![settings], no_secrets());
+    let error = failure(&sources.wait_settled(SETTLE).await, "flaky");
+    assert!(error.contains("the server is not installed"), "{error}");
+
+    std::fs::write(&flag, "").expect("flag");
+    sources.retry("flaky").expect("a configured source");
+    assert!(sources.wait_settled(SETTLE).await[0].1.is_ready());
+    assert_eq!(
+        echo(&sources, "flaky", None).await,
+        "Echo: hello from the hub"
     );
     sources.shutdown().await;
 }

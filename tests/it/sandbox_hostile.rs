@@ -1,0 +1,563 @@
+//! The sandbox against hostile and careless scripts: every escape hatch the spec closes, every
+//! limit, and the process still healthy afterwards. Runs against an in-process bridge with short
+//! limits; no timing assertions.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use capabilities::config::Limits;
+use capabilities::sandbox::{
+    Bridge, BridgeError, CallFailure, CallOutcome, CancelToken, ErrorCode, ExecuteEnvelope, Namespaces, Pending,
+    PendingKind, RunRequest, Status, ToolCall, ToolSpec, run, run_with_cancel,
+};
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use serde_json::{Value, json};
+
+/// Tools with every kind of behaviour a real upstream can show.
+struct TestBridge;
+
+impl Bridge for TestBridge {
+    fn call(&self, call: ToolCall) -> BoxFuture<'static, CallOutcome> {
+        async move {
+            let text = |t: String| json!({ "content": [{ "type": "text", "text": t }] });
+            let result = match call.tool.as_str() {
+                "echo" => Ok(text(json!({ "args": call.arguments, "connection": call.connection, "seq": call.seq }).to_string())),
+                "typed" => Ok(json!({ "content": [], "structuredContent": { "n": call.arguments["n"] } })),
+                "plain" => Ok(text("just words".into())),
+                "image" => Ok(json!({ "content": [{ "type": "image", "data": "iVBORw0=", "mimeType": "image/png" }] })),
+                "fail" => Ok(json!({ "isError": true, "content": [{ "type": "text", "text": "repository not found" }] })),
+                "deny" => Err(BridgeError::Failed(CallFailure::new(ErrorCode::PolicyDenied, "policy denies test.deny"))),
+                "flaky" => Err(BridgeError::Failed(CallFailure {
+                    code: ErrorCode::UpstreamUnavailable,
+                    message: "connection refused".into(),
+                    hint: None,
+                    status: Some(503),
+                    retryable: true,
+                })),
+                "ask" => Err(BridgeError::Suspend(Pending {
+                    id: format!("p{}", call.seq),
+                    kind: PendingKind::Approval,
+                    address: Some(call.address()),
+                    summary: "test.ask wants to run".into(),
+                    message: None,
+                })),
+                "hang" => futures::future::pending().await,
+                _ => Ok(text("?".into())),
+            };
+            // A fixed duration, as a journal replay would report it, keeps envelopes identical.
+            CallOutcome { result, ms: Some(5) }
+        }
+        .boxed()
+    }
+
+    fn search(&self, query: String) -> BoxFuture<'static, String> {
+        async move { format!("results for {query}") }.boxed()
+    }
+
+    fn describe(&self, targets: Vec<String>) -> BoxFuture<'static, String> {
+        async move { format!("declare const {};", targets.join(",")) }.boxed()
+    }
+}
+
+fn namespaces() -> Arc<Namespaces> {
+    let any = json!({ "type": "object" });
+    let typed = json!({ "type": "object", "properties": { "n": { "type": "number" } }, "required": ["n"] });
+    let tool = |name: &str, schema: &Value| Arc::new(ToolSpec::new(name, schema.clone(), format!("test.{name}(input: object)")));
+    let mut tools: Vec<_> =
+        ["echo", "plain", "image", "fail", "deny", "flaky", "ask", "hang"].iter().map(|n| tool(n, &any)).collect();
+    tools.push(Arc::new(ToolSpec::new("typed", typed, "test.typed(input: { n: number }): Promise<{ n: number }>")));
+    tools[0] = Arc::new(ToolSpec::new("echo", any, "test.echo(input: object)").with_connections(vec!["personal".into(), "work".into()]));
+    Arc::new(Namespaces::from([("test".to_string(), tools)]))
+}
+
+fn request(code: &str) -> RunRequest {
+    let mut request = RunRequest::new("run-1", code, namespaces());
+    request.limits = Limits {
+        run_timeout: Duration::from_secs(2),
+        max_calls: 10,
+        memory_bytes: 16 << 20,
+        ..Limits::default()
+    };
+    request.seed = 42;
+    request.start_time_ms = 1_700_000_000_000;
+    request
+}
+
+async fn exec(code: &str) -> ExecuteEnvelope {
+    run(request(code), Arc::new(TestBridge)).await
+}
+
+async fn exec_with(request: RunRequest) -> ExecuteEnvelope {
+    run(request, Arc::new(TestBridge)).await
+}
+
+#[track_caller]
+fn assert_code(envelope: &ExecuteEnvelope, code: ErrorCode) {
+    assert_eq!(envelope.error_code(), Some(code), "{}", serde_json::to_string_pretty(envelope).unwrap_or_default());
+    assert_ne!(envelope.status, Status::Completed);
+}
+
+#[track_caller]
+fn assert_result(envelope: &ExecuteEnvelope, expected: Value) {
+    assert_eq!(envelope.status, Status::Completed, "{}", serde_json::to_string_pretty(envelope).unwrap_or_default());
+    assert_eq!(envelope.result.as_ref(), Some(&expected));
+}
+
+// --- Code generation and missing host APIs -------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn eval_is_not_available() {
+    assert_result(&exec("return typeof eval").await, json!("undefined"));
+    assert_code(&exec("return eval('1 + 1')").await, ErrorCode::RuntimeError);
+    assert_code(&exec("const e = globalThis['ev' + 'al']; return e('1')").await, ErrorCode::RuntimeError);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn function_constructor_is_blocked_every_way() {
+    for code in [
+        "return Function('return 1')()",
+        "return new Function('return 1')()",
+        "return (function () {}).constructor('return 1')()",
+        "return (() => 1).constructor.constructor('return this')()",
+        "return (async () => {}).constructor('return 1')()",
+        "return Object.getPrototypeOf(function* () {}).constructor('yield 1')().next()",
+        "return Object.getPrototypeOf(async function* () {}).constructor('yield 1')",
+        "return Reflect.construct(Function, ['return 1'])()",
+        "return Function.prototype.constructor('return 1')()",
+    ] {
+        let envelope = exec(code).await;
+        assert_code(&envelope, ErrorCode::RuntimeError);
+        let message = envelope.error.map(|e| e.message).unwrap_or_default();
+        assert!(message.contains("not available") || message.contains("not supported"), "{code}: {message}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn function_constructor_stubs_cannot_be_replaced() {
+    let code = "Object.defineProperty(Object.getPrototypeOf(async () => {}), 'constructor', { value: 1 }); return 1";
+    assert_code(&exec(code).await, ErrorCode::RuntimeError);
+    assert_result(&exec("return (function () {}) instanceof Function").await, json!(true));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn host_apis_are_absent() {
+    let code = "return [typeof require, typeof process, typeof Buffer, typeof fetch, typeof WeakRef, \
+                typeof FinalizationRegistry, typeof setInterval, typeof std, typeof os]";
+    assert_result(&exec(code).await, Value::Array(vec![json!("undefined"); 9]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn imports_fail() {
+    assert_code(&exec("import fs from 'fs';\nreturn 1").await, ErrorCode::SyntaxError);
+    assert_code(&exec("const fs = await import('fs'); return 1").await, ErrorCode::RuntimeError);
+    assert_code(&exec("return require('fs')").await, ErrorCode::RuntimeError);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn atomics_wait_cannot_block() {
+    let code = "const a = new Int32Array(new SharedArrayBuffer(4)); return Atomics.wait(a, 0, 0, 10000)";
+    assert_code(&exec(code).await, ErrorCode::RuntimeError);
+}
+
+// --- Frozen globals and pollution ------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn namespaces_are_frozen() {
+    for code in [
+        "test.echo = async () => 'evil'; return 1",
+        "Object.defineProperty(test, 'evil', { value: 1 }); return 1",
+        "delete test.echo; return 1",
+        "globalThis.test = {}; return 1",
+        "Object.setPrototypeOf(test, {}); return 1",
+        "hub.search = null; return 1",
+        "Math.random = () => 4; return 1",
+        "Date.now = () => 0; return 1",
+        "console.log = null; return 1",
+    ] {
+        assert_code(&exec(code).await, ErrorCode::RuntimeError);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prototype_pollution_stays_in_its_run() {
+    let polluted = exec(
+        "Object.prototype.polluted = 1; Array.prototype.map = () => 'evil'; JSON.stringify = () => '\"evil\"'; \
+         const r = await test.echo({ a: 1 }); return r.args",
+    )
+    .await;
+    // The prelude captured JSON and the host parsed the arguments itself.
+    assert_result(&polluted, json!({ "a": 1 }));
+    assert_result(&exec("return [({}).polluted, [1].map((x) => x + 1)]").await, json!([null, [2]]));
+}
+
+// --- Limits ----------------------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn infinite_loop_inside_try_catch_times_out() {
+    let code = "for (;;) { try { for (;;) {} } catch (e) {} finally { continue; } }";
+    assert_code(&exec(code).await, ErrorCode::Timeout);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn catastrophic_regex_times_out() {
+    assert_code(&exec("return /^(a+)+$/.test('a'.repeat(64) + 'b')").await, ErrorCode::Timeout);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn never_settling_promise_times_out() {
+    assert_code(&exec("await new Promise(() => {}); return 1").await, ErrorCode::Timeout);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hanging_tool_call_times_out() {
+    let envelope = exec("await test.hang({}); return 1").await;
+    assert_code(&envelope, ErrorCode::Timeout);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn microtask_loop_times_out() {
+    let code = "(async () => { for (;;) await null; })(); await new Promise(() => {})";
+    assert_code(&exec(code).await, ErrorCode::Timeout);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn endless_sort_comparator_and_getter_time_out() {
+    assert_code(&exec("[3, 2, 1].sort(() => { for (;;) {} })").await, ErrorCode::Timeout);
+    assert_code(&exec("return { get x() { for (;;) {} } }").await, ErrorCode::Timeout);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deep_recursion_overflows_the_stack() {
+    let envelope = exec("function f(n) { return f(n + 1) + 1 }\nreturn f(0)").await;
+    assert_code(&envelope, ErrorCode::StackOverflow);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn allocation_loop_hits_the_memory_limit() {
+    let envelope = exec("const keep = []; for (;;) keep.push(new Array(100000).fill(7))").await;
+    assert_code(&envelope, ErrorCode::MemoryLimit);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn string_doubling_hits_the_memory_limit() {
+    let envelope = exec("let s = 'x'; for (;;) s += s").await;
+    let code = envelope.error_code();
+    assert!(matches!(code, Some(ErrorCode::MemoryLimit | ErrorCode::RuntimeError)), "{envelope:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn caught_out_of_memory_still_cannot_allocate() {
+    let code = "const keep = []; try { for (;;) keep.push(new Array(100000).fill(7)) } catch (e) {} \
+                keep.push(new Array(1e7).fill(1)); return keep.length";
+    assert_code(&exec(code).await, ErrorCode::MemoryLimit);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hundred_thousand_timers_hit_the_timer_limit() {
+    let code = "for (let i = 0; i < 100000; i++) setTimeout(() => {}, 1000); return 1";
+    assert_code(&exec(code).await, ErrorCode::TimerLimit);
+    let caught = "try { for (let i = 0; i < 100000; i++) setTimeout(() => {}, 1000) } catch (e) {} return 1";
+    assert_code(&exec(caught).await, ErrorCode::TimerLimit);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timers_reject_strings_and_long_delays() {
+    assert_code(&exec("setTimeout('alert(1)', 1); return 1").await, ErrorCode::RuntimeError);
+    assert_code(&exec("setTimeout(() => {}, 31000); return 1").await, ErrorCode::RuntimeError);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn call_limit_cannot_be_caught() {
+    let code = "for (let i = 0; i < 50; i++) { try { await test.echo({ i }) } catch (e) {} } return 'done'";
+    let envelope = exec(code).await;
+    assert_code(&envelope, ErrorCode::CallLimit);
+    assert_eq!(envelope.calls.len(), 10);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fifty_megabyte_result_is_refused() {
+    let mut big = request("return 'x'.repeat(50 * 1024 * 1024)");
+    big.limits.memory_bytes = 64 << 20;
+    let envelope = exec_with(big).await;
+    assert_code(&envelope, ErrorCode::ResultTooLarge);
+    assert!(envelope.truncated.result);
+    let preview = envelope.result.as_ref().and_then(Value::as_str).map_or(0, str::len);
+    assert!(preview <= 16 << 10, "{preview}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn results_over_a_small_budget_are_refused() {
+    let mut small = request("return Array.from({ length: 500 }, (_, i) => ({ i, name: 'item ' + i }))");
+    small.output_budget_bytes = Some(1024);
+    assert_code(&exec_with(small).await, ErrorCode::ResultTooLarge);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn code_over_the_limit_is_refused() {
+    let code = format!("return 1; // {}", "x".repeat(70 * 1024));
+    assert_code(&exec(&code).await, ErrorCode::CodeTooLarge);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deeply_nested_code_does_not_crash_the_parser() {
+    let code = format!("return {}1{}", "(".repeat(30_000), ")".repeat(30_000));
+    let envelope = exec(&code).await;
+    assert!(envelope.status == Status::Completed || envelope.error_code().is_some(), "{envelope:?}");
+    let code = format!("return {}1", "!".repeat(60_000));
+    let envelope = exec(&code).await;
+    assert!(envelope.status == Status::Completed || envelope.error_code().is_some(), "{envelope:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn logs_stay_within_their_budget() {
+    let envelope = exec("for (let i = 0; i < 100000; i++) console.log('line', i, { i }); return 1").await;
+    assert_result(&envelope, json!(1));
+    assert!(envelope.truncated.logs);
+    let bytes: usize = envelope.logs.iter().map(String::len).sum();
+    assert!(bytes <= (4 << 10) + 3, "{bytes}");
+}
+
+// --- Errors the script makes -------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unhandled_rejections_fail_the_run() {
+    let envelope = exec("Promise.reject(new Error('lost')); await sleep(1); return 1").await;
+    assert_code(&envelope, ErrorCode::RuntimeError);
+    assert!(envelope.error.as_ref().is_some_and(|e| e.message.contains("lost")), "{envelope:?}");
+    let envelope = exec("test.fail({}); await sleep(20); return 1").await;
+    assert_code(&envelope, ErrorCode::RuntimeError);
+    // Handled later is fine.
+    assert_result(&exec("const p = Promise.reject(1); await sleep(1); try { await p } catch { } return 2").await, json!(2));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn thrown_values_cannot_spoof_error_codes() {
+    assert_code(&exec("throw { code: 'timeout' }").await, ErrorCode::RuntimeError);
+    assert_code(&exec("throw null").await, ErrorCode::RuntimeError);
+    let spoof = exec("const e = new ToolError('x', { code: 'cancelled' }); throw e").await;
+    assert_code(&spoof, ErrorCode::RuntimeError);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runtime_errors_point_at_the_users_line() {
+    let envelope = exec("const a = null;\nconst b: number = 1;\nreturn a.x").await;
+    assert_code(&envelope, ErrorCode::RuntimeError);
+    let message = envelope.error.map(|e| e.message).unwrap_or_default();
+    assert!(message.contains("line 3"), "{message}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn syntax_errors_point_at_the_users_line() {
+    let envelope = exec("const a = 1;\nconst = 2;").await;
+    assert_code(&envelope, ErrorCode::SyntaxError);
+    assert!(envelope.error.is_some_and(|e| e.message.contains("line 2")));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unrepresentable_results_are_invalid() {
+    assert_code(&exec("return 10n").await, ErrorCode::InvalidResult);
+    assert_code(&exec("const a = {}; a.a = a; return a").await, ErrorCode::InvalidResult);
+    assert_result(&exec("return undefined").await, Value::Null);
+}
+
+// --- Tools -------------------------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_tools_name_the_closest() {
+    let envelope = exec("await test.echo({}); return await test.ecoh({})").await;
+    assert_code(&envelope, ErrorCode::UnknownTool);
+    assert!(envelope.calls.is_empty(), "checked before running");
+    assert!(envelope.error.is_some_and(|e| e.message.contains("test.echo")));
+    let dynamic = exec("const name = 'ecoh'; return await test[name]({})").await;
+    assert_code(&dynamic, ErrorCode::UnknownTool);
+    let caught = exec("try { test.nope } catch (e) { return [e instanceof TypeError, e.message] }").await;
+    assert_eq!(caught.status, Status::Completed);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn arguments_are_validated_with_the_signature_as_hint() {
+    let envelope = exec("return await test.typed({ n: 'seven' })").await;
+    assert_code(&envelope, ErrorCode::InvalidArguments);
+    let hint = envelope.error.and_then(|e| e.hint).unwrap_or_default();
+    assert!(hint.contains("test.typed(input: { n: number })"), "{hint}");
+    assert!(envelope.calls.is_empty());
+    assert_code(&exec("return await test.echo({}, { connection: 'nope' })").await, ErrorCode::InvalidArguments);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tool_results_are_unwrapped() {
+    let code = "return [await test.echo({ a: 1 }, { connection: 'work' }), await test.typed({ n: 2 }), \
+                await test.plain(), await test.image()]";
+    let envelope = exec(code).await;
+    assert_result(
+        &envelope,
+        json!([
+            { "args": { "a": 1 }, "connection": "work", "seq": 0 },
+            { "n": 2 },
+            "just words",
+            { "type": "image", "data": "iVBORw0=", "mimeType": "image/png" }
+        ]),
+    );
+    assert_eq!(envelope.calls.len(), 4);
+    assert!(envelope.calls.iter().all(|c| c.ok));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tool_failures_are_tool_errors() {
+    let code = "try { await test.fail({}) } catch (e) { return [e instanceof ToolError, e.code, e.address, e.message] }";
+    assert_result(&exec(code).await, json!([true, "tool_error", "test.fail", "repository not found"]));
+    let flaky = "try { await test.flaky({}) } catch (e) { return [e.code, e.status, e.retryable] }";
+    assert_result(&exec(flaky).await, json!(["upstream_unavailable", 503, true]));
+    let envelope = exec("await test.fail({})").await;
+    assert_code(&envelope, ErrorCode::ToolError);
+    assert_eq!(envelope.calls.first().map(|c| c.ok), Some(false));
+    assert_code(&exec("await test.deny({})").await, ErrorCode::PolicyDenied);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_needing_approval_stop_the_run() {
+    let envelope = exec("const a = await test.echo({}); await Promise.all([test.ask({}), test.ask({}), test.echo({})]); return 1").await;
+    assert_eq!(envelope.status, Status::AwaitingApproval, "{envelope:?}");
+    assert_eq!(envelope.pending.len(), 2);
+    assert_eq!(envelope.calls.len(), 2);
+    assert!(envelope.error.is_none() && envelope.result.is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_stops_a_busy_run() {
+    let cancel = CancelToken::new();
+    let trigger = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        trigger.cancel();
+    });
+    let envelope = run_with_cancel(request("for (;;) {}"), Arc::new(TestBridge), cancel).await;
+    assert_eq!(envelope.status, Status::Cancelled);
+    assert_code(&envelope, ErrorCode::Cancelled);
+}
+
+// --- The prelude's helpers -----------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prelude_helpers_work() {
+    let code = r#"
+        const bytes = new TextEncoder().encode("héllo ✓");
+        const back = new TextDecoder().decode(bytes);
+        const clone = structuredClone({ d: new Date(0), m: new Map([[1, 2]]), s: new Set([3]) });
+        let fatal = false;
+        try { new TextDecoder("utf-8", { fatal: true }).decode(new Uint8Array([0xff])) } catch { fatal = true }
+        let bad64 = false;
+        try { decodeBase64("/w==") } catch { bad64 = true }
+        return {
+            back, len: bytes.length, fatal, bad64,
+            clone: [clone.d.getTime(), clone.m.get(1), clone.s.has(3)],
+            b64: [encodeBase64("héllo"), encodeBase64("subjects?>>", true), decodeBase64("c3ViamVjdHM_Pj4"), atob(btoa("hi"))],
+            search: await hub.search("issues"),
+            describe: await hub.describe(["test.echo"]),
+        };
+    "#;
+    assert_result(
+        &exec(code).await,
+        json!({
+            "back": "héllo ✓", "len": 10, "fatal": true, "bad64": true,
+            "clone": [0, 2, true],
+            "b64": ["aMOpbGxv", "c3ViamVjdHM_Pj4", "subjects?>>", "hi"],
+            "search": "results for issues",
+            "describe": "declare const test.echo;",
+        }),
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn code_shapes_are_forgiven_with_notices() {
+    let envelope = exec("```ts\nconst x: number = 2;\nx * 21\n```").await;
+    assert_result(&envelope, json!(42));
+    assert_eq!(envelope.notices.len(), 3, "{:?}", envelope.notices);
+    assert_result(&exec("export default async function main() { return 'hi' }").await, json!("hi"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timers_and_the_logical_clock() {
+    let code = r#"
+        const t0 = Date.now();
+        const order = [];
+        setTimeout(() => order.push("b"), 20);
+        setTimeout(() => order.push("a"), 10);
+        const id = setTimeout(() => order.push("never"), 5);
+        clearTimeout(id);
+        await sleep(30);
+        await test.echo({});
+        return { order, elapsed: Date.now() - t0, perf: performance.now(), iso: new Date().toISOString() };
+    "#;
+    assert_result(
+        &exec(code).await,
+        json!({ "order": ["a", "b"], "elapsed": 35, "perf": 35, "iso": "2023-11-14T22:13:20.035Z" }),
+    );
+}
+
+// --- Determinism and health ------------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn same_seed_same_calls_same_envelope() {
+    let code = r#"
+        const a = await Promise.all([test.echo({ r: Math.random() }), test.typed({ n: 1 })]);
+        console.log("uuid", crypto.randomUUID(), Date.now());
+        const bytes = crypto.getRandomValues(new Uint8Array(8));
+        await sleep(5);
+        return { a, r: Math.random(), bytes: Array.from(bytes), now: Date.now(), perf: performance.now(), d: String(new Date()) };
+    "#;
+    let first = serde_json::to_string(&exec(code).await).unwrap_or_default();
+    let second = serde_json::to_string(&exec(code).await).unwrap_or_default();
+    assert!(first.contains("\"completed\""), "{first}");
+    assert_eq!(first, second);
+    let mut other = request(code);
+    other.seed = 43;
+    let third = serde_json::to_string(&exec_with(other).await).unwrap_or_default();
+    assert_ne!(first, third);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn zz_process_is_healthy_after_hostile_runs() {
+    let hostile = ["for (;;) {}", "const k = []; for (;;) k.push(new Array(1e5).fill(1))", "function f() { f() } f()"];
+    let runs = hostile.iter().map(|code| exec(code));
+    let envelopes = futures::future::join_all(runs).await;
+    assert!(envelopes.iter().all(|e| e.status == Status::Failed));
+    let healthy = futures::future::join_all((0..20).map(|i| exec_with(request(&format!("return (await test.echo({{ i: {i} }})).args.i")))))
+        .await;
+    for (i, envelope) in healthy.iter().enumerate() {
+        assert_result(envelope, json!(i));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tmp_print() {
+    for code in [
+        "eval('1')",
+        "Function('return 1')()",
+        "function f(n) { return f(n + 1) + 1 }\nreturn f(0)",
+        "const keep = []; for (;;) keep.push(new Array(100000).fill(7))",
+        "let s = 'x'; for (;;) s += s",
+        "for (;;) {}",
+        "const a = null;\nconst b: number = 1;\nreturn a.x",
+        "await test.fail({})",
+        "return await test.typed({ n: 'seven' })",
+        "const name = 'ecoh'; return await test[name]({})",
+        "await test.ecoh({})",
+        "for (let i = 0; i < 100000; i++) setTimeout(() => {}, 1000); return 1",
+        "Promise.reject(new Error('lost')); await sleep(1); return 1",
+        "throw { code: 'timeout' }",
+        "throw null",
+        "const fs = await import('fs'); return 1",
+        "return 10n",
+        "const a = {}; a.a = a; return a",
+        "const x = 1;\nconst y = x +;",
+        "test.echo = 1",
+        "```js\nconst x = [1,2,3]\nx.map(v => v * 2)\n```",
+        "setTimeout(() => { throw new Error('in timer') }, 1); await sleep(5); return 1",
+        "console.log('a', {b: 1}, [1, 2], null, undefined, 1n); console.warn('w'); return new Date()",
+    ] {
+        let e = exec(code).await;
+        println!("=== {code}\n{}", serde_json::to_string(&e).unwrap_or_default());
+    }
+}
