@@ -3,7 +3,9 @@
 
 use std::sync::Arc;
 
-use capabilities::sandbox::{Bridge, CallOutcome, Namespaces, RunRequest, Status, ToolCall, ToolSpec, run};
+use capabilities::sandbox::{
+    Bridge, CallOutcome, Namespaces, RunRequest, Status, ToolCall, ToolSpec, run,
+};
 use criterion::{Criterion, criterion_group, criterion_main};
 use futures::FutureExt;
 use futures::future::BoxFuture;
@@ -14,7 +16,8 @@ struct Instant;
 
 impl Bridge for Instant {
     fn call(&self, call: ToolCall) -> BoxFuture<'static, CallOutcome> {
-        async move { Ok(json!({ "content": [], "structuredContent": { "seq": call.seq } })).into() }.boxed()
+        async move { Ok(json!({ "content": [], "structuredContent": { "seq": call.seq } })).into() }
+            .boxed()
     }
     fn search(&self, query: String) -> BoxFuture<'static, String> {
         async move { query }.boxed()
@@ -25,7 +28,11 @@ impl Bridge for Instant {
 }
 
 fn namespaces() -> Arc<Namespaces> {
-    let tool = Arc::new(ToolSpec::new("echo", json!({ "type": "object" }), "bench.echo(input: object)"));
+    let tool = Arc::new(ToolSpec::new(
+        "echo",
+        json!({ "type": "object" }),
+        "bench.echo(input: object)",
+    ));
     Arc::new(Namespaces::from([("bench".to_string(), vec![tool])]))
 }
 
@@ -34,15 +41,20 @@ fn request(code: &str, namespaces: &Arc<Namespaces>) -> RunRequest {
 }
 
 fn benches(c: &mut Criterion) {
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap_or_else(|e| panic!("{e}"));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
     let ns = namespaces();
     let bridge: Arc<dyn Bridge> = Arc::new(Instant);
 
     c.bench_function("empty script start to result", |b| {
-        b.iter(|| runtime.block_on(async {
-            let envelope = run(request("return 1", &ns), bridge.clone()).await;
-            assert_eq!(envelope.status, Status::Completed);
-        }))
+        b.iter(|| {
+            runtime.block_on(async {
+                let envelope = run(request("return 1", &ns), bridge.clone()).await;
+                assert_eq!(envelope.status, Status::Completed);
+            })
+        })
     });
 
     // 100 sequential calls per run; divide by 100 (and subtract the empty run) for one call.

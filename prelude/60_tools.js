@@ -55,6 +55,7 @@ function installTools(g, host, clock, stringify, parse, tagged) {
 
   const namespaces = parse(host.namespaces);
   for (const ns of Object.keys(namespaces)) {
+    if (ns in g) throw new Error(`the namespace ${ns} collides with a global of the same name`);
     const target = Object.create(null);
     for (const tool of namespaces[ns]) {
       // A method, so it is not a constructor; named after the tool for stack traces.
@@ -72,10 +73,10 @@ function installTools(g, host, clock, stringify, parse, tagged) {
         tagged.add(e);
         throw e;
       },
-      set() { return false; },
-      defineProperty() { return false; },
-      deleteProperty() { return false; },
-      setPrototypeOf() { return false; },
+      set(t, key) { throw new TypeError(`${ns} is read-only: ${ns}.${String(key)} cannot be assigned`); },
+      defineProperty(t, key) { throw new TypeError(`${ns} is read-only: ${ns}.${String(key)} cannot be defined`); },
+      deleteProperty(t, key) { throw new TypeError(`${ns} is read-only: ${ns}.${String(key)} cannot be deleted`); },
+      setPrototypeOf() { throw new TypeError(`${ns} is read-only`); },
     });
     Object.defineProperty(g, ns, { value: proxy, writable: false, configurable: false, enumerable: false });
   }
@@ -97,5 +98,4 @@ function installTools(g, host, clock, stringify, parse, tagged) {
   const fixed = { writable: false, configurable: false, enumerable: false };
   Object.defineProperty(g, "hub", { ...fixed, value: hub });
   Object.defineProperty(g, "ToolError", { ...fixed, value: ToolError });
-  return ToolError;
 }

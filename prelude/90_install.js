@@ -14,7 +14,7 @@ export default function install(host) {
   installConsole(g, host, stringify);
   installEncoding(g, host);
   installClone(g);
-  const ToolError = installTools(g, host, clock, stringify, parse, tagged);
+  installTools(g, host, clock, stringify, parse, tagged);
 
   // Returns [true, json] or [false, prefix] when the value cannot fit `budget` bytes anyway, so a
   // 50 MB string is never copied into JSON just to be refused.
@@ -50,7 +50,7 @@ export default function install(host) {
       stack: field(e, "stack"),
       code: trusted ? field(e, "code") : null,
       hint: trusted ? field(e, "hint") : null,
-      toolError: e instanceof ToolError,
+      address: trusted ? field(e, "address") : null,
     });
   };
   return { finish, describeError };

@@ -12,6 +12,7 @@
 //! | [`credentials`] | where `${secret:NAME}` values come from |
 //! | [`sources`] | upstream MCP clients (rmcp): stdio children and Streamable HTTP, timeouts, restarts |
 //! | [`catalog`] | the namespaced tool index: addresses, the cache, BM25F search, TypeScript, describe |
+//! | [`execute`] | one `execute` run: the sandbox's bridge to policy, sources and the journal |
 //! | [`policy`] | pure allow / ask / deny decisions |
 //! | [`runs`] | the SQLite state store: runs and the journal of their calls |
 //! | [`sandbox`] | the QuickJS runtime that runs `execute` scripts |
@@ -26,6 +27,7 @@ pub mod commands;
 pub mod config;
 pub mod credentials;
 pub mod env_vars;
+pub mod execute;
 pub mod policy;
 pub mod runs;
 pub mod sandbox;

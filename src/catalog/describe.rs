@@ -620,7 +620,7 @@ declare namespace github {
                 "fs.readMediaFile",
                 "everything.echo",
             ],
-            &["notion.aPICreateAComment", "firecrawl.firecrawlScrape"],
+            &["notion.API-create-a-comment", "firecrawl.firecrawlScrape"],
         ];
         for case in cases {
             let text = describe(&tools, &targets(case), DEFAULT_BUDGET_TOKENS)

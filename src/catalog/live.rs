@@ -70,6 +70,21 @@ impl LiveCatalog {
         f(&state.catalog, &state.index)
     }
 
+    /// Waits (at most `timeout`) until every source is ready or failed, and makes sure each
+    /// ready one is listed: for one-shot commands that need the whole catalogue before they start.
+    pub async fn settle(&self, timeout: std::time::Duration) {
+        for (name, status) in self.sources.wait_settled(timeout).await {
+            match &status {
+                SourceStatus::Ready { .. } if self.needs_listing(&name) && !self.was_listed(&name) => self.relist(&name).await,
+                _ => settle(self, &name, &status).await,
+            }
+        }
+    }
+
+    fn was_listed(&self, name: &str) -> bool {
+        self.state.read().unwrap_or_else(|p| p.into_inner()).listed.contains(name)
+    }
+
     pub fn sources(&self) -> &Arc<Sources> {
         &self.sources
     }

@@ -93,8 +93,13 @@ impl ToolDefinition {
 /// same definition hashes the same whatever order the upstream sent its keys in.
 pub fn definition_hash(tool: &UpstreamTool) -> String {
     let value = serde_json::to_value(tool).unwrap_or(Value::Null);
+    json_digest(&value)
+}
+
+/// Hex SHA-256 of a JSON value in canonical form (object keys sorted), e.g. a call's arguments.
+pub fn json_digest(value: &Value) -> String {
     let mut canonical = String::new();
-    write_canonical(&value, &mut canonical);
+    write_canonical(value, &mut canonical);
     let digest = Sha256::digest(canonical.as_bytes());
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }

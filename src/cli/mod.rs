@@ -43,6 +43,10 @@ pub enum Command {
     #[command(after_help = "Examples:\n  capabilities describe everything.echo\n  capabilities describe everything --budget 4000\n  capabilities describe github.createIssue github.Issue")]
     Describe(DescribeArgs),
 
+    /// Run a JavaScript (or TypeScript) script against your sources in the sandbox.
+    #[command(after_help = "Examples:\n  capabilities exec script.js\n  echo 'return await everything.echo({ message: \"hi\" })' | capabilities exec -\n  capabilities exec --json config-examples/multi-source.js | jq .calls\n\nThe script is the body of an async function: each source is a global object of async functions, and what it returns is the result.\nExit status: 0 completed, 1 failed, 3 waiting for an approval or a connection, 4 cancelled.")]
+    Exec(ExecArgs),
+
     /// Print a shell completion script.
     #[command(after_help = "Examples:\n  capabilities completions bash > ~/.local/share/bash-completion/completions/capabilities\n  capabilities completions zsh > ~/.zfunc/_capabilities\n  capabilities completions fish > ~/.config/fish/completions/capabilities.fish")]
     Completions(CompletionsArgs),
@@ -140,6 +144,19 @@ pub struct DescribeArgs {
     /// Re-list every source instead of using cached listings.
     #[arg(long)]
     pub refresh: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ExecArgs {
+    /// The script file, or `-` to read it from standard input.
+    #[arg(value_name = "SCRIPT")]
+    pub script: String,
+    /// Print the whole envelope as JSON instead of the result.
+    #[arg(long)]
+    pub json: bool,
+    /// Largest result to return, in bytes of JSON (1,024 to 65,536).
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1024..=65536))]
+    pub output_budget: Option<u64>,
 }
 
 #[derive(Debug, Args)]

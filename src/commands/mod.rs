@@ -4,6 +4,7 @@
 mod completions;
 pub use completions::generated_files;
 mod describe;
+mod exec;
 mod init;
 mod output;
 mod search;
@@ -52,6 +53,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Source(SourceCommand::Test(args)) => run_async(source::test(&paths, &args)),
         Command::Search(args) => run_async(search::run(&paths, &args)),
         Command::Describe(args) => run_async(describe::run(&paths, &args)),
+        Command::Exec(args) => run_async(exec::run(&paths, &args)),
     }
 }
 

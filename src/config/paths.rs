@@ -39,6 +39,11 @@ impl Paths {
         Ok(Paths { config_file, data_dir })
     }
 
+    /// The SQLite state store: runs and their call journals.
+    pub fn state_database(&self) -> PathBuf {
+        self.data_dir.join("state.sqlite")
+    }
+
     /// Where cached tool listings are kept, one JSON file per source.
     pub fn catalog_cache_dir(&self) -> PathBuf {
         self.data_dir.join("catalog")

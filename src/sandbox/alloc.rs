@@ -18,7 +18,11 @@ pub struct MemoryMeter {
 
 impl MemoryMeter {
     pub fn new(limit: usize) -> Arc<Self> {
-        Arc::new(MemoryMeter { used: AtomicUsize::new(0), limit: AtomicUsize::new(limit), refused: AtomicBool::new(false) })
+        Arc::new(MemoryMeter {
+            used: AtomicUsize::new(0),
+            limit: AtomicUsize::new(limit),
+            refused: AtomicBool::new(false),
+        })
     }
 
     /// True once any allocation was refused for the limit.
@@ -71,7 +75,9 @@ unsafe impl Allocator for MeteredAllocator {
     }
 
     fn calloc(&mut self, count: usize, size: usize) -> *mut u8 {
-        let Some(total) = count.checked_mul(size) else { return std::ptr::null_mut() };
+        let Some(total) = count.checked_mul(size) else {
+            return std::ptr::null_mut();
+        };
         if !self.meter.admit(total) {
             return std::ptr::null_mut();
         }

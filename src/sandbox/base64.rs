@@ -14,12 +14,17 @@ const URL_SAFE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 /// ASCII whitespace is skipped but counts toward the input limit.
 pub fn decode(text: &str) -> Result<String, String> {
     if text.chars().count() > MAX_ENCODED_CHARS {
-        return Err(format!("decodeBase64 accepts at most {MAX_ENCODED_CHARS} characters"));
+        return Err(format!(
+            "decodeBase64 accepts at most {MAX_ENCODED_CHARS} characters"
+        ));
     }
     let symbols: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
-    let body_len = symbols.iter().rposition(|&b| b != b'=').map_or(0, |i| i + 1);
+    let body_len = symbols
+        .iter()
+        .rposition(|&b| b != b'=')
+        .map_or(0, |i| i + 1);
     let (body, padding) = symbols.split_at(body_len);
-    if padding.len() > 2 || (!padding.is_empty() && symbols.len() % 4 != 0) {
+    if padding.len() > 2 || (!padding.is_empty() && !symbols.len().is_multiple_of(4)) {
         return Err("decodeBase64: malformed padding".into());
     }
     if body.len() % 4 == 1 {
@@ -36,7 +41,10 @@ pub fn decode(text: &str) -> Result<String, String> {
     let mut bits = 0;
     for &symbol in body {
         let Some(value) = alphabet.iter().position(|&a| a == symbol) else {
-            return Err(format!("decodeBase64: {:?} is not a base64 character", char::from(symbol)));
+            return Err(format!(
+                "decodeBase64: {:?} is not a base64 character",
+                char::from(symbol)
+            ));
         };
         acc = (acc << 6) | value as u32;
         bits += 6;
@@ -53,7 +61,9 @@ pub fn decode(text: &str) -> Result<String, String> {
     if bytes.len() > MAX_BYTES {
         return Err(format!("decodeBase64 decodes at most {MAX_BYTES} bytes"));
     }
-    String::from_utf8(bytes).map_err(|_| "decodeBase64: the decoded bytes are not valid UTF-8; use atob for binary data".into())
+    String::from_utf8(bytes).map_err(|_| {
+        "decodeBase64: the decoded bytes are not valid UTF-8; use atob for binary data".into()
+    })
 }
 
 /// Encodes UTF-8 text: padded standard base64, or unpadded base64url when `url_safe`.
@@ -65,7 +75,10 @@ pub fn encode(text: &str, url_safe: bool) -> Result<String, String> {
     let alphabet = if url_safe { URL_SAFE } else { STANDARD };
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
-        let n = chunk.iter().enumerate().fold(0u32, |acc, (i, &b)| acc | (u32::from(b) << (16 - 8 * i)));
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, &b)| acc | (u32::from(b) << (16 - 8 * i)));
         let symbols = chunk.len() + 1;
         for i in 0..4 {
             if i < symbols {
@@ -85,12 +98,21 @@ mod tests {
     #[test]
     fn round_trips_both_alphabets() {
         for text in ["", "f", "fo", "foo", "foob", "héllo wörld ✓", "subjects?>>"] {
-            assert_eq!(decode(&encode(text, false).unwrap_or_default()).as_deref(), Ok(text));
-            assert_eq!(decode(&encode(text, true).unwrap_or_default()).as_deref(), Ok(text));
+            assert_eq!(
+                decode(&encode(text, false).unwrap_or_default()).as_deref(),
+                Ok(text)
+            );
+            assert_eq!(
+                decode(&encode(text, true).unwrap_or_default()).as_deref(),
+                Ok(text)
+            );
         }
         assert_eq!(encode("foob", false).as_deref(), Ok("Zm9vYg=="));
         assert_eq!(encode("foob", true).as_deref(), Ok("Zm9vYg"));
-        assert_eq!(encode("subjects?>>", true).as_deref(), Ok("c3ViamVjdHM_Pj4"));
+        assert_eq!(
+            encode("subjects?>>", true).as_deref(),
+            Ok("c3ViamVjdHM_Pj4")
+        );
     }
 
     #[test]
@@ -101,7 +123,14 @@ mod tests {
 
     #[test]
     fn rejects_malformed_input() {
-        for bad in ["Zm9vY", "Zm9v!g==", "Zm9vYg===", "Zm=9", "Zh==", "c3ViamVjdHM_Pj4+"] {
+        for bad in [
+            "Zm9vY",
+            "Zm9v!g==",
+            "Zm9vYg===",
+            "Zm=9",
+            "Zh==",
+            "c3ViamVjdHM_Pj4+",
+        ] {
             assert!(decode(bad).is_err(), "{bad}");
         }
         // 0xff is not UTF-8.

@@ -51,7 +51,13 @@ pub struct CallFailure {
 
 impl CallFailure {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        CallFailure { code, message: message.into(), hint: None, status: None, retryable: false }
+        CallFailure {
+            code,
+            message: message.into(),
+            hint: None,
+            status: None,
+            retryable: false,
+        }
     }
 }
 

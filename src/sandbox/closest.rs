@@ -2,7 +2,11 @@
 
 /// Up to `limit` candidates ranked by similarity to `wanted`, best first; candidates that share
 /// nothing recognisable with it are left out.
-pub fn closest<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>, limit: usize) -> Vec<&'a str> {
+pub fn closest<'a>(
+    wanted: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+    limit: usize,
+) -> Vec<&'a str> {
     let wanted_lower = wanted.to_lowercase();
     let mut scored: Vec<(usize, &str)> = candidates
         .into_iter()
@@ -11,7 +15,8 @@ pub fn closest<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>, 
             let distance = edit_distance(&wanted_lower, &lower);
             let contains = lower.contains(&wanted_lower) || wanted_lower.contains(&lower);
             let close = distance <= wanted_lower.chars().count().max(lower.chars().count()) / 2;
-            (contains || close).then_some((if contains { distance.min(1) } else { distance }, candidate))
+            (contains || close)
+                .then_some((if contains { distance.min(1) } else { distance }, candidate))
         })
         .collect();
     scored.sort();

@@ -55,12 +55,20 @@ struct Compiler {
 
 impl Compiler {
     fn new() -> Result<Self, CompileError> {
-        let internal = |e: rquickjs::Error| CompileError { message: e.to_string(), line: None, column: None };
+        let internal = |e: rquickjs::Error| CompileError {
+            message: e.to_string(),
+            line: None,
+            column: None,
+        };
         let runtime = Runtime::new().map_err(internal)?;
         runtime.set_memory_limit(COMPILER_MEMORY);
         runtime.set_max_stack_size(COMPILER_STACK);
         let context = Context::full(&runtime).map_err(internal)?;
-        Ok(Compiler { context, _runtime: runtime, uses: 0 })
+        Ok(Compiler {
+            context,
+            _runtime: runtime,
+            uses: 0,
+        })
     }
 }
 
@@ -77,19 +85,29 @@ pub fn compile_module(name: &str, source: &str) -> Result<Vec<u8>, CompileError>
             *slot = Some(Compiler::new()?);
         }
         let Some(compiler) = slot.as_mut() else {
-            return Err(CompileError { message: "no compiler".into(), line: None, column: None });
+            return Err(CompileError {
+                message: "no compiler".into(),
+                line: None,
+                column: None,
+            });
         };
         compiler.uses += 1;
         compiler.context.with(|ctx| {
             let declared = Module::declare(ctx.clone(), name, source);
             match declared {
-                Ok(module) => module.write(WriteOptions::default()).map_err(|e| CompileError {
-                    message: e.to_string(),
+                Ok(module) => module
+                    .write(WriteOptions::default())
+                    .map_err(|e| CompileError {
+                        message: e.to_string(),
+                        line: None,
+                        column: None,
+                    }),
+                Err(rquickjs::Error::Exception) => Err(exception_to_error(name, ctx.catch())),
+                Err(other) => Err(CompileError {
+                    message: other.to_string(),
                     line: None,
                     column: None,
                 }),
-                Err(rquickjs::Error::Exception) => Err(exception_to_error(name, ctx.catch())),
-                Err(other) => Err(CompileError { message: other.to_string(), line: None, column: None }),
             }
         })
     })
@@ -97,12 +115,20 @@ pub fn compile_module(name: &str, source: &str) -> Result<Vec<u8>, CompileError>
 
 fn exception_to_error(name: &str, thrown: Value<'_>) -> CompileError {
     let Some(object) = thrown.as_object() else {
-        return CompileError { message: "the code does not compile".into(), line: None, column: None };
+        return CompileError {
+            message: "the code does not compile".into(),
+            line: None,
+            column: None,
+        };
     };
     let message: String = object.get("message").unwrap_or_default();
     let stack: String = object.get("stack").unwrap_or_default();
     let (line, column) = position_in_stack(&stack, name).unzip();
-    CompileError { message, line, column: column.flatten() }
+    CompileError {
+        message,
+        line,
+        column: column.flatten(),
+    }
 }
 
 /// Finds the first `name:line[:column]` in a QuickJS stack trace.
@@ -118,7 +144,11 @@ pub fn position_in_stack(stack: &str, name: &str) -> Option<(u32, Option<u32>)> 
 /// The prelude's bytecode, compiled on first use.
 pub fn prelude_bytecode() -> Result<&'static [u8], CompileError> {
     static PRELUDE: OnceLock<Result<Vec<u8>, CompileError>> = OnceLock::new();
-    PRELUDE.get_or_init(|| compile_module("prelude.js", PRELUDE_SOURCE)).as_ref().map(Vec::as_slice).map_err(Clone::clone)
+    PRELUDE
+        .get_or_init(|| compile_module("prelude.js", PRELUDE_SOURCE))
+        .as_ref()
+        .map(Vec::as_slice)
+        .map_err(Clone::clone)
 }
 
 #[cfg(test)]
@@ -128,21 +158,35 @@ mod tests {
     #[test]
     fn the_prelude_compiles() {
         let bytes = prelude_bytecode();
-        assert!(bytes.is_ok_and(|b| !b.is_empty()), "{:?}", prelude_bytecode().err());
+        assert!(
+            bytes.is_ok_and(|b| !b.is_empty()),
+            "{:?}",
+            prelude_bytecode().err()
+        );
     }
 
     #[test]
     fn syntax_errors_carry_their_position() {
         let err = compile_module(SCRIPT_NAME, "export default 1;\nlet x = ;").err();
-        let err = err.unwrap_or_else(|| CompileError { message: String::new(), line: None, column: None });
+        let err = err.unwrap_or_else(|| CompileError {
+            message: String::new(),
+            line: None,
+            column: None,
+        });
         assert_eq!(err.line, Some(2), "{err:?}");
         assert!(!err.message.is_empty());
     }
 
     #[test]
     fn finds_positions_in_stacks() {
-        assert_eq!(position_in_stack("    at main (script.js:3:19)\n", SCRIPT_NAME), Some((3, Some(19))));
-        assert_eq!(position_in_stack("    at script.js:7\n", SCRIPT_NAME), Some((7, None)));
+        assert_eq!(
+            position_in_stack("    at main (script.js:3:19)\n", SCRIPT_NAME),
+            Some((3, Some(19)))
+        );
+        assert_eq!(
+            position_in_stack("    at script.js:7\n", SCRIPT_NAME),
+            Some((7, None))
+        );
         assert_eq!(position_in_stack("    at <anonymous>\n", SCRIPT_NAME), None);
     }
 }

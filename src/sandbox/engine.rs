@@ -5,8 +5,13 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use rquickjs::context::intrinsic::{DOMException, Date, Json, MapSet, Promise as PromiseIntrinsic, Proxy, RegExp, TypedArrays};
-use rquickjs::{Array, AsyncContext, AsyncRuntime, CatchResultExt, CaughtError, Ctx, Function, Module, Object, Promise, Value};
+use rquickjs::context::intrinsic::{
+    DOMException, Date, Json, MapSet, Promise as PromiseIntrinsic, Proxy, RegExp, TypedArrays,
+};
+use rquickjs::{
+    Array, AsyncContext, AsyncRuntime, CatchResultExt, CaughtError, Ctx, Function, Module, Object,
+    Promise, Value,
+};
 use serde::Deserialize;
 use tokio::runtime::Handle;
 
@@ -34,11 +39,23 @@ pub async fn run(request: RunRequest, bridge: Arc<dyn Bridge>) -> ExecuteEnvelop
 }
 
 /// [`run`] with a token that cancels it from elsewhere.
-pub async fn run_with_cancel(request: RunRequest, bridge: Arc<dyn Bridge>, cancel: CancelToken) -> ExecuteEnvelope {
+pub async fn run_with_cancel(
+    request: RunRequest,
+    bridge: Arc<dyn Bridge>,
+    cancel: CancelToken,
+) -> ExecuteEnvelope {
     let run_id = request.run_id.clone();
     if request.code.len() as u64 > request.limits.code_bytes {
-        let message = format!("the code is {} bytes; the limit is {}", request.code.len(), request.limits.code_bytes);
-        return ExecuteEnvelope::rejected(&run_id, EnvelopeError::new(ErrorCode::CodeTooLarge, message), Vec::new());
+        let message = format!(
+            "the code is {} bytes; the limit is {}",
+            request.code.len(),
+            request.limits.code_bytes
+        );
+        return ExecuteEnvelope::rejected(
+            &run_id,
+            EnvelopeError::new(ErrorCode::CodeTooLarge, message),
+            Vec::new(),
+        );
     }
     let deadline = Instant::now() + request.timeout();
     let io = Handle::current();
@@ -57,7 +74,10 @@ pub async fn run_with_cancel(request: RunRequest, bridge: Arc<dyn Bridge>, cance
         Ok(envelope) => envelope,
         Err(join) => ExecuteEnvelope::rejected(
             &run_id,
-            EnvelopeError::new(ErrorCode::Internal, format!("the sandbox thread failed: {join}")),
+            EnvelopeError::new(
+                ErrorCode::Internal,
+                format!("the sandbox thread failed: {join}"),
+            ),
             Vec::new(),
         ),
     }
@@ -79,9 +99,15 @@ fn parse_on_big_stack(request: &RunRequest) -> Result<Normalised, EnvelopeError>
             .spawn_scoped(scope, || normalise(&request.code, &request.namespaces));
         match parser {
             Ok(handle) => handle.join().unwrap_or_else(|_| {
-                Err(EnvelopeError::new(ErrorCode::Internal, "the parser failed on this code"))
+                Err(EnvelopeError::new(
+                    ErrorCode::Internal,
+                    "the parser failed on this code",
+                ))
             }),
-            Err(e) => Err(EnvelopeError::new(ErrorCode::Internal, format!("cannot start the parser thread: {e}"))),
+            Err(e) => Err(EnvelopeError::new(
+                ErrorCode::Internal,
+                format!("cannot start the parser thread: {e}"),
+            )),
         }
     })
 }
@@ -91,7 +117,10 @@ enum Outcome {
     /// The JSON of the return value.
     Returned(String),
     /// The return value would not fit the budget: its size so far and a prefix.
-    TooLarge { size: usize, prefix: String },
+    TooLarge {
+        size: usize,
+        prefix: String,
+    },
     /// The return value is not JSON.
     NotJson(String),
     Threw(Thrown),
@@ -110,6 +139,8 @@ struct Thrown {
     stack: Option<String>,
     code: Option<String>,
     hint: Option<String>,
+    /// The tool's address, for errors from tool calls.
+    address: Option<String>,
 }
 
 async fn execute(
@@ -126,26 +157,44 @@ async fn execute(
     let user_bytecode = match compile_module(SCRIPT_NAME, &normalised.module) {
         Ok(bytes) => bytes,
         Err(e) => {
-            let (line, column) = normalised.user_position(e.line.unwrap_or(2), e.column.unwrap_or(1));
+            let (line, column) =
+                normalised.user_position(e.line.unwrap_or(2), e.column.unwrap_or(1));
             let error = EnvelopeError {
                 code: ErrorCode::SyntaxError,
                 message: format!("{} (line {line}, column {column})", e.message),
-                hint: Some(format!("Fix the code at line {line}, column {column}, and run it again.")),
+                hint: Some(format!(
+                    "Fix the code at line {line}, column {column}, and run it again."
+                )),
             };
             return ExecuteEnvelope::rejected(&request.run_id, error, notices);
         }
     };
     let prelude = match prelude_bytecode() {
         Ok(bytes) => bytes,
-        Err(e) => return internal(&request.run_id, format!("the prelude does not compile: {}", e.message), notices),
+        Err(e) => {
+            return internal(
+                &request.run_id,
+                format!("the prelude does not compile: {}", e.message),
+                notices,
+            );
+        }
     };
     let shared = Shared::new();
-    let meter = MemoryMeter::new(usize::try_from(request.limits.memory_bytes).unwrap_or(usize::MAX));
+    let meter =
+        MemoryMeter::new(usize::try_from(request.limits.memory_bytes).unwrap_or(usize::MAX));
     let runtime = match AsyncRuntime::new_with_alloc(MeteredAllocator::new(meter.clone())) {
         Ok(runtime) => runtime,
-        Err(e) => return internal(&request.run_id, format!("cannot create a JavaScript runtime: {e}"), notices),
+        Err(e) => {
+            return internal(
+                &request.run_id,
+                format!("cannot create a JavaScript runtime: {e}"),
+                notices,
+            );
+        }
     };
-    runtime.set_max_stack_size(usize::try_from(request.limits.stack_bytes).unwrap_or(1 << 20)).await;
+    runtime
+        .set_max_stack_size(usize::try_from(request.limits.stack_bytes).unwrap_or(1 << 20))
+        .await;
     {
         let shared = shared.clone();
         let cancel = cancel.clone();
@@ -158,20 +207,39 @@ async fn execute(
     {
         let shared = shared.clone();
         runtime
-            .set_host_promise_rejection_tracker(Some(Box::new(move |_ctx, _promise, reason, handled| {
-                let mut state = shared.lock();
-                if handled {
-                    state.unhandled_rejections -= 1;
-                } else {
-                    state.unhandled_rejections += 1;
-                    state.last_rejection = Some(describe_reason(&reason));
-                }
-            })))
+            .set_host_promise_rejection_tracker(Some(Box::new(
+                move |_ctx, _promise, reason, handled| {
+                    let mut state = shared.lock();
+                    if handled {
+                        state.unhandled_rejections -= 1;
+                    } else {
+                        state.unhandled_rejections += 1;
+                        state.last_rejection = Some(describe_reason(&reason));
+                    }
+                },
+            )))
             .await;
     }
-    let context = match AsyncContext::custom::<(Date, RegExp, Json, Proxy, MapSet, TypedArrays, PromiseIntrinsic, DOMException)>(&runtime).await {
+    let context = match AsyncContext::custom::<(
+        Date,
+        RegExp,
+        Json,
+        Proxy,
+        MapSet,
+        TypedArrays,
+        PromiseIntrinsic,
+        DOMException,
+    )>(&runtime)
+    .await
+    {
         Ok(context) => context,
-        Err(e) => return internal(&request.run_id, format!("cannot create a JavaScript context: {e}"), notices),
+        Err(e) => {
+            return internal(
+                &request.run_id,
+                format!("cannot create a JavaScript context: {e}"),
+                notices,
+            );
+        }
     };
     let env = HostEnv {
         shared: shared.clone(),
@@ -187,7 +255,9 @@ async fn execute(
         let shared = shared.clone();
         let meter = meter.clone();
         let user = user_bytecode.as_slice();
-        context.async_with(async move |ctx| drive(ctx, env, &request, prelude, user, budget, shared, meter).await)
+        context.async_with(async move |ctx| {
+            drive(ctx, env, &request, prelude, user, budget, shared, meter).await
+        })
     };
     let outcome = tokio::select! {
         finished = tokio::time::timeout_at(deadline.into(), js) => finished.unwrap_or(Outcome::TimedOut),
@@ -253,7 +323,12 @@ struct Helpers<'js> {
     describe_error: Function<'js>,
 }
 
-async fn install<'js>(ctx: &Ctx<'js>, env: &HostEnv, request: &RunRequest, prelude: &'static [u8]) -> rquickjs::Result<Helpers<'js>> {
+async fn install<'js>(
+    ctx: &Ctx<'js>,
+    env: &HostEnv,
+    request: &RunRequest,
+    prelude: &'static [u8],
+) -> rquickjs::Result<Helpers<'js>> {
     // SAFETY: the bytes are our own prelude, compiled by this build of QuickJS.
     let module = unsafe { Module::load(ctx.clone(), prelude) }?;
     let (module, evaluated) = module.eval()?;
@@ -261,7 +336,10 @@ async fn install<'js>(ctx: &Ctx<'js>, env: &HostEnv, request: &RunRequest, prelu
     let install: Function = module.get("default")?;
     let host = host::build(ctx, env, request)?;
     let helpers: Object = install.call((host,))?;
-    Ok(Helpers { finish: helpers.get("finish")?, describe_error: helpers.get("describeError")? })
+    Ok(Helpers {
+        finish: helpers.get("finish")?,
+        describe_error: helpers.get("describeError")?,
+    })
 }
 
 async fn load_user<'js>(ctx: &Ctx<'js>, user: &[u8]) -> rquickjs::Result<Function<'js>> {
@@ -272,13 +350,21 @@ async fn load_user<'js>(ctx: &Ctx<'js>, user: &[u8]) -> rquickjs::Result<Functio
     module.get("default")
 }
 
-fn finish<'js>(ctx: &Ctx<'js>, helpers: &Helpers<'js>, value: Value<'js>, budget: usize, meter: &MemoryMeter) -> Outcome {
+fn finish<'js>(
+    ctx: &Ctx<'js>,
+    helpers: &Helpers<'js>,
+    value: Value<'js>,
+    budget: usize,
+    meter: &MemoryMeter,
+) -> Outcome {
     let pair: Result<Array, _> = helpers.finish.call((value, budget)).catch(ctx);
     let pair = match pair {
         Ok(pair) => pair,
         // JSON.stringify reports BigInt and cycles as TypeErrors; anything else (an interrupt
         // inside a getter or toJSON, out of memory) is classified like any other abort.
-        Err(CaughtError::Exception(e)) if is_type_error(&e) => return Outcome::NotJson(e.message().unwrap_or_default()),
+        Err(CaughtError::Exception(e)) if is_type_error(&e) => {
+            return Outcome::NotJson(e.message().unwrap_or_default());
+        }
         Err(e) => return caught(ctx, helpers, e, meter),
     };
     let fits: bool = pair.get(0).unwrap_or(false);
@@ -291,24 +377,41 @@ fn finish<'js>(ctx: &Ctx<'js>, helpers: &Helpers<'js>, value: Value<'js>, budget
         while !text.is_char_boundary(cut) {
             cut -= 1;
         }
-        Outcome::TooLarge { size, prefix: text[..cut].to_string() }
+        Outcome::TooLarge {
+            size,
+            prefix: text[..cut].to_string(),
+        }
     }
 }
 
 fn is_type_error(exception: &rquickjs::Exception<'_>) -> bool {
-    exception.get::<_, String>("name").is_ok_and(|name| name == "TypeError")
+    exception
+        .get::<_, String>("name")
+        .is_ok_and(|name| name == "TypeError")
 }
 
-fn classify_error<'js>(ctx: &Ctx<'js>, helpers: &Helpers<'js>, error: rquickjs::Error, meter: &MemoryMeter) -> Outcome {
+fn classify_error<'js>(
+    ctx: &Ctx<'js>,
+    helpers: &Helpers<'js>,
+    error: rquickjs::Error,
+    meter: &MemoryMeter,
+) -> Outcome {
     match error {
-        rquickjs::Error::Exception => caught(ctx, helpers, CaughtError::from_error(ctx, error), meter),
+        rquickjs::Error::Exception => {
+            caught(ctx, helpers, CaughtError::from_error(ctx, error), meter)
+        }
         other => Outcome::Engine(other.to_string()),
     }
 }
 
 /// Describes a thrown value through the prelude, unless the run is being torn down (then any
 /// JavaScript would be interrupted again).
-fn caught<'js>(ctx: &Ctx<'js>, helpers: &Helpers<'js>, error: CaughtError<'js>, meter: &MemoryMeter) -> Outcome {
+fn caught<'js>(
+    ctx: &Ctx<'js>,
+    helpers: &Helpers<'js>,
+    error: CaughtError<'js>,
+    meter: &MemoryMeter,
+) -> Outcome {
     if meter.hit_limit() {
         meter.raise_limit(HOST_HEADROOM);
     }
@@ -319,7 +422,10 @@ fn caught<'js>(ctx: &Ctx<'js>, helpers: &Helpers<'js>, error: CaughtError<'js>, 
     };
     let plain = describe_reason(&value);
     let described: Result<String, _> = helpers.describe_error.call((value,)).catch(ctx);
-    match described.ok().and_then(|json| serde_json::from_str::<Thrown>(&json).ok()) {
+    match described
+        .ok()
+        .and_then(|json| serde_json::from_str::<Thrown>(&json).ok())
+    {
         Some(thrown) => Outcome::Threw(thrown),
         None => Outcome::Aborted(plain),
     }
@@ -345,7 +451,11 @@ fn describe_reason(value: &Value<'_>) -> String {
 }
 
 fn internal(run_id: &str, message: String, notices: Vec<String>) -> ExecuteEnvelope {
-    ExecuteEnvelope::rejected(run_id, EnvelopeError::new(ErrorCode::Internal, message), notices)
+    ExecuteEnvelope::rejected(
+        run_id,
+        EnvelopeError::new(ErrorCode::Internal, message),
+        notices,
+    )
 }
 
 fn envelope(
@@ -357,14 +467,26 @@ fn envelope(
     deadline: Instant,
 ) -> ExecuteEnvelope {
     let mut state = shared.lock();
-    let mut out = ExecuteEnvelope::rejected(&request.run_id, EnvelopeError::new(ErrorCode::Internal, ""), normalised.notices.clone());
+    let mut out = ExecuteEnvelope::rejected(
+        &request.run_id,
+        EnvelopeError::new(ErrorCode::Internal, ""),
+        normalised.notices.clone(),
+    );
     out.error = None;
     out.calls = state.calls.iter().flatten().cloned().collect();
     out.logs = std::mem::take(&mut state.logs);
-    out.truncated = Truncated { result: false, logs: state.logs_truncated };
+    out.truncated = Truncated {
+        result: false,
+        logs: state.logs_truncated,
+    };
     let fail = |code: ErrorCode, message: String| Some(EnvelopeError::new(code, message));
     let timed_out = Instant::now() >= deadline;
-    let timeout_message = || format!("the run exceeded its {} s time limit", request.timeout().as_secs_f64());
+    let timeout_message = || {
+        format!(
+            "the run exceeded its {} s time limit",
+            request.timeout().as_secs_f64()
+        )
+    };
 
     // Host-side reasons first: they explain whatever the script saw afterwards.
     if state.cancelled {
@@ -380,7 +502,11 @@ fn envelope(
     if !state.pending.is_empty() && matches!(outcome, Outcome::Stopped) {
         out.pending = std::mem::take(&mut state.pending);
         let approval = out.pending.iter().any(|p| p.kind == PendingKind::Approval);
-        out.status = if approval { Status::AwaitingApproval } else { Status::AwaitingConnection };
+        out.status = if approval {
+            Status::AwaitingApproval
+        } else {
+            Status::AwaitingConnection
+        };
         return out;
     }
     out.status = Status::Failed;
@@ -400,7 +526,10 @@ fn envelope(
                         out.result = Some(value);
                         None
                     }
-                    Err(e) => fail(ErrorCode::InvalidResult, format!("the result is not JSON: {e}")),
+                    Err(e) => fail(
+                        ErrorCode::InvalidResult,
+                        format!("the result is not JSON: {e}"),
+                    ),
                 }
             }
         }
@@ -408,22 +537,48 @@ fn envelope(
             out.truncated.result = true;
             out.result = Some(serde_json::Value::String(prefix));
             let budget = request.result_budget();
-            let size = if size > budget { format!("at least {size}") } else { size.to_string() };
-            fail(ErrorCode::ResultTooLarge, format!("the result is {size} bytes of JSON; the output budget is {budget} bytes (result holds the start of it)"))
+            let size = if size > budget {
+                format!("at least {size}")
+            } else {
+                size.to_string()
+            };
+            fail(
+                ErrorCode::ResultTooLarge,
+                format!(
+                    "the result is {size} bytes of JSON; the output budget is {budget} bytes (result holds the start of it)"
+                ),
+            )
         }
-        Outcome::NotJson(message) => fail(ErrorCode::InvalidResult, format!("the result cannot be turned into JSON: {message}")),
+        Outcome::NotJson(message) => fail(
+            ErrorCode::InvalidResult,
+            format!("the result cannot be turned into JSON: {message}"),
+        ),
         Outcome::TimedOut => fail(ErrorCode::Timeout, timeout_message()),
-        Outcome::Stopped => fail(ErrorCode::Internal, "the run stopped without a reason".into()),
-        Outcome::Engine(message) if meter.hit_limit() => fail(ErrorCode::MemoryLimit, memory_message(request, &message)),
-        Outcome::Engine(message) => fail(ErrorCode::Internal, message),
-        Outcome::Aborted(message) | Outcome::Threw(Thrown { message, name: None, .. }) if meter.hit_limit() => {
+        Outcome::Stopped => fail(
+            ErrorCode::Internal,
+            "the run stopped without a reason".into(),
+        ),
+        Outcome::Engine(message) if meter.hit_limit() => {
             fail(ErrorCode::MemoryLimit, memory_message(request, &message))
         }
+        Outcome::Engine(message) => fail(ErrorCode::Internal, message),
+        Outcome::Aborted(message)
+        | Outcome::Threw(Thrown {
+            message,
+            name: None,
+            ..
+        }) if meter.hit_limit() => fail(ErrorCode::MemoryLimit, memory_message(request, &message)),
         Outcome::Aborted(message) => {
             if timed_out || message.contains("interrupted") {
                 fail(ErrorCode::Timeout, timeout_message())
             } else if is_stack_overflow(&message) {
-                fail(ErrorCode::StackOverflow, format!("{message} (the stack limit is {} bytes)", request.limits.stack_bytes))
+                fail(
+                    ErrorCode::StackOverflow,
+                    format!(
+                        "{message} (the stack limit is {} bytes)",
+                        request.limits.stack_bytes
+                    ),
+                )
             } else {
                 fail(ErrorCode::RuntimeError, format!("Uncaught {message}"))
             }
@@ -446,29 +601,60 @@ fn is_stack_overflow(message: &str) -> bool {
     message.contains("stack overflow") || message.contains("call stack size")
 }
 
-fn thrown_error(request: &RunRequest, normalised: &Normalised, thrown: Thrown, meter: &MemoryMeter, timed_out: bool) -> EnvelopeError {
+fn thrown_error(
+    request: &RunRequest,
+    normalised: &Normalised,
+    thrown: Thrown,
+    meter: &MemoryMeter,
+    timed_out: bool,
+) -> EnvelopeError {
     let name = thrown.name.clone().unwrap_or_default();
     let position = thrown
         .stack
         .as_deref()
         .and_then(|stack| position_in_stack(stack, SCRIPT_NAME))
         .map(|(line, column)| normalised.user_position(line, column.unwrap_or(1)));
-    let at = position.map(|(line, column)| format!(" (line {line}, column {column})")).unwrap_or_default();
-    let text = if name.is_empty() { thrown.message.clone() } else { format!("{name}: {}", thrown.message) };
+    let at = position
+        .map(|(line, column)| format!(" (line {line}, column {column})"))
+        .unwrap_or_default();
+    let message = match &thrown.address {
+        // Errors raised before the call already name the tool.
+        Some(address) if !thrown.message.starts_with(address.as_str()) => {
+            format!("{address}: {}", thrown.message)
+        }
+        _ => thrown.message.clone(),
+    };
+    let text = if name.is_empty() {
+        message
+    } else {
+        format!("{name}: {message}")
+    };
     if let Some(code) = thrown.code.as_deref().and_then(ErrorCode::parse) {
         return EnvelopeError {
             code,
             message: format!("{text}{at}"),
-            hint: thrown.hint.clone().or_else(|| Some(code.hint().to_string())),
+            hint: thrown
+                .hint
+                .clone()
+                .or_else(|| Some(code.hint().to_string())),
         };
     }
     if timed_out && thrown.message.contains("interrupted") {
-        return EnvelopeError::new(ErrorCode::Timeout, format!("the run exceeded its {} s time limit", request.timeout().as_secs_f64()));
+        return EnvelopeError::new(
+            ErrorCode::Timeout,
+            format!(
+                "the run exceeded its {} s time limit",
+                request.timeout().as_secs_f64()
+            ),
+        );
     }
     if is_stack_overflow(&thrown.message) {
         return EnvelopeError::new(
             ErrorCode::StackOverflow,
-            format!("{text}{at} (the stack limit is {} bytes)", request.limits.stack_bytes),
+            format!(
+                "{text}{at} (the stack limit is {} bytes)",
+                request.limits.stack_bytes
+            ),
         );
     }
     if meter.hit_limit() && (name == "InternalError" || thrown.message.contains("out of memory")) {

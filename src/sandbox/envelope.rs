@@ -28,7 +28,11 @@ pub struct EnvelopeError {
 impl EnvelopeError {
     /// An error with the code's default hint.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        EnvelopeError { code, message: message.into(), hint: Some(code.hint().to_string()) }
+        EnvelopeError {
+            code,
+            message: message.into(),
+            hint: Some(code.hint().to_string()),
+        }
     }
 }
 
@@ -124,7 +128,8 @@ mod tests {
 
     #[test]
     fn serialises_with_the_spec_field_names() {
-        let mut env = ExecuteEnvelope::rejected("r1", EnvelopeError::new(ErrorCode::Timeout, "slow"), vec![]);
+        let mut env =
+            ExecuteEnvelope::rejected("r1", EnvelopeError::new(ErrorCode::Timeout, "slow"), vec![]);
         env.truncated.logs = true;
         let json = serde_json::to_value(&env).unwrap_or_default();
         assert_eq!(json["runId"], "r1");

@@ -95,7 +95,9 @@ impl ErrorCode {
 
     /// Parses a wire name; `None` for anything outside the closed set.
     pub fn parse(name: &str) -> Option<ErrorCode> {
-        ErrorCode::ALL.into_iter().find(|code| code.as_str() == name)
+        ErrorCode::ALL
+            .into_iter()
+            .find(|code| code.as_str() == name)
     }
 
     /// The default hint: what the model should do next. Specific errors may carry a better one.
@@ -106,23 +108,41 @@ impl ErrorCode {
             ErrorCode::Timeout => {
                 "The run exceeded its time limit: avoid endless loops, run independent calls in parallel with Promise.all, and shorten sleeps."
             }
-            ErrorCode::MemoryLimit => "Process data in smaller pieces and keep only the fields you need.",
+            ErrorCode::MemoryLimit => {
+                "Process data in smaller pieces and keep only the fields you need."
+            }
             ErrorCode::StackOverflow => "Recursion is too deep: use a loop instead.",
-            ErrorCode::CallLimit => "Too many tool calls in one run: fetch in bulk or split the work into several runs.",
-            ErrorCode::TimerLimit => "Too many timers pending at once: await them in smaller batches.",
+            ErrorCode::CallLimit => {
+                "Too many tool calls in one run: fetch in bulk or split the work into several runs."
+            }
+            ErrorCode::TimerLimit => {
+                "Too many timers pending at once: await them in smaller batches."
+            }
             ErrorCode::UnknownTool => "Use search or describe to find the right tool address.",
-            ErrorCode::InvalidArguments => "Match the tool's signature; describe shows the full types.",
-            ErrorCode::ToolError => "The tool reported a failure; read the message and adjust the arguments.",
-            ErrorCode::PolicyDenied => "The user's policy forbids this call; do not try to work around it.",
-            ErrorCode::UpstreamError => "The source returned an error; retry later or try another approach.",
+            ErrorCode::InvalidArguments => {
+                "Match the tool's signature; describe shows the full types."
+            }
+            ErrorCode::ToolError => {
+                "The tool reported a failure; read the message and adjust the arguments."
+            }
+            ErrorCode::PolicyDenied => {
+                "The user's policy forbids this call; do not try to work around it."
+            }
+            ErrorCode::UpstreamError => {
+                "The source returned an error; retry later or try another approach."
+            }
             ErrorCode::UpstreamUnavailable => "The source is unreachable right now; retry later.",
             ErrorCode::ResultTooLarge => {
                 "Return only what you need: pick fields, slice arrays or aggregate inside the script. Tool calls already made are done; do not repeat writes."
             }
             ErrorCode::InvalidResult => "Return plain JSON data (no BigInt, functions or cycles).",
             ErrorCode::CodeTooLarge => "Send a shorter script.",
-            ErrorCode::Cancelled => "The run was cancelled; calls made before that may have taken effect.",
-            ErrorCode::Internal => "This is a bug in the hub, not in your script; retry once, then report it.",
+            ErrorCode::Cancelled => {
+                "The run was cancelled; calls made before that may have taken effect."
+            }
+            ErrorCode::Internal => {
+                "This is a bug in the hub, not in your script; retry once, then report it."
+            }
         }
     }
 }

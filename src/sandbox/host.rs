@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use tokio::runtime::Handle;
 use tokio::sync::oneshot;
 
+use super::base64;
 use super::bridge::{Bridge, BridgeError, CallFailure, ToolCall};
 use super::closest::closest;
 use super::envelope::CallSummary;
@@ -17,7 +18,6 @@ use super::error::ErrorCode;
 use super::request::{MAX_PENDING_TIMERS, MAX_TIMER_MS, Namespaces, RunRequest, ToolSpec};
 use super::state::Shared;
 use super::unwrap::{Unwrapped, unwrap_result};
-use super::base64;
 
 /// Everything the host functions need, cloned into each of them.
 #[derive(Clone)]
@@ -47,7 +47,11 @@ impl<T> AbortOnDrop<T> {
 }
 
 /// Builds the `host` object.
-pub fn build<'js>(ctx: &Ctx<'js>, env: &HostEnv, request: &RunRequest) -> rquickjs::Result<Object<'js>> {
+pub fn build<'js>(
+    ctx: &Ctx<'js>,
+    env: &HostEnv,
+    request: &RunRequest,
+) -> rquickjs::Result<Object<'js>> {
     let host = Object::new(ctx.clone())?;
     let seed = Array::new(ctx.clone())?;
     for (i, word) in seed_words(request.seed).into_iter().enumerate() {
@@ -61,7 +65,12 @@ pub fn build<'js>(ctx: &Ctx<'js>, env: &HostEnv, request: &RunRequest) -> rquick
     let listing: serde_json::Map<String, Value> = env
         .namespaces
         .iter()
-        .map(|(ns, tools)| (ns.clone(), Value::Array(tools.iter().map(|t| json!(t.name)).collect())))
+        .map(|(ns, tools)| {
+            (
+                ns.clone(),
+                Value::Array(tools.iter().map(|t| json!(t.name)).collect()),
+            )
+        })
         .collect();
     host.set("namespaces", Value::Object(listing).to_string())?;
 
@@ -70,10 +79,12 @@ pub fn build<'js>(ctx: &Ctx<'js>, env: &HostEnv, request: &RunRequest) -> rquick
         "call",
         Function::new(
             ctx.clone(),
-            Async(move |ns: String, tool: String, args: String, connection: Opt<Option<String>>| {
-                let started = start_call(&e, ns, tool, &args, connection.0.flatten());
-                finish_call(e.clone(), started)
-            }),
+            Async(
+                move |ns: String, tool: String, args: String, connection: Opt<Option<String>>| {
+                    let started = start_call(&e, ns, tool, &args, connection.0.flatten());
+                    finish_call(e.clone(), started)
+                },
+            ),
         )?,
     )?;
 
@@ -84,7 +95,13 @@ pub fn build<'js>(ctx: &Ctx<'js>, env: &HostEnv, request: &RunRequest) -> rquick
             ctx.clone(),
             Async(move |query: String| {
                 let mut task = AbortOnDrop(e.io.spawn(e.bridge.search(query)));
-                async move { Ok::<_, rquickjs::Error>(task.join().await.unwrap_or_else(|_| "search failed".to_string())) }
+                async move {
+                    Ok::<_, rquickjs::Error>(
+                        task.join()
+                            .await
+                            .unwrap_or_else(|_| "search failed".to_string()),
+                    )
+                }
             }),
         )?,
     )?;
@@ -97,7 +114,13 @@ pub fn build<'js>(ctx: &Ctx<'js>, env: &HostEnv, request: &RunRequest) -> rquick
             Async(move |targets: String| {
                 let targets: Vec<String> = serde_json::from_str(&targets).unwrap_or_default();
                 let mut task = AbortOnDrop(e.io.spawn(e.bridge.describe(targets)));
-                async move { Ok::<_, rquickjs::Error>(task.join().await.unwrap_or_else(|_| "describe failed".to_string())) }
+                async move {
+                    Ok::<_, rquickjs::Error>(
+                        task.join()
+                            .await
+                            .unwrap_or_else(|_| "describe failed".to_string()),
+                    )
+                }
             }),
         )?,
     )?;
@@ -137,17 +160,23 @@ pub fn build<'js>(ctx: &Ctx<'js>, env: &HostEnv, request: &RunRequest) -> rquick
     let e = env.clone();
     host.set(
         "timerLimit",
-        Function::new(ctx.clone(), move |ctx: Ctx<'js>, count: f64| -> rquickjs::Result<()> {
-            let message = format!("{count} timers pending at once; the limit is {MAX_PENDING_TIMERS}");
-            e.shared.fail(ErrorCode::TimerLimit, message.clone());
-            Err(Exception::throw_range(&ctx, &message))
-        })?,
+        Function::new(
+            ctx.clone(),
+            move |ctx: Ctx<'js>, count: f64| -> rquickjs::Result<()> {
+                let message =
+                    format!("{count} timers pending at once; the limit is {MAX_PENDING_TIMERS}");
+                e.shared.fail(ErrorCode::TimerLimit, message.clone());
+                Err(Exception::throw_range(&ctx, &message))
+            },
+        )?,
     )?;
 
     let e = env.clone();
     host.set(
         "unknownTool",
-        Function::new(ctx.clone(), move |ns: String, name: String| unknown_tool_message(&e.namespaces, &ns, &name))?,
+        Function::new(ctx.clone(), move |ns: String, name: String| {
+            unknown_tool_message(&e.namespaces, &ns, &name)
+        })?,
     )?;
 
     host.set(
@@ -158,9 +187,13 @@ pub fn build<'js>(ctx: &Ctx<'js>, env: &HostEnv, request: &RunRequest) -> rquick
     )?;
     host.set(
         "encodeBase64",
-        Function::new(ctx.clone(), |ctx: Ctx<'js>, text: String, url_safe: bool| {
-            base64::encode(&text, url_safe).map_err(|message| Exception::throw_range(&ctx, &message))
-        })?,
+        Function::new(
+            ctx.clone(),
+            |ctx: Ctx<'js>, text: String, url_safe: bool| {
+                base64::encode(&text, url_safe)
+                    .map_err(|message| Exception::throw_range(&ctx, &message))
+            },
+        )?,
     )?;
     Ok(host)
 }
@@ -181,7 +214,10 @@ fn seed_words(seed: u64) -> [u32; 4] {
 
 /// `ns.name is not a tool` with the closest names, for the Proxy's TypeError and the static check.
 pub fn unknown_tool_message(namespaces: &Namespaces, ns: &str, name: &str) -> String {
-    let tools: Vec<&str> = namespaces.get(ns).map(|t| t.iter().map(|t| t.name.as_str()).collect()).unwrap_or_default();
+    let tools: Vec<&str> = namespaces
+        .get(ns)
+        .map(|t| t.iter().map(|t| t.name.as_str()).collect())
+        .unwrap_or_default();
     let near = closest(name, tools.iter().copied(), 3);
     if near.is_empty() {
         let mut all: Vec<&str> = tools.iter().copied().take(10).collect();
@@ -191,14 +227,22 @@ pub fn unknown_tool_message(namespaces: &Namespaces, ns: &str, name: &str) -> St
         format!("{ns}.{name} is not a tool; {ns} has: {}", all.join(", "))
     } else {
         let near: Vec<String> = near.iter().map(|n| format!("{ns}.{n}")).collect();
-        format!("{ns}.{name} is not a tool; did you mean {}?", near.join(", "))
+        format!(
+            "{ns}.{name} is not a tool; did you mean {}?",
+            near.join(", ")
+        )
     }
 }
 
 /// A call after its synchronous checks: either an answer already, or a bridge task to await.
 enum Started {
     Ready(String),
-    Running { seq: u64, address: String, task: AbortOnDrop<super::bridge::CallOutcome>, at: Instant },
+    Running {
+        seq: u64,
+        address: String,
+        task: AbortOnDrop<super::bridge::CallOutcome>,
+        at: Instant,
+    },
 }
 
 fn reply_error(failure: &CallFailure, ms: u64) -> String {
@@ -217,10 +261,23 @@ fn reply_error(failure: &CallFailure, ms: u64) -> String {
 }
 
 /// Runs synchronously inside the JS call, so sequence numbers follow the script's issue order.
-fn start_call(env: &HostEnv, ns: String, tool: String, args: &str, connection: Option<String>) -> Started {
+fn start_call(
+    env: &HostEnv,
+    ns: String,
+    tool: String,
+    args: &str,
+    connection: Option<String>,
+) -> Started {
     let address = format!("{ns}.{tool}");
-    let Some(spec) = env.namespaces.get(&ns).and_then(|tools| tools.iter().find(|t| t.name == tool)) else {
-        let failure = CallFailure::new(ErrorCode::UnknownTool, unknown_tool_message(&env.namespaces, &ns, &tool));
+    let Some(spec) = env
+        .namespaces
+        .get(&ns)
+        .and_then(|tools| tools.iter().find(|t| t.name == tool))
+    else {
+        let failure = CallFailure::new(
+            ErrorCode::UnknownTool,
+            unknown_tool_message(&env.namespaces, &ns, &tool),
+        );
         return Started::Ready(reply_error(&failure, 0));
     };
     let arguments = match check_arguments(spec, &address, args, connection.as_deref()) {
@@ -232,20 +289,43 @@ fn start_call(env: &HostEnv, ns: String, tool: String, args: &str, connection: O
         let seq = state.calls.len() as u64;
         if seq >= env.max_calls {
             drop(state);
-            let message = format!("{address} would be call {} of a run; the limit is {}", seq + 1, env.max_calls);
+            let message = format!(
+                "{address} would be call {} of a run; the limit is {}",
+                seq + 1,
+                env.max_calls
+            );
             env.shared.fail(ErrorCode::CallLimit, message.clone());
-            return Started::Ready(reply_error(&CallFailure::new(ErrorCode::CallLimit, message), 0));
+            return Started::Ready(reply_error(
+                &CallFailure::new(ErrorCode::CallLimit, message),
+                0,
+            ));
         }
         state.calls.push(None);
         state.in_flight += 1;
         seq
     };
-    let call = ToolCall { seq, namespace: ns, tool, connection, arguments };
+    let call = ToolCall {
+        seq,
+        namespace: ns,
+        tool,
+        connection,
+        arguments,
+    };
     let task = AbortOnDrop(env.io.spawn(env.bridge.call(call)));
-    Started::Running { seq, address, task, at: Instant::now() }
+    Started::Running {
+        seq,
+        address,
+        task,
+        at: Instant::now(),
+    }
 }
 
-fn check_arguments(spec: &ToolSpec, address: &str, args: &str, connection: Option<&str>) -> Result<Value, CallFailure> {
+fn check_arguments(
+    spec: &ToolSpec,
+    address: &str,
+    args: &str,
+    connection: Option<&str>,
+) -> Result<Value, CallFailure> {
     let invalid = |message: String| CallFailure {
         code: ErrorCode::InvalidArguments,
         message,
@@ -253,18 +333,21 @@ fn check_arguments(spec: &ToolSpec, address: &str, args: &str, connection: Optio
         status: None,
         retryable: false,
     };
-    if let Some(connection) = connection {
-        if !spec.connections.is_empty() && !spec.connections.iter().any(|c| c == connection) {
-            return Err(invalid(format!(
-                "{address}: there is no connection {connection:?}; available: {}",
-                spec.connections.join(", ")
-            )));
-        }
+    if let Some(connection) = connection
+        && !spec.connections.is_empty()
+        && !spec.connections.iter().any(|c| c == connection)
+    {
+        return Err(invalid(format!(
+            "{address}: there is no connection {connection:?}; available: {}",
+            spec.connections.join(", ")
+        )));
     }
-    let arguments: Value =
-        serde_json::from_str(args).map_err(|e| invalid(format!("{address}: arguments are not JSON: {e}")))?;
+    let arguments: Value = serde_json::from_str(args)
+        .map_err(|e| invalid(format!("{address}: arguments are not JSON: {e}")))?;
     if !arguments.is_object() {
-        return Err(invalid(format!("{address}: the first argument must be an object")));
+        return Err(invalid(format!(
+            "{address}: the first argument must be an object"
+        )));
     }
     if let Some(validator) = spec.validator() {
         let problems: Vec<String> = validator
@@ -272,11 +355,18 @@ fn check_arguments(spec: &ToolSpec, address: &str, args: &str, connection: Optio
             .take(3)
             .map(|error| {
                 let path = error.instance_path().to_string();
-                if path.is_empty() { error.to_string() } else { format!("at {path}: {error}") }
+                if path.is_empty() {
+                    error.to_string()
+                } else {
+                    format!("at {path}: {error}")
+                }
             })
             .collect();
         if !problems.is_empty() {
-            return Err(invalid(format!("{address}: invalid arguments: {}", problems.join("; "))));
+            return Err(invalid(format!(
+                "{address}: invalid arguments: {}",
+                problems.join("; ")
+            )));
         }
     }
     Ok(arguments)
@@ -285,23 +375,37 @@ fn check_arguments(spec: &ToolSpec, address: &str, args: &str, connection: Optio
 async fn finish_call(env: HostEnv, started: Started) -> rquickjs::Result<String> {
     let (seq, address, mut task, at) = match started {
         Started::Ready(reply) => return Ok(reply),
-        Started::Running { seq, address, task, at } => (seq, address, task, at),
+        Started::Running {
+            seq,
+            address,
+            task,
+            at,
+        } => (seq, address, task, at),
     };
     let outcome = task.join().await;
     let measured = u64::try_from(at.elapsed().as_millis()).unwrap_or(u64::MAX);
     let (reply, ok, ms) = match outcome {
         Err(join) => {
-            let failure = CallFailure::new(ErrorCode::Internal, format!("{address}: the call failed inside the hub: {join}"));
+            let failure = CallFailure::new(
+                ErrorCode::Internal,
+                format!("{address}: the call failed inside the hub: {join}"),
+            );
             (reply_error(&failure, measured), false, measured)
         }
         Ok(outcome) => {
             let ms = outcome.ms.unwrap_or(measured);
             match outcome.result {
                 Ok(raw) => match unwrap_result(raw) {
-                    Unwrapped::Value(value) => (json!({ "ok": true, "ms": ms, "value": value }).to_string(), true, ms),
-                    Unwrapped::ToolFailed(message) => {
-                        (reply_error(&CallFailure::new(ErrorCode::ToolError, message), ms), false, ms)
-                    }
+                    Unwrapped::Value(value) => (
+                        json!({ "ok": true, "ms": ms, "value": value }).to_string(),
+                        true,
+                        ms,
+                    ),
+                    Unwrapped::ToolFailed(message) => (
+                        reply_error(&CallFailure::new(ErrorCode::ToolError, message), ms),
+                        false,
+                        ms,
+                    ),
                 },
                 Err(BridgeError::Failed(failure)) => (reply_error(&failure, ms), false, ms),
                 Err(BridgeError::Suspend(pending)) => {
@@ -320,7 +424,10 @@ async fn finish_call(env: HostEnv, started: Started) -> rquickjs::Result<String>
     {
         let mut state = env.shared.lock();
         state.in_flight = state.in_flight.saturating_sub(1);
-        if let Some(slot) = usize::try_from(seq).ok().and_then(|i| state.calls.get_mut(i)) {
+        if let Some(slot) = usize::try_from(seq)
+            .ok()
+            .and_then(|i| state.calls.get_mut(i))
+        {
             *slot = Some(CallSummary { address, ok, ms });
         }
     }
@@ -335,8 +442,16 @@ mod tests {
     fn namespaces() -> Namespaces {
         let schema = json!({ "type": "object", "properties": { "q": { "type": "string" } }, "required": ["q"] });
         let tools = vec![
-            Arc::new(ToolSpec::new("searchIssues", schema.clone(), "github.searchIssues(input: { q: string })")),
-            Arc::new(ToolSpec::new("createIssue", schema, "github.createIssue(input: { q: string })")),
+            Arc::new(ToolSpec::new(
+                "searchIssues",
+                schema.clone(),
+                "github.searchIssues(input: { q: string })",
+            )),
+            Arc::new(ToolSpec::new(
+                "createIssue",
+                schema,
+                "github.createIssue(input: { q: string })",
+            )),
         ];
         Namespaces::from([("github".to_string(), tools)])
     }
@@ -344,9 +459,15 @@ mod tests {
     #[test]
     fn unknown_tools_name_the_closest() {
         let message = unknown_tool_message(&namespaces(), "github", "createIssues");
-        assert!(message.contains("did you mean github.createIssue"), "{message}");
+        assert!(
+            message.contains("did you mean github.createIssue"),
+            "{message}"
+        );
         let message = unknown_tool_message(&namespaces(), "github", "zzz");
-        assert!(message.contains("github has: searchIssues, createIssue"), "{message}");
+        assert!(
+            message.contains("github has: searchIssues, createIssue"),
+            "{message}"
+        );
     }
 
     #[test]
@@ -358,7 +479,10 @@ mod tests {
         let failure = failure.unwrap_or_else(|| CallFailure::new(ErrorCode::Internal, ""));
         assert_eq!(failure.code, ErrorCode::InvalidArguments);
         assert!(failure.message.contains("/q"), "{}", failure.message);
-        assert_eq!(failure.hint.as_deref(), Some("Call it as github.searchIssues(input: { q: string })"));
+        assert_eq!(
+            failure.hint.as_deref(),
+            Some("Call it as github.searchIssues(input: { q: string })")
+        );
         assert!(check_arguments(spec, "github.searchIssues", "[]", None).is_err());
     }
 

@@ -35,6 +35,8 @@ mod unwrap;
 pub use bridge::{Bridge, BridgeError, CallFailure, CallOutcome, ToolCall};
 pub use cancel::CancelToken;
 pub use engine::{run, run_with_cancel};
-pub use envelope::{CallSummary, EnvelopeError, ExecuteEnvelope, Pending, PendingKind, Status, Truncated};
+pub use envelope::{
+    CallSummary, EnvelopeError, ExecuteEnvelope, Pending, PendingKind, Status, Truncated,
+};
 pub use error::ErrorCode;
 pub use request::{Namespaces, RunRequest, ToolSpec};

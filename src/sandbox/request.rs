@@ -50,7 +50,9 @@ impl ToolSpec {
     /// The compiled input schema; `None` when the upstream's schema does not compile, in which
     /// case arguments pass unchecked (the upstream validates them anyway).
     pub(crate) fn validator(&self) -> Option<&jsonschema::Validator> {
-        self.validator.get_or_init(|| jsonschema::validator_for(&self.input_schema).ok()).as_ref()
+        self.validator
+            .get_or_init(|| jsonschema::validator_for(&self.input_schema).ok())
+            .as_ref()
     }
 }
 
@@ -74,7 +76,11 @@ pub struct RunRequest {
 
 impl RunRequest {
     /// A request with default limits, seed 0 and the epoch as start time.
-    pub fn new(run_id: impl Into<String>, code: impl Into<String>, namespaces: Arc<Namespaces>) -> Self {
+    pub fn new(
+        run_id: impl Into<String>,
+        code: impl Into<String>,
+        namespaces: Arc<Namespaces>,
+    ) -> Self {
         RunRequest {
             run_id: run_id.into(),
             code: code.into(),

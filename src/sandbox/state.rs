@@ -45,7 +45,9 @@ impl Shared {
     /// The state; a poisoned lock only means a host function panicked, and the data is still
     /// consistent enough to report.
     pub fn lock(&self) -> MutexGuard<'_, RunState> {
-        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     pub fn should_stop(&self) -> bool {
@@ -73,7 +75,9 @@ impl Shared {
     /// else in flight.
     pub fn must_stop(&self) -> bool {
         let state = self.lock();
-        state.fatal.is_some() || state.cancelled || (!state.pending.is_empty() && state.in_flight == 0)
+        state.fatal.is_some()
+            || state.cancelled
+            || (!state.pending.is_empty() && state.in_flight == 0)
     }
 
     /// Appends one console line within `budget` bytes; false once the budget is spent.
@@ -121,6 +125,9 @@ mod tests {
         shared.fail(ErrorCode::CallLimit, "a");
         shared.fail(ErrorCode::TimerLimit, "b");
         assert!(shared.should_stop());
-        assert_eq!(shared.lock().fatal.as_ref().map(|e| e.code), Some(ErrorCode::CallLimit));
+        assert_eq!(
+            shared.lock().fatal.as_ref().map(|e| e.code),
+            Some(ErrorCode::CallLimit)
+        );
     }
 }

@@ -17,15 +17,24 @@ pub fn unwrap_result(raw: Value) -> Unwrapped {
         // Not a CallToolResult: hand it over as it is rather than lose it.
         return Unwrapped::Value(raw);
     };
-    let is_error = result.get("isError").and_then(Value::as_bool).unwrap_or(false);
+    let is_error = result
+        .get("isError")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
     let content = match result.remove("content") {
         Some(Value::Array(items)) => items,
         _ => Vec::new(),
     };
     if is_error {
-        let text: Vec<&str> = content.iter().filter_map(|c| c.get("text").and_then(Value::as_str)).collect();
+        let text: Vec<&str> = content
+            .iter()
+            .filter_map(|c| c.get("text").and_then(Value::as_str))
+            .collect();
         let message = if text.is_empty() {
-            result.get("structuredContent").map_or_else(|| "the tool reported an error".to_string(), Value::to_string)
+            result.get("structuredContent").map_or_else(
+                || "the tool reported an error".to_string(),
+                Value::to_string,
+            )
         } else {
             text.join("\n")
         };
@@ -43,8 +52,14 @@ pub fn unwrap_result(raw: Value) -> Unwrapped {
 }
 
 fn unwrap_content(item: Value) -> Value {
-    let Value::Object(mut item) = item else { return item };
-    let kind = item.get("type").and_then(Value::as_str).unwrap_or_default().to_string();
+    let Value::Object(mut item) = item else {
+        return item;
+    };
+    let kind = item
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
     match kind.as_str() {
         "text" => {
             let text = match item.remove("text") {
@@ -59,9 +74,17 @@ fn unwrap_content(item: Value) -> Value {
                 Some(Value::Object(resource)) => resource,
                 _ => Map::new(),
             };
-            typed("resource", &mut resource, &["uri", "mimeType", "text", "blob"])
+            typed(
+                "resource",
+                &mut resource,
+                &["uri", "mimeType", "text", "blob"],
+            )
         }
-        "resource_link" => typed("resource_link", &mut item, &["uri", "name", "title", "description", "mimeType", "size"]),
+        "resource_link" => typed(
+            "resource_link",
+            &mut item,
+            &["uri", "name", "title", "description", "mimeType", "size"],
+        ),
         _ => Value::Object(item),
     }
 }
@@ -82,10 +105,10 @@ fn typed(kind: &str, from: &mut Map<String, Value>, fields: &[&str]) -> Value {
 /// tool answering `"42"` or `"true"` as prose keeps it as a string.
 fn parse_json_text(text: String) -> Value {
     let trimmed = text.trim_start();
-    if trimmed.starts_with('{') || trimmed.starts_with('[') {
-        if let Ok(value) = serde_json::from_str(&text) {
-            return value;
-        }
+    if (trimmed.starts_with('{') || trimmed.starts_with('['))
+        && let Ok(value) = serde_json::from_str(&text)
+    {
+        return value;
     }
     Value::String(text)
 }
@@ -129,8 +152,15 @@ mod tests {
 
     #[test]
     fn is_error_becomes_a_failure() {
-        let raw = json!({ "isError": true, "content": [{ "type": "text", "text": "no such repo" }] });
-        assert_eq!(unwrap_result(raw), Unwrapped::ToolFailed("no such repo".into()));
-        assert_eq!(unwrap_result(json!({ "content": [] })), Unwrapped::Value(Value::Null));
+        let raw =
+            json!({ "isError": true, "content": [{ "type": "text", "text": "no such repo" }] });
+        assert_eq!(
+            unwrap_result(raw),
+            Unwrapped::ToolFailed("no such repo".into())
+        );
+        assert_eq!(
+            unwrap_result(json!({ "content": [] })),
+            Unwrapped::Value(Value::Null)
+        );
     }
 }

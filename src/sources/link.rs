@@ -67,7 +67,7 @@ impl LinkState {
                 last_error: last_error.clone(),
             },
             LinkState::Stopped => SourceStatus::Failed {
-                error: "stopped: the hub is shutting down".into(),
+                error: "stopped: the connections to the sources were shut down".into(),
             },
         }
     }

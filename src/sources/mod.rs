@@ -323,6 +323,7 @@ impl Drop for Sources {
         for link in self.sources.iter().flat_map(|entry| &entry.links) {
             if let Some(pid) = link.pid().and_then(|pid| i32::try_from(pid).ok()) {
                 process_group::signal(pid, process_group::Signal::Kill);
+                process_group::unregister(pid);
             }
         }
     }

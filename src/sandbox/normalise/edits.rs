@@ -67,7 +67,8 @@ impl Edits {
         }
         // Blanking may split a multi-byte character; such bytes are all inside blanked ranges,
         // and a lossy conversion turns any leftover fragment into U+FFFD instead of failing.
-        let blanked = String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        let blanked = String::from_utf8(bytes)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         self.inserts.sort_by_key(|(at, _)| *at);
         let mut out = String::with_capacity(blanked.len() + 64);
         let mut map = PositionMap::default();
@@ -114,7 +115,10 @@ pub fn offset_of(text: &str, line: u32, column: u32) -> usize {
     }
     let rest = &text[offset..];
     let line_end = rest.find('\n').unwrap_or(rest.len());
-    let within = rest[..line_end].char_indices().nth(column.saturating_sub(1) as usize).map_or(line_end, |(i, _)| i);
+    let within = rest[..line_end]
+        .char_indices()
+        .nth(column.saturating_sub(1) as usize)
+        .map_or(line_end, |(i, _)| i);
     offset + within
 }
 
@@ -128,7 +132,10 @@ pub fn line_column(text: &str, offset: usize) -> (u32, u32) {
     let line = before.matches('\n').count() + 1;
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     let column = before[line_start..].chars().count() + 1;
-    (u32::try_from(line).unwrap_or(u32::MAX), u32::try_from(column).unwrap_or(u32::MAX))
+    (
+        u32::try_from(line).unwrap_or(u32::MAX),
+        u32::try_from(column).unwrap_or(u32::MAX),
+    )
 }
 
 #[cfg(test)]
@@ -147,7 +154,10 @@ mod tests {
         let offset = offset_of(&out, 2, 12);
         assert_eq!(line_column(source, map.original_offset(offset)), (2, 5));
         // A position inside the inserted text maps to the insertion point.
-        assert_eq!(line_column(source, map.original_offset(offset_of(&out, 2, 3))), (2, 1));
+        assert_eq!(
+            line_column(source, map.original_offset(offset_of(&out, 2, 3))),
+            (2, 1)
+        );
     }
 
     #[test]

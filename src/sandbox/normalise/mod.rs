@@ -4,8 +4,8 @@
 //! maps back to the user's line:column.
 
 mod edits;
-mod tsblank;
 mod tools_check;
+mod tsblank;
 
 use oxc_allocator::Allocator;
 use oxc_ast::ast::*;
@@ -57,16 +57,28 @@ pub fn normalise(code: &str, namespaces: &Namespaces) -> Result<Normalised, Enve
         None => code.to_string(),
     };
     let allocator = Allocator::default();
-    let options = ParseOptions { allow_return_outside_function: true, ..ParseOptions::default() };
-    let ts = Parser::new(&allocator, &original, SourceType::ts().with_module(true)).with_options(options).parse();
+    let options = ParseOptions {
+        allow_return_outside_function: true,
+        ..ParseOptions::default()
+    };
+    let ts = Parser::new(&allocator, &original, SourceType::ts().with_module(true))
+        .with_options(options)
+        .parse();
     let js_allocator = Allocator::default();
     let program = if ts.diagnostics.has_errors() || ts.panicked {
         // Plain JavaScript that TypeScript's grammar reads differently still runs as JavaScript.
-        let js = Parser::new(&js_allocator, &original, SourceType::mjs()).with_options(options).parse();
+        let js = Parser::new(&js_allocator, &original, SourceType::mjs())
+            .with_options(options)
+            .parse();
         if js.diagnostics.has_errors() || js.panicked {
             let first = ts.diagnostics.iter().next();
-            let offset = first.and_then(|d| d.labels.first()).map_or(0, |l| l.offset() as usize);
-            let message = first.map_or_else(|| "the code does not parse".to_string(), |d| d.message.to_string());
+            let offset = first
+                .and_then(|d| d.labels.first())
+                .map_or(0, |l| l.offset() as usize);
+            let message = first.map_or_else(
+                || "the code does not parse".to_string(),
+                |d| d.message.to_string(),
+            );
             return Err(syntax_error(&original, offset, &message));
         }
         js.program
@@ -77,7 +89,11 @@ pub fn normalise(code: &str, namespaces: &Namespaces) -> Result<Normalised, Enve
     let mut blanker = tsblank::TsBlanker::new(&original);
     blanker.visit_program(&program);
     if let Some(first) = blanker.unsupported.first() {
-        return Err(syntax_error(&original, first.offset as usize, first.message));
+        return Err(syntax_error(
+            &original,
+            first.offset as usize,
+            first.message,
+        ));
     }
     if blanker.stripped {
         notices.push("Stripped TypeScript annotations.".to_string());
@@ -88,7 +104,10 @@ pub fn normalise(code: &str, namespaces: &Namespaces) -> Result<Normalised, Enve
     check.visit_program(&program);
     if let Some((offset, ns, tool)) = check.first_unknown() {
         let (line, column) = line_column(&original, offset as usize);
-        let message = format!("{} (line {line}, column {column})", unknown_tool_message(namespaces, &ns, &tool));
+        let message = format!(
+            "{} (line {line}, column {column})",
+            unknown_tool_message(namespaces, &ns, &tool)
+        );
         return Err(EnvelopeError::new(ErrorCode::UnknownTool, message));
     }
 
@@ -96,7 +115,13 @@ pub fn normalise(code: &str, namespaces: &Namespaces) -> Result<Normalised, Enve
 
     let (body, map) = edits.apply(&original);
     let module = format!("{PREFIX}{body}{SUFFIX}");
-    Ok(Normalised { module, notices, original, body, map })
+    Ok(Normalised {
+        module,
+        notices,
+        original,
+        body,
+        map,
+    })
 }
 
 fn syntax_error(text: &str, offset: usize, message: &str) -> EnvelopeError {
@@ -104,17 +129,28 @@ fn syntax_error(text: &str, offset: usize, message: &str) -> EnvelopeError {
     EnvelopeError {
         code: ErrorCode::SyntaxError,
         message: format!("SyntaxError: {message} (line {line}, column {column})"),
-        hint: Some(format!("Fix the code at line {line}, column {column}, and run it again.")),
+        hint: Some(format!(
+            "Fix the code at line {line}, column {column}, and run it again."
+        )),
     }
 }
 
 /// The body of the first ``` fence, with every other line emptied so line numbers stay put.
 fn fenced_body(code: &str) -> Option<String> {
     let lines: Vec<&str> = code.split('\n').collect();
-    let open = lines.iter().position(|l| l.trim_start().starts_with("```"))?;
-    let close = lines.iter().skip(open + 1).position(|l| l.trim_start().starts_with("```")).map_or(lines.len(), |i| open + 1 + i);
-    let kept: Vec<&str> =
-        lines.iter().enumerate().map(|(i, l)| if i > open && i < close { *l } else { "" }).collect();
+    let open = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with("```"))?;
+    let close = lines
+        .iter()
+        .skip(open + 1)
+        .position(|l| l.trim_start().starts_with("```"))
+        .map_or(lines.len(), |i| open + 1 + i);
+    let kept: Vec<&str> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| if i > open && i < close { *l } else { "" })
+        .collect();
     Some(kept.join("\n"))
 }
 
@@ -126,14 +162,21 @@ fn meaningful<'p, 'a>(program: &'p Program<'a>) -> Vec<&'p Statement<'a>> {
         .filter(|s| {
             !matches!(
                 s,
-                Statement::EmptyStatement(_) | Statement::TSTypeAliasDeclaration(_) | Statement::TSInterfaceDeclaration(_)
+                Statement::EmptyStatement(_)
+                    | Statement::TSTypeAliasDeclaration(_)
+                    | Statement::TSInterfaceDeclaration(_)
             ) && !matches!(s, Statement::VariableDeclaration(d) if d.declare)
                 && !matches!(s, Statement::FunctionDeclaration(f) if f.declare || f.body.is_none())
         })
         .collect()
 }
 
-fn reshape(program: &Program<'_>, text: &str, edits: &mut Edits, notices: &mut Vec<String>) -> Result<(), EnvelopeError> {
+fn reshape(
+    program: &Program<'_>,
+    text: &str,
+    edits: &mut Edits,
+    notices: &mut Vec<String>,
+) -> Result<(), EnvelopeError> {
     let statements = meaningful(program);
     for statement in &statements {
         match statement {
@@ -154,7 +197,9 @@ fn reshape(program: &Program<'_>, text: &str, edits: &mut Edits, notices: &mut V
             _ => {}
         }
     }
-    let has_return = statements.iter().any(|s| matches!(s, Statement::ReturnStatement(_)));
+    let has_return = statements
+        .iter()
+        .any(|s| matches!(s, Statement::ReturnStatement(_)));
     let last = statements.last();
     match last {
         Some(Statement::ExportDefaultDeclaration(export)) => {
@@ -163,16 +208,36 @@ fn reshape(program: &Program<'_>, text: &str, edits: &mut Edits, notices: &mut V
             match &export.declaration {
                 ExportDefaultDeclarationKind::FunctionDeclaration(f) => {
                     edits.blank(start, f.span.start);
-                    call_function(edits, notices, f.span.start, f.span.end, f.id.as_ref().map(|id| id.name.as_str()));
+                    call_function(
+                        edits,
+                        notices,
+                        f.span.start,
+                        f.span.end,
+                        f.id.as_ref().map(|id| id.name.as_str()),
+                    );
                 }
-                ExportDefaultDeclarationKind::ClassDeclaration(c) => edits.blank(start, c.span.start),
-                ExportDefaultDeclarationKind::TSInterfaceDeclaration(_) => edits.blank_statement(start, export.span.end),
+                ExportDefaultDeclarationKind::ClassDeclaration(c) => {
+                    edits.blank(start, c.span.start)
+                }
+                ExportDefaultDeclarationKind::TSInterfaceDeclaration(_) => {
+                    edits.blank_statement(start, export.span.end)
+                }
                 expression => {
-                    let Some(expression) = expression.as_expression() else { return Ok(()) };
+                    let Some(expression) = expression.as_expression() else {
+                        return Ok(());
+                    };
                     let inner = expression.get_inner_expression();
-                    if let Expression::ArrowFunctionExpression(_) | Expression::FunctionExpression(_) = inner {
+                    if let Expression::ArrowFunctionExpression(_)
+                    | Expression::FunctionExpression(_) = inner
+                    {
                         edits.blank(start, expression.span().start);
-                        call_function(edits, notices, expression.span().start, expression.span().end, None);
+                        call_function(
+                            edits,
+                            notices,
+                            expression.span().start,
+                            expression.span().end,
+                            None,
+                        );
                     } else {
                         // `export default x` → `return         x`: same length, nothing moves.
                         edits.blank(start, expression.span().start);
@@ -183,14 +248,29 @@ fn reshape(program: &Program<'_>, text: &str, edits: &mut Edits, notices: &mut V
         }
         Some(Statement::FunctionDeclaration(f)) if statements.len() == 1 && !f.generator => {
             if let Some(id) = &f.id {
-                notices.push(format!("Called the lone function {}() and returned its result.", id.name));
+                notices.push(format!(
+                    "Called the lone function {}() and returned its result.",
+                    id.name
+                ));
                 edits.insert(text.len() as u32, format!("\n;return await {}();", id.name));
             }
         }
-        Some(Statement::ExpressionStatement(e)) if statements.len() == 1 && is_function(&e.expression) => {
-            call_function(edits, notices, e.expression.span().start, e.expression.span().end, None);
+        Some(Statement::ExpressionStatement(e))
+            if statements.len() == 1 && is_function(&e.expression) =>
+        {
+            call_function(
+                edits,
+                notices,
+                e.expression.span().start,
+                e.expression.span().end,
+                None,
+            );
         }
-        Some(Statement::ExpressionStatement(e)) if !has_return && !is_console_call(&e.expression) => {
+        Some(Statement::ExpressionStatement(e))
+            if !has_return
+                && !is_console_call(&e.expression)
+                && !matches!(e.expression, Expression::AssignmentExpression(_)) =>
+        {
             notices.push("Returned the value of the final expression.".to_string());
             edits.insert(e.expression.span().start, "return ");
         }
@@ -208,13 +288,23 @@ fn is_function(expression: &Expression<'_>) -> bool {
 
 /// `console.log(…)` as the last line is output, not a result.
 fn is_console_call(expression: &Expression<'_>) -> bool {
-    let Expression::CallExpression(call) = expression.get_inner_expression() else { return false };
-    let Expression::StaticMemberExpression(member) = &call.callee else { return false };
+    let Expression::CallExpression(call) = expression.get_inner_expression() else {
+        return false;
+    };
+    let Expression::StaticMemberExpression(member) = &call.callee else {
+        return false;
+    };
     matches!(&member.object, Expression::Identifier(id) if id.name == "console")
 }
 
 /// Turns the function at `start..end` into `return await (function)();`.
-fn call_function(edits: &mut Edits, notices: &mut Vec<String>, start: u32, end: u32, name: Option<&str>) {
+fn call_function(
+    edits: &mut Edits,
+    notices: &mut Vec<String>,
+    start: u32,
+    end: u32,
+    name: Option<&str>,
+) {
     edits.insert(start, "return await (");
     edits.insert(end, ")();");
     notices.push(match name {
@@ -229,7 +319,12 @@ mod tests {
 
     fn body(code: &str) -> (String, Vec<String>) {
         let out = normalise(code, &Namespaces::new()).unwrap_or_else(|e| panic!("{e:?}"));
-        let body = out.module.strip_prefix(PREFIX).and_then(|m| m.strip_suffix(SUFFIX)).unwrap_or_default().to_string();
+        let body = out
+            .module
+            .strip_prefix(PREFIX)
+            .and_then(|m| m.strip_suffix(SUFFIX))
+            .unwrap_or_default()
+            .to_string();
         (body, out.notices)
     }
 
@@ -255,6 +350,8 @@ mod tests {
         let (out, notices) = body("console.log(1)");
         assert_eq!(out, "console.log(1)");
         assert!(notices.is_empty());
+        let (_, notices) = body("let a; a = 1");
+        assert!(notices.is_empty());
     }
 
     #[test]
@@ -269,10 +366,16 @@ mod tests {
         let (out, _) = body("export default 42");
         assert_eq!(out, "return         42");
         let (out, notices) = body("export default async function main() { return 1 }");
-        assert_eq!(out, "               return await (async function main() { return 1 })();");
+        assert_eq!(
+            out,
+            "               return await (async function main() { return 1 })();"
+        );
         assert_eq!(notices.len(), 2);
         let (out, _) = body("async function main() { return 1 }");
-        assert_eq!(out, "async function main() { return 1 }\n;return await main();");
+        assert_eq!(
+            out,
+            "async function main() { return 1 }\n;return await main();"
+        );
         let (out, _) = body("async () => { return 1 }");
         assert_eq!(out, "return await (async () => { return 1 })();");
     }
@@ -286,8 +389,12 @@ mod tests {
             out,
             ";                        \nconst a = { x: 1 }     ;\nfunction f   (              v    )    { return v  }\nlet b         ;\nreturn f        (a.x                 );"
         );
-        let (out, _) = body("abstract class C extends B<T> implements I { private readonly x?: number = 1; }");
-        assert_eq!(out, "         class C extends B                 {                  x          = 1; }");
+        let (out, _) =
+            body("abstract class C extends B<T> implements I { private readonly x?: number = 1; }");
+        assert_eq!(
+            out,
+            "         class C extends B                 {                  x          = 1; }"
+        );
         let e = error("class C { constructor(public y: number) {} }");
         assert!(e.message.contains("parameter properties"), "{}", e.message);
     }
@@ -300,12 +407,17 @@ mod tests {
         let e = error("let x = ;");
         assert!(e.message.contains("line 1, column 9"), "{}", e.message);
         let e = error("import fs from 'fs';\nreturn 1");
-        assert!(e.message.contains("import is not available"), "{}", e.message);
+        assert!(
+            e.message.contains("import is not available"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]
     fn positions_map_back_through_insertions() {
-        let out = normalise("const a = 1;\na.b.c", &Namespaces::new()).unwrap_or_else(|e| panic!("{e:?}"));
+        let out = normalise("const a = 1;\na.b.c", &Namespaces::new())
+            .unwrap_or_else(|e| panic!("{e:?}"));
         // `.c` sits at module line 3 (wrapper line + 2), column 11 after `return `.
         assert_eq!(out.user_position(3, 11), (2, 4));
     }

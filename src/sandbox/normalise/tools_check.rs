@@ -20,12 +20,18 @@ pub struct ToolsCheck<'n> {
 
 impl<'n> ToolsCheck<'n> {
     pub fn new(namespaces: &'n Namespaces) -> Self {
-        ToolsCheck { namespaces, bound: BTreeSet::new(), unknown: Vec::new() }
+        ToolsCheck {
+            namespaces,
+            bound: BTreeSet::new(),
+            unknown: Vec::new(),
+        }
     }
 
     /// The first unknown call whose namespace the script does not shadow.
     pub fn first_unknown(self) -> Option<(u32, String, String)> {
-        self.unknown.into_iter().find(|(_, ns, _)| !self.bound.contains(ns))
+        self.unknown
+            .into_iter()
+            .find(|(_, ns, _)| !self.bound.contains(ns))
     }
 }
 
@@ -35,14 +41,17 @@ impl<'a> Visit<'a> for ToolsCheck<'_> {
     }
 
     fn visit_call_expression(&mut self, it: &CallExpression<'a>) {
-        if let Expression::StaticMemberExpression(member) = &it.callee {
-            if let Expression::Identifier(object) = &member.object {
-                if let Some(tools) = self.namespaces.get(object.name.as_str()) {
-                    let name = member.property.name.as_str();
-                    if !tools.iter().any(|t| t.name == name) {
-                        self.unknown.push((member.property.span.start, object.name.to_string(), name.to_string()));
-                    }
-                }
+        if let Expression::StaticMemberExpression(member) = &it.callee
+            && let Expression::Identifier(object) = &member.object
+            && let Some(tools) = self.namespaces.get(object.name.as_str())
+        {
+            let name = member.property.name.as_str();
+            if !tools.iter().any(|t| t.name == name) {
+                self.unknown.push((
+                    member.property.span.start,
+                    object.name.to_string(),
+                    name.to_string(),
+                ));
             }
         }
         walk::walk_call_expression(self, it);

@@ -25,11 +25,24 @@ pub struct TsBlanker<'s> {
     pub stripped: bool,
 }
 
-const MODIFIERS: [&str; 7] = ["public", "private", "protected", "readonly", "override", "declare", "abstract"];
+const MODIFIERS: [&str; 7] = [
+    "public",
+    "private",
+    "protected",
+    "readonly",
+    "override",
+    "declare",
+    "abstract",
+];
 
 impl<'s> TsBlanker<'s> {
     pub fn new(source: &'s str) -> Self {
-        TsBlanker { source, edits: Edits::default(), unsupported: Vec::new(), stripped: false }
+        TsBlanker {
+            source,
+            edits: Edits::default(),
+            unsupported: Vec::new(),
+            stripped: false,
+        }
     }
 
     fn blank(&mut self, start: u32, end: u32) {
@@ -91,21 +104,31 @@ impl<'s> TsBlanker<'s> {
 impl<'a> Visit<'a> for TsBlanker<'_> {
     fn visit_statement(&mut self, it: &Statement<'a>) {
         match it {
-            Statement::TSTypeAliasDeclaration(_) | Statement::TSInterfaceDeclaration(_) => self.blank_statement(it.span()),
+            Statement::TSTypeAliasDeclaration(_) | Statement::TSInterfaceDeclaration(_) => {
+                self.blank_statement(it.span())
+            }
             Statement::VariableDeclaration(d) if d.declare => self.blank_statement(d.span),
-            Statement::FunctionDeclaration(f) if f.declare || f.body.is_none() => self.blank_statement(f.span),
+            Statement::FunctionDeclaration(f) if f.declare || f.body.is_none() => {
+                self.blank_statement(f.span)
+            }
             Statement::ClassDeclaration(c) if c.declare => self.blank_statement(c.span),
             Statement::TSEnumDeclaration(e) if e.declare => self.blank_statement(e.span),
             Statement::TSExternalModuleDeclaration(m) if m.declare => self.blank_statement(m.span),
             Statement::TSNamespaceDeclaration(m) if m.declare => self.blank_statement(m.span),
             Statement::TSGlobalDeclaration(m) if m.declare => self.blank_statement(m.span),
-            Statement::TSEnumDeclaration(e) => {
-                self.reject(e.span.start, "enum is not supported; use a plain object of constants")
+            Statement::TSEnumDeclaration(e) => self.reject(
+                e.span.start,
+                "enum is not supported; use a plain object of constants",
+            ),
+            Statement::TSExternalModuleDeclaration(_)
+            | Statement::TSNamespaceDeclaration(_)
+            | Statement::TSGlobalDeclaration(_) => self.reject(
+                it.span().start,
+                "namespace is not supported; use plain objects or functions",
+            ),
+            Statement::TSImportEqualsDeclaration(_) => {
+                self.reject(it.span().start, "import = is not supported")
             }
-            Statement::TSExternalModuleDeclaration(_) | Statement::TSNamespaceDeclaration(_) | Statement::TSGlobalDeclaration(_) => {
-                self.reject(it.span().start, "namespace is not supported; use plain objects or functions")
-            }
-            Statement::TSImportEqualsDeclaration(_) => self.reject(it.span().start, "import = is not supported"),
             _ => walk::walk_statement(self, it),
         }
     }
@@ -138,7 +161,10 @@ impl<'a> Visit<'a> for TsBlanker<'_> {
     }
 
     fn visit_ts_type_assertion(&mut self, it: &TSTypeAssertion<'a>) {
-        self.reject(it.span.start, "<T>expr casts are not supported; write expr as T");
+        self.reject(
+            it.span.start,
+            "<T>expr casts are not supported; write expr as T",
+        );
     }
 
     fn visit_decorator(&mut self, it: &Decorator<'a>) {
@@ -155,7 +181,10 @@ impl<'a> Visit<'a> for TsBlanker<'_> {
             return;
         }
         if it.optional {
-            let end = it.type_annotation.as_ref().map_or(it.span.end, |t| t.span.start);
+            let end = it
+                .type_annotation
+                .as_ref()
+                .map_or(it.span.end, |t| t.span.start);
             self.blank_marker('?', it.pattern.span().end, end);
         }
         walk::walk_formal_parameter(self, it);
@@ -163,7 +192,10 @@ impl<'a> Visit<'a> for TsBlanker<'_> {
 
     fn visit_variable_declarator(&mut self, it: &VariableDeclarator<'a>) {
         if it.definite {
-            let end = it.type_annotation.as_ref().map_or(it.span.end, |t| t.span.start);
+            let end = it
+                .type_annotation
+                .as_ref()
+                .map_or(it.span.end, |t| t.span.start);
             self.blank_marker('!', it.id.span().end, end);
         }
         walk::walk_variable_declarator(self, it);
@@ -172,18 +204,26 @@ impl<'a> Visit<'a> for TsBlanker<'_> {
     fn visit_ts_this_parameter(&mut self, it: &TSThisParameter<'a>) {
         // `this: T` is the first parameter; take the comma after it too.
         let rest = &self.source[(it.span.end as usize).min(self.source.len())..];
-        let comma = rest.find(|c: char| !c.is_whitespace()).filter(|&i| rest[i..].starts_with(','));
+        let comma = rest
+            .find(|c: char| !c.is_whitespace())
+            .filter(|&i| rest[i..].starts_with(','));
         let end = comma.map_or(it.span.end, |i| it.span.end + i as u32 + 1);
         self.blank(it.span.start, end);
     }
 
     fn visit_class(&mut self, it: &Class<'a>) {
         if it.r#abstract {
-            let body = it.id.as_ref().map_or(it.body.span.start, |id| id.span.start);
+            let body = it
+                .id
+                .as_ref()
+                .map_or(it.body.span.start, |id| id.span.start);
             self.blank_keyword_before("abstract", it.span.start, body);
         }
         if let (Some(first), Some(last)) = (it.implements.first(), it.implements.last()) {
-            let from = it.heritage.as_ref().map_or(it.span.start, |h| h.expression.span().end);
+            let from = it
+                .heritage
+                .as_ref()
+                .map_or(it.span.start, |h| h.expression.span().end);
             self.blank_keyword_before("implements", from, first.span.start);
             self.blank(first.span.start, last.span.end);
         }
@@ -194,12 +234,14 @@ impl<'a> Visit<'a> for TsBlanker<'_> {
         match it {
             ClassElement::TSIndexSignature(s) => self.blank_statement(s.span),
             ClassElement::MethodDefinition(m)
-                if m.r#type == MethodDefinitionType::TSAbstractMethodDefinition || m.value.body.is_none() =>
+                if m.r#type == MethodDefinitionType::TSAbstractMethodDefinition
+                    || m.value.body.is_none() =>
             {
                 self.blank_statement(m.span)
             }
             ClassElement::PropertyDefinition(p)
-                if p.declare || p.r#type == PropertyDefinitionType::TSAbstractPropertyDefinition =>
+                if p.declare
+                    || p.r#type == PropertyDefinitionType::TSAbstractPropertyDefinition =>
             {
                 self.blank_statement(p.span)
             }
@@ -213,7 +255,10 @@ impl<'a> Visit<'a> for TsBlanker<'_> {
             ClassElement::PropertyDefinition(p) => {
                 self.blank_modifiers(p.span.start, p.key.span().start);
                 if p.optional || p.definite {
-                    let end = p.type_annotation.as_ref().map_or(p.span.end, |t| t.span.start);
+                    let end = p
+                        .type_annotation
+                        .as_ref()
+                        .map_or(p.span.end, |t| t.span.start);
                     self.blank_marker(if p.optional { '?' } else { '!' }, p.key.span().end, end);
                 }
                 walk::walk_class_element(self, it);
