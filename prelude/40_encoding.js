@@ -114,7 +114,22 @@ function installEncoding(g, host) {
     if (typeof text !== "string") throw new TypeError("encodeBase64 accepts a string only");
     return host.encodeBase64(text, Boolean(urlSafe));
   };
+  // QuickJS's own atob/btoa, held to the same 1 MiB per conversion as the helpers above.
+  const nativeAtob = g.atob;
+  const nativeBtoa = g.btoa;
+  const atob = function atob(text) {
+    if (typeof text !== "string") throw new TypeError("atob accepts a string only");
+    if (text.length > 1398104) throw new RangeError("atob accepts at most 1,398,104 characters");
+    return nativeAtob(text);
+  };
+  const btoa = function btoa(text) {
+    if (typeof text !== "string") throw new TypeError("btoa accepts a string only");
+    if (text.length > 1048576) throw new RangeError("btoa encodes at most 1 MiB");
+    return nativeBtoa(text);
+  };
   const fixed = { writable: false, configurable: false, enumerable: false };
+  Object.defineProperty(g, "atob", { ...fixed, value: atob });
+  Object.defineProperty(g, "btoa", { ...fixed, value: btoa });
   Object.defineProperty(g, "TextEncoder", { ...fixed, value: TextEncoder });
   Object.defineProperty(g, "TextDecoder", { ...fixed, value: TextDecoder });
   Object.defineProperty(g, "decodeBase64", { ...fixed, value: decodeBase64 });

@@ -59,34 +59,21 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
 
 /// Runs an async verb on a fresh runtime. Ctrl-C or SIGTERM ends it at once, taking every
 /// source's child processes (and their children) down with it, and exits 130 or 143 as a shell
-/// expects.
+/// expects (129 for SIGHUP).
 fn run_async(verb: impl std::future::Future<Output = anyhow::Result<ExitCode>>) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let outcome = runtime.block_on(async {
         tokio::select! {
             result = verb => result,
-            signal = shutdown_signal() => {
+            status = crate::sources::termination_signal() => {
                 crate::sources::kill_all();
-                Ok(ExitCode::from(128 + signal))
+                Ok(ExitCode::from(status))
             }
         }
     });
     // Do not wait for blocked tasks (a hanging upstream read) once the verb has its answer.
     runtime.shutdown_background();
     outcome
-}
-
-/// Resolves with the signal number on Ctrl-C (SIGINT) or SIGTERM.
-async fn shutdown_signal() -> u8 {
-    use tokio::signal::unix::{SignalKind, signal};
-    match (signal(SignalKind::interrupt()), signal(SignalKind::terminate())) {
-        (Ok(mut interrupt), Ok(mut terminate)) => tokio::select! {
-            _ = interrupt.recv() => 2,
-            _ = terminate.recv() => 15,
-        },
-        // Without signal handlers, never interrupt: the default disposition still applies.
-        _ => std::future::pending().await,
-    }
 }
 
 /// Loads and validates the config; its errors already name the file, line and fix.

@@ -499,7 +499,9 @@ fn envelope(
         out.error = Some(fatal);
         return out;
     }
-    if !state.pending.is_empty() && matches!(outcome, Outcome::Stopped) {
+    // A call waiting for a person wins even if the script went on without awaiting it: the
+    // script did not run as written.
+    if !state.pending.is_empty() {
         out.pending = std::mem::take(&mut state.pending);
         let approval = out.pending.iter().any(|p| p.kind == PendingKind::Approval);
         out.status = if approval {

@@ -3,6 +3,7 @@
 
 mod catalogue;
 mod cli;
+mod exec;
 mod common;
 mod generated;
 mod live_catalog;

@@ -533,6 +533,8 @@ async fn calls_needing_approval_stop_the_run() {
     assert_eq!(envelope.pending.len(), 2);
     assert_eq!(envelope.calls.len(), 2);
     assert!(envelope.error.is_none() && envelope.result.is_none());
+    let unawaited = exec("test.ask({}); return 1").await;
+    assert_eq!(unawaited.status, Status::AwaitingApproval, "{unawaited:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,26 +1,9 @@
-//! Driving the real `capabilities` binary: a private `CAPABILITIES_HOME` per test, and the paths
-//! of the real MCP peers installed by `tests/setup.sh`.
+//! Driving the real `capabilities` binary with a private `CAPABILITIES_HOME` per test.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-pub fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// `node …/server-everything/dist/index.js`, as a command and its arguments.
-pub fn everything_command() -> (String, Vec<String>) {
-    let script = repo_root().join("tests/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    assert!(script.exists(), "{} is missing: run tests/setup.sh", script.display());
-    ("node".into(), vec![script.display().to_string(), "stdio".into()])
-}
-
-/// The Python time server from the venv.
-pub fn time_server_command() -> String {
-    let path = repo_root().join(".venv/bin/mcp-server-time");
-    assert!(path.exists(), "{} is missing: run tests/setup.sh", path.display());
-    path.display().to_string()
-}
+pub use crate::common::repo as repo_root;
 
 /// A temporary home for config and data; dropped with the test.
 pub struct Home {

@@ -1,0 +1,137 @@
+//! `capabilities exec` against real servers: several tools of two sources in one run, structured
+//! results, tool failures a script can catch, the journal in the SQLite store, and the errors a
+//! user meets.
+
+use std::io::Write;
+use std::process::Stdio;
+
+use capabilities::runs::RunsStore;
+use serde_json::Value;
+
+use crate::common::{everything_js, mcp_server_time, repo};
+use crate::support::{Home, Run};
+
+fn two_sources(home: &Home, extra: &str) {
+    home.write_config(&format!(
+        "[sources.everything]\ncommand = \"node\"\nargs = [{}, \"stdio\"]\n\n[sources.time]\ncommand = {}\n{extra}",
+        serde_json::to_string(&everything_js()).unwrap(),
+        serde_json::to_string(&mcp_server_time()).unwrap(),
+    ));
+}
+
+fn exec_stdin(home: &Home, code: &str, extra_args: &[&str]) -> Run {
+    let mut args = vec!["exec", "-"];
+    args.extend_from_slice(extra_args);
+    let mut child = home.command(&args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
+    child.stdin.take().expect("stdin").write_all(code.as_bytes()).expect("write script");
+    Run::from(child.wait_with_output().expect("wait"))
+}
+
+fn envelope(run: &Run) -> Value {
+    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("not an envelope ({e}):\n{}\n{}", run.stdout, run.stderr))
+}
+
+#[test]
+fn the_readme_example_runs_two_sources_in_one_script() {
+    let home = Home::new();
+    let output = home
+        .command(&["--config", "config-examples/multi-source.toml", "exec", "--json", "config-examples/multi-source.js"])
+        .current_dir(repo())
+        .output()
+        .expect("run");
+    let run = Run::from(output).ok();
+    let envelope = envelope(&run);
+    assert_eq!(envelope["status"], "completed", "{envelope}");
+    let result = &envelope["result"];
+    assert!(result["tokyo"].as_str().is_some_and(|t| t.ends_with("+09:00")), "{result}");
+    assert_eq!(result["echo"], "Echo: hello from a sandboxed script");
+    assert_eq!(result["sum"], "The sum of 19 and 23 is 42.");
+    assert_eq!(result["failure"]["name"], "ToolError");
+    assert_eq!(result["failure"]["address"], "time.getCurrentTime");
+    let calls: Vec<(&str, bool)> = envelope["calls"]
+        .as_array()
+        .expect("calls")
+        .iter()
+        .map(|c| (c["address"].as_str().unwrap_or(""), c["ok"].as_bool().unwrap_or(true)))
+        .collect();
+    assert_eq!(
+        calls,
+        vec![
+            ("time.getCurrentTime", true),
+            ("time.getCurrentTime", true),
+            ("everything.echo", true),
+            ("everything.getSum", true),
+            ("time.getCurrentTime", false),
+        ]
+    );
+    assert_eq!(envelope["logs"][0].as_str().map(|l| l.starts_with("Tokyo is ")), Some(true), "{envelope}");
+
+    // Every call is in the journal, in order, under the envelope's run id.
+    let store = RunsStore::open(&home.path().join("data/state.sqlite")).expect("store");
+    let run_id = envelope["runId"].as_str().expect("runId");
+    let journal = store.journal(run_id).expect("journal");
+    let journaled: Vec<&str> = journal.iter().map(|e| e.address.as_str()).collect();
+    assert_eq!(journaled, calls.iter().map(|(a, _)| *a).collect::<Vec<_>>());
+    assert!(journal.iter().all(|e| e.args_digest.len() == 64));
+    let stored = store.run(run_id).expect("run").expect("stored");
+    assert_eq!(stored.status, "completed");
+    assert!(stored.code.contains("Promise.all"));
+}
+
+#[test]
+fn structured_results_and_images_come_back_as_values() {
+    let home = Home::new();
+    two_sources(&home, "");
+    let code = r#"
+        const weather = await everything.getStructuredContent({ location: "Chicago" });
+        const image = await everything.getTinyImage({});
+        return { temperature: typeof weather.temperature, conditions: weather.conditions, image };
+    "#;
+    let run = exec_stdin(&home, code, &["--json"]).ok();
+    let envelope = envelope(&run);
+    assert_eq!(envelope["status"], "completed", "{envelope}");
+    assert_eq!(envelope["result"]["temperature"], "number", "{envelope}");
+    assert!(envelope["result"]["conditions"].is_string(), "{envelope}");
+    let image = &envelope["result"]["image"];
+    assert!(image.to_string().contains("image/png"), "images are typed objects: {image}");
+}
+
+#[test]
+fn policy_decides_every_call() {
+    let home = Home::new();
+    two_sources(
+        &home,
+        "\n[[policy.rules]]\nmatch = \"everything.getSum\"\naction = \"deny\"\n\n[[policy.rules]]\nmatch = \"time.*\"\naction = \"ask\"\n",
+    );
+    let denied = exec_stdin(&home, "try { await everything.getSum({ a: 1, b: 2 }); } catch (e) { return e.code; }", &["--json"]).ok();
+    assert_eq!(envelope(&denied)["result"], "policy_denied");
+
+    let asks = exec_stdin(&home, "await everything.echo({ message: 'first' }); return await time.getCurrentTime({ timezone: 'UTC' });", &[]);
+    assert_eq!(asks.code, 3, "awaiting approval exits 3: {}", asks.stderr);
+    assert!(asks.stderr.contains("time.getCurrentTime needs approval"), "{}", asks.stderr);
+}
+
+#[test]
+fn exec_errors_say_what_to_do() {
+    let home = Home::new();
+    two_sources(&home, "");
+    let missing = home.run(&["exec", "no-such-script.js"]).fails();
+    assert!(missing.stderr.contains("there is no script at `no-such-script.js`"), "{}", missing.stderr);
+
+    let syntax = exec_stdin(&home, "const x = ;\nreturn x;", &[]).fails();
+    assert!(syntax.stderr.contains("error[syntax_error]") && syntax.stderr.contains("line 1, column 11"), "{}", syntax.stderr);
+
+    let unknown = exec_stdin(&home, "return await everything.ecoh({ message: 'x' });", &["--json"]);
+    assert_eq!(unknown.code, 1);
+    let unknown = envelope(&unknown);
+    assert_eq!(unknown["error"]["code"], "unknown_tool", "{unknown}");
+    assert!(unknown["error"]["message"].as_str().unwrap_or("").contains("everything.echo"), "{unknown}");
+
+    let bad_args = exec_stdin(&home, "return await everything.echo({ msg: 'x' });", &["--json"]);
+    let bad_args = envelope(&bad_args);
+    assert_eq!(bad_args["error"]["code"], "invalid_arguments", "{bad_args}");
+    assert!(bad_args["error"]["hint"].as_str().unwrap_or("").contains("message: string"), "the hint carries the signature: {bad_args}");
+
+    let budget = home.run(&["exec", "-", "--output-budget", "10"]);
+    assert_eq!(budget.code, 2, "{}", budget.stderr);
+}
