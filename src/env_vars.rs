@@ -12,3 +12,10 @@ pub const CAPABILITIES_LOG: &str = "CAPABILITIES_LOG";
 
 /// When set (to anything), output has no colour. <https://no-color.org>
 pub const NO_COLOR: &str = "NO_COLOR";
+
+/// The passphrase of the encrypted credential file (`[credentials] store = "file"`), for
+/// machines where nobody is at a terminal to type it. Without it, commands prompt for it.
+pub const CAPABILITIES_PASSPHRASE: &str = "CAPABILITIES_PASSPHRASE";
+
+/// Where the Codex CLI keeps its config (default `~/.codex`); `install codex` writes there.
+pub const CODEX_HOME: &str = "CODEX_HOME";

@@ -13,6 +13,7 @@
 //! | [`sources`] | upstream MCP clients (rmcp): stdio children and Streamable HTTP, timeouts, restarts |
 //! | [`catalog`] | the namespaced tool index: addresses, the cache, BM25F search, TypeScript, describe |
 //! | [`execute`] | one `execute` run: the sandbox's bridge to policy, sources and the journal |
+//! | [`hub`] | the MCP server: three tools (search, describe, execute) over stdio |
 //! | [`policy`] | pure allow / ask / deny decisions |
 //! | [`runs`] | the SQLite state store: runs and the journal of their calls |
 //! | [`sandbox`] | the QuickJS runtime that runs `execute` scripts |
@@ -28,6 +29,7 @@ pub mod config;
 pub mod credentials;
 pub mod env_vars;
 pub mod execute;
+pub mod hub;
 pub mod policy;
 pub mod runs;
 pub mod sandbox;
@@ -38,7 +40,8 @@ use std::process::ExitCode;
 
 /// Parses the command line, runs the verb, and maps the outcome to an exit code:
 /// 0 success, 1 a failure the user can fix (bad input, config, unreachable source), 2 usage
-/// errors (clap), 70 an internal error.
+/// errors (clap); `exec` adds 3 (waiting for approval) and 4 (cancelled), and a signal gives
+/// 128 + its number.
 pub fn run() -> ExitCode {
     commands::run(std::env::args_os())
 }

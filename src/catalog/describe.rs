@@ -346,6 +346,7 @@ fn thousands(n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalog::typescript::tests::parses;
     use crate::catalog::fixtures::{definitions, fixture_dir, load_all};
     use crate::catalog::tool::{UpstreamTool, build_namespace};
     use serde_json::json;
@@ -358,16 +359,6 @@ mod tests {
         list.iter().map(|t| t.to_string()).collect()
     }
 
-    fn parses(text: &str) {
-        let allocator = oxc_allocator::Allocator::default();
-        let parsed =
-            oxc_parser::Parser::new(&allocator, text, oxc_span::SourceType::d_ts()).parse();
-        let errors: Vec<String> = parsed.diagnostics.errors().map(|e| e.to_string()).collect();
-        assert!(
-            errors.is_empty() && !parsed.panicked,
-            "{errors:?}\n---\n{text}"
-        );
-    }
 
     /// A small `github` namespace with an output type that has a nested, named part.
     fn github() -> Vec<ToolDefinition> {

@@ -62,6 +62,19 @@ impl Catalog {
         self.namespaces.iter().flat_map(|n| n.tools.iter())
     }
 
+    /// Every tool the policy lets the model see: denied tools are hidden from describe as they
+    /// are from search. A tool is judged by its namespace's default connection.
+    pub fn visible_tools(&self, policy: &crate::policy::Policy) -> Vec<ToolDefinition> {
+        self.namespaces
+            .iter()
+            .flat_map(|n| {
+                let connection = n.connections.first().map(String::as_str);
+                n.tools.iter().filter(move |t| policy.evaluate(&t.address(), connection, &t.annotations).action != crate::policy::Action::Deny)
+            })
+            .cloned()
+            .collect()
+    }
+
     /// The tool at `namespace.tool`, if catalogued.
     pub fn tool(&self, address: &str) -> Option<&ToolDefinition> {
         let (namespace, name) = address.split_once('.')?;

@@ -1386,7 +1386,7 @@ fn singular(name: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::catalog::fixtures::{definitions, fixture_dir, load_all};
     use crate::catalog::tool::Annotations;
@@ -1433,7 +1433,8 @@ mod tests {
             .to_string()
     }
 
-    fn parses(text: &str) {
+    /// Asserts that `text` parses as a TypeScript declaration file.
+    pub(crate) fn parses(text: &str) {
         let allocator = oxc_allocator::Allocator::default();
         let parsed =
             oxc_parser::Parser::new(&allocator, text, oxc_span::SourceType::d_ts()).parse();

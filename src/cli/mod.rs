@@ -44,12 +44,28 @@ pub enum Command {
     Describe(DescribeArgs),
 
     /// Run a JavaScript (or TypeScript) script against your sources in the sandbox.
-    #[command(after_help = "Examples:\n  capabilities exec script.js\n  echo 'return await everything.echo({ message: \"hi\" })' | capabilities exec -\n  capabilities exec --json config-examples/multi-source.js | jq .calls\n\nThe script is the body of an async function: each source is a global object of async functions, and what it returns is the result.\nExit status: 0 completed, 1 failed, 3 waiting for an approval or a connection, 4 cancelled.")]
+    #[command(after_help = "Examples:\n  capabilities exec script.js\n  echo 'return await everything.echo({ message: \"hi\" })' | capabilities exec -\n  capabilities exec --json config-examples/multi-source.js | jq .calls\n  capabilities exec --resume run_4f2k…   # after `capabilities hub approve run_4f2k…`\n\nThe script is the body of an async function: each source is a global object of async functions, and what it returns is the result.\nOn a terminal, calls that need approval are asked about inline.\nExit status: 0 completed, 1 failed, 3 waiting for an approval or a connection, 4 cancelled.")]
     Exec(ExecArgs),
 
     /// Print a shell completion script.
     #[command(after_help = "Examples:\n  capabilities completions bash > ~/.local/share/bash-completion/completions/capabilities\n  capabilities completions zsh > ~/.zfunc/_capabilities\n  capabilities completions fish > ~/.config/fish/completions/capabilities.fish")]
     Completions(CompletionsArgs),
+
+    /// Run the MCP hub that your agent talks to.
+    #[command(subcommand)]
+    Hub(HubCommand),
+
+    /// Print the MCP client config that starts the hub, or write it into the client's config file.
+    #[command(after_help = "Examples:\n  capabilities install print\n  capabilities install cursor            # show what would change\n  capabilities install cursor --write    # change it (the old file is backed up)\n  capabilities install claude --write --profile work\n\nClients: claude (Claude Code, ~/.claude.json), claude-desktop, cursor (~/.cursor/mcp.json), codex (~/.codex/config.toml), print (the generic mcpServers JSON).")]
+    Install(InstallArgs),
+
+    /// Store, list, test and remove secrets: the values of `${secret:NAME}` in the config.
+    #[command(subcommand)]
+    Credential(CredentialCommand),
+
+    /// Check this machine: the config, which credential store works here, and what the sources need.
+    #[command(after_help = "Example:\n  capabilities doctor\n\nExit status: 0 when everything the config needs works, 1 otherwise.")]
+    Doctor,
 }
 
 #[derive(Debug, Args)]
@@ -79,6 +95,9 @@ pub enum SourceCommand {
     /// Connect to one source, list its tools, and report what happened.
     #[command(after_help = "Example:\n  capabilities source test everything")]
     Test(SourceNameArgs),
+    /// Import the MCP servers of a client config (the `mcpServers` JSON of Claude, Cursor and others).
+    #[command(after_help = "Examples:\n  capabilities source import ~/.cursor/mcp.json\n  capabilities source import claude_desktop_config.json --dry-run\n  capabilities source import ~/.codex/config.toml\n\nStdio entries (command, args, env, cwd) and HTTP entries (url, headers) are imported; names become identifiers (my-server → myServer). `${VAR}` in values becomes `${env:VAR}`.")]
+    Import(SourceImportArgs),
 }
 
 #[derive(Debug, Args)]
@@ -149,8 +168,11 @@ pub struct DescribeArgs {
 #[derive(Debug, Args)]
 pub struct ExecArgs {
     /// The script file, or `-` to read it from standard input.
-    #[arg(value_name = "SCRIPT")]
-    pub script: String,
+    #[arg(value_name = "SCRIPT", required_unless_present = "resume")]
+    pub script: Option<String>,
+    /// Continue a run that waited for approval (after `capabilities hub approve RUN_ID`).
+    #[arg(long, value_name = "RUN_ID", conflicts_with = "script")]
+    pub resume: Option<String>,
     /// Print the whole envelope as JSON instead of the result.
     #[arg(long)]
     pub json: bool,
@@ -172,4 +194,152 @@ pub enum Shell {
     Fish,
     Elvish,
     Powershell,
+}
+
+#[derive(Debug, Args)]
+pub struct SourceImportArgs {
+    /// The client config file: JSON with `mcpServers` (or `servers`), or Codex's TOML.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Show what would be imported without changing the config.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HubCommand {
+    /// Serve search, describe and execute to an MCP client over stdin/stdout.
+    #[command(after_help = "Examples:\n  capabilities hub serve\n  capabilities hub serve --profile work\n\nMCP clients start this themselves: `capabilities install print` shows the config entry. Logs go to stderr (CAPABILITIES_LOG=debug for more).")]
+    Serve(HubServeArgs),
+    /// Approve the pending calls of a paused run; the agent then resumes it.
+    #[command(after_help = "Examples:\n  capabilities hub approve run_4f2k…            # allow the pending call(s) once\n  capabilities hub approve run_4f2k… --for-run  # and every later call of the same tool in this run\n  capabilities hub approve run_4f2k… --always   # and write a policy rule that allows the tool\n  capabilities hub approve run_4f2k… --call 3   # only call 3\n\nWorks whether or not a hub is running: the decision goes to the state store.")]
+    Approve(HubApproveArgs),
+    /// Deny the pending calls of a paused run.
+    #[command(after_help = "Examples:\n  capabilities hub deny run_4f2k…\n  capabilities hub deny run_4f2k… --call 3")]
+    Deny(HubDenyArgs),
+    /// List recent runs, or only those waiting for a decision.
+    #[command(after_help = "Examples:\n  capabilities hub runs\n  capabilities hub runs --pending\n  capabilities hub runs --json | jq '.[0].calls'")]
+    Runs(HubRunsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct HubApproveArgs {
+    /// The run id an envelope or `hub runs --pending` shows.
+    pub run_id: String,
+    /// Decide only this call (its number in the run) instead of every pending one.
+    #[arg(long, value_name = "SEQ")]
+    pub call: Option<u64>,
+    /// Also allow later calls of the same tool in this run without asking.
+    #[arg(long, conflicts_with = "always")]
+    pub for_run: bool,
+    /// Also add a policy rule that always allows the tool (asks for confirmation on a terminal).
+    #[arg(long)]
+    pub always: bool,
+    /// Do not ask for confirmation of --always.
+    #[arg(long, short = 'y', requires = "always")]
+    pub yes: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct HubDenyArgs {
+    /// The run id an envelope or `hub runs --pending` shows.
+    pub run_id: String,
+    /// Decide only this call instead of every pending one.
+    #[arg(long, value_name = "SEQ")]
+    pub call: Option<u64>,
+}
+
+#[derive(Debug, Args)]
+pub struct HubRunsArgs {
+    /// Only runs with calls waiting for a decision.
+    #[arg(long)]
+    pub pending: bool,
+    /// Print JSON (with calls, approvals and the audit trail) instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// How many recent runs to show.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..=1000))]
+    pub limit: u16,
+}
+
+#[derive(Debug, Args)]
+pub struct HubServeArgs {
+    /// Serve only this profile's sources, under its policy rules.
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    /// The MCP client to configure, or `print` for the generic snippet.
+    pub client: InstallClient,
+    /// Change the client's config file (after backing it up) instead of only showing the change.
+    #[arg(long)]
+    pub write: bool,
+    /// Start the hub with this profile.
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
+    /// The server's name in the client's config.
+    #[arg(long, default_value = "capabilities", value_name = "NAME")]
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InstallClient {
+    /// Claude Code (~/.claude.json, user scope).
+    Claude,
+    /// Claude Desktop (claude_desktop_config.json).
+    ClaudeDesktop,
+    /// Cursor (~/.cursor/mcp.json).
+    Cursor,
+    /// OpenAI Codex CLI (~/.codex/config.toml).
+    Codex,
+    /// Print the generic `mcpServers` JSON.
+    Print,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CredentialCommand {
+    /// Store a secret, read from a hidden prompt (or standard input when it is not a terminal).
+    #[command(after_help = "Examples:\n  capabilities credential set github-personal\n  gh auth token | capabilities credential set github-personal\n  CAPABILITIES_PASSPHRASE=… capabilities credential set github-work --store file < token.txt\n\nThen reference it from a connection: headers = { Authorization = \"Bearer ${secret:github-personal}\" }.\nThe value is never taken from the command line, where shell history and `ps` would see it.")]
+    Set(CredentialSetArgs),
+    /// List stored secrets: name, store, and the connections that reference each (never values).
+    #[command(after_help = "Examples:\n  capabilities credential list\n  capabilities credential list --json | jq '.[] | select(.stored | not)'")]
+    List(CredentialListArgs),
+    /// Delete a secret from its store.
+    #[command(after_help = "Example:\n  capabilities credential remove github-work")]
+    Remove(CredentialNameArgs),
+    /// Check that a secret can be read, then connect every connection that references it.
+    #[command(after_help = "Example:\n  capabilities credential test github-personal")]
+    Test(CredentialNameArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CredentialSetArgs {
+    /// The secret's name, as in `${secret:NAME}` (letters, digits, `_`, `-`, `.`).
+    pub name: String,
+    /// Where to keep it; default: `[credentials] store` in the config, else the keychain.
+    #[arg(long, value_enum)]
+    pub store: Option<CredentialStore>,
+}
+
+#[derive(Debug, Args)]
+pub struct CredentialListArgs {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CredentialNameArgs {
+    /// The secret's name, as in `${secret:NAME}`.
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum CredentialStore {
+    /// The OS keychain (macOS Keychain, Windows Credential Manager, Linux Secret Service).
+    Keychain,
+    /// A file in the data directory encrypted with a passphrase, for machines without a keychain.
+    File,
 }

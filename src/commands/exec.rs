@@ -1,7 +1,7 @@
 //! `capabilities exec SCRIPT|-`: run one script against the configured sources and print its
 //! result (or the whole envelope with `--json`); the exit status says how the run ended.
 
-use std::io::Read;
+use std::io::{BufRead, IsTerminal, Read, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,13 +14,18 @@ use crate::catalog::cache::ListingCache;
 use crate::catalog::live::LiveCatalog;
 use crate::cli::ExecArgs;
 use crate::config::Paths;
+use crate::config::edit::add_rule;
+use crate::policy::Action;
 use crate::execute::Executor;
-use crate::runs::RunsStore;
+use crate::runs::{Decision, RunsStore};
 use crate::sandbox::{CancelToken, ExecuteEnvelope, Status};
 use crate::sources::Sources;
 
 pub async fn run(paths: &Paths, args: &ExecArgs) -> anyhow::Result<ExitCode> {
-    let code = read_script(&args.script)?;
+    let code = match &args.script {
+        Some(script) => Some(read_script(script)?),
+        None => None,
+    };
     let settings = Arc::new(load_settings(paths)?);
     if settings.sources.is_empty() {
         tracing::warn!("no sources are configured in {}; the script can only use built-ins", paths.config_file.display());
@@ -31,9 +36,50 @@ pub async fn run(paths: &Paths, args: &ExecArgs) -> anyhow::Result<ExitCode> {
     let longest = settings.sources.iter().map(|s| s.connect_timeout).max().unwrap_or(Duration::ZERO);
     catalog.settle(longest + Duration::from_secs(1)).await;
     let executor = Executor::new(catalog, settings, store);
-    let envelope = executor.execute(code, args.output_budget, CancelToken::new()).await;
+    let mut envelope = match (code, &args.resume) {
+        (Some(code), _) => executor.execute(code, args.output_budget, CancelToken::new()).await,
+        (None, Some(run_id)) => executor.resume(run_id, CancelToken::new()).await?,
+        (None, None) => bail!("give a script file, `-` for standard input, or --resume RUN_ID"),
+    };
+    // On a terminal, ask about each pending call right here and carry on.
+    let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal() && args.script.as_deref() != Some("-");
+    while interactive && envelope.status == Status::AwaitingApproval {
+        if !ask_inline(paths, executor.store(), &envelope.run_id)? {
+            break;
+        }
+        envelope = executor.resume(&envelope.run_id, CancelToken::new()).await?;
+    }
     sources.shutdown().await;
     report(&envelope, args.json)
+}
+
+/// Asks on the terminal about every undecided call of the run; false when the user quits.
+fn ask_inline(paths: &Paths, store: &RunsStore, run_id: &str) -> anyhow::Result<bool> {
+    for approval in store.approvals(run_id)?.into_iter().filter(|a| a.decision.is_none()) {
+        let on = approval.connection.as_deref().map(|c| format!(" (connection {c})")).unwrap_or_default();
+        eprintln!("\n{}{on} wants to run with {}\n  because {}", approval.address, approval.preview, approval.reason);
+        let decision = loop {
+            eprint!("Allow? [o]nce, for this [r]un, [a]lways, [d]eny, [q]uit: ");
+            std::io::stderr().flush()?;
+            let mut answer = String::new();
+            if std::io::stdin().lock().read_line(&mut answer)? == 0 {
+                return Ok(false);
+            }
+            match answer.trim() {
+                "o" | "once" => break Decision::AllowOnce,
+                "r" | "run" => break Decision::AllowRun,
+                "a" | "always" => break Decision::AllowAlways,
+                "d" | "deny" => break Decision::Deny,
+                "q" | "quit" => return Ok(false),
+                _ => eprintln!("Type o, r, a, d or q."),
+            }
+        };
+        if decision == Decision::AllowAlways {
+            add_rule(&paths.config_file, &approval.address, Action::Allow, None)?;
+        }
+        store.decide(run_id, Some(approval.seq), decision, "exec")?;
+    }
+    Ok(true)
 }
 
 fn read_script(path: &str) -> anyhow::Result<String> {
@@ -90,10 +136,11 @@ fn report(envelope: &ExecuteEnvelope, json: bool) -> anyhow::Result<ExitCode> {
             eprintln!("run {} is waiting:", envelope.run_id);
             for pending in &envelope.pending {
                 eprintln!("  - {}", pending.summary);
-                if let Some(message) = &pending.message {
-                    eprintln!("    {message}");
-                }
             }
+            eprintln!(
+                "Decide with `capabilities hub approve {id}` (or `hub deny {id}`), then continue with `capabilities exec --resume {id}`.",
+                id = envelope.run_id
+            );
         }
     }
     eprintln!("run {} {}, {} call(s)", envelope.run_id, status_word(envelope.status), envelope.calls.len());

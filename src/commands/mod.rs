@@ -1,11 +1,16 @@
 //! One function per verb, and the plumbing they share: loading settings, logging to stderr,
 //! printing to stdout (a closed pipe is not an error), and mapping outcomes to exit codes.
 
+mod approvals;
 mod completions;
+mod credential;
+mod doctor;
 pub use completions::generated_files;
 mod describe;
 mod exec;
+mod hub;
 mod init;
+mod install;
 mod output;
 mod search;
 mod source;
@@ -15,7 +20,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use crate::cli::{Cli, Command, SourceCommand};
+use crate::cli::{Cli, Command, CredentialCommand, HubCommand, SourceCommand};
 use crate::config::{Paths, Settings};
 use crate::env_vars;
 
@@ -44,6 +49,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
 
 fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
     let paths = Paths::discover(cli.config.as_deref())?;
+    let _ = PATHS.set(paths.clone());
     match cli.command {
         Command::Init(args) => init::run(&paths, &args),
         Command::Completions(args) => completions::run(&args),
@@ -54,6 +60,17 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Search(args) => run_async(search::run(&paths, &args)),
         Command::Describe(args) => run_async(describe::run(&paths, &args)),
         Command::Exec(args) => run_async(exec::run(&paths, &args)),
+        Command::Hub(HubCommand::Serve(args)) => run_async(hub::serve(&paths, &args)),
+        Command::Hub(HubCommand::Approve(args)) => approvals::approve(&paths, &args),
+        Command::Hub(HubCommand::Deny(args)) => approvals::deny(&paths, &args),
+        Command::Hub(HubCommand::Runs(args)) => approvals::runs(&paths, &args),
+        Command::Install(args) => install::run(&paths, &args),
+        Command::Source(SourceCommand::Import(args)) => source::import(&paths, &args),
+        Command::Credential(CredentialCommand::Set(args)) => credential::set(&paths, &args),
+        Command::Credential(CredentialCommand::List(args)) => credential::list(&paths, &args),
+        Command::Credential(CredentialCommand::Remove(args)) => credential::remove(&paths, &args),
+        Command::Credential(CredentialCommand::Test(args)) => run_async(credential::test(&paths, &args)),
+        Command::Doctor => doctor::run(&paths),
     }
 }
 
@@ -93,9 +110,29 @@ async fn load_catalog(paths: &Paths, settings: &Settings, refresh: bool) -> anyh
     Ok(crate::catalog::load::load(settings, &cache, refresh, secret_lookup()).await)
 }
 
+/// The paths of this process, set once by `dispatch`, so [`secret_lookup`] can open the stores.
+static PATHS: std::sync::OnceLock<Paths> = std::sync::OnceLock::new();
+/// One set of stores per process, so every connection shares one cache of values read.
+static CREDENTIALS: std::sync::OnceLock<std::sync::Arc<crate::credentials::Credentials>> = std::sync::OnceLock::new();
+
+/// The credential stores of this process: the keychain and the encrypted file of the data
+/// directory, new secrets going where `[credentials] store` says.
+fn credentials(paths: &Paths) -> std::sync::Arc<crate::credentials::Credentials> {
+    CREDENTIALS
+        .get_or_init(|| {
+            // A broken config is reported by the verb that loads it; until then, the default store.
+            let store = crate::config::load(&paths.config_file).map(|s| s.credential_store).unwrap_or(crate::credentials::StoreKind::Keychain);
+            std::sync::Arc::new(crate::credentials::Credentials::new(&paths.data_dir, store))
+        })
+        .clone()
+}
+
 /// Where `${secret:NAME}` values come from for this process.
 fn secret_lookup() -> std::sync::Arc<dyn crate::credentials::SecretLookup> {
-    std::sync::Arc::new(crate::credentials::NoSecretStore)
+    match PATHS.get() {
+        Some(paths) => credentials(paths),
+        None => std::sync::Arc::new(crate::credentials::NoSecretStore),
+    }
 }
 
 /// Logs go to stderr only (stdout carries results, and JSON-RPC under `hub serve`).
@@ -104,7 +141,8 @@ fn init_logging() {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        // Blanks any stored secret a dependency might log (rmcp logs raw messages at trace).
+        .with_writer(|| crate::credentials::RedactingStderr)
         .with_ansi(std::env::var_os(env_vars::NO_COLOR).is_none())
         .try_init();
 }

@@ -1,5 +1,5 @@
-//! `capabilities source add|list|remove|test`: edit the sources in the config, and connect to
-//! them to show what each one is doing.
+//! `capabilities source add|list|remove|test|import`: edit the sources in the config (one by
+//! one, or all of another MCP client's at once), and connect to them to show what each one is doing.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -12,7 +12,7 @@ use super::output::print;
 use super::{load_settings, secret_lookup};
 use crate::catalog::cache::{CachedListing, ListingCache};
 use crate::catalog::tool::build_namespace;
-use crate::cli::{SourceAddArgs, SourceListArgs, SourceNameArgs};
+use crate::cli::{SourceAddArgs, SourceImportArgs, SourceListArgs, SourceNameArgs};
 use crate::config::edit::{NewSource, add_source, remove_source};
 use crate::config::{Paths, SourceSettings, Transport};
 use crate::sources::{SourceStatus, Sources};
@@ -202,4 +202,62 @@ fn table(sources: &[SourceSettings], statuses: &[SourceStatus]) -> String {
     }
     out.push_str(&errors);
     out
+}
+
+/// Imports the servers of another MCP client's config, reporting each one imported or skipped.
+pub fn import(paths: &Paths, args: &SourceImportArgs) -> anyhow::Result<ExitCode> {
+    let text = std::fs::read_to_string(&args.file).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => anyhow::anyhow!("there is no file at {}; pass the client's config, e.g. ~/.cursor/mcp.json", args.file.display()),
+        _ => anyhow::Error::new(e).context(format!("cannot read {}", args.file.display())),
+    })?;
+    let entries = crate::config::import::read_client_config(&args.file, &text)?;
+    let existing: Vec<String> = match crate::config::load(&paths.config_file) {
+        Ok(settings) => settings.sources.into_iter().map(|s| s.name).collect(),
+        Err(_) if !paths.config_file.exists() => Vec::new(),
+        Err(e) => return Err(e.into()),
+    };
+    let (mut imported, mut skipped, mut warnings) = (Vec::new(), Vec::new(), Vec::new());
+    for entry in entries {
+        let renamed = if entry.name == entry.original { String::new() } else { format!(" (was \"{}\")", entry.original) };
+        let source = match entry.outcome {
+            Ok(_) if existing.contains(&entry.name) => {
+                skipped.push(format!("{}{renamed}: a source with that name is already configured", entry.name));
+                continue;
+            }
+            Ok(source) => source,
+            Err(reason) => {
+                skipped.push(format!("{}{renamed}: {reason}", entry.original));
+                continue;
+            }
+        };
+        if !args.dry_run
+            && let Err(e) = add_source(&paths.config_file, &entry.name, &source)
+        {
+            skipped.push(format!("{}{renamed}: {e:#}", entry.name));
+            continue;
+        }
+        let target = match &source {
+            NewSource::Stdio { command, args, .. } => std::iter::once(command.as_str()).chain(args.iter().map(String::as_str)).collect::<Vec<_>>().join(" "),
+            NewSource::Http { url, .. } => url.clone(),
+        };
+        imported.push(format!("{}{renamed}  {target}", entry.name));
+        warnings.extend(entry.warnings.into_iter().map(|w| format!("{}: {w}", entry.name)));
+    }
+    let verb = if args.dry_run { "Would import" } else { "Imported" };
+    let mut out = format!("{verb} {} source(s) from {} into {}", imported.len(), args.file.display(), paths.config_file.display());
+    out.push_str(if imported.is_empty() { ".\n" } else { ":\n" });
+    imported.iter().for_each(|line| out.push_str(&format!("  {line}\n")));
+    if !skipped.is_empty() {
+        out.push_str(&format!("Skipped {}:\n", skipped.len()));
+        skipped.iter().for_each(|line| out.push_str(&format!("  {line}\n")));
+    }
+    if !warnings.is_empty() {
+        out.push_str("Check:\n");
+        warnings.iter().for_each(|line| out.push_str(&format!("  {line}\n")));
+    }
+    if !imported.is_empty() && !args.dry_run {
+        out.push_str("Run `capabilities source list` to connect to them and see their tools.\n");
+    }
+    print(&out)?;
+    Ok(if imported.is_empty() && !skipped.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }

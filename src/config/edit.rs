@@ -87,6 +87,27 @@ pub fn remove_source(path: &Path, name: &str) -> anyhow::Result<()> {
     })
 }
 
+/// Appends a `[[policy.rules]]` entry (e.g. from an "always allow" decision) to the config.
+pub fn add_rule(path: &Path, pattern: &str, action: crate::policy::Action, connection: Option<&str>) -> anyhow::Result<()> {
+    let mut doc = read_document(path)?;
+    let policy = doc.entry("policy").or_insert_with(|| Item::Table(Table::new()));
+    let Some(policy) = policy.as_table_mut() else {
+        bail!("{}: `policy` is not a table; fix the file by hand", path.display());
+    };
+    let rules = policy.entry("rules").or_insert_with(|| Item::ArrayOfTables(toml_edit::ArrayOfTables::new()));
+    let Some(rules) = rules.as_array_of_tables_mut() else {
+        bail!("{}: `policy.rules` is not a list of [[policy.rules]] tables; fix the file by hand", path.display());
+    };
+    let mut rule = Table::new();
+    rule.insert("match", value(pattern));
+    rule.insert("action", value(action.as_str()));
+    if let Some(connection) = connection {
+        rule.insert("connection", value(connection));
+    }
+    rules.push(rule);
+    write_validated(path, &doc)
+}
+
 fn inline_map(pairs: &[(String, String)], flag: &str) -> anyhow::Result<InlineTable> {
     let mut table = InlineTable::new();
     for (key, val) in pairs {
@@ -165,6 +186,21 @@ mod tests {
         let err = add_source(&path, "b", &bad_env).unwrap_err().to_string();
         assert!(err.contains("${secret:NAME}"), "{err}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), original);
+    }
+
+    #[test]
+    fn add_rule_appends_a_valid_rule() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, "# mine\n[sources.gh]\ncommand = \"x\"\n[policy]\ndefault = \"ask\"\n").unwrap();
+        add_rule(&path, "gh.createIssue", crate::policy::Action::Allow, None).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with("# mine"), "{text}");
+        let settings = load::parse(&path, &text).unwrap();
+        assert_eq!(settings.policy.rules.len(), 1);
+        assert_eq!(settings.policy.rules[0].pattern, "gh.createIssue");
+        let err = add_rule(&path, "nope.x", crate::policy::Action::Allow, None).unwrap_err().to_string();
+        assert!(err.contains("source `nope`"), "{err}");
     }
 
     #[test]

@@ -9,10 +9,11 @@ use std::time::Duration;
 
 use toml::Spanned;
 
-use super::options::{ConfigOptions, ConnectionOptions, LimitsOptions, PolicyOptions, RuleOptions, SourceOptions};
+use super::options::{ConfigOptions, ConnectionOptions, CredentialsOptions, LimitsOptions, PolicyOptions, RuleOptions, SourceOptions};
 use super::settings::*;
 use super::template::Template;
 use crate::catalog::address::namespace_problem;
+use crate::credentials::StoreKind;
 use crate::policy::{Action, Policy, Rule};
 
 /// A problem in a config file, with where it is and how to fix it.
@@ -148,7 +149,8 @@ impl Ctx<'_> {
             profiles.insert(name.clone(), ProfileSettings { sources: names, policy: Policy { rules, ..policy.clone() } });
         }
         let limits = self.limits(&options.limits)?;
-        Ok(Settings { sources, profiles, policy, limits })
+        let credential_store = self.credential_store(&options.credentials)?;
+        Ok(Settings { sources, profiles, policy, limits, credential_store })
     }
 
     fn source(&self, name: &str, source: &SourceOptions) -> Result<SourceSettings, ConfigError> {
@@ -344,6 +346,13 @@ impl Ctx<'_> {
         Ok(Some(name.clone()))
     }
 
+    fn credential_store(&self, options: &CredentialsOptions) -> Result<StoreKind, ConfigError> {
+        match &options.store {
+            None => Ok(StoreKind::Keychain),
+            Some(store) => store.get_ref().parse().map_err(|e: String| self.at(store, format!("credentials.store: {e}"), "write `store = \"keychain\"` or `store = \"file\"`")),
+        }
+    }
+
     fn limits(&self, options: &LimitsOptions) -> Result<Limits, ConfigError> {
         let d = Limits::default();
         let cap = |value: &Option<Spanned<u64>>, max: u64, unit: u64, key: &str| -> Result<u64, ConfigError> {
@@ -465,6 +474,19 @@ mod tests {
         assert_eq!(c.name, "x");
         assert_eq!(c.headers["A"].raw(), "1");
         assert_eq!(c.headers["B"].raw(), "3");
+    }
+
+    #[test]
+    fn credential_store_is_checked() {
+        let e = err("[credentials]\nstore = \"vault\"\n");
+        assert_eq!((e.line, e.column), (2, 9));
+        assert!(e.message.contains("`vault` is not a credential store"), "{e}");
+        assert!(e.help.unwrap().contains("store = \"file\""));
+        let e = err("[credentials]\npath = \"x\"\n");
+        assert!(e.message.contains("unknown field `path`"), "{e}");
+        let file = parse(Path::new("c.toml"), "[credentials]\nstore = \"file\"\n").unwrap();
+        assert_eq!(file.credential_store, StoreKind::File);
+        assert_eq!(parse(Path::new("c.toml"), "").unwrap().credential_store, StoreKind::Keychain);
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! Configuration: where it lives (`paths`), what may be written (`options`), references to
 //! secrets and environment variables (`template`), loading and validation (`load`), the resolved
-//! result (`settings`), and the commented files `init` writes (`starter`).
+//! result (`settings`), the commented files `init` writes (`starter`), and reading other MCP
+//! clients' configs (`import`).
 
 pub mod edit;
+pub mod import;
 pub mod load;
 pub mod options;
 pub mod paths;

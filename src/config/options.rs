@@ -17,6 +17,8 @@ pub struct ConfigOptions {
     pub policy: PolicyOptions,
     #[serde(default)]
     pub limits: LimitsOptions,
+    #[serde(default)]
+    pub credentials: CredentialsOptions,
 }
 
 /// One upstream MCP server. Exactly one of `command` (stdio) or `url` (Streamable HTTP).
@@ -115,4 +117,14 @@ pub struct LimitsOptions {
     pub log_bytes: Option<Spanned<u64>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code_bytes: Option<Spanned<u64>>,
+}
+
+/// Where `capabilities credential set` keeps secrets unless told otherwise.
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CredentialsOptions {
+    /// `keychain` (the OS keychain, the default) or `file` (an encrypted file, for machines
+    /// without a keychain).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store: Option<Spanned<String>>,
 }

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::template::Template;
+use crate::credentials::StoreKind;
 use crate::policy::Policy;
 
 #[derive(Debug, Clone)]
@@ -14,6 +15,8 @@ pub struct Settings {
     pub profiles: BTreeMap<String, ProfileSettings>,
     pub policy: Policy,
     pub limits: Limits,
+    /// The store new secrets go to (`[credentials] store`).
+    pub credential_store: StoreKind,
 }
 
 impl Settings {
@@ -23,7 +26,13 @@ impl Settings {
 
     /// An empty config: no sources, default policy and limits.
     pub fn empty() -> Self {
-        Settings { sources: Vec::new(), profiles: BTreeMap::new(), policy: Policy::default(), limits: Limits::default() }
+        Settings {
+            sources: Vec::new(),
+            profiles: BTreeMap::new(),
+            policy: Policy::default(),
+            limits: Limits::default(),
+            credential_store: StoreKind::Keychain,
+        }
     }
 }
 

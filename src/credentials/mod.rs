@@ -1,12 +1,42 @@
-//! Where the values of `${secret:NAME}` references come from. Secrets are looked up only when a
-//! connection opens, and only by the bridge to an upstream; nothing else sees them.
+//! Where the values of `${secret:NAME}` references come from, and where they are kept: the OS
+//! keychain ([`KeychainStore`]) or, where there is none, an encrypted file ([`FileStore`]).
+//! [`Credentials`] puts the two behind one name → value lookup, remembers which store holds
+//! which name (an index of names, never values), and keeps the state store's key.
+//!
+//! Secrets are looked up only when a connection opens, and only by the bridge to an upstream;
+//! nothing else sees them. In memory they are [`Secret`]s, wiped on drop and printed as `•••`.
 
-/// Looks up a stored secret by name.
+mod file;
+mod index;
+mod keychain;
+mod passphrase;
+mod redaction;
+mod secret;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+use zeroize::Zeroizing;
+
+pub use file::FileStore;
+pub use index::Index;
+pub use keychain::KeychainStore;
+pub use passphrase::Passphrase;
+pub use redaction::{MASK, Redaction, RedactingStderr};
+pub use secret::Secret;
+
+use crate::env_vars;
+
+/// Looks up a stored secret by name. The error is a message for the user.
 pub trait SecretLookup: Send + Sync {
     fn secret(&self, name: &str) -> Result<String, String>;
 }
 
-/// The lookup used until a secret store is configured: every secret is missing, with the fix.
+/// The lookup for code that has no secret store: every secret is missing, with the fix.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct NoSecretStore;
 
@@ -15,5 +45,308 @@ impl SecretLookup for NoSecretStore {
         Err(format!(
             "secret `{name}` is not stored; store it with `capabilities credential set {name}`, or reference an environment variable with `${{env:VAR}}` instead"
         ))
+    }
+}
+
+/// Which store holds a secret.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StoreKind {
+    Keychain,
+    File,
+}
+
+impl StoreKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StoreKind::Keychain => "keychain",
+            StoreKind::File => "file",
+        }
+    }
+}
+
+impl fmt::Display for StoreKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for StoreKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "keychain" => Ok(StoreKind::Keychain),
+            "file" => Ok(StoreKind::File),
+            other => Err(format!(
+                "`{other}` is not a credential store; use `keychain` (the OS keychain) or `file` (an encrypted file, for machines without one)"
+            )),
+        }
+    }
+}
+
+/// A place secrets are kept.
+pub trait SecretStore: Send + Sync {
+    fn kind(&self) -> StoreKind;
+    /// `None` when nothing is stored under `name`.
+    fn get(&self, name: &str) -> Result<Option<Secret>, CredentialError>;
+    fn set(&self, name: &str, value: &Secret) -> Result<(), CredentialError>;
+    /// True when something was removed.
+    fn remove(&self, name: &str) -> Result<bool, CredentialError>;
+}
+
+/// Why a secret could not be stored, read or removed. No message contains a secret's value.
+#[derive(Debug, thiserror::Error)]
+pub enum CredentialError {
+    #[error(
+        "the OS keychain is not available here: {reason}. Use the encrypted file store instead: `capabilities credential set NAME --store file` for one secret, or `store = \"file\"` under [credentials] in config.toml for all of them (its passphrase comes from a prompt or ${})",
+        env_vars::CAPABILITIES_PASSPHRASE
+    )]
+    KeychainUnavailable { reason: String },
+
+    #[error("the OS keychain failed: {reason}")]
+    Keychain { reason: String },
+
+    #[error(
+        "the encrypted credential file {} needs its passphrase: set {} or run the command in a terminal to be asked for it",
+        .path.display(), env_vars::CAPABILITIES_PASSPHRASE
+    )]
+    NoPassphrase { path: PathBuf },
+
+    #[error("cannot read the passphrase from the terminal ({reason}); set {} instead", env_vars::CAPABILITIES_PASSPHRASE)]
+    Prompt { reason: String },
+
+    #[error("the two passphrases differ; nothing was stored")]
+    PassphraseMismatch,
+
+    #[error("the passphrase is empty; the encrypted file store needs one")]
+    EmptyPassphrase,
+
+    #[error(
+        "wrong passphrase for the encrypted credential file {}; check {} (or what you typed)",
+        .path.display(), env_vars::CAPABILITIES_PASSPHRASE
+    )]
+    WrongPassphrase { path: PathBuf },
+
+    #[error(
+        "the credential file {} is damaged ({reason}); move it away and store the secrets again with `capabilities credential set`",
+        .path.display()
+    )]
+    Corrupt { path: PathBuf, reason: String },
+
+    #[error("cannot use {}: {source}", .path.display())]
+    Io { path: PathBuf, source: std::io::Error },
+
+    #[error("secret `{name}` is not stored (looked in the {store} store); store it with `capabilities credential set {name}`")]
+    NotStored { name: String, store: StoreKind },
+
+    #[error("`{name}` is not a secret name: use letters, digits, `_`, `-` and `.` (as in `${{secret:NAME}}`)")]
+    InvalidName { name: String },
+
+    #[error("`{name}` is the name of capabilities' own state-store key; pick another name")]
+    Reserved { name: String },
+}
+
+/// The secret that holds the key encrypting runs and their journal at rest.
+pub const STATE_KEY_NAME: &str = "capabilities.state-key";
+
+/// Checks a name the way `${secret:NAME}` references are checked.
+pub fn check_name(name: &str) -> Result<(), CredentialError> {
+    let valid = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    if !valid {
+        return Err(CredentialError::InvalidName { name: name.to_string() });
+    }
+    if name == STATE_KEY_NAME {
+        return Err(CredentialError::Reserved { name: name.to_string() });
+    }
+    Ok(())
+}
+
+/// Both stores, the index of names, and a per-process cache of values already read (so a hub
+/// with many connections asks the keychain, or decrypts the file, once per secret).
+pub struct Credentials {
+    data_dir: PathBuf,
+    default_store: StoreKind,
+    keychain: KeychainStore,
+    file: FileStore,
+    cache: Mutex<HashMap<String, Result<Secret, String>>>,
+}
+
+impl Credentials {
+    /// The stores of the data directory `data_dir`; new secrets go to `default_store` unless
+    /// told otherwise. Nothing is contacted until a secret is needed.
+    pub fn new(data_dir: &Path, default_store: StoreKind) -> Credentials {
+        Credentials::with_passphrase(data_dir, default_store, Passphrase::from_environment())
+    }
+
+    pub fn with_passphrase(data_dir: &Path, default_store: StoreKind, passphrase: Passphrase) -> Credentials {
+        Credentials {
+            data_dir: data_dir.to_path_buf(),
+            default_store,
+            keychain: KeychainStore::new(),
+            file: FileStore::new(data_dir, passphrase),
+            cache: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn default_store(&self) -> StoreKind {
+        self.default_store
+    }
+
+    pub fn keychain(&self) -> &KeychainStore {
+        &self.keychain
+    }
+
+    pub fn file(&self) -> &FileStore {
+        &self.file
+    }
+
+    fn store(&self, kind: StoreKind) -> &dyn SecretStore {
+        match kind {
+            StoreKind::Keychain => &self.keychain,
+            StoreKind::File => &self.file,
+        }
+    }
+
+    /// Every stored name and its store (from the index; no store is contacted).
+    pub fn list(&self) -> Result<Vec<(String, StoreKind)>, CredentialError> {
+        let _lock = file::lock(&self.lock_path(), false)?;
+        Ok(Index::read(&self.data_dir)?.secrets.into_iter().collect())
+    }
+
+    /// The store that holds `name`: the index's answer, else the default store (a secret put
+    /// in the keychain by another tool under service `capabilities` is found too).
+    pub fn store_of(&self, name: &str) -> Result<StoreKind, CredentialError> {
+        let _lock = file::lock(&self.lock_path(), false)?;
+        Ok(Index::read(&self.data_dir)?.secrets.get(name).copied().unwrap_or(self.default_store))
+    }
+
+    /// Reads a secret from the store that holds it.
+    pub fn get(&self, name: &str) -> Result<Secret, CredentialError> {
+        let store = self.store_of(name)?;
+        let secret = self.store(store).get(name)?.ok_or_else(|| CredentialError::NotStored { name: name.to_string(), store })?;
+        redaction::remember(&secret);
+        Ok(secret)
+    }
+
+    /// Stores `value` under `name` in `store` (the default when `None`) and records it in the
+    /// index. A secret that moves to another store is removed from the old one.
+    pub fn set(&self, name: &str, value: &Secret, store: Option<StoreKind>) -> Result<StoreKind, CredentialError> {
+        check_name(name)?;
+        let store = store.unwrap_or(self.default_store);
+        self.store(store).set(name, value)?;
+        let previous = self.update_index(|index| index.secrets.insert(name.to_string(), store))?;
+        if let Some(previous) = previous.filter(|p| *p != store) {
+            // Leaving a copy behind would keep a value the user meant to replace.
+            if let Err(e) = self.store(previous).remove(name) {
+                tracing::warn!("secret `{name}` is now in the {store} store, but its old copy in the {previous} store could not be removed: {e}");
+            }
+        }
+        self.forget(name);
+        Ok(store)
+    }
+
+    /// Removes a secret from its store and the index; returns the store it was in.
+    pub fn remove(&self, name: &str) -> Result<StoreKind, CredentialError> {
+        check_name(name)?;
+        let store = self.store_of(name)?;
+        let removed = self.store(store).remove(name)?;
+        let indexed = self.update_index(|index| index.secrets.remove(name))?.is_some();
+        self.forget(name);
+        if removed || indexed { Ok(store) } else { Err(CredentialError::NotStored { name: name.to_string(), store }) }
+    }
+
+    /// The 32-byte key that encrypts runs and their journal at rest: read from the default
+    /// store, or created there (from the OS's random source) on first use. Concurrent first
+    /// uses agree on one key.
+    pub fn state_key(&self) -> Result<Zeroizing<[u8; 32]>, CredentialError> {
+        // A lock of its own: the file store takes the credentials lock inside `set`.
+        let _lock = file::lock(&self.data_dir.join("state-key.lock"), true)?;
+        let store = self.store(self.default_store);
+        let stored = match store.get(STATE_KEY_NAME)? {
+            Some(hex) => decode_key(hex.expose()),
+            None => None,
+        };
+        if let Some(key) = stored {
+            return Ok(key);
+        }
+        let mut key = Zeroizing::new([0u8; 32]);
+        getrandom::fill(key.as_mut_slice()).map_err(|e| CredentialError::Io {
+            path: self.data_dir.clone(),
+            source: std::io::Error::other(format!("the OS random source failed: {e}")),
+        })?;
+        let hex = Secret::new(key.iter().map(|b| format!("{b:02x}")).collect());
+        store.set(STATE_KEY_NAME, &hex)?;
+        Ok(key)
+    }
+
+    fn lock_path(&self) -> PathBuf {
+        self.data_dir.join(file::LOCK_FILE_NAME)
+    }
+
+    fn update_index<T>(&self, change: impl FnOnce(&mut Index) -> T) -> Result<T, CredentialError> {
+        let _lock = file::lock(&self.lock_path(), true)?;
+        let mut index = Index::read(&self.data_dir)?;
+        let outcome = change(&mut index);
+        index.write(&self.data_dir)?;
+        Ok(outcome)
+    }
+
+    fn forget(&self, name: &str) {
+        self.cache.lock().unwrap_or_else(|p| p.into_inner()).remove(name);
+    }
+}
+
+fn decode_key(hex: &str) -> Option<Zeroizing<[u8; 32]>> {
+    if hex.len() != 64 || !hex.is_ascii() {
+        return None;
+    }
+    let mut key = Zeroizing::new([0u8; 32]);
+    for (i, byte) in key.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).ok()?;
+    }
+    Some(key)
+}
+
+impl SecretLookup for Credentials {
+    fn secret(&self, name: &str) -> Result<String, String> {
+        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        // Failures are remembered too, so a missing keychain costs its timeout once, not once
+        // per connection.
+        let found = cache.entry(name.to_string()).or_insert_with(|| self.get(name).map_err(|e| e.to_string()));
+        found.as_ref().map(|secret| secret.expose().to_string()).map_err(Clone::clone)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_the_reference_syntax() {
+        assert!(check_name("github-personal.v2_x").is_ok());
+        for bad in ["", "a b", "a/b", "ä"] {
+            let e = check_name(bad).unwrap_err();
+            assert!(e.to_string().contains("letters, digits"), "{e}");
+        }
+        assert!(matches!(check_name(STATE_KEY_NAME), Err(CredentialError::Reserved { .. })));
+    }
+
+    #[test]
+    fn index_records_the_store_and_the_state_key_is_stable() {
+        let dir = tempfile::tempdir().unwrap();
+        let credentials = Credentials::with_passphrase(dir.path(), StoreKind::File, Passphrase::fixed("p"));
+        credentials.set("token", &Secret::new("value-1".into()), None).unwrap();
+        assert_eq!(credentials.list().unwrap(), vec![("token".to_string(), StoreKind::File)]);
+        assert_eq!(credentials.secret("token").unwrap(), "value-1");
+        credentials.set("token", &Secret::new("value-2".into()), None).unwrap();
+        assert_eq!(credentials.secret("token").unwrap(), "value-2");
+        let key = credentials.state_key().unwrap();
+        assert_eq!(*credentials.state_key().unwrap(), *key);
+        // The key is not a user secret: it stays out of the index.
+        assert_eq!(credentials.list().unwrap().len(), 1);
+        assert_eq!(credentials.remove("token").unwrap(), StoreKind::File);
+        assert!(matches!(credentials.remove("token"), Err(CredentialError::NotStored { .. })));
+        let e = credentials.secret("token").unwrap_err();
+        assert!(e.contains("credential set token"), "{e}");
     }
 }

@@ -1,8 +1,13 @@
 //! The hub side of the sandbox's [`Bridge`]: every call a script makes is looked up in the
 //! catalogue, decided by policy on its own (approving a script never approves its calls
 //! wholesale), sent to the upstream through the source's chosen connection, and journaled.
+//!
+//! Secrets stay on this side: a call whose arguments carry a stored secret's value is refused
+//! (credentials reach an upstream only through its connection's headers or environment), and
+//! any secret an upstream echoes back is blanked before the script, the journal or the envelope
+//! sees it.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use futures::FutureExt;
@@ -14,10 +19,14 @@ use crate::catalog::live::LiveCatalog;
 use crate::catalog::results::{SearchRequest, render_search};
 use crate::catalog::tool::json_digest;
 use crate::config::Settings;
+use crate::credentials::{Redaction, Secret};
 use crate::policy::Action;
 use crate::runs::{JournalEntry, RunsStore};
 use crate::sandbox::{Bridge, BridgeError, CallFailure, CallOutcome, ErrorCode, Pending, PendingKind, ToolCall};
 use crate::sources::SourceError;
+
+use super::preview::preview;
+use super::replay::Replay;
 
 /// How many tools `hub.search` shows.
 const HUB_SEARCH_LIMIT: usize = 10;
@@ -27,17 +36,59 @@ pub struct RunBridge {
     catalog: Arc<LiveCatalog>,
     settings: Arc<Settings>,
     store: Arc<RunsStore>,
+    /// The values of the secrets the config references, read on the first call.
+    redaction: OnceLock<Arc<Redaction>>,
+    /// What a resumed run already did; empty for a new run.
+    replay: Arc<Replay>,
 }
 
 impl RunBridge {
-    pub fn new(run_id: String, catalog: Arc<LiveCatalog>, settings: Arc<Settings>, store: Arc<RunsStore>) -> RunBridge {
-        RunBridge { run_id, catalog, settings, store }
+    /// `replay` is empty for a new run and loaded from the store for a resumed one.
+    pub fn new(run_id: String, catalog: Arc<LiveCatalog>, settings: Arc<Settings>, store: Arc<RunsStore>, replay: Arc<Replay>) -> RunBridge {
+        RunBridge { run_id, catalog, settings, store, redaction: OnceLock::new(), replay }
+    }
+
+    /// Every secret a connection of this config references. The lookup caches what the
+    /// connections already resolved; one that cannot be read is skipped (it cannot leak
+    /// through us: no connection could have sent it).
+    fn redaction(&self) -> Arc<Redaction> {
+        self.redaction
+            .get_or_init(|| {
+                let lookup = self.catalog.sources().secrets().clone();
+                let mut names: Vec<&str> = self
+                    .settings
+                    .sources
+                    .iter()
+                    .flat_map(|s| &s.connections)
+                    .flat_map(|c| c.env.values().chain(c.headers.values()))
+                    .flat_map(|t| t.secrets())
+                    .collect();
+                names.sort_unstable();
+                names.dedup();
+                Arc::new(Redaction::new(names.into_iter().filter_map(|name| lookup.secret(name).ok().map(Secret::new))))
+            })
+            .clone()
     }
 }
 
 impl Bridge for RunBridge {
     fn call(&self, call: ToolCall) -> BoxFuture<'static, CallOutcome> {
         let address = call.address();
+        let args_digest = json_digest(&call.arguments);
+        // A resumed run answers the calls it already made from its journal.
+        if let Some(outcome) = self.replay.answer(call.seq, &address, &args_digest) {
+            return futures::future::ready(outcome).boxed();
+        }
+        // Before policy: a refused call must not reach the approval queue with its arguments.
+        let redaction = self.redaction();
+        if redaction.found_in(&call.arguments) {
+            let mut failure = CallFailure::new(
+                ErrorCode::PolicyDenied,
+                format!("`{address}` was called with the value of a stored secret in its arguments; credentials are never passed as tool arguments"),
+            );
+            failure.hint = Some("Leave credentials out of the call: each connection sends its own (configured as `${secret:NAME}` in its headers or env). Pick another connection with `{ connection: \"name\" }`.".into());
+            return futures::future::ready(CallOutcome::from(Err(BridgeError::Failed(failure)))).boxed();
+        }
         let found = self.catalog.read(|catalog, _| {
             let namespace = catalog.namespace(&call.namespace)?;
             let tool = namespace.tools.iter().find(|t| t.name == call.tool)?;
@@ -56,18 +107,33 @@ impl Bridge for RunBridge {
                 failure.hint = Some("This tool may not be called; do the task another way or ask the user to change the policy.".into());
                 return futures::future::ready(CallOutcome::from(Err(BridgeError::Failed(failure)))).boxed();
             }
-            Action::Ask => {
-                let pending = Pending {
-                    id: format!("{}/{}", self.run_id, call.seq),
-                    kind: PendingKind::Approval,
-                    address: Some(address.clone()),
-                    summary: format!("{address} needs approval: {}", decision.reason),
-                    message: Some(format!(
-                        "Tell the user that `{address}` needs their approval. They can allow it with a policy rule, e.g. `capabilities policy` rules in config.toml ([[policy.rules]] match = \"{address}\", action = \"allow\")."
-                    )),
-                };
-                return futures::future::ready(CallOutcome::from(Err(BridgeError::Suspend(pending)))).boxed();
-            }
+            Action::Ask if self.replay.granted(&address) => {}
+            Action::Ask => match self.replay.decision(call.seq, &address) {
+                Some(choice) if choice.allows() => {}
+                Some(_) => {
+                    let mut failure = CallFailure::new(ErrorCode::PolicyDenied, format!("the user denied `{address}`"));
+                    failure.hint = Some("Do not retry this call; tell the user what could not be done.".into());
+                    return futures::future::ready(CallOutcome::from(Err(BridgeError::Failed(failure)))).boxed();
+                }
+                None => {
+                    let preview = preview(&call.arguments);
+                    if let Err(e) = self.store.record_pending(&self.run_id, call.seq, &address, connection.as_deref(), &preview, &decision.reason) {
+                        tracing::warn!("the pending approval of run {} is not recorded: {e}", self.run_id);
+                    }
+                    let on = connection.as_deref().map(|c| format!(" on connection `{c}`")).unwrap_or_default();
+                    let pending = Pending {
+                        id: format!("{}/{}", self.run_id, call.seq),
+                        kind: PendingKind::Approval,
+                        address: Some(address.clone()),
+                        summary: format!("{address}{on} with {preview}: {}", decision.reason),
+                        message: Some(format!(
+                            "Tell the user that `{address}` needs their approval (`capabilities hub approve {}` in a terminal), then call execute with {{ \"resume\": \"{}\" }} once they have decided.",
+                            self.run_id, self.run_id
+                        )),
+                    };
+                    return futures::future::ready(CallOutcome::from(Err(BridgeError::Suspend(pending)))).boxed();
+                }
+            },
             Action::Allow => {}
         }
         let sources = self.catalog.sources().clone();
@@ -86,12 +152,14 @@ impl Bridge for RunBridge {
             let outcome = sources.call_tool(&call.namespace, call.connection.as_deref(), &upstream_name, arguments).await;
             let ms = started.elapsed().as_millis() as u64;
             let (result, journaled, ok) = match outcome {
-                Ok(raw) => {
+                Ok(mut raw) => {
+                    redaction.clean_json(&mut raw);
                     let ok = raw.get("isError") != Some(&Value::Bool(true));
                     (Ok(raw.clone()), raw, ok)
                 }
                 Err(error) => {
-                    let failure = failure_from(&error);
+                    let mut failure = failure_from(&error);
+                    failure.message = redaction.clean(&failure.message);
                     let journaled = json!({ "error": { "code": failure.code.as_str(), "message": failure.message } });
                     (Err(BridgeError::Failed(failure)), journaled, false)
                 }
@@ -100,7 +168,7 @@ impl Bridge for RunBridge {
                 seq: call.seq,
                 address,
                 connection: call.connection.clone(),
-                args_digest: json_digest(&call.arguments),
+                args_digest,
                 result: journaled,
                 ok,
                 ms,
@@ -122,17 +190,8 @@ impl Bridge for RunBridge {
     }
 
     fn describe(&self, targets: Vec<String>) -> BoxFuture<'static, String> {
-        let policy = &self.settings.policy;
         let text = self.catalog.read(|catalog, _| {
-            let visible: Vec<_> = catalog
-                .namespaces
-                .iter()
-                .flat_map(|n| {
-                    let connection = n.connections.first().cloned();
-                    n.tools.iter().filter(move |t| policy.evaluate(&t.address(), connection.as_deref(), &t.annotations).action != Action::Deny)
-                })
-                .cloned()
-                .collect();
+            let visible = catalog.visible_tools(&self.settings.policy);
             describe(&visible, &targets, DEFAULT_BUDGET_TOKENS).unwrap_or_else(|e| e.to_string())
         });
         futures::future::ready(text).boxed()

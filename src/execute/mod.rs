@@ -3,6 +3,8 @@
 //! journal), and store the run. Shared by `capabilities exec` and the hub.
 
 mod bridge;
+mod preview;
+mod replay;
 mod tools;
 
 use std::sync::Arc;
@@ -12,8 +14,10 @@ pub use bridge::RunBridge;
 
 use crate::catalog::live::LiveCatalog;
 use crate::config::Settings;
-use crate::runs::{RunsStore, new_run_id, new_seed};
-use crate::sandbox::{self, CancelToken, ExecuteEnvelope, RunRequest};
+use crate::runs::{RunsStore, StoreError, new_run_id, new_seed};
+use crate::sandbox::{self, CancelToken, EnvelopeError, ErrorCode, ExecuteEnvelope, RunRequest, Status};
+
+use self::replay::Replay;
 
 /// Runs scripts against the live catalogue and its sources, recording each run in the store.
 pub struct Executor {
@@ -27,9 +31,9 @@ impl Executor {
         Executor { catalog, settings, store }
     }
 
-    /// Runs `code` and returns the spec's envelope. `output_budget_bytes` is the client's
-    /// `outputBudgetBytes` (clamped by the sandbox). Cancelling `cancel` stops the run and its
-    /// pending upstream calls.
+    /// Runs `code` as a new run and returns the spec's envelope. `output_budget_bytes` is the
+    /// client's `outputBudgetBytes` (clamped by the sandbox). Cancelling `cancel` stops the run
+    /// and its pending upstream calls.
     pub async fn execute(&self, code: String, output_budget_bytes: Option<u64>, cancel: CancelToken) -> ExecuteEnvelope {
         let run_id = new_run_id();
         let seed = new_seed();
@@ -37,19 +41,91 @@ impl Executor {
         if let Err(e) = self.store.begin_run(&run_id, &code, seed, start_time_ms) {
             tracing::warn!("run {run_id} is not recorded: {e}");
         }
-        let namespaces = Arc::new(self.catalog.read(|catalog, _| tools::namespaces(catalog)));
-        let mut request = RunRequest::new(run_id.clone(), code, namespaces);
-        request.limits = self.settings.limits;
-        request.output_budget_bytes = output_budget_bytes;
-        request.seed = seed;
-        request.start_time_ms = start_time_ms;
-        let bridge = Arc::new(RunBridge::new(run_id.clone(), self.catalog.clone(), self.settings.clone(), self.store.clone()));
-        let envelope = sandbox::run_with_cancel(request, bridge, cancel).await;
-        let status = serde_json::to_value(envelope.status).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
-        let stored = serde_json::to_value(&envelope).unwrap_or_default();
-        if let Err(e) = self.store.finish_run(&run_id, &status, &stored) {
-            tracing::warn!("run {run_id} outcome is not recorded: {e}");
+        let run = Run { run_id, code, seed, start_time_ms, output_budget_bytes };
+        self.run(run, Arc::new(Replay::default()), cancel).await
+    }
+
+    /// Continues a run that paused for approval. Until every pending call has a decision it
+    /// returns the same pending envelope and runs nothing; a run that already ended returns its
+    /// final envelope again. Otherwise the script re-runs with the same seed and clock, the
+    /// journaled calls answer from the journal, and approved calls run once.
+    pub async fn resume(&self, run_id: &str, cancel: CancelToken) -> Result<ExecuteEnvelope, ResumeError> {
+        let record = self.store.run(run_id)?.ok_or_else(|| ResumeError::UnknownRun(run_id.to_string()))?;
+        let stored = record.envelope.as_ref().and_then(|e| serde_json::from_value::<ExecuteEnvelope>(e.clone()).ok());
+        if record.status != "awaiting_approval" {
+            return stored.ok_or_else(|| ResumeError::StillRunning(run_id.to_string()));
         }
+        let now = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
+        let undecided: Vec<_> = self.store.approvals(run_id)?.into_iter().filter(|a| a.decision.is_none()).collect();
+        if let Some(expired) = undecided.iter().find(|a| a.is_expired_at(now)) {
+            let error = EnvelopeError::new(
+                ErrorCode::ApprovalExpired,
+                format!("nobody decided on `{}` within 30 minutes, so the run ended", expired.address),
+            );
+            let mut envelope = ExecuteEnvelope::rejected(run_id, error, Vec::new());
+            if let Some(previous) = stored {
+                envelope.calls = previous.calls;
+            }
+            self.finish(run_id, &envelope);
+            return Ok(envelope);
+        }
+        if !undecided.is_empty() {
+            return stored.ok_or_else(|| ResumeError::StillRunning(run_id.to_string()));
+        }
+        let replay = Arc::new(Replay::load(&self.store, run_id)?);
+        let run = Run { run_id: run_id.to_string(), code: record.code, seed: record.seed, start_time_ms: record.start_time_ms, output_budget_bytes: None };
+        Ok(self.run(run, replay, cancel).await)
+    }
+
+    async fn run(&self, run: Run, replay: Arc<Replay>, cancel: CancelToken) -> ExecuteEnvelope {
+        let namespaces = Arc::new(self.catalog.read(|catalog, _| tools::namespaces(catalog)));
+        let mut request = RunRequest::new(run.run_id.clone(), run.code, namespaces);
+        request.limits = self.settings.limits;
+        request.output_budget_bytes = run.output_budget_bytes;
+        request.seed = run.seed;
+        request.start_time_ms = run.start_time_ms;
+        let bridge = Arc::new(RunBridge::new(run.run_id.clone(), self.catalog.clone(), self.settings.clone(), self.store.clone(), replay.clone()));
+        let mut envelope = sandbox::run_with_cancel(request, bridge, cancel).await;
+        if let Some(divergence) = replay.divergence() {
+            // Whatever the script made of the refused call, the run must not look successful.
+            envelope.status = Status::Failed;
+            envelope.result = None;
+            envelope.pending.clear();
+            envelope.error = Some(EnvelopeError::new(ErrorCode::ReplayDivergence, divergence));
+        }
+        self.finish(&run.run_id, &envelope);
         envelope
     }
+
+    fn finish(&self, run_id: &str, envelope: &ExecuteEnvelope) {
+        let status = serde_json::to_value(envelope.status).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
+        let stored = serde_json::to_value(envelope).unwrap_or_default();
+        if let Err(e) = self.store.finish_run(run_id, &status, &stored) {
+            tracing::warn!("run {run_id} outcome is not recorded: {e}");
+        }
+    }
+
+    pub fn store(&self) -> &Arc<RunsStore> {
+        &self.store
+    }
+}
+
+/// What one (new or resumed) run needs.
+struct Run {
+    run_id: String,
+    code: String,
+    seed: u64,
+    start_time_ms: u64,
+    output_budget_bytes: Option<u64>,
+}
+
+/// Why a run cannot be resumed.
+#[derive(Debug, thiserror::Error)]
+pub enum ResumeError {
+    #[error("there is no run `{0}`; resume takes the runId of an execute that is awaiting approval")]
+    UnknownRun(String),
+    #[error("run `{0}` has not finished its first attempt yet; wait for its envelope, then resume")]
+    StillRunning(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }

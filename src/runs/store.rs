@@ -72,9 +72,35 @@ CREATE TABLE IF NOT EXISTS calls (
     recorded_at_ms INTEGER NOT NULL,
     PRIMARY KEY (run_id, seq)
 );
+CREATE TABLE IF NOT EXISTS approvals (
+    run_id        TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+    seq           INTEGER NOT NULL,
+    address       TEXT NOT NULL,
+    connection    TEXT,
+    preview       TEXT NOT NULL,
+    reason        TEXT NOT NULL,
+    created_at_ms INTEGER NOT NULL,
+    expires_at_ms INTEGER NOT NULL,
+    decision      TEXT,
+    decided_at_ms INTEGER,
+    decided_by    TEXT,
+    PRIMARY KEY (run_id, seq)
+);
+CREATE TABLE IF NOT EXISTS run_grants (
+    run_id  TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+    address TEXT NOT NULL,
+    PRIMARY KEY (run_id, address)
+);
+CREATE TABLE IF NOT EXISTS audit (
+    id     INTEGER PRIMARY KEY AUTOINCREMENT,
+    at_ms  INTEGER NOT NULL,
+    run_id TEXT,
+    kind   TEXT NOT NULL,
+    detail TEXT NOT NULL
+);
 ";
 
-fn now_ms() -> u64 {
+pub(crate) fn now_ms() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
 }
 
@@ -94,7 +120,7 @@ impl RunsStore {
         Ok(RunsStore { connection: Mutex::new(connection) })
     }
 
-    fn with<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, StoreError> {
+    pub(crate) fn with<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, StoreError> {
         let connection = self.connection.lock().unwrap_or_else(|p| p.into_inner());
         Ok(f(&connection)?)
     }
@@ -132,23 +158,23 @@ impl RunsStore {
         })
     }
 
+    /// The most recent runs, newest first.
+    pub fn recent_runs(&self, limit: usize) -> Result<Vec<RunRecord>, StoreError> {
+        self.with(|c| {
+            let mut statement = c.prepare(
+                "SELECT run_id, status, code, seed, start_time_ms, created_at_ms, envelope FROM runs ORDER BY created_at_ms DESC, rowid DESC LIMIT ?1",
+            )?;
+            let rows = statement.query_map(params![limit as i64], run_record)?;
+            rows.collect()
+        })
+    }
+
     pub fn run(&self, run_id: &str) -> Result<Option<RunRecord>, StoreError> {
         self.with(|c| {
             c.query_row(
                 "SELECT run_id, status, code, seed, start_time_ms, created_at_ms, envelope FROM runs WHERE run_id = ?1",
                 params![run_id],
-                |row| {
-                    let envelope: Option<String> = row.get(6)?;
-                    Ok(RunRecord {
-                        run_id: row.get(0)?,
-                        status: row.get(1)?,
-                        code: row.get(2)?,
-                        seed: row.get::<_, i64>(3)? as u64,
-                        start_time_ms: row.get::<_, i64>(4)? as u64,
-                        created_at_ms: row.get::<_, i64>(5)? as u64,
-                        envelope: envelope.and_then(|e| serde_json::from_str(&e).ok()),
-                    })
-                },
+                run_record,
             )
             .optional()
         })
@@ -175,6 +201,19 @@ impl RunsStore {
             rows.collect()
         })
     }
+}
+
+fn run_record(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
+    let envelope: Option<String> = row.get(6)?;
+    Ok(RunRecord {
+        run_id: row.get(0)?,
+        status: row.get(1)?,
+        code: row.get(2)?,
+        seed: row.get::<_, i64>(3)? as u64,
+        start_time_ms: row.get::<_, i64>(4)? as u64,
+        created_at_ms: row.get::<_, i64>(5)? as u64,
+        envelope: envelope.and_then(|e| serde_json::from_str(&e).ok()),
+    })
 }
 
 #[cfg(test)]

@@ -44,11 +44,15 @@ pub enum ErrorCode {
     Cancelled,
     /// A bug or resource failure in the hub itself, not in the script.
     Internal,
+    /// A resumed run made a different call than its journal recorded at the same step.
+    ReplayDivergence,
+    /// Nobody decided on a pending approval within 30 minutes.
+    ApprovalExpired,
 }
 
 impl ErrorCode {
     /// Every code, in declaration order (for docs and tests).
-    pub const ALL: [ErrorCode; 18] = [
+    pub const ALL: [ErrorCode; 20] = [
         ErrorCode::SyntaxError,
         ErrorCode::RuntimeError,
         ErrorCode::Timeout,
@@ -67,6 +71,8 @@ impl ErrorCode {
         ErrorCode::CodeTooLarge,
         ErrorCode::Cancelled,
         ErrorCode::Internal,
+        ErrorCode::ReplayDivergence,
+        ErrorCode::ApprovalExpired,
     ];
 
     /// The stable wire name.
@@ -90,6 +96,8 @@ impl ErrorCode {
             ErrorCode::CodeTooLarge => "code_too_large",
             ErrorCode::Cancelled => "cancelled",
             ErrorCode::Internal => "internal",
+            ErrorCode::ReplayDivergence => "replay_divergence",
+            ErrorCode::ApprovalExpired => "approval_expired",
         }
     }
 
@@ -142,6 +150,12 @@ impl ErrorCode {
             }
             ErrorCode::Internal => {
                 "This is a bug in the hub, not in your script; retry once, then report it."
+            }
+            ErrorCode::ReplayDivergence => {
+                "The script no longer matches the run it resumes; send it again as a new execute (calls already made are done; do not repeat writes)."
+            }
+            ErrorCode::ApprovalExpired => {
+                "Approvals wait 30 minutes; run the script again as a new execute when the user is there to decide."
             }
         }
     }

@@ -105,3 +105,18 @@ impl RunRequest {
         self.limits.run_timeout
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_budget_is_clamped_and_defaults_to_the_limit() {
+        let mut request = RunRequest::new("r", "return 1", Arc::new(Namespaces::new()));
+        assert_eq!(request.result_budget(), 16 << 10);
+        request.output_budget_bytes = Some(10);
+        assert_eq!(request.result_budget(), 1_024);
+        request.output_budget_bytes = Some(1 << 30);
+        assert_eq!(request.result_budget(), 65_536);
+    }
+}

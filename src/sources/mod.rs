@@ -119,6 +119,12 @@ impl Sources {
         })
     }
 
+    /// Where this manager's `${secret:NAME}` values come from: the bridge checks tool arguments
+    /// and upstream answers against them.
+    pub fn secrets(&self) -> &Arc<dyn SecretLookup> {
+        &self.shared.secrets
+    }
+
     /// Status changes and tool-list changes from now on. Subscribe first, then read
     /// [`statuses`](Self::statuses), so nothing falls between the two.
     pub fn subscribe(&self) -> broadcast::Receiver<SourceEvent> {

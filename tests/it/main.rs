@@ -1,11 +1,13 @@
 //! The one integration-test binary: each module drives the real `capabilities` binary or the
 //! library against real peers (server-everything from npm, Python MCP servers from the venv).
 
+mod approvals;
 mod catalogue;
 mod cli;
 mod exec;
 mod common;
 mod generated;
+mod hub;
 mod live_catalog;
 mod reaping;
 mod support;

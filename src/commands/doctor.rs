@@ -1,0 +1,198 @@
+//! `capabilities doctor`: quick checks of this machine. Does the config load, which credential
+//! store works here (the keychain answers? the encrypted file opens?), are the referenced
+//! secrets stored, are the stdio sources' programs on PATH, is the data directory writable.
+//! Each line says what is wrong and what to do.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use super::credential::{describe_store, references};
+use super::output::print;
+use super::{EXIT_FAILURE, credentials};
+use crate::config::{Paths, Settings, Transport};
+use crate::credentials::{SecretStore, StoreKind};
+use crate::env_vars;
+
+/// The keychain this build talks to.
+const KEYCHAIN: &str = if cfg!(target_os = "macos") {
+    "macOS Keychain"
+} else if cfg!(windows) {
+    "Windows Credential Manager"
+} else {
+    "Secret Service over D-Bus"
+};
+
+struct Report {
+    text: String,
+    problems: usize,
+}
+
+impl Report {
+    fn ok(&mut self, what: &str, detail: impl AsRef<str>) {
+        self.text.push_str(&format!("ok    {what:12}  {}\n", detail.as_ref()));
+    }
+
+    fn note(&mut self, what: &str, detail: impl AsRef<str>) {
+        self.text.push_str(&format!("note  {what:12}  {}\n", detail.as_ref()));
+    }
+
+    fn fail(&mut self, what: &str, detail: impl AsRef<str>) {
+        self.problems += 1;
+        self.text.push_str(&format!("FAIL  {what:12}  {}\n", detail.as_ref()));
+    }
+}
+
+pub fn run(paths: &Paths) -> anyhow::Result<ExitCode> {
+    let mut report = Report { text: String::new(), problems: 0 };
+    let settings = match crate::config::load(&paths.config_file) {
+        Ok(settings) => {
+            let exists = paths.config_file.exists();
+            report.ok(
+                "config",
+                if exists {
+                    format!("{}: {} source(s)", paths.config_file.display(), settings.sources.len())
+                } else {
+                    format!("{} does not exist yet; `capabilities init` writes one", paths.config_file.display())
+                },
+            );
+            Some(settings)
+        }
+        Err(e) => {
+            report.fail("config", e.to_string());
+            None
+        }
+    };
+    check_stores(&mut report, paths, settings.as_ref());
+    if let Some(settings) = &settings {
+        check_programs(&mut report, settings);
+    }
+    check_data_dir(&mut report, &paths.data_dir);
+    let summary = match report.problems {
+        0 => "everything checked works\n".to_string(),
+        n => format!("{n} problem(s) found\n"),
+    };
+    print(&format!("{}\n{summary}", report.text))?;
+    Ok(if report.problems == 0 { ExitCode::SUCCESS } else { ExitCode::from(EXIT_FAILURE) })
+}
+
+fn check_stores(report: &mut Report, paths: &Paths, settings: Option<&Settings>) {
+    let stores = credentials(paths);
+    let keychain_works = match stores.keychain().probe() {
+        Ok(()) => {
+            report.ok("keychain", format!("the {KEYCHAIN} answers"));
+            true
+        }
+        Err(e) => {
+            report.note("keychain", format!("not usable here ({KEYCHAIN}): {e}"));
+            false
+        }
+    };
+    let file = stores.file();
+    let file_works = if !file.exists() {
+        let passphrase = if file.passphrase_from_env() {
+            format!("its passphrase will come from {}", env_vars::CAPABILITIES_PASSPHRASE)
+        } else {
+            format!("its passphrase will be asked for, or set {}", env_vars::CAPABILITIES_PASSPHRASE)
+        };
+        report.ok("file store", format!("{} is not created yet; {passphrase}", file.path().display()));
+        true
+    } else if file.passphrase_from_env() {
+        match file.get("capabilities.doctor-probe") {
+            Ok(_) => {
+                report.ok("file store", format!("{} opens with {}", file.path().display(), env_vars::CAPABILITIES_PASSPHRASE));
+                true
+            }
+            Err(e) => {
+                report.fail("file store", e.to_string());
+                false
+            }
+        }
+    } else {
+        report.ok(
+            "file store",
+            format!("{} exists; its passphrase is asked for at a terminal, or set {}", file.path().display(), env_vars::CAPABILITIES_PASSPHRASE),
+        );
+        true
+    };
+    let default = stores.default_store();
+    let default_works = match default {
+        StoreKind::Keychain => keychain_works,
+        StoreKind::File => file_works,
+    };
+    if default_works {
+        report.ok("default", format!("new secrets go to the {}", describe_store(default)));
+    } else if default == StoreKind::Keychain {
+        report.fail(
+            "default",
+            "new secrets go to the OS keychain, which does not work here; use the encrypted file store: `capabilities credential set NAME --store file`, or `store = \"file\"` under [credentials] in config.toml",
+        );
+    } else {
+        report.fail("default", "new secrets go to the encrypted file store, which cannot be opened (see above)");
+    }
+    let Some(settings) = settings else { return };
+    let users = references(settings);
+    if users.is_empty() {
+        return;
+    }
+    let stored: BTreeMap<String, StoreKind> = match stores.list() {
+        Ok(list) => list.into_iter().collect(),
+        Err(e) => {
+            report.fail("secrets", e.to_string());
+            return;
+        }
+    };
+    let missing: Vec<String> = users
+        .iter()
+        .filter(|(name, _)| !stored.contains_key(*name))
+        .map(|(name, who)| format!("`{name}` (used by {})", who.join(", ")))
+        .collect();
+    if missing.is_empty() {
+        report.ok("secrets", format!("all {} referenced secret(s) are stored", users.len()));
+    } else {
+        report.fail("secrets", format!("not stored: {}; store each with `capabilities credential set NAME`", missing.join(", ")));
+    }
+    for (name, store) in &stored {
+        let usable = match store {
+            StoreKind::Keychain => keychain_works,
+            StoreKind::File => file_works,
+        };
+        if !usable && users.contains_key(name) {
+            report.fail("secrets", format!("`{name}` is in the {}, which does not work here", describe_store(*store)));
+        }
+    }
+}
+
+fn check_programs(report: &mut Report, settings: &Settings) {
+    let mut programs: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for source in settings.sources.iter().filter(|s| s.enabled) {
+        if let Transport::Stdio { command, .. } = &source.transport {
+            programs.entry(command.as_str()).or_default().push(source.name.as_str());
+        }
+    }
+    for (program, sources) in programs {
+        match find_program(program) {
+            Some(path) => report.ok("program", format!("{program} ({}) for {}", path.display(), sources.join(", "))),
+            None => report.fail("program", format!("{program} is not on PATH; source(s) {} cannot start", sources.join(", "))),
+        }
+    }
+}
+
+fn check_data_dir(report: &mut Report, dir: &Path) {
+    let probe = dir.join(format!(".doctor-{}", std::process::id()));
+    let written = std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&probe, b"")).and_then(|()| std::fs::remove_file(&probe));
+    match written {
+        Ok(()) => report.ok("data dir", format!("{} is writable", dir.display())),
+        Err(e) => report.fail("data dir", format!("{} is not writable: {e}", dir.display())),
+    }
+}
+
+/// Where `program` would be found: itself when it names a path, else the first match on PATH.
+fn find_program(program: &str) -> Option<PathBuf> {
+    if program.contains(std::path::MAIN_SEPARATOR) {
+        let path = PathBuf::from(program);
+        return path.is_file().then_some(path);
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|dir| dir.join(program)).find(|candidate| candidate.is_file())
+}

@@ -1,0 +1,72 @@
+//! `capabilities hub serve`: the MCP server on stdin/stdout. It answers at once from the cached
+//! catalogue while the sources connect in the background, and closes every source (children and
+//! grandchildren) when the client closes stdin; Ctrl-C and SIGTERM are handled by `run_async`.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::bail;
+
+use super::{load_settings, secret_lookup};
+use crate::catalog::cache::ListingCache;
+use crate::catalog::live::LiveCatalog;
+use crate::cli::HubServeArgs;
+use crate::config::{Paths, Settings};
+use crate::execute::Executor;
+use crate::hub::{self, Hub};
+use crate::runs::RunsStore;
+use crate::sources::Sources;
+
+pub async fn serve(paths: &Paths, args: &HubServeArgs) -> anyhow::Result<ExitCode> {
+    let settings = load_settings(paths)?;
+    let settings = Arc::new(match &args.profile {
+        Some(profile) => for_profile(settings, profile)?,
+        None => settings,
+    });
+    if settings.sources.is_empty() {
+        tracing::warn!(
+            "no sources are configured in {}; the hub serves its tools but has nothing to search",
+            paths.config_file.display()
+        );
+    }
+    let store = Arc::new(RunsStore::open(&paths.state_database())?);
+    let sources = Sources::start(settings.sources.clone(), secret_lookup());
+    let catalog = LiveCatalog::start((*settings).clone(), ListingCache::new(paths.catalog_cache_dir()), sources.clone());
+    let executor = Arc::new(Executor::new(catalog.clone(), settings.clone(), store));
+    let hub = Hub::new(catalog, settings, executor);
+    let (stdin, stdout) = rmcp::transport::stdio_pipes();
+    let served = hub::serve(hub, stdin, stdout).await;
+    sources.shutdown().await;
+    served?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The settings with only the profile's sources, and the profile's policy.
+fn for_profile(mut settings: Settings, name: &str) -> anyhow::Result<Settings> {
+    let Some(profile) = settings.profiles.get(name).cloned() else {
+        let known: Vec<&str> = settings.profiles.keys().map(String::as_str).collect();
+        if known.is_empty() {
+            bail!("there is no profile `{name}`: the config defines none; add one, e.g. [profiles.{name}] sources = [\"…\"]");
+        }
+        bail!("there is no profile `{name}`; profiles in the config: {}", known.join(", "));
+    };
+    settings.sources.retain(|s| profile.sources.contains(&s.name));
+    settings.policy = profile.policy;
+    Ok(settings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_profile_keeps_only_its_sources_and_unknown_ones_are_named() {
+        let path = std::path::Path::new("config.toml");
+        let text = "[sources.a]\ncommand = \"x\"\n[sources.b]\ncommand = \"y\"\n[profiles.work]\nsources = [\"b\"]\n";
+        let settings = crate::config::load::parse(path, text).unwrap();
+        let work = for_profile(settings.clone(), "work").unwrap();
+        assert_eq!(work.sources.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["b"]);
+        let err = for_profile(settings, "home").unwrap_err().to_string();
+        assert_eq!(err, "there is no profile `home`; profiles in the config: work");
+    }
+}

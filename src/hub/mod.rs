@@ -1,0 +1,46 @@
+//! The MCP server (`capabilities hub serve`): the code-mode surface of three tools over stdio.
+//! 2026-07-28 clients are served statelessly (`server/discover`, `_meta` on every request,
+//! `resultType`); older clients (2025-03-26 to 2025-11-25) after `initialize`. rmcp does the
+//! protocol; this module owns what is on top of it.
+//!
+//! | file | owns |
+//! |---|---|
+//! | `surface` | the three tool definitions and the server instructions (the fixed cost) |
+//! | `args` | reading each tool's arguments, with errors that name the field |
+//! | `handler` | the `ServerHandler`: search, describe and execute on the live catalogue |
+//! | `stdio` | the transport: JSON-RPC lines, with errors for lines that are not messages |
+//!
+//! ```text
+//! let hub = Hub::new(catalog, settings, executor);
+//! hub::serve(hub, stdin, stdout).await?;   // returns when the client closes stdin
+//! ```
+
+mod args;
+mod handler;
+mod stdio;
+pub mod surface;
+
+pub use handler::Hub;
+pub use stdio::StdioTransport;
+
+use rmcp::ServiceExt;
+use rmcp::service::ServerInitializeError;
+use tokio::io::{AsyncRead, AsyncWrite};
+
+/// Serves `hub` over a reader and a writer (stdin and stdout, or pipes in tests) until the
+/// client closes its end. Runs in flight when that happens are cancelled.
+pub async fn serve<R, W>(hub: Hub, reader: R, writer: W) -> anyhow::Result<()>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let running = match hub.serve(StdioTransport::new(reader, writer)).await {
+        Ok(running) => running,
+        // The client left before it ever initialized: nothing to serve.
+        Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+        Err(e) => return Err(anyhow::anyhow!("the MCP client's first messages were not a valid start: {e}")),
+    };
+    let reason = running.waiting().await?;
+    tracing::debug!("the MCP client went away: {reason:?}");
+    Ok(())
+}

@@ -1,0 +1,183 @@
+//! The code-mode surface the hub serves: exactly three tools (`search`, `describe`, `execute`)
+//! and the server instructions. Everything here is sent on every connection, so it is the hub's
+//! fixed cost in the model's context: keep it short (a test holds it under 1,000 tokens).
+
+use std::sync::Arc;
+
+use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use serde_json::{Value, json};
+
+use crate::catalog::describe::{DEFAULT_BUDGET_TOKENS, MAX_TARGETS};
+use crate::sandbox::request::{OUTPUT_BUDGET_MAX, OUTPUT_BUDGET_MIN};
+
+pub const SEARCH: &str = "search";
+pub const DESCRIBE: &str = "describe";
+pub const EXECUTE: &str = "execute";
+
+/// `search`'s default and largest `limit`.
+pub const SEARCH_LIMIT_DEFAULT: u64 = 10;
+pub const SEARCH_LIMIT_MAX: u64 = 50;
+/// The range of `describe`'s `budget`, in tokens.
+pub const DESCRIBE_BUDGET_MIN: u64 = 200;
+pub const DESCRIBE_BUDGET_MAX: u64 = 20_000;
+
+pub const INSTRUCTIONS: &str = "The user's tools from all their MCP servers, used through code. search finds tools by task, \
+describe shows their TypeScript types, execute runs one JavaScript script that calls them. Prefer one execute with several \
+calls over many small steps.";
+
+const SEARCH_DESCRIPTION: &str = "Find the user's tools by what you want to do, e.g. \"create a GitHub issue\" or \"recent Slack messages\". \
+Returns tool addresses with one-line TypeScript signatures, best match first; [asks] marks tools that need the user's approval. \
+Read full types with describe before writing code. Pass namespace to search or list one source.";
+
+const DESCRIBE_DESCRIPTION: &str = "Get exact TypeScript declarations for tools: an address (github.createIssue), a whole namespace \
+(github), or a type named in an earlier declaration (github.Issue). Write execute code against these types.";
+
+const EXECUTE_DESCRIPTION: &str = "Run JavaScript in a sandbox where each of the user's sources is a global object of async functions: \
+await github.createIssue({ owner, repo, title }). TypeScript annotations are allowed and stripped. Write the body of an async \
+function and return what you need; run independent calls in parallel with Promise.all. There is no network or filesystem besides \
+these functions. If a call needs the user's approval, the result says so: tell the user. Never ask the user for passwords or \
+tokens in chat. Send exactly one of code or resume.";
+
+/// The three tools, in the order `tools/list` gives them.
+pub fn tools() -> Vec<Tool> {
+    vec![search(), describe(), execute()]
+}
+
+fn search() -> Tool {
+    let input = json!({
+        "type": "object",
+        "properties": {
+            "query": { "type": "string", "description": "What you want to do, in a few words." },
+            "namespace": { "type": "string", "description": "Search or list only this source." },
+            "limit": { "type": "integer", "minimum": 1, "maximum": SEARCH_LIMIT_MAX, "default": SEARCH_LIMIT_DEFAULT },
+        },
+        "required": ["query"],
+    });
+    Tool::new(SEARCH, SEARCH_DESCRIPTION, object(input)).with_annotations(read_only())
+}
+
+fn describe() -> Tool {
+    let input = json!({
+        "type": "object",
+        "properties": {
+            "targets": {
+                "type": "array",
+                "items": { "type": "string" },
+                "minItems": 1,
+                "maxItems": MAX_TARGETS,
+                "description": "Addresses, namespaces or type names.",
+            },
+            "budget": {
+                "type": "integer",
+                "minimum": DESCRIBE_BUDGET_MIN,
+                "maximum": DESCRIBE_BUDGET_MAX,
+                "default": DEFAULT_BUDGET_TOKENS,
+                "description": "Most tokens to return.",
+            },
+        },
+        "required": ["targets"],
+    });
+    Tool::new(DESCRIBE, DESCRIBE_DESCRIPTION, object(input)).with_annotations(read_only())
+}
+
+fn execute() -> Tool {
+    let input = json!({
+        "type": "object",
+        "properties": {
+            "code": { "type": "string", "description": "The body of an async function." },
+            "outputBudgetBytes": { "type": "integer", "minimum": OUTPUT_BUDGET_MIN, "maximum": OUTPUT_BUDGET_MAX },
+            "resume": { "type": "string", "description": "The runId of a run waiting for the user." },
+        },
+    });
+    let annotations = ToolAnnotations::new().read_only(false).open_world(true);
+    Tool::new(EXECUTE, EXECUTE_DESCRIPTION, object(input))
+        .with_raw_output_schema(object(envelope_schema()))
+        .with_annotations(annotations)
+}
+
+/// The `ExecuteEnvelope` as JSON Schema: what `execute` returns as structured content.
+fn envelope_schema() -> Value {
+    let strings = json!({ "type": "array", "items": { "type": "string" } });
+    json!({
+        "type": "object",
+        "properties": {
+            "runId": { "type": "string" },
+            "status": { "enum": ["completed", "failed", "awaiting_approval", "awaiting_connection", "cancelled"] },
+            "result": {},
+            "error": {
+                "type": "object",
+                "properties": { "code": { "type": "string" }, "message": { "type": "string" }, "hint": { "type": "string" } },
+                "required": ["code", "message"],
+            },
+            "logs": strings,
+            "calls": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": { "address": { "type": "string" }, "ok": { "type": "boolean" }, "ms": { "type": "integer" } },
+                },
+            },
+            "pending": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "id": { "type": "string" },
+                        "kind": { "enum": ["approval", "connection"] },
+                        "address": { "type": "string" },
+                        "summary": { "type": "string" },
+                        "message": { "type": "string" },
+                    },
+                },
+            },
+            "truncated": { "type": "object", "properties": { "result": { "type": "boolean" }, "logs": { "type": "boolean" } } },
+            "notices": strings,
+        },
+        "required": ["runId", "status", "calls"],
+    })
+}
+
+fn read_only() -> ToolAnnotations {
+    ToolAnnotations::new().read_only(true).idempotent(true).open_world(false)
+}
+
+fn object(value: Value) -> Arc<JsonObject> {
+    match value {
+        Value::Object(map) => Arc::new(map),
+        // Every schema above is an object literal.
+        _ => Arc::new(JsonObject::new()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_surface_is_three_tools_with_the_spec_annotations() {
+        let tools = tools();
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+        assert_eq!(names, [SEARCH, DESCRIBE, EXECUTE]);
+        for tool in &tools[..2] {
+            let a = tool.annotations.as_ref().unwrap();
+            assert_eq!((a.read_only_hint, a.idempotent_hint), (Some(true), Some(true)), "{}", tool.name);
+            assert!(tool.output_schema.is_none());
+        }
+        let a = tools[2].annotations.as_ref().unwrap();
+        assert_eq!((a.read_only_hint, a.open_world_hint), (Some(false), Some(true)));
+        assert!(tools[2].output_schema.is_some());
+    }
+
+    #[test]
+    fn a_real_envelope_matches_the_output_schema() {
+        use crate::sandbox::{EnvelopeError, ErrorCode, ExecuteEnvelope};
+        let schema = envelope_schema();
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        let mut envelope = ExecuteEnvelope::rejected("run_x", EnvelopeError::new(ErrorCode::Timeout, "slow"), vec!["n".into()]);
+        envelope.logs.push("log".into());
+        envelope.truncated.result = true;
+        let value = serde_json::to_value(&envelope).unwrap();
+        assert!(validator.is_valid(&value), "{value}");
+        assert!(!validator.is_valid(&json!({ "runId": "r", "status": "done", "calls": [] })));
+    }
+}

