@@ -19,14 +19,35 @@ _capabilities() {
             capabilities,completions)
                 cmd="capabilities__subcmd__completions"
                 ;;
+            capabilities,credential)
+                cmd="capabilities__subcmd__credential"
+                ;;
+            capabilities,dashboard)
+                cmd="capabilities__subcmd__dashboard"
+                ;;
             capabilities,describe)
                 cmd="capabilities__subcmd__describe"
+                ;;
+            capabilities,doctor)
+                cmd="capabilities__subcmd__doctor"
+                ;;
+            capabilities,exec)
+                cmd="capabilities__subcmd__exec"
                 ;;
             capabilities,help)
                 cmd="capabilities__subcmd__help"
                 ;;
+            capabilities,hub)
+                cmd="capabilities__subcmd__hub"
+                ;;
             capabilities,init)
                 cmd="capabilities__subcmd__init"
+                ;;
+            capabilities,install)
+                cmd="capabilities__subcmd__install"
+                ;;
+            capabilities,policy)
+                cmd="capabilities__subcmd__policy"
                 ;;
             capabilities,search)
                 cmd="capabilities__subcmd__search"
@@ -34,17 +55,68 @@ _capabilities() {
             capabilities,source)
                 cmd="capabilities__subcmd__source"
                 ;;
+            capabilities__subcmd__credential,help)
+                cmd="capabilities__subcmd__credential__subcmd__help"
+                ;;
+            capabilities__subcmd__credential,list)
+                cmd="capabilities__subcmd__credential__subcmd__list"
+                ;;
+            capabilities__subcmd__credential,remove)
+                cmd="capabilities__subcmd__credential__subcmd__remove"
+                ;;
+            capabilities__subcmd__credential,set)
+                cmd="capabilities__subcmd__credential__subcmd__set"
+                ;;
+            capabilities__subcmd__credential,test)
+                cmd="capabilities__subcmd__credential__subcmd__test"
+                ;;
+            capabilities__subcmd__credential__subcmd__help,help)
+                cmd="capabilities__subcmd__credential__subcmd__help__subcmd__help"
+                ;;
+            capabilities__subcmd__credential__subcmd__help,list)
+                cmd="capabilities__subcmd__credential__subcmd__help__subcmd__list"
+                ;;
+            capabilities__subcmd__credential__subcmd__help,remove)
+                cmd="capabilities__subcmd__credential__subcmd__help__subcmd__remove"
+                ;;
+            capabilities__subcmd__credential__subcmd__help,set)
+                cmd="capabilities__subcmd__credential__subcmd__help__subcmd__set"
+                ;;
+            capabilities__subcmd__credential__subcmd__help,test)
+                cmd="capabilities__subcmd__credential__subcmd__help__subcmd__test"
+                ;;
             capabilities__subcmd__help,completions)
                 cmd="capabilities__subcmd__help__subcmd__completions"
+                ;;
+            capabilities__subcmd__help,credential)
+                cmd="capabilities__subcmd__help__subcmd__credential"
+                ;;
+            capabilities__subcmd__help,dashboard)
+                cmd="capabilities__subcmd__help__subcmd__dashboard"
                 ;;
             capabilities__subcmd__help,describe)
                 cmd="capabilities__subcmd__help__subcmd__describe"
                 ;;
+            capabilities__subcmd__help,doctor)
+                cmd="capabilities__subcmd__help__subcmd__doctor"
+                ;;
+            capabilities__subcmd__help,exec)
+                cmd="capabilities__subcmd__help__subcmd__exec"
+                ;;
             capabilities__subcmd__help,help)
                 cmd="capabilities__subcmd__help__subcmd__help"
                 ;;
+            capabilities__subcmd__help,hub)
+                cmd="capabilities__subcmd__help__subcmd__hub"
+                ;;
             capabilities__subcmd__help,init)
                 cmd="capabilities__subcmd__help__subcmd__init"
+                ;;
+            capabilities__subcmd__help,install)
+                cmd="capabilities__subcmd__help__subcmd__install"
+                ;;
+            capabilities__subcmd__help,policy)
+                cmd="capabilities__subcmd__help__subcmd__policy"
                 ;;
             capabilities__subcmd__help,search)
                 cmd="capabilities__subcmd__help__subcmd__search"
@@ -52,8 +124,44 @@ _capabilities() {
             capabilities__subcmd__help,source)
                 cmd="capabilities__subcmd__help__subcmd__source"
                 ;;
+            capabilities__subcmd__help__subcmd__credential,list)
+                cmd="capabilities__subcmd__help__subcmd__credential__subcmd__list"
+                ;;
+            capabilities__subcmd__help__subcmd__credential,remove)
+                cmd="capabilities__subcmd__help__subcmd__credential__subcmd__remove"
+                ;;
+            capabilities__subcmd__help__subcmd__credential,set)
+                cmd="capabilities__subcmd__help__subcmd__credential__subcmd__set"
+                ;;
+            capabilities__subcmd__help__subcmd__credential,test)
+                cmd="capabilities__subcmd__help__subcmd__credential__subcmd__test"
+                ;;
+            capabilities__subcmd__help__subcmd__hub,approve)
+                cmd="capabilities__subcmd__help__subcmd__hub__subcmd__approve"
+                ;;
+            capabilities__subcmd__help__subcmd__hub,deny)
+                cmd="capabilities__subcmd__help__subcmd__hub__subcmd__deny"
+                ;;
+            capabilities__subcmd__help__subcmd__hub,runs)
+                cmd="capabilities__subcmd__help__subcmd__hub__subcmd__runs"
+                ;;
+            capabilities__subcmd__help__subcmd__hub,serve)
+                cmd="capabilities__subcmd__help__subcmd__hub__subcmd__serve"
+                ;;
+            capabilities__subcmd__help__subcmd__policy,explain)
+                cmd="capabilities__subcmd__help__subcmd__policy__subcmd__explain"
+                ;;
+            capabilities__subcmd__help__subcmd__policy,set)
+                cmd="capabilities__subcmd__help__subcmd__policy__subcmd__set"
+                ;;
+            capabilities__subcmd__help__subcmd__policy,show)
+                cmd="capabilities__subcmd__help__subcmd__policy__subcmd__show"
+                ;;
             capabilities__subcmd__help__subcmd__source,add)
                 cmd="capabilities__subcmd__help__subcmd__source__subcmd__add"
+                ;;
+            capabilities__subcmd__help__subcmd__source,import)
+                cmd="capabilities__subcmd__help__subcmd__source__subcmd__import"
                 ;;
             capabilities__subcmd__help__subcmd__source,list)
                 cmd="capabilities__subcmd__help__subcmd__source__subcmd__list"
@@ -64,11 +172,68 @@ _capabilities() {
             capabilities__subcmd__help__subcmd__source,test)
                 cmd="capabilities__subcmd__help__subcmd__source__subcmd__test"
                 ;;
+            capabilities__subcmd__hub,approve)
+                cmd="capabilities__subcmd__hub__subcmd__approve"
+                ;;
+            capabilities__subcmd__hub,deny)
+                cmd="capabilities__subcmd__hub__subcmd__deny"
+                ;;
+            capabilities__subcmd__hub,help)
+                cmd="capabilities__subcmd__hub__subcmd__help"
+                ;;
+            capabilities__subcmd__hub,runs)
+                cmd="capabilities__subcmd__hub__subcmd__runs"
+                ;;
+            capabilities__subcmd__hub,serve)
+                cmd="capabilities__subcmd__hub__subcmd__serve"
+                ;;
+            capabilities__subcmd__hub__subcmd__help,approve)
+                cmd="capabilities__subcmd__hub__subcmd__help__subcmd__approve"
+                ;;
+            capabilities__subcmd__hub__subcmd__help,deny)
+                cmd="capabilities__subcmd__hub__subcmd__help__subcmd__deny"
+                ;;
+            capabilities__subcmd__hub__subcmd__help,help)
+                cmd="capabilities__subcmd__hub__subcmd__help__subcmd__help"
+                ;;
+            capabilities__subcmd__hub__subcmd__help,runs)
+                cmd="capabilities__subcmd__hub__subcmd__help__subcmd__runs"
+                ;;
+            capabilities__subcmd__hub__subcmd__help,serve)
+                cmd="capabilities__subcmd__hub__subcmd__help__subcmd__serve"
+                ;;
+            capabilities__subcmd__policy,explain)
+                cmd="capabilities__subcmd__policy__subcmd__explain"
+                ;;
+            capabilities__subcmd__policy,help)
+                cmd="capabilities__subcmd__policy__subcmd__help"
+                ;;
+            capabilities__subcmd__policy,set)
+                cmd="capabilities__subcmd__policy__subcmd__set"
+                ;;
+            capabilities__subcmd__policy,show)
+                cmd="capabilities__subcmd__policy__subcmd__show"
+                ;;
+            capabilities__subcmd__policy__subcmd__help,explain)
+                cmd="capabilities__subcmd__policy__subcmd__help__subcmd__explain"
+                ;;
+            capabilities__subcmd__policy__subcmd__help,help)
+                cmd="capabilities__subcmd__policy__subcmd__help__subcmd__help"
+                ;;
+            capabilities__subcmd__policy__subcmd__help,set)
+                cmd="capabilities__subcmd__policy__subcmd__help__subcmd__set"
+                ;;
+            capabilities__subcmd__policy__subcmd__help,show)
+                cmd="capabilities__subcmd__policy__subcmd__help__subcmd__show"
+                ;;
             capabilities__subcmd__source,add)
                 cmd="capabilities__subcmd__source__subcmd__add"
                 ;;
             capabilities__subcmd__source,help)
                 cmd="capabilities__subcmd__source__subcmd__help"
+                ;;
+            capabilities__subcmd__source,import)
+                cmd="capabilities__subcmd__source__subcmd__import"
                 ;;
             capabilities__subcmd__source,list)
                 cmd="capabilities__subcmd__source__subcmd__list"
@@ -84,6 +249,9 @@ _capabilities() {
                 ;;
             capabilities__subcmd__source__subcmd__help,help)
                 cmd="capabilities__subcmd__source__subcmd__help__subcmd__help"
+                ;;
+            capabilities__subcmd__source__subcmd__help,import)
+                cmd="capabilities__subcmd__source__subcmd__help__subcmd__import"
                 ;;
             capabilities__subcmd__source__subcmd__help,list)
                 cmd="capabilities__subcmd__source__subcmd__help__subcmd__list"
@@ -101,7 +269,7 @@ _capabilities() {
 
     case "${cmd}" in
         capabilities)
-            opts="-h -V --config --help --version init source search describe completions help"
+            opts="-h -V --config --help --version init source search describe exec completions hub install credential doctor policy dashboard help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -120,6 +288,202 @@ _capabilities() {
             ;;
         capabilities__subcmd__completions)
             opts="-h -V --config --help --version bash zsh fish elvish powershell"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__credential)
+            opts="-h -V --config --help --version set list remove test help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__credential__subcmd__help)
+            opts="set list remove test help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__credential__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__credential__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__credential__subcmd__help__subcmd__remove)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__credential__subcmd__help__subcmd__set)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__credential__subcmd__help__subcmd__test)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__credential__subcmd__list)
+            opts="-h -V --json --config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__credential__subcmd__remove)
+            opts="-h -V --config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__credential__subcmd__set)
+            opts="-h -V --store --config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --store)
+                    COMPREPLY=($(compgen -W "keychain file" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__credential__subcmd__test)
+            opts="-h -V --config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__dashboard)
+            opts="-h -V --bell --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -158,8 +522,52 @@ _capabilities() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        capabilities__subcmd__doctor)
+            opts="-h -V --config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__exec)
+            opts="-h -V --resume --json --output-budget --config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --resume)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output-budget)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         capabilities__subcmd__help)
-            opts="init source search describe completions help"
+            opts="init source search describe exec completions hub install credential doctor policy dashboard help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -173,6 +581,90 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__help__subcmd__completions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__help__subcmd__credential)
+            opts="set list remove test"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__help__subcmd__credential__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__help__subcmd__credential__subcmd__remove)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__help__subcmd__credential__subcmd__set)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__help__subcmd__credential__subcmd__test)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__help__subcmd__dashboard)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -200,6 +692,34 @@ _capabilities() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        capabilities__subcmd__help__subcmd__doctor)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__help__subcmd__exec)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         capabilities__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -214,9 +734,149 @@ _capabilities() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        capabilities__subcmd__help__subcmd__hub)
+            opts="serve approve deny runs"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__help__subcmd__hub__subcmd__approve)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__help__subcmd__hub__subcmd__deny)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__help__subcmd__hub__subcmd__runs)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__help__subcmd__hub__subcmd__serve)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         capabilities__subcmd__help__subcmd__init)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__help__subcmd__install)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__help__subcmd__policy)
+            opts="show set explain"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__help__subcmd__policy__subcmd__explain)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__help__subcmd__policy__subcmd__set)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__help__subcmd__policy__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -243,7 +903,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__help__subcmd__source)
-            opts="add list remove test"
+            opts="add list remove test import"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -257,6 +917,20 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__help__subcmd__source__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__help__subcmd__source__subcmd__import)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -312,9 +986,375 @@ _capabilities() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        capabilities__subcmd__hub)
+            opts="-h -V --config --help --version serve approve deny runs help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__hub__subcmd__approve)
+            opts="-y -h -V --call --for-run --always --yes --config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --call)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__hub__subcmd__deny)
+            opts="-h -V --call --config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --call)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__hub__subcmd__help)
+            opts="serve approve deny runs help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__hub__subcmd__help__subcmd__approve)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__hub__subcmd__help__subcmd__deny)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__hub__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__hub__subcmd__help__subcmd__runs)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__hub__subcmd__help__subcmd__serve)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__hub__subcmd__runs)
+            opts="-h -V --pending --json --limit --config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__hub__subcmd__serve)
+            opts="-h -V --profile --config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         capabilities__subcmd__init)
             opts="-h -V --force --print --reference --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__install)
+            opts="-h -V --write --profile --name --config --help --version claude claude-desktop cursor codex print"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__policy)
+            opts="-h -V --config --help --version show set explain help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__policy__subcmd__explain)
+            opts="-h -V --connection --config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --connection)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__policy__subcmd__help)
+            opts="show set explain help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__policy__subcmd__help__subcmd__explain)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__policy__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__policy__subcmd__help__subcmd__set)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__policy__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__policy__subcmd__set)
+            opts="-h -V --connection --config --help --version allow ask deny"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --connection)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__policy__subcmd__show)
+            opts="-h -V --config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -365,7 +1405,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__source)
-            opts="-h -V --config --help --version add list remove test help"
+            opts="-h -V --config --help --version add list remove test import help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -417,7 +1457,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__source__subcmd__help)
-            opts="add list remove test help"
+            opts="add list remove test import help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -445,6 +1485,20 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__source__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__source__subcmd__help__subcmd__import)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -493,6 +1547,24 @@ _capabilities() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__source__subcmd__import)
+            opts="-h -V --dry-run --config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

@@ -31,7 +31,14 @@ complete -c capabilities -n "__fish_capabilities_needs_command" -f -a "init" -d 
 complete -c capabilities -n "__fish_capabilities_needs_command" -f -a "source" -d 'Add, list, test and remove sources (MCP servers)'
 complete -c capabilities -n "__fish_capabilities_needs_command" -f -a "search" -d 'Find tools by what you want to do; prints one-line TypeScript signatures, best match first'
 complete -c capabilities -n "__fish_capabilities_needs_command" -f -a "describe" -d 'Print exact TypeScript declarations of tools, namespaces or named types'
+complete -c capabilities -n "__fish_capabilities_needs_command" -f -a "exec" -d 'Run a JavaScript (or TypeScript) script against your sources in the sandbox'
 complete -c capabilities -n "__fish_capabilities_needs_command" -f -a "completions" -d 'Print a shell completion script'
+complete -c capabilities -n "__fish_capabilities_needs_command" -f -a "hub" -d 'Run the MCP hub that your agent talks to'
+complete -c capabilities -n "__fish_capabilities_needs_command" -f -a "install" -d 'Print the MCP client config that starts the hub, or write it into the client\'s config file'
+complete -c capabilities -n "__fish_capabilities_needs_command" -f -a "credential" -d 'Store, list, test and remove secrets: the values of `${secret:NAME}` in the config'
+complete -c capabilities -n "__fish_capabilities_needs_command" -f -a "doctor" -d 'Check this machine: the config, which credential store works here, and what the sources need'
+complete -c capabilities -n "__fish_capabilities_needs_command" -f -a "policy" -d 'Show, change and explain the allow / ask / deny policy'
+complete -c capabilities -n "__fish_capabilities_needs_command" -f -a "dashboard" -d 'Watch every run on this machine and decide on waiting calls, live, in a terminal UI'
 complete -c capabilities -n "__fish_capabilities_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c capabilities -n "__fish_capabilities_using_subcommand init" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
 complete -c capabilities -n "__fish_capabilities_using_subcommand init" -l force -d 'Overwrite an existing config'
@@ -39,14 +46,15 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand init" -l print
 complete -c capabilities -n "__fish_capabilities_using_subcommand init" -l reference -d 'Print the full commented reference of every key'
 complete -c capabilities -n "__fish_capabilities_using_subcommand init" -s h -l help -d 'Print help'
 complete -c capabilities -n "__fish_capabilities_using_subcommand init" -s V -l version -d 'Print version'
-complete -c capabilities -n "__fish_capabilities_using_subcommand source; and not __fish_seen_subcommand_from add list remove test help" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand source; and not __fish_seen_subcommand_from add list remove test help" -s h -l help -d 'Print help'
-complete -c capabilities -n "__fish_capabilities_using_subcommand source; and not __fish_seen_subcommand_from add list remove test help" -s V -l version -d 'Print version'
-complete -c capabilities -n "__fish_capabilities_using_subcommand source; and not __fish_seen_subcommand_from add list remove test help" -f -a "add" -d 'Add a source: a command started over stdio (after `--`), or a Streamable HTTP `--url`'
-complete -c capabilities -n "__fish_capabilities_using_subcommand source; and not __fish_seen_subcommand_from add list remove test help" -f -a "list" -d 'Connect to every source and list them with their live status and tool counts'
-complete -c capabilities -n "__fish_capabilities_using_subcommand source; and not __fish_seen_subcommand_from add list remove test help" -f -a "remove" -d 'Remove a source from the config'
-complete -c capabilities -n "__fish_capabilities_using_subcommand source; and not __fish_seen_subcommand_from add list remove test help" -f -a "test" -d 'Connect to one source, list its tools, and report what happened'
-complete -c capabilities -n "__fish_capabilities_using_subcommand source; and not __fish_seen_subcommand_from add list remove test help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c capabilities -n "__fish_capabilities_using_subcommand source; and not __fish_seen_subcommand_from add list remove test import help" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
+complete -c capabilities -n "__fish_capabilities_using_subcommand source; and not __fish_seen_subcommand_from add list remove test import help" -s h -l help -d 'Print help'
+complete -c capabilities -n "__fish_capabilities_using_subcommand source; and not __fish_seen_subcommand_from add list remove test import help" -s V -l version -d 'Print version'
+complete -c capabilities -n "__fish_capabilities_using_subcommand source; and not __fish_seen_subcommand_from add list remove test import help" -f -a "add" -d 'Add a source: a command started over stdio (after `--`), or a Streamable HTTP `--url`'
+complete -c capabilities -n "__fish_capabilities_using_subcommand source; and not __fish_seen_subcommand_from add list remove test import help" -f -a "list" -d 'Connect to every source and list them with their live status and tool counts'
+complete -c capabilities -n "__fish_capabilities_using_subcommand source; and not __fish_seen_subcommand_from add list remove test import help" -f -a "remove" -d 'Remove a source from the config'
+complete -c capabilities -n "__fish_capabilities_using_subcommand source; and not __fish_seen_subcommand_from add list remove test import help" -f -a "test" -d 'Connect to one source, list its tools, and report what happened'
+complete -c capabilities -n "__fish_capabilities_using_subcommand source; and not __fish_seen_subcommand_from add list remove test import help" -f -a "import" -d 'Import the MCP servers of a client config (the `mcpServers` JSON of Claude, Cursor and others)'
+complete -c capabilities -n "__fish_capabilities_using_subcommand source; and not __fish_seen_subcommand_from add list remove test import help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from add" -l url -d 'Streamable HTTP endpoint of the server' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from add" -l header -d 'A header for an HTTP source, as NAME=VALUE (repeatable)' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from add" -l env -d 'An environment variable for a stdio source, as KEY=VALUE (repeatable)' -r
@@ -65,10 +73,15 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from test" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from test" -s h -l help -d 'Print help'
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from test" -s V -l version -d 'Print version'
+complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from import" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
+complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from import" -l dry-run -d 'Show what would be imported without changing the config'
+complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from import" -s h -l help -d 'Print help'
+complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from import" -s V -l version -d 'Print version'
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from help" -f -a "add" -d 'Add a source: a command started over stdio (after `--`), or a Streamable HTTP `--url`'
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from help" -f -a "list" -d 'Connect to every source and list them with their live status and tool counts'
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from help" -f -a "remove" -d 'Remove a source from the config'
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from help" -f -a "test" -d 'Connect to one source, list its tools, and report what happened'
+complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from help" -f -a "import" -d 'Import the MCP servers of a client config (the `mcpServers` JSON of Claude, Cursor and others)'
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c capabilities -n "__fish_capabilities_using_subcommand search" -s n -l namespace -d 'Search (or list) only this source' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand search" -s l -l limit -d 'Show at most this many tools' -r
@@ -81,16 +94,138 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand describe" -l c
 complete -c capabilities -n "__fish_capabilities_using_subcommand describe" -l refresh -d 'Re-list every source instead of using cached listings'
 complete -c capabilities -n "__fish_capabilities_using_subcommand describe" -s h -l help -d 'Print help'
 complete -c capabilities -n "__fish_capabilities_using_subcommand describe" -s V -l version -d 'Print version'
+complete -c capabilities -n "__fish_capabilities_using_subcommand exec" -l resume -d 'Continue a run that waited for approval (after `capabilities hub approve RUN_ID`)' -r
+complete -c capabilities -n "__fish_capabilities_using_subcommand exec" -l output-budget -d 'Largest result to return, in bytes of JSON (1,024 to 65,536)' -r
+complete -c capabilities -n "__fish_capabilities_using_subcommand exec" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
+complete -c capabilities -n "__fish_capabilities_using_subcommand exec" -l json -d 'Print the whole envelope as JSON instead of the result'
+complete -c capabilities -n "__fish_capabilities_using_subcommand exec" -s h -l help -d 'Print help'
+complete -c capabilities -n "__fish_capabilities_using_subcommand exec" -s V -l version -d 'Print version'
 complete -c capabilities -n "__fish_capabilities_using_subcommand completions" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
 complete -c capabilities -n "__fish_capabilities_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c capabilities -n "__fish_capabilities_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c capabilities -n "__fish_capabilities_using_subcommand help; and not __fish_seen_subcommand_from init source search describe completions help" -f -a "init" -d 'Write a commented starter config'
-complete -c capabilities -n "__fish_capabilities_using_subcommand help; and not __fish_seen_subcommand_from init source search describe completions help" -f -a "source" -d 'Add, list, test and remove sources (MCP servers)'
-complete -c capabilities -n "__fish_capabilities_using_subcommand help; and not __fish_seen_subcommand_from init source search describe completions help" -f -a "search" -d 'Find tools by what you want to do; prints one-line TypeScript signatures, best match first'
-complete -c capabilities -n "__fish_capabilities_using_subcommand help; and not __fish_seen_subcommand_from init source search describe completions help" -f -a "describe" -d 'Print exact TypeScript declarations of tools, namespaces or named types'
-complete -c capabilities -n "__fish_capabilities_using_subcommand help; and not __fish_seen_subcommand_from init source search describe completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c capabilities -n "__fish_capabilities_using_subcommand help; and not __fish_seen_subcommand_from init source search describe completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and not __fish_seen_subcommand_from serve approve deny runs help" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and not __fish_seen_subcommand_from serve approve deny runs help" -s h -l help -d 'Print help'
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and not __fish_seen_subcommand_from serve approve deny runs help" -s V -l version -d 'Print version'
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and not __fish_seen_subcommand_from serve approve deny runs help" -f -a "serve" -d 'Serve search, describe and execute to an MCP client over stdin/stdout'
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and not __fish_seen_subcommand_from serve approve deny runs help" -f -a "approve" -d 'Approve the pending calls of a paused run; the agent then resumes it'
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and not __fish_seen_subcommand_from serve approve deny runs help" -f -a "deny" -d 'Deny the pending calls of a paused run'
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and not __fish_seen_subcommand_from serve approve deny runs help" -f -a "runs" -d 'List recent runs, or only those waiting for a decision'
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and not __fish_seen_subcommand_from serve approve deny runs help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from serve" -l profile -d 'Serve only this profile\'s sources, under its policy rules' -r
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from serve" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from serve" -s h -l help -d 'Print help'
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from serve" -s V -l version -d 'Print version'
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from approve" -l call -d 'Decide only this call (its number in the run) instead of every pending one' -r
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from approve" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from approve" -l for-run -d 'Also allow later calls of the same tool in this run without asking'
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from approve" -l always -d 'Also add a policy rule that always allows the tool (asks for confirmation on a terminal)'
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from approve" -s y -l yes -d 'Do not ask for confirmation of --always'
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from approve" -s h -l help -d 'Print help'
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from approve" -s V -l version -d 'Print version'
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from deny" -l call -d 'Decide only this call instead of every pending one' -r
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from deny" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from deny" -s h -l help -d 'Print help'
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from deny" -s V -l version -d 'Print version'
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from runs" -l limit -d 'How many recent runs to show' -r
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from runs" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from runs" -l pending -d 'Only runs with calls waiting for a decision'
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from runs" -l json -d 'Print JSON (with calls, approvals and the audit trail) instead of a table'
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from runs" -s h -l help -d 'Print help'
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from runs" -s V -l version -d 'Print version'
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from help" -f -a "serve" -d 'Serve search, describe and execute to an MCP client over stdin/stdout'
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from help" -f -a "approve" -d 'Approve the pending calls of a paused run; the agent then resumes it'
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from help" -f -a "deny" -d 'Deny the pending calls of a paused run'
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from help" -f -a "runs" -d 'List recent runs, or only those waiting for a decision'
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c capabilities -n "__fish_capabilities_using_subcommand install" -l profile -d 'Start the hub with this profile' -r
+complete -c capabilities -n "__fish_capabilities_using_subcommand install" -l name -d 'The server\'s name in the client\'s config' -r
+complete -c capabilities -n "__fish_capabilities_using_subcommand install" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
+complete -c capabilities -n "__fish_capabilities_using_subcommand install" -l write -d 'Change the client\'s config file (after backing it up) instead of only showing the change'
+complete -c capabilities -n "__fish_capabilities_using_subcommand install" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c capabilities -n "__fish_capabilities_using_subcommand install" -s V -l version -d 'Print version'
+complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and not __fish_seen_subcommand_from set list remove test help" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
+complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and not __fish_seen_subcommand_from set list remove test help" -s h -l help -d 'Print help'
+complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and not __fish_seen_subcommand_from set list remove test help" -s V -l version -d 'Print version'
+complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and not __fish_seen_subcommand_from set list remove test help" -f -a "set" -d 'Store a secret, read from a hidden prompt (or standard input when it is not a terminal)'
+complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and not __fish_seen_subcommand_from set list remove test help" -f -a "list" -d 'List stored secrets: name, store, and the connections that reference each (never values)'
+complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and not __fish_seen_subcommand_from set list remove test help" -f -a "remove" -d 'Delete a secret from its store'
+complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and not __fish_seen_subcommand_from set list remove test help" -f -a "test" -d 'Check that a secret can be read, then connect every connection that references it'
+complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and not __fish_seen_subcommand_from set list remove test help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from set" -l store -d 'Where to keep it; default: `[credentials] store` in the config, else the keychain' -r -f -a "keychain\t'The OS keychain (macOS Keychain, Windows Credential Manager, Linux Secret Service)'
+file\t'A file in the data directory encrypted with a passphrase, for machines without a keychain'"
+complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from set" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
+complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from set" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from set" -s V -l version -d 'Print version'
+complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from list" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
+complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from list" -l json -d 'Print JSON instead of a table'
+complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from remove" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
+complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from remove" -s h -l help -d 'Print help'
+complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from remove" -s V -l version -d 'Print version'
+complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from test" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
+complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from test" -s h -l help -d 'Print help'
+complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from test" -s V -l version -d 'Print version'
+complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from help" -f -a "set" -d 'Store a secret, read from a hidden prompt (or standard input when it is not a terminal)'
+complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from help" -f -a "list" -d 'List stored secrets: name, store, and the connections that reference each (never values)'
+complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from help" -f -a "remove" -d 'Delete a secret from its store'
+complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from help" -f -a "test" -d 'Check that a secret can be read, then connect every connection that references it'
+complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c capabilities -n "__fish_capabilities_using_subcommand doctor" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
+complete -c capabilities -n "__fish_capabilities_using_subcommand doctor" -s h -l help -d 'Print help'
+complete -c capabilities -n "__fish_capabilities_using_subcommand doctor" -s V -l version -d 'Print version'
+complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and not __fish_seen_subcommand_from show set explain help" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
+complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and not __fish_seen_subcommand_from show set explain help" -s h -l help -d 'Print help'
+complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and not __fish_seen_subcommand_from show set explain help" -s V -l version -d 'Print version'
+complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and not __fish_seen_subcommand_from show set explain help" -f -a "show" -d 'Print the defaults and rules, and warn about rules that match no tool'
+complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and not __fish_seen_subcommand_from show set explain help" -f -a "set" -d 'Add a rule (or change the action of the rule with the same pattern)'
+complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and not __fish_seen_subcommand_from show set explain help" -f -a "explain" -d 'Say which rule decides a tool, and why'
+complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and not __fish_seen_subcommand_from show set explain help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from show" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
+complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
+complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from set" -l connection -d 'Apply only to calls through this connection' -r
+complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from set" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
+complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from set" -s h -l help -d 'Print help'
+complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from set" -s V -l version -d 'Print version'
+complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from explain" -l connection -d 'The connection the call would use (default: the source\'s default)' -r
+complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from explain" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
+complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from explain" -s h -l help -d 'Print help'
+complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from explain" -s V -l version -d 'Print version'
+complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from help" -f -a "show" -d 'Print the defaults and rules, and warn about rules that match no tool'
+complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from help" -f -a "set" -d 'Add a rule (or change the action of the rule with the same pattern)'
+complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from help" -f -a "explain" -d 'Say which rule decides a tool, and why'
+complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c capabilities -n "__fish_capabilities_using_subcommand dashboard" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
+complete -c capabilities -n "__fish_capabilities_using_subcommand dashboard" -l bell -d 'Ring the terminal bell when a new call waits for a decision'
+complete -c capabilities -n "__fish_capabilities_using_subcommand dashboard" -s h -l help -d 'Print help'
+complete -c capabilities -n "__fish_capabilities_using_subcommand dashboard" -s V -l version -d 'Print version'
+complete -c capabilities -n "__fish_capabilities_using_subcommand help; and not __fish_seen_subcommand_from init source search describe exec completions hub install credential doctor policy dashboard help" -f -a "init" -d 'Write a commented starter config'
+complete -c capabilities -n "__fish_capabilities_using_subcommand help; and not __fish_seen_subcommand_from init source search describe exec completions hub install credential doctor policy dashboard help" -f -a "source" -d 'Add, list, test and remove sources (MCP servers)'
+complete -c capabilities -n "__fish_capabilities_using_subcommand help; and not __fish_seen_subcommand_from init source search describe exec completions hub install credential doctor policy dashboard help" -f -a "search" -d 'Find tools by what you want to do; prints one-line TypeScript signatures, best match first'
+complete -c capabilities -n "__fish_capabilities_using_subcommand help; and not __fish_seen_subcommand_from init source search describe exec completions hub install credential doctor policy dashboard help" -f -a "describe" -d 'Print exact TypeScript declarations of tools, namespaces or named types'
+complete -c capabilities -n "__fish_capabilities_using_subcommand help; and not __fish_seen_subcommand_from init source search describe exec completions hub install credential doctor policy dashboard help" -f -a "exec" -d 'Run a JavaScript (or TypeScript) script against your sources in the sandbox'
+complete -c capabilities -n "__fish_capabilities_using_subcommand help; and not __fish_seen_subcommand_from init source search describe exec completions hub install credential doctor policy dashboard help" -f -a "completions" -d 'Print a shell completion script'
+complete -c capabilities -n "__fish_capabilities_using_subcommand help; and not __fish_seen_subcommand_from init source search describe exec completions hub install credential doctor policy dashboard help" -f -a "hub" -d 'Run the MCP hub that your agent talks to'
+complete -c capabilities -n "__fish_capabilities_using_subcommand help; and not __fish_seen_subcommand_from init source search describe exec completions hub install credential doctor policy dashboard help" -f -a "install" -d 'Print the MCP client config that starts the hub, or write it into the client\'s config file'
+complete -c capabilities -n "__fish_capabilities_using_subcommand help; and not __fish_seen_subcommand_from init source search describe exec completions hub install credential doctor policy dashboard help" -f -a "credential" -d 'Store, list, test and remove secrets: the values of `${secret:NAME}` in the config'
+complete -c capabilities -n "__fish_capabilities_using_subcommand help; and not __fish_seen_subcommand_from init source search describe exec completions hub install credential doctor policy dashboard help" -f -a "doctor" -d 'Check this machine: the config, which credential store works here, and what the sources need'
+complete -c capabilities -n "__fish_capabilities_using_subcommand help; and not __fish_seen_subcommand_from init source search describe exec completions hub install credential doctor policy dashboard help" -f -a "policy" -d 'Show, change and explain the allow / ask / deny policy'
+complete -c capabilities -n "__fish_capabilities_using_subcommand help; and not __fish_seen_subcommand_from init source search describe exec completions hub install credential doctor policy dashboard help" -f -a "dashboard" -d 'Watch every run on this machine and decide on waiting calls, live, in a terminal UI'
+complete -c capabilities -n "__fish_capabilities_using_subcommand help; and not __fish_seen_subcommand_from init source search describe exec completions hub install credential doctor policy dashboard help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c capabilities -n "__fish_capabilities_using_subcommand help; and __fish_seen_subcommand_from source" -f -a "add" -d 'Add a source: a command started over stdio (after `--`), or a Streamable HTTP `--url`'
 complete -c capabilities -n "__fish_capabilities_using_subcommand help; and __fish_seen_subcommand_from source" -f -a "list" -d 'Connect to every source and list them with their live status and tool counts'
 complete -c capabilities -n "__fish_capabilities_using_subcommand help; and __fish_seen_subcommand_from source" -f -a "remove" -d 'Remove a source from the config'
 complete -c capabilities -n "__fish_capabilities_using_subcommand help; and __fish_seen_subcommand_from source" -f -a "test" -d 'Connect to one source, list its tools, and report what happened'
+complete -c capabilities -n "__fish_capabilities_using_subcommand help; and __fish_seen_subcommand_from source" -f -a "import" -d 'Import the MCP servers of a client config (the `mcpServers` JSON of Claude, Cursor and others)'
+complete -c capabilities -n "__fish_capabilities_using_subcommand help; and __fish_seen_subcommand_from hub" -f -a "serve" -d 'Serve search, describe and execute to an MCP client over stdin/stdout'
+complete -c capabilities -n "__fish_capabilities_using_subcommand help; and __fish_seen_subcommand_from hub" -f -a "approve" -d 'Approve the pending calls of a paused run; the agent then resumes it'
+complete -c capabilities -n "__fish_capabilities_using_subcommand help; and __fish_seen_subcommand_from hub" -f -a "deny" -d 'Deny the pending calls of a paused run'
+complete -c capabilities -n "__fish_capabilities_using_subcommand help; and __fish_seen_subcommand_from hub" -f -a "runs" -d 'List recent runs, or only those waiting for a decision'
+complete -c capabilities -n "__fish_capabilities_using_subcommand help; and __fish_seen_subcommand_from credential" -f -a "set" -d 'Store a secret, read from a hidden prompt (or standard input when it is not a terminal)'
+complete -c capabilities -n "__fish_capabilities_using_subcommand help; and __fish_seen_subcommand_from credential" -f -a "list" -d 'List stored secrets: name, store, and the connections that reference each (never values)'
+complete -c capabilities -n "__fish_capabilities_using_subcommand help; and __fish_seen_subcommand_from credential" -f -a "remove" -d 'Delete a secret from its store'
+complete -c capabilities -n "__fish_capabilities_using_subcommand help; and __fish_seen_subcommand_from credential" -f -a "test" -d 'Check that a secret can be read, then connect every connection that references it'
+complete -c capabilities -n "__fish_capabilities_using_subcommand help; and __fish_seen_subcommand_from policy" -f -a "show" -d 'Print the defaults and rules, and warn about rules that match no tool'
+complete -c capabilities -n "__fish_capabilities_using_subcommand help; and __fish_seen_subcommand_from policy" -f -a "set" -d 'Add a rule (or change the action of the rule with the same pattern)'
+complete -c capabilities -n "__fish_capabilities_using_subcommand help; and __fish_seen_subcommand_from policy" -f -a "explain" -d 'Say which rule decides a tool, and why'

@@ -19,3 +19,10 @@ pub const CAPABILITIES_PASSPHRASE: &str = "CAPABILITIES_PASSPHRASE";
 
 /// Where the Codex CLI keeps its config (default `~/.codex`); `install codex` writes there.
 pub const CODEX_HOME: &str = "CODEX_HOME";
+
+/// An X11 display; on Linux and the BSDs its absence (with no `WAYLAND_DISPLAY`) means no browser
+/// can show the approval page, so the hub skips opening it.
+pub const DISPLAY: &str = "DISPLAY";
+
+/// A Wayland display; the other way a Linux desktop session announces itself (see `DISPLAY`).
+pub const WAYLAND_DISPLAY: &str = "WAYLAND_DISPLAY";

@@ -6,10 +6,11 @@
 //!
 //! | module | owns |
 //! |---|---|
+//! | [`approvals`] | approval channels in the hub process: the one-time browser approval page |
 //! | [`cli`] | the clap definitions (`*Args`) of every verb; no logic |
 //! | [`commands`] | one function per verb; the only place (with the TUI) that prints |
 //! | [`config`] | `config.toml`: paths, schema, `${secret:…}`/`${env:…}` references, validation |
-//! | [`credentials`] | where `${secret:NAME}` values come from |
+//! | [`credentials`] | secrets: the OS keychain or an encrypted file; redaction; the state-store key |
 //! | [`sources`] | upstream MCP clients (rmcp): stdio children and Streamable HTTP, timeouts, restarts |
 //! | [`catalog`] | the namespaced tool index: addresses, the cache, BM25F search, TypeScript, describe |
 //! | [`execute`] | one `execute` run: the sandbox's bridge to policy, sources and the journal |
@@ -17,11 +18,13 @@
 //! | [`policy`] | pure allow / ask / deny decisions |
 //! | [`runs`] | the SQLite state store: runs and the journal of their calls |
 //! | [`sandbox`] | the QuickJS runtime that runs `execute` scripts |
+//! | [`tui`] | `capabilities dashboard`: live runs and the approval queue (ratatui) |
 //! | [`tokens`] | o200k_base token counting for budgets |
 //! | [`env_vars`] | every environment variable read |
 //!
 //! A request flows `commands` → `catalog` (search, describe) or `sandbox` (execute) → `sources`.
 
+pub mod approvals;
 pub mod catalog;
 pub mod cli;
 pub mod commands;
@@ -35,6 +38,7 @@ pub mod runs;
 pub mod sandbox;
 pub mod sources;
 pub mod tokens;
+pub mod tui;
 
 use std::process::ExitCode;
 

@@ -4,8 +4,6 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use nucleo::Matcher;
-use nucleo::pattern::{CaseMatching, Normalization, Pattern};
 
 use super::address::tool_name;
 use super::tool::ToolDefinition;
@@ -189,23 +187,13 @@ fn unknown_target(
 /// The best fuzzy matches; when the whole target matches nothing, its last part alone is tried
 /// (a misspelt namespace should not hide the right tool).
 fn closest(target: &str, candidates: &[String]) -> Vec<String> {
-    let mut matcher = Matcher::new(nucleo::Config::DEFAULT);
     let tail = target.rsplit('.').next().unwrap_or(target);
-    for query in [target, tail] {
-        if query.trim().is_empty() {
-            continue;
-        }
-        let pattern = Pattern::parse(query, CaseMatching::Ignore, Normalization::Smart);
-        let matches = pattern.match_list(candidates.iter(), &mut matcher);
-        if !matches.is_empty() {
-            return matches
-                .into_iter()
-                .take(SUGGESTIONS)
-                .map(|(c, _)| c.clone())
-                .collect();
-        }
-    }
-    Vec::new()
+    [target, tail]
+        .into_iter()
+        .map(|query| super::closest::closest(query, candidates.iter().map(String::as_str), SUGGESTIONS))
+        .find(|found| !found.is_empty())
+        .map(|found| found.into_iter().map(String::from).collect())
+        .unwrap_or_default()
 }
 
 /// What one round decided to show, per namespace in the order the targets touched them.

@@ -5,6 +5,7 @@
 
 pub mod address;
 pub mod cache;
+pub mod closest;
 pub mod describe;
 pub mod fixtures;
 pub mod live;

@@ -66,6 +66,17 @@ pub enum Command {
     /// Check this machine: the config, which credential store works here, and what the sources need.
     #[command(after_help = "Example:\n  capabilities doctor\n\nExit status: 0 when everything the config needs works, 1 otherwise.")]
     Doctor,
+
+    /// Show, change and explain the allow / ask / deny policy.
+    #[command(subcommand)]
+    Policy(PolicyCommand),
+
+    /// Watch every run on this machine and decide on waiting calls, live, in a terminal UI.
+    #[command(
+        alias = "tui",
+        after_help = "Examples:\n  capabilities dashboard\n  capabilities tui --bell   # ring the terminal bell when a call starts waiting\n\nKeys: a allow once, r allow for this run, A always allow (asks first), d deny, enter details, / filter, ? help, q quit.\nIt reads the state store that every hub and `exec` share, so it works whether or not a hub is running."
+    )]
+    Dashboard(DashboardArgs),
 }
 
 #[derive(Debug, Args)]
@@ -342,4 +353,51 @@ pub enum CredentialStore {
     Keychain,
     /// A file in the data directory encrypted with a passphrase, for machines without a keychain.
     File,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PolicyCommand {
+    /// Print the defaults and rules, and warn about rules that match no tool.
+    #[command(after_help = "Example:\n  capabilities policy show")]
+    Show,
+    /// Add a rule (or change the action of the rule with the same pattern).
+    #[command(after_help = "Examples:\n  capabilities policy set 'github.search*' allow\n  capabilities policy set '*.delete*' deny\n  capabilities policy set 'github.*' ask --connection work")]
+    Set(PolicySetArgs),
+    /// Say which rule decides a tool, and why.
+    #[command(after_help = "Examples:\n  capabilities policy explain everything.echo\n  capabilities policy explain github.createIssue --connection work")]
+    Explain(PolicyExplainArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PolicySetArgs {
+    /// An address pattern: `namespace.tool` with `*` as a wildcard.
+    pub pattern: String,
+    /// allow, ask or deny.
+    pub action: PolicyAction,
+    /// Apply only to calls through this connection.
+    #[arg(long, value_name = "NAME")]
+    pub connection: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum PolicyAction {
+    Allow,
+    Ask,
+    Deny,
+}
+
+#[derive(Debug, Args)]
+pub struct PolicyExplainArgs {
+    /// A tool address, e.g. `everything.echo`.
+    pub address: String,
+    /// The connection the call would use (default: the source's default).
+    #[arg(long, value_name = "NAME")]
+    pub connection: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct DashboardArgs {
+    /// Ring the terminal bell when a new call waits for a decision.
+    #[arg(long)]
+    pub bell: bool,
 }

@@ -70,16 +70,34 @@ pub fn list(paths: &Paths, args: &CredentialListArgs) -> anyhow::Result<ExitCode
         print("no secrets are stored; store one with `capabilities credential set NAME`\n")?;
         return Ok(ExitCode::SUCCESS);
     }
-    let width = names.iter().map(|n| n.len()).max().unwrap_or(0).max("NAME".len());
+    let width = names
+        .iter()
+        .map(|n| n.len())
+        .max()
+        .unwrap_or(0)
+        .max("NAME".len());
     let mut text = format!("{:width$}  {:10}  USED BY\n", "NAME", "STORE");
     for name in &names {
-        let store = stored.get(*name).map(|s| s.as_str()).unwrap_or("not stored");
-        let used = users.get(*name).map(|u| u.join(", ")).unwrap_or_else(|| "-".into());
+        let store = stored
+            .get(*name)
+            .map(|s| s.as_str())
+            .unwrap_or("not stored");
+        let used = users
+            .get(*name)
+            .map(|u| u.join(", "))
+            .unwrap_or_else(|| "-".into());
         text.push_str(&format!("{name:width$}  {store:10}  {used}\n"));
     }
-    let missing: Vec<&str> = names.iter().filter(|n| !stored.contains_key(**n)).map(|n| n.as_str()).collect();
+    let missing: Vec<&str> = names
+        .iter()
+        .filter(|n| !stored.contains_key(**n))
+        .map(|n| n.as_str())
+        .collect();
     if let Some(first) = missing.first() {
-        text.push_str(&format!("\n{} referenced but not stored; store it with `capabilities credential set {first}`\n", missing.len()));
+        text.push_str(&format!(
+            "\n{} referenced but not stored; store it with `capabilities credential set {first}`\n",
+            missing.len()
+        ));
     }
     print(&text)?;
     Ok(ExitCode::SUCCESS)
@@ -89,7 +107,11 @@ pub fn remove(paths: &Paths, args: &CredentialNameArgs) -> anyhow::Result<ExitCo
     check_name(&args.name)?;
     let settings = load_settings(paths)?;
     let store = credentials(paths).remove(&args.name)?;
-    let mut text = format!("removed `{}` from the {}\n", args.name, describe_store(store));
+    let mut text = format!(
+        "removed `{}` from the {}\n",
+        args.name,
+        describe_store(store)
+    );
     if let Some(users) = references(&settings).get(&args.name) {
         text.push_str(&format!(
             "still referenced by {}; those connections fail until it is stored again\n",
@@ -108,18 +130,33 @@ pub async fn test(paths: &Paths, args: &CredentialNameArgs) -> anyhow::Result<Ex
     let stores = credentials(paths);
     let name = args.name.clone();
     // The keychain may block (for up to its timeout); keep it off the runtime's threads.
-    let read = tokio::task::spawn_blocking(move || stores.store_of(&name).and_then(|store| Ok((store, stores.get(&name)?))))
-        .await
-        .context("the credential store lookup stopped")?;
+    let read = tokio::task::spawn_blocking(move || {
+        stores
+            .store_of(&name)
+            .and_then(|store| Ok((store, stores.get(&name)?)))
+    })
+    .await
+    .context("the credential store lookup stopped")?;
     let (store, _value) = read?;
-    print(&format!("`{}` is stored in the {} and can be read\n", args.name, describe_store(store)))?;
+    print(&format!(
+        "`{}` is stored in the {} and can be read\n",
+        args.name,
+        describe_store(store)
+    ))?;
     let connections = connections_using(&settings, &args.name);
     if connections.is_empty() {
-        print(&format!("no connection uses it; reference it as ${{secret:{}}} in a source's env or headers\n", args.name))?;
+        print(&format!(
+            "no connection uses it; reference it as ${{secret:{}}} in a source's env or headers\n",
+            args.name
+        ))?;
         return Ok(ExitCode::SUCCESS);
     }
     let labels: Vec<String> = connections.iter().map(label).collect();
-    let longest = connections.iter().map(|s| s.connect_timeout + s.request_timeout).max().unwrap_or(Duration::ZERO);
+    let longest = connections
+        .iter()
+        .map(|s| s.connect_timeout + s.request_timeout)
+        .max()
+        .unwrap_or(Duration::ZERO);
     let sources = Sources::start(connections, secret_lookup());
     let statuses = sources.wait_settled(longest + Duration::from_secs(1)).await;
     sources.shutdown().await;
@@ -127,7 +164,9 @@ pub async fn test(paths: &Paths, args: &CredentialNameArgs) -> anyhow::Result<Ex
     let mut text = String::new();
     for (label, (_, status)) in labels.iter().zip(statuses) {
         match status {
-            SourceStatus::Ready { tool_count, .. } => text.push_str(&format!("  {label}: connected, {tool_count} tools\n")),
+            SourceStatus::Ready { tool_count, .. } => {
+                text.push_str(&format!("  {label}: connected, {tool_count} tools\n"))
+            }
             other => {
                 failed = true;
                 text.push_str(&format!("  {label}: {other}\n"));
@@ -135,7 +174,11 @@ pub async fn test(paths: &Paths, args: &CredentialNameArgs) -> anyhow::Result<Ex
         }
     }
     print(&text)?;
-    Ok(if failed { ExitCode::from(EXIT_FAILURE) } else { ExitCode::SUCCESS })
+    Ok(if failed {
+        ExitCode::from(EXIT_FAILURE)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// For each secret name, the connections that reference it (`source` when it has only the
@@ -149,7 +192,12 @@ pub(super) fn references(settings: &Settings) -> BTreeMap<String, Vec<String>> {
             } else {
                 format!("{}/{}", source.name, connection.name)
             };
-            for name in connection.env.values().chain(connection.headers.values()).flat_map(|t| t.secrets()) {
+            for name in connection
+                .env
+                .values()
+                .chain(connection.headers.values())
+                .flat_map(|t| t.secrets())
+            {
                 let users = out.entry(name.to_string()).or_default();
                 if !users.contains(&who) {
                     users.push(who.clone());
@@ -165,7 +213,12 @@ fn connections_using(settings: &Settings, name: &str) -> Vec<SourceSettings> {
     let mut out = Vec::new();
     for source in settings.sources.iter().filter(|s| s.enabled) {
         for connection in &source.connections {
-            if connection.env.values().chain(connection.headers.values()).any(|t| t.secrets().any(|s| s == name)) {
+            if connection
+                .env
+                .values()
+                .chain(connection.headers.values())
+                .any(|t| t.secrets().any(|s| s == name))
+            {
                 let mut only = source.clone();
                 let mut connection = connection.clone();
                 connection.is_default = true;
@@ -195,10 +248,15 @@ pub(super) fn describe_store(store: StoreKind) -> &'static str {
 /// newline removed, as `echo` and most tools add one).
 fn read_value(name: &str) -> anyhow::Result<Secret> {
     let mut value = if std::io::stdin().is_terminal() {
-        Zeroizing::new(rpassword::prompt_password(format!("Value of `{name}` (input is hidden): ")).context("cannot read the value from the terminal")?)
+        Zeroizing::new(
+            rpassword::prompt_password(format!("Value of `{name}` (input is hidden): "))
+                .context("cannot read the value from the terminal")?,
+        )
     } else {
         let mut text = Zeroizing::new(String::new());
-        std::io::stdin().read_to_string(&mut text).context("cannot read the value from standard input")?;
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .context("cannot read the value from standard input")?;
         text
     };
     for ending in ["\r\n", "\n"] {
@@ -209,7 +267,9 @@ fn read_value(name: &str) -> anyhow::Result<Secret> {
         }
     }
     if value.is_empty() {
-        bail!("the value of `{name}` is empty; nothing was stored (type it at the prompt, or pipe it in: `gh auth token | capabilities credential set {name}`)");
+        bail!(
+            "the value of `{name}` is empty; nothing was stored (type it at the prompt, or pipe it in: `gh auth token | capabilities credential set {name}`)"
+        );
     }
     Ok(Secret::new(std::mem::take(&mut *value)))
 }

@@ -30,30 +30,43 @@ struct Report {
 
 impl Report {
     fn ok(&mut self, what: &str, detail: impl AsRef<str>) {
-        self.text.push_str(&format!("ok    {what:12}  {}\n", detail.as_ref()));
+        self.text
+            .push_str(&format!("ok    {what:12}  {}\n", detail.as_ref()));
     }
 
     fn note(&mut self, what: &str, detail: impl AsRef<str>) {
-        self.text.push_str(&format!("note  {what:12}  {}\n", detail.as_ref()));
+        self.text
+            .push_str(&format!("note  {what:12}  {}\n", detail.as_ref()));
     }
 
     fn fail(&mut self, what: &str, detail: impl AsRef<str>) {
         self.problems += 1;
-        self.text.push_str(&format!("FAIL  {what:12}  {}\n", detail.as_ref()));
+        self.text
+            .push_str(&format!("FAIL  {what:12}  {}\n", detail.as_ref()));
     }
 }
 
 pub fn run(paths: &Paths) -> anyhow::Result<ExitCode> {
-    let mut report = Report { text: String::new(), problems: 0 };
+    let mut report = Report {
+        text: String::new(),
+        problems: 0,
+    };
     let settings = match crate::config::load(&paths.config_file) {
         Ok(settings) => {
             let exists = paths.config_file.exists();
             report.ok(
                 "config",
                 if exists {
-                    format!("{}: {} source(s)", paths.config_file.display(), settings.sources.len())
+                    format!(
+                        "{}: {} source(s)",
+                        paths.config_file.display(),
+                        settings.sources.len()
+                    )
                 } else {
-                    format!("{} does not exist yet; `capabilities init` writes one", paths.config_file.display())
+                    format!(
+                        "{} does not exist yet; `capabilities init` writes one",
+                        paths.config_file.display()
+                    )
                 },
             );
             Some(settings)
@@ -73,7 +86,11 @@ pub fn run(paths: &Paths) -> anyhow::Result<ExitCode> {
         n => format!("{n} problem(s) found\n"),
     };
     print(&format!("{}\n{summary}", report.text))?;
-    Ok(if report.problems == 0 { ExitCode::SUCCESS } else { ExitCode::from(EXIT_FAILURE) })
+    Ok(if report.problems == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_FAILURE)
+    })
 }
 
 fn check_stores(report: &mut Report, paths: &Paths, settings: Option<&Settings>) {
@@ -91,16 +108,32 @@ fn check_stores(report: &mut Report, paths: &Paths, settings: Option<&Settings>)
     let file = stores.file();
     let file_works = if !file.exists() {
         let passphrase = if file.passphrase_from_env() {
-            format!("its passphrase will come from {}", env_vars::CAPABILITIES_PASSPHRASE)
+            format!(
+                "its passphrase will come from {}",
+                env_vars::CAPABILITIES_PASSPHRASE
+            )
         } else {
-            format!("its passphrase will be asked for, or set {}", env_vars::CAPABILITIES_PASSPHRASE)
+            format!(
+                "its passphrase will be asked for, or set {}",
+                env_vars::CAPABILITIES_PASSPHRASE
+            )
         };
-        report.ok("file store", format!("{} is not created yet; {passphrase}", file.path().display()));
+        report.ok(
+            "file store",
+            format!("{} is not created yet; {passphrase}", file.path().display()),
+        );
         true
     } else if file.passphrase_from_env() {
         match file.get("capabilities.doctor-probe") {
             Ok(_) => {
-                report.ok("file store", format!("{} opens with {}", file.path().display(), env_vars::CAPABILITIES_PASSPHRASE));
+                report.ok(
+                    "file store",
+                    format!(
+                        "{} opens with {}",
+                        file.path().display(),
+                        env_vars::CAPABILITIES_PASSPHRASE
+                    ),
+                );
                 true
             }
             Err(e) => {
@@ -111,7 +144,11 @@ fn check_stores(report: &mut Report, paths: &Paths, settings: Option<&Settings>)
     } else {
         report.ok(
             "file store",
-            format!("{} exists; its passphrase is asked for at a terminal, or set {}", file.path().display(), env_vars::CAPABILITIES_PASSPHRASE),
+            format!(
+                "{} exists; its passphrase is asked for at a terminal, or set {}",
+                file.path().display(),
+                env_vars::CAPABILITIES_PASSPHRASE
+            ),
         );
         true
     };
@@ -121,14 +158,20 @@ fn check_stores(report: &mut Report, paths: &Paths, settings: Option<&Settings>)
         StoreKind::File => file_works,
     };
     if default_works {
-        report.ok("default", format!("new secrets go to the {}", describe_store(default)));
+        report.ok(
+            "default",
+            format!("new secrets go to the {}", describe_store(default)),
+        );
     } else if default == StoreKind::Keychain {
         report.fail(
             "default",
             "new secrets go to the OS keychain, which does not work here; use the encrypted file store: `capabilities credential set NAME --store file`, or `store = \"file\"` under [credentials] in config.toml",
         );
     } else {
-        report.fail("default", "new secrets go to the encrypted file store, which cannot be opened (see above)");
+        report.fail(
+            "default",
+            "new secrets go to the encrypted file store, which cannot be opened (see above)",
+        );
     }
     let Some(settings) = settings else { return };
     let users = references(settings);
@@ -148,9 +191,18 @@ fn check_stores(report: &mut Report, paths: &Paths, settings: Option<&Settings>)
         .map(|(name, who)| format!("`{name}` (used by {})", who.join(", ")))
         .collect();
     if missing.is_empty() {
-        report.ok("secrets", format!("all {} referenced secret(s) are stored", users.len()));
+        report.ok(
+            "secrets",
+            format!("all {} referenced secret(s) are stored", users.len()),
+        );
     } else {
-        report.fail("secrets", format!("not stored: {}; store each with `capabilities credential set NAME`", missing.join(", ")));
+        report.fail(
+            "secrets",
+            format!(
+                "not stored: {}; store each with `capabilities credential set NAME`",
+                missing.join(", ")
+            ),
+        );
     }
     for (name, store) in &stored {
         let usable = match store {
@@ -158,7 +210,13 @@ fn check_stores(report: &mut Report, paths: &Paths, settings: Option<&Settings>)
             StoreKind::File => file_works,
         };
         if !usable && users.contains_key(name) {
-            report.fail("secrets", format!("`{name}` is in the {}, which does not work here", describe_store(*store)));
+            report.fail(
+                "secrets",
+                format!(
+                    "`{name}` is in the {}, which does not work here",
+                    describe_store(*store)
+                ),
+            );
         }
     }
 }
@@ -167,23 +225,40 @@ fn check_programs(report: &mut Report, settings: &Settings) {
     let mut programs: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for source in settings.sources.iter().filter(|s| s.enabled) {
         if let Transport::Stdio { command, .. } = &source.transport {
-            programs.entry(command.as_str()).or_default().push(source.name.as_str());
+            programs
+                .entry(command.as_str())
+                .or_default()
+                .push(source.name.as_str());
         }
     }
     for (program, sources) in programs {
         match find_program(program) {
-            Some(path) => report.ok("program", format!("{program} ({}) for {}", path.display(), sources.join(", "))),
-            None => report.fail("program", format!("{program} is not on PATH; source(s) {} cannot start", sources.join(", "))),
+            Some(path) => report.ok(
+                "program",
+                format!("{program} ({}) for {}", path.display(), sources.join(", ")),
+            ),
+            None => report.fail(
+                "program",
+                format!(
+                    "{program} is not on PATH; source(s) {} cannot start",
+                    sources.join(", ")
+                ),
+            ),
         }
     }
 }
 
 fn check_data_dir(report: &mut Report, dir: &Path) {
     let probe = dir.join(format!(".doctor-{}", std::process::id()));
-    let written = std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&probe, b"")).and_then(|()| std::fs::remove_file(&probe));
+    let written = std::fs::create_dir_all(dir)
+        .and_then(|()| std::fs::write(&probe, b""))
+        .and_then(|()| std::fs::remove_file(&probe));
     match written {
         Ok(()) => report.ok("data dir", format!("{} is writable", dir.display())),
-        Err(e) => report.fail("data dir", format!("{} is not writable: {e}", dir.display())),
+        Err(e) => report.fail(
+            "data dir",
+            format!("{} is not writable: {e}", dir.display()),
+        ),
     }
 }
 
@@ -194,5 +269,7 @@ fn find_program(program: &str) -> Option<PathBuf> {
         return path.is_file().then_some(path);
     }
     let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).map(|dir| dir.join(program)).find(|candidate| candidate.is_file())
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file())
 }

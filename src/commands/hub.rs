@@ -31,7 +31,11 @@ pub async fn serve(paths: &Paths, args: &HubServeArgs) -> anyhow::Result<ExitCod
     }
     let store = Arc::new(RunsStore::open(&paths.state_database())?);
     let sources = Sources::start(settings.sources.clone(), secret_lookup());
-    let catalog = LiveCatalog::start((*settings).clone(), ListingCache::new(paths.catalog_cache_dir()), sources.clone());
+    let catalog = LiveCatalog::start(
+        (*settings).clone(),
+        ListingCache::new(paths.catalog_cache_dir()),
+        sources.clone(),
+    );
     let executor = Arc::new(Executor::new(catalog.clone(), settings.clone(), store));
     let hub = Hub::new(catalog, settings, executor);
     let (stdin, stdout) = rmcp::transport::stdio_pipes();
@@ -46,11 +50,18 @@ fn for_profile(mut settings: Settings, name: &str) -> anyhow::Result<Settings> {
     let Some(profile) = settings.profiles.get(name).cloned() else {
         let known: Vec<&str> = settings.profiles.keys().map(String::as_str).collect();
         if known.is_empty() {
-            bail!("there is no profile `{name}`: the config defines none; add one, e.g. [profiles.{name}] sources = [\"…\"]");
+            bail!(
+                "there is no profile `{name}`: the config defines none; add one, e.g. [profiles.{name}] sources = [\"…\"]"
+            );
         }
-        bail!("there is no profile `{name}`; profiles in the config: {}", known.join(", "));
+        bail!(
+            "there is no profile `{name}`; profiles in the config: {}",
+            known.join(", ")
+        );
     };
-    settings.sources.retain(|s| profile.sources.contains(&s.name));
+    settings
+        .sources
+        .retain(|s| profile.sources.contains(&s.name));
     settings.policy = profile.policy;
     Ok(settings)
 }
@@ -65,8 +76,17 @@ mod tests {
         let text = "[sources.a]\ncommand = \"x\"\n[sources.b]\ncommand = \"y\"\n[profiles.work]\nsources = [\"b\"]\n";
         let settings = crate::config::load::parse(path, text).unwrap();
         let work = for_profile(settings.clone(), "work").unwrap();
-        assert_eq!(work.sources.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["b"]);
+        assert_eq!(
+            work.sources
+                .iter()
+                .map(|s| s.name.as_str())
+                .collect::<Vec<_>>(),
+            ["b"]
+        );
         let err = for_profile(settings, "home").unwrap_err().to_string();
-        assert_eq!(err, "there is no profile `home`; profiles in the config: work");
+        assert_eq!(
+            err,
+            "there is no profile `home`; profiles in the config: work"
+        );
     }
 }

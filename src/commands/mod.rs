@@ -4,6 +4,7 @@
 mod approvals;
 mod completions;
 mod credential;
+mod dashboard;
 mod doctor;
 pub use completions::generated_files;
 mod describe;
@@ -12,6 +13,7 @@ mod hub;
 mod init;
 mod install;
 mod output;
+mod policy;
 mod search;
 mod source;
 
@@ -60,6 +62,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Search(args) => run_async(search::run(&paths, &args)),
         Command::Describe(args) => run_async(describe::run(&paths, &args)),
         Command::Exec(args) => run_async(exec::run(&paths, &args)),
+        Command::Policy(command) => policy::run(&paths, &command),
         Command::Hub(HubCommand::Serve(args)) => run_async(hub::serve(&paths, &args)),
         Command::Hub(HubCommand::Approve(args)) => approvals::approve(&paths, &args),
         Command::Hub(HubCommand::Deny(args)) => approvals::deny(&paths, &args),
@@ -71,6 +74,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Credential(CredentialCommand::Remove(args)) => credential::remove(&paths, &args),
         Command::Credential(CredentialCommand::Test(args)) => run_async(credential::test(&paths, &args)),
         Command::Doctor => doctor::run(&paths),
+        Command::Dashboard(args) => run_async(dashboard::run(&paths, &args)),
     }
 }
 
@@ -107,7 +111,14 @@ async fn load_catalog(paths: &Paths, settings: &Settings, refresh: bool) -> anyh
         );
     }
     let cache = crate::catalog::cache::ListingCache::new(paths.catalog_cache_dir());
-    Ok(crate::catalog::load::load(settings, &cache, refresh, secret_lookup()).await)
+    let catalog = crate::catalog::load::load(settings, &cache, refresh, secret_lookup()).await;
+    let addresses: Vec<String> = catalog.tools().map(crate::catalog::ToolDefinition::address).collect();
+    if !addresses.is_empty() {
+        for rule in crate::policy::unmatched_rules(&settings.policy, &addresses) {
+            eprintln!("warning: policy rule `{}` matches no tool; check its spelling with `capabilities search`", rule.pattern);
+        }
+    }
+    Ok(catalog)
 }
 
 /// The paths of this process, set once by `dispatch`, so [`secret_lookup`] can open the stores.

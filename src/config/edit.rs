@@ -87,7 +87,8 @@ pub fn remove_source(path: &Path, name: &str) -> anyhow::Result<()> {
     })
 }
 
-/// Appends a `[[policy.rules]]` entry (e.g. from an "always allow" decision) to the config.
+/// Sets the action of the `[[policy.rules]]` entry with this pattern and connection, adding the
+/// rule when there is none (e.g. from an "always allow" decision or `policy set`).
 pub fn add_rule(path: &Path, pattern: &str, action: crate::policy::Action, connection: Option<&str>) -> anyhow::Result<()> {
     let mut doc = read_document(path)?;
     let policy = doc.entry("policy").or_insert_with(|| Item::Table(Table::new()));
@@ -98,13 +99,24 @@ pub fn add_rule(path: &Path, pattern: &str, action: crate::policy::Action, conne
     let Some(rules) = rules.as_array_of_tables_mut() else {
         bail!("{}: `policy.rules` is not a list of [[policy.rules]] tables; fix the file by hand", path.display());
     };
-    let mut rule = Table::new();
-    rule.insert("match", value(pattern));
-    rule.insert("action", value(action.as_str()));
-    if let Some(connection) = connection {
-        rule.insert("connection", value(connection));
+    let same = |rule: &Table| {
+        rule.get("match").and_then(Item::as_str) == Some(pattern) && rule.get("connection").and_then(Item::as_str) == connection
+    };
+    let existing = rules.iter().position(same);
+    match existing.and_then(|i| rules.get_mut(i)) {
+        Some(existing) => {
+            existing.insert("action", value(action.as_str()));
+        }
+        None => {
+            let mut rule = Table::new();
+            rule.insert("match", value(pattern));
+            rule.insert("action", value(action.as_str()));
+            if let Some(connection) = connection {
+                rule.insert("connection", value(connection));
+            }
+            rules.push(rule);
+        }
     }
-    rules.push(rule);
     write_validated(path, &doc)
 }
 
@@ -199,6 +211,10 @@ mod tests {
         let settings = load::parse(&path, &text).unwrap();
         assert_eq!(settings.policy.rules.len(), 1);
         assert_eq!(settings.policy.rules[0].pattern, "gh.createIssue");
+        add_rule(&path, "gh.createIssue", crate::policy::Action::Deny, None).unwrap();
+        let settings = load::parse(&path, &std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(settings.policy.rules.len(), 1, "the same pattern is updated, not added twice");
+        assert_eq!(settings.policy.rules[0].action, crate::policy::Action::Deny);
         let err = add_rule(&path, "nope.x", crate::policy::Action::Allow, None).unwrap_err().to_string();
         assert!(err.contains("source `nope`"), "{err}");
     }

@@ -79,46 +79,88 @@ impl FileStore {
         let bytes = match std::fs::read(&self.path) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(source) => return Err(CredentialError::Io { path: self.path.clone(), source }),
+            Err(source) => {
+                return Err(CredentialError::Io {
+                    path: self.path.clone(),
+                    source,
+                });
+            }
         };
         let passphrase = self.passphrase.get(&self.path, false)?;
         let plaintext = decrypt(&bytes, &passphrase).map_err(|error| match error {
             // The passphrase's stanza is the only one; failing to open it means a wrong passphrase.
             age::DecryptError::DecryptionFailed | age::DecryptError::NoMatchingKeys => {
                 self.passphrase.forget();
-                CredentialError::WrongPassphrase { path: self.path.clone() }
+                CredentialError::WrongPassphrase {
+                    path: self.path.clone(),
+                }
             }
-            other => CredentialError::Corrupt { path: self.path.clone(), reason: other.to_string() },
+            other => CredentialError::Corrupt {
+                path: self.path.clone(),
+                reason: other.to_string(),
+            },
         })?;
-        let contents: Contents = serde_json::from_slice(&plaintext)
-            .map_err(|e| CredentialError::Corrupt { path: self.path.clone(), reason: format!("its contents are not readable: {e}") })?;
-        Ok(Some(contents.secrets.into_iter().map(|(name, value)| (name, Secret::new(value))).collect()))
+        let contents: Contents =
+            serde_json::from_slice(&plaintext).map_err(|e| CredentialError::Corrupt {
+                path: self.path.clone(),
+                reason: format!("its contents are not readable: {e}"),
+            })?;
+        Ok(Some(
+            contents
+                .secrets
+                .into_iter()
+                .map(|(name, value)| (name, Secret::new(value)))
+                .collect(),
+        ))
     }
 
     /// Encrypts `secrets` and replaces the file with them atomically (write a temporary file
     /// beside it, then rename), readable by its owner only.
-    fn write(&self, secrets: &BTreeMap<String, Secret>, creating: bool) -> Result<(), CredentialError> {
+    fn write(
+        &self,
+        secrets: &BTreeMap<String, Secret>,
+        creating: bool,
+    ) -> Result<(), CredentialError> {
         let passphrase = self.passphrase.get(&self.path, creating)?;
-        let contents = ContentsRef { version: 1, secrets: secrets.iter().map(|(name, value)| (name.as_str(), value.expose())).collect() };
+        let contents = ContentsRef {
+            version: 1,
+            secrets: secrets
+                .iter()
+                .map(|(name, value)| (name.as_str(), value.expose()))
+                .collect(),
+        };
         let mut plaintext = Zeroizing::new(Vec::new());
-        serde_json::to_writer(&mut *plaintext, &contents).map_err(|e| CredentialError::Corrupt {
-            path: self.path.clone(),
-            reason: format!("cannot encode the secrets: {e}"),
+        serde_json::to_writer(&mut *plaintext, &contents).map_err(|e| {
+            CredentialError::Corrupt {
+                path: self.path.clone(),
+                reason: format!("cannot encode the secrets: {e}"),
+            }
         })?;
-        let ciphertext = encrypt(&plaintext, &passphrase).map_err(|e| CredentialError::Corrupt {
+        let ciphertext =
+            encrypt(&plaintext, &passphrase).map_err(|e| CredentialError::Corrupt {
+                path: self.path.clone(),
+                reason: format!("cannot encrypt: {e}"),
+            })?;
+        let io = |source| CredentialError::Io {
             path: self.path.clone(),
-            reason: format!("cannot encrypt: {e}"),
-        })?;
-        let io = |source| CredentialError::Io { path: self.path.clone(), source };
-        let temporary = self.path.with_extension(format!("age.tmp-{}", std::process::id()));
+            source,
+        };
+        let temporary = self
+            .path
+            .with_extension(format!("age.tmp-{}", std::process::id()));
         let mut file = private_file(&temporary).map_err(io)?;
-        file.write_all(&ciphertext).and_then(|()| file.sync_all()).map_err(io)?;
+        file.write_all(&ciphertext)
+            .and_then(|()| file.sync_all())
+            .map_err(io)?;
         std::fs::rename(&temporary, &self.path).map_err(io)?;
         Ok(())
     }
 
     /// Read, change and rewrite under the exclusive lock.
-    fn update<T>(&self, change: impl FnOnce(&mut BTreeMap<String, Secret>) -> T) -> Result<T, CredentialError> {
+    fn update<T>(
+        &self,
+        change: impl FnOnce(&mut BTreeMap<String, Secret>) -> T,
+    ) -> Result<T, CredentialError> {
         let _lock = lock(&self.lock_path, true)?;
         let existing = self.read()?;
         let creating = existing.is_none();
@@ -162,7 +204,10 @@ impl SecretStore for FileStore {
     }
 }
 
-fn decrypt(ciphertext: &[u8], passphrase: &SecretString) -> Result<Zeroizing<Vec<u8>>, age::DecryptError> {
+fn decrypt(
+    ciphertext: &[u8],
+    passphrase: &SecretString,
+) -> Result<Zeroizing<Vec<u8>>, age::DecryptError> {
     let identity = age::scrypt::Identity::new(passphrase.clone());
     let decryptor = age::Decryptor::new(ciphertext)?;
     let mut reader = decryptor.decrypt(std::iter::once(&identity as &dyn age::Identity))?;
@@ -192,12 +237,26 @@ fn private_file(path: &Path) -> std::io::Result<File> {
 
 /// Takes the store's lock (exclusive for writers, shared for readers) until the file is dropped.
 pub(crate) fn lock(path: &Path, exclusive: bool) -> Result<File, CredentialError> {
-    let io = |source| CredentialError::Io { path: path.to_path_buf(), source };
+    let io = |source| CredentialError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(io)?;
     }
-    let file = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path).map_err(io)?;
-    if exclusive { file.lock() } else { file.lock_shared() }.map_err(io)?;
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(io)?;
+    if exclusive {
+        file.lock()
+    } else {
+        file.lock_shared()
+    }
+    .map_err(io)?;
     Ok(file)
 }
 
@@ -213,28 +272,53 @@ mod tests {
     fn round_trip_and_nothing_in_clear() {
         let dir = tempfile::tempdir().unwrap();
         let writer = store(dir.path(), "correct horse");
-        writer.set("github", &Secret::new("canary-5f2b9c".into())).unwrap();
+        writer
+            .set("github", &Secret::new("canary-5f2b9c".into()))
+            .unwrap();
         writer.set("slack", &Secret::new("xoxb-1".into())).unwrap();
         let reader = store(dir.path(), "correct horse");
-        assert_eq!(reader.get("github").unwrap().unwrap().expose(), "canary-5f2b9c");
+        assert_eq!(
+            reader.get("github").unwrap().unwrap().expose(),
+            "canary-5f2b9c"
+        );
         assert!(reader.get("nope").unwrap().is_none());
         let raw = std::fs::read(dir.path().join(FILE_NAME)).unwrap();
         assert!(!raw.windows(6).any(|w| w == b"canary"));
         assert!(reader.remove("github").unwrap());
         assert!(!reader.remove("github").unwrap());
-        assert!(store(dir.path(), "correct horse").get("github").unwrap().is_none());
-        assert_eq!(store(dir.path(), "correct horse").get("slack").unwrap().unwrap().expose(), "xoxb-1");
+        assert!(
+            store(dir.path(), "correct horse")
+                .get("github")
+                .unwrap()
+                .is_none()
+        );
+        assert_eq!(
+            store(dir.path(), "correct horse")
+                .get("slack")
+                .unwrap()
+                .unwrap()
+                .expose(),
+            "xoxb-1"
+        );
     }
 
     #[test]
     fn wrong_passphrase_is_named_and_changes_nothing() {
         let dir = tempfile::tempdir().unwrap();
-        store(dir.path(), "right").set("a", &Secret::new("value-a".into())).unwrap();
+        store(dir.path(), "right")
+            .set("a", &Secret::new("value-a".into()))
+            .unwrap();
         let before = std::fs::read(dir.path().join(FILE_NAME)).unwrap();
         let wrong = store(dir.path(), "wrong");
         let error = wrong.get("a").unwrap_err();
-        assert!(matches!(error, CredentialError::WrongPassphrase { .. }), "{error}");
-        assert!(error.to_string().contains("CAPABILITIES_PASSPHRASE"), "{error}");
+        assert!(
+            matches!(error, CredentialError::WrongPassphrase { .. }),
+            "{error}"
+        );
+        assert!(
+            error.to_string().contains("CAPABILITIES_PASSPHRASE"),
+            "{error}"
+        );
         assert!(wrong.set("b", &Secret::new("value-b".into())).is_err());
         assert_eq!(std::fs::read(dir.path().join(FILE_NAME)).unwrap(), before);
     }
@@ -242,7 +326,9 @@ mod tests {
     #[test]
     fn a_corrupted_file_is_reported_not_overwritten() {
         let dir = tempfile::tempdir().unwrap();
-        store(dir.path(), "p").set("a", &Secret::new("value-a".into())).unwrap();
+        store(dir.path(), "p")
+            .set("a", &Secret::new("value-a".into()))
+            .unwrap();
         let path = dir.path().join(FILE_NAME);
         let mut bytes = std::fs::read(&path).unwrap();
         let last = bytes.len() - 5;
@@ -252,7 +338,9 @@ mod tests {
         assert!(matches!(error, CredentialError::Corrupt { .. }), "{error}");
         assert!(error.to_string().contains("damaged"), "{error}");
         std::fs::write(&path, b"not an age file").unwrap();
-        let error = store(dir.path(), "p").set("b", &Secret::new("x".into())).unwrap_err();
+        let error = store(dir.path(), "p")
+            .set("b", &Secret::new("x".into()))
+            .unwrap_err();
         assert!(matches!(error, CredentialError::Corrupt { .. }), "{error}");
         assert_eq!(std::fs::read(&path).unwrap(), b"not an age file");
     }

@@ -28,7 +28,9 @@ impl Index {
         match std::fs::read(&path) {
             Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| CredentialError::Corrupt {
                 path,
-                reason: format!("{e}; it only lists names, so delete it and store the secrets again"),
+                reason: format!(
+                    "{e}; it only lists names, so delete it and store the secrets again"
+                ),
             }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Index::default()),
             Err(source) => Err(CredentialError::Io { path, source }),
@@ -38,9 +40,15 @@ impl Index {
     /// Replaces the index atomically.
     pub fn write(&self, data_dir: &Path) -> Result<(), CredentialError> {
         let path = Index::path(data_dir);
-        let io = |source| CredentialError::Io { path: path.clone(), source };
+        let io = |source| CredentialError::Io {
+            path: path.clone(),
+            source,
+        };
         std::fs::create_dir_all(data_dir).map_err(io)?;
-        let text = serde_json::to_vec_pretty(self).map_err(|e| CredentialError::Corrupt { path: path.clone(), reason: e.to_string() })?;
+        let text = serde_json::to_vec_pretty(self).map_err(|e| CredentialError::Corrupt {
+            path: path.clone(),
+            reason: e.to_string(),
+        })?;
         let temporary = path.with_extension(format!("json.tmp-{}", std::process::id()));
         std::fs::write(&temporary, text).map_err(io)?;
         std::fs::rename(&temporary, &path).map_err(io)

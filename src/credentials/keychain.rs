@@ -44,18 +44,27 @@ impl KeychainStore {
         name: &str,
         op: impl FnOnce(keyring::Entry) -> keyring::Result<T> + Send + 'static,
     ) -> Result<T, CredentialError> {
-        if let Some(reason) = self.unavailable.lock().unwrap_or_else(|p| p.into_inner()).clone() {
+        if let Some(reason) = self
+            .unavailable
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+        {
             return Err(CredentialError::KeychainUnavailable { reason });
         }
         let name = name.to_string();
         let (sender, receiver) = mpsc::channel();
-        let spawned = std::thread::Builder::new().name("keychain".into()).spawn(move || {
-            let outcome = keyring::Entry::new(SERVICE, &name).and_then(op);
-            // The receiver is gone when the caller gave up waiting; nothing to do then.
-            let _ = sender.send(outcome);
-        });
+        let spawned = std::thread::Builder::new()
+            .name("keychain".into())
+            .spawn(move || {
+                let outcome = keyring::Entry::new(SERVICE, &name).and_then(op);
+                // The receiver is gone when the caller gave up waiting; nothing to do then.
+                let _ = sender.send(outcome);
+            });
         if let Err(e) = spawned {
-            return Err(CredentialError::Keychain { reason: format!("cannot start a thread to reach it: {e}") });
+            return Err(CredentialError::Keychain {
+                reason: format!("cannot start a thread to reach it: {e}"),
+            });
         }
         let outcome = match receiver.recv_timeout(KEYCHAIN_TIMEOUT) {
             Ok(outcome) => outcome,
@@ -99,7 +108,9 @@ impl KeychainStore {
 
 fn describe_platform_error(error: &keyring::Error) -> String {
     match error {
-        keyring::Error::PlatformFailure(cause) | keyring::Error::NoStorageAccess(cause) => cause.to_string(),
+        keyring::Error::PlatformFailure(cause) | keyring::Error::NoStorageAccess(cause) => {
+            cause.to_string()
+        }
         other => other.to_string(),
     }
 }

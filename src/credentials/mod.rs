@@ -26,7 +26,7 @@ pub use file::FileStore;
 pub use index::Index;
 pub use keychain::KeychainStore;
 pub use passphrase::Passphrase;
-pub use redaction::{MASK, Redaction, RedactingStderr};
+pub use redaction::{MASK, RedactingStderr, Redaction};
 pub use secret::Secret;
 
 use crate::env_vars;
@@ -112,7 +112,10 @@ pub enum CredentialError {
     )]
     NoPassphrase { path: PathBuf },
 
-    #[error("cannot read the passphrase from the terminal ({reason}); set {} instead", env_vars::CAPABILITIES_PASSPHRASE)]
+    #[error(
+        "cannot read the passphrase from the terminal ({reason}); set {} instead",
+        env_vars::CAPABILITIES_PASSPHRASE
+    )]
     Prompt { reason: String },
 
     #[error("the two passphrases differ; nothing was stored")]
@@ -134,12 +137,19 @@ pub enum CredentialError {
     Corrupt { path: PathBuf, reason: String },
 
     #[error("cannot use {}: {source}", .path.display())]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 
-    #[error("secret `{name}` is not stored (looked in the {store} store); store it with `capabilities credential set {name}`")]
+    #[error(
+        "secret `{name}` is not stored (looked in the {store} store); store it with `capabilities credential set {name}`"
+    )]
     NotStored { name: String, store: StoreKind },
 
-    #[error("`{name}` is not a secret name: use letters, digits, `_`, `-` and `.` (as in `${{secret:NAME}}`)")]
+    #[error(
+        "`{name}` is not a secret name: use letters, digits, `_`, `-` and `.` (as in `${{secret:NAME}}`)"
+    )]
     InvalidName { name: String },
 
     #[error("`{name}` is the name of capabilities' own state-store key; pick another name")]
@@ -151,12 +161,19 @@ pub const STATE_KEY_NAME: &str = "capabilities.state-key";
 
 /// Checks a name the way `${secret:NAME}` references are checked.
 pub fn check_name(name: &str) -> Result<(), CredentialError> {
-    let valid = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    let valid = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
     if !valid {
-        return Err(CredentialError::InvalidName { name: name.to_string() });
+        return Err(CredentialError::InvalidName {
+            name: name.to_string(),
+        });
     }
     if name == STATE_KEY_NAME {
-        return Err(CredentialError::Reserved { name: name.to_string() });
+        return Err(CredentialError::Reserved {
+            name: name.to_string(),
+        });
     }
     Ok(())
 }
@@ -178,7 +195,11 @@ impl Credentials {
         Credentials::with_passphrase(data_dir, default_store, Passphrase::from_environment())
     }
 
-    pub fn with_passphrase(data_dir: &Path, default_store: StoreKind, passphrase: Passphrase) -> Credentials {
+    pub fn with_passphrase(
+        data_dir: &Path,
+        default_store: StoreKind,
+        passphrase: Passphrase,
+    ) -> Credentials {
         Credentials {
             data_dir: data_dir.to_path_buf(),
             default_store,
@@ -216,21 +237,41 @@ impl Credentials {
     /// The store that holds `name`: the index's answer, else the default store (a secret put
     /// in the keychain by another tool under service `capabilities` is found too).
     pub fn store_of(&self, name: &str) -> Result<StoreKind, CredentialError> {
+        Ok(self.indexed(name)?.unwrap_or(self.default_store))
+    }
+
+    fn indexed(&self, name: &str) -> Result<Option<StoreKind>, CredentialError> {
         let _lock = file::lock(&self.lock_path(), false)?;
-        Ok(Index::read(&self.data_dir)?.secrets.get(name).copied().unwrap_or(self.default_store))
+        Ok(Index::read(&self.data_dir)?.secrets.get(name).copied())
     }
 
     /// Reads a secret from the store that holds it.
     pub fn get(&self, name: &str) -> Result<Secret, CredentialError> {
-        let store = self.store_of(name)?;
-        let secret = self.store(store).get(name)?.ok_or_else(|| CredentialError::NotStored { name: name.to_string(), store })?;
+        let indexed = self.indexed(name)?;
+        let store = indexed.unwrap_or(self.default_store);
+        let not_stored = || CredentialError::NotStored {
+            name: name.to_string(),
+            store,
+        };
+        let found = match self.store(store).get(name) {
+            // A name we never stored is only looked for in passing: say it is not stored rather
+            // than why the default store cannot be asked.
+            Err(_) if indexed.is_none() => return Err(not_stored()),
+            other => other?,
+        };
+        let secret = found.ok_or_else(not_stored)?;
         redaction::remember(&secret);
         Ok(secret)
     }
 
     /// Stores `value` under `name` in `store` (the default when `None`) and records it in the
     /// index. A secret that moves to another store is removed from the old one.
-    pub fn set(&self, name: &str, value: &Secret, store: Option<StoreKind>) -> Result<StoreKind, CredentialError> {
+    pub fn set(
+        &self,
+        name: &str,
+        value: &Secret,
+        store: Option<StoreKind>,
+    ) -> Result<StoreKind, CredentialError> {
         check_name(name)?;
         let store = store.unwrap_or(self.default_store);
         self.store(store).set(name, value)?;
@@ -238,7 +279,9 @@ impl Credentials {
         if let Some(previous) = previous.filter(|p| *p != store) {
             // Leaving a copy behind would keep a value the user meant to replace.
             if let Err(e) = self.store(previous).remove(name) {
-                tracing::warn!("secret `{name}` is now in the {store} store, but its old copy in the {previous} store could not be removed: {e}");
+                tracing::warn!(
+                    "secret `{name}` is now in the {store} store, but its old copy in the {previous} store could not be removed: {e}"
+                );
             }
         }
         self.forget(name);
@@ -248,11 +291,24 @@ impl Credentials {
     /// Removes a secret from its store and the index; returns the store it was in.
     pub fn remove(&self, name: &str) -> Result<StoreKind, CredentialError> {
         check_name(name)?;
-        let store = self.store_of(name)?;
-        let removed = self.store(store).remove(name)?;
-        let indexed = self.update_index(|index| index.secrets.remove(name))?.is_some();
+        let indexed = self.indexed(name)?;
+        let store = indexed.unwrap_or(self.default_store);
+        let removed = match self.store(store).remove(name) {
+            Err(_) if indexed.is_none() => false,
+            other => other?,
+        };
+        let indexed = self
+            .update_index(|index| index.secrets.remove(name))?
+            .is_some();
         self.forget(name);
-        if removed || indexed { Ok(store) } else { Err(CredentialError::NotStored { name: name.to_string(), store }) }
+        if removed || indexed {
+            Ok(store)
+        } else {
+            Err(CredentialError::NotStored {
+                name: name.to_string(),
+                store,
+            })
+        }
     }
 
     /// The 32-byte key that encrypts runs and their journal at rest: read from the default
@@ -292,7 +348,10 @@ impl Credentials {
     }
 
     fn forget(&self, name: &str) {
-        self.cache.lock().unwrap_or_else(|p| p.into_inner()).remove(name);
+        self.cache
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(name);
     }
 }
 
@@ -312,8 +371,13 @@ impl SecretLookup for Credentials {
         let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
         // Failures are remembered too, so a missing keychain costs its timeout once, not once
         // per connection.
-        let found = cache.entry(name.to_string()).or_insert_with(|| self.get(name).map_err(|e| e.to_string()));
-        found.as_ref().map(|secret| secret.expose().to_string()).map_err(Clone::clone)
+        let found = cache
+            .entry(name.to_string())
+            .or_insert_with(|| self.get(name).map_err(|e| e.to_string()));
+        found
+            .as_ref()
+            .map(|secret| secret.expose().to_string())
+            .map_err(Clone::clone)
     }
 }
 
@@ -328,24 +392,38 @@ mod tests {
             let e = check_name(bad).unwrap_err();
             assert!(e.to_string().contains("letters, digits"), "{e}");
         }
-        assert!(matches!(check_name(STATE_KEY_NAME), Err(CredentialError::Reserved { .. })));
+        assert!(matches!(
+            check_name(STATE_KEY_NAME),
+            Err(CredentialError::Reserved { .. })
+        ));
     }
 
     #[test]
     fn index_records_the_store_and_the_state_key_is_stable() {
         let dir = tempfile::tempdir().unwrap();
-        let credentials = Credentials::with_passphrase(dir.path(), StoreKind::File, Passphrase::fixed("p"));
-        credentials.set("token", &Secret::new("value-1".into()), None).unwrap();
-        assert_eq!(credentials.list().unwrap(), vec![("token".to_string(), StoreKind::File)]);
+        let credentials =
+            Credentials::with_passphrase(dir.path(), StoreKind::File, Passphrase::fixed("p"));
+        credentials
+            .set("token", &Secret::new("value-1".into()), None)
+            .unwrap();
+        assert_eq!(
+            credentials.list().unwrap(),
+            vec![("token".to_string(), StoreKind::File)]
+        );
         assert_eq!(credentials.secret("token").unwrap(), "value-1");
-        credentials.set("token", &Secret::new("value-2".into()), None).unwrap();
+        credentials
+            .set("token", &Secret::new("value-2".into()), None)
+            .unwrap();
         assert_eq!(credentials.secret("token").unwrap(), "value-2");
         let key = credentials.state_key().unwrap();
         assert_eq!(*credentials.state_key().unwrap(), *key);
         // The key is not a user secret: it stays out of the index.
         assert_eq!(credentials.list().unwrap().len(), 1);
         assert_eq!(credentials.remove("token").unwrap(), StoreKind::File);
-        assert!(matches!(credentials.remove("token"), Err(CredentialError::NotStored { .. })));
+        assert!(matches!(
+            credentials.remove("token"),
+            Err(CredentialError::NotStored { .. })
+        ));
         let e = credentials.secret("token").unwrap_err();
         assert!(e.contains("credential set token"), "{e}");
     }

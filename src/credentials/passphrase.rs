@@ -21,18 +21,30 @@ impl Passphrase {
     /// The passphrase of this process: the environment variable, or a prompt when a person is
     /// at a terminal.
     pub fn from_environment() -> Passphrase {
-        let known = std::env::var(env_vars::CAPABILITIES_PASSPHRASE).ok().filter(|p| !p.is_empty()).map(SecretString::from);
-        Passphrase { known: Mutex::new(known), may_prompt: true }
+        let known = std::env::var(env_vars::CAPABILITIES_PASSPHRASE)
+            .ok()
+            .filter(|p| !p.is_empty())
+            .map(SecretString::from);
+        Passphrase {
+            known: Mutex::new(known),
+            may_prompt: true,
+        }
     }
 
     #[cfg(test)]
     pub fn fixed(passphrase: &str) -> Passphrase {
-        Passphrase { known: Mutex::new(Some(SecretString::from(passphrase.to_string()))), may_prompt: false }
+        Passphrase {
+            known: Mutex::new(Some(SecretString::from(passphrase.to_string()))),
+            may_prompt: false,
+        }
     }
 
     /// True when the passphrase is known without asking anyone.
     pub fn from_env(&self) -> bool {
-        self.known.lock().unwrap_or_else(|p| p.into_inner()).is_some()
+        self.known
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some()
     }
 
     /// Forgets a passphrase that turned out to be wrong, so a prompt can ask again next time.
@@ -50,24 +62,35 @@ impl Passphrase {
         }
         // A prompt needs a person: stdin or stderr on a terminal (rpassword reads /dev/tty,
         // so `echo value | capabilities credential set` can still ask).
-        let interactive = self.may_prompt && (std::io::stdin().is_terminal() || std::io::stderr().is_terminal());
+        let interactive =
+            self.may_prompt && (std::io::stdin().is_terminal() || std::io::stderr().is_terminal());
         if !interactive {
-            return Err(CredentialError::NoPassphrase { path: path.to_path_buf() });
+            return Err(CredentialError::NoPassphrase {
+                path: path.to_path_buf(),
+            });
         }
-        let prompt_error = |e: std::io::Error| CredentialError::Prompt { reason: e.to_string() };
+        let prompt_error = |e: std::io::Error| CredentialError::Prompt {
+            reason: e.to_string(),
+        };
         let passphrase = if creating {
             let first = SecretString::from(
-                rpassword::prompt_password(format!("New passphrase for the encrypted credential file {}: ", path.display()))
-                    .map_err(prompt_error)?,
+                rpassword::prompt_password(format!(
+                    "New passphrase for the encrypted credential file {}: ",
+                    path.display()
+                ))
+                .map_err(prompt_error)?,
             );
-            let again = SecretString::from(rpassword::prompt_password("Repeat the passphrase: ").map_err(prompt_error)?);
+            let again = SecretString::from(
+                rpassword::prompt_password("Repeat the passphrase: ").map_err(prompt_error)?,
+            );
             if first.expose_secret() != again.expose_secret() {
                 return Err(CredentialError::PassphraseMismatch);
             }
             first
         } else {
             SecretString::from(
-                rpassword::prompt_password(format!("Passphrase of {}: ", path.display())).map_err(prompt_error)?,
+                rpassword::prompt_password(format!("Passphrase of {}: ", path.display()))
+                    .map_err(prompt_error)?,
             )
         };
         if passphrase.expose_secret().is_empty() {

@@ -25,7 +25,10 @@ pub struct Redaction {
 
 impl Redaction {
     pub fn new(secrets: impl IntoIterator<Item = Secret>) -> Redaction {
-        let mut secrets: Vec<Secret> = secrets.into_iter().filter(|s| s.expose().len() >= SHORTEST).collect();
+        let mut secrets: Vec<Secret> = secrets
+            .into_iter()
+            .filter(|s| s.expose().len() >= SHORTEST)
+            .collect();
         // Longest first, so a secret that contains another is blanked whole.
         secrets.sort_by_key(|s| std::cmp::Reverse(s.expose().len()));
         Redaction { secrets }
@@ -40,7 +43,9 @@ impl Redaction {
         match value {
             Value::String(text) => self.found_in_text(text),
             Value::Array(items) => items.iter().any(|v| self.found_in(v)),
-            Value::Object(map) => map.iter().any(|(k, v)| self.found_in_text(k) || self.found_in(v)),
+            Value::Object(map) => map
+                .iter()
+                .any(|(k, v)| self.found_in_text(k) || self.found_in(v)),
             _ => false,
         }
     }
@@ -66,15 +71,14 @@ impl Redaction {
             return;
         }
         match value {
-            Value::String(text) => {
-                if self.found_in_text(text) {
-                    *text = self.clean(text);
-                }
-            }
+            Value::String(text) if self.found_in_text(text) => *text = self.clean(text),
             Value::Array(items) => items.iter_mut().for_each(|v| self.clean_json(v)),
             Value::Object(map) => {
                 if map.keys().any(|k| self.found_in_text(k)) {
-                    *map = std::mem::take(map).into_iter().map(|(k, v)| (self.clean(&k), v)).collect();
+                    *map = std::mem::take(map)
+                        .into_iter()
+                        .map(|(k, v)| (self.clean(&k), v))
+                        .collect();
                 }
                 map.values_mut().for_each(|v| self.clean_json(v));
             }
@@ -134,12 +138,19 @@ mod tests {
 
     #[test]
     fn finds_and_blanks_secrets_anywhere() {
-        let redaction = Redaction::new([Secret::new("tok-123456".into()), Secret::new("ab".into())]);
+        let redaction =
+            Redaction::new([Secret::new("tok-123456".into()), Secret::new("ab".into())]);
         let mut value = json!({ "a": ["x", "Bearer tok-123456"], "tok-123456": 1, "ab": "ab" });
         assert!(redaction.found_in(&value));
         redaction.clean_json(&mut value);
-        assert_eq!(value, json!({ "a": ["x", "Bearer •••"], "•••": 1, "ab": "ab" }));
+        assert_eq!(
+            value,
+            json!({ "a": ["x", "Bearer •••"], "•••": 1, "ab": "ab" })
+        );
         assert!(!redaction.found_in(&value));
-        assert_eq!(redaction.clean("401: token tok-123456 rejected"), "401: token ••• rejected");
+        assert_eq!(
+            redaction.clean("401: token tok-123456 rejected"),
+            "401: token ••• rejected"
+        );
     }
 }

@@ -4,7 +4,9 @@
 
 use serde_json::{Map, Value};
 
-use super::surface::{DESCRIBE_BUDGET_MAX, DESCRIBE_BUDGET_MIN, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX};
+use super::surface::{
+    DESCRIBE_BUDGET_MAX, DESCRIBE_BUDGET_MIN, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX,
+};
 use crate::catalog::describe::{DEFAULT_BUDGET_TOKENS, MAX_TARGETS};
 use crate::sandbox::request::{OUTPUT_BUDGET_MAX, OUTPUT_BUDGET_MIN};
 
@@ -28,18 +30,32 @@ pub struct DescribeArgs {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ExecuteArgs {
-    Run { code: String, output_budget_bytes: Option<u64> },
-    Resume { run_id: String },
+    Run {
+        code: String,
+        output_budget_bytes: Option<u64>,
+    },
+    Resume {
+        run_id: String,
+    },
 }
 
 impl SearchArgs {
     pub fn parse(arguments: &Map<String, Value>) -> Result<SearchArgs, ArgsError> {
         let args = Fields::new("search", arguments, &["query", "namespace", "limit"])?;
         let query = args.string("query")?.ok_or_else(|| {
-            ArgsError("search needs `query`: what you want to do, e.g. {\"query\": \"create an issue\"}".into())
+            ArgsError(
+                "search needs `query`: what you want to do, e.g. {\"query\": \"create an issue\"}"
+                    .into(),
+            )
         })?;
-        let limit = args.integer("limit", 1, SEARCH_LIMIT_MAX)?.unwrap_or(SEARCH_LIMIT_DEFAULT);
-        Ok(SearchArgs { query, namespace: args.string("namespace")?, limit: limit as usize })
+        let limit = args
+            .integer("limit", 1, SEARCH_LIMIT_MAX)?
+            .unwrap_or(SEARCH_LIMIT_DEFAULT);
+        Ok(SearchArgs {
+            query,
+            namespace: args.string("namespace")?,
+            limit: limit as usize,
+        })
     }
 }
 
@@ -58,10 +74,18 @@ impl DescribeArgs {
                 .iter()
                 .map(|item| match item {
                     Value::String(s) => Ok(s.clone()),
-                    other => Err(ArgsError(format!("`targets` must hold strings, got {}", kind(other)))),
+                    other => Err(ArgsError(format!(
+                        "`targets` must hold strings, got {}",
+                        kind(other)
+                    ))),
                 })
                 .collect::<Result<_, _>>()?,
-            Some(other) => return Err(ArgsError(format!("`targets` must be a list of strings, got {}", kind(other)))),
+            Some(other) => {
+                return Err(ArgsError(format!(
+                    "`targets` must be a list of strings, got {}",
+                    kind(other)
+                )));
+            }
         };
         if targets.is_empty() || targets.len() > MAX_TARGETS {
             return Err(ArgsError(format!(
@@ -69,16 +93,28 @@ impl DescribeArgs {
                 targets.len()
             )));
         }
-        let budget = args.integer("budget", DESCRIBE_BUDGET_MIN, DESCRIBE_BUDGET_MAX)?.unwrap_or(DEFAULT_BUDGET_TOKENS as u64);
-        Ok(DescribeArgs { targets, budget: budget as usize })
+        let budget = args
+            .integer("budget", DESCRIBE_BUDGET_MIN, DESCRIBE_BUDGET_MAX)?
+            .unwrap_or(DEFAULT_BUDGET_TOKENS as u64);
+        Ok(DescribeArgs {
+            targets,
+            budget: budget as usize,
+        })
     }
 }
 
 impl ExecuteArgs {
     /// `max_code_bytes` is the configured code limit; longer code is refused here, before a run
     /// is recorded.
-    pub fn parse(arguments: &Map<String, Value>, max_code_bytes: u64) -> Result<ExecuteArgs, ArgsError> {
-        let args = Fields::new("execute", arguments, &["code", "outputBudgetBytes", "resume"])?;
+    pub fn parse(
+        arguments: &Map<String, Value>,
+        max_code_bytes: u64,
+    ) -> Result<ExecuteArgs, ArgsError> {
+        let args = Fields::new(
+            "execute",
+            arguments,
+            &["code", "outputBudgetBytes", "resume"],
+        )?;
         let code = args.string("code")?;
         let resume = args.string("resume")?;
         let budget = args.integer("outputBudgetBytes", OUTPUT_BUDGET_MIN, OUTPUT_BUDGET_MAX)?;
@@ -109,10 +145,20 @@ struct Fields<'a> {
 }
 
 impl<'a> Fields<'a> {
-    fn new(tool: &'static str, map: &'a Map<String, Value>, known: &[&str]) -> Result<Fields<'a>, ArgsError> {
+    fn new(
+        tool: &'static str,
+        map: &'a Map<String, Value>,
+        known: &[&str],
+    ) -> Result<Fields<'a>, ArgsError> {
         if let Some(unknown) = map.keys().find(|k| !known.contains(&k.as_str())) {
-            let known = known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
-            return Err(ArgsError(format!("{tool} has no argument `{unknown}`; it takes {known}")));
+            let known = known
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            return Err(ArgsError(format!(
+                "{tool} has no argument `{unknown}`; it takes {known}"
+            )));
         }
         Ok(Fields { tool, map })
     }
@@ -126,16 +172,34 @@ impl<'a> Fields<'a> {
         match self.get(name) {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(other) => Err(ArgsError(format!("{}: `{name}` must be a string, got {}", self.tool, kind(other)))),
+            Some(other) => Err(ArgsError(format!(
+                "{}: `{name}` must be a string, got {}",
+                self.tool,
+                kind(other)
+            ))),
         }
     }
 
     fn integer(&self, name: &str, min: u64, max: u64) -> Result<Option<u64>, ArgsError> {
-        let Some(value) = self.get(name) else { return Ok(None) };
-        match value.as_u64().or_else(|| value.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0).map(|f| f as u64)) {
+        let Some(value) = self.get(name) else {
+            return Ok(None);
+        };
+        match value.as_u64().or_else(|| {
+            value
+                .as_f64()
+                .filter(|f| f.fract() == 0.0 && *f >= 0.0)
+                .map(|f| f as u64)
+        }) {
             Some(n) if (min..=max).contains(&n) => Ok(Some(n)),
-            Some(n) => Err(ArgsError(format!("{}: `{name}` must be from {min} to {max}, got {n}", self.tool))),
-            None => Err(ArgsError(format!("{}: `{name}` must be a whole number from {min} to {max}, got {}", self.tool, kind(value)))),
+            Some(n) => Err(ArgsError(format!(
+                "{}: `{name}` must be from {min} to {max}, got {n}",
+                self.tool
+            ))),
+            None => Err(ArgsError(format!(
+                "{}: `{name}` must be a whole number from {min} to {max}, got {}",
+                self.tool,
+                kind(value)
+            ))),
         }
     }
 }
@@ -151,7 +215,11 @@ fn kind(value: &Value) -> String {
         Value::Array(_) => "a list",
         Value::Object(_) => "an object",
     };
-    if shown.chars().count() <= 40 { format!("{type_name} ({shown})") } else { type_name.to_string() }
+    if shown.chars().count() <= 40 {
+        format!("{type_name} ({shown})")
+    } else {
+        type_name.to_string()
+    }
 }
 
 #[cfg(test)]
@@ -167,15 +235,29 @@ mod tests {
     #[test]
     fn search_reads_defaults_and_rejects_wrong_types() {
         let args = SearchArgs::parse(&map(json!({ "query": "echo" }))).unwrap();
-        assert_eq!(args, SearchArgs { query: "echo".into(), namespace: None, limit: 10 });
-        let err = SearchArgs::parse(&map(json!({ "query": 5 }))).unwrap_err().0;
+        assert_eq!(
+            args,
+            SearchArgs {
+                query: "echo".into(),
+                namespace: None,
+                limit: 10
+            }
+        );
+        let err = SearchArgs::parse(&map(json!({ "query": 5 })))
+            .unwrap_err()
+            .0;
         assert_eq!(err, "search: `query` must be a string, got a number (5)");
         let err = SearchArgs::parse(&map(json!({}))).unwrap_err().0;
         assert!(err.starts_with("search needs `query`"), "{err}");
-        let err = SearchArgs::parse(&map(json!({ "query": "x", "limit": 500 }))).unwrap_err().0;
+        let err = SearchArgs::parse(&map(json!({ "query": "x", "limit": 500 })))
+            .unwrap_err()
+            .0;
         assert_eq!(err, "search: `limit` must be from 1 to 50, got 500");
         let err = SearchArgs::parse(&map(json!({ "q": "x" }))).unwrap_err().0;
-        assert_eq!(err, "search has no argument `q`; it takes `query`, `namespace`, `limit`");
+        assert_eq!(
+            err,
+            "search has no argument `q`; it takes `query`, `namespace`, `limit`"
+        );
     }
 
     #[test]
@@ -183,26 +265,55 @@ mod tests {
         let args = DescribeArgs::parse(&map(json!({ "targets": "a.b" }))).unwrap();
         assert_eq!(args.targets, ["a.b"]);
         assert_eq!(args.budget, 2_500);
-        let err = DescribeArgs::parse(&map(json!({ "targets": [] }))).unwrap_err().0;
+        let err = DescribeArgs::parse(&map(json!({ "targets": [] })))
+            .unwrap_err()
+            .0;
         assert!(err.contains("1 to 10 items, got 0"), "{err}");
         let eleven: Vec<String> = (0..11).map(|i| format!("a.t{i}")).collect();
-        let err = DescribeArgs::parse(&map(json!({ "targets": eleven }))).unwrap_err().0;
+        let err = DescribeArgs::parse(&map(json!({ "targets": eleven })))
+            .unwrap_err()
+            .0;
         assert!(err.contains("got 11"), "{err}");
-        let err = DescribeArgs::parse(&map(json!({ "targets": [1] }))).unwrap_err().0;
+        let err = DescribeArgs::parse(&map(json!({ "targets": [1] })))
+            .unwrap_err()
+            .0;
         assert_eq!(err, "`targets` must hold strings, got a number (1)");
     }
 
     #[test]
     fn execute_takes_exactly_one_of_code_or_resume() {
-        let run = ExecuteArgs::parse(&map(json!({ "code": "return 1", "outputBudgetBytes": 2048 })), 100).unwrap();
-        assert_eq!(run, ExecuteArgs::Run { code: "return 1".into(), output_budget_bytes: Some(2048) });
-        let both = ExecuteArgs::parse(&map(json!({ "code": "1", "resume": "run_x" })), 100).unwrap_err().0;
+        let run = ExecuteArgs::parse(
+            &map(json!({ "code": "return 1", "outputBudgetBytes": 2048 })),
+            100,
+        )
+        .unwrap();
+        assert_eq!(
+            run,
+            ExecuteArgs::Run {
+                code: "return 1".into(),
+                output_budget_bytes: Some(2048)
+            }
+        );
+        let both = ExecuteArgs::parse(&map(json!({ "code": "1", "resume": "run_x" })), 100)
+            .unwrap_err()
+            .0;
         assert!(both.contains("exactly one of `code`"), "{both}");
         let neither = ExecuteArgs::parse(&map(json!({})), 100).unwrap_err().0;
         assert!(neither.starts_with("execute needs `code`"), "{neither}");
-        let long = ExecuteArgs::parse(&map(json!({ "code": "x".repeat(101) })), 100).unwrap_err().0;
-        assert!(long.starts_with("`code` is 101 bytes; the limit is 100"), "{long}");
-        let resume = ExecuteArgs::parse(&map(json!({ "resume": "run_x", "code": null })), 100).unwrap();
-        assert_eq!(resume, ExecuteArgs::Resume { run_id: "run_x".into() });
+        let long = ExecuteArgs::parse(&map(json!({ "code": "x".repeat(101) })), 100)
+            .unwrap_err()
+            .0;
+        assert!(
+            long.starts_with("`code` is 101 bytes; the limit is 100"),
+            "{long}"
+        );
+        let resume =
+            ExecuteArgs::parse(&map(json!({ "resume": "run_x", "code": null })), 100).unwrap();
+        assert_eq!(
+            resume,
+            ExecuteArgs::Resume {
+                run_id: "run_x".into()
+            }
+        );
     }
 }

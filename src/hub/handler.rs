@@ -8,8 +8,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest, CustomResult, ErrorCode, Implementation,
-    InitializeRequestParams, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
+    CustomResult, ErrorCode, Implementation, InitializeRequestParams, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -27,12 +28,22 @@ use crate::execute::Executor;
 use crate::sandbox::{CancelToken, ExecuteEnvelope, Status};
 
 /// The protocol versions served: 2026-07-28 statelessly, the older ones after `initialize`.
-const VERSIONS: &[ProtocolVersion] =
-    &[ProtocolVersion::V_2025_03_26, ProtocolVersion::V_2025_06_18, ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2026_07_28];
+const VERSIONS: &[ProtocolVersion] = &[
+    ProtocolVersion::V_2025_03_26,
+    ProtocolVersion::V_2025_06_18,
+    ProtocolVersion::V_2025_11_25,
+    ProtocolVersion::V_2026_07_28,
+];
 
 /// The methods this server answers; a malformed request for one of them is a params error, for
 /// any other method "not found".
-const SERVED_METHODS: &[&str] = &["initialize", "server/discover", "ping", "tools/list", "tools/call"];
+const SERVED_METHODS: &[&str] = &[
+    "initialize",
+    "server/discover",
+    "ping",
+    "tools/list",
+    "tools/call",
+];
 
 #[derive(Clone)]
 pub struct Hub {
@@ -46,8 +57,19 @@ pub struct Hub {
 
 impl Hub {
     pub fn new(catalog: Arc<LiveCatalog>, settings: Arc<Settings>, executor: Arc<Executor>) -> Hub {
-        let longest = settings.sources.iter().map(|s| s.connect_timeout).max().unwrap_or(Duration::ZERO);
-        Hub { catalog, settings, executor, tools: surface::tools().into(), settle_timeout: longest + Duration::from_secs(1) }
+        let longest = settings
+            .sources
+            .iter()
+            .map(|s| s.connect_timeout)
+            .max()
+            .unwrap_or(Duration::ZERO);
+        Hub {
+            catalog,
+            settings,
+            executor,
+            tools: surface::tools().into(),
+            settle_timeout: longest + Duration::from_secs(1),
+        }
     }
 
     fn search(&self, arguments: &Map<String, Value>) -> CallToolResult {
@@ -55,47 +77,73 @@ impl Hub {
             Ok(args) => args,
             Err(e) => return tool_error(e.0),
         };
-        let request = SearchRequest { query: &args.query, namespace: args.namespace.as_deref(), limit: args.limit };
-        match self.catalog.read(|catalog, index| render_search(catalog, index, &self.settings.policy, &request)) {
+        let request = SearchRequest {
+            query: &args.query,
+            namespace: args.namespace.as_deref(),
+            limit: args.limit,
+        };
+        match self
+            .catalog
+            .read(|catalog, index| render_search(catalog, index, &self.settings.policy, &request))
+        {
             Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
             Err(e) => tool_error(e.0),
         }
     }
 
-    async fn describe(&self, arguments: &Map<String, Value>, ct: &CancellationToken) -> CallToolResult {
+    async fn describe(
+        &self,
+        arguments: &Map<String, Value>,
+        ct: &CancellationToken,
+    ) -> CallToolResult {
         let args = match DescribeArgs::parse(arguments) {
             Ok(args) => args,
             Err(e) => return tool_error(e.0),
         };
         self.wait_for_connecting_sources(ct).await;
-        let described = self.catalog.read(|catalog, _| describe(&catalog.visible_tools(&self.settings.policy), &args.targets, args.budget));
+        let described = self.catalog.read(|catalog, _| {
+            describe(
+                &catalog.visible_tools(&self.settings.policy),
+                &args.targets,
+                args.budget,
+            )
+        });
         match described {
             Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
             Err(e) => tool_error(e.to_string()),
         }
     }
 
-    async fn execute(&self, arguments: &Map<String, Value>, ct: &CancellationToken) -> CallToolResult {
-        let (code, output_budget_bytes) = match ExecuteArgs::parse(arguments, self.settings.limits.code_bytes) {
-            Ok(ExecuteArgs::Run { code, output_budget_bytes }) => (code, output_budget_bytes),
-            Ok(ExecuteArgs::Resume { run_id }) => {
-                return tool_error(format!(
-                    "cannot resume `{run_id}`: this hub does not keep runs waiting for approval yet. Ask the user to allow the tool \
-                     (a [[policy.rules]] entry with action = \"allow\" in their capabilities config), then send the code again."
-                ));
-            }
+    async fn execute(
+        &self,
+        arguments: &Map<String, Value>,
+        ct: &CancellationToken,
+    ) -> CallToolResult {
+        let args = match ExecuteArgs::parse(arguments, self.settings.limits.code_bytes) {
+            Ok(args) => args,
             Err(e) => return tool_error(e.0),
         };
         self.wait_for_connecting_sources(ct).await;
         let cancel = CancelToken::new();
-        let run = self.executor.execute(code, output_budget_bytes, cancel.clone());
-        tokio::pin!(run);
-        let envelope = tokio::select! {
-            envelope = &mut run => envelope,
-            () = ct.cancelled() => {
-                // The run still finishes (as cancelled) so its record in the store is complete.
-                cancel.cancel();
-                run.await
+        let envelope = match args {
+            ExecuteArgs::Run {
+                code,
+                output_budget_bytes,
+            } => {
+                cancellable(
+                    self.executor
+                        .execute(code, output_budget_bytes, cancel.clone()),
+                    &cancel,
+                    ct,
+                )
+                .await
+            }
+            ExecuteArgs::Resume { run_id } => {
+                match cancellable(self.executor.resume(&run_id, cancel.clone()), &cancel, ct).await
+                {
+                    Ok(envelope) => envelope,
+                    Err(e) => return tool_error(e.to_string()),
+                }
             }
         };
         envelope_result(&envelope)
@@ -104,7 +152,12 @@ impl Hub {
     /// Waits (bounded by the longest connect timeout) while any source is still connecting for
     /// the first time, so a script sent right after start-up sees every source.
     async fn wait_for_connecting_sources(&self, ct: &CancellationToken) {
-        let connecting = self.catalog.read(|catalog, _| catalog.namespaces.iter().any(|n| n.origin == Origin::Connecting));
+        let connecting = self.catalog.read(|catalog, _| {
+            catalog
+                .namespaces
+                .iter()
+                .any(|n| n.origin == Origin::Connecting)
+        });
         if connecting {
             tokio::select! {
                 () = self.catalog.settle(self.settle_timeout) => {}
@@ -114,16 +167,39 @@ impl Hub {
     }
 }
 
+/// Runs `run` until it ends; the client's cancellation cancels it through `cancel`, and the run
+/// still finishes (as cancelled) so its record in the store is complete.
+async fn cancellable<T>(
+    run: impl Future<Output = T>,
+    cancel: &CancelToken,
+    ct: &CancellationToken,
+) -> T {
+    tokio::pin!(run);
+    tokio::select! {
+        out = &mut run => out,
+        () = ct.cancelled() => {
+            cancel.cancel();
+            run.await
+        }
+    }
+}
+
 /// The envelope as structured content plus the same JSON on one line of text, for clients that
 /// only read text. A failed or cancelled run is marked as an error.
 fn envelope_result(envelope: &ExecuteEnvelope) -> CallToolResult {
     let value = match serde_json::to_value(envelope) {
         Ok(value) => value,
-        Err(e) => return tool_error(format!("internal error: the run's result cannot be encoded: {e}")),
+        Err(e) => {
+            return tool_error(format!(
+                "internal error: the run's result cannot be encoded: {e}"
+            ));
+        }
     };
     match envelope.status {
         Status::Failed | Status::Cancelled => CallToolResult::structured_error(value),
-        Status::Completed | Status::AwaitingApproval | Status::AwaitingConnection => CallToolResult::structured(value),
+        Status::Completed | Status::AwaitingApproval | Status::AwaitingConnection => {
+            CallToolResult::structured(value)
+        }
     }
 }
 
@@ -134,7 +210,10 @@ fn tool_error(message: String) -> CallToolResult {
 impl ServerHandler for Hub {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("capabilities", env!("CARGO_PKG_VERSION")))
+            .with_server_info(Implementation::new(
+                "capabilities",
+                env!("CARGO_PKG_VERSION"),
+            ))
             .with_instructions(INSTRUCTIONS)
     }
 
@@ -142,7 +221,11 @@ impl ServerHandler for Hub {
         Cow::Borrowed(VERSIONS)
     }
 
-    async fn list_tools(&self, _request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListToolsResult, ErrorData> {
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
     }
 
@@ -150,7 +233,11 @@ impl ServerHandler for Hub {
         self.tools.iter().find(|t| t.name == name).cloned()
     }
 
-    async fn call_tool(&self, request: CallToolRequestParams, context: RequestContext<RoleServer>) -> Result<CallToolResponse, ErrorData> {
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
         let arguments = request.arguments.unwrap_or_default();
         let result = match request.name.as_ref() {
             SEARCH => self.search(&arguments),
@@ -158,7 +245,9 @@ impl ServerHandler for Hub {
             EXECUTE => self.execute(&arguments, &context.ct).await,
             other => {
                 return Err(ErrorData::invalid_params(
-                    format!("there is no tool `{other}`; this server has `search`, `describe` and `execute`"),
+                    format!(
+                        "there is no tool `{other}`; this server has `search`, `describe` and `execute`"
+                    ),
                     None,
                 ));
             }
@@ -166,15 +255,28 @@ impl ServerHandler for Hub {
         Ok(CallToolResponse::Complete(result))
     }
 
-    async fn on_custom_request(&self, request: CustomRequest, _context: RequestContext<RoleServer>) -> Result<CustomResult, ErrorData> {
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
         let CustomRequest { method, params, .. } = request;
         // rmcp hands a request for a known method here when its params do not parse.
         if SERVED_METHODS.contains(&method.as_str()) {
-            return Err(ErrorData::invalid_params(format!("invalid params for `{method}`: {}", params_problem(&method, params)), None));
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "invalid params for `{method}`: {}",
+                    params_problem(&method, params)
+                ),
+                None,
+            ));
         }
         Err(ErrorData::new(
             ErrorCode::METHOD_NOT_FOUND,
-            format!("unknown method `{method}`; this server answers {}", SERVED_METHODS.join(", ")),
+            format!(
+                "unknown method `{method}`; this server answers {}",
+                SERVED_METHODS.join(", ")
+            ),
             None,
         ))
     }

@@ -38,7 +38,11 @@ where
         Ok(running) => running,
         // The client left before it ever initialized: nothing to serve.
         Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
-        Err(e) => return Err(anyhow::anyhow!("the MCP client's first messages were not a valid start: {e}")),
+        Err(e) => {
+            return Err(anyhow::anyhow!(
+                "the MCP client's first messages were not a valid start: {e}"
+            ));
+        }
     };
     let reason = running.waiting().await?;
     tracing::debug!("the MCP client went away: {reason:?}");

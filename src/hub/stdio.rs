@@ -43,7 +43,12 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     pub fn new(reader: R, writer: W) -> Self {
-        StdioTransport { reader: BufReader::new(reader), line: Vec::new(), discarding: false, writer: Arc::new(Mutex::new(writer)) }
+        StdioTransport {
+            reader: BufReader::new(reader),
+            line: Vec::new(),
+            discarding: false,
+            writer: Arc::new(Mutex::new(writer)),
+        }
     }
 
     /// Reads up to the next newline without holding more than [`MAX_LINE_BYTES`]. Safe to drop
@@ -80,7 +85,8 @@ where
 
     /// Writes an error reply from a task of its own, so dropping `receive` cannot cut it short.
     fn reply_error(&self, id: Value, code: i64, message: String) {
-        let reply = json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } });
+        let reply =
+            json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } });
         let writer = self.writer.clone();
         tokio::spawn(async move {
             if let Err(e) = write_line(&writer, &reply).await {
@@ -101,7 +107,10 @@ where
         "stdio".into()
     }
 
-    fn send(&mut self, item: TxJsonRpcMessage<RoleServer>) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let writer = self.writer.clone();
         async move { write_line(&writer, &item).await }
     }
@@ -133,7 +142,9 @@ where
                 Ok(message) => return Some(message),
                 Err(error) => match diagnose(text, &error) {
                     Some((id, code, message)) => self.reply_error(id, code, message),
-                    None => tracing::debug!("ignoring a malformed notification or response: {error}"),
+                    None => {
+                        tracing::debug!("ignoring a malformed notification or response: {error}")
+                    }
                 },
             }
         }
@@ -144,7 +155,10 @@ where
     }
 }
 
-async fn write_line<W: AsyncWrite + Unpin>(writer: &Mutex<W>, message: &impl serde::Serialize) -> std::io::Result<()> {
+async fn write_line<W: AsyncWrite + Unpin>(
+    writer: &Mutex<W>,
+    message: &impl serde::Serialize,
+) -> std::io::Result<()> {
     let mut bytes = serde_json::to_vec(message)?;
     bytes.push(b'\n');
     let mut writer = writer.lock().await;
@@ -170,21 +184,35 @@ fn diagnose(line: &[u8], error: &serde_json::Error) -> Option<(Value, i64, Strin
             return Some((
                 Value::Null,
                 PARSE_ERROR,
-                format!("parse error: the line is not JSON ({e}); send one JSON-RPC 2.0 message per line"),
+                format!(
+                    "parse error: the line is not JSON ({e}); send one JSON-RPC 2.0 message per line"
+                ),
             ));
         }
     };
-    let invalid = |id: Value, what: String| Some((id, INVALID_REQUEST, format!("invalid request: {what}")));
+    let invalid =
+        |id: Value, what: String| Some((id, INVALID_REQUEST, format!("invalid request: {what}")));
     let Value::Object(message) = value else {
         if value.is_array() {
-            return invalid(Value::Null, "batches are not supported; send one JSON-RPC message per line".into());
+            return invalid(
+                Value::Null,
+                "batches are not supported; send one JSON-RPC message per line".into(),
+            );
         }
-        return invalid(Value::Null, "a JSON-RPC message is an object with `jsonrpc`, `id`, `method` and `params`".into());
+        return invalid(
+            Value::Null,
+            "a JSON-RPC message is an object with `jsonrpc`, `id`, `method` and `params`".into(),
+        );
     };
     let id = match message.get("id") {
         None => None,
         Some(id @ (Value::String(_) | Value::Number(_))) => Some(id.clone()),
-        Some(other) => return invalid(Value::Null, format!("`id` must be a string or a number, got {other}")),
+        Some(other) => {
+            return invalid(
+                Value::Null,
+                format!("`id` must be a string or a number, got {other}"),
+            );
+        }
     };
     let is_response = message.contains_key("result") || message.contains_key("error");
     // Notifications and responses get no answer, by JSON-RPC's rules.
@@ -201,14 +229,24 @@ fn diagnose(line: &[u8], error: &serde_json::Error) -> Option<(Value, i64, Strin
         Some(other) => return invalid(id, format!("`method` must be a string, got {other}")),
     }
     match message.get("params") {
-        None | Some(Value::Object(_)) => invalid(id, format!("the message does not fit the MCP schema: {error}")),
-        Some(other) => invalid(id, format!("`params` must be an object, got {}", short(other))),
+        None | Some(Value::Object(_)) => invalid(
+            id,
+            format!("the message does not fit the MCP schema: {error}"),
+        ),
+        Some(other) => invalid(
+            id,
+            format!("`params` must be an object, got {}", short(other)),
+        ),
     }
 }
 
 fn short(value: &Value) -> String {
     let text = value.to_string();
-    if text.chars().count() <= 40 { text } else { format!("{}…", text.chars().take(40).collect::<String>()) }
+    if text.chars().count() <= 40 {
+        text
+    } else {
+        format!("{}…", text.chars().take(40).collect::<String>())
+    }
 }
 
 #[cfg(test)]
@@ -224,14 +262,18 @@ mod tests {
     fn bad_lines_get_errors_that_say_what_is_wrong() {
         let (id, code, message) = answer("{not json").unwrap();
         assert_eq!((id, code), (Value::Null, PARSE_ERROR));
-        assert!(message.starts_with("parse error: the line is not JSON"), "{message}");
+        assert!(
+            message.starts_with("parse error: the line is not JSON"),
+            "{message}"
+        );
         let (_, code, message) = answer("[1, 2]").unwrap();
         assert_eq!(code, INVALID_REQUEST);
         assert!(message.contains("batches"), "{message}");
         let (id, _, message) = answer(r#"{"jsonrpc":"1.0","id":7,"method":"tools/list"}"#).unwrap();
         assert_eq!(id, json!(7));
         assert!(message.contains("\"2.0\""), "{message}");
-        let (id, _, message) = answer(r#"{"jsonrpc":"2.0","id":"a","method":"tools/list","params":[1]}"#).unwrap();
+        let (id, _, message) =
+            answer(r#"{"jsonrpc":"2.0","id":"a","method":"tools/list","params":[1]}"#).unwrap();
         assert_eq!(id, json!("a"));
         assert!(message.contains("`params` must be an object"), "{message}");
     }
@@ -239,7 +281,10 @@ mod tests {
     #[test]
     fn notifications_and_responses_get_no_answer() {
         assert_eq!(answer(r#"{"jsonrpc":"2.0","method":5}"#), None);
-        assert_eq!(answer(r#"{"jsonrpc":"2.0","id":1,"result":5,"error":5}"#), None);
+        assert_eq!(
+            answer(r#"{"jsonrpc":"2.0","id":1,"result":5,"error":5}"#),
+            None
+        );
     }
 
     #[test]

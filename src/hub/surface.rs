@@ -35,7 +35,7 @@ const DESCRIBE_DESCRIPTION: &str = "Get exact TypeScript declarations for tools:
 const EXECUTE_DESCRIPTION: &str = "Run JavaScript in a sandbox where each of the user's sources is a global object of async functions: \
 await github.createIssue({ owner, repo, title }). TypeScript annotations are allowed and stripped. Write the body of an async \
 function and return what you need; run independent calls in parallel with Promise.all. There is no network or filesystem besides \
-these functions. If a call needs the user's approval, the result says so: tell the user. Never ask the user for passwords or \
+these functions. If a call needs the user's approval, the result says so: tell the user, then continue with { \"resume\": \"<runId>\" } after they decide. Never ask the user for passwords or \
 tokens in chat. Send exactly one of code or resume.";
 
 /// The three tools, in the order `tools/list` gives them.
@@ -138,7 +138,10 @@ fn envelope_schema() -> Value {
 }
 
 fn read_only() -> ToolAnnotations {
-    ToolAnnotations::new().read_only(true).idempotent(true).open_world(false)
+    ToolAnnotations::new()
+        .read_only(true)
+        .idempotent(true)
+        .open_world(false)
 }
 
 fn object(value: Value) -> Arc<JsonObject> {
@@ -160,11 +163,19 @@ mod tests {
         assert_eq!(names, [SEARCH, DESCRIBE, EXECUTE]);
         for tool in &tools[..2] {
             let a = tool.annotations.as_ref().unwrap();
-            assert_eq!((a.read_only_hint, a.idempotent_hint), (Some(true), Some(true)), "{}", tool.name);
+            assert_eq!(
+                (a.read_only_hint, a.idempotent_hint),
+                (Some(true), Some(true)),
+                "{}",
+                tool.name
+            );
             assert!(tool.output_schema.is_none());
         }
         let a = tools[2].annotations.as_ref().unwrap();
-        assert_eq!((a.read_only_hint, a.open_world_hint), (Some(false), Some(true)));
+        assert_eq!(
+            (a.read_only_hint, a.open_world_hint),
+            (Some(false), Some(true))
+        );
         assert!(tools[2].output_schema.is_some());
     }
 
@@ -173,7 +184,11 @@ mod tests {
         use crate::sandbox::{EnvelopeError, ErrorCode, ExecuteEnvelope};
         let schema = envelope_schema();
         let validator = jsonschema::validator_for(&schema).unwrap();
-        let mut envelope = ExecuteEnvelope::rejected("run_x", EnvelopeError::new(ErrorCode::Timeout, "slow"), vec!["n".into()]);
+        let mut envelope = ExecuteEnvelope::rejected(
+            "run_x",
+            EnvelopeError::new(ErrorCode::Timeout, "slow"),
+            vec!["n".into()],
+        );
         envelope.logs.push("log".into());
         envelope.truncated.result = true;
         let value = serde_json::to_value(&envelope).unwrap();

@@ -111,6 +111,12 @@ impl Policy {
     }
 }
 
+/// Rules that match none of `addresses`: a `deny` that denies nothing is a mistake the user
+/// must see (a typo, or a tool that was renamed upstream).
+pub fn unmatched_rules<'a>(policy: &'a Policy, addresses: &[String]) -> Vec<&'a Rule> {
+    policy.rules.iter().filter(|rule| !addresses.iter().any(|a| glob_matches(&rule.pattern, a))).collect()
+}
+
 /// `*` matches any run of characters (including dots); everything else matches itself.
 pub fn glob_matches(pattern: &str, text: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
@@ -180,6 +186,14 @@ mod tests {
         assert_eq!(p.evaluate("github.searchCode", None, &read_only()).action, Action::Allow);
         assert_eq!(p.evaluate("github.searchIssues", None, &read_only()).action, Action::Deny);
         assert_eq!(p.evaluate("github.createIssue", None, &read_only()).action, Action::Deny);
+    }
+
+    #[test]
+    fn rules_matching_nothing_are_found() {
+        let p = Policy { rules: vec![rule("github.*", Action::Deny, None), rule("github.deleteRepo", Action::Deny, None)], ..Policy::default() };
+        let unmatched = unmatched_rules(&p, &["github.createIssue".to_string()]);
+        assert_eq!(unmatched.len(), 1);
+        assert_eq!(unmatched[0].pattern, "github.deleteRepo");
     }
 
     #[test]

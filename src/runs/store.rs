@@ -117,6 +117,7 @@ impl RunsStore {
         connection.pragma_update(None, "journal_mode", "WAL").map_err(open_error)?;
         connection.pragma_update(None, "foreign_keys", "ON").map_err(open_error)?;
         connection.execute_batch(SCHEMA).map_err(open_error)?;
+        connection.execute_batch(super::sources::SCHEMA).map_err(open_error)?;
         Ok(RunsStore { connection: Mutex::new(connection) })
     }
 

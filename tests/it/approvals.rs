@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::common::repo;
 use crate::support::{Home, Run};
 
-fn counter_config(home: &Home) -> std::path::PathBuf {
+pub(crate) fn counter_config(home: &Home) -> std::path::PathBuf {
     let counts = home.path().join("counts.json");
     home.write_config(&format!(
         "[sources.counter]\ncommand = {}\nargs = [{}]\nenv = {{ COUNTER_FILE = {} }}\n\n[[policy.rules]]\nmatch = \"counter.write\"\naction = \"allow\"\n",
@@ -21,21 +21,21 @@ fn counter_config(home: &Home) -> std::path::PathBuf {
     counts
 }
 
-fn exec(home: &Home, args: &[&str], code: &str) -> Run {
+pub(crate) fn exec(home: &Home, args: &[&str], code: &str) -> Run {
     let mut child = home.command(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
     child.stdin.take().expect("stdin").write_all(code.as_bytes()).expect("write");
     Run::from(child.wait_with_output().expect("wait"))
 }
 
-fn envelope(run: &Run) -> Value {
+pub(crate) fn envelope(run: &Run) -> Value {
     serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("not an envelope ({e}):\n{}\n{}", run.stdout, run.stderr))
 }
 
-fn counts(path: &std::path::Path) -> Value {
+pub(crate) fn counts(path: &std::path::Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap_or_else(|_| "{}".into())).expect("counts")
 }
 
-const SCRIPT: &str = r#"
+pub(crate) const SCRIPT: &str = r#"
     const first = await counter.write({ key: "a" });
     const published = await counter.publish({ key: "b" });
     const second = await counter.write({ key: "c" });

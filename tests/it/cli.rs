@@ -29,6 +29,9 @@ fn every_verb_has_an_example_in_its_help() {
         vec!["search"],
         vec!["describe"],
         vec!["completions"],
+        vec!["hub", "serve"],
+        vec!["install"],
+        vec!["source", "import"],
     ] {
         let mut args = verb.clone();
         args.push("--help");

@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::common::{everything_js, mcp_server_time, repo};
+use crate::reaping::{processes_with, wait_for};
 use crate::support::Home;
 
 /// The longest wait for one answer; only a bound against hangs, never a speed check.
@@ -35,7 +36,12 @@ struct Raw {
 
 impl Raw {
     fn spawn(mut command: Command) -> Raw {
-        let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("spawn the server");
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn the server");
         let stdout = child.stdout.take().expect("stdout");
         let (send, lines) = channel();
         std::thread::spawn(move || {
@@ -45,7 +51,11 @@ impl Raw {
                 }
             }
         });
-        Raw { stdin: child.stdin.take(), child, lines }
+        Raw {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+        }
     }
 
     fn hub(home: &Home) -> Raw {
@@ -54,14 +64,19 @@ impl Raw {
 
     fn send(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().expect("stdin is open");
-        stdin.write_all(line.as_bytes()).and_then(|()| stdin.write_all(b"\n")).and_then(|()| stdin.flush()).expect("write a line");
+        stdin
+            .write_all(line.as_bytes())
+            .and_then(|()| stdin.write_all(b"\n"))
+            .and_then(|()| stdin.flush())
+            .expect("write a line");
     }
 
     /// The next message that is not a notification; every line must be JSON.
     fn next(&mut self) -> Value {
         loop {
             let line = self.lines.recv_timeout(ANSWER_BOUND).expect("an answer");
-            let value: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout carried a line that is not JSON ({e}): {line}"));
+            let value: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout carried a line that is not JSON ({e}): {line}"));
             if value.get("id").is_some() {
                 return value;
             }
@@ -69,7 +84,9 @@ impl Raw {
     }
 
     fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
-        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }).to_string());
+        self.send(
+            &json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }).to_string(),
+        );
         let answer = self.next();
         assert_eq!(answer["id"], json!(id), "{answer}");
         answer
@@ -83,7 +100,11 @@ impl Raw {
     }
 
     fn call(&mut self, id: u64, tool: &str, arguments: Value) -> Value {
-        self.request(id, "tools/call", json!({ "name": tool, "arguments": arguments }))
+        self.request(
+            id,
+            "tools/call",
+            json!({ "name": tool, "arguments": arguments }),
+        )
     }
 
     /// Closes stdin and returns the exit code.
@@ -110,7 +131,10 @@ fn modern_meta() -> Value {
 }
 
 fn text(answer: &Value) -> String {
-    answer["result"]["content"][0]["text"].as_str().unwrap_or_default().to_string()
+    answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
 }
 
 fn python_client(mode: &str) -> Value {
@@ -128,28 +152,63 @@ fn python_client(mode: &str) -> Value {
         .output()
         .expect("run the Python client");
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "the Python client failed:\n{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "the Python client failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("no report ({e}):\n{stdout}"))
 }
 
 fn check_python_report(report: &Value) {
-    let names: Vec<&str> = report["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = report["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["search", "describe", "execute"]);
     assert_eq!(report["tools"][0]["annotations"]["readOnlyHint"], true);
     assert_eq!(report["tools"][2]["annotations"]["readOnlyHint"], false);
     assert!(report["tools"][2]["outputSchema"].is_object());
 
     let search = report["search"].as_str().unwrap();
-    assert!(search.contains("everything.echo(input: { message: string })"), "{search}");
+    assert!(
+        search.contains("everything.echo(input: { message: string })"),
+        "{search}"
+    );
     assert!(!search.contains("still connecting"), "{search}");
-    assert!(report["searchNamespace"]["text"].as_str().unwrap().contains("time.getCurrentTime"), "{}", report["searchNamespace"]);
+    assert!(
+        report["searchNamespace"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("time.getCurrentTime"),
+        "{}",
+        report["searchNamespace"]
+    );
     assert_eq!(report["searchUnknown"]["isError"], true);
-    assert!(report["searchUnknown"]["text"].as_str().unwrap().contains("there is no source named `nope`"));
+    assert!(
+        report["searchUnknown"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("there is no source named `nope`")
+    );
 
     let describe = report["describe"]["text"].as_str().unwrap();
-    assert!(describe.contains("declare const everything: {") && describe.contains("declare const time: {"), "{describe}");
+    assert!(
+        describe.contains("declare const everything: {")
+            && describe.contains("declare const time: {"),
+        "{describe}"
+    );
     assert_eq!(report["describeUnknown"]["isError"], true);
-    assert!(report["describeUnknown"]["text"].as_str().unwrap().contains("closest: everything.echo"), "{}", report["describeUnknown"]);
+    assert!(
+        report["describeUnknown"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("closest: everything.echo"),
+        "{}",
+        report["describeUnknown"]
+    );
 
     let multi = &report["multiSource"]["structured"];
     assert_eq!(multi["status"], "completed", "{multi}");
@@ -162,14 +221,20 @@ fn check_python_report(report: &Value) {
     assert_eq!(&serde_json::from_str::<Value>(line).unwrap(), multi);
 
     assert_eq!(report["failed"]["isError"], true);
-    assert_eq!(report["failed"]["structured"]["error"]["code"], "runtime_error");
+    assert_eq!(
+        report["failed"]["structured"]["error"]["code"],
+        "runtime_error"
+    );
 
     let parallel = report["parallel"].as_array().unwrap();
     assert_eq!(parallel.len(), 8);
     for (i, run) in parallel.iter().enumerate() {
         assert_eq!(run["structured"]["result"], format!("Echo: n{i}"), "{run}");
     }
-    let run_ids: std::collections::BTreeSet<&str> = parallel.iter().map(|r| r["structured"]["runId"].as_str().unwrap()).collect();
+    let run_ids: std::collections::BTreeSet<&str> = parallel
+        .iter()
+        .map(|r| r["structured"]["runId"].as_str().unwrap())
+        .collect();
     assert_eq!(run_ids.len(), 8);
 
     assert_eq!(report["cancelledRuns"].as_array().unwrap().len(), 1);
@@ -178,10 +243,14 @@ fn check_python_report(report: &Value) {
     for (case, expected) in [
         ("both", "exactly one of `code`"),
         ("neither", "execute needs `code`"),
-        ("resume", "cannot resume `run_x`"),
+        ("resume", "there is no run `run_x`"),
     ] {
         assert_eq!(report[case]["isError"], true, "{case}");
-        assert!(report[case]["text"].as_str().unwrap().contains(expected), "{case}: {}", report[case]);
+        assert!(
+            report[case]["text"].as_str().unwrap().contains(expected),
+            "{case}: {}",
+            report[case]
+        );
     }
 }
 
@@ -196,7 +265,12 @@ fn python_client_in_2026_07_28_mode() {
 fn python_client_in_legacy_mode() {
     let report = python_client("legacy");
     assert_eq!(report["protocolVersion"], "2025-11-25");
-    assert!(report["instructions"].as_str().unwrap().contains("search finds tools"));
+    assert!(
+        report["instructions"]
+            .as_str()
+            .unwrap()
+            .contains("search finds tools")
+    );
     check_python_report(&report);
 }
 
@@ -213,18 +287,32 @@ fn node_22() -> PathBuf {
 }
 
 fn inspector(home: &Home, era: &str, method_args: &[&str]) -> Value {
-    let launcher = repo().join("tests/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js");
+    let launcher = repo()
+        .join("tests/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js");
     let output = Command::new(node_22())
         .arg(launcher)
-        .args(["--cli", "--format", "json", "-q", "--protocol-era", era, "-e"])
+        .args([
+            "--cli",
+            "--format",
+            "json",
+            "-q",
+            "--protocol-era",
+            era,
+            "-e",
+        ])
         .arg(format!("CAPABILITIES_HOME={}", home.path().display()))
         .args([env!("CARGO_BIN_EXE_capabilities"), "hub", "serve"])
         .args(method_args)
         .output()
         .expect("run the MCP Inspector");
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "the Inspector failed:\n{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
-    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("the Inspector printed no JSON ({e}):\n{stdout}"))
+    assert!(
+        output.status.success(),
+        "the Inspector failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("the Inspector printed no JSON ({e}):\n{stdout}"))
 }
 
 #[test]
@@ -233,10 +321,27 @@ fn inspector_cli_lists_the_tools_and_executes() {
     two_sources(&home);
     for era in ["legacy", "modern"] {
         let listed = inspector(&home, era, &["--method", "tools/list"]);
-        let names: Vec<&str> = listed["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+        let names: Vec<&str> = listed["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
         assert_eq!(names, ["search", "describe", "execute"], "{era}");
-        let code = r#"{"code":"const r = await everything.echo({ message: 'inspected' }); return r"}"#;
-        let called = inspector(&home, era, &["--method", "tools/call", "--tool-name", "execute", "--tool-args-json", code]);
+        let code =
+            r#"{"code":"const r = await everything.echo({ message: 'inspected' }); return r"}"#;
+        let called = inspector(
+            &home,
+            era,
+            &[
+                "--method",
+                "tools/call",
+                "--tool-name",
+                "execute",
+                "--tool-args-json",
+                code,
+            ],
+        );
         let envelope = &called["result"]["structuredContent"];
         assert_eq!(envelope["status"], "completed", "{era}: {called}");
         assert_eq!(envelope["result"], "Echo: inspected");
@@ -252,47 +357,117 @@ fn malformed_input_gets_errors_that_say_what_is_wrong_and_the_server_keeps_servi
 
     hub.send("this is not json");
     let answer = hub.next();
-    assert_eq!((answer["id"].clone(), answer["error"]["code"].clone()), (Value::Null, json!(-32700)), "{answer}");
-    assert!(answer["error"]["message"].as_str().unwrap().contains("not JSON"), "{answer}");
+    assert_eq!(
+        (answer["id"].clone(), answer["error"]["code"].clone()),
+        (Value::Null, json!(-32700)),
+        "{answer}"
+    );
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not JSON"),
+        "{answer}"
+    );
 
     hub.send(r#"[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]"#);
     let answer = hub.next();
     assert_eq!(answer["error"]["code"], -32600, "{answer}");
-    assert!(answer["error"]["message"].as_str().unwrap().contains("batches are not supported"), "{answer}");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("batches are not supported"),
+        "{answer}"
+    );
 
     hub.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":"all"}"#);
     let answer = hub.next();
-    assert_eq!((answer["id"].clone(), answer["error"]["code"].clone()), (json!(2), json!(-32600)), "{answer}");
-    assert!(answer["error"]["message"].as_str().unwrap().contains("`params` must be an object"), "{answer}");
+    assert_eq!(
+        (answer["id"].clone(), answer["error"]["code"].clone()),
+        (json!(2), json!(-32600)),
+        "{answer}"
+    );
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("`params` must be an object"),
+        "{answer}"
+    );
 
     let answer = hub.request(3, "no/such/method", json!({}));
     assert_eq!(answer["error"]["code"], -32601, "{answer}");
-    assert!(answer["error"]["message"].as_str().unwrap().contains("unknown method `no/such/method`"), "{answer}");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("unknown method `no/such/method`"),
+        "{answer}"
+    );
 
     let answer = hub.request(4, "tools/call", json!({ "name": ["search"] }));
     assert_eq!(answer["error"]["code"], -32602, "{answer}");
-    assert!(answer["error"]["message"].as_str().unwrap().contains("invalid params for `tools/call`"), "{answer}");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("invalid params for `tools/call`"),
+        "{answer}"
+    );
 
     let answer = hub.call(5, "nosuch", json!({}));
-    assert!(answer["error"]["message"].as_str().unwrap().contains("there is no tool `nosuch`"), "{answer}");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("there is no tool `nosuch`"),
+        "{answer}"
+    );
 
     let tool_errors = [
-        ("search", json!({ "query": 5 }), "`query` must be a string, got a number"),
-        ("describe", json!({ "targets": [] }), "`targets` must hold 1 to 10 items"),
-        ("execute", json!({ "code": "return 1", "resume": "run_x" }), "exactly one of `code`"),
+        (
+            "search",
+            json!({ "query": 5 }),
+            "`query` must be a string, got a number",
+        ),
+        (
+            "describe",
+            json!({ "targets": [] }),
+            "`targets` must hold 1 to 10 items",
+        ),
+        (
+            "execute",
+            json!({ "code": "return 1", "resume": "run_x" }),
+            "exactly one of `code`",
+        ),
         ("execute", json!({}), "execute needs `code`"),
         ("execute", json!({ "code": 42 }), "`code` must be a string"),
-        ("execute", json!({ "code": "x".repeat(10 << 20) }), "`code` is 10485760 bytes; the limit is 65536"),
-        ("execute", json!({ "script": "return 1" }), "execute has no argument `script`"),
+        (
+            "execute",
+            json!({ "code": "x".repeat(10 << 20) }),
+            "`code` is 10485760 bytes; the limit is 65536",
+        ),
+        (
+            "execute",
+            json!({ "script": "return 1" }),
+            "execute has no argument `script`",
+        ),
     ];
     for (i, (tool, arguments, expected)) in tool_errors.into_iter().enumerate() {
         let answer = hub.call(10 + i as u64, tool, arguments);
         assert_eq!(answer["result"]["isError"], true, "{tool}: {answer}");
-        assert!(text(&answer).contains(expected), "{tool}: expected `{expected}` in {answer}");
+        assert!(
+            text(&answer).contains(expected),
+            "{tool}: expected `{expected}` in {answer}"
+        );
     }
 
     let answer = hub.call(30, "execute", json!({ "code": "return 6 * 7" }));
-    assert_eq!(answer["result"]["structuredContent"]["result"], 42, "{answer}");
+    assert_eq!(
+        answer["result"]["structuredContent"]["result"], 42,
+        "{answer}"
+    );
     assert_eq!(hub.close(), Some(0), "a closed stdin is a clean shutdown");
 }
 
@@ -319,25 +494,154 @@ fn fixed_cost_of_the_surface_stays_within_1000_tokens() {
 
     let mut modern = Raw::hub(&home);
     let discovered = modern.request(1, "server/discover", json!({ "_meta": modern_meta() }));
-    assert!(discovered["result"]["supportedVersions"].as_array().unwrap().contains(&json!("2026-07-28")), "{discovered}");
-    assert_eq!(discovered["result"]["resultType"], "complete", "{discovered}");
-    assert_eq!(discovered["result"]["capabilities"], json!({ "tools": {} }), "only tools are advertised: {discovered}");
+    assert!(
+        discovered["result"]["supportedVersions"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("2026-07-28")),
+        "{discovered}"
+    );
+    assert_eq!(
+        discovered["result"]["resultType"], "complete",
+        "{discovered}"
+    );
+    assert_eq!(
+        discovered["result"]["capabilities"],
+        json!({ "tools": {} }),
+        "only tools are advertised: {discovered}"
+    );
     let listed = modern.request(2, "tools/list", json!({ "_meta": modern_meta() }));
     assert_eq!(listed["result"]["resultType"], "complete", "{listed}");
-    let modern_cost = surface_tokens(&listed["result"]["tools"], discovered["result"]["instructions"].as_str().unwrap());
+    let modern_cost = surface_tokens(
+        &listed["result"]["tools"],
+        discovered["result"]["instructions"].as_str().unwrap(),
+    );
     assert_eq!(modern.close(), Some(0));
 
     let mut legacy = Raw::hub(&home);
     let initialized = legacy.initialize("2025-03-26");
     assert_eq!(initialized["result"]["protocolVersion"], "2025-03-26");
-    assert!(initialized["result"].get("resultType").is_none(), "legacy results carry no resultType: {initialized}");
+    assert!(
+        initialized["result"].get("resultType").is_none(),
+        "legacy results carry no resultType: {initialized}"
+    );
     let listed = legacy.request(1, "tools/list", json!({}));
-    let legacy_cost = surface_tokens(&listed["result"]["tools"], initialized["result"]["instructions"].as_str().unwrap());
+    let legacy_cost = surface_tokens(
+        &listed["result"]["tools"],
+        initialized["result"]["instructions"].as_str().unwrap(),
+    );
     assert_eq!(legacy.close(), Some(0));
 
     let mut everything = Command::new("node");
     everything.args([everything_js(), "stdio".into()]);
-    let classic = direct_listing_tokens(everything) + direct_listing_tokens(Command::new(mcp_server_time()));
-    eprintln!("fixed cost: {modern_cost} tokens (2026-07-28), {legacy_cost} (legacy); listing every tool of the same sources directly: {classic}");
-    assert!(modern_cost <= LIMIT && legacy_cost <= LIMIT, "the surface costs {modern_cost} / {legacy_cost} tokens; the limit is {LIMIT}");
+    let classic =
+        direct_listing_tokens(everything) + direct_listing_tokens(Command::new(mcp_server_time()));
+    eprintln!(
+        "fixed cost: {modern_cost} tokens (2026-07-28), {legacy_cost} (legacy); listing every tool of the same sources directly: {classic}"
+    );
+    assert!(
+        modern_cost <= LIMIT && legacy_cost <= LIMIT,
+        "the surface costs {modern_cost} / {legacy_cost} tokens; the limit is {LIMIT}"
+    );
+}
+
+/// A source that never answers: its `sh` and two `sleep` grandchildren, marked by `mark`.
+fn hanging_source(home: &Home, mark: u32) {
+    home.write_config(&format!(
+        "[sources.hangs]\ncommand = \"sh\"\nargs = [\"-c\", \"sleep {mark} & sleep {mark}.5\"]\nconnect_timeout_secs = 60\n"
+    ));
+}
+
+fn hub_with_hanging_source(mark: u32) -> (Home, Raw, String) {
+    let home = Home::new();
+    hanging_source(&home, mark);
+    let mut hub = Raw::hub(&home);
+    hub.initialize("2025-11-25");
+    // Answered at once, while the source is still starting.
+    let listed = hub.request(1, "tools/list", json!({}));
+    assert_eq!(
+        listed["result"]["tools"].as_array().map(Vec::len),
+        Some(3),
+        "{listed}"
+    );
+    let searched = hub.call(2, "search", json!({ "query": "anything" }));
+    assert!(
+        text(&searched).contains("`hangs` is still connecting"),
+        "{searched}"
+    );
+    let needle = format!("sleep {mark}");
+    wait_for("the source's processes to start", || {
+        processes_with(&needle).len() >= 2
+    });
+    (home, hub, needle)
+}
+
+#[test]
+fn search_names_sources_still_connecting_and_stdin_eof_leaves_no_processes() {
+    let mark = 50_000 + (std::process::id() % 10_000) * 2;
+    let (_home, hub, needle) = hub_with_hanging_source(mark);
+    assert_eq!(hub.close(), Some(0));
+    wait_for("the source's processes to be gone", || {
+        processes_with(&needle).is_empty()
+    });
+}
+
+#[test]
+fn sigterm_stops_the_hub_and_its_sources() {
+    let mark = 50_001 + (std::process::id() % 10_000) * 2;
+    let (_home, mut hub, needle) = hub_with_hanging_source(mark);
+    // SAFETY: kill(2) on a pid we own; no memory is involved.
+    assert_eq!(
+        unsafe { libc::kill(hub.child.id() as i32, libc::SIGTERM) },
+        0
+    );
+    let status = hub.child.wait().expect("wait");
+    assert_eq!(status.code(), Some(143));
+    wait_for("the source's processes to be gone", || {
+        processes_with(&needle).is_empty()
+    });
+}
+
+#[test]
+fn a_run_waiting_for_approval_resumes_after_the_user_approves() {
+    let home = Home::new();
+    home.write_config(&format!(
+        "[sources.everything]\ncommand = \"node\"\nargs = [{}, \"stdio\"]\n\n[[policy.rules]]\nmatch = \"everything.echo\"\naction = \"ask\"\n",
+        serde_json::to_string(&everything_js()).unwrap(),
+    ));
+    let mut hub = Raw::hub(&home);
+    hub.initialize("2025-11-25");
+    let code = "const r = await everything.echo({ message: 'approved' }); return r";
+    let paused = hub.call(1, "execute", json!({ "code": code }));
+    let envelope = &paused["result"]["structuredContent"];
+    assert_eq!(envelope["status"], "awaiting_approval", "{paused}");
+    assert_eq!(
+        paused["result"]["isError"], false,
+        "waiting is not an error: {paused}"
+    );
+    let run_id = envelope["runId"].as_str().unwrap().to_string();
+
+    let still_waiting = hub.call(2, "execute", json!({ "resume": run_id }));
+    assert_eq!(
+        still_waiting["result"]["structuredContent"]["status"], "awaiting_approval",
+        "{still_waiting}"
+    );
+
+    home.run(&["hub", "approve", &run_id]).ok();
+    let resumed = hub.call(3, "execute", json!({ "resume": run_id }));
+    let envelope = &resumed["result"]["structuredContent"];
+    assert_eq!(envelope["status"], "completed", "{resumed}");
+    assert_eq!(envelope["result"], "Echo: approved");
+    assert_eq!(hub.close(), Some(0));
+}
+
+#[test]
+fn readme_documents_every_envelope_error_code() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).expect("README.md");
+    for code in capabilities::sandbox::ErrorCode::ALL {
+        assert!(
+            readme.contains(&format!("| `{}` |", code.as_str())),
+            "README.md's error-code table lacks `{code}`"
+        );
+    }
 }

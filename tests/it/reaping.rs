@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use crate::support::Home;
 
 /// Pids of processes whose command line contains `needle`.
-fn processes_with(needle: &str) -> Vec<u32> {
+pub fn processes_with(needle: &str) -> Vec<u32> {
     let mut pids = Vec::new();
     let Ok(entries) = std::fs::read_dir("/proc") else { return pids };
     for entry in entries.flatten() {
@@ -22,7 +22,7 @@ fn processes_with(needle: &str) -> Vec<u32> {
     pids
 }
 
-fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+pub fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
     let start = Instant::now();
     while !done() {
         assert!(start.elapsed() < Duration::from_secs(20), "timed out waiting for {what}");

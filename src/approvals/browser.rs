@@ -1,0 +1,98 @@
+//! Opening the approval page in the user's browser: `xdg-open` on Linux and the BSDs, `open` on
+//! macOS, `start` on Windows. Where there is no display or no launcher this fails instead of
+//! guessing, so the hub can skip the page, log why, and leave the terminal as the way to decide.
+
+use std::ffi::OsString;
+use std::process::{Command, Stdio};
+
+use url::Url;
+
+/// Why the page could not be shown.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error(
+        "no display to open the approval page on (neither DISPLAY nor WAYLAND_DISPLAY is set); decide with `capabilities hub approve RUN_ID` in a terminal"
+    )]
+    NoDisplay,
+    #[error("cannot start `{program}` to open the approval page in a browser: {source}; decide with `capabilities hub approve RUN_ID` in a terminal")]
+    NoLauncher { program: String, source: std::io::Error },
+}
+
+/// Asks the desktop to open `url` in the default browser. Returns once the launcher started; a
+/// launcher that fails later (no browser configured) is logged, since by then the hub has moved on.
+pub fn open_in_browser(url: &Url) -> Result<(), OpenError> {
+    spawn(launcher(url.as_str())?)
+}
+
+#[cfg(target_os = "macos")]
+fn launcher(url: &str) -> Result<Command, OpenError> {
+    let mut command = Command::new("open");
+    command.arg(url);
+    Ok(command)
+}
+
+#[cfg(windows)]
+fn launcher(url: &str) -> Result<Command, OpenError> {
+    // `start` is a cmd built-in; its first quoted argument is a window title, hence the "".
+    let mut command = Command::new("cmd");
+    command.args(["/C", "start", ""]).arg(url);
+    Ok(command)
+}
+
+#[cfg(all(unix, not(target_os = "macos")))]
+fn launcher(url: &str) -> Result<Command, OpenError> {
+    use crate::env_vars;
+    has_display(std::env::var_os(env_vars::DISPLAY), std::env::var_os(env_vars::WAYLAND_DISPLAY))?;
+    let mut command = Command::new("xdg-open");
+    command.arg(url);
+    Ok(command)
+}
+
+/// A desktop session sets one of these; over SSH or in a container neither is set, and
+/// `xdg-open` would fall back to a text browser on the hub's own terminal, which carries JSON-RPC.
+#[cfg(all(unix, not(target_os = "macos")))]
+fn has_display(x11: Option<OsString>, wayland: Option<OsString>) -> Result<(), OpenError> {
+    if [x11, wayland].into_iter().flatten().any(|value| !value.is_empty()) { Ok(()) } else { Err(OpenError::NoDisplay) }
+}
+
+fn spawn(mut command: Command) -> Result<(), OpenError> {
+    let program = command.get_program().to_string_lossy().into_owned();
+    // The launcher must not read the hub's stdin or write to its stdout: they carry JSON-RPC.
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|source| OpenError::NoLauncher { program: program.clone(), source })?;
+    // Some launchers run the browser in the foreground, so wait on a thread of its own: it reaps
+    // the process whenever it ends and reports a failure to the log.
+    std::thread::spawn(move || match child.wait() {
+        Ok(status) if !status.success() => {
+            tracing::warn!("`{program}` could not open the approval page ({status}); decide with `capabilities hub approve RUN_ID` in a terminal")
+        }
+        Ok(_) => {}
+        Err(e) => tracing::warn!("`{program}` did not report how it ended: {e}"),
+    });
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(all(unix, not(target_os = "macos")))]
+    #[test]
+    fn no_display_means_no_page() {
+        let err = has_display(None, None).unwrap_err().to_string();
+        assert!(err.contains("DISPLAY") && err.contains("hub approve"), "{err}");
+        assert!(has_display(Some(OsString::new()), Some(OsString::new())).is_err(), "empty values are no display");
+        assert!(has_display(Some(":0".into()), None).is_ok());
+        assert!(has_display(None, Some("wayland-0".into())).is_ok());
+    }
+
+    #[test]
+    fn a_missing_launcher_is_an_error_not_a_silent_skip() {
+        let err = spawn(Command::new("capabilities-test-no-such-launcher")).unwrap_err().to_string();
+        assert!(err.contains("capabilities-test-no-such-launcher") && err.contains("hub approve"), "{err}");
+    }
+}

@@ -1,0 +1,161 @@
+//! The approval page's one-time links. Each link carries a random 256-bit token bound to one run
+//! and to the calls of it that were waiting when the link was made, so a stale page can never
+//! approve a call its reader did not see. Each token has its own CSRF value for the page's form,
+//! is spent by the first decision made with it, and dies with the approvals it shows.
+//! Tokens live only in the hub's memory: a restarted hub makes new links, and `hub approve`
+//! still works from the store.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+/// What a token unlocks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grant {
+    pub run_id: String,
+    pub seqs: Vec<u64>,
+    pub csrf: String,
+}
+
+/// Why a token unlocks nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// Never issued (a typo, a guess) or forgotten after it expired.
+    Unknown,
+    /// A decision was already made with it.
+    Used,
+    Expired,
+    /// The form's CSRF value is not the one this token's page carried.
+    BadCsrf,
+}
+
+#[derive(Debug)]
+enum State {
+    Open,
+    /// A decision with it is being written; a second request must not start another.
+    Deciding,
+    Used,
+}
+
+#[derive(Debug)]
+struct Entry {
+    grant: Grant,
+    expires_at_ms: u64,
+    state: State,
+}
+
+/// The tokens of one approval page.
+#[derive(Debug, Default)]
+pub struct Tokens {
+    entries: Mutex<HashMap<String, Entry>>,
+}
+
+/// 32 random bytes as hex, or `None` when the OS has no randomness to give: a guessable token
+/// would be worse than no page.
+pub fn random_hex() -> Option<String> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).ok()?;
+    Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Equal strings, compared without stopping at the first difference, so response time says
+/// nothing about how much of a guessed CSRF value was right.
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+impl Tokens {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
+        self.entries.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Makes a token for `seqs` of `run_id`, valid until `expires_at_ms`; returns `None` without
+    /// randomness. Forgets tokens that expired, so a long-lived hub does not grow.
+    pub fn issue(&self, run_id: &str, seqs: Vec<u64>, expires_at_ms: u64, now_ms: u64) -> Option<String> {
+        let token = random_hex()?;
+        let csrf = random_hex()?;
+        let mut entries = self.lock();
+        entries.retain(|_, entry| entry.expires_at_ms > now_ms);
+        entries.insert(token.clone(), Entry { grant: Grant { run_id: run_id.to_string(), seqs, csrf }, expires_at_ms, state: State::Open });
+        Some(token)
+    }
+
+    /// What `token` unlocks for showing the page; `csrf` is checked too when given (a form post).
+    pub fn check(&self, token: &str, csrf: Option<&str>, now_ms: u64) -> Result<Grant, Refusal> {
+        let entries = self.lock();
+        let entry = entries.get(token).ok_or(Refusal::Unknown)?;
+        Self::usable(entry, csrf, now_ms)?;
+        Ok(entry.grant.clone())
+    }
+
+    fn usable(entry: &Entry, csrf: Option<&str>, now_ms: u64) -> Result<(), Refusal> {
+        match entry.state {
+            State::Used | State::Deciding => return Err(Refusal::Used),
+            State::Open if now_ms >= entry.expires_at_ms => return Err(Refusal::Expired),
+            State::Open => {}
+        }
+        match csrf {
+            Some(csrf) if !same(csrf, &entry.grant.csrf) => Err(Refusal::BadCsrf),
+            _ => Ok(()),
+        }
+    }
+
+    /// Claims `token` for a decision: from here on nobody else can decide with it. Follow with
+    /// [`Tokens::spend`] once the decision is recorded, or [`Tokens::release`] if none was.
+    pub fn claim(&self, token: &str, csrf: &str, now_ms: u64) -> Result<Grant, Refusal> {
+        let mut entries = self.lock();
+        let entry = entries.get_mut(token).ok_or(Refusal::Unknown)?;
+        Self::usable(entry, Some(csrf), now_ms)?;
+        entry.state = State::Deciding;
+        Ok(entry.grant.clone())
+    }
+
+    pub fn spend(&self, token: &str) {
+        if let Some(entry) = self.lock().get_mut(token) {
+            entry.state = State::Used;
+        }
+    }
+
+    /// Gives a claimed token back, when nothing was decided (the config could not take an
+    /// "always" rule), so the person can choose again.
+    pub fn release(&self, token: &str) {
+        if let Some(entry) = self.lock().get_mut(token)
+            && matches!(entry.state, State::Deciding)
+        {
+            entry.state = State::Open;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_token_is_spent_by_one_decision() {
+        let tokens = Tokens::default();
+        let token = tokens.issue("run_a", vec![2], 1_000, 0).unwrap();
+        let grant = tokens.check(&token, None, 10).unwrap();
+        assert_eq!((grant.run_id.as_str(), grant.seqs.as_slice()), ("run_a", &[2][..]));
+        assert_eq!(tokens.claim(&token, "wrong", 10), Err(Refusal::BadCsrf));
+        let claimed = tokens.claim(&token, &grant.csrf, 10).unwrap();
+        assert_eq!(claimed, grant);
+        assert_eq!(tokens.claim(&token, &grant.csrf, 10), Err(Refusal::Used), "a claimed token cannot be claimed twice");
+        tokens.release(&token);
+        tokens.claim(&token, &grant.csrf, 10).unwrap();
+        tokens.spend(&token);
+        tokens.release(&token);
+        assert_eq!(tokens.check(&token, None, 10), Err(Refusal::Used), "a spent token is not given back");
+    }
+
+    #[test]
+    fn unknown_and_expired_tokens_unlock_nothing() {
+        let tokens = Tokens::default();
+        let token = tokens.issue("run_a", vec![0], 1_000, 0).unwrap();
+        assert_eq!(tokens.check("nope", None, 10), Err(Refusal::Unknown));
+        assert_eq!(tokens.check(&token, None, 1_000), Err(Refusal::Expired));
+        let other = tokens.issue("run_b", vec![0], 5_000, 2_000).unwrap();
+        assert_eq!(tokens.check(&token, None, 2_000), Err(Refusal::Unknown), "expired tokens are forgotten");
+        assert_ne!(token, other);
+        assert_eq!(other.len(), 64);
+    }
+}

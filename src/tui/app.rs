@@ -1,0 +1,110 @@
+//! The event loop: terminal input (crossterm's `EventStream`) and a poll of the store, raced in one
+//! `select!`. Keys become actions on the state; the effects they ask for are performed here, and
+//! the screen is drawn again after every event or poll.
+
+use std::io::{IsTerminal, Write};
+use std::time::Duration;
+
+use anyhow::bail;
+use crossterm::event::{Event, EventStream};
+use futures::StreamExt;
+use ratatui::DefaultTerminal;
+use tokio::time::MissedTickBehavior;
+
+use super::keys;
+use super::load::{Loader, now_ms};
+use super::render::render;
+use super::state::{Effect, State};
+use crate::config::Paths;
+
+/// How often the store is read: a change by any process shows within this.
+const POLL: Duration = Duration::from_millis(500);
+
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    /// Ring the terminal bell when a new call waits for a decision.
+    pub bell: bool,
+    pub color: bool,
+}
+
+/// Raw mode and the alternate screen for as long as it lives; dropping it (also when the
+/// verb is cancelled by a signal) gives the person their shell back.
+struct Screen {
+    terminal: DefaultTerminal,
+}
+
+impl Screen {
+    fn enter() -> anyhow::Result<Screen> {
+        // Restores the terminal before a panic message prints, which ratatui's hook also does.
+        Ok(Screen { terminal: ratatui::try_init()? })
+    }
+}
+
+impl Drop for Screen {
+    fn drop(&mut self) {
+        ratatui::restore();
+    }
+}
+
+pub async fn run(paths: &Paths, options: Options) -> anyhow::Result<()> {
+    if !std::io::stdout().is_terminal() {
+        bail!("the dashboard draws on a terminal, and standard output is not one; `capabilities hub runs --json` prints the runs for scripts");
+    }
+    let mut loader = Loader::new(paths.clone());
+    let mut state = State::new(options.color);
+    state.apply_snapshot(loader.snapshot(), now_ms());
+    let mut screen = Screen::enter()?;
+    state.resize(screen.terminal.size()?.height);
+    let mut events = EventStream::new();
+    let mut poll = tokio::time::interval(POLL);
+    poll.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    while !state.should_quit() {
+        screen.terminal.draw(|frame| render(frame, &state))?;
+        tokio::select! {
+            event = events.next() => match event {
+                Some(Ok(Event::Key(key))) => {
+                    let effect = keys::action(&state, key).and_then(|action| state.update(action));
+                    if let Some(effect) = effect {
+                        perform(effect, &mut loader, &mut state);
+                        refresh(&mut loader, &mut state, options.bell)?;
+                    }
+                }
+                Some(Ok(Event::Resize(_, height))) => state.resize(height),
+                Some(Ok(_)) => {}
+                Some(Err(e)) => return Err(e.into()),
+                // The terminal went away: nobody is left to look.
+                None => break,
+            },
+            _ = poll.tick() => refresh(&mut loader, &mut state, options.bell)?,
+        }
+    }
+    Ok(())
+}
+
+fn perform(effect: Effect, loader: &mut Loader, state: &mut State) {
+    match effect {
+        Effect::Decide { approval, decision } => {
+            let outcome = loader.decide(&approval, decision);
+            state.decided(&approval, decision, outcome);
+        }
+        Effect::LoadDetail(run_id) => {
+            let detail = loader.detail(&run_id);
+            state.apply_detail(&run_id, detail);
+        }
+    }
+}
+
+fn refresh(loader: &mut Loader, state: &mut State, bell: bool) -> anyhow::Result<()> {
+    let arrived = state.apply_snapshot(loader.snapshot(), now_ms());
+    if let Some(run_id) = state.detail_run_id().map(String::from) {
+        let detail = loader.detail(&run_id);
+        state.apply_detail(&run_id, detail);
+    }
+    if bell && arrived > 0 {
+        // BEL moves no cursor, so it can go straight to the terminal between two draws.
+        let mut out = std::io::stdout();
+        out.write_all(b"\x07")?;
+        out.flush()?;
+    }
+    Ok(())
+}

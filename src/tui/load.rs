@@ -1,0 +1,206 @@
+//! The dashboard's reads and writes: snapshots from the state store (shared in WAL mode with every
+//! hub and `exec` on the machine, so it is the one source of truth), the configured sources with
+//! their cached tool lists, and decisions made with channel `dashboard`.
+
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use super::snapshot::{ConfiguredSource, RunDetail, Snapshot, merge_sources};
+use crate::catalog::cache::ListingCache;
+use crate::config::Paths;
+use crate::config::edit::add_rule;
+use crate::policy::Action;
+use crate::runs::{Approval, Decision, RunsStore};
+
+/// How many recent runs the runs pane lists.
+const RUN_LIMIT: usize = 200;
+/// Cached listings change only when some process re-lists a source; reading them this often
+/// keeps tool counts current without parsing every listing on each poll.
+const SOURCES_EVERY: Duration = Duration::from_secs(10);
+
+/// The channel every decision made here is recorded with.
+pub const CHANNEL: &str = "dashboard";
+
+pub fn now_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}
+
+pub struct Loader {
+    paths: Paths,
+    /// Opened on first use and again after a failure, so a dashboard started before the data
+    /// directory exists (or while it is unreadable) recovers by itself.
+    store: Option<RunsStore>,
+    configured: Vec<ConfiguredSource>,
+    config_problem: Option<String>,
+    configured_at: Option<(Instant, Option<SystemTime>)>,
+}
+
+impl Loader {
+    pub fn new(paths: Paths) -> Loader {
+        Loader { paths, store: None, configured: Vec::new(), config_problem: None, configured_at: None }
+    }
+
+    fn store(&mut self) -> Result<&RunsStore, String> {
+        if self.store.is_none() {
+            self.store = Some(RunsStore::open(&self.paths.state_database()).map_err(|e| e.to_string())?);
+        }
+        self.store.as_ref().ok_or_else(|| "the state store is not open".to_string())
+    }
+
+    /// Everything the main screen shows, read now. What cannot be read becomes a problem line
+    /// instead of an error, so the rest of the screen stays live.
+    pub fn snapshot(&mut self) -> Snapshot {
+        self.refresh_configured();
+        let mut snapshot = Snapshot::default();
+        let read = self.store().and_then(|store| {
+            let approvals = store.pending_approvals().map_err(|e| e.to_string())?;
+            let runs = store.run_summaries(RUN_LIMIT).map_err(|e| e.to_string())?;
+            let reported = store.source_statuses().map_err(|e| e.to_string())?;
+            Ok((approvals, runs, reported))
+        });
+        let reported = match read {
+            Ok((approvals, runs, reported)) => {
+                snapshot.approvals = approvals;
+                snapshot.runs = runs;
+                reported
+            }
+            Err(e) => {
+                // Reopen next time: the file may have been replaced or its directory created.
+                self.store = None;
+                snapshot.problems.push(e);
+                Vec::new()
+            }
+        };
+        snapshot.problems.extend(self.config_problem.clone());
+        snapshot.sources = merge_sources(self.configured.clone(), reported);
+        snapshot
+    }
+
+    /// Re-reads the config and the cached listings when the config changed or a while passed.
+    fn refresh_configured(&mut self) {
+        let modified = std::fs::metadata(&self.paths.config_file).and_then(|m| m.modified()).ok();
+        if self.configured_at.is_some_and(|(at, seen)| seen == modified && at.elapsed() < SOURCES_EVERY) {
+            return;
+        }
+        self.configured_at = Some((Instant::now(), modified));
+        match crate::config::load(&self.paths.config_file) {
+            Ok(settings) => {
+                let cache = ListingCache::new(self.paths.catalog_cache_dir());
+                self.configured = settings
+                    .sources
+                    .iter()
+                    .map(|source| ConfiguredSource {
+                        name: source.name.clone(),
+                        enabled: source.enabled,
+                        tools: cache.read(&source.name).map(|listing| listing.tools.iter().map(|t| format!("{}.{}", t.namespace, t.name)).collect()),
+                    })
+                    .collect();
+                self.config_problem = None;
+            }
+            Err(e) => {
+                let first = e.to_string().lines().next().unwrap_or_default().to_string();
+                self.config_problem = Some(first);
+            }
+        }
+    }
+
+    pub fn detail(&mut self, run_id: &str) -> Result<Option<RunDetail>, String> {
+        let store = self.store()?;
+        let read = || -> Result<Option<RunDetail>, crate::runs::StoreError> {
+            let Some(run) = store.run(run_id)? else {
+                return Ok(None);
+            };
+            Ok(Some(RunDetail { journal: store.journal(run_id)?, approvals: store.approvals(run_id)?, audit: store.audit_log(run_id)?, run }))
+        };
+        read().map_err(|e| e.to_string())
+    }
+
+    /// Records a decision as the `dashboard` channel. "Always" first writes the policy rule, once
+    /// the call is known to be still waiting, so a rule is never written for a call that can no
+    /// longer run; a config that cannot be changed leaves the call waiting.
+    pub fn decide(&mut self, approval: &Approval, decision: Decision) -> Result<(), String> {
+        let config_file = self.paths.config_file.clone();
+        let store = self.store()?;
+        if decision == Decision::AllowAlways {
+            let current = store.approval(&approval.run_id, approval.seq).map_err(|e| e.to_string())?;
+            if current.as_ref().is_none_or(|a| a.decision.is_some() || a.is_expired_at(now_ms())) {
+                return Err(format!("call {} of {} is no longer waiting for a decision", approval.seq, approval.run_id));
+            }
+            add_rule(&config_file, &approval.address, Action::Allow, None).map_err(|e| format!("no rule written, nothing decided: {e:#}"))?;
+        }
+        store.decide(&approval.run_id, Some(approval.seq), decision, CHANNEL).map(|_| ()).map_err(|e| e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    fn paths(dir: &Path) -> Paths {
+        Paths { config_file: dir.join("config.toml"), data_dir: dir.join("data") }
+    }
+
+    #[test]
+    fn decisions_are_recorded_as_the_dashboard_and_always_writes_a_rule() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = paths(dir.path());
+        std::fs::write(&paths.config_file, "[sources.counter]\ncommand = \"x\"\n").unwrap();
+        let mut loader = Loader::new(paths.clone());
+        assert!(loader.snapshot().approvals.is_empty(), "an empty home is an empty dashboard");
+        let store = RunsStore::open(&paths.state_database()).unwrap();
+        store.begin_run("run_a", "code", 1, 2).unwrap();
+        store.record_pending("run_a", 0, "counter.publish", None, "{}", "ask").unwrap();
+        store.record_pending("run_a", 1, "counter.write", None, "{}", "ask").unwrap();
+        let waiting = loader.snapshot().approvals;
+        assert_eq!(waiting.len(), 2);
+        loader.decide(&waiting[0], Decision::AllowAlways).unwrap();
+        assert!(std::fs::read_to_string(&paths.config_file).unwrap().contains("counter.publish"));
+        loader.decide(&waiting[1], Decision::Deny).unwrap();
+        let decided = store.approvals("run_a").unwrap();
+        assert!(decided.iter().all(|a| a.decided_by.as_deref() == Some(CHANNEL)));
+        let again = loader.decide(&waiting[0], Decision::AllowAlways).unwrap_err();
+        assert!(again.contains("no longer waiting"), "{again}");
+        let detail = loader.detail("run_a").unwrap().unwrap();
+        assert_eq!(detail.audit.len(), 2);
+        assert!(loader.detail("run_zzz").unwrap().is_none());
+    }
+
+    #[test]
+    fn a_broken_config_is_a_problem_line_and_blocks_always() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = paths(dir.path());
+        std::fs::write(&paths.config_file, "[sources.x\n").unwrap();
+        let mut loader = Loader::new(paths.clone());
+        let snapshot = loader.snapshot();
+        assert_eq!(snapshot.problems.len(), 1, "{:?}", snapshot.problems);
+        let store = RunsStore::open(&paths.state_database()).unwrap();
+        store.begin_run("run_a", "code", 1, 2).unwrap();
+        store.record_pending("run_a", 0, "counter.publish", None, "{}", "ask").unwrap();
+        let waiting = loader.snapshot().approvals;
+        let err = loader.decide(&waiting[0], Decision::AllowAlways).unwrap_err();
+        assert!(err.contains("no rule written"), "{err}");
+        assert!(store.approval("run_a", 0).unwrap().unwrap().decision.is_none(), "the call still waits");
+    }
+
+    #[test]
+    fn configured_sources_show_their_cached_tools() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = paths(dir.path());
+        std::fs::write(&paths.config_file, "[sources.time]\ncommand = \"x\"\n").unwrap();
+        let mut loader = Loader::new(paths);
+        let sources = loader.snapshot().sources;
+        assert_eq!(sources.len(), 1);
+        assert_eq!((sources[0].status.as_str(), sources[0].tool_count), ("configured", None));
+    }
+
+    #[test]
+    fn an_unusable_data_directory_is_a_problem_line() {
+        let dir = tempfile::tempdir().unwrap();
+        // A file where the data directory should be: the store cannot be created under it.
+        std::fs::write(dir.path().join("data"), "").unwrap();
+        let mut loader = Loader::new(paths(dir.path()));
+        let snapshot = loader.snapshot();
+        assert!(snapshot.problems.iter().any(|p| p.contains("state store")), "{:?}", snapshot.problems);
+    }
+}

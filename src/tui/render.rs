@@ -1,0 +1,272 @@
+//! Drawing: one pure function of the [`State`] per part of the screen (title, panes or details,
+//! footer, help and confirmation dialogs). Nothing here reads the store or the clock, so the
+//! snapshot tests draw exactly what a person sees.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
+
+use super::detail;
+use super::format;
+use super::panes;
+use super::state::{Mode, State};
+use super::theme::Theme;
+
+/// Below this the panes cannot show a row; the screen says so instead.
+const MIN_WIDTH: u16 = 30;
+const MIN_HEIGHT: u16 = 6;
+
+pub fn render(frame: &mut Frame, state: &State) {
+    let area = frame.area();
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        let text = format!("The terminal is too small ({}×{}); the dashboard needs {MIN_WIDTH}×{MIN_HEIGHT}. q quits.", area.width, area.height);
+        frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
+        return;
+    }
+    let [title, body, footer] = Layout::vertical([Constraint::Length(1), Constraint::Fill(1), Constraint::Length(1)]).areas(area);
+    render_title(frame, state, title);
+    if state.detail.is_some() {
+        render_detail(frame, state, body);
+    } else {
+        let heights = panes::layout(state, body.height);
+        let areas = Layout::vertical(heights.iter().map(|&(_, h)| Constraint::Length(h))).split(body);
+        for (&(pane, _), &pane_area) in heights.iter().zip(areas.iter()) {
+            panes::render(frame, state, pane, pane_area);
+        }
+    }
+    render_footer(frame, state, footer);
+    match state.mode() {
+        Mode::Help => render_help(frame, state, area),
+        Mode::Confirm => render_confirm(frame, state, area),
+        _ => {}
+    }
+}
+
+fn render_title(frame: &mut Frame, state: &State, area: Rect) {
+    let theme = Theme::new(state.color);
+    let waiting = state.snapshot.approvals.len();
+    let mut spans = vec![Span::styled(" capabilities ", theme.title())];
+    let waiting_style = if waiting > 0 { theme.attention() } else { theme.quiet() };
+    spans.push(Span::styled(format!("{waiting} waiting"), waiting_style));
+    spans.push(Span::styled(format!(" · {} runs · {} sources", state.snapshot.runs.len(), state.snapshot.sources.len()), theme.quiet()));
+    if !state.filter.is_empty() && !state.editing_filter {
+        spans.push(Span::raw(format!(" · filter: {}", state.filter)));
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// Key hints that fit in `width`, in order of importance.
+fn hints(state: &State, pairs: &[(&str, &str)], width: u16) -> Line<'static> {
+    let theme = Theme::new(state.color);
+    let mut spans = vec![Span::raw(" ")];
+    let mut used = 1;
+    for (key, label) in pairs {
+        let size = key.chars().count() + label.chars().count() + 3;
+        if used + size > usize::from(width) {
+            break;
+        }
+        used += size;
+        spans.push(Span::styled(key.to_string(), theme.key()));
+        spans.push(Span::raw(format!(" {label}  ")));
+    }
+    Line::from(spans)
+}
+
+fn render_footer(frame: &mut Frame, state: &State, area: Rect) {
+    let theme = Theme::new(state.color);
+    let width = usize::from(area.width);
+    let line = if state.editing_filter {
+        Line::from(vec![
+            Span::styled(" / ", theme.key()),
+            Span::raw(format!("{}▏", state.filter)),
+            Span::styled("  enter keep · esc clear", theme.quiet()),
+        ])
+    } else if let Some(notice) = &state.notice {
+        let style = if notice.is_error { theme.bad() } else { theme.good() };
+        Line::from(Span::styled(format::fit(&format!(" {}", notice.text), width), style))
+    } else if let Some(problem) = state.snapshot.problems.first() {
+        Line::from(Span::styled(format::fit(&format!(" {problem}"), width), theme.bad()))
+    } else if state.detail.is_some() {
+        hints(state, &[("a/r/A/d", "decide"), ("↑↓", "scroll"), ("esc", "back"), ("?", "help"), ("q", "quit")], area.width)
+    } else {
+        let pairs = [("a", "once"), ("r", "run"), ("A", "always"), ("d", "deny"), ("enter", "details"), ("/", "filter"), ("tab", "pane"), ("?", "help"), ("q", "quit")];
+        hints(state, &pairs, area.width)
+    };
+    frame.render_widget(Paragraph::new(line), area);
+}
+
+fn render_detail(frame: &mut Frame, state: &State, area: Rect) {
+    let theme = Theme::new(state.color);
+    let Some(view) = &state.detail else {
+        return;
+    };
+    let mut title = format!(" {} ", view.run_id);
+    if let Some(run) = state.snapshot.runs.iter().find(|r| r.run_id == view.run_id) {
+        let calls = if run.calls == 1 { "call" } else { "calls" };
+        title.push_str(&format!("· {} · {} {calls} · {} ", run.status.replace('_', " "), run.calls, format::duration(panes::elapsed(run, state.now_ms))));
+    }
+    let block = Block::bordered().border_style(theme.border(true)).title(Span::styled(title, theme.border(true)));
+    let paragraph = match (&view.data, &view.error) {
+        (_, Some(error)) => Paragraph::new(Span::styled(error.clone(), theme.bad())).wrap(Wrap { trim: true }),
+        (None, None) => Paragraph::new(Span::styled("Loading…", theme.quiet())),
+        (Some(data), None) => {
+            let lines: Vec<Line> = detail::lines(data)
+                .into_iter()
+                .skip(view.scroll)
+                .take(usize::from(area.height))
+                .map(|l| Line::from(Span::styled(l.text, theme.detail(l.kind))))
+                .collect();
+            Paragraph::new(lines)
+        }
+    };
+    frame.render_widget(paragraph.block(block), area);
+}
+
+/// A box of at most `width`×`height` in the middle of `area`, cleared.
+fn popup(frame: &mut Frame, area: Rect, width: u16, height: u16) -> Rect {
+    let width = width.min(area.width);
+    let height = height.min(area.height);
+    let rect = Rect { x: area.x + (area.width - width) / 2, y: area.y + (area.height - height) / 2, width, height };
+    frame.render_widget(Clear, rect);
+    rect
+}
+
+fn render_help(frame: &mut Frame, state: &State, area: Rect) {
+    let theme = Theme::new(state.color);
+    let key = |k: &'static str, what: &'static str| Line::from(vec![Span::styled(format!("  {k:<15}"), theme.key()), Span::raw(what)]);
+    let heading = |text: &'static str| Line::from(Span::styled(text, theme.header()));
+    let lines = vec![
+        heading("The selected waiting call"),
+        key("a", "allow once"),
+        key("r", "allow for this run (later calls of the tool too)"),
+        key("A", "always allow: asks, then writes a policy rule"),
+        key("d", "deny"),
+        heading("Moving around"),
+        key("↑ ↓ j k", "select, or scroll the details"),
+        key("tab ← →", "next or previous pane"),
+        key("pgup pgdn g G", "page, top, bottom"),
+        key("enter", "details of the run: script, calls, logs"),
+        key("/", "filter runs, calls and tools (fuzzy)"),
+        key("esc", "back; clears the filter"),
+        key("q", "quit"),
+        Line::from(Span::styled("Decisions go to the state store; the run goes on when resumed.", theme.quiet())),
+    ];
+    let rect = popup(frame, area, 68, lines.len() as u16 + 2);
+    let block = Block::bordered().border_style(theme.border(true)).title(Span::styled(" Help · any key closes ", theme.border(true)));
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(block), rect);
+}
+
+fn render_confirm(frame: &mut Frame, state: &State, area: Rect) {
+    let theme = Theme::new(state.color);
+    let Some(approval) = &state.confirm else {
+        return;
+    };
+    let lines = vec![
+        Line::from(Span::styled(format!("Always allow {}?", approval.address), theme.attention())),
+        Line::from(""),
+        Line::from(format!("The call runs, and a policy rule in the config allows {} in every future run, without asking.", approval.address)),
+        Line::from(""),
+        Line::from(vec![Span::styled("y", theme.key()), Span::raw(" yes, always    "), Span::styled("n", theme.key()), Span::raw(" / "), Span::styled("esc", theme.key()), Span::raw(" no")]),
+    ];
+    let rect = popup(frame, area, 60, 9);
+    let block = Block::bordered().border_style(theme.border(true)).title(Span::styled(" Confirm ", theme.border(true)));
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }).block(block), rect);
+}
+
+#[cfg(test)]
+mod tests {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    use super::*;
+    use crate::runs::Decision;
+    use crate::tui::snapshot::Snapshot;
+    use crate::tui::state::tests::{NOW, detail, loaded};
+    use crate::tui::state::{Action, State};
+
+    fn draw(state: &State, width: u16, height: u16) -> TestBackend {
+        let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
+        terminal.draw(|frame| render(frame, state)).expect("draw");
+        terminal.backend().clone()
+    }
+
+    #[test]
+    fn main_screen_at_80x24() {
+        insta::assert_snapshot!(draw(&loaded(), 80, 24));
+    }
+
+    #[test]
+    fn wide_screen_shows_every_column() {
+        insta::assert_snapshot!(draw(&loaded(), 120, 24));
+    }
+
+    #[test]
+    fn empty_state_says_what_to_do() {
+        let mut state = State::new(false);
+        state.apply_snapshot(Snapshot::default(), NOW);
+        insta::assert_snapshot!(draw(&state, 80, 24));
+    }
+
+    #[test]
+    fn runs_pane_focused_after_tab() {
+        let mut state = loaded();
+        state.update(Action::NextPane);
+        state.update(Action::Down);
+        insta::assert_snapshot!(draw(&state, 80, 24));
+    }
+
+    #[test]
+    fn sources_pane_filtered_by_a_tool() {
+        let mut state = loaded();
+        state.update(Action::PrevPane);
+        state.update(Action::StartFilter);
+        for c in "issue".chars() {
+            state.update(Action::FilterChar(c));
+        }
+        insta::assert_snapshot!(draw(&state, 80, 24));
+    }
+
+    #[test]
+    fn details_of_a_run() {
+        let mut state = loaded();
+        state.update(Action::Open);
+        state.apply_detail("run_aaaaaaaaaaaaaaaaaaaaaaaaaa", Ok(Some(detail())));
+        insta::assert_snapshot!(draw(&state, 80, 24));
+    }
+
+    #[test]
+    fn help_overlay() {
+        let mut state = loaded();
+        state.update(Action::ToggleHelp);
+        insta::assert_snapshot!(draw(&state, 80, 24));
+    }
+
+    #[test]
+    fn always_allow_asks_for_confirmation() {
+        let mut state = loaded();
+        state.update(Action::Decide(Decision::AllowAlways));
+        insta::assert_snapshot!(draw(&state, 80, 24));
+    }
+
+    #[test]
+    fn small_terminal_keeps_the_queue_and_the_focused_pane() {
+        insta::assert_snapshot!(draw(&loaded(), 60, 15));
+    }
+
+    #[test]
+    fn tiny_terminal_says_it_is_too_small() {
+        insta::assert_snapshot!(draw(&loaded(), 28, 5));
+    }
+
+    #[test]
+    fn problems_and_notices_show_in_the_footer() {
+        let mut state = State::new(false);
+        let snapshot = Snapshot { problems: vec!["cannot read the config: bad line 3".into()], ..Snapshot::default() };
+        state.apply_snapshot(snapshot, NOW);
+        let footer = |backend: &TestBackend| backend.to_string().lines().nth(23).unwrap_or_default().to_string();
+        assert!(footer(&draw(&state, 80, 24)).contains("cannot read the config"));
+        state.update(Action::Decide(Decision::Deny));
+        assert!(footer(&draw(&state, 80, 24)).contains("No call is waiting"));
+    }
+}

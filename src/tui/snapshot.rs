@@ -1,0 +1,116 @@
+//! What the dashboard shows, as plain data read from the store and the config: a [`Snapshot`] of
+//! the queue, the runs and the sources, and the [`RunDetail`] of one run. Loading them is the app
+//! loop's job; this module only defines them and merges the two views of the sources.
+
+use serde_json::Value;
+
+use crate::runs::{Approval, JournalEntry, RunRecord, RunSummary, SourceStatusRecord};
+
+/// Everything the main screen shows, as of one poll.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Snapshot {
+    /// Calls waiting for a decision, oldest first.
+    pub approvals: Vec<Approval>,
+    /// Recent runs, newest first.
+    pub runs: Vec<RunSummary>,
+    pub sources: Vec<SourceRow>,
+    /// What could not be read (the store, the config), each with what to do.
+    pub problems: Vec<String>,
+}
+
+/// A source as the config declares it, with what its cached listing says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfiguredSource {
+    pub name: String,
+    pub enabled: bool,
+    /// The addresses of its tools in the cached listing; `None` when nothing is cached.
+    pub tools: Option<Vec<String>>,
+}
+
+/// One row of the sources pane.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceRow {
+    pub name: String,
+    pub status: String,
+    pub tool_count: Option<usize>,
+    pub error: Option<String>,
+    /// When a hub last reported on it; `None` when only the config and cache know it.
+    pub reported_at_ms: Option<u64>,
+    /// Tool addresses, from the cache, so the filter can find a source by its tools.
+    pub tools: Vec<String>,
+}
+
+/// Everything about one run, for the details view.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunDetail {
+    pub run: RunRecord,
+    pub journal: Vec<JournalEntry>,
+    pub approvals: Vec<Approval>,
+    /// `(at_ms, kind, detail)`, oldest first.
+    pub audit: Vec<(u64, String, Value)>,
+}
+
+/// The sources pane: what hubs reported wins, since it is live; configured sources nobody
+/// reported on yet show as `configured` (or `disabled`) with their cached tool counts; reported
+/// sources the config no longer has still show, since a running hub may serve them.
+pub fn merge_sources(configured: Vec<ConfiguredSource>, reported: Vec<SourceStatusRecord>) -> Vec<SourceRow> {
+    let mut rows: Vec<SourceRow> = configured
+        .into_iter()
+        .map(|source| {
+            let tools = source.tools.clone().unwrap_or_default();
+            match reported.iter().find(|r| r.name == source.name) {
+                Some(report) => reported_row(report, tools),
+                None => SourceRow {
+                    name: source.name,
+                    status: if source.enabled { "configured" } else { "disabled" }.to_string(),
+                    tool_count: source.tools.map(|t| t.len()),
+                    error: None,
+                    reported_at_ms: None,
+                    tools,
+                },
+            }
+        })
+        .collect();
+    for report in &reported {
+        if !rows.iter().any(|row| row.name == report.name) {
+            rows.push(reported_row(report, Vec::new()));
+        }
+    }
+    rows.sort_by(|a, b| a.name.cmp(&b.name));
+    rows
+}
+
+fn reported_row(report: &SourceStatusRecord, tools: Vec<String>) -> SourceRow {
+    SourceRow {
+        name: report.name.clone(),
+        status: report.status.clone(),
+        tool_count: Some(report.tool_count),
+        error: report.error.clone(),
+        reported_at_ms: Some(report.updated_at_ms),
+        tools,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reports_win_over_the_config_and_unknown_reports_still_show() {
+        let configured = vec![
+            ConfiguredSource { name: "time".into(), enabled: true, tools: Some(vec!["time.now".into()]) },
+            ConfiguredSource { name: "off".into(), enabled: false, tools: None },
+            ConfiguredSource { name: "counter".into(), enabled: true, tools: Some(vec!["counter.write".into(), "counter.publish".into()]) },
+        ];
+        let reported = vec![
+            SourceStatusRecord { name: "counter".into(), status: "failed".into(), tool_count: 0, error: Some("exited".into()), updated_at_ms: 5 },
+            SourceStatusRecord { name: "elsewhere".into(), status: "ready".into(), tool_count: 3, error: None, updated_at_ms: 6 },
+        ];
+        let rows = merge_sources(configured, reported);
+        let summary: Vec<_> = rows.iter().map(|r| (r.name.as_str(), r.status.as_str(), r.tool_count, r.tools.len())).collect();
+        assert_eq!(
+            summary,
+            [("counter", "failed", Some(0), 2), ("elsewhere", "ready", Some(3), 0), ("off", "disabled", None, 0), ("time", "configured", Some(1), 1)]
+        );
+    }
+}

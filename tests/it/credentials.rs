@@ -1,0 +1,771 @@
+//! Credentials end to end, through the real binary: the encrypted file store (round trip, wrong
+//! passphrase, damaged file, concurrent writers), the real Secret Service on Linux (a private
+//! D-Bus session with an unlocked gnome-keyring), the error where no keychain answers, and a
+//! canary secret that must reach an HTTP upstream's `Authorization` header and a stdio
+//! upstream's environment while showing up in no envelope, log, database or listing.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use sha2::{Digest, Sha256};
+
+use crate::common::{free_port, repo};
+use crate::support::{Home, Run};
+
+const PASSPHRASE: &str = "correct horse battery staple";
+
+/// A fresh random value no test output could contain by chance.
+fn canary(prefix: &str) -> String {
+    let mut bytes = [0u8; 12];
+    getrandom::fill(&mut bytes).expect("random bytes");
+    format!(
+        "{prefix}-{}",
+        bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    )
+}
+
+fn sha256(text: &str) -> String {
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Runs `capabilities ARGS…` with `stdin` and extra environment.
+fn run_with(home: &Home, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Run {
+    let mut command = home.command(args);
+    command
+        .env_remove("CAPABILITIES_PASSPHRASE")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let mut child = command.spawn().expect("run capabilities");
+    let mut input = child.stdin.take().expect("stdin");
+    input.write_all(stdin.as_bytes()).expect("write stdin");
+    drop(input);
+    Run::from(child.wait_with_output().expect("wait for capabilities"))
+}
+
+fn with_passphrase(passphrase: &str) -> Vec<(&'static str, &str)> {
+    vec![
+        ("CAPABILITIES_PASSPHRASE", passphrase),
+        ("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus"),
+    ]
+}
+
+/// Every file under `dir` whose bytes contain `needle`.
+fn files_containing(dir: &Path, needle: &str) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read dir").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if std::fs::read(&path)
+                .is_ok_and(|bytes| bytes.windows(needle.len()).any(|w| w == needle.as_bytes()))
+            {
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn file_store_round_trip_keeps_nothing_in_clear() {
+    let home = Home::new();
+    let value = canary("roundtrip");
+    let env = with_passphrase(PASSPHRASE);
+    let set = run_with(
+        &home,
+        &["credential", "set", "github-personal", "--store", "file"],
+        &format!("{value}\n"),
+        &env,
+    )
+    .ok();
+    assert!(
+        set.stdout
+            .contains("stored `github-personal` in the encrypted file store"),
+        "{}",
+        set.stdout
+    );
+    let list = run_with(&home, &["credential", "list"], "", &env).ok();
+    assert!(
+        list.stdout.contains("github-personal") && list.stdout.contains("file"),
+        "{}",
+        list.stdout
+    );
+    let test = run_with(&home, &["credential", "test", "github-personal"], "", &env).ok();
+    assert!(test.stdout.contains("can be read"), "{}", test.stdout);
+    assert_eq!(files_containing(home.path(), &value), Vec::<PathBuf>::new());
+    assert!(home.path().join("data/credentials.age").exists());
+    let removed = run_with(
+        &home,
+        &["credential", "remove", "github-personal"],
+        "",
+        &env,
+    )
+    .ok();
+    assert!(
+        removed.stdout.contains("removed `github-personal`"),
+        "{}",
+        removed.stdout
+    );
+    let gone = run_with(&home, &["credential", "test", "github-personal"], "", &env).fails();
+    assert!(
+        gone.stderr.contains("is not stored")
+            && gone.stderr.contains("credential set github-personal"),
+        "{}",
+        gone.stderr
+    );
+}
+
+#[test]
+fn wrong_passphrase_is_refused_by_name() {
+    let home = Home::new();
+    run_with(
+        &home,
+        &["credential", "set", "a", "--store", "file"],
+        "value-a",
+        &with_passphrase(PASSPHRASE),
+    )
+    .ok();
+    let before = std::fs::read(home.path().join("data/credentials.age")).unwrap();
+    let wrong = with_passphrase("not it");
+    let read = run_with(&home, &["credential", "test", "a"], "", &wrong).fails();
+    assert!(
+        read.stderr.contains("wrong passphrase") && read.stderr.contains("CAPABILITIES_PASSPHRASE"),
+        "{}",
+        read.stderr
+    );
+    let write = run_with(
+        &home,
+        &["credential", "set", "b", "--store", "file"],
+        "value-b",
+        &wrong,
+    )
+    .fails();
+    assert!(
+        write.stderr.contains("wrong passphrase"),
+        "{}",
+        write.stderr
+    );
+    assert_eq!(
+        std::fs::read(home.path().join("data/credentials.age")).unwrap(),
+        before,
+        "a failed write changed the file"
+    );
+}
+
+#[test]
+fn damaged_file_is_reported_with_the_fix() {
+    let home = Home::new();
+    let env = with_passphrase(PASSPHRASE);
+    run_with(
+        &home,
+        &["credential", "set", "a", "--store", "file"],
+        "value-a",
+        &env,
+    )
+    .ok();
+    let path = home.path().join("data/credentials.age");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let at = bytes.len() - 3;
+    bytes[at] ^= 0x55;
+    std::fs::write(&path, &bytes).unwrap();
+    let read = run_with(&home, &["credential", "test", "a"], "", &env).fails();
+    assert!(
+        read.stderr.contains("is damaged") && read.stderr.contains("move it away"),
+        "{}",
+        read.stderr
+    );
+}
+
+#[test]
+fn concurrent_writers_lose_no_secret() {
+    let home = Home::new();
+    let names: Vec<String> = (0..4).map(|i| format!("writer-{i}")).collect();
+    let children: Vec<Child> = names
+        .iter()
+        .map(|name| {
+            let mut command = home.command(&["credential", "set", name, "--store", "file"]);
+            command
+                .env("CAPABILITIES_PASSPHRASE", PASSPHRASE)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+            let mut child = command.spawn().expect("spawn");
+            child
+                .stdin
+                .take()
+                .expect("stdin")
+                .write_all(format!("value of {name}").as_bytes())
+                .expect("write");
+            child
+        })
+        .collect();
+    for child in children {
+        Run::from(child.wait_with_output().expect("wait")).ok();
+    }
+    let env = with_passphrase(PASSPHRASE);
+    let list = run_with(&home, &["credential", "list", "--json"], "", &env).ok();
+    let rows: serde_json::Value = serde_json::from_str(&list.stdout).expect("JSON");
+    let listed: Vec<&str> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["name"].as_str())
+        .collect();
+    assert_eq!(listed, names.iter().map(String::as_str).collect::<Vec<_>>());
+    for name in &names {
+        run_with(&home, &["credential", "test", name], "", &env).ok();
+    }
+}
+
+#[test]
+fn file_store_without_a_passphrase_says_how_to_give_one() {
+    let home = Home::new();
+    let run = run_with(
+        &home,
+        &["credential", "set", "a", "--store", "file"],
+        "value",
+        &[],
+    )
+    .fails();
+    assert!(
+        run.stderr.contains("needs its passphrase")
+            && run.stderr.contains("CAPABILITIES_PASSPHRASE"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn values_never_come_from_arguments_and_names_are_checked() {
+    let home = Home::new();
+    let env = with_passphrase(PASSPHRASE);
+    let run = run_with(
+        &home,
+        &["credential", "set", "a", "s3cret-value", "--store", "file"],
+        "",
+        &env,
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    let empty = run_with(
+        &home,
+        &["credential", "set", "a", "--store", "file"],
+        "\n",
+        &env,
+    )
+    .fails();
+    assert!(
+        empty.stderr.contains("is empty; nothing was stored"),
+        "{}",
+        empty.stderr
+    );
+    let bad = run_with(
+        &home,
+        &["credential", "set", "a/b", "--store", "file"],
+        "v",
+        &env,
+    )
+    .fails();
+    assert!(bad.stderr.contains("not a secret name"), "{}", bad.stderr);
+    let reserved = run_with(
+        &home,
+        &[
+            "credential",
+            "set",
+            "capabilities.state-key",
+            "--store",
+            "file",
+        ],
+        "v",
+        &env,
+    )
+    .fails();
+    assert!(
+        reserved.stderr.contains("state-store key"),
+        "{}",
+        reserved.stderr
+    );
+    let missing = run_with(&home, &["credential", "remove", "never-stored"], "", &env).fails();
+    assert!(
+        missing.stderr.contains("`never-stored` is not stored"),
+        "{}",
+        missing.stderr
+    );
+    home.write_config("[credentials]\nstore = \"vault\"\n");
+    let config = run_with(&home, &["credential", "list"], "", &env).fails();
+    assert!(
+        config.stderr.contains("`vault` is not a credential store"),
+        "{}",
+        config.stderr
+    );
+}
+
+#[test]
+fn every_credential_verb_has_an_example_in_its_help() {
+    let home = Home::new();
+    for verb in [
+        ["credential", "set"],
+        ["credential", "list"],
+        ["credential", "remove"],
+        ["credential", "test"],
+    ] {
+        let run = home.run(&[verb[0], verb[1], "--help"]).ok();
+        assert!(
+            run.stdout.contains("Example") && run.stdout.contains("capabilities credential"),
+            "{}",
+            run.stdout
+        );
+    }
+    let doctor = home.run(&["doctor", "--help"]).ok();
+    assert!(
+        doctor.stdout.contains("Example") && doctor.stdout.contains("capabilities doctor"),
+        "{}",
+        doctor.stdout
+    );
+}
+
+/// A machine without a keychain: no session bus at all, or a bus where nothing answers.
+#[cfg(target_os = "linux")]
+#[test]
+fn no_keychain_names_the_file_store() {
+    let home = Home::new();
+    let runtime = tempfile::tempdir().unwrap();
+    let runtime = runtime.path().to_str().unwrap();
+    let env = [
+        ("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus"),
+        ("XDG_RUNTIME_DIR", runtime),
+    ];
+    let set = run_with(
+        &home,
+        &["credential", "set", "github-personal"],
+        "value",
+        &env,
+    )
+    .fails();
+    assert!(
+        set.stderr.contains("OS keychain is not available here"),
+        "{}",
+        set.stderr
+    );
+    assert!(
+        set.stderr.contains("--store file") && set.stderr.contains("store = \"file\""),
+        "{}",
+        set.stderr
+    );
+    let doctor = run_with(&home, &["doctor"], "", &env).fails();
+    assert!(
+        doctor.stdout.contains("not usable here") && doctor.stdout.contains("--store file"),
+        "{}",
+        doctor.stdout
+    );
+    // The fix the message names works on the same machine.
+    let mut env = env.to_vec();
+    env.push(("CAPABILITIES_PASSPHRASE", PASSPHRASE));
+    run_with(
+        &home,
+        &["credential", "set", "github-personal", "--store", "file"],
+        "value",
+        &env,
+    )
+    .ok();
+    home.write_config("[credentials]\nstore = \"file\"\n");
+    run_with(&home, &["credential", "set", "github-work"], "value", &env).ok();
+    let doctor = run_with(&home, &["doctor"], "", &env).ok();
+    assert!(
+        doctor
+            .stdout
+            .contains("new secrets go to the encrypted file store"),
+        "{}",
+        doctor.stdout
+    );
+}
+
+/// A private D-Bus session bus with gnome-keyring's Secret Service on it, its login keyring
+/// unlocked with a known password: the real keychain path of a Linux desktop.
+#[cfg(target_os = "linux")]
+struct SecretService {
+    /// Holds the bus socket and the keyring files until the test ends.
+    _dir: tempfile::TempDir,
+    address: String,
+    runtime: String,
+    bus: Child,
+    keyring: Child,
+}
+
+#[cfg(target_os = "linux")]
+impl SecretService {
+    fn start() -> SecretService {
+        let dir = tempfile::tempdir().unwrap();
+        let runtime = dir.path().join("run");
+        std::fs::create_dir_all(&runtime).unwrap();
+        std::fs::set_permissions(
+            &runtime,
+            std::os::unix::fs::PermissionsExt::from_mode(0o700),
+        )
+        .unwrap();
+        let mut bus = Command::new("dbus-daemon")
+            .args(["--session", "--nofork", "--print-address=1"])
+            .arg(format!(
+                "--address=unix:path={}",
+                runtime.join("bus").display()
+            ))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("dbus-daemon runs (apt-get install dbus; .ci/run installs it)");
+        let mut address = String::new();
+        BufReader::new(bus.stdout.take().expect("stdout"))
+            .read_line(&mut address)
+            .expect("bus address");
+        let address = address.trim().to_string();
+        let mut keyring = Command::new("gnome-keyring-daemon")
+            .args(["--unlock", "--foreground", "--components=secrets"])
+            .env("DBUS_SESSION_BUS_ADDRESS", &address)
+            .env("XDG_RUNTIME_DIR", &runtime)
+            .env("HOME", dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect(
+                "gnome-keyring-daemon runs (apt-get install gnome-keyring; .ci/run installs it)",
+            );
+        keyring
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(b"test keyring password")
+            .expect("unlock password");
+        let runtime = runtime.display().to_string();
+        let service = SecretService {
+            _dir: dir,
+            address,
+            runtime,
+            bus,
+            keyring,
+        };
+        // Wait until the daemon owns the Secret Service name; asking earlier would make the bus
+        // start another, locked, daemon.
+        for _ in 0..200 {
+            let owned = Command::new("dbus-send")
+                .args([
+                    "--session",
+                    "--print-reply",
+                    "--dest=org.freedesktop.DBus",
+                    "/org/freedesktop/DBus",
+                    "org.freedesktop.DBus.NameHasOwner",
+                    "string:org.freedesktop.secrets",
+                ])
+                .env("DBUS_SESSION_BUS_ADDRESS", &service.address)
+                .output()
+                .expect("dbus-send runs");
+            if String::from_utf8_lossy(&owned.stdout).contains("boolean true") {
+                return service;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("gnome-keyring-daemon never took the Secret Service name on the private bus");
+    }
+
+    fn env(&self) -> Vec<(&str, &str)> {
+        vec![
+            ("DBUS_SESSION_BUS_ADDRESS", self.address.as_str()),
+            ("XDG_RUNTIME_DIR", self.runtime.as_str()),
+        ]
+    }
+
+    /// What `secret-tool` (libsecret, an independent client) finds under our service name.
+    fn lookup(&self, name: &str) -> String {
+        let output = Command::new("secret-tool")
+            .args(["lookup", "service", "capabilities", "username", name])
+            .env("DBUS_SESSION_BUS_ADDRESS", &self.address)
+            .output()
+            .expect("secret-tool runs (apt-get install libsecret-tools)");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl Drop for SecretService {
+    fn drop(&mut self) {
+        for child in [&mut self.keyring, &mut self.bus] {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn secret_service_stores_reads_and_removes() {
+    let service = SecretService::start();
+    let home = Home::new();
+    let env = service.env();
+    let value = canary("keychain");
+    let set = run_with(
+        &home,
+        &["credential", "set", "github-personal"],
+        &value,
+        &env,
+    )
+    .ok();
+    assert!(set.stdout.contains("in the OS keychain"), "{}", set.stdout);
+    assert_eq!(
+        service.lookup("github-personal"),
+        value,
+        "the Secret Service holds the value"
+    );
+    let list = run_with(&home, &["credential", "list", "--json"], "", &env).ok();
+    assert!(
+        list.stdout.contains("\"store\": \"keychain\""),
+        "{}",
+        list.stdout
+    );
+    assert!(!list.stdout.contains(&value));
+    run_with(&home, &["credential", "test", "github-personal"], "", &env).ok();
+    let doctor = run_with(&home, &["doctor"], "", &env).ok();
+    assert!(
+        doctor
+            .stdout
+            .contains("the Secret Service over D-Bus answers"),
+        "{}",
+        doctor.stdout
+    );
+    assert_eq!(files_containing(home.path(), &value), Vec::<PathBuf>::new());
+    run_with(
+        &home,
+        &["credential", "remove", "github-personal"],
+        "",
+        &env,
+    )
+    .ok();
+    assert_eq!(service.lookup("github-personal"), "");
+    run_with(&home, &["credential", "test", "github-personal"], "", &env).fails();
+}
+
+/// The "done when" of the issue: one secret in the keychain, referenced from two connections,
+/// both used from one script; policy can single out a connection, and an unknown one is an
+/// error that lists the real ones.
+#[cfg(target_os = "linux")]
+#[test]
+fn one_keychain_secret_serves_two_connections_in_one_script() {
+    let service = SecretService::start();
+    let home = Home::new();
+    let env = service.env();
+    let value = canary("github");
+    home.write_config(&format!(
+        r#"[policy]
+default = "allow"
+
+[[policy.rules]]
+match = "canary.echo"
+action = "deny"
+connection = "work"
+
+[sources.canary]
+command = "{python}"
+args = ["{server}"]
+env = {{ CANARY_SHA256 = "{sha}" }}
+
+[sources.canary.connections.personal]
+default = true
+env = {{ CANARY_TOKEN = "${{secret:github-personal}}" }}
+
+[sources.canary.connections.work]
+env = {{ CANARY_TOKEN = "${{secret:github-personal}}", TEAM = "work" }}
+"#,
+        python = repo().join(".venv/bin/python").display(),
+        server = repo().join("tests/peers/canary_server.py").display(),
+        sha = sha256(&value),
+    ));
+    run_with(
+        &home,
+        &["credential", "set", "github-personal"],
+        &value,
+        &env,
+    )
+    .ok();
+    let list = run_with(&home, &["credential", "list"], "", &env).ok();
+    assert!(
+        list.stdout.contains("canary/personal, canary/work"),
+        "{}",
+        list.stdout
+    );
+    let test = run_with(&home, &["credential", "test", "github-personal"], "", &env).ok();
+    assert!(
+        test.stdout.contains("canary/personal: connected")
+            && test.stdout.contains("canary/work: connected"),
+        "{}",
+        test.stdout
+    );
+    let script = r#"
+        const out = [await canary.whoami({}), await canary.whoami({}, { connection: "work" })];
+        out.push(await canary.echo({ text: "hi" }));
+        try { await canary.echo({ text: "hi" }, { connection: "work" }) } catch (e) { out.push(e.code) }
+        try { await canary.whoami({}, { connection: "nope" }) } catch (e) { out.push(e.name + ": " + e.message) }
+        return out;
+    "#;
+    let run = run_with(&home, &["exec", "--json", "-"], script, &env).ok();
+    let envelope: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON envelope");
+    let result = &envelope["result"];
+    assert_eq!(result[0]["result"], "authorized by env", "{envelope:#}");
+    assert_eq!(result[1]["result"], "authorized by env", "{envelope:#}");
+    assert_eq!(result[2]["result"], "hi", "{envelope:#}");
+    assert_eq!(result[3], "policy_denied", "{envelope:#}");
+    let unknown = result[4].as_str().unwrap_or_default();
+    assert!(
+        unknown.starts_with("ToolError")
+            && unknown.contains("\"nope\"")
+            && unknown.contains("personal, work"),
+        "{unknown}"
+    );
+}
+
+/// The HTTP canary server on a free port; killed when dropped.
+struct HttpCanary {
+    url: String,
+    child: Child,
+}
+
+impl HttpCanary {
+    fn start(sha: &str) -> HttpCanary {
+        let port = free_port();
+        let child = Command::new(repo().join(".venv/bin/python"))
+            .arg(repo().join("tests/peers/canary_server.py"))
+            .args(["http", &port.to_string()])
+            .env("CANARY_SHA256", sha)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the test venv's python runs (tests/setup.sh)");
+        let server = HttpCanary {
+            url: format!("http://127.0.0.1:{port}/mcp"),
+            child,
+        };
+        for _ in 0..300 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return server;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!("the canary server did not listen on port {port}");
+    }
+}
+
+impl Drop for HttpCanary {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn canary_reaches_upstreams_and_nothing_else() {
+    let value = canary("canary");
+    let sha = sha256(&value);
+    let http = HttpCanary::start(&sha);
+    let home = Home::new();
+    home.write_config(&format!(
+        r#"[credentials]
+store = "file"
+
+[policy]
+default = "allow"
+
+[sources.web]
+url = "{url}"
+headers = {{ Authorization = "Bearer ${{secret:canary}}" }}
+
+[sources.local]
+command = "{python}"
+args = ["{server}"]
+env = {{ CANARY_TOKEN = "${{secret:canary}}", CANARY_SHA256 = "{sha}" }}
+"#,
+        url = http.url,
+        python = repo().join(".venv/bin/python").display(),
+        server = repo().join("tests/peers/canary_server.py").display(),
+    ));
+    let mut env = with_passphrase(PASSPHRASE);
+    run_with(&home, &["credential", "set", "canary"], &value, &env).ok();
+    // The script holds the value only in pieces, as a model that read it somewhere might.
+    let (head, tail) = value.split_at(5);
+    let script = format!(
+        r#"
+        const out = [await web.whoami({{}}), await local.whoami({{}})];
+        for (const kind of ["tool", "protocol"]) {{
+            try {{ await local.leak({{ kind }}) }} catch (e) {{ out.push(e.code + ": " + e.message) }}
+        }}
+        try {{ await local.echo({{ text: "token " + "{head}" + "{tail}" }}) }} catch (e) {{ out.push(e.code + ": " + e.message) }}
+        return out;
+        "#
+    );
+    env.push(("CAPABILITIES_LOG", "trace"));
+    let run = run_with(&home, &["exec", "--json", "-"], &script, &env).ok();
+    let envelope: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON envelope");
+    let result = &envelope["result"];
+    // It flowed: the header and the environment both carried it.
+    assert_eq!(result[0]["result"], "authorized by header", "{envelope:#}");
+    assert_eq!(result[1]["result"], "authorized by env", "{envelope:#}");
+    // Echoes were blanked, and passing it as an argument was refused.
+    let tool_leak = result[2].as_str().unwrap_or_default();
+    assert!(
+        tool_leak.starts_with("tool_error") && tool_leak.contains("rejected token •••"),
+        "{tool_leak}"
+    );
+    let protocol_leak = result[3].as_str().unwrap_or_default();
+    assert!(
+        protocol_leak.starts_with("upstream_error") && protocol_leak.contains("rejected token •••"),
+        "{protocol_leak}"
+    );
+    let refused = result[4].as_str().unwrap_or_default();
+    assert!(
+        refused.starts_with("policy_denied") && refused.contains("value of a stored secret"),
+        "{refused}"
+    );
+    assert!(
+        run.stderr.contains("TRACE"),
+        "logs at trace level were produced"
+    );
+    let mut outputs = vec![
+        ("envelope".to_string(), run.stdout),
+        ("trace log".to_string(), run.stderr),
+    ];
+    let plain = run_with(&home, &["exec", "-"], &script, &with_passphrase(PASSPHRASE));
+    outputs.push(("exec output".to_string(), plain.stdout + &plain.stderr));
+    for args in [
+        &["credential", "list"][..],
+        &["credential", "list", "--json"],
+        &["credential", "test", "canary"],
+        &["doctor"],
+        &["source", "list"],
+    ] {
+        let run = run_with(&home, args, "", &with_passphrase(PASSPHRASE));
+        outputs.push((args.join(" "), run.stdout + &run.stderr));
+    }
+    for (what, text) in &outputs {
+        assert!(
+            !text.contains(&value),
+            "the canary appears in the {what}:\n{text}"
+        );
+    }
+    assert!(
+        home.path().join("data/state.sqlite").exists(),
+        "the run was stored"
+    );
+    assert_eq!(
+        files_containing(home.path(), &value),
+        Vec::<PathBuf>::new(),
+        "the canary is in a file in clear"
+    );
+}
