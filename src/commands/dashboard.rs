@@ -10,6 +10,13 @@ use crate::tui::{self, Options};
 
 pub async fn run(paths: &Paths, args: &DashboardArgs) -> anyhow::Result<ExitCode> {
     let color = std::env::var_os(env_vars::NO_COLOR).is_none();
-    tui::run(paths, Options { bell: args.bell, color }).await?;
+    tui::run(
+        paths,
+        Options {
+            bell: args.bell,
+            color,
+        },
+    )
+    .await?;
     Ok(ExitCode::SUCCESS)
 }

@@ -31,7 +31,13 @@ pub struct SourceStatusRecord {
 
 impl RunsStore {
     /// Records the current status of a source, replacing what was recorded before.
-    pub fn record_source_status(&self, name: &str, status: &str, tool_count: usize, error: Option<&str>) -> Result<(), StoreError> {
+    pub fn record_source_status(
+        &self,
+        name: &str,
+        status: &str,
+        tool_count: usize,
+        error: Option<&str>,
+    ) -> Result<(), StoreError> {
         self.with(|c| {
             c.execute(
                 "INSERT OR REPLACE INTO source_status (name, status, tool_count, error, updated_at_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -68,11 +74,33 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = RunsStore::open(&dir.path().join("s.sqlite")).unwrap();
         assert!(store.source_statuses().unwrap().is_empty());
-        store.record_source_status("time", "connecting", 0, None).unwrap();
-        store.record_source_status("everything", "failed", 0, Some("spawn failed")).unwrap();
-        store.record_source_status("time", "ready", 2, None).unwrap();
+        store
+            .record_source_status("time", "connecting", 0, None)
+            .unwrap();
+        store
+            .record_source_status("everything", "failed", 0, Some("spawn failed"))
+            .unwrap();
+        store
+            .record_source_status("time", "ready", 2, None)
+            .unwrap();
         let statuses = store.source_statuses().unwrap();
-        let summary: Vec<_> = statuses.iter().map(|s| (s.name.as_str(), s.status.as_str(), s.tool_count, s.error.as_deref())).collect();
-        assert_eq!(summary, [("everything", "failed", 0, Some("spawn failed")), ("time", "ready", 2, None)]);
+        let summary: Vec<_> = statuses
+            .iter()
+            .map(|s| {
+                (
+                    s.name.as_str(),
+                    s.status.as_str(),
+                    s.tool_count,
+                    s.error.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                ("everything", "failed", 0, Some("spawn failed")),
+                ("time", "ready", 2, None)
+            ]
+        );
     }
 }

@@ -56,12 +56,26 @@ mod tests {
         store.begin_run("run_a", "code", 1, 2).unwrap();
         store.begin_run("run_b", "code", 1, 2).unwrap();
         for (seq, address) in [(0, "counter.write"), (1, "counter.publish")] {
-            let entry = JournalEntry { seq, address: address.into(), connection: None, args_digest: "d".into(), result: serde_json::json!({}), ok: true, ms: 1 };
+            let entry = JournalEntry {
+                seq,
+                address: address.into(),
+                connection: None,
+                args_digest: "d".into(),
+                result: serde_json::json!({}),
+                ok: true,
+                ms: 1,
+            };
             store.record_call("run_a", &entry).unwrap();
         }
         let summaries = store.run_summaries(10).unwrap();
-        let rows: Vec<_> = summaries.iter().map(|s| (s.run_id.as_str(), s.calls, s.last_call.as_deref())).collect();
-        assert_eq!(rows, [("run_b", 0, None), ("run_a", 2, Some("counter.publish"))]);
+        let rows: Vec<_> = summaries
+            .iter()
+            .map(|s| (s.run_id.as_str(), s.calls, s.last_call.as_deref()))
+            .collect();
+        assert_eq!(
+            rows,
+            [("run_b", 0, None), ("run_a", 2, Some("counter.publish"))]
+        );
         assert_eq!(store.run_summaries(1).unwrap().len(), 1);
     }
 }

@@ -36,7 +36,9 @@ struct Screen {
 impl Screen {
     fn enter() -> anyhow::Result<Screen> {
         // Restores the terminal before a panic message prints, which ratatui's hook also does.
-        Ok(Screen { terminal: ratatui::try_init()? })
+        Ok(Screen {
+            terminal: ratatui::try_init()?,
+        })
     }
 }
 
@@ -48,7 +50,9 @@ impl Drop for Screen {
 
 pub async fn run(paths: &Paths, options: Options) -> anyhow::Result<()> {
     if !std::io::stdout().is_terminal() {
-        bail!("the dashboard draws on a terminal, and standard output is not one; `capabilities hub runs --json` prints the runs for scripts");
+        bail!(
+            "the dashboard draws on a terminal, and standard output is not one; `capabilities hub runs --json` prints the runs for scripts"
+        );
     }
     let mut loader = Loader::new(paths.clone());
     let mut state = State::new(options.color);

@@ -25,7 +25,10 @@ pub struct DetailLine {
 }
 
 fn line(kind: Kind, text: impl Into<String>) -> DetailLine {
-    DetailLine { kind, text: text.into() }
+    DetailLine {
+        kind,
+        text: text.into(),
+    }
 }
 
 /// Every line of the details view: script, calls with timings, approvals, logs, error, envelope
@@ -35,46 +38,102 @@ pub fn lines(detail: &RunDetail) -> Vec<DetailLine> {
     let code_lines: Vec<&str> = detail.run.code.lines().collect();
     let number_width = code_lines.len().to_string().len();
     for (i, code) in code_lines.iter().enumerate() {
-        out.push(line(Kind::Code, format!("{:>number_width$}  {code}", i + 1)));
+        out.push(line(
+            Kind::Code,
+            format!("{:>number_width$}  {code}", i + 1),
+        ));
     }
 
-    out.push(line(Kind::Heading, format!("Calls ({})", detail.journal.len())));
+    out.push(line(
+        Kind::Heading,
+        format!("Calls ({})", detail.journal.len()),
+    ));
     if detail.journal.is_empty() {
         out.push(line(Kind::Quiet, "no calls ran"));
     }
     for call in &detail.journal {
-        let connection = call.connection.as_deref().map(|c| format!(" ({c})")).unwrap_or_default();
-        let (kind, outcome) = if call.ok { (Kind::Good, "ok") } else { (Kind::Bad, "failed") };
-        out.push(line(kind, format!("#{}  {}{connection}  {outcome}  {}", call.seq, call.address, format::duration(call.ms))));
+        let connection = call
+            .connection
+            .as_deref()
+            .map(|c| format!(" ({c})"))
+            .unwrap_or_default();
+        let (kind, outcome) = if call.ok {
+            (Kind::Good, "ok")
+        } else {
+            (Kind::Bad, "failed")
+        };
+        out.push(line(
+            kind,
+            format!(
+                "#{}  {}{connection}  {outcome}  {}",
+                call.seq,
+                call.address,
+                format::duration(call.ms)
+            ),
+        ));
     }
 
     if !detail.approvals.is_empty() {
-        out.push(line(Kind::Heading, format!("Approvals ({})", detail.approvals.len())));
+        out.push(line(
+            Kind::Heading,
+            format!("Approvals ({})", detail.approvals.len()),
+        ));
         for approval in &detail.approvals {
             let (kind, state) = match (approval.decision, &approval.decided_by) {
                 (Some(decision), by) => {
-                    let by = by.as_deref().map(|b| format!(" by {b}")).unwrap_or_default();
-                    (if decision.allows() { Kind::Good } else { Kind::Bad }, format!("{decision}{by}"))
+                    let by = by
+                        .as_deref()
+                        .map(|b| format!(" by {b}"))
+                        .unwrap_or_default();
+                    (
+                        if decision.allows() {
+                            Kind::Good
+                        } else {
+                            Kind::Bad
+                        },
+                        format!("{decision}{by}"),
+                    )
                 }
                 (None, _) => (Kind::Text, "waiting for a decision".to_string()),
             };
-            out.push(line(kind, format!("#{}  {}  {}  {state}", approval.seq, approval.address, format::one_line(&approval.preview))));
+            out.push(line(
+                kind,
+                format!(
+                    "#{}  {}  {}  {state}",
+                    approval.seq,
+                    approval.address,
+                    format::one_line(&approval.preview)
+                ),
+            ));
             out.push(line(Kind::Quiet, format!("    {}", approval.reason)));
         }
     }
 
     let envelope = detail.run.envelope.as_ref();
-    let logs: Vec<&str> = envelope.and_then(|e| e["logs"].as_array()).map(|l| l.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+    let logs: Vec<&str> = envelope
+        .and_then(|e| e["logs"].as_array())
+        .map(|l| l.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
     out.push(line(Kind::Heading, format!("Logs ({})", logs.len())));
     if logs.is_empty() {
         out.push(line(Kind::Quiet, "no logs"));
     }
-    out.extend(logs.iter().flat_map(|l| l.lines()).map(|l| line(Kind::Text, l)));
+    out.extend(
+        logs.iter()
+            .flat_map(|l| l.lines())
+            .map(|l| line(Kind::Text, l)),
+    );
 
-    if let Some(error) = envelope.and_then(|e| e.get("error")).filter(|e| !e.is_null()) {
+    if let Some(error) = envelope
+        .and_then(|e| e.get("error"))
+        .filter(|e| !e.is_null())
+    {
         out.push(line(Kind::Heading, "Error"));
         let code = error["code"].as_str().unwrap_or("error");
-        out.push(line(Kind::Bad, format!("{code}: {}", error["message"].as_str().unwrap_or(""))));
+        out.push(line(
+            Kind::Bad,
+            format!("{code}: {}", error["message"].as_str().unwrap_or("")),
+        ));
         if let Some(hint) = error["hint"].as_str() {
             out.push(line(Kind::Quiet, hint));
         }
@@ -86,11 +145,17 @@ pub fn lines(detail: &RunDetail) -> Vec<DetailLine> {
             let pretty = serde_json::to_string_pretty(envelope).unwrap_or_default();
             out.extend(pretty.lines().map(|l| line(Kind::Text, l)));
         }
-        None => out.push(line(Kind::Quiet, "none yet: the run has not finished or paused")),
+        None => out.push(line(
+            Kind::Quiet,
+            "none yet: the run has not finished or paused",
+        )),
     }
 
     if !detail.audit.is_empty() {
-        out.push(line(Kind::Heading, format!("Audit ({})", detail.audit.len())));
+        out.push(line(
+            Kind::Heading,
+            format!("Audit ({})", detail.audit.len()),
+        ));
         for (_, kind, entry) in &detail.audit {
             out.push(line(Kind::Quiet, format!("{kind}  {entry}")));
         }
@@ -106,8 +171,25 @@ mod tests {
     #[test]
     fn every_section_is_there() {
         let lines = lines(&detail());
-        let headings: Vec<&str> = lines.iter().filter(|l| l.kind == Kind::Heading).map(|l| l.text.as_str()).collect();
-        assert_eq!(headings, ["Script", "Calls (1)", "Approvals (1)", "Logs (1)", "Envelope"]);
-        assert!(lines.iter().any(|l| l.text == "#0  counter.write (default)  ok  12ms"));
+        let headings: Vec<&str> = lines
+            .iter()
+            .filter(|l| l.kind == Kind::Heading)
+            .map(|l| l.text.as_str())
+            .collect();
+        assert_eq!(
+            headings,
+            [
+                "Script",
+                "Calls (1)",
+                "Approvals (1)",
+                "Logs (1)",
+                "Envelope"
+            ]
+        );
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.text == "#0  counter.write (default)  ok  12ms")
+        );
     }
 }

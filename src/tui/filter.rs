@@ -13,8 +13,13 @@ pub struct Filter {
 
 impl Filter {
     pub fn new(text: &str) -> Filter {
-        let pattern = (!text.trim().is_empty()).then(|| Pattern::parse(text, CaseMatching::Smart, Normalization::Smart));
-        Filter { pattern, matcher: Matcher::new(nucleo::Config::DEFAULT), buffer: Vec::new() }
+        let pattern = (!text.trim().is_empty())
+            .then(|| Pattern::parse(text, CaseMatching::Smart, Normalization::Smart));
+        Filter {
+            pattern,
+            matcher: Matcher::new(nucleo::Config::DEFAULT),
+            buffer: Vec::new(),
+        }
     }
 
     /// True when the filter is empty or matches any of `fields`.
@@ -22,7 +27,11 @@ impl Filter {
         let Some(pattern) = &self.pattern else {
             return true;
         };
-        fields.into_iter().any(|field| pattern.score(Utf32Str::new(field, &mut self.buffer), &mut self.matcher).is_some())
+        fields.into_iter().any(|field| {
+            pattern
+                .score(Utf32Str::new(field, &mut self.buffer), &mut self.matcher)
+                .is_some()
+        })
     }
 }
 

@@ -69,19 +69,48 @@ mod tests {
     #[test]
     fn keys_depend_on_what_is_shown() {
         let mut state = loaded();
-        assert_eq!(action(&state, press(KeyCode::Char('a'))), Some(Action::Decide(Decision::AllowOnce)));
-        assert_eq!(action(&state, press(KeyCode::Char('A'))), Some(Action::Decide(Decision::AllowAlways)));
-        assert_eq!(action(&state, KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL)), Some(Action::Quit));
+        assert_eq!(
+            action(&state, press(KeyCode::Char('a'))),
+            Some(Action::Decide(Decision::AllowOnce))
+        );
+        assert_eq!(
+            action(&state, press(KeyCode::Char('A'))),
+            Some(Action::Decide(Decision::AllowAlways))
+        );
+        assert_eq!(
+            action(
+                &state,
+                KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL)
+            ),
+            Some(Action::Quit)
+        );
         state.update(Action::StartFilter);
-        assert_eq!(action(&state, press(KeyCode::Char('q'))), Some(Action::FilterChar('q')), "q is text in the filter");
-        assert_eq!(action(&state, press(KeyCode::Esc)), Some(Action::FilterClear));
+        assert_eq!(
+            action(&state, press(KeyCode::Char('q'))),
+            Some(Action::FilterChar('q')),
+            "q is text in the filter"
+        );
+        assert_eq!(
+            action(&state, press(KeyCode::Esc)),
+            Some(Action::FilterClear)
+        );
         state.update(Action::FilterClear);
         state.update(Action::Decide(Decision::AllowAlways));
-        assert_eq!(action(&state, press(KeyCode::Char('a'))), None, "a dialog takes only its answers");
-        assert_eq!(action(&state, press(KeyCode::Char('y'))), Some(Action::Confirm(true)));
+        assert_eq!(
+            action(&state, press(KeyCode::Char('a'))),
+            None,
+            "a dialog takes only its answers"
+        );
+        assert_eq!(
+            action(&state, press(KeyCode::Char('y'))),
+            Some(Action::Confirm(true))
+        );
         state.update(Action::Confirm(false));
         state.update(Action::ToggleHelp);
-        assert_eq!(action(&state, press(KeyCode::Char('x'))), Some(Action::ToggleHelp));
+        assert_eq!(
+            action(&state, press(KeyCode::Char('x'))),
+            Some(Action::ToggleHelp)
+        );
         let mut release = press(KeyCode::Char('a'));
         release.kind = KeyEventKind::Release;
         assert_eq!(action(&state, release), None);

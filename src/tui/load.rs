@@ -21,7 +21,10 @@ const SOURCES_EVERY: Duration = Duration::from_secs(10);
 pub const CHANNEL: &str = "dashboard";
 
 pub fn now_ms() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
 }
 
 pub struct Loader {
@@ -36,14 +39,23 @@ pub struct Loader {
 
 impl Loader {
     pub fn new(paths: Paths) -> Loader {
-        Loader { paths, store: None, configured: Vec::new(), config_problem: None, configured_at: None }
+        Loader {
+            paths,
+            store: None,
+            configured: Vec::new(),
+            config_problem: None,
+            configured_at: None,
+        }
     }
 
     fn store(&mut self) -> Result<&RunsStore, String> {
         if self.store.is_none() {
-            self.store = Some(RunsStore::open(&self.paths.state_database()).map_err(|e| e.to_string())?);
+            self.store =
+                Some(RunsStore::open(&self.paths.state_database()).map_err(|e| e.to_string())?);
         }
-        self.store.as_ref().ok_or_else(|| "the state store is not open".to_string())
+        self.store
+            .as_ref()
+            .ok_or_else(|| "the state store is not open".to_string())
     }
 
     /// Everything the main screen shows, read now. What cannot be read becomes a problem line
@@ -77,8 +89,13 @@ impl Loader {
 
     /// Re-reads the config and the cached listings when the config changed or a while passed.
     fn refresh_configured(&mut self) {
-        let modified = std::fs::metadata(&self.paths.config_file).and_then(|m| m.modified()).ok();
-        if self.configured_at.is_some_and(|(at, seen)| seen == modified && at.elapsed() < SOURCES_EVERY) {
+        let modified = std::fs::metadata(&self.paths.config_file)
+            .and_then(|m| m.modified())
+            .ok();
+        if self
+            .configured_at
+            .is_some_and(|(at, seen)| seen == modified && at.elapsed() < SOURCES_EVERY)
+        {
             return;
         }
         self.configured_at = Some((Instant::now(), modified));
@@ -91,7 +108,13 @@ impl Loader {
                     .map(|source| ConfiguredSource {
                         name: source.name.clone(),
                         enabled: source.enabled,
-                        tools: cache.read(&source.name).map(|listing| listing.tools.iter().map(|t| format!("{}.{}", t.namespace, t.name)).collect()),
+                        tools: cache.read(&source.name).map(|listing| {
+                            listing
+                                .tools
+                                .iter()
+                                .map(|t| format!("{}.{}", t.namespace, t.name))
+                                .collect()
+                        }),
                     })
                     .collect();
                 self.config_problem = None;
@@ -109,7 +132,12 @@ impl Loader {
             let Some(run) = store.run(run_id)? else {
                 return Ok(None);
             };
-            Ok(Some(RunDetail { journal: store.journal(run_id)?, approvals: store.approvals(run_id)?, audit: store.audit_log(run_id)?, run }))
+            Ok(Some(RunDetail {
+                journal: store.journal(run_id)?,
+                approvals: store.approvals(run_id)?,
+                audit: store.audit_log(run_id)?,
+                run,
+            }))
         };
         read().map_err(|e| e.to_string())
     }
@@ -121,13 +149,25 @@ impl Loader {
         let config_file = self.paths.config_file.clone();
         let store = self.store()?;
         if decision == Decision::AllowAlways {
-            let current = store.approval(&approval.run_id, approval.seq).map_err(|e| e.to_string())?;
-            if current.as_ref().is_none_or(|a| a.decision.is_some() || a.is_expired_at(now_ms())) {
-                return Err(format!("call {} of {} is no longer waiting for a decision", approval.seq, approval.run_id));
+            let current = store
+                .approval(&approval.run_id, approval.seq)
+                .map_err(|e| e.to_string())?;
+            if current
+                .as_ref()
+                .is_none_or(|a| a.decision.is_some() || a.is_expired_at(now_ms()))
+            {
+                return Err(format!(
+                    "call {} of {} is no longer waiting for a decision",
+                    approval.seq, approval.run_id
+                ));
             }
-            add_rule(&config_file, &approval.address, Action::Allow, None).map_err(|e| format!("no rule written, nothing decided: {e:#}"))?;
+            add_rule(&config_file, &approval.address, Action::Allow, None)
+                .map_err(|e| format!("no rule written, nothing decided: {e:#}"))?;
         }
-        store.decide(&approval.run_id, Some(approval.seq), decision, CHANNEL).map(|_| ()).map_err(|e| e.to_string())
+        store
+            .decide(&approval.run_id, Some(approval.seq), decision, CHANNEL)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
     }
 }
 
@@ -138,7 +178,10 @@ mod tests {
     use super::*;
 
     fn paths(dir: &Path) -> Paths {
-        Paths { config_file: dir.join("config.toml"), data_dir: dir.join("data") }
+        Paths {
+            config_file: dir.join("config.toml"),
+            data_dir: dir.join("data"),
+        }
     }
 
     #[test]
@@ -147,19 +190,36 @@ mod tests {
         let paths = paths(dir.path());
         std::fs::write(&paths.config_file, "[sources.counter]\ncommand = \"x\"\n").unwrap();
         let mut loader = Loader::new(paths.clone());
-        assert!(loader.snapshot().approvals.is_empty(), "an empty home is an empty dashboard");
+        assert!(
+            loader.snapshot().approvals.is_empty(),
+            "an empty home is an empty dashboard"
+        );
         let store = RunsStore::open(&paths.state_database()).unwrap();
         store.begin_run("run_a", "code", 1, 2).unwrap();
-        store.record_pending("run_a", 0, "counter.publish", None, "{}", "ask").unwrap();
-        store.record_pending("run_a", 1, "counter.write", None, "{}", "ask").unwrap();
+        store
+            .record_pending("run_a", 0, "counter.publish", None, "{}", "ask")
+            .unwrap();
+        store
+            .record_pending("run_a", 1, "counter.write", None, "{}", "ask")
+            .unwrap();
         let waiting = loader.snapshot().approvals;
         assert_eq!(waiting.len(), 2);
         loader.decide(&waiting[0], Decision::AllowAlways).unwrap();
-        assert!(std::fs::read_to_string(&paths.config_file).unwrap().contains("counter.publish"));
+        assert!(
+            std::fs::read_to_string(&paths.config_file)
+                .unwrap()
+                .contains("counter.publish")
+        );
         loader.decide(&waiting[1], Decision::Deny).unwrap();
         let decided = store.approvals("run_a").unwrap();
-        assert!(decided.iter().all(|a| a.decided_by.as_deref() == Some(CHANNEL)));
-        let again = loader.decide(&waiting[0], Decision::AllowAlways).unwrap_err();
+        assert!(
+            decided
+                .iter()
+                .all(|a| a.decided_by.as_deref() == Some(CHANNEL))
+        );
+        let again = loader
+            .decide(&waiting[0], Decision::AllowAlways)
+            .unwrap_err();
         assert!(again.contains("no longer waiting"), "{again}");
         let detail = loader.detail("run_a").unwrap().unwrap();
         assert_eq!(detail.audit.len(), 2);
@@ -176,11 +236,23 @@ mod tests {
         assert_eq!(snapshot.problems.len(), 1, "{:?}", snapshot.problems);
         let store = RunsStore::open(&paths.state_database()).unwrap();
         store.begin_run("run_a", "code", 1, 2).unwrap();
-        store.record_pending("run_a", 0, "counter.publish", None, "{}", "ask").unwrap();
+        store
+            .record_pending("run_a", 0, "counter.publish", None, "{}", "ask")
+            .unwrap();
         let waiting = loader.snapshot().approvals;
-        let err = loader.decide(&waiting[0], Decision::AllowAlways).unwrap_err();
+        let err = loader
+            .decide(&waiting[0], Decision::AllowAlways)
+            .unwrap_err();
         assert!(err.contains("no rule written"), "{err}");
-        assert!(store.approval("run_a", 0).unwrap().unwrap().decision.is_none(), "the call still waits");
+        assert!(
+            store
+                .approval("run_a", 0)
+                .unwrap()
+                .unwrap()
+                .decision
+                .is_none(),
+            "the call still waits"
+        );
     }
 
     #[test]
@@ -191,7 +263,10 @@ mod tests {
         let mut loader = Loader::new(paths);
         let sources = loader.snapshot().sources;
         assert_eq!(sources.len(), 1);
-        assert_eq!((sources[0].status.as_str(), sources[0].tool_count), ("configured", None));
+        assert_eq!(
+            (sources[0].status.as_str(), sources[0].tool_count),
+            ("configured", None)
+        );
     }
 
     #[test]
@@ -201,6 +276,10 @@ mod tests {
         std::fs::write(dir.path().join("data"), "").unwrap();
         let mut loader = Loader::new(paths(dir.path()));
         let snapshot = loader.snapshot();
-        assert!(snapshot.problems.iter().any(|p| p.contains("state store")), "{:?}", snapshot.problems);
+        assert!(
+            snapshot.problems.iter().any(|p| p.contains("state store")),
+            "{:?}",
+            snapshot.problems
+        );
     }
 }

@@ -20,9 +20,17 @@ pub fn layout(state: &State, height: u16) -> Vec<(Pane, u16)> {
     let sources = rows(state.view.sources.len(), 5);
     let rest = height.saturating_sub(approvals + sources);
     if rest >= 5 {
-        return vec![(Pane::Approvals, approvals), (Pane::Runs, rest), (Pane::Sources, sources)];
+        return vec![
+            (Pane::Approvals, approvals),
+            (Pane::Runs, rest),
+            (Pane::Sources, sources),
+        ];
     }
-    let other = if state.focus == Pane::Sources { Pane::Sources } else { Pane::Runs };
+    let other = if state.focus == Pane::Sources {
+        Pane::Sources
+    } else {
+        Pane::Runs
+    };
     let rest = height.saturating_sub(approvals);
     if rest >= 4 {
         return vec![(Pane::Approvals, approvals), (other, rest)];
@@ -41,21 +49,43 @@ pub fn render(frame: &mut Frame, state: &State, pane: Pane, area: Rect) {
 fn block(state: &State, pane: Pane, title: String) -> Block<'static> {
     let theme = Theme::new(state.color);
     let focused = state.focus == pane && state.detail.is_none();
-    Block::bordered().border_style(theme.border(focused)).title(Span::styled(title, theme.border(focused)))
+    Block::bordered()
+        .border_style(theme.border(focused))
+        .title(Span::styled(title, theme.border(focused)))
 }
 
 /// A count, with how many the filter left when it hides some.
 fn counted(name: &str, shown: usize, total: usize) -> String {
-    if shown == total { format!(" {name} ({total}) ") } else { format!(" {name} ({shown} of {total}) ") }
+    if shown == total {
+        format!(" {name} ({total}) ")
+    } else {
+        format!(" {name} ({shown} of {total}) ")
+    }
 }
 
 fn empty(frame: &mut Frame, state: &State, block: Block<'_>, area: Rect, text: &str) {
     let theme = Theme::new(state.color);
-    let message = if state.filter.is_empty() { text.to_string() } else { format!("Nothing matches the filter `{}`.", state.filter) };
-    frame.render_widget(Paragraph::new(Span::styled(message, theme.quiet())).wrap(Wrap { trim: true }).block(block), area);
+    let message = if state.filter.is_empty() {
+        text.to_string()
+    } else {
+        format!("Nothing matches the filter `{}`.", state.filter)
+    };
+    frame.render_widget(
+        Paragraph::new(Span::styled(message, theme.quiet()))
+            .wrap(Wrap { trim: true })
+            .block(block),
+        area,
+    );
 }
 
-fn table<'a>(state: &State, pane: Pane, rows: Vec<Row<'a>>, widths: Vec<Constraint>, header: Vec<&'a str>, block: Block<'a>) -> Table<'a> {
+fn table<'a>(
+    state: &State,
+    pane: Pane,
+    rows: Vec<Row<'a>>,
+    widths: Vec<Constraint>,
+    header: Vec<&'a str>,
+    block: Block<'a>,
+) -> Table<'a> {
     let theme = Theme::new(state.color);
     Table::new(rows, widths)
         .header(Row::new(header).style(theme.header()))
@@ -74,9 +104,23 @@ fn show(frame: &mut Frame, state: &State, pane: Pane, table: Table<'_>, area: Re
 fn approvals(frame: &mut Frame, state: &State, area: Rect) {
     let theme = Theme::new(state.color);
     let all = &state.snapshot.approvals;
-    let block = block(state, Pane::Approvals, counted("Waiting for a decision", state.view.approvals.len(), all.len()));
+    let block = block(
+        state,
+        Pane::Approvals,
+        counted(
+            "Waiting for a decision",
+            state.view.approvals.len(),
+            all.len(),
+        ),
+    );
     if state.view.approvals.is_empty() {
-        return empty(frame, state, block, area, "No calls are waiting for a decision.");
+        return empty(
+            frame,
+            state,
+            block,
+            area,
+            "No calls are waiting for a decision.",
+        );
     }
     let wide = area.width >= 72;
     let rows = state
@@ -98,30 +142,68 @@ fn approvals(frame: &mut Frame, state: &State, area: Rect) {
             Row::new(cells)
         })
         .collect();
-    let address = all.iter().map(|a| a.address.chars().count()).max().unwrap_or(0).clamp(7, 26) as u16;
+    let address = all
+        .iter()
+        .map(|a| a.address.chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(7, 26) as u16;
     let (widths, header) = if wide {
         (
-            vec![Constraint::Length(address), Constraint::Length(10), Constraint::Fill(3), Constraint::Fill(2), Constraint::Length(7)],
+            vec![
+                Constraint::Length(address),
+                Constraint::Length(10),
+                Constraint::Fill(3),
+                Constraint::Fill(2),
+                Constraint::Length(7),
+            ],
             vec!["CALL", "CONNECTION", "ARGUMENTS", "REASON", "EXPIRES"],
         )
     } else {
-        (vec![Constraint::Length(address), Constraint::Fill(1), Constraint::Length(7)], vec!["CALL", "ARGUMENTS", "EXPIRES"])
+        (
+            vec![
+                Constraint::Length(address),
+                Constraint::Fill(1),
+                Constraint::Length(7),
+            ],
+            vec!["CALL", "ARGUMENTS", "EXPIRES"],
+        )
     };
-    show(frame, state, Pane::Approvals, table(state, Pane::Approvals, rows, widths, header, block), area);
+    show(
+        frame,
+        state,
+        Pane::Approvals,
+        table(state, Pane::Approvals, rows, widths, header, block),
+        area,
+    );
 }
 
 /// How long a run has taken: until it ended, or until now while it runs or waits.
 pub fn elapsed(run: &RunSummary, now_ms: u64) -> u64 {
-    let end = if matches!(run.status.as_str(), "completed" | "failed" | "cancelled") { run.updated_at_ms } else { now_ms };
+    let end = if matches!(run.status.as_str(), "completed" | "failed" | "cancelled") {
+        run.updated_at_ms
+    } else {
+        now_ms
+    };
     end.saturating_sub(run.created_at_ms)
 }
 
 fn runs(frame: &mut Frame, state: &State, area: Rect) {
     let theme = Theme::new(state.color);
     let all = &state.snapshot.runs;
-    let block = block(state, Pane::Runs, counted("Runs", state.view.runs.len(), all.len()));
+    let block = block(
+        state,
+        Pane::Runs,
+        counted("Runs", state.view.runs.len(), all.len()),
+    );
     if state.view.runs.is_empty() {
-        return empty(frame, state, block, area, "No runs yet. They show here as soon as a hub or `capabilities exec` starts one.");
+        return empty(
+            frame,
+            state,
+            block,
+            area,
+            "No runs yet. They show here as soon as a hub or `capabilities exec` starts one.",
+        );
     }
     // A whole run id is 30 characters; its first 14 tell runs apart on a normal terminal.
     let id_width: u16 = if area.width >= 104 { 30 } else { 14 };
@@ -133,24 +215,51 @@ fn runs(frame: &mut Frame, state: &State, area: Rect) {
             let run = &all[i];
             Row::new(vec![
                 Cell::from(format::fit(&run.run_id, id_width.into())),
-                Cell::from(Span::styled(run.status.replace('_', " "), theme.status(&run.status))),
+                Cell::from(Span::styled(
+                    run.status.replace('_', " "),
+                    theme.status(&run.status),
+                )),
                 Cell::from(Line::from(run.calls.to_string()).right_aligned()),
-                Cell::from(Line::from(format::duration(elapsed(run, state.now_ms))).right_aligned()),
+                Cell::from(
+                    Line::from(format::duration(elapsed(run, state.now_ms))).right_aligned(),
+                ),
                 Cell::from(run.last_call.clone().unwrap_or_default()),
             ])
         })
         .collect();
-    let widths = vec![Constraint::Length(id_width), Constraint::Length(17), Constraint::Length(5), Constraint::Length(7), Constraint::Fill(1)];
+    let widths = vec![
+        Constraint::Length(id_width),
+        Constraint::Length(17),
+        Constraint::Length(5),
+        Constraint::Length(7),
+        Constraint::Fill(1),
+    ];
     let header = vec!["RUN", "STATUS", "CALLS", "ELAPSED", "LAST CALL"];
-    show(frame, state, Pane::Runs, table(state, Pane::Runs, rows, widths, header, block), area);
+    show(
+        frame,
+        state,
+        Pane::Runs,
+        table(state, Pane::Runs, rows, widths, header, block),
+        area,
+    );
 }
 
 fn sources(frame: &mut Frame, state: &State, area: Rect) {
     let theme = Theme::new(state.color);
     let all = &state.snapshot.sources;
-    let block = block(state, Pane::Sources, counted("Sources", state.view.sources.len(), all.len()));
+    let block = block(
+        state,
+        Pane::Sources,
+        counted("Sources", state.view.sources.len(), all.len()),
+    );
     if state.view.sources.is_empty() {
-        return empty(frame, state, block, area, "No sources are configured. Add one with `capabilities source add NAME -- COMMAND`.");
+        return empty(
+            frame,
+            state,
+            block,
+            area,
+            "No sources are configured. Add one with `capabilities source add NAME -- COMMAND`.",
+        );
     }
     let wide = area.width >= 72;
     let rows = state
@@ -161,28 +270,69 @@ fn sources(frame: &mut Frame, state: &State, area: Rect) {
             let source = &all[i];
             let count = source.tool_count.map_or("-".to_string(), |n| n.to_string());
             // While the filter finds a source by its tools: how many of its cached tools match.
-            let tools = if matched > 0 { format!("{matched}/{}", source.tools.len()) } else { count };
+            let tools = if matched > 0 {
+                format!("{matched}/{}", source.tools.len())
+            } else {
+                count
+            };
             let mut cells = vec![
                 Cell::from(source.name.clone()),
-                Cell::from(Span::styled(source.status.clone(), theme.status(&source.status))),
+                Cell::from(Span::styled(
+                    source.status.clone(),
+                    theme.status(&source.status),
+                )),
                 Cell::from(Line::from(tools).right_aligned()),
             ];
             if wide {
-                let seen = source.reported_at_ms.map_or("-".to_string(), |at| format::age(state.now_ms.saturating_sub(at)));
+                let seen = source.reported_at_ms.map_or("-".to_string(), |at| {
+                    format::age(state.now_ms.saturating_sub(at))
+                });
                 cells.push(Cell::from(Line::from(seen).right_aligned()));
             }
-            cells.push(Cell::from(Span::styled(source.error.as_deref().map(format::one_line).unwrap_or_default(), theme.bad())));
+            cells.push(Cell::from(Span::styled(
+                source
+                    .error
+                    .as_deref()
+                    .map(format::one_line)
+                    .unwrap_or_default(),
+                theme.bad(),
+            )));
             Row::new(cells)
         })
         .collect();
-    let name = all.iter().map(|s| s.name.chars().count()).max().unwrap_or(0).clamp(6, 20) as u16;
+    let name = all
+        .iter()
+        .map(|s| s.name.chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(6, 20) as u16;
     let (widths, header) = if wide {
         (
-            vec![Constraint::Length(name), Constraint::Length(10), Constraint::Length(5), Constraint::Length(6), Constraint::Fill(1)],
+            vec![
+                Constraint::Length(name),
+                Constraint::Length(10),
+                Constraint::Length(5),
+                Constraint::Length(6),
+                Constraint::Fill(1),
+            ],
             vec!["SOURCE", "STATUS", "TOOLS", "SEEN", "LAST ERROR"],
         )
     } else {
-        (vec![Constraint::Length(name), Constraint::Length(10), Constraint::Length(5), Constraint::Fill(1)], vec!["SOURCE", "STATUS", "TOOLS", "LAST ERROR"])
+        (
+            vec![
+                Constraint::Length(name),
+                Constraint::Length(10),
+                Constraint::Length(5),
+                Constraint::Fill(1),
+            ],
+            vec!["SOURCE", "STATUS", "TOOLS", "LAST ERROR"],
+        )
     };
-    show(frame, state, Pane::Sources, table(state, Pane::Sources, rows, widths, header, block), area);
+    show(
+        frame,
+        state,
+        Pane::Sources,
+        table(state, Pane::Sources, rows, widths, header, block),
+        area,
+    );
 }

@@ -20,17 +20,26 @@ const MIN_HEIGHT: u16 = 6;
 pub fn render(frame: &mut Frame, state: &State) {
     let area = frame.area();
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
-        let text = format!("The terminal is too small ({}×{}); the dashboard needs {MIN_WIDTH}×{MIN_HEIGHT}. q quits.", area.width, area.height);
+        let text = format!(
+            "The terminal is too small ({}×{}); the dashboard needs {MIN_WIDTH}×{MIN_HEIGHT}. q quits.",
+            area.width, area.height
+        );
         frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
         return;
     }
-    let [title, body, footer] = Layout::vertical([Constraint::Length(1), Constraint::Fill(1), Constraint::Length(1)]).areas(area);
+    let [title, body, footer] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Fill(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
     render_title(frame, state, title);
     if state.detail.is_some() {
         render_detail(frame, state, body);
     } else {
         let heights = panes::layout(state, body.height);
-        let areas = Layout::vertical(heights.iter().map(|&(_, h)| Constraint::Length(h))).split(body);
+        let areas =
+            Layout::vertical(heights.iter().map(|&(_, h)| Constraint::Length(h))).split(body);
         for (&(pane, _), &pane_area) in heights.iter().zip(areas.iter()) {
             panes::render(frame, state, pane, pane_area);
         }
@@ -47,9 +56,20 @@ fn render_title(frame: &mut Frame, state: &State, area: Rect) {
     let theme = Theme::new(state.color);
     let waiting = state.snapshot.approvals.len();
     let mut spans = vec![Span::styled(" capabilities ", theme.title())];
-    let waiting_style = if waiting > 0 { theme.attention() } else { theme.quiet() };
+    let waiting_style = if waiting > 0 {
+        theme.attention()
+    } else {
+        theme.quiet()
+    };
     spans.push(Span::styled(format!("{waiting} waiting"), waiting_style));
-    spans.push(Span::styled(format!(" · {} runs · {} sources", state.snapshot.runs.len(), state.snapshot.sources.len()), theme.quiet()));
+    spans.push(Span::styled(
+        format!(
+            " · {} runs · {} sources",
+            state.snapshot.runs.len(),
+            state.snapshot.sources.len()
+        ),
+        theme.quiet(),
+    ));
     if !state.filter.is_empty() && !state.editing_filter {
         spans.push(Span::raw(format!(" · filter: {}", state.filter)));
     }
@@ -83,14 +103,44 @@ fn render_footer(frame: &mut Frame, state: &State, area: Rect) {
             Span::styled("  enter keep · esc clear", theme.quiet()),
         ])
     } else if let Some(notice) = &state.notice {
-        let style = if notice.is_error { theme.bad() } else { theme.good() };
-        Line::from(Span::styled(format::fit(&format!(" {}", notice.text), width), style))
+        let style = if notice.is_error {
+            theme.bad()
+        } else {
+            theme.good()
+        };
+        Line::from(Span::styled(
+            format::fit(&format!(" {}", notice.text), width),
+            style,
+        ))
     } else if let Some(problem) = state.snapshot.problems.first() {
-        Line::from(Span::styled(format::fit(&format!(" {problem}"), width), theme.bad()))
+        Line::from(Span::styled(
+            format::fit(&format!(" {problem}"), width),
+            theme.bad(),
+        ))
     } else if state.detail.is_some() {
-        hints(state, &[("a/r/A/d", "decide"), ("↑↓", "scroll"), ("esc", "back"), ("?", "help"), ("q", "quit")], area.width)
+        hints(
+            state,
+            &[
+                ("a/r/A/d", "decide"),
+                ("↑↓", "scroll"),
+                ("esc", "back"),
+                ("?", "help"),
+                ("q", "quit"),
+            ],
+            area.width,
+        )
     } else {
-        let pairs = [("a", "once"), ("r", "run"), ("A", "always"), ("d", "deny"), ("enter", "details"), ("/", "filter"), ("tab", "pane"), ("?", "help"), ("q", "quit")];
+        let pairs = [
+            ("a", "once"),
+            ("r", "run"),
+            ("A", "always"),
+            ("d", "deny"),
+            ("enter", "details"),
+            ("/", "filter"),
+            ("tab", "pane"),
+            ("?", "help"),
+            ("q", "quit"),
+        ];
         hints(state, &pairs, area.width)
     };
     frame.render_widget(Paragraph::new(line), area);
@@ -104,11 +154,20 @@ fn render_detail(frame: &mut Frame, state: &State, area: Rect) {
     let mut title = format!(" {} ", view.run_id);
     if let Some(run) = state.snapshot.runs.iter().find(|r| r.run_id == view.run_id) {
         let calls = if run.calls == 1 { "call" } else { "calls" };
-        title.push_str(&format!("· {} · {} {calls} · {} ", run.status.replace('_', " "), run.calls, format::duration(panes::elapsed(run, state.now_ms))));
+        title.push_str(&format!(
+            "· {} · {} {calls} · {} ",
+            run.status.replace('_', " "),
+            run.calls,
+            format::duration(panes::elapsed(run, state.now_ms))
+        ));
     }
-    let block = Block::bordered().border_style(theme.border(true)).title(Span::styled(title, theme.border(true)));
+    let block = Block::bordered()
+        .border_style(theme.border(true))
+        .title(Span::styled(title, theme.border(true)));
     let paragraph = match (&view.data, &view.error) {
-        (_, Some(error)) => Paragraph::new(Span::styled(error.clone(), theme.bad())).wrap(Wrap { trim: true }),
+        (_, Some(error)) => {
+            Paragraph::new(Span::styled(error.clone(), theme.bad())).wrap(Wrap { trim: true })
+        }
         (None, None) => Paragraph::new(Span::styled("Loading…", theme.quiet())),
         (Some(data), None) => {
             let lines: Vec<Line> = detail::lines(data)
@@ -127,14 +186,24 @@ fn render_detail(frame: &mut Frame, state: &State, area: Rect) {
 fn popup(frame: &mut Frame, area: Rect, width: u16, height: u16) -> Rect {
     let width = width.min(area.width);
     let height = height.min(area.height);
-    let rect = Rect { x: area.x + (area.width - width) / 2, y: area.y + (area.height - height) / 2, width, height };
+    let rect = Rect {
+        x: area.x + (area.width - width) / 2,
+        y: area.y + (area.height - height) / 2,
+        width,
+        height,
+    };
     frame.render_widget(Clear, rect);
     rect
 }
 
 fn render_help(frame: &mut Frame, state: &State, area: Rect) {
     let theme = Theme::new(state.color);
-    let key = |k: &'static str, what: &'static str| Line::from(vec![Span::styled(format!("  {k:<15}"), theme.key()), Span::raw(what)]);
+    let key = |k: &'static str, what: &'static str| {
+        Line::from(vec![
+            Span::styled(format!("  {k:<15}"), theme.key()),
+            Span::raw(what),
+        ])
+    };
     let heading = |text: &'static str| Line::from(Span::styled(text, theme.header()));
     let lines = vec![
         heading("The selected waiting call"),
@@ -150,11 +219,21 @@ fn render_help(frame: &mut Frame, state: &State, area: Rect) {
         key("/", "filter runs, calls and tools (fuzzy)"),
         key("esc", "back; clears the filter"),
         key("q", "quit"),
-        Line::from(Span::styled("Decisions go to the state store; the run goes on when resumed.", theme.quiet())),
+        Line::from(Span::styled(
+            "Decisions go to the state store; the run goes on when resumed.",
+            theme.quiet(),
+        )),
     ];
     let rect = popup(frame, area, 68, lines.len() as u16 + 2);
-    let block = Block::bordered().border_style(theme.border(true)).title(Span::styled(" Help · any key closes ", theme.border(true)));
-    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(block), rect);
+    let block = Block::bordered()
+        .border_style(theme.border(true))
+        .title(Span::styled(" Help · any key closes ", theme.border(true)));
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(block),
+        rect,
+    );
 }
 
 fn render_confirm(frame: &mut Frame, state: &State, area: Rect) {
@@ -163,15 +242,33 @@ fn render_confirm(frame: &mut Frame, state: &State, area: Rect) {
         return;
     };
     let lines = vec![
-        Line::from(Span::styled(format!("Always allow {}?", approval.address), theme.attention())),
+        Line::from(Span::styled(
+            format!("Always allow {}?", approval.address),
+            theme.attention(),
+        )),
         Line::from(""),
-        Line::from(format!("The call runs, and a policy rule in the config allows {} in every future run, without asking.", approval.address)),
+        Line::from(format!(
+            "The call runs, and a policy rule in the config allows {} in every future run, without asking.",
+            approval.address
+        )),
         Line::from(""),
-        Line::from(vec![Span::styled("y", theme.key()), Span::raw(" yes, always    "), Span::styled("n", theme.key()), Span::raw(" / "), Span::styled("esc", theme.key()), Span::raw(" no")]),
+        Line::from(vec![
+            Span::styled("y", theme.key()),
+            Span::raw(" yes, always    "),
+            Span::styled("n", theme.key()),
+            Span::raw(" / "),
+            Span::styled("esc", theme.key()),
+            Span::raw(" no"),
+        ]),
     ];
     let rect = popup(frame, area, 60, 9);
-    let block = Block::bordered().border_style(theme.border(true)).title(Span::styled(" Confirm ", theme.border(true)));
-    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }).block(block), rect);
+    let block = Block::bordered()
+        .border_style(theme.border(true))
+        .title(Span::styled(" Confirm ", theme.border(true)));
+    frame.render_widget(
+        Paragraph::new(lines).wrap(Wrap { trim: true }).block(block),
+        rect,
+    );
 }
 
 #[cfg(test)]
@@ -262,9 +359,19 @@ mod tests {
     #[test]
     fn problems_and_notices_show_in_the_footer() {
         let mut state = State::new(false);
-        let snapshot = Snapshot { problems: vec!["cannot read the config: bad line 3".into()], ..Snapshot::default() };
+        let snapshot = Snapshot {
+            problems: vec!["cannot read the config: bad line 3".into()],
+            ..Snapshot::default()
+        };
         state.apply_snapshot(snapshot, NOW);
-        let footer = |backend: &TestBackend| backend.to_string().lines().nth(23).unwrap_or_default().to_string();
+        let footer = |backend: &TestBackend| {
+            backend
+                .to_string()
+                .lines()
+                .nth(23)
+                .unwrap_or_default()
+                .to_string()
+        };
         assert!(footer(&draw(&state, 80, 24)).contains("cannot read the config"));
         state.update(Action::Decide(Decision::Deny));
         assert!(footer(&draw(&state, 80, 24)).contains("No call is waiting"));

@@ -53,7 +53,10 @@ pub struct RunDetail {
 /// The sources pane: what hubs reported wins, since it is live; configured sources nobody
 /// reported on yet show as `configured` (or `disabled`) with their cached tool counts; reported
 /// sources the config no longer has still show, since a running hub may serve them.
-pub fn merge_sources(configured: Vec<ConfiguredSource>, reported: Vec<SourceStatusRecord>) -> Vec<SourceRow> {
+pub fn merge_sources(
+    configured: Vec<ConfiguredSource>,
+    reported: Vec<SourceStatusRecord>,
+) -> Vec<SourceRow> {
     let mut rows: Vec<SourceRow> = configured
         .into_iter()
         .map(|source| {
@@ -62,7 +65,12 @@ pub fn merge_sources(configured: Vec<ConfiguredSource>, reported: Vec<SourceStat
                 Some(report) => reported_row(report, tools),
                 None => SourceRow {
                     name: source.name,
-                    status: if source.enabled { "configured" } else { "disabled" }.to_string(),
+                    status: if source.enabled {
+                        "configured"
+                    } else {
+                        "disabled"
+                    }
+                    .to_string(),
                     tool_count: source.tools.map(|t| t.len()),
                     error: None,
                     reported_at_ms: None,
@@ -98,19 +106,58 @@ mod tests {
     #[test]
     fn reports_win_over_the_config_and_unknown_reports_still_show() {
         let configured = vec![
-            ConfiguredSource { name: "time".into(), enabled: true, tools: Some(vec!["time.now".into()]) },
-            ConfiguredSource { name: "off".into(), enabled: false, tools: None },
-            ConfiguredSource { name: "counter".into(), enabled: true, tools: Some(vec!["counter.write".into(), "counter.publish".into()]) },
+            ConfiguredSource {
+                name: "time".into(),
+                enabled: true,
+                tools: Some(vec!["time.now".into()]),
+            },
+            ConfiguredSource {
+                name: "off".into(),
+                enabled: false,
+                tools: None,
+            },
+            ConfiguredSource {
+                name: "counter".into(),
+                enabled: true,
+                tools: Some(vec!["counter.write".into(), "counter.publish".into()]),
+            },
         ];
         let reported = vec![
-            SourceStatusRecord { name: "counter".into(), status: "failed".into(), tool_count: 0, error: Some("exited".into()), updated_at_ms: 5 },
-            SourceStatusRecord { name: "elsewhere".into(), status: "ready".into(), tool_count: 3, error: None, updated_at_ms: 6 },
+            SourceStatusRecord {
+                name: "counter".into(),
+                status: "failed".into(),
+                tool_count: 0,
+                error: Some("exited".into()),
+                updated_at_ms: 5,
+            },
+            SourceStatusRecord {
+                name: "elsewhere".into(),
+                status: "ready".into(),
+                tool_count: 3,
+                error: None,
+                updated_at_ms: 6,
+            },
         ];
         let rows = merge_sources(configured, reported);
-        let summary: Vec<_> = rows.iter().map(|r| (r.name.as_str(), r.status.as_str(), r.tool_count, r.tools.len())).collect();
+        let summary: Vec<_> = rows
+            .iter()
+            .map(|r| {
+                (
+                    r.name.as_str(),
+                    r.status.as_str(),
+                    r.tool_count,
+                    r.tools.len(),
+                )
+            })
+            .collect();
         assert_eq!(
             summary,
-            [("counter", "failed", Some(0), 2), ("elsewhere", "ready", Some(3), 0), ("off", "disabled", None, 0), ("time", "configured", Some(1), 1)]
+            [
+                ("counter", "failed", Some(0), 2),
+                ("elsewhere", "ready", Some(3), 0),
+                ("off", "disabled", None, 0),
+                ("time", "configured", Some(1), 1)
+            ]
         );
     }
 }

@@ -65,7 +65,10 @@ pub enum Action {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     /// Record `decision` on `approval` (for "always", also write the policy rule).
-    Decide { approval: Approval, decision: Decision },
+    Decide {
+        approval: Approval,
+        decision: Decision,
+    },
     /// Read the details of a run from the store and hand them to [`State::apply_detail`].
     LoadDetail(String),
 }
@@ -189,16 +192,27 @@ impl State {
     /// one (none on the first, so opening the dashboard does not ring for an old queue).
     pub fn apply_snapshot(&mut self, snapshot: Snapshot, now_ms: u64) -> usize {
         let ids: HashSet<String> = snapshot.approvals.iter().map(Approval::id).collect();
-        let arrived = if self.loaded { ids.difference(&self.known_approvals).count() } else { 0 };
+        let arrived = if self.loaded {
+            ids.difference(&self.known_approvals).count()
+        } else {
+            0
+        };
         self.known_approvals = ids;
         self.loaded = true;
         self.snapshot = snapshot;
         self.now_ms = now_ms;
         self.refilter();
-        if self.confirm.as_ref().is_some_and(|c| !self.snapshot.approvals.iter().any(|a| a.id() == c.id())) {
+        if self
+            .confirm
+            .as_ref()
+            .is_some_and(|c| !self.snapshot.approvals.iter().any(|a| a.id() == c.id()))
+        {
             // Decided elsewhere (or expired) while the dialog was open: nothing is left to confirm.
             self.confirm = None;
-            self.notice = Some(Notice { text: "That call was decided elsewhere or expired.".into(), is_error: false });
+            self.notice = Some(Notice {
+                text: "That call was decided elsewhere or expired.".into(),
+                is_error: false,
+            });
         }
         arrived
     }
@@ -217,20 +231,33 @@ impl State {
                 view.data = Some(data);
                 view.error = None;
             }
-            Ok(None) => view.error = Some(format!("There is no run `{run_id}` in the store any more.")),
+            Ok(None) => {
+                view.error = Some(format!("There is no run `{run_id}` in the store any more."))
+            }
             Err(e) => view.error = Some(e),
         }
         self.clamp_scroll();
     }
 
     /// What the app loop made of a [`Effect::Decide`].
-    pub fn decided(&mut self, approval: &Approval, decision: Decision, outcome: Result<(), String>) {
+    pub fn decided(
+        &mut self,
+        approval: &Approval,
+        decision: Decision,
+        outcome: Result<(), String>,
+    ) {
         self.notice = Some(match outcome {
             Ok(()) => Notice {
-                text: format!("{decision}: {} (call {} of {}); the run continues when it is resumed", approval.address, approval.seq, approval.run_id),
+                text: format!(
+                    "{decision}: {} (call {} of {}); the run continues when it is resumed",
+                    approval.address, approval.seq, approval.run_id
+                ),
                 is_error: false,
             },
-            Err(e) => Notice { text: e, is_error: true },
+            Err(e) => Notice {
+                text: e,
+                is_error: true,
+            },
         });
     }
 
@@ -255,9 +282,15 @@ impl State {
             Action::Confirm(yes) => {
                 let approval = self.confirm.take()?;
                 if yes {
-                    return Some(Effect::Decide { approval, decision: Decision::AllowAlways });
+                    return Some(Effect::Decide {
+                        approval,
+                        decision: Decision::AllowAlways,
+                    });
                 }
-                self.notice = Some(Notice { text: format!("Not decided: {} still waits.", approval.address), is_error: false });
+                self.notice = Some(Notice {
+                    text: format!("Not decided: {} still waits.", approval.address),
+                    is_error: false,
+                });
             }
             Action::StartFilter => self.editing_filter = true,
             Action::FilterChar(c) => {
@@ -298,22 +331,39 @@ impl State {
             Pane::Approvals => self.selected_approval()?.run_id.clone(),
             Pane::Runs => self.selected_run()?.run_id.clone(),
             Pane::Sources => {
-                self.notice = Some(Notice { text: "`capabilities source test NAME` connects to one source and reports.".into(), is_error: false });
+                self.notice = Some(Notice {
+                    text: "`capabilities source test NAME` connects to one source and reports."
+                        .into(),
+                    is_error: false,
+                });
                 return None;
             }
         };
-        self.detail = Some(DetailView { run_id: run_id.clone(), data: None, error: None, scroll: 0 });
+        self.detail = Some(DetailView {
+            run_id: run_id.clone(),
+            data: None,
+            error: None,
+            scroll: 0,
+        });
         Some(Effect::LoadDetail(run_id))
     }
 
     fn decide(&mut self, decision: Decision) -> Option<Effect> {
         let target = match &self.detail {
             // In the details of a run, the decision is about that run's oldest waiting call.
-            Some(view) => self.snapshot.approvals.iter().find(|a| a.run_id == view.run_id).cloned(),
+            Some(view) => self
+                .snapshot
+                .approvals
+                .iter()
+                .find(|a| a.run_id == view.run_id)
+                .cloned(),
             None => self.selected_approval().cloned(),
         };
         let Some(approval) = target else {
-            self.notice = Some(Notice { text: "No call is waiting for a decision here.".into(), is_error: false });
+            self.notice = Some(Notice {
+                text: "No call is waiting for a decision here.".into(),
+                is_error: false,
+            });
             return None;
         };
         if decision == Decision::AllowAlways {
@@ -331,7 +381,10 @@ impl State {
         }
         let len = self.visible_len(self.focus);
         let cursor = &mut self.cursors[self.focus.index()];
-        cursor.index = cursor.index.saturating_add_signed(by).min(len.saturating_sub(1));
+        cursor.index = cursor
+            .index
+            .saturating_add_signed(by)
+            .min(len.saturating_sub(1));
         self.sync_keys();
     }
 
@@ -358,9 +411,21 @@ impl State {
 
     fn key_at(&self, pane: Pane, index: usize) -> Option<String> {
         match pane {
-            Pane::Approvals => self.view.approvals.get(index).map(|&i| self.snapshot.approvals[i].id()),
-            Pane::Runs => self.view.runs.get(index).map(|&i| self.snapshot.runs[i].run_id.clone()),
-            Pane::Sources => self.view.sources.get(index).map(|&(i, _)| self.snapshot.sources[i].name.clone()),
+            Pane::Approvals => self
+                .view
+                .approvals
+                .get(index)
+                .map(|&i| self.snapshot.approvals[i].id()),
+            Pane::Runs => self
+                .view
+                .runs
+                .get(index)
+                .map(|&i| self.snapshot.runs[i].run_id.clone()),
+            Pane::Sources => self
+                .view
+                .sources
+                .get(index)
+                .map(|&(i, _)| self.snapshot.sources[i].name.clone()),
         }
     }
 
@@ -379,13 +444,21 @@ impl State {
         let approvals = (0..snapshot.approvals.len())
             .filter(|&i| {
                 let a = &snapshot.approvals[i];
-                filter.matches([a.address.as_str(), a.run_id.as_str(), a.connection.as_deref().unwrap_or("")])
+                filter.matches([
+                    a.address.as_str(),
+                    a.run_id.as_str(),
+                    a.connection.as_deref().unwrap_or(""),
+                ])
             })
             .collect();
         let runs = (0..snapshot.runs.len())
             .filter(|&i| {
                 let r = &snapshot.runs[i];
-                filter.matches([r.run_id.as_str(), r.status.as_str(), r.last_call.as_deref().unwrap_or("")])
+                filter.matches([
+                    r.run_id.as_str(),
+                    r.status.as_str(),
+                    r.last_call.as_deref().unwrap_or(""),
+                ])
             })
             .collect();
         let sources = (0..snapshot.sources.len())
@@ -394,15 +467,26 @@ impl State {
                 if filter.matches([s.name.as_str()]) {
                     return Some((i, 0));
                 }
-                let tools = s.tools.iter().filter(|t| filter.matches([t.as_str()])).count();
+                let tools = s
+                    .tools
+                    .iter()
+                    .filter(|t| filter.matches([t.as_str()]))
+                    .count();
                 (tools > 0).then_some((i, tools))
             })
             .collect();
-        self.view = View { approvals, runs, sources };
+        self.view = View {
+            approvals,
+            runs,
+            sources,
+        };
         for pane in Pane::ORDER {
             let len = self.visible_len(pane);
             let cursor = &self.cursors[pane.index()];
-            let found = cursor.key.as_ref().and_then(|key| (0..len).find(|&i| self.key_at(pane, i).as_ref() == Some(key)));
+            let found = cursor
+                .key
+                .as_ref()
+                .and_then(|key| (0..len).find(|&i| self.key_at(pane, i).as_ref() == Some(key)));
             let index = found.unwrap_or(cursor.index).min(len.saturating_sub(1));
             self.cursors[pane.index()].index = index;
         }
@@ -416,11 +500,13 @@ impl State {
     }
 
     pub(super) fn selected_approval(&self) -> Option<&Approval> {
-        self.selected(Pane::Approvals).map(|i| &self.snapshot.approvals[self.view.approvals[i]])
+        self.selected(Pane::Approvals)
+            .map(|i| &self.snapshot.approvals[self.view.approvals[i]])
     }
 
     fn selected_run(&self) -> Option<&crate::runs::RunSummary> {
-        self.selected(Pane::Runs).map(|i| &self.snapshot.runs[self.view.runs[i]])
+        self.selected(Pane::Runs)
+            .map(|i| &self.snapshot.runs[self.view.runs[i]])
     }
 }
 
@@ -448,7 +534,13 @@ pub(super) mod tests {
         }
     }
 
-    pub fn run(run_id: &str, status: &str, calls: u64, last_call: Option<&str>, age_ms: u64) -> RunSummary {
+    pub fn run(
+        run_id: &str,
+        status: &str,
+        calls: u64,
+        last_call: Option<&str>,
+        age_ms: u64,
+    ) -> RunSummary {
         RunSummary {
             run_id: run_id.into(),
             status: status.into(),
@@ -462,14 +554,48 @@ pub(super) mod tests {
     pub fn snapshot() -> Snapshot {
         Snapshot {
             approvals: vec![
-                approval("run_aaaaaaaaaaaaaaaaaaaaaaaaaa", 1, "counter.publish", 95_000),
-                approval("run_bbbbbbbbbbbbbbbbbbbbbbbbbb", 0, "github.createIssue", 12_000),
+                approval(
+                    "run_aaaaaaaaaaaaaaaaaaaaaaaaaa",
+                    1,
+                    "counter.publish",
+                    95_000,
+                ),
+                approval(
+                    "run_bbbbbbbbbbbbbbbbbbbbbbbbbb",
+                    0,
+                    "github.createIssue",
+                    12_000,
+                ),
             ],
             runs: vec![
-                run("run_cccccccccccccccccccccccccc", "running", 3, Some("time.getCurrentTime"), 4_000),
-                run("run_bbbbbbbbbbbbbbbbbbbbbbbbbb", "awaiting_approval", 0, None, 12_500),
-                run("run_aaaaaaaaaaaaaaaaaaaaaaaaaa", "awaiting_approval", 1, Some("counter.write"), 96_000),
-                run("run_dddddddddddddddddddddddddd", "failed", 2, Some("github.listIssues"), 3_600_000),
+                run(
+                    "run_cccccccccccccccccccccccccc",
+                    "running",
+                    3,
+                    Some("time.getCurrentTime"),
+                    4_000,
+                ),
+                run(
+                    "run_bbbbbbbbbbbbbbbbbbbbbbbbbb",
+                    "awaiting_approval",
+                    0,
+                    None,
+                    12_500,
+                ),
+                run(
+                    "run_aaaaaaaaaaaaaaaaaaaaaaaaaa",
+                    "awaiting_approval",
+                    1,
+                    Some("counter.write"),
+                    96_000,
+                ),
+                run(
+                    "run_dddddddddddddddddddddddddd",
+                    "failed",
+                    2,
+                    Some("github.listIssues"),
+                    3_600_000,
+                ),
             ],
             sources: vec![
                 SourceRow {
@@ -488,7 +614,14 @@ pub(super) mod tests {
                     reported_at_ms: Some(NOW - 60_000),
                     tools: vec!["github.createIssue".into(), "github.listIssues".into()],
                 },
-                SourceRow { name: "time".into(), status: "configured".into(), tool_count: Some(2), error: None, reported_at_ms: None, tools: vec!["time.getCurrentTime".into()] },
+                SourceRow {
+                    name: "time".into(),
+                    status: "configured".into(),
+                    tool_count: Some(2),
+                    error: None,
+                    reported_at_ms: None,
+                    tools: vec!["time.getCurrentTime".into()],
+                },
             ],
             problems: Vec::new(),
         }
@@ -536,15 +669,31 @@ pub(super) mod tests {
     fn decisions_target_the_selected_call_and_always_asks_first() {
         let mut state = loaded();
         state.update(Action::Down);
-        let Some(Effect::Decide { approval, decision }) = state.update(Action::Decide(Decision::AllowOnce)) else { panic!("no decision") };
-        assert_eq!((approval.address.as_str(), decision), ("github.createIssue", Decision::AllowOnce));
+        let Some(Effect::Decide { approval, decision }) =
+            state.update(Action::Decide(Decision::AllowOnce))
+        else {
+            panic!("no decision")
+        };
+        assert_eq!(
+            (approval.address.as_str(), decision),
+            ("github.createIssue", Decision::AllowOnce)
+        );
         assert_eq!(state.update(Action::Decide(Decision::AllowAlways)), None);
         assert_eq!(state.mode(), Mode::Confirm);
         assert_eq!(state.update(Action::Confirm(false)), None);
         assert_eq!(state.mode(), Mode::Main);
         state.update(Action::Decide(Decision::AllowAlways));
         let effect = state.update(Action::Confirm(true));
-        assert!(matches!(effect, Some(Effect::Decide { decision: Decision::AllowAlways, .. })), "{effect:?}");
+        assert!(
+            matches!(
+                effect,
+                Some(Effect::Decide {
+                    decision: Decision::AllowAlways,
+                    ..
+                })
+            ),
+            "{effect:?}"
+        );
     }
 
     #[test]
@@ -552,7 +701,12 @@ pub(super) mod tests {
         let mut state = State::new(false);
         state.apply_snapshot(Snapshot::default(), NOW);
         assert_eq!(state.update(Action::Decide(Decision::Deny)), None);
-        assert!(state.notice.as_ref().is_some_and(|n| n.text.contains("No call is waiting")));
+        assert!(
+            state
+                .notice
+                .as_ref()
+                .is_some_and(|n| n.text.contains("No call is waiting"))
+        );
     }
 
     #[test]
@@ -560,20 +714,34 @@ pub(super) mod tests {
         let mut state = loaded();
         state.update(Action::NextPane);
         state.update(Action::Down);
-        assert_eq!(state.selected_run().map(|r| r.run_id.as_str()), Some("run_bbbbbbbbbbbbbbbbbbbbbbbbbb"));
+        assert_eq!(
+            state.selected_run().map(|r| r.run_id.as_str()),
+            Some("run_bbbbbbbbbbbbbbbbbbbbbbbbbb")
+        );
         let mut newer = snapshot();
-        newer.runs.insert(0, run("run_eeeeeeeeeeeeeeeeeeeeeeeeee", "running", 0, None, 0));
+        newer.runs.insert(
+            0,
+            run("run_eeeeeeeeeeeeeeeeeeeeeeeeee", "running", 0, None, 0),
+        );
         state.apply_snapshot(newer, NOW);
-        assert_eq!(state.selected_run().map(|r| r.run_id.as_str()), Some("run_bbbbbbbbbbbbbbbbbbbbbbbbbb"));
+        assert_eq!(
+            state.selected_run().map(|r| r.run_id.as_str()),
+            Some("run_bbbbbbbbbbbbbbbbbbbbbbbbbb")
+        );
     }
 
     #[test]
     fn only_new_approvals_count_as_arrivals() {
         let mut state = State::new(false);
-        assert_eq!(state.apply_snapshot(snapshot(), NOW), 0, "the queue at start is not news");
+        assert_eq!(
+            state.apply_snapshot(snapshot(), NOW),
+            0,
+            "the queue at start is not news"
+        );
         assert_eq!(state.apply_snapshot(snapshot(), NOW), 0);
         let mut more = snapshot();
-        more.approvals.push(approval("run_ffffffffffffffffffffffffff", 0, "x.y", 0));
+        more.approvals
+            .push(approval("run_ffffffffffffffffffffffffff", 0, "x.y", 0));
         assert_eq!(state.apply_snapshot(more, NOW), 1);
     }
 
@@ -585,7 +753,11 @@ pub(super) mod tests {
             state.update(Action::FilterChar(c));
         }
         assert_eq!(state.view.approvals.len(), 1);
-        assert_eq!(state.view.sources, vec![(0, 1)], "counter matches by one of its tools");
+        assert_eq!(
+            state.view.sources,
+            vec![(0, 1)],
+            "counter matches by one of its tools"
+        );
         state.update(Action::FilterDone);
         assert_eq!(state.mode(), Mode::Main);
         state.update(Action::Back);
@@ -597,16 +769,26 @@ pub(super) mod tests {
     #[test]
     fn details_open_scroll_and_close() {
         let mut state = loaded();
-        assert_eq!(state.update(Action::Open), Some(Effect::LoadDetail("run_aaaaaaaaaaaaaaaaaaaaaaaaaa".into())));
+        assert_eq!(
+            state.update(Action::Open),
+            Some(Effect::LoadDetail("run_aaaaaaaaaaaaaaaaaaaaaaaaaa".into()))
+        );
         state.resize(10);
         state.apply_detail("run_aaaaaaaaaaaaaaaaaaaaaaaaaa", Ok(Some(detail())));
         state.update(Action::Bottom);
         let scroll = state.detail.as_ref().map(|d| d.scroll).unwrap_or_default();
         assert!(scroll > 0);
         state.update(Action::Up);
-        assert_eq!(state.detail.as_ref().map(|d| d.scroll), Some(scroll - 1), "one step up from the end moves at once");
+        assert_eq!(
+            state.detail.as_ref().map(|d| d.scroll),
+            Some(scroll - 1),
+            "one step up from the end moves at once"
+        );
         let effect = state.update(Action::Decide(Decision::Deny));
-        assert!(matches!(effect, Some(Effect::Decide { ref approval, .. }) if approval.seq == 1), "{effect:?}");
+        assert!(
+            matches!(effect, Some(Effect::Decide { ref approval, .. }) if approval.seq == 1),
+            "{effect:?}"
+        );
         state.update(Action::Back);
         assert_eq!(state.mode(), Mode::Main);
     }

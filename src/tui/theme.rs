@@ -16,7 +16,11 @@ impl Theme {
     }
 
     fn fg(self, color: Color) -> Style {
-        if self.color { Style::new().fg(color) } else { Style::new() }
+        if self.color {
+            Style::new().fg(color)
+        } else {
+            Style::new()
+        }
     }
 
     pub fn title(self) -> Style {
@@ -24,7 +28,11 @@ impl Theme {
     }
 
     pub fn border(self, focused: bool) -> Style {
-        if focused { self.fg(Color::Cyan).add_modifier(Modifier::BOLD) } else { self.fg(Color::DarkGray) }
+        if focused {
+            self.fg(Color::Cyan).add_modifier(Modifier::BOLD)
+        } else {
+            self.fg(Color::DarkGray)
+        }
     }
 
     pub fn header(self) -> Style {
@@ -32,7 +40,11 @@ impl Theme {
     }
 
     pub fn selected(self, focused: bool) -> Style {
-        if focused { Style::new().add_modifier(Modifier::REVERSED) } else { Style::new().add_modifier(Modifier::UNDERLINED) }
+        if focused {
+            Style::new().add_modifier(Modifier::REVERSED)
+        } else {
+            Style::new().add_modifier(Modifier::UNDERLINED)
+        }
     }
 
     pub fn quiet(self) -> Style {

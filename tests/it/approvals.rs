@@ -123,3 +123,40 @@ fn deciding_on_unknown_or_settled_runs_says_so() {
     let always = home.run(&["hub", "approve", &run_id, "--always"]).fails();
     assert!(always.stderr.contains("no call waiting"), "{}", always.stderr);
 }
+
+fn tamper(home: &Home, sql: &str) {
+    let connection = rusqlite::Connection::open(home.path().join("data/state.sqlite")).expect("open the store");
+    connection.execute(sql, []).expect("tamper");
+}
+
+#[test]
+fn a_run_that_no_longer_matches_its_journal_stops_without_writing() {
+    let home = Home::new();
+    let counts_file = counter_config(&home);
+    let paused = envelope(&exec(&home, &["exec", "-", "--json"], SCRIPT));
+    let run_id = paused["runId"].as_str().unwrap().to_string();
+    // As if the first call had been to another tool: the replay must not guess.
+    tamper(&home, "UPDATE calls SET args_digest = 'different' WHERE seq = 0");
+    home.run(&["hub", "approve", &run_id]).ok();
+    let resumed = home.run(&["exec", "--resume", &run_id, "--json"]);
+    assert_eq!(resumed.code, 1);
+    let resumed = envelope(&resumed);
+    assert_eq!(resumed["error"]["code"], "replay_divergence", "{resumed}");
+    assert!(resumed["error"]["message"].as_str().unwrap().contains("other arguments"), "{resumed}");
+    assert_eq!(counts(&counts_file), serde_json::json!({ "write:a": 1 }), "nothing ran after the divergence");
+}
+
+#[test]
+fn an_approval_nobody_decides_expires() {
+    let home = Home::new();
+    let counts_file = counter_config(&home);
+    let paused = envelope(&exec(&home, &["exec", "-", "--json"], SCRIPT));
+    let run_id = paused["runId"].as_str().unwrap().to_string();
+    tamper(&home, "UPDATE approvals SET expires_at_ms = 1");
+    let late = home.run(&["hub", "approve", &run_id]).fails();
+    assert!(late.stderr.contains("expired"), "{}", late.stderr);
+    let resumed = home.run(&["exec", "--resume", &run_id, "--json"]);
+    assert_eq!(resumed.code, 1);
+    assert_eq!(envelope(&resumed)["error"]["code"], "approval_expired");
+    assert_eq!(counts(&counts_file), serde_json::json!({ "write:a": 1 }));
+}
