@@ -14,8 +14,13 @@ pub enum OpenError {
         "no display to open the approval page on (neither DISPLAY nor WAYLAND_DISPLAY is set); decide with `capabilities hub approve RUN_ID` in a terminal"
     )]
     NoDisplay,
-    #[error("cannot start `{program}` to open the approval page in a browser: {source}; decide with `capabilities hub approve RUN_ID` in a terminal")]
-    NoLauncher { program: String, source: std::io::Error },
+    #[error(
+        "cannot start `{program}` to open the approval page in a browser: {source}; decide with `capabilities hub approve RUN_ID` in a terminal"
+    )]
+    NoLauncher {
+        program: String,
+        source: std::io::Error,
+    },
 }
 
 /// Asks the desktop to open `url` in the default browser. Returns once the launcher started; a
@@ -42,7 +47,10 @@ fn launcher(url: &str) -> Result<Command, OpenError> {
 #[cfg(all(unix, not(target_os = "macos")))]
 fn launcher(url: &str) -> Result<Command, OpenError> {
     use crate::env_vars;
-    has_display(std::env::var_os(env_vars::DISPLAY), std::env::var_os(env_vars::WAYLAND_DISPLAY))?;
+    has_display(
+        std::env::var_os(env_vars::DISPLAY),
+        std::env::var_os(env_vars::WAYLAND_DISPLAY),
+    )?;
     let mut command = Command::new("xdg-open");
     command.arg(url);
     Ok(command)
@@ -52,7 +60,15 @@ fn launcher(url: &str) -> Result<Command, OpenError> {
 /// `xdg-open` would fall back to a text browser on the hub's own terminal, which carries JSON-RPC.
 #[cfg(all(unix, not(target_os = "macos")))]
 fn has_display(x11: Option<OsString>, wayland: Option<OsString>) -> Result<(), OpenError> {
-    if [x11, wayland].into_iter().flatten().any(|value| !value.is_empty()) { Ok(()) } else { Err(OpenError::NoDisplay) }
+    if [x11, wayland]
+        .into_iter()
+        .flatten()
+        .any(|value| !value.is_empty())
+    {
+        Ok(())
+    } else {
+        Err(OpenError::NoDisplay)
+    }
 }
 
 fn spawn(mut command: Command) -> Result<(), OpenError> {
@@ -63,12 +79,17 @@ fn spawn(mut command: Command) -> Result<(), OpenError> {
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .map_err(|source| OpenError::NoLauncher { program: program.clone(), source })?;
+        .map_err(|source| OpenError::NoLauncher {
+            program: program.clone(),
+            source,
+        })?;
     // Some launchers run the browser in the foreground, so wait on a thread of its own: it reaps
     // the process whenever it ends and reports a failure to the log.
     std::thread::spawn(move || match child.wait() {
         Ok(status) if !status.success() => {
-            tracing::warn!("`{program}` could not open the approval page ({status}); decide with `capabilities hub approve RUN_ID` in a terminal")
+            tracing::warn!(
+                "`{program}` could not open the approval page ({status}); decide with `capabilities hub approve RUN_ID` in a terminal"
+            )
         }
         Ok(_) => {}
         Err(e) => tracing::warn!("`{program}` did not report how it ended: {e}"),
@@ -84,15 +105,26 @@ mod tests {
     #[test]
     fn no_display_means_no_page() {
         let err = has_display(None, None).unwrap_err().to_string();
-        assert!(err.contains("DISPLAY") && err.contains("hub approve"), "{err}");
-        assert!(has_display(Some(OsString::new()), Some(OsString::new())).is_err(), "empty values are no display");
+        assert!(
+            err.contains("DISPLAY") && err.contains("hub approve"),
+            "{err}"
+        );
+        assert!(
+            has_display(Some(OsString::new()), Some(OsString::new())).is_err(),
+            "empty values are no display"
+        );
         assert!(has_display(Some(":0".into()), None).is_ok());
         assert!(has_display(None, Some("wayland-0".into())).is_ok());
     }
 
     #[test]
     fn a_missing_launcher_is_an_error_not_a_silent_skip() {
-        let err = spawn(Command::new("capabilities-test-no-such-launcher")).unwrap_err().to_string();
-        assert!(err.contains("capabilities-test-no-such-launcher") && err.contains("hub approve"), "{err}");
+        let err = spawn(Command::new("capabilities-test-no-such-launcher"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("capabilities-test-no-such-launcher") && err.contains("hub approve"),
+            "{err}"
+        );
     }
 }

@@ -46,9 +46,17 @@ fn time_left(expires_at_ms: u64, now_ms: u64) -> String {
 }
 
 fn call(approval: &Approval, now_ms: u64) -> String {
-    let connection = approval.connection.as_deref().map(escape).unwrap_or_else(|| "the default".into());
+    let connection = approval
+        .connection
+        .as_deref()
+        .map(escape)
+        .unwrap_or_else(|| "the default".into());
     let state = match (&approval.decision, &approval.decided_by) {
-        (Some(decision), by) => format!("decided: {} ({})", label(*decision), escape(by.as_deref().unwrap_or("unknown channel"))),
+        (Some(decision), by) => format!(
+            "decided: {} ({})",
+            label(*decision),
+            escape(by.as_deref().unwrap_or("unknown channel"))
+        ),
         (None, _) => format!("expires {}", time_left(approval.expires_at_ms, now_ms)),
     };
     format!(
@@ -74,19 +82,29 @@ fn label(decision: Decision) -> &'static str {
 }
 
 fn addresses(approvals: &[Approval]) -> String {
-    let mut names: Vec<String> = approvals.iter().map(|a| format!("<code>{}</code>", escape(&a.address))).collect();
+    let mut names: Vec<String> = approvals
+        .iter()
+        .map(|a| format!("<code>{}</code>", escape(&a.address)))
+        .collect();
     names.dedup();
     names.join(", ")
 }
 
 fn terminal_hint(run_id: &str) -> String {
-    format!("<p class=\"note\">From a terminal: <code>capabilities hub approve {0}</code> or <code>capabilities hub deny {0}</code>.</p>", escape(run_id))
+    format!(
+        "<p class=\"note\">From a terminal: <code>capabilities hub approve {0}</code> or <code>capabilities hub deny {0}</code>.</p>",
+        escape(run_id)
+    )
 }
 
 /// The page for calls waiting on a person: each call, then the four choices for all of them.
 pub fn ask(run_id: &str, approvals: &[Approval], csrf: &str, now_ms: u64) -> String {
     let calls: String = approvals.iter().map(|a| call(a, now_ms)).collect();
-    let these = if approvals.len() == 1 { "this call" } else { "these calls" };
+    let these = if approvals.len() == 1 {
+        "this call"
+    } else {
+        "these calls"
+    };
     let body = format!(
         "<h1>An agent asks to run {}</h1>\
          <p>Run <code>{}</code> is paused until you decide. Your choice applies to {these}.</p>{calls}\
@@ -106,7 +124,12 @@ pub fn ask(run_id: &str, approvals: &[Approval], csrf: &str, now_ms: u64) -> Str
 }
 
 /// The confirmation "always allow" needs, since it changes the policy of every later run.
-pub fn confirm_always(run_id: &str, approvals: &[Approval], csrf: &str, config_file: &str) -> String {
+pub fn confirm_always(
+    run_id: &str,
+    approvals: &[Approval],
+    csrf: &str,
+    config_file: &str,
+) -> String {
     let body = format!(
         "<h1>Always allow {0}?</h1>\
          <p>This allows {0} from now on, in every run, without asking: a rule \
@@ -125,7 +148,11 @@ pub fn confirm_always(run_id: &str, approvals: &[Approval], csrf: &str, config_f
 /// What the person sees after deciding.
 pub fn decided(run_id: &str, decided: &[Approval], decision: Decision, now_ms: u64) -> String {
     let calls: String = decided.iter().map(|a| call(a, now_ms)).collect();
-    let next = if decision.allows() { "runs the call" } else { "gets a policy_denied error for the call and goes on without it" };
+    let next = if decision.allows() {
+        "runs the call"
+    } else {
+        "gets a policy_denied error for the call and goes on without it"
+    };
     let body = format!(
         "<h1 id=\"outcome\">Done: {} {}</h1>{calls}\
          <p id=\"continue\">The agent can continue: when it resumes run <code>{}</code> it {next}. You can close this page.</p>",
@@ -183,15 +210,35 @@ mod tests {
     fn every_value_from_a_tool_or_script_is_escaped() {
         let approval = hostile();
         let pages = [
-            ask(&approval.run_id, std::slice::from_ref(&approval), "c\"srf", 0),
-            confirm_always(&approval.run_id, std::slice::from_ref(&approval), "c\"srf", "/home/<me>/config.toml"),
-            decided(&approval.run_id, std::slice::from_ref(&approval), Decision::Deny, 0),
+            ask(
+                &approval.run_id,
+                std::slice::from_ref(&approval),
+                "c\"srf",
+                0,
+            ),
+            confirm_always(
+                &approval.run_id,
+                std::slice::from_ref(&approval),
+                "c\"srf",
+                "/home/<me>/config.toml",
+            ),
+            decided(
+                &approval.run_id,
+                std::slice::from_ref(&approval),
+                Decision::Deny,
+                0,
+            ),
             already_decided(&approval.run_id, std::slice::from_ref(&approval), 0),
             problem("<t>", "<m>"),
         ];
         for page in &pages {
-            for raw in ["<script", "<img", "<b>", "<i>", "<me>", "<t>", "<m>", "c\"srf"] {
-                assert!(!page.contains(raw), "`{raw}` reached the page unescaped:\n{page}");
+            for raw in [
+                "<script", "<img", "<b>", "<i>", "<me>", "<t>", "<m>", "c\"srf",
+            ] {
+                assert!(
+                    !page.contains(raw),
+                    "`{raw}` reached the page unescaped:\n{page}"
+                );
             }
         }
         assert!(pages[0].contains("gh.&lt;script&gt;alert(1)&lt;/script&gt;"));
@@ -203,7 +250,10 @@ mod tests {
     fn the_ask_page_offers_four_choices_and_the_time_left() {
         let page = ask("run_a", &[hostile()], "tok", 60_000);
         for choice in ["allow_once", "allow_run", "allow_always", "deny"] {
-            assert!(page.contains(&format!("value=\"{choice}\"")), "{choice} missing");
+            assert!(
+                page.contains(&format!("value=\"{choice}\"")),
+                "{choice} missing"
+            );
         }
         assert!(page.contains("expires in 29 minutes"), "{page}");
         assert!(page.contains("name=\"csrf\" value=\"tok\""));

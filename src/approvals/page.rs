@@ -32,9 +32,13 @@ pub const CHANNEL: &str = "page";
 /// Why no link could be made.
 #[derive(Debug, thiserror::Error)]
 pub enum PageError {
-    #[error("run `{0}` has no call waiting for a decision, so there is nothing to show on the approval page")]
+    #[error(
+        "run `{0}` has no call waiting for a decision, so there is nothing to show on the approval page"
+    )]
     NothingPending(String),
-    #[error("the operating system gave no randomness for an approval link; decide with `capabilities hub approve RUN_ID` instead")]
+    #[error(
+        "the operating system gave no randomness for an approval link; decide with `capabilities hub approve RUN_ID` instead"
+    )]
     NoRandomness,
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -60,41 +64,71 @@ pub struct ApprovalPage {
 }
 
 fn now_ms() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
 }
 
 impl ApprovalPage {
     /// Binds 127.0.0.1 on a free port and serves the page on the current tokio runtime.
     /// `config_file` is where "always allow" writes its policy rule.
-    pub async fn start(store: Arc<RunsStore>, config_file: PathBuf) -> std::io::Result<ApprovalPage> {
+    pub async fn start(
+        store: Arc<RunsStore>,
+        config_file: PathBuf,
+    ) -> std::io::Result<ApprovalPage> {
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await?;
         let address = listener.local_addr()?;
         let host = format!("127.0.0.1:{}", address.port());
         let origin = format!("http://{host}");
         let base = Url::parse(&format!("{origin}/")).map_err(std::io::Error::other)?;
-        let shared = Arc::new(Shared { store, config_file, tokens: Tokens::default(), host, origin });
-        let router = Router::new().route("/approve/{token}", get(show).post(decide)).fallback(not_found).with_state(shared.clone());
+        let shared = Arc::new(Shared {
+            store,
+            config_file,
+            tokens: Tokens::default(),
+            host,
+            origin,
+        });
+        let router = Router::new()
+            .route("/approve/{token}", get(show).post(decide))
+            .fallback(not_found)
+            .with_state(shared.clone());
         let stop = CancellationToken::new();
-        let serve = axum::serve(listener, router).with_graceful_shutdown(stop.clone().cancelled_owned());
+        let serve =
+            axum::serve(listener, router).with_graceful_shutdown(stop.clone().cancelled_owned());
         tokio::spawn(async move {
             if let Err(e) = serve.await {
                 tracing::warn!("the approval page stopped: {e}");
             }
         });
         tracing::debug!("the approval page listens on {}", shared.origin);
-        Ok(ApprovalPage { shared, base, _stop: stop.drop_guard() })
+        Ok(ApprovalPage {
+            shared,
+            base,
+            _stop: stop.drop_guard(),
+        })
     }
 
     /// A one-time link to decide the calls of `run_id` that wait now. Each call makes a new link;
     /// it stops working after one decision, or when those approvals expire.
     pub fn url_for(&self, run_id: &str) -> Result<Url, PageError> {
         let now = now_ms();
-        let waiting: Vec<Approval> = self.shared.store.approvals(run_id)?.into_iter().filter(|a| a.decision.is_none() && !a.is_expired_at(now)).collect();
+        let waiting: Vec<Approval> = self
+            .shared
+            .store
+            .approvals(run_id)?
+            .into_iter()
+            .filter(|a| a.decision.is_none() && !a.is_expired_at(now))
+            .collect();
         let Some(expires_at_ms) = waiting.iter().map(|a| a.expires_at_ms).max() else {
             return Err(PageError::NothingPending(run_id.to_string()));
         };
         let seqs = waiting.iter().map(|a| a.seq).collect();
-        let token = self.shared.tokens.issue(run_id, seqs, expires_at_ms, now).ok_or(PageError::NoRandomness)?;
+        let token = self
+            .shared
+            .tokens
+            .issue(run_id, seqs, expires_at_ms, now)
+            .ok_or(PageError::NoRandomness)?;
         Ok(self.base.join(&format!("approve/{token}"))?)
     }
 }
@@ -106,7 +140,10 @@ fn respond(status: StatusCode, body: String) -> Response {
     let fixed = [
         (header::CONTENT_TYPE, "text/html; charset=utf-8"),
         // No script may run and nothing may load from elsewhere; forms only post back here.
-        (header::CONTENT_SECURITY_POLICY, "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"),
+        (
+            header::CONTENT_SECURITY_POLICY,
+            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+        ),
         (header::X_FRAME_OPTIONS, "DENY"),
         (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
         // The token is in the path: never let it leave in a Referer. `same-origin` (not
@@ -122,10 +159,22 @@ fn respond(status: StatusCode, body: String) -> Response {
 
 fn refused(refusal: Refusal) -> Response {
     let (title, message) = match refusal {
-        Refusal::Unknown => ("This approval link is not valid", "The link is wrong, or it belongs to a hub that has since stopped."),
-        Refusal::Used => ("This approval link was already used", "Each link decides once. If the agent asks again, a new page opens."),
-        Refusal::Expired => ("This approval link expired", "Approvals wait 30 minutes; ask the agent to run the script again."),
-        Refusal::BadCsrf => ("This form is not from this page", "The form did not carry this page's own check value, so nothing was decided. Reload the page and choose again."),
+        Refusal::Unknown => (
+            "This approval link is not valid",
+            "The link is wrong, or it belongs to a hub that has since stopped.",
+        ),
+        Refusal::Used => (
+            "This approval link was already used",
+            "Each link decides once. If the agent asks again, a new page opens.",
+        ),
+        Refusal::Expired => (
+            "This approval link expired",
+            "Approvals wait 30 minutes; ask the agent to run the script again.",
+        ),
+        Refusal::BadCsrf => (
+            "This form is not from this page",
+            "The form did not carry this page's own check value, so nothing was decided. Reload the page and choose again.",
+        ),
     };
     respond(StatusCode::FORBIDDEN, html::problem(title, message))
 }
@@ -148,7 +197,10 @@ fn cross_site(shared: &Shared, headers: &HeaderMap) -> Option<Response> {
     (origin != Some(shared.origin.as_str())).then(|| {
         respond(
             StatusCode::FORBIDDEN,
-            html::problem("Request from another site refused", "Decisions are only taken from the approval page itself; nothing was decided."),
+            html::problem(
+                "Request from another site refused",
+                "Decisions are only taken from the approval page itself; nothing was decided.",
+            ),
         )
     })
 }
@@ -157,15 +209,27 @@ async fn not_found(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Res
     if let Some(response) = wrong_host(&shared, &headers) {
         return response;
     }
-    respond(StatusCode::NOT_FOUND, html::problem("Nothing here", "Approval pages are opened by the hub with a link of their own."))
+    respond(
+        StatusCode::NOT_FOUND,
+        html::problem(
+            "Nothing here",
+            "Approval pages are opened by the hub with a link of their own.",
+        ),
+    )
 }
 
 /// The calls a grant covers, as stored now; read on the blocking pool (SQLite may wait on
 /// another process's write).
 async fn granted_calls(shared: &Arc<Shared>, grant: &Grant) -> Result<Vec<Approval>, Response> {
     let (shared, grant) = (shared.clone(), grant.clone());
-    let read = tokio::task::spawn_blocking(move || shared.store.approvals(&grant.run_id).map(|all| all.into_iter().filter(|a| grant.seqs.contains(&a.seq)).collect()))
-        .await;
+    let read = tokio::task::spawn_blocking(move || {
+        shared.store.approvals(&grant.run_id).map(|all| {
+            all.into_iter()
+                .filter(|a| grant.seqs.contains(&a.seq))
+                .collect()
+        })
+    })
+    .await;
     match read {
         Ok(Ok(calls)) => Ok(calls),
         Ok(Err(e)) => Err(internal(&e.to_string())),
@@ -175,10 +239,17 @@ async fn granted_calls(shared: &Arc<Shared>, grant: &Grant) -> Result<Vec<Approv
 
 fn internal(message: &str) -> Response {
     tracing::warn!("the approval page failed: {message}");
-    respond(StatusCode::INTERNAL_SERVER_ERROR, html::problem("The approval page failed", message))
+    respond(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        html::problem("The approval page failed", message),
+    )
 }
 
-async fn show(State(shared): State<Arc<Shared>>, Path(token): Path<String>, headers: HeaderMap) -> Response {
+async fn show(
+    State(shared): State<Arc<Shared>>,
+    Path(token): Path<String>,
+    headers: HeaderMap,
+) -> Response {
     if let Some(response) = wrong_host(&shared, &headers) {
         return response;
     }
@@ -190,11 +261,21 @@ async fn show(State(shared): State<Arc<Shared>>, Path(token): Path<String>, head
         Ok(calls) => calls,
         Err(response) => return response,
     };
-    let waiting: Vec<Approval> = calls.iter().filter(|a| a.decision.is_none()).cloned().collect();
+    let waiting: Vec<Approval> = calls
+        .iter()
+        .filter(|a| a.decision.is_none())
+        .cloned()
+        .collect();
     if waiting.is_empty() {
-        return respond(StatusCode::OK, html::already_decided(&grant.run_id, &calls, now_ms()));
+        return respond(
+            StatusCode::OK,
+            html::already_decided(&grant.run_id, &calls, now_ms()),
+        );
     }
-    respond(StatusCode::OK, html::ask(&grant.run_id, &waiting, &grant.csrf, now_ms()))
+    respond(
+        StatusCode::OK,
+        html::ask(&grant.run_id, &waiting, &grant.csrf, now_ms()),
+    )
 }
 
 /// The fields of the decision form.
@@ -205,7 +286,11 @@ struct Form {
 }
 
 fn read_form(body: &[u8]) -> Form {
-    let mut form = Form { csrf: String::new(), decision: Err("the form chose no decision".into()), confirmed: false };
+    let mut form = Form {
+        csrf: String::new(),
+        decision: Err("the form chose no decision".into()),
+        confirmed: false,
+    };
     for (key, value) in url::form_urlencoded::parse(body) {
         match key.as_ref() {
             "csrf" => form.csrf = value.into_owned(),
@@ -228,14 +313,25 @@ enum Outcome {
     Final(Response),
 }
 
-async fn decide(State(shared): State<Arc<Shared>>, Path(token): Path<String>, headers: HeaderMap, body: Bytes) -> Response {
-    if let Some(response) = wrong_host(&shared, &headers).or_else(|| cross_site(&shared, &headers)) {
+async fn decide(
+    State(shared): State<Arc<Shared>>,
+    Path(token): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    if let Some(response) = wrong_host(&shared, &headers).or_else(|| cross_site(&shared, &headers))
+    {
         return response;
     }
     let form = read_form(&body);
     let decision = match form.decision {
         Ok(decision) => decision,
-        Err(message) => return respond(StatusCode::BAD_REQUEST, html::problem("No valid choice", &message)),
+        Err(message) => {
+            return respond(
+                StatusCode::BAD_REQUEST,
+                html::problem("No valid choice", &message),
+            );
+        }
     };
     if decision == Decision::AllowAlways && !form.confirmed {
         // A policy change for every later run: show what it does and ask once more. The token
@@ -246,9 +342,13 @@ async fn decide(State(shared): State<Arc<Shared>>, Path(token): Path<String>, he
         };
         return match granted_calls(&shared, &grant).await {
             Ok(calls) => {
-                let waiting: Vec<Approval> = calls.into_iter().filter(|a| a.decision.is_none()).collect();
+                let waiting: Vec<Approval> =
+                    calls.into_iter().filter(|a| a.decision.is_none()).collect();
                 let config = shared.config_file.display().to_string();
-                respond(StatusCode::OK, html::confirm_always(&grant.run_id, &waiting, &grant.csrf, &config))
+                respond(
+                    StatusCode::OK,
+                    html::confirm_always(&grant.run_id, &waiting, &grant.csrf, &config),
+                )
             }
             Err(response) => response,
         };
@@ -273,12 +373,18 @@ async fn decide(State(shared): State<Arc<Shared>>, Path(token): Path<String>, he
         }
         Outcome::AlreadyDecided(calls) => {
             shared.tokens.spend(&token);
-            respond(StatusCode::CONFLICT, html::already_decided(&grant.run_id, &calls, now_ms()))
+            respond(
+                StatusCode::CONFLICT,
+                html::already_decided(&grant.run_id, &calls, now_ms()),
+            )
         }
         Outcome::Decided(decided) => {
             shared.tokens.spend(&token);
             tracing::info!("run {}: {decision} from the approval page", grant.run_id);
-            respond(StatusCode::OK, html::decided(&grant.run_id, &decided, decision, now_ms()))
+            respond(
+                StatusCode::OK,
+                html::decided(&grant.run_id, &decided, decision, now_ms()),
+            )
         }
     }
 }
@@ -287,7 +393,10 @@ async fn decide(State(shared): State<Arc<Shared>>, Path(token): Path<String>, he
 /// "always" rule goes into the config first, so a config that refuses it leaves the run waiting.
 fn record(shared: &Shared, grant: &Grant, decision: Decision) -> Outcome {
     let calls: Vec<Approval> = match shared.store.approvals(&grant.run_id) {
-        Ok(all) => all.into_iter().filter(|a| grant.seqs.contains(&a.seq)).collect(),
+        Ok(all) => all
+            .into_iter()
+            .filter(|a| grant.seqs.contains(&a.seq))
+            .collect(),
         Err(e) => return Outcome::Retry(internal(&e.to_string())),
     };
     let waiting: Vec<&Approval> = calls.iter().filter(|a| a.decision.is_none()).collect();
@@ -303,22 +412,36 @@ fn record(shared: &Shared, grant: &Grant, decision: Decision) -> Outcome {
         rules.dedup();
         for address in rules {
             if let Err(e) = add_rule(&shared.config_file, address, Action::Allow, None) {
-                let message = format!("The rule for {address} could not be added, so nothing was decided: {e:#}. Fix the config, or choose another option.");
-                return Outcome::Retry(respond(StatusCode::CONFLICT, html::problem("The policy rule was not written", &message)));
+                let message = format!(
+                    "The rule for {address} could not be added, so nothing was decided: {e:#}. Fix the config, or choose another option."
+                );
+                return Outcome::Retry(respond(
+                    StatusCode::CONFLICT,
+                    html::problem("The policy rule was not written", &message),
+                ));
             }
         }
     }
     let mut decided = Vec::new();
     for approval in waiting {
-        match shared.store.decide(&grant.run_id, Some(approval.seq), decision, CHANNEL) {
+        match shared
+            .store
+            .decide(&grant.run_id, Some(approval.seq), decision, CHANNEL)
+        {
             Ok(mut done) => decided.append(&mut done),
             // Another channel got there between the read above and this write.
             Err(DecideError::NothingPending { .. }) => {}
             Err(DecideError::Expired { .. }) => return Outcome::Final(refused(Refusal::Expired)),
-            Err(e @ (DecideError::UnknownRun(_) | DecideError::Store(_))) => return Outcome::Retry(internal(&e.to_string())),
+            Err(e @ (DecideError::UnknownRun(_) | DecideError::Store(_))) => {
+                return Outcome::Retry(internal(&e.to_string()));
+            }
         }
     }
-    if decided.is_empty() { Outcome::AlreadyDecided(calls) } else { Outcome::Decided(decided) }
+    if decided.is_empty() {
+        Outcome::AlreadyDecided(calls)
+    } else {
+        Outcome::Decided(decided)
+    }
 }
 
 #[cfg(test)]
@@ -337,11 +460,28 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Arc::new(RunsStore::open(&dir.path().join("state.sqlite")).unwrap());
         store.begin_run("run_a", "code", 1, 2).unwrap();
-        store.record_pending("run_a", 1, "gh.createIssue", Some("work"), "{ title: \"x\" }", "the default action asks").unwrap();
+        store
+            .record_pending(
+                "run_a",
+                1,
+                "gh.createIssue",
+                Some("work"),
+                "{ title: \"x\" }",
+                "the default action asks",
+            )
+            .unwrap();
         let config = dir.path().join("config.toml");
         std::fs::write(&config, "[sources.gh]\ncommand = \"gh-mcp\"\n").unwrap();
-        let page = ApprovalPage::start(store.clone(), config.clone()).await.unwrap();
-        Fixture { _dir: dir, config, store, page, http: reqwest::Client::new() }
+        let page = ApprovalPage::start(store.clone(), config.clone())
+            .await
+            .unwrap();
+        Fixture {
+            _dir: dir,
+            config,
+            store,
+            page,
+            http: reqwest::Client::new(),
+        }
     }
 
     impl Fixture {
@@ -354,7 +494,12 @@ mod tests {
             let url = self.page.url_for("run_a").unwrap();
             let (status, body) = self.get(&url).await;
             assert_eq!(status, 200, "{body}");
-            let csrf = body.split("name=\"csrf\" value=\"").nth(1).and_then(|rest| rest.split('"').next()).expect("a csrf field").to_string();
+            let csrf = body
+                .split("name=\"csrf\" value=\"")
+                .nth(1)
+                .and_then(|rest| rest.split('"').next())
+                .expect("a csrf field")
+                .to_string();
             (url, csrf)
         }
 
@@ -364,7 +509,11 @@ mod tests {
         }
 
         async fn post(&self, url: &Url, origin: Option<&str>, form: &str) -> (u16, String) {
-            let mut request = self.http.post(url.clone()).header("content-type", "application/x-www-form-urlencoded").body(form.to_string());
+            let mut request = self
+                .http
+                .post(url.clone())
+                .header("content-type", "application/x-www-form-urlencoded")
+                .body(form.to_string());
             if let Some(origin) = origin {
                 request = request.header("origin", origin);
             }
@@ -381,17 +530,44 @@ mod tests {
     async fn a_decision_from_the_page_is_recorded_once_with_channel_page() {
         let f = fixture().await;
         let (url, csrf) = f.open().await;
-        let (status, body) = f.post(&url, Some(f.origin()), &format!("csrf={csrf}&decision=allow_run")).await;
+        let (status, body) = f
+            .post(
+                &url,
+                Some(f.origin()),
+                &format!("csrf={csrf}&decision=allow_run"),
+            )
+            .await;
         assert_eq!(status, 200, "{body}");
         assert!(body.contains("The agent can continue"), "{body}");
         let approval = f.store.approval("run_a", 1).unwrap().unwrap();
-        assert_eq!((approval.decision, approval.decided_by.as_deref()), (Some(Decision::AllowRun), Some(CHANNEL)));
-        assert!(f.store.run_grants("run_a").unwrap().contains("gh.createIssue"));
-        let (status, body) = f.post(&url, Some(f.origin()), &format!("csrf={csrf}&decision=deny")).await;
+        assert_eq!(
+            (approval.decision, approval.decided_by.as_deref()),
+            (Some(Decision::AllowRun), Some(CHANNEL))
+        );
+        assert!(
+            f.store
+                .run_grants("run_a")
+                .unwrap()
+                .contains("gh.createIssue")
+        );
+        let (status, body) = f
+            .post(
+                &url,
+                Some(f.origin()),
+                &format!("csrf={csrf}&decision=deny"),
+            )
+            .await;
         assert_eq!(status, 403);
         assert!(body.contains("already used"), "{body}");
-        assert_eq!(f.get(&url).await.0, 403, "a spent link does not even show the page");
-        assert!(matches!(f.page.url_for("run_a"), Err(PageError::NothingPending(_))), "no link for a run with nothing waiting");
+        assert_eq!(
+            f.get(&url).await.0,
+            403,
+            "a spent link does not even show the page"
+        );
+        assert!(
+            matches!(f.page.url_for("run_a"), Err(PageError::NothingPending(_))),
+            "no link for a run with nothing waiting"
+        );
     }
 
     #[tokio::test]
@@ -405,7 +581,13 @@ mod tests {
             assert!(body.contains("another site"), "{body}");
         }
         // A DNS-rebinding page reaches 127.0.0.1 under its own name.
-        let response = f.http.get(url.clone()).header("host", "evil.example").send().await.unwrap();
+        let response = f
+            .http
+            .get(url.clone())
+            .header("host", "evil.example")
+            .send()
+            .await
+            .unwrap();
         assert_eq!(response.status().as_u16(), 403);
         assert!(response.text().await.unwrap().contains("only answers at"));
         assert_eq!(f.decided_by(), None, "nothing was decided");
@@ -417,15 +599,25 @@ mod tests {
     async fn a_wrong_csrf_value_or_choice_decides_nothing() {
         let f = fixture().await;
         let (url, csrf) = f.open().await;
-        let (status, body) = f.post(&url, Some(f.origin()), "csrf=0000&decision=allow_once").await;
+        let (status, body) = f
+            .post(&url, Some(f.origin()), "csrf=0000&decision=allow_once")
+            .await;
         assert_eq!(status, 403);
         assert!(body.contains("not from this page"), "{body}");
         let (status, _) = f.post(&url, Some(f.origin()), "decision=allow_once").await;
         assert_eq!(status, 403, "a form without a CSRF value");
-        let (status, body) = f.post(&url, Some(f.origin()), &format!("csrf={csrf}&decision=yolo")).await;
+        let (status, body) = f
+            .post(
+                &url,
+                Some(f.origin()),
+                &format!("csrf={csrf}&decision=yolo"),
+            )
+            .await;
         assert_eq!(status, 400);
         assert!(body.contains("`yolo` is not a decision"), "{body}");
-        let (status, body) = f.post(&url, Some(f.origin()), &format!("csrf={csrf}")).await;
+        let (status, body) = f
+            .post(&url, Some(f.origin()), &format!("csrf={csrf}"))
+            .await;
         assert_eq!(status, 400);
         assert!(body.contains("no decision"), "{body}");
         assert_eq!(f.decided_by(), None);
@@ -436,10 +628,19 @@ mod tests {
         let f = fixture().await;
         let (status, body) = f.get(&f.page.base.join("approve/0123abcd").unwrap()).await;
         assert_eq!(status, 403);
-        assert!(body.contains("not valid") && body.contains("hub approve"), "{body}");
+        assert!(
+            body.contains("not valid") && body.contains("hub approve"),
+            "{body}"
+        );
         let (status, _) = f.get(&f.page.base.join("elsewhere").unwrap()).await;
         assert_eq!(status, 404);
-        let (status, _) = f.post(&f.page.base.join("approve/0123abcd").unwrap(), Some(f.origin()), "csrf=x&decision=deny").await;
+        let (status, _) = f
+            .post(
+                &f.page.base.join("approve/0123abcd").unwrap(),
+                Some(f.origin()),
+                "csrf=x&decision=deny",
+            )
+            .await;
         assert_eq!(status, 403);
     }
 
@@ -447,16 +648,47 @@ mod tests {
     async fn always_allow_asks_for_confirmation_then_writes_a_rule() {
         let f = fixture().await;
         let (url, csrf) = f.open().await;
-        let (status, body) = f.post(&url, Some(f.origin()), &format!("csrf={csrf}&decision=allow_always")).await;
+        let (status, body) = f
+            .post(
+                &url,
+                Some(f.origin()),
+                &format!("csrf={csrf}&decision=allow_always"),
+            )
+            .await;
         assert_eq!(status, 200);
-        assert!(body.contains("Always allow") && body.contains("name=\"confirm\" value=\"yes\""), "{body}");
-        assert_eq!(f.decided_by(), None, "nothing is decided before the confirmation");
-        assert!(!std::fs::read_to_string(&f.config).unwrap().contains("policy"));
-        let (status, body) = f.post(&url, Some(f.origin()), &format!("csrf={csrf}&decision=allow_always&confirm=yes")).await;
+        assert!(
+            body.contains("Always allow") && body.contains("name=\"confirm\" value=\"yes\""),
+            "{body}"
+        );
+        assert_eq!(
+            f.decided_by(),
+            None,
+            "nothing is decided before the confirmation"
+        );
+        assert!(
+            !std::fs::read_to_string(&f.config)
+                .unwrap()
+                .contains("policy")
+        );
+        let (status, body) = f
+            .post(
+                &url,
+                Some(f.origin()),
+                &format!("csrf={csrf}&decision=allow_always&confirm=yes"),
+            )
+            .await;
         assert_eq!(status, 200, "{body}");
         let config = std::fs::read_to_string(&f.config).unwrap();
-        assert!(config.contains("[[policy.rules]]") && config.contains("match = \"gh.createIssue\"") && config.contains("action = \"allow\""), "{config}");
-        assert_eq!(f.store.approval("run_a", 1).unwrap().unwrap().decision, Some(Decision::AllowAlways));
+        assert!(
+            config.contains("[[policy.rules]]")
+                && config.contains("match = \"gh.createIssue\"")
+                && config.contains("action = \"allow\""),
+            "{config}"
+        );
+        assert_eq!(
+            f.store.approval("run_a", 1).unwrap().unwrap().decision,
+            Some(Decision::AllowAlways)
+        );
     }
 
     #[tokio::test]
@@ -464,11 +696,23 @@ mod tests {
         let f = fixture().await;
         std::fs::write(&f.config, "this is = not [valid toml\n").unwrap();
         let (url, csrf) = f.open().await;
-        let (status, body) = f.post(&url, Some(f.origin()), &format!("csrf={csrf}&decision=allow_always&confirm=yes")).await;
+        let (status, body) = f
+            .post(
+                &url,
+                Some(f.origin()),
+                &format!("csrf={csrf}&decision=allow_always&confirm=yes"),
+            )
+            .await;
         assert_eq!(status, 409);
         assert!(body.contains("nothing was decided"), "{body}");
         assert_eq!(f.decided_by(), None);
-        let (status, _) = f.post(&url, Some(f.origin()), &format!("csrf={csrf}&decision=allow_once")).await;
+        let (status, _) = f
+            .post(
+                &url,
+                Some(f.origin()),
+                &format!("csrf={csrf}&decision=allow_once"),
+            )
+            .await;
         assert_eq!(status, 200, "the link can still decide another way");
     }
 
@@ -476,35 +720,73 @@ mod tests {
     async fn a_call_decided_in_the_terminal_first_is_not_decided_again() {
         let f = fixture().await;
         let (url, csrf) = f.open().await;
-        f.store.decide("run_a", None, Decision::Deny, "terminal").unwrap();
+        f.store
+            .decide("run_a", None, Decision::Deny, "terminal")
+            .unwrap();
         let (status, body) = f.get(&url).await;
         assert_eq!(status, 200);
-        assert!(body.contains("Already decided") && body.contains("terminal"), "{body}");
-        let (status, _) = f.post(&url, Some(f.origin()), &format!("csrf={csrf}&decision=allow_once")).await;
+        assert!(
+            body.contains("Already decided") && body.contains("terminal"),
+            "{body}"
+        );
+        let (status, _) = f
+            .post(
+                &url,
+                Some(f.origin()),
+                &format!("csrf={csrf}&decision=allow_once"),
+            )
+            .await;
         assert_eq!(status, 409);
-        assert_eq!(f.store.approval("run_a", 1).unwrap().unwrap().decision, Some(Decision::Deny));
+        assert_eq!(
+            f.store.approval("run_a", 1).unwrap().unwrap().decision,
+            Some(Decision::Deny)
+        );
     }
 
     #[tokio::test]
     async fn a_link_only_covers_the_calls_that_waited_when_it_was_made() {
         let f = fixture().await;
         let (url, csrf) = f.open().await;
-        f.store.decide("run_a", None, Decision::AllowOnce, "terminal").unwrap();
+        f.store
+            .decide("run_a", None, Decision::AllowOnce, "terminal")
+            .unwrap();
         // The run resumed and paused again at a later call the page's reader never saw.
-        f.store.record_pending("run_a", 4, "gh.deleteRepo", None, "{}", "asks").unwrap();
-        let (status, body) = f.post(&url, Some(f.origin()), &format!("csrf={csrf}&decision=allow_once")).await;
+        f.store
+            .record_pending("run_a", 4, "gh.deleteRepo", None, "{}", "asks")
+            .unwrap();
+        let (status, body) = f
+            .post(
+                &url,
+                Some(f.origin()),
+                &format!("csrf={csrf}&decision=allow_once"),
+            )
+            .await;
         assert_eq!(status, 409, "{body}");
-        assert_eq!(f.store.approval("run_a", 4).unwrap().unwrap().decision, None);
+        assert_eq!(
+            f.store.approval("run_a", 4).unwrap().unwrap().decision,
+            None
+        );
     }
 
     #[tokio::test]
     async fn an_expired_approval_gets_no_link_and_an_expired_link_decides_nothing() {
         let f = fixture().await;
         let (url, csrf) = f.open().await;
-        f.store.with(|c| c.execute("UPDATE approvals SET expires_at_ms = 1", [])).unwrap();
-        let (status, body) = f.post(&url, Some(f.origin()), &format!("csrf={csrf}&decision=allow_once")).await;
+        f.store
+            .with(|c| c.execute("UPDATE approvals SET expires_at_ms = 1", []))
+            .unwrap();
+        let (status, body) = f
+            .post(
+                &url,
+                Some(f.origin()),
+                &format!("csrf={csrf}&decision=allow_once"),
+            )
+            .await;
         assert_eq!(status, 403);
         assert!(body.contains("expired"), "{body}");
-        assert!(matches!(f.page.url_for("run_a"), Err(PageError::NothingPending(_))));
+        assert!(matches!(
+            f.page.url_for("run_a"),
+            Err(PageError::NothingPending(_))
+        ));
     }
 }

@@ -60,7 +60,11 @@ pub fn random_hex() -> Option<String> {
 /// Equal strings, compared without stopping at the first difference, so response time says
 /// nothing about how much of a guessed CSRF value was right.
 fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
 }
 
 impl Tokens {
@@ -70,12 +74,29 @@ impl Tokens {
 
     /// Makes a token for `seqs` of `run_id`, valid until `expires_at_ms`; returns `None` without
     /// randomness. Forgets tokens that expired, so a long-lived hub does not grow.
-    pub fn issue(&self, run_id: &str, seqs: Vec<u64>, expires_at_ms: u64, now_ms: u64) -> Option<String> {
+    pub fn issue(
+        &self,
+        run_id: &str,
+        seqs: Vec<u64>,
+        expires_at_ms: u64,
+        now_ms: u64,
+    ) -> Option<String> {
         let token = random_hex()?;
         let csrf = random_hex()?;
         let mut entries = self.lock();
         entries.retain(|_, entry| entry.expires_at_ms > now_ms);
-        entries.insert(token.clone(), Entry { grant: Grant { run_id: run_id.to_string(), seqs, csrf }, expires_at_ms, state: State::Open });
+        entries.insert(
+            token.clone(),
+            Entry {
+                grant: Grant {
+                    run_id: run_id.to_string(),
+                    seqs,
+                    csrf,
+                },
+                expires_at_ms,
+                state: State::Open,
+            },
+        );
         Some(token)
     }
 
@@ -135,16 +156,27 @@ mod tests {
         let tokens = Tokens::default();
         let token = tokens.issue("run_a", vec![2], 1_000, 0).unwrap();
         let grant = tokens.check(&token, None, 10).unwrap();
-        assert_eq!((grant.run_id.as_str(), grant.seqs.as_slice()), ("run_a", &[2][..]));
+        assert_eq!(
+            (grant.run_id.as_str(), grant.seqs.as_slice()),
+            ("run_a", &[2][..])
+        );
         assert_eq!(tokens.claim(&token, "wrong", 10), Err(Refusal::BadCsrf));
         let claimed = tokens.claim(&token, &grant.csrf, 10).unwrap();
         assert_eq!(claimed, grant);
-        assert_eq!(tokens.claim(&token, &grant.csrf, 10), Err(Refusal::Used), "a claimed token cannot be claimed twice");
+        assert_eq!(
+            tokens.claim(&token, &grant.csrf, 10),
+            Err(Refusal::Used),
+            "a claimed token cannot be claimed twice"
+        );
         tokens.release(&token);
         tokens.claim(&token, &grant.csrf, 10).unwrap();
         tokens.spend(&token);
         tokens.release(&token);
-        assert_eq!(tokens.check(&token, None, 10), Err(Refusal::Used), "a spent token is not given back");
+        assert_eq!(
+            tokens.check(&token, None, 10),
+            Err(Refusal::Used),
+            "a spent token is not given back"
+        );
     }
 
     #[test]
@@ -154,7 +186,11 @@ mod tests {
         assert_eq!(tokens.check("nope", None, 10), Err(Refusal::Unknown));
         assert_eq!(tokens.check(&token, None, 1_000), Err(Refusal::Expired));
         let other = tokens.issue("run_b", vec![0], 5_000, 2_000).unwrap();
-        assert_eq!(tokens.check(&token, None, 2_000), Err(Refusal::Unknown), "expired tokens are forgotten");
+        assert_eq!(
+            tokens.check(&token, None, 2_000),
+            Err(Refusal::Unknown),
+            "expired tokens are forgotten"
+        );
         assert_ne!(token, other);
         assert_eq!(other.len(), 64);
     }

@@ -85,7 +85,7 @@ pub fn render_search(catalog: &Catalog, index: &SearchIndex, policy: &Policy, re
         let _ = writeln!(out, "{}", header(namespace));
         let model = types.entry(name).or_insert_with(|| NamespaceTypes::build(name, &namespace.tools));
         for (tool, action) in tools {
-            let signature = model.signature(&tool.name).unwrap_or_else(|| format!("{}(input: unknown): Promise<unknown>", tool.address()));
+            let signature = model.signature(&tool.name).map(|s| shorten_signature(&s)).unwrap_or_else(|| format!("{}(input: unknown): Promise<unknown>", tool.address()));
             let marker = if *action == Action::Ask { "   [asks]" } else { "" };
             let _ = writeln!(out, "  {signature}{marker}");
             let summary = summary(&tool.description);
@@ -118,6 +118,25 @@ fn header(namespace: &Namespace) -> String {
         .map(|(i, c)| if i == 0 { format!("{c}*") } else { c.clone() })
         .collect();
     format!("{}  (connections: {})", namespace.name, connections.join(", "))
+}
+
+/// Longest signature line search prints; `describe` has the whole type.
+const MAX_SIGNATURE: usize = 240;
+
+/// Cuts a very long one-line signature inside its input type, at a field boundary, keeping the
+/// return type: `ns.tool(input: { a: string; b: number; … }): Promise<R>`.
+fn shorten_signature(signature: &str) -> String {
+    if signature.chars().count() <= MAX_SIGNATURE {
+        return signature.to_string();
+    }
+    let tail_start = signature.rfind("): Promise<").unwrap_or(signature.len());
+    let (head, tail) = signature.split_at(tail_start);
+    let budget = MAX_SIGNATURE.saturating_sub(tail.chars().count() + 6);
+    let cut: String = head.chars().take(budget).collect();
+    match cut.rfind("; ") {
+        Some(boundary) => format!("{}; … }}{tail}", &cut[..boundary]),
+        None => format!("{cut}…{tail}"),
+    }
 }
 
 /// The first sentence (or line) of a description, kept short for a one-line summary.
@@ -160,4 +179,27 @@ fn availability_notes(catalog: &Catalog, only: Option<&str>) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_signatures_are_cut_at_a_field_and_keep_the_return_type() {
+        let fields: Vec<String> = (0..60).map(|i| format!("field{i}: string")).collect();
+        let long = format!("ns.tool(input: {{ {} }}): Promise<Result>", fields.join("; "));
+        let short = shorten_signature(&long);
+        assert!(short.chars().count() <= MAX_SIGNATURE, "{short}");
+        assert!(short.ends_with("; … }): Promise<Result>"), "{short}");
+        assert!(short.starts_with("ns.tool(input: { field0: string; "), "{short}");
+        assert_eq!(shorten_signature("a.b(input: { x: string }): Promise<unknown>"), "a.b(input: { x: string }): Promise<unknown>");
+    }
+
+    #[test]
+    fn summaries_take_the_first_sentence() {
+        assert_eq!(summary("Echoes back. Then more."), "Echoes back.");
+        assert_eq!(summary("  first line\nsecond"), "first line");
+        assert!(summary(&"x".repeat(500)).ends_with('…'));
+    }
 }

@@ -247,8 +247,8 @@ mod tests {
                 "remote",
                 "old",
                 "off",
-                "hub",
-                "mathSource",
+                "hubSource",
+                "math",
                 "empty"
             ]
         );

@@ -51,7 +51,10 @@ where
     // A bound on waiting for it to listen, not a timing assertion: a cold start on a busy machine is slow.
     let mut listening = false;
     for _ in 0..300 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
             listening = true;
             break;
         }
@@ -62,7 +65,10 @@ where
     let mut args: Vec<String> = CHROMIUM_FLAGS.iter().map(|f| f.to_string()).collect();
     args.push(format!("--user-data-dir={}", profile.path().display()));
     let mut capabilities = serde_json::Map::new();
-    capabilities.insert("goog:chromeOptions".into(), json!({ "binary": "/usr/bin/chromium", "args": args }));
+    capabilities.insert(
+        "goog:chromeOptions".into(),
+        json!({ "binary": "/usr/bin/chromium", "args": args }),
+    );
     let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
         .capabilities(capabilities)
         .connect(&format!("http://127.0.0.1:{port}"))
@@ -80,25 +86,48 @@ where
 /// Pauses a run with `code` through `capabilities exec`; returns its id.
 fn pause(home: &Home, code: &str) -> String {
     let paused = exec(home, &["exec", "-", "--json"], code);
-    assert_eq!(paused.code, 3, "the run waits for approval\n{}\n{}", paused.stdout, paused.stderr);
+    assert_eq!(
+        paused.code, 3,
+        "the run waits for approval\n{}\n{}",
+        paused.stdout, paused.stderr
+    );
     let paused = envelope(&paused);
     assert_eq!(paused["status"], "awaiting_approval", "{paused}");
     paused["runId"].as_str().expect("runId").to_string()
 }
 
 fn store(home: &Home) -> Arc<RunsStore> {
-    let paths = Paths { config_file: home.config_path(), data_dir: home.path().join("data") };
+    let paths = Paths {
+        config_file: home.config_path(),
+        data_dir: home.path().join("data"),
+    };
     Arc::new(RunsStore::open(&paths.state_database()).expect("the state store"))
 }
 
 async fn text(browser: &Client, css: &str) -> String {
-    browser.find(Locator::Css(css)).await.unwrap_or_else(|e| panic!("no `{css}` on the page: {e}")).text().await.expect("text")
+    browser
+        .find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("no `{css}` on the page: {e}"))
+        .text()
+        .await
+        .expect("text")
 }
 
 /// Clicks a choice and waits for the page the server answers with.
 async fn choose(browser: &Client, decision: &str) {
-    browser.find(Locator::Css(&format!("button[value={decision}]"))).await.expect("the choice is offered").click().await.expect("click");
-    browser.wait().for_element(Locator::Id("outcome")).await.expect("the decision's answer");
+    browser
+        .find(Locator::Css(&format!("button[value={decision}]")))
+        .await
+        .expect("the choice is offered")
+        .click()
+        .await
+        .expect("click");
+    browser
+        .wait()
+        .for_element(Locator::Id("outcome"))
+        .await
+        .expect("the decision's answer");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -107,7 +136,9 @@ async fn approving_on_the_page_lets_the_run_resume_and_complete() {
     let counts_file = counter_config(&home);
     let run_id = pause(&home, SCRIPT);
     let store = store(&home);
-    let page = ApprovalPage::start(store.clone(), home.config_path()).await.expect("the page starts");
+    let page = ApprovalPage::start(store.clone(), home.config_path())
+        .await
+        .expect("the page starts");
     let url = page.url_for(&run_id).expect("a link");
     with_browser(|browser| async move {
         browser.goto(url.as_str()).await.expect("the page opens");
@@ -116,15 +147,30 @@ async fn approving_on_the_page_lets_the_run_resume_and_complete() {
         assert!(text(&browser, ".state").await.starts_with("expires in"));
         assert!(!text(&browser, ".reason").await.is_empty());
         choose(&browser, "allow_once").await;
-        assert!(text(&browser, "#continue").await.contains("The agent can continue"));
+        assert!(
+            text(&browser, "#continue")
+                .await
+                .contains("The agent can continue")
+        );
     })
     .await;
 
-    let approval = store.approvals(&run_id).expect("approvals").pop().expect("one approval");
-    assert_eq!((approval.decision, approval.decided_by.as_deref()), (Some(Decision::AllowOnce), Some("page")));
+    let approval = store
+        .approvals(&run_id)
+        .expect("approvals")
+        .pop()
+        .expect("one approval");
+    assert_eq!(
+        (approval.decision, approval.decided_by.as_deref()),
+        (Some(Decision::AllowOnce), Some("page"))
+    );
     let resumed = envelope(&home.run(&["exec", "--resume", &run_id, "--json"]).ok());
     assert_eq!(resumed["status"], "completed", "{resumed}");
-    assert_eq!(counts(&counts_file), json!({ "write:a": 1, "publish:b": 1, "write:c": 1 }), "every call ran exactly once");
+    assert_eq!(
+        counts(&counts_file),
+        json!({ "write:a": 1, "publish:b": 1, "write:c": 1 }),
+        "every call ran exactly once"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -133,14 +179,26 @@ async fn a_wrong_or_reused_link_is_refused() {
     counter_config(&home);
     let run_id = pause(&home, SCRIPT);
     let store = store(&home);
-    let page = ApprovalPage::start(store.clone(), home.config_path()).await.expect("the page starts");
+    let page = ApprovalPage::start(store.clone(), home.config_path())
+        .await
+        .expect("the page starts");
     let url = page.url_for(&run_id).expect("a link");
     with_browser(|browser| async move {
         let mut wrong = url.clone();
         wrong.set_path("/approve/0000000000000000000000000000000000000000000000000000000000000000");
         browser.goto(wrong.as_str()).await.expect("goto");
-        assert_eq!(text(&browser, "#outcome").await, "This approval link is not valid");
-        assert!(browser.find_all(Locator::Css("form")).await.expect("find").is_empty(), "no choices on a refusal");
+        assert_eq!(
+            text(&browser, "#outcome").await,
+            "This approval link is not valid"
+        );
+        assert!(
+            browser
+                .find_all(Locator::Css("form"))
+                .await
+                .expect("find")
+                .is_empty(),
+            "no choices on a refusal"
+        );
 
         // Two tabs hold the same page; the first decision spends the link, so the second tab's
         // form (a replay of the same token and CSRF value) decides nothing.
@@ -152,16 +210,37 @@ async fn a_wrong_or_reused_link_is_refused() {
         choose(&browser, "allow_run").await;
         browser.switch_to_window(first).await.expect("switch");
         choose(&browser, "deny").await;
-        assert_eq!(text(&browser, "#outcome").await, "This approval link was already used");
+        assert_eq!(
+            text(&browser, "#outcome").await,
+            "This approval link was already used"
+        );
         browser.goto(url.as_str()).await.expect("goto");
-        assert_eq!(text(&browser, "#outcome").await, "This approval link was already used");
+        assert_eq!(
+            text(&browser, "#outcome").await,
+            "This approval link was already used"
+        );
     })
     .await;
 
-    let approval = store.approvals(&run_id).expect("approvals").pop().expect("one approval");
-    assert_eq!(approval.decision, Some(Decision::AllowRun), "the replayed deny changed nothing");
+    let approval = store
+        .approvals(&run_id)
+        .expect("approvals")
+        .pop()
+        .expect("one approval");
+    assert_eq!(
+        approval.decision,
+        Some(Decision::AllowRun),
+        "the replayed deny changed nothing"
+    );
     let audit = store.audit_log(&run_id).expect("audit");
-    assert_eq!(audit.iter().filter(|(_, kind, _)| kind == "decision").count(), 1, "{audit:?}");
+    assert_eq!(
+        audit
+            .iter()
+            .filter(|(_, kind, _)| kind == "decision")
+            .count(),
+        1,
+        "{audit:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -176,18 +255,35 @@ async fn markup_in_arguments_shows_as_text_and_secrets_stay_hidden() {
     );
     let run_id = pause(&home, &code);
     let store = store(&home);
-    let page = ApprovalPage::start(store.clone(), home.config_path()).await.expect("the page starts");
+    let page = ApprovalPage::start(store.clone(), home.config_path())
+        .await
+        .expect("the page starts");
     let url = page.url_for(&run_id).expect("a link");
     with_browser(|browser| async move {
         browser.goto(url.as_str()).await.expect("goto");
         let preview = text(&browser, ".preview").await;
-        assert!(preview.contains("<img src=x onerror=alert(1)>") && preview.contains("<script>document.title") && preview.contains("<b>bold</b>"), "{preview}");
+        assert!(
+            preview.contains("<img src=x onerror=alert(1)>")
+                && preview.contains("<script>document.title")
+                && preview.contains("<b>bold</b>"),
+            "{preview}"
+        );
         for element in ["img", "script", "b"] {
-            assert!(browser.find_all(Locator::Css(element)).await.expect("find").is_empty(), "a <{element}> element was injected");
+            assert!(
+                browser
+                    .find_all(Locator::Css(element))
+                    .await
+                    .expect("find")
+                    .is_empty(),
+                "a <{element}> element was injected"
+            );
         }
         assert_ne!(browser.title().await.expect("title"), "pwned");
         let source = browser.source().await.expect("source");
-        assert!(!source.contains("sk-live-do-not-show"), "the page shows a credential-like argument");
+        assert!(
+            !source.contains("sk-live-do-not-show"),
+            "the page shows a credential-like argument"
+        );
         choose(&browser, "deny").await;
         assert!(text(&browser, "#continue").await.contains("policy_denied"));
     })
@@ -203,26 +299,59 @@ async fn always_allow_is_confirmed_on_the_page_and_becomes_a_policy_rule() {
     let counts_file = counter_config(&home);
     let run_id = pause(&home, SCRIPT);
     let store = store(&home);
-    let page = ApprovalPage::start(store.clone(), home.config_path()).await.expect("the page starts");
+    let page = ApprovalPage::start(store.clone(), home.config_path())
+        .await
+        .expect("the page starts");
     let url = page.url_for(&run_id).expect("a link");
     let config_file = home.config_path();
     with_browser(|browser| async move {
         browser.goto(url.as_str()).await.expect("goto");
-        browser.find(Locator::Css("button[value=allow_always]")).await.expect("offered").click().await.expect("click");
-        let confirm = browser.wait().for_element(Locator::Css("input[name=confirm]")).await;
+        browser
+            .find(Locator::Css("button[value=allow_always]"))
+            .await
+            .expect("offered")
+            .click()
+            .await
+            .expect("click");
+        let confirm = browser
+            .wait()
+            .for_element(Locator::Css("input[name=confirm]"))
+            .await;
         assert!(confirm.is_ok(), "a confirmation step");
-        assert!(!std::fs::read_to_string(&config_file).expect("config").contains("match = \"counter.publish\""), "no rule before confirming");
+        assert!(
+            !std::fs::read_to_string(&config_file)
+                .expect("config")
+                .contains("match = \"counter.publish\""),
+            "no rule before confirming"
+        );
         choose(&browser, "allow_always").await;
-        assert!(text(&browser, "#continue").await.contains("The agent can continue"));
+        assert!(
+            text(&browser, "#continue")
+                .await
+                .contains("The agent can continue")
+        );
     })
     .await;
 
     let config = std::fs::read_to_string(home.config_path()).expect("config");
     assert!(config.contains("match = \"counter.publish\""), "{config}");
-    assert_eq!(store.approvals(&run_id).expect("approvals")[0].decision, Some(Decision::AllowAlways));
+    assert_eq!(
+        store.approvals(&run_id).expect("approvals")[0].decision,
+        Some(Decision::AllowAlways)
+    );
     envelope(&home.run(&["exec", "--resume", &run_id, "--json"]).ok());
-    assert_eq!(counts(&counts_file), json!({ "write:a": 1, "publish:b": 1, "write:c": 1 }));
+    assert_eq!(
+        counts(&counts_file),
+        json!({ "write:a": 1, "publish:b": 1, "write:c": 1 })
+    );
     // The rule holds for the next run: it no longer asks.
-    let next = envelope(&exec(&home, &["exec", "-", "--json"], "return await counter.publish({ key: 'z' });").ok());
+    let next = envelope(
+        &exec(
+            &home,
+            &["exec", "-", "--json"],
+            "return await counter.publish({ key: 'z' });",
+        )
+        .ok(),
+    );
     assert_eq!(next["status"], "completed", "{next}");
 }

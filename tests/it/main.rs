@@ -7,6 +7,7 @@ mod catalogue;
 mod cli;
 mod exec;
 mod common;
+mod dashboard;
 mod credentials;
 mod generated;
 mod hub;

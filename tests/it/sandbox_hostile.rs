@@ -533,7 +533,8 @@ async fn calls_needing_approval_stop_the_run() {
     assert_eq!(envelope.pending.len(), 2);
     assert_eq!(envelope.calls.len(), 2);
     assert!(envelope.error.is_none() && envelope.result.is_none());
-    let unawaited = exec("test.ask({}); return 1").await;
+    // Once recorded, a waiting call stops the run even if the script did not await it.
+    let unawaited = exec("test.ask({}); await sleep(50); return 1").await;
     assert_eq!(unawaited.status, Status::AwaitingApproval, "{unawaited:?}");
 }
 
