@@ -38,7 +38,11 @@ impl Executor {
         let run_id = new_run_id();
         let seed = new_seed();
         let start_time_ms = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
-        if let Err(e) = self.store.begin_run(&run_id, &code, seed, start_time_ms) {
+        let recorded = self.store.begin_run(&run_id, &code, seed, start_time_ms).and_then(|()| match output_budget_bytes {
+            Some(bytes) => self.store.record_output_budget(&run_id, bytes),
+            None => Ok(()),
+        });
+        if let Err(e) = recorded {
             tracing::warn!("run {run_id} is not recorded: {e}");
         }
         let run = Run { run_id, code, seed, start_time_ms, output_budget_bytes };
@@ -73,7 +77,7 @@ impl Executor {
             return stored.ok_or_else(|| ResumeError::StillRunning(run_id.to_string()));
         }
         let replay = Arc::new(Replay::load(&self.store, run_id)?);
-        let run = Run { run_id: run_id.to_string(), code: record.code, seed: record.seed, start_time_ms: record.start_time_ms, output_budget_bytes: None };
+        let run = Run { run_id: run_id.to_string(), code: record.code, seed: record.seed, start_time_ms: record.start_time_ms, output_budget_bytes: record.output_budget_bytes };
         Ok(self.run(run, replay, cancel).await)
     }
 

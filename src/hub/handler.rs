@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
@@ -34,6 +34,9 @@ const VERSIONS: &[ProtocolVersion] = &[
     ProtocolVersion::V_2025_11_25,
     ProtocolVersion::V_2026_07_28,
 ];
+
+/// How often a request waiting for a connecting source looks again.
+const CONNECTING_POLL: Duration = Duration::from_millis(50);
 
 /// The methods this server answers; a malformed request for one of them is a params error, for
 /// any other method "not found".
@@ -100,7 +103,12 @@ impl Hub {
             Ok(args) => args,
             Err(e) => return tool_error(e.0),
         };
-        self.wait_for_connecting_sources(ct).await;
+        let named = |namespace: &str| {
+            args.targets
+                .iter()
+                .any(|t| t.trim().split('.').next() == Some(namespace))
+        };
+        self.wait_for_connecting_sources(named, ct).await;
         let described = self.catalog.read(|catalog, _| {
             describe(
                 &catalog.visible_tools(&self.settings.policy),
@@ -123,7 +131,14 @@ impl Hub {
             Ok(args) => args,
             Err(e) => return tool_error(e.0),
         };
-        self.wait_for_connecting_sources(ct).await;
+        match &args {
+            ExecuteArgs::Run { code, .. } => {
+                self.wait_for_connecting_sources(|namespace| mentions(code, namespace), ct)
+                    .await
+            }
+            // The stored script is not at hand here; a resume waits for every source.
+            ExecuteArgs::Resume { .. } => self.wait_for_connecting_sources(|_| true, ct).await,
+        }
         let cancel = CancelToken::new();
         let envelope = match args {
             ExecuteArgs::Run {
@@ -149,22 +164,44 @@ impl Hub {
         envelope_result(&envelope)
     }
 
-    /// Waits (bounded by the longest connect timeout) while any source is still connecting for
-    /// the first time, so a script sent right after start-up sees every source.
-    async fn wait_for_connecting_sources(&self, ct: &CancellationToken) {
-        let connecting = self.catalog.read(|catalog, _| {
-            catalog
-                .namespaces
-                .iter()
-                .any(|n| n.origin == Origin::Connecting)
-        });
-        if connecting {
+    /// Waits (bounded by the longest connect timeout) while a source the request names is
+    /// still connecting for the first time, so a call sent right after start-up finds its tools.
+    /// Sources the request does not name never hold it up.
+    async fn wait_for_connecting_sources(
+        &self,
+        named: impl Fn(&str) -> bool,
+        ct: &CancellationToken,
+    ) {
+        let deadline = Instant::now() + self.settle_timeout;
+        loop {
+            let waiting = self.catalog.read(|catalog, _| {
+                catalog
+                    .namespaces
+                    .iter()
+                    .any(|n| n.origin == Origin::Connecting && named(&n.name))
+            });
+            if !waiting || Instant::now() >= deadline {
+                return;
+            }
+            // The catalogue has no change notification; a short poll costs nothing next to a
+            // server's start-up.
             tokio::select! {
-                () = self.catalog.settle(self.settle_timeout) => {}
-                () = ct.cancelled() => {}
+                () = tokio::time::sleep(CONNECTING_POLL) => {}
+                () = ct.cancelled() => return,
             }
         }
     }
+}
+
+/// True when `code` uses `namespace` as an identifier (`time.now()`, `time["x"]`), not merely
+/// as part of a longer name (`runtime`).
+fn mentions(code: &str, namespace: &str) -> bool {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    code.match_indices(namespace).any(|(at, _)| {
+        let before = code[..at].chars().next_back();
+        let after = code[at + namespace.len()..].chars().next();
+        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+    })
 }
 
 /// Runs `run` until it ends; the client's cancellation cancels it through `cancel`, and the run
@@ -294,5 +331,19 @@ fn params_problem(method: &str, params: Option<Value>) -> String {
     match error {
         Some(error) => error.to_string(),
         None => "they do not match the MCP schema".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mentions;
+
+    #[test]
+    fn a_namespace_is_mentioned_only_as_a_whole_identifier() {
+        assert!(mentions("return await time.now()", "time"));
+        assert!(mentions("const t = time", "time"));
+        assert!(mentions("time[\"get-now\"]()", "time"));
+        assert!(!mentions("const runtime = 1; timeline()", "time"));
+        assert!(!mentions("$time._time", "time"));
     }
 }

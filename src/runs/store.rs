@@ -27,6 +27,8 @@ pub struct RunRecord {
     pub created_at_ms: u64,
     /// The last envelope returned for this run, if it finished or paused.
     pub envelope: Option<Value>,
+    /// The client's `outputBudgetBytes`, kept so a resumed run returns what the first asked for.
+    pub output_budget_bytes: Option<u64>,
 }
 
 /// One tool call of a run.
@@ -58,7 +60,8 @@ CREATE TABLE IF NOT EXISTS runs (
     start_time_ms INTEGER NOT NULL,
     created_at_ms INTEGER NOT NULL,
     updated_at_ms INTEGER NOT NULL,
-    envelope      TEXT
+    envelope      TEXT,
+    output_budget_bytes INTEGER
 );
 CREATE TABLE IF NOT EXISTS calls (
     run_id      TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
@@ -137,6 +140,10 @@ impl RunsStore {
         })
     }
 
+    pub fn record_output_budget(&self, run_id: &str, bytes: u64) -> Result<(), StoreError> {
+        self.with(|c| c.execute("UPDATE runs SET output_budget_bytes = ?2 WHERE run_id = ?1", params![run_id, bytes as i64]).map(|_| ()))
+    }
+
     pub fn record_call(&self, run_id: &str, entry: &JournalEntry) -> Result<(), StoreError> {
         let result = entry.result.to_string();
         self.with(|c| {
@@ -163,7 +170,7 @@ impl RunsStore {
     pub fn recent_runs(&self, limit: usize) -> Result<Vec<RunRecord>, StoreError> {
         self.with(|c| {
             let mut statement = c.prepare(
-                "SELECT run_id, status, code, seed, start_time_ms, created_at_ms, envelope FROM runs ORDER BY created_at_ms DESC, rowid DESC LIMIT ?1",
+                "SELECT run_id, status, code, seed, start_time_ms, created_at_ms, envelope, output_budget_bytes FROM runs ORDER BY created_at_ms DESC, rowid DESC LIMIT ?1",
             )?;
             let rows = statement.query_map(params![limit as i64], run_record)?;
             rows.collect()
@@ -173,7 +180,7 @@ impl RunsStore {
     pub fn run(&self, run_id: &str) -> Result<Option<RunRecord>, StoreError> {
         self.with(|c| {
             c.query_row(
-                "SELECT run_id, status, code, seed, start_time_ms, created_at_ms, envelope FROM runs WHERE run_id = ?1",
+                "SELECT run_id, status, code, seed, start_time_ms, created_at_ms, envelope, output_budget_bytes FROM runs WHERE run_id = ?1",
                 params![run_id],
                 run_record,
             )
@@ -214,6 +221,7 @@ fn run_record(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
         start_time_ms: row.get::<_, i64>(4)? as u64,
         created_at_ms: row.get::<_, i64>(5)? as u64,
         envelope: envelope.and_then(|e| serde_json::from_str(&e).ok()),
+        output_budget_bytes: row.get::<_, Option<i64>>(7)?.map(|v| v as u64),
     })
 }
 

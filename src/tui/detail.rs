@@ -166,7 +166,7 @@ pub fn lines(detail: &RunDetail) -> Vec<DetailLine> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::state::tests::detail;
+    use crate::tui::fixtures::detail;
 
     #[test]
     fn every_section_is_there() {

@@ -60,7 +60,7 @@ fn command(code: KeyCode) -> Option<Action> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::state::tests::loaded;
+    use crate::tui::fixtures::loaded;
 
     fn press(code: KeyCode) -> KeyEvent {
         KeyEvent::new(code, KeyModifiers::NONE)

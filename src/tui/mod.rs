@@ -9,6 +9,8 @@
 mod app;
 mod detail;
 mod filter;
+#[cfg(test)]
+mod fixtures;
 mod format;
 mod keys;
 mod load;

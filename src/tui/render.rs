@@ -278,8 +278,8 @@ mod tests {
 
     use super::*;
     use crate::runs::Decision;
+    use crate::tui::fixtures::{NOW, detail, loaded};
     use crate::tui::snapshot::Snapshot;
-    use crate::tui::state::tests::{NOW, detail, loaded};
     use crate::tui::state::{Action, State};
 
     fn draw(state: &State, width: u16, height: u16) -> TestBackend {

@@ -569,6 +569,12 @@ fn hub_with_hanging_source(mark: u32) -> (Home, Raw, String) {
         text(&searched).contains("`hangs` is still connecting"),
         "{searched}"
     );
+    // A script that does not use the connecting source does not wait for it.
+    let ran = hub.call(3, "execute", json!({ "code": "return 'no source needed'" }));
+    assert_eq!(
+        ran["result"]["structuredContent"]["result"], "no source needed",
+        "{ran}"
+    );
     let needle = format!("sleep {mark}");
     wait_for("the source's processes to start", || {
         processes_with(&needle).len() >= 2
