@@ -112,8 +112,7 @@ pub fn queries() -> Vec<String> {
         query: String,
     }
     let path = fixture_dir().join("../search_queries.json");
-    let text =
-        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let cases: Vec<Case> =
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     cases.into_iter().map(|c| c.query).collect()

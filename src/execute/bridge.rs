@@ -7,7 +7,7 @@
 //! any secret an upstream echoes back is blanked before the script, the journal or the envelope
 //! sees it.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Instant;
 
 use futures::FutureExt;
@@ -19,7 +19,7 @@ use crate::catalog::live::LiveCatalog;
 use crate::catalog::results::{SearchRequest, render_search};
 use crate::catalog::tool::json_digest;
 use crate::config::Settings;
-use crate::credentials::{Redaction, Secret};
+use crate::credentials::Redaction;
 use crate::policy::Action;
 use crate::runs::{JournalEntry, RunsStore};
 use crate::sandbox::{Bridge, BridgeError, CallFailure, CallOutcome, ErrorCode, Pending, PendingKind, ToolCall};
@@ -36,38 +36,23 @@ pub struct RunBridge {
     catalog: Arc<LiveCatalog>,
     settings: Arc<Settings>,
     store: Arc<RunsStore>,
-    /// The values of the secrets the config references, read on the first call.
-    redaction: OnceLock<Arc<Redaction>>,
+    /// The values of the secrets the config references.
+    redaction: Arc<Redaction>,
     /// What a resumed run already did; empty for a new run.
     replay: Arc<Replay>,
 }
 
 impl RunBridge {
     /// `replay` is empty for a new run and loaded from the store for a resumed one.
-    pub fn new(run_id: String, catalog: Arc<LiveCatalog>, settings: Arc<Settings>, store: Arc<RunsStore>, replay: Arc<Replay>) -> RunBridge {
-        RunBridge { run_id, catalog, settings, store, redaction: OnceLock::new(), replay }
-    }
-
-    /// Every secret a connection of this config references. The lookup caches what the
-    /// connections already resolved; one that cannot be read is skipped (it cannot leak
-    /// through us: no connection could have sent it).
-    fn redaction(&self) -> Arc<Redaction> {
-        self.redaction
-            .get_or_init(|| {
-                let lookup = self.catalog.sources().secrets().clone();
-                let mut names: Vec<&str> = self
-                    .settings
-                    .sources
-                    .iter()
-                    .flat_map(|s| &s.connections)
-                    .flat_map(|c| c.env.values().chain(c.headers.values()))
-                    .flat_map(|t| t.secrets())
-                    .collect();
-                names.sort_unstable();
-                names.dedup();
-                Arc::new(Redaction::new(names.into_iter().filter_map(|name| lookup.secret(name).ok().map(Secret::new))))
-            })
-            .clone()
+    pub fn new(
+        run_id: String,
+        catalog: Arc<LiveCatalog>,
+        settings: Arc<Settings>,
+        store: Arc<RunsStore>,
+        redaction: Arc<Redaction>,
+        replay: Arc<Replay>,
+    ) -> RunBridge {
+        RunBridge { run_id, catalog, settings, store, redaction, replay }
     }
 }
 
@@ -80,7 +65,7 @@ impl Bridge for RunBridge {
             return futures::future::ready(outcome).boxed();
         }
         // Before policy: a refused call must not reach the approval queue with its arguments.
-        let redaction = self.redaction();
+        let redaction = self.redaction.clone();
         if redaction.found_in(&call.arguments) {
             let mut failure = CallFailure::new(
                 ErrorCode::PolicyDenied,

@@ -7,13 +7,14 @@ mod preview;
 mod replay;
 mod tools;
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 pub use bridge::RunBridge;
 
 use crate::catalog::live::LiveCatalog;
 use crate::config::Settings;
+use crate::credentials::{Redaction, Secret};
 use crate::runs::{RunsStore, StoreError, new_run_id, new_seed};
 use crate::sandbox::{self, CancelToken, EnvelopeError, ErrorCode, ExecuteEnvelope, RunRequest, Status};
 
@@ -24,11 +25,35 @@ pub struct Executor {
     catalog: Arc<LiveCatalog>,
     settings: Arc<Settings>,
     store: Arc<RunsStore>,
+    /// The values of the secrets the config references, read on the first run.
+    redaction: OnceLock<Arc<Redaction>>,
 }
 
 impl Executor {
     pub fn new(catalog: Arc<LiveCatalog>, settings: Arc<Settings>, store: Arc<RunsStore>) -> Executor {
-        Executor { catalog, settings, store }
+        Executor { catalog, settings, store, redaction: OnceLock::new() }
+    }
+
+    /// Every secret a connection of this config references. The lookup caches what the
+    /// connections already resolved; one that cannot be read is skipped (it cannot leak
+    /// through us: no connection could have sent it).
+    fn redaction(&self) -> Arc<Redaction> {
+        self.redaction
+            .get_or_init(|| {
+                let lookup = self.catalog.sources().secrets().clone();
+                let mut names: Vec<&str> = self
+                    .settings
+                    .sources
+                    .iter()
+                    .flat_map(|s| &s.connections)
+                    .flat_map(|c| c.env.values().chain(c.headers.values()))
+                    .flat_map(|t| t.secrets())
+                    .collect();
+                names.sort_unstable();
+                names.dedup();
+                Arc::new(Redaction::new(names.into_iter().filter_map(|name| lookup.secret(name).ok().map(Secret::new))))
+            })
+            .clone()
     }
 
     /// Runs `code` as a new run and returns the spec's envelope. `output_budget_bytes` is the
@@ -38,7 +63,9 @@ impl Executor {
         let run_id = new_run_id();
         let seed = new_seed();
         let start_time_ms = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
-        let recorded = self.store.begin_run(&run_id, &code, seed, start_time_ms).and_then(|()| match output_budget_bytes {
+        // A secret typed into a script is never stored (its calls are refused by the bridge).
+        let stored_code = self.redaction().clean(&code);
+        let recorded = self.store.begin_run(&run_id, &stored_code, seed, start_time_ms).and_then(|()| match output_budget_bytes {
             Some(bytes) => self.store.record_output_budget(&run_id, bytes),
             None => Ok(()),
         });
@@ -88,7 +115,14 @@ impl Executor {
         request.output_budget_bytes = run.output_budget_bytes;
         request.seed = run.seed;
         request.start_time_ms = run.start_time_ms;
-        let bridge = Arc::new(RunBridge::new(run.run_id.clone(), self.catalog.clone(), self.settings.clone(), self.store.clone(), replay.clone()));
+        let bridge = Arc::new(RunBridge::new(
+            run.run_id.clone(),
+            self.catalog.clone(),
+            self.settings.clone(),
+            self.store.clone(),
+            self.redaction(),
+            replay.clone(),
+        ));
         let mut envelope = sandbox::run_with_cancel(request, bridge, cancel).await;
         if let Some(divergence) = replay.divergence() {
             // Whatever the script made of the refused call, the run must not look successful.
@@ -103,7 +137,8 @@ impl Executor {
 
     fn finish(&self, run_id: &str, envelope: &ExecuteEnvelope) {
         let status = serde_json::to_value(envelope.status).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
-        let stored = serde_json::to_value(envelope).unwrap_or_default();
+        let mut stored = serde_json::to_value(envelope).unwrap_or_default();
+        self.redaction().clean_json(&mut stored);
         if let Err(e) = self.store.finish_run(run_id, &status, &stored) {
             tracing::warn!("run {run_id} outcome is not recorded: {e}");
         }

@@ -45,6 +45,15 @@ pub fn fit(text: &str, width: usize) -> String {
     cut
 }
 
+/// `1 run`, `2 runs`.
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// One line: newlines and runs of whitespace become single spaces, so a preview stays in its row.
 pub fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -64,6 +73,10 @@ mod tests {
         assert_eq!(countdown(45_500), "45s");
         assert_eq!(age(500), "now");
         assert_eq!(age(3 * 86_400_000), "3d");
+        assert_eq!(
+            (count(1, "run"), count(0, "run")),
+            ("1 run".to_string(), "0 runs".to_string())
+        );
     }
 
     #[test]

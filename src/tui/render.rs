@@ -64,9 +64,9 @@ fn render_title(frame: &mut Frame, state: &State, area: Rect) {
     spans.push(Span::styled(format!("{waiting} waiting"), waiting_style));
     spans.push(Span::styled(
         format!(
-            " · {} runs · {} sources",
-            state.snapshot.runs.len(),
-            state.snapshot.sources.len()
+            " · {} · {}",
+            format::count(state.snapshot.runs.len(), "run"),
+            format::count(state.snapshot.sources.len(), "source")
         ),
         theme.quiet(),
     ));
@@ -153,11 +153,10 @@ fn render_detail(frame: &mut Frame, state: &State, area: Rect) {
     };
     let mut title = format!(" {} ", view.run_id);
     if let Some(run) = state.snapshot.runs.iter().find(|r| r.run_id == view.run_id) {
-        let calls = if run.calls == 1 { "call" } else { "calls" };
         title.push_str(&format!(
-            "· {} · {} {calls} · {} ",
+            "· {} · {} · {} ",
             run.status.replace('_', " "),
-            run.calls,
+            format::count(run.calls as usize, "call"),
             format::duration(panes::elapsed(run, state.now_ms))
         ));
     }
