@@ -3,15 +3,14 @@
 //! completes when resumed, with the decision recorded as the dashboard's. Without a terminal, the
 //! command says what to use instead.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::common::repo;
-use crate::support::{Home, Run};
+use crate::approvals::{self, counter_config, envelope};
+use crate::support::Home;
 
 /// A private tmux server (its own socket in the test's home), killed when dropped.
 struct Tmux {
@@ -101,34 +100,9 @@ fn quoted(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
-fn counter_config(home: &Home) -> PathBuf {
-    let counts = home.path().join("counts.json");
-    home.write_config(&format!(
-        "[sources.counter]\ncommand = {}\nargs = [{}]\nenv = {{ COUNTER_FILE = {} }}\n\n[[policy.rules]]\nmatch = \"counter.write\"\naction = \"allow\"\n",
-        serde_json::to_string(&repo().join(".venv/bin/python").display().to_string()).unwrap(),
-        serde_json::to_string(&repo().join("tests/peers/counter_server.py").display().to_string()).unwrap(),
-        serde_json::to_string(&counts.display().to_string()).unwrap(),
-    ));
-    counts
-}
-
+/// Runs `code` with `exec --json` and returns its envelope.
 fn exec(home: &Home, code: &str) -> Value {
-    let mut child = home
-        .command(&["exec", "-", "--json"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(code.as_bytes())
-        .expect("write");
-    let run = Run::from(child.wait_with_output().expect("wait"));
-    serde_json::from_str(&run.stdout)
-        .unwrap_or_else(|e| panic!("not an envelope ({e}):\n{}\n{}", run.stdout, run.stderr))
+    envelope(&approvals::exec(home, &["exec", "-", "--json"], code))
 }
 
 #[test]

@@ -1,0 +1,532 @@
+//! The performance report (`scripts/bench-report` runs the criterion benches first, then this).
+//! It measures what criterion does not — token counts, search p50/p99 per query, memory of the
+//! index and of a run (with a counting global allocator) — reads the criterion medians from
+//! `target/criterion/**/new/estimates.json`, and writes `target/bench-report.md`: every target of
+//! issue 9 with the measured median and whether it held, then the details.
+
+#[path = "support/instant_tool.rs"]
+mod instant_tool;
+#[path = "support/synthetic.rs"]
+mod synthetic;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant, SystemTime};
+
+use capabilities::catalog::describe::{DEFAULT_BUDGET_TOKENS, describe};
+use capabilities::hub::surface;
+use capabilities::sandbox::{Bridge, Status, run};
+use capabilities::tokens;
+
+use synthetic::{Recorded, queries};
+
+/// Counts live heap bytes and their high-water mark, so the report can say what an index or a
+/// run holds. Only two relaxed atomics per allocation, so timings taken here stay comparable.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grew(bytes: usize) {
+    let live = LIVE.fetch_add(bytes, Ordering::Relaxed) + bytes;
+    PEAK.fetch_max(live, Ordering::Relaxed);
+}
+
+// SAFETY: every call is passed on to `System` unchanged; this type only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract, which `System` shares.
+        let ptr = unsafe { System.alloc(layout) };
+        if !ptr.is_null() {
+            grew(layout.size());
+        }
+        ptr
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: as for `alloc`.
+        let ptr = unsafe { System.alloc_zeroed(layout) };
+        if !ptr.is_null() {
+            grew(layout.size());
+        }
+        ptr
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `System` with this layout.
+        unsafe { System.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: as for `dealloc`; `new_size` is the caller's, checked by it.
+        let out = unsafe { System.realloc(ptr, layout, new_size) };
+        if !out.is_null() {
+            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+            grew(new_size);
+        }
+        out
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// Live bytes now, after making that the new high-water mark.
+fn reset_peak() -> usize {
+    let live = LIVE.load(Ordering::Relaxed);
+    PEAK.store(live, Ordering::Relaxed);
+    live
+}
+
+/// Catalogue sizes of the token-economy table besides the recorded one.
+const TOKEN_SIZES: [usize; 3] = [100, 1_000, 10_000];
+/// Catalogue sizes of the search measurements.
+const SEARCH_SIZES: [usize; 3] = [1_000, 10_000, 100_000];
+/// How long the per-query timing loop runs per size; long enough for a stable p99.
+const QUERY_LOOP: Duration = Duration::from_secs(2);
+
+fn main() {
+    let target = target_dir();
+    let recorded = Recorded::load();
+    let mut report = Report::default();
+
+    token_economy(&recorded, &mut report);
+    search(&recorded, &mut report);
+    let tools = recorded.one_namespace(500);
+    let described = describe(&tools, &["big".to_string()], DEFAULT_BUDGET_TOKENS)
+        .unwrap_or_else(|e| panic!("describe big: {e}"));
+    report.describe_tokens = tokens::count(&described);
+    sandbox_memory(&mut report);
+
+    let since = std::fs::metadata(target.join("bench-report.start"))
+        .and_then(|m| m.modified())
+        .ok();
+    let medians = criterion_medians(&target.join("criterion"), since);
+    let text = report.render(&medians, &target);
+    let path = target.join("bench-report.md");
+    std::fs::write(&path, &text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    println!("{text}");
+    eprintln!("wrote {}", path.display());
+}
+
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"))
+}
+
+/// What this binary measured itself.
+#[derive(Default)]
+struct Report {
+    surface_tokens: usize,
+    /// (label, tools, tokens of listing them directly).
+    listings: Vec<(String, usize, usize)>,
+    searches: Vec<SearchNumbers>,
+    describe_tokens: usize,
+    /// (what ran, peak heap bytes above the baseline).
+    run_memory: Vec<(String, usize)>,
+}
+
+struct SearchNumbers {
+    tools: usize,
+    index_bytes: usize,
+    p50: Duration,
+    p99: Duration,
+    queries: usize,
+}
+
+/// The surface's fixed cost (the three tools as `tools/list` sends them, plus the
+/// instructions) against the `tools/list` JSON of every tool of the same servers.
+fn token_economy(recorded: &Recorded, report: &mut Report) {
+    let tools = serde_json::to_string(&surface::tools()).unwrap_or_default();
+    report.surface_tokens = tokens::count(&tools) + tokens::count(surface::INSTRUCTIONS);
+
+    // Copies of a server list the same JSON, so each distinct listing is counted once.
+    let mut counted: HashMap<(usize, usize), usize> = HashMap::new();
+    let mut listing = |size: usize| -> usize {
+        recorded
+            .copies(size)
+            .iter()
+            .map(|copy| {
+                *counted.entry((copy.server, copy.tools)).or_insert_with(|| {
+                    let tools = &recorded.servers[copy.server].tools[..copy.tools];
+                    tokens::count(&serde_json::to_string(tools).unwrap_or_default())
+                })
+            })
+            .sum()
+    };
+    let fixture: usize = recorded.servers.iter().map(|s| s.tools.len()).sum();
+    let label = format!("recorded ({} servers)", recorded.servers.len());
+    report.listings.push((label, fixture, listing(fixture)));
+    for size in TOKEN_SIZES {
+        report
+            .listings
+            .push(("synthetic".to_string(), size, listing(size)));
+    }
+}
+
+/// Memory of the index and per-query latency percentiles, over the search-quality queries.
+fn search(recorded: &Recorded, report: &mut Report) {
+    let queries = queries();
+    for size in SEARCH_SIZES {
+        let before = LIVE.load(Ordering::Relaxed);
+        let index = recorded.index(size);
+        let index_bytes = LIVE.load(Ordering::Relaxed).saturating_sub(before);
+        for query in &queries {
+            black_box(index.search(query, None));
+        }
+        let mut times = Vec::new();
+        let started = Instant::now();
+        while started.elapsed() < QUERY_LOOP {
+            for query in &queries {
+                let t = Instant::now();
+                black_box(index.search(query, None));
+                times.push(t.elapsed());
+            }
+        }
+        times.sort();
+        report.searches.push(SearchNumbers {
+            tools: size,
+            index_bytes,
+            p50: percentile(&times, 0.50),
+            p99: percentile(&times, 0.99),
+            queries: times.len(),
+        });
+    }
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}
+
+/// Peak heap of one run (QuickJS allocates through the global allocator too), after warm-up
+/// runs so the once-per-process prelude bytecode is not counted.
+fn sandbox_memory(report: &mut Report) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let ns = instant_tool::namespaces();
+    let bridge: Arc<dyn Bridge> = Arc::new(instant_tool::Instant);
+    let cases = [
+        ("empty script", "return 1", 1),
+        ("100 sequential calls", instant_tool::SEQUENTIAL_100, 1),
+        (
+            "100 calls in one Promise.all",
+            instant_tool::PARALLEL_100,
+            1,
+        ),
+        ("100 concurrent empty runs, per run", "return 1", 100),
+    ];
+    for (label, code, runs) in cases {
+        let batch = || {
+            runtime.block_on(async {
+                let all = (0..runs).map(|_| run(instant_tool::request(code, &ns), bridge.clone()));
+                let envelopes = futures::future::join_all(all).await;
+                assert!(envelopes.iter().all(|e| e.status == Status::Completed));
+            })
+        };
+        batch();
+        let baseline = reset_peak();
+        batch();
+        let peak = PEAK.load(Ordering::Relaxed).saturating_sub(baseline);
+        report.run_memory.push((label.to_string(), peak / runs));
+    }
+}
+
+/// Criterion's median per benchmark id, in nanoseconds. Results older than `since` (the
+/// report's start marker) are from an earlier run and left out, so a bench that failed this time
+/// shows as not measured rather than with an old number.
+fn criterion_medians(dir: &Path, since: Option<SystemTime>) -> BTreeMap<String, f64> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if !path.is_dir() {
+                continue;
+            }
+            let estimates = path.join("new/estimates.json");
+            if path.file_name().is_some_and(|n| n == "new") || !estimates.exists() {
+                stack.push(path);
+                continue;
+            }
+            let fresh = match (
+                since,
+                std::fs::metadata(&estimates).and_then(|m| m.modified()),
+            ) {
+                (Some(since), Ok(modified)) => modified >= since,
+                _ => true,
+            };
+            let read = |file: &Path| -> Option<serde_json::Value> {
+                serde_json::from_str(&std::fs::read_to_string(file).ok()?).ok()
+            };
+            let (Some(benchmark), Some(estimates)) =
+                (read(&path.join("new/benchmark.json")), read(&estimates))
+            else {
+                continue;
+            };
+            let (Some(id), Some(median)) = (
+                benchmark["full_id"].as_str(),
+                estimates["median"]["point_estimate"].as_f64(),
+            ) else {
+                continue;
+            };
+            if fresh {
+                out.insert(id.to_string(), median);
+            }
+        }
+    }
+    out
+}
+
+/// One row of the targets table.
+struct Target {
+    measurement: &'static str,
+    /// The measured value, shown and compared in the target's unit.
+    value: Option<f64>,
+    shown: String,
+    limit: f64,
+    target: &'static str,
+}
+
+impl Report {
+    fn render(&self, medians: &BTreeMap<String, f64>, target: &Path) -> String {
+        let ms = |id: &str| medians.get(id).map(|ns| ns / 1e6);
+        let bridge_us = match (
+            medians.get("run with 100 sequential tool calls"),
+            medians.get("empty script start to result"),
+        ) {
+            (Some(calls), Some(empty)) => Some((calls - empty) / 100.0 / 1e3),
+            _ => None,
+        };
+        let echo_ratio = match (
+            medians.get("hub stdio/echo through the hub"),
+            medians.get("hub stdio/echo direct"),
+        ) {
+            (Some(hub), Some(direct)) => Some(hub / direct),
+            _ => None,
+        };
+        let p50_10k = self
+            .searches
+            .iter()
+            .find(|s| s.tools == 10_000)
+            .map(|s| s.p50.as_secs_f64() * 1e3);
+        let targets = [
+            Target {
+                measurement: "fixed surface (3 tools + instructions)",
+                value: Some(self.surface_tokens as f64),
+                shown: format!("{} tokens", self.surface_tokens),
+                limit: 1_000.0,
+                target: "≤ 1,000 tokens",
+            },
+            millis("search p50 at 10,000 tools", p50_10k, 2.0, "≤ 2 ms"),
+            millis(
+                "index build at 10,000 tools",
+                ms("search build/10000"),
+                300.0,
+                "≤ 300 ms",
+            ),
+            millis(
+                "empty execute, in-process",
+                ms("empty script start to result"),
+                1.0,
+                "≤ 1 ms",
+            ),
+            millis(
+                "empty execute, over stdio",
+                ms("hub stdio/empty execute"),
+                5.0,
+                "≤ 5 ms",
+            ),
+            Target {
+                measurement: "bridge overhead per call",
+                value: bridge_us,
+                shown: bridge_us.map_or_else(not_measured, |us| format!("{us:.1} µs")),
+                limit: 50.0,
+                target: "≤ 50 µs",
+            },
+            Target {
+                measurement: "hub overhead on `everything.echo`",
+                value: echo_ratio,
+                shown: echo_ratio.map_or_else(not_measured, |r| format!("{r:.2}× direct")),
+                limit: 1.5,
+                target: "≤ 1.5× direct",
+            },
+            millis(
+                "hub start to first `tools/list`, 10 sources",
+                ms("hub start/to first tools/list, 10 sources"),
+                100.0,
+                "≤ 100 ms",
+            ),
+        ];
+
+        let mut out = String::new();
+        let _ = writeln!(out, "# capabilities performance report\n");
+        let _ = writeln!(out, "{}\n", machine(target));
+        let _ = writeln!(out, "## Targets (medians)\n");
+        let _ = writeln!(out, "| measurement | median | target | held? |");
+        let _ = writeln!(out, "|---|---|---|---|");
+        for t in &targets {
+            let held = match t.value {
+                Some(v) if v <= t.limit => "yes",
+                Some(_) => "**no**",
+                None => "—",
+            };
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {held} |",
+                t.measurement, t.shown, t.target
+            );
+        }
+
+        let _ = writeln!(out, "\n## Token economy (o200k_base)\n");
+        let _ = writeln!(
+            out,
+            "The hub's cost is fixed: {} tokens whatever the catalogue. Listing every tool directly \
+             (the `tools/list` JSON of the same servers) grows with it.\n",
+            self.surface_tokens
+        );
+        let _ = writeln!(
+            out,
+            "| catalogue | tools | listing every tool | hub surface | hub / direct |"
+        );
+        let _ = writeln!(out, "|---|---|---|---|---|");
+        for (label, tools, listing) in &self.listings {
+            let _ = writeln!(
+                out,
+                "| {label} | {tools} | {listing} | {} | {:.2}% |",
+                self.surface_tokens,
+                100.0 * self.surface_tokens as f64 / (*listing).max(1) as f64
+            );
+        }
+
+        let _ = writeln!(
+            out,
+            "\n## Search (BM25F, {} real queries)\n",
+            queries().len()
+        );
+        let _ = writeln!(
+            out,
+            "| tools | build (median) | query p50 | query p99 | query (criterion median) | index memory |"
+        );
+        let _ = writeln!(out, "|---|---|---|---|---|---|");
+        for s in &self.searches {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {:.1} MiB |",
+                s.tools,
+                duration(medians.get(&format!("search build/{}", s.tools))),
+                duration(Some(&(s.p50.as_secs_f64() * 1e9))),
+                duration(Some(&(s.p99.as_secs_f64() * 1e9))),
+                duration(medians.get(&format!("search query/{}", s.tools))),
+                s.index_bytes as f64 / (1 << 20) as f64,
+            );
+        }
+        let _ = writeln!(
+            out,
+            "\np50/p99 are over {} timed queries per size (the report's own loop); memory is the heap the index holds.",
+            self.searches.iter().map(|s| s.queries).min().unwrap_or(0)
+        );
+
+        let _ = writeln!(out, "\n## Describe\n");
+        let _ = writeln!(
+            out,
+            "A namespace of 500 tools under the default budget ({DEFAULT_BUDGET_TOKENS} tokens): {} median, {} tokens of output.",
+            duration(medians.get("describe/namespace of 500 tools")),
+            self.describe_tokens
+        );
+
+        let _ = writeln!(out, "\n## Execute (in-process tool)\n");
+        let _ = writeln!(out, "| run | median |");
+        let _ = writeln!(out, "|---|---|");
+        for id in [
+            "empty script start to result",
+            "run with 100 sequential tool calls",
+            "run with 100 calls in one Promise.all",
+            "concurrency/100 concurrent runs x 10 calls",
+        ] {
+            let _ = writeln!(out, "| {id} | {} |", duration(medians.get(id)));
+        }
+        let _ = writeln!(out, "\n| run | peak heap |");
+        let _ = writeln!(out, "|---|---|");
+        for (label, bytes) in &self.run_memory {
+            let _ = writeln!(
+                out,
+                "| {label} | {:.2} MiB |",
+                *bytes as f64 / (1 << 20) as f64
+            );
+        }
+
+        let _ = writeln!(out, "\n## Hub over stdio (real child processes)\n");
+        let _ = writeln!(out, "| round trip | median |");
+        let _ = writeln!(out, "|---|---|");
+        for id in [
+            "hub stdio/empty execute",
+            "hub stdio/echo through the hub",
+            "hub stdio/echo direct",
+            "hub start/to first tools/list, 10 sources",
+        ] {
+            let _ = writeln!(out, "| {id} | {} |", duration(medians.get(id)));
+        }
+        out
+    }
+}
+
+fn millis(
+    measurement: &'static str,
+    value: Option<f64>,
+    limit: f64,
+    target: &'static str,
+) -> Target {
+    Target {
+        measurement,
+        value,
+        shown: value.map_or_else(not_measured, |ms| duration(Some(&(ms * 1e6)))),
+        limit,
+        target,
+    }
+}
+
+fn not_measured() -> String {
+    "not measured".to_string()
+}
+
+/// Nanoseconds in the unit that reads best.
+fn duration(ns: Option<&f64>) -> String {
+    match ns {
+        None => not_measured(),
+        Some(&ns) if ns >= 1e9 => format!("{:.2} s", ns / 1e9),
+        Some(&ns) if ns >= 1e6 => format!("{:.2} ms", ns / 1e6),
+        Some(&ns) if ns >= 1e3 => format!("{:.1} µs", ns / 1e3),
+        Some(&ns) => format!("{ns:.0} ns"),
+    }
+}
+
+/// Cores and load, because the numbers mean little without them.
+fn machine(target: &Path) -> String {
+    let cores = std::thread::available_parallelism().map_or(0, usize::from);
+    let load = |text: Option<String>| {
+        text.and_then(|t| t.split_whitespace().next().map(str::to_string))
+            .unwrap_or_else(|| "?".into())
+    };
+    let start = load(std::fs::read_to_string(target.join("bench-report.start")).ok());
+    let end = load(std::fs::read_to_string("/proc/loadavg").ok());
+    format!(
+        "{cores} cores; 1-minute load average {start} when the benches started and {end} at the end. \
+         The machine may be shared, so read medians and ratios, not single runs."
+    )
+}
