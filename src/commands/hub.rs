@@ -15,7 +15,8 @@ use crate::config::{Paths, Settings};
 use crate::execute::Executor;
 use crate::hub::{self, Hub};
 use crate::runs::RunsStore;
-use crate::sources::Sources;
+use crate::sources::{SourceEvent, SourceStatus, Sources};
+use tokio::sync::broadcast::error::RecvError;
 
 pub async fn serve(paths: &Paths, args: &HubServeArgs) -> anyhow::Result<ExitCode> {
     let settings = load_settings(paths)?;
@@ -36,13 +37,43 @@ pub async fn serve(paths: &Paths, args: &HubServeArgs) -> anyhow::Result<ExitCod
         ListingCache::new(paths.catalog_cache_dir()),
         sources.clone(),
     );
+    record_source_statuses(&sources, store.clone());
     let executor = Arc::new(Executor::new(catalog.clone(), settings.clone(), store));
-    let hub = Hub::new(catalog, settings, executor);
+    let hub = Hub::new(catalog, settings, executor).with_approval_page(paths.config_file.clone());
     let (stdin, stdout) = rmcp::transport::stdio_pipes();
     let served = hub::serve(hub, stdin, stdout).await;
     sources.shutdown().await;
     served?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Keeps each source's status in the store, where the dashboard (another process) reads it.
+fn record_source_statuses(sources: &Arc<Sources>, store: Arc<RunsStore>) {
+    let mut events = sources.subscribe();
+    let record = move |name: &str, status: &SourceStatus| {
+        let (word, tools, error) = match status {
+            SourceStatus::Connecting => ("connecting", 0, None),
+            SourceStatus::Ready { tool_count, .. } => ("ready", *tool_count, None),
+            SourceStatus::Failed { error } => ("failed", 0, Some(error.as_str())),
+            SourceStatus::Restarting { last_error, .. } => ("restarting", 0, Some(last_error.as_str())),
+            SourceStatus::Disabled => ("disabled", 0, None),
+        };
+        if let Err(e) = store.record_source_status(name, word, tools, error) {
+            tracing::debug!("cannot record the status of `{name}`: {e}");
+        }
+    };
+    for (name, status) in sources.statuses() {
+        record(&name, &status);
+    }
+    tokio::spawn(async move {
+        loop {
+            match events.recv().await {
+                Ok(SourceEvent::StatusChanged { source, status }) => record(&source, &status),
+                Ok(SourceEvent::ToolsChanged { .. }) | Err(RecvError::Lagged(_)) => {}
+                Err(RecvError::Closed) => break,
+            }
+        }
+    });
 }
 
 /// The settings with only the profile's sources, and the profile's policy.

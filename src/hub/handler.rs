@@ -4,6 +4,7 @@
 //! cancels the run and the upstream calls it is waiting on.
 
 use std::borrow::Cow;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -15,7 +16,10 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
+use tokio::sync::OnceCell;
 use tokio_util::sync::CancellationToken;
+
+use crate::approvals::{ApprovalPage, open_in_browser};
 
 use super::args::{DescribeArgs, ExecuteArgs, SearchArgs};
 use super::surface::{self, DESCRIBE, EXECUTE, INSTRUCTIONS, SEARCH};
@@ -56,6 +60,11 @@ pub struct Hub {
     tools: Arc<[Tool]>,
     /// How long describe and execute wait for sources that are still connecting.
     settle_timeout: Duration,
+    /// The config file "always allow" on the approval page writes rules to; `None` turns the
+    /// page off.
+    config_file: Option<PathBuf>,
+    /// Started the first time a run pauses; `None` inside when it could not start.
+    page: Arc<OnceCell<Option<ApprovalPage>>>,
 }
 
 impl Hub {
@@ -72,6 +81,48 @@ impl Hub {
             executor,
             tools: surface::tools().into(),
             settle_timeout: longest + Duration::from_secs(1),
+            config_file: None,
+            page: Arc::new(OnceCell::new()),
+        }
+    }
+
+    /// Opens the approval page in the user's browser when a run pauses; "always allow" on it
+    /// writes rules to `config_file`.
+    pub fn with_approval_page(mut self, config_file: PathBuf) -> Hub {
+        self.config_file = Some(config_file);
+        self
+    }
+
+    /// Opens the approval page for a paused run. The model is told only that a page opened,
+    /// never its URL or token; without a display (or a browser) the hub says so in its log and
+    /// the terminal (`hub approve`) remains the way to decide.
+    async fn offer_page(&self, envelope: &mut ExecuteEnvelope) {
+        let Some(config_file) = &self.config_file else { return };
+        let store = self.executor.store().clone();
+        let page = self
+            .page
+            .get_or_init(|| async move {
+                match ApprovalPage::start(store, config_file.clone()).await {
+                    Ok(page) => Some(page),
+                    Err(e) => {
+                        tracing::warn!("the approval page cannot start ({e}); decide with `capabilities hub approve RUN_ID`");
+                        None
+                    }
+                }
+            })
+            .await;
+        let Some(page) = page else { return };
+        let opened = page.url_for(&envelope.run_id).map_err(|e| e.to_string()).and_then(|url| open_in_browser(&url).map_err(|e| e.to_string()));
+        match opened {
+            Ok(()) => {
+                let run_id = envelope.run_id.clone();
+                for pending in &mut envelope.pending {
+                    pending.message = Some(format!(
+                        "An approval page opened in the user's browser. Tell the user, then call execute with {{ \"resume\": \"{run_id}\" }} once they have decided; `capabilities hub approve {run_id}` in a terminal works too."
+                    ));
+                }
+            }
+            Err(e) => tracing::warn!("approval page not opened for run {}: {e}", envelope.run_id),
         }
     }
 
@@ -161,6 +212,10 @@ impl Hub {
                 }
             }
         };
+        let mut envelope = envelope;
+        if envelope.status == Status::AwaitingApproval {
+            self.offer_page(&mut envelope).await;
+        }
         envelope_result(&envelope)
     }
 

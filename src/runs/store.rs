@@ -118,6 +118,9 @@ impl RunsStore {
         let connection = Connection::open(path).map_err(open_error)?;
         connection.busy_timeout(Duration::from_secs(5)).map_err(open_error)?;
         connection.pragma_update(None, "journal_mode", "WAL").map_err(open_error)?;
+        // With WAL, NORMAL keeps the database consistent and committed data survives a crash of
+        // the process (what a hub restart or `kill -9` is); it only skips an fsync per commit.
+        connection.pragma_update(None, "synchronous", "NORMAL").map_err(open_error)?;
         connection.pragma_update(None, "foreign_keys", "ON").map_err(open_error)?;
         connection.execute_batch(SCHEMA).map_err(open_error)?;
         connection.execute_batch(super::sources::SCHEMA).map_err(open_error)?;

@@ -23,12 +23,10 @@ use super::envelope::{EnvelopeError, ExecuteEnvelope, PendingKind, Status, Trunc
 use super::error::ErrorCode;
 use super::host::{self, HostEnv};
 use super::normalise::{Normalised, normalise};
+use super::parser_pool::run_on_big_stack;
 use super::request::RunRequest;
 use super::state::Shared;
 
-/// Stack for the thread that parses user code: oxc's parser is recursive and has no depth
-/// limit, so deeply nested code must not be able to overflow a normal 2 MiB stack.
-const PARSER_STACK: usize = 256 << 20;
 /// Memory the host may still use after the script hit its limit, to read the error.
 const HOST_HEADROOM: usize = 4 << 20;
 
@@ -92,23 +90,13 @@ impl Drop for CancelOnDrop {
 }
 
 fn parse_on_big_stack(request: &RunRequest) -> Result<Normalised, EnvelopeError> {
-    std::thread::scope(|scope| {
-        let parser = std::thread::Builder::new()
-            .name("sandbox-parse".into())
-            .stack_size(PARSER_STACK)
-            .spawn_scoped(scope, || normalise(&request.code, &request.namespaces));
-        match parser {
-            Ok(handle) => handle.join().unwrap_or_else(|_| {
-                Err(EnvelopeError::new(
-                    ErrorCode::Internal,
-                    "the parser failed on this code",
-                ))
-            }),
-            Err(e) => Err(EnvelopeError::new(
-                ErrorCode::Internal,
-                format!("cannot start the parser thread: {e}"),
-            )),
-        }
+    let code = request.code.clone();
+    let namespaces = request.namespaces.clone();
+    run_on_big_stack(move || normalise(&code, &namespaces)).unwrap_or_else(|| {
+        Err(EnvelopeError::new(
+            ErrorCode::Internal,
+            "the parser failed on this code",
+        ))
     })
 }
 

@@ -10,6 +10,7 @@
 //! |---|---|
 //! | `engine` | one run: runtime, limits, driving the script, the envelope |
 //! | `normalise/` | code shapes, TypeScript blanking, the static unknown-tool check |
+//! | `parser_pool` | big-stack threads for the recursive parser |
 //! | `compile` | source → bytecode outside the sandbox; the prelude, once per process |
 //! | `host` | the Rust functions behind the prelude (tool calls, console, timers, base64) |
 //! | `state` | what a run records while it runs |
@@ -28,6 +29,7 @@ pub mod envelope;
 pub mod error;
 mod host;
 mod normalise;
+mod parser_pool;
 pub mod request;
 mod state;
 mod unwrap;

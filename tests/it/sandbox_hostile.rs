@@ -375,18 +375,24 @@ async fn code_over_the_limit_is_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn deeply_nested_code_does_not_crash_the_parser() {
-    let code = format!("return {}1{}", "(".repeat(30_000), ")".repeat(30_000));
-    let envelope = exec(&code).await;
-    assert!(
-        envelope.status == Status::Completed || envelope.error_code().is_some(),
-        "{envelope:?}"
-    );
-    let code = format!("return {}1", "!".repeat(60_000));
-    let envelope = exec(&code).await;
-    assert!(
-        envelope.status == Status::Completed || envelope.error_code().is_some(),
-        "{envelope:?}"
-    );
+    let deep = |open: &str, close: &str, n: usize| {
+        format!("return {}1{}", open.repeat(n), close.repeat(n))
+    };
+    for code in [
+        deep("(", ")", 30_000),
+        deep("[", "]", 30_000),
+        deep("!", "", 60_000),
+        deep("x => ", "", 12_000),
+        deep("a ? ", " : 0", 8_000),
+        "{".repeat(65_000),
+        "(".repeat(65_000),
+    ] {
+        let envelope = exec(&code).await;
+        assert!(
+            envelope.status == Status::Completed || envelope.error_code().is_some(),
+            "{envelope:?}"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
