@@ -21,7 +21,9 @@ mod tests {
     #[test]
     fn counts_tokens() {
         assert_eq!(super::count(""), 0);
-        let n = super::count("declare const github: { createIssue(input: { title: string }): Promise<unknown>; };");
+        let n = super::count(
+            "declare const github: { createIssue(input: { title: string }): Promise<unknown>; };",
+        );
         assert!(n > 10 && n < 40, "{n}");
     }
 }

@@ -8,7 +8,9 @@ use std::collections::{BTreeMap, BTreeSet};
 /// identifier separate words; a leading digit gets an underscore so the result stays an identifier.
 pub fn tool_name(upstream: &str) -> String {
     let mut out = String::with_capacity(upstream.len());
-    let segments = upstream.split(|c: char| !(c.is_ascii_alphanumeric() || c == '$')).filter(|s| !s.is_empty());
+    let segments = upstream
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '$'))
+        .filter(|s| !s.is_empty());
     for (i, segment) in segments.enumerate() {
         if i == 0 {
             out.push_str(&lower_leading_capitals(segment));
@@ -34,14 +36,30 @@ pub fn tool_name(upstream: &str) -> String {
 fn lower_leading_capitals(segment: &str) -> String {
     let chars: Vec<char> = segment.chars().collect();
     let run = chars.iter().take_while(|c| c.is_ascii_uppercase()).count();
-    let lowered = if run > 1 && run < chars.len() && chars[run].is_ascii_lowercase() { run - 1 } else { run };
-    chars.iter().enumerate().map(|(i, c)| if i < lowered { c.to_ascii_lowercase() } else { *c }).collect()
+    let lowered = if run > 1 && run < chars.len() && chars[run].is_ascii_lowercase() {
+        run - 1
+    } else {
+        run
+    };
+    chars
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            if i < lowered {
+                c.to_ascii_lowercase()
+            } else {
+                *c
+            }
+        })
+        .collect()
 }
 
 /// Assigns each upstream name of one namespace a unique tool name. The result does not depend on
 /// the order the upstream listed its tools in: an upstream name that is already its own camelCase
 /// form keeps it, and the others take the base name in sorted order, later ones with a number.
-pub fn assign_tool_names<'a>(upstream_names: impl IntoIterator<Item = &'a str>) -> BTreeMap<String, String> {
+pub fn assign_tool_names<'a>(
+    upstream_names: impl IntoIterator<Item = &'a str>,
+) -> BTreeMap<String, String> {
     let mut by_base: BTreeMap<String, Vec<&str>> = BTreeMap::new();
     for name in upstream_names {
         by_base.entry(tool_name(name)).or_default().push(name);
@@ -75,16 +93,92 @@ pub fn assign_tool_names<'a>(upstream_names: impl IntoIterator<Item = &'a str>) 
 /// Names a script cannot use as a source's global: JavaScript reserved words and the globals the
 /// sandbox prelude defines.
 const RESERVED_NAMESPACES: &[&str] = &[
-    "break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete", "do",
-    "else", "enum", "export", "extends", "false", "finally", "for", "function", "if", "import", "in",
-    "instanceof", "new", "null", "return", "super", "switch", "this", "throw", "true", "try",
-    "typeof", "var", "void", "while", "with", "yield", "let", "static", "implements", "interface",
-    "package", "private", "protected", "public", "await", "async", "arguments", "eval",
-    "undefined", "NaN", "Infinity", "globalThis", "hub", "console", "sleep", "setTimeout",
-    "clearTimeout", "structuredClone", "TextEncoder", "TextDecoder", "atob", "btoa",
-    "decodeBase64", "encodeBase64", "ToolError", "crypto", "performance", "Math", "Date", "JSON",
-    "Object", "Array", "String", "Number", "Boolean", "Promise", "Error", "TypeError", "Symbol",
-    "Map", "Set", "RegExp", "Reflect", "Proxy", "CallOptions",
+    "break",
+    "case",
+    "catch",
+    "class",
+    "const",
+    "continue",
+    "debugger",
+    "default",
+    "delete",
+    "do",
+    "else",
+    "enum",
+    "export",
+    "extends",
+    "false",
+    "finally",
+    "for",
+    "function",
+    "if",
+    "import",
+    "in",
+    "instanceof",
+    "new",
+    "null",
+    "return",
+    "super",
+    "switch",
+    "this",
+    "throw",
+    "true",
+    "try",
+    "typeof",
+    "var",
+    "void",
+    "while",
+    "with",
+    "yield",
+    "let",
+    "static",
+    "implements",
+    "interface",
+    "package",
+    "private",
+    "protected",
+    "public",
+    "await",
+    "async",
+    "arguments",
+    "eval",
+    "undefined",
+    "NaN",
+    "Infinity",
+    "globalThis",
+    "hub",
+    "console",
+    "sleep",
+    "setTimeout",
+    "clearTimeout",
+    "structuredClone",
+    "TextEncoder",
+    "TextDecoder",
+    "atob",
+    "btoa",
+    "decodeBase64",
+    "encodeBase64",
+    "ToolError",
+    "crypto",
+    "performance",
+    "Math",
+    "Date",
+    "JSON",
+    "Object",
+    "Array",
+    "String",
+    "Number",
+    "Boolean",
+    "Promise",
+    "Error",
+    "TypeError",
+    "Symbol",
+    "Map",
+    "Set",
+    "RegExp",
+    "Reflect",
+    "Proxy",
+    "CallOptions",
 ];
 
 /// Why a source name cannot be a namespace, or `None` when it can.
@@ -155,7 +249,12 @@ mod tests {
     fn namespace_rules() {
         assert!(namespace_problem("github").is_none());
         assert!(namespace_problem("my_server2").is_none());
-        assert!(namespace_problem("my-server").unwrap().contains("my_server") || namespace_problem("my-server").unwrap().contains("myServer"));
+        assert!(
+            namespace_problem("my-server")
+                .unwrap()
+                .contains("my_server")
+                || namespace_problem("my-server").unwrap().contains("myServer")
+        );
         assert!(namespace_problem("2x").is_some());
         assert!(namespace_problem("hub").unwrap().contains("reserved"));
         assert!(namespace_problem("").is_some());

@@ -27,12 +27,17 @@ pub struct CachedListing {
 
 impl CachedListing {
     pub fn new(source: &SourceSettings, tools: Vec<ToolDefinition>) -> Self {
-        CachedListing { fetched_at: unix_now(), fingerprint: fingerprint(source), tools }
+        CachedListing {
+            fetched_at: unix_now(),
+            fingerprint: fingerprint(source),
+            tools,
+        }
     }
 
     /// Fresh: fetched less than [`MAX_AGE`] ago, for the source as it is configured now.
     pub fn is_fresh_for(&self, source: &SourceSettings) -> bool {
-        self.fingerprint == fingerprint(source) && unix_now().saturating_sub(self.fetched_at) < MAX_AGE.as_secs()
+        self.fingerprint == fingerprint(source)
+            && unix_now().saturating_sub(self.fetched_at) < MAX_AGE.as_secs()
     }
 
     pub fn fetched_at(&self) -> SystemTime {
@@ -44,11 +49,18 @@ impl CachedListing {
 /// they may hold secrets, and a new token does not change the tools.
 fn fingerprint(source: &SourceSettings) -> String {
     let described = format!("{:?}", source.transport);
-    Sha256::digest(described.as_bytes()).iter().take(8).map(|b| format!("{b:02x}")).collect()
+    Sha256::digest(described.as_bytes())
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 fn unix_now() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
 }
 
 pub struct ListingCache {
@@ -114,8 +126,14 @@ mod tests {
         cache.write("a", &listing).unwrap();
         let back = cache.read("a").unwrap();
         assert!(back.is_fresh_for(&source("x")));
-        assert!(!back.is_fresh_for(&source("y")), "a changed command invalidates the listing");
-        let old = CachedListing { fetched_at: unix_now() - MAX_AGE.as_secs() - 1, ..back };
+        assert!(
+            !back.is_fresh_for(&source("y")),
+            "a changed command invalidates the listing"
+        );
+        let old = CachedListing {
+            fetched_at: unix_now() - MAX_AGE.as_secs() - 1,
+            ..back
+        };
         assert!(!old.is_fresh_for(&source("x")));
     }
 

@@ -6,14 +6,23 @@ use nucleo::Matcher;
 use nucleo::pattern::{CaseMatching, Normalization, Pattern};
 
 /// Up to `limit` candidates, best first.
-pub fn closest<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>, limit: usize) -> Vec<&'a str> {
+pub fn closest<'a>(
+    wanted: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+    limit: usize,
+) -> Vec<&'a str> {
     let candidates: Vec<&str> = candidates.into_iter().collect();
     if wanted.trim().is_empty() {
         return Vec::new();
     }
     let mut matcher = Matcher::new(nucleo::Config::DEFAULT);
     let pattern = Pattern::parse(wanted, CaseMatching::Ignore, Normalization::Smart);
-    let fuzzy: Vec<&str> = pattern.match_list(candidates.iter().copied(), &mut matcher).into_iter().take(limit).map(|(c, _)| c).collect();
+    let fuzzy: Vec<&str> = pattern
+        .match_list(candidates.iter().copied(), &mut matcher)
+        .into_iter()
+        .take(limit)
+        .map(|(c, _)| c)
+        .collect();
     if !fuzzy.is_empty() {
         return fuzzy;
     }
@@ -39,7 +48,11 @@ fn edit_distance(a: &str, b: &str) -> usize {
         row[0] = i + 1;
         for (j, cb) in b.iter().enumerate() {
             let current = row[j + 1];
-            row[j + 1] = if ca == *cb { previous } else { 1 + previous.min(row[j]).min(row[j + 1]) };
+            row[j + 1] = if ca == *cb {
+                previous
+            } else {
+                1 + previous.min(row[j]).min(row[j + 1])
+            };
             previous = current;
         }
     }
@@ -52,8 +65,15 @@ mod tests {
 
     #[test]
     fn fuzzy_then_edit_distance() {
-        let tools = ["everything.echo", "everything.getSum", "time.getCurrentTime"];
-        assert_eq!(closest("getCurentTime", tools, 3), vec!["time.getCurrentTime"]);
+        let tools = [
+            "everything.echo",
+            "everything.getSum",
+            "time.getCurrentTime",
+        ];
+        assert_eq!(
+            closest("getCurentTime", tools, 3),
+            vec!["time.getCurrentTime"]
+        );
         assert_eq!(closest("everything.ecoh", tools, 3)[0], "everything.echo");
         assert!(closest("zzzzzzzzzzzz", tools, 3).is_empty());
         assert!(closest("", tools, 3).is_empty());

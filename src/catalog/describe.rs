@@ -4,7 +4,6 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-
 use super::address::tool_name;
 use super::tool::ToolDefinition;
 use super::typescript::NamespaceTypes;
@@ -190,7 +189,9 @@ fn closest(target: &str, candidates: &[String]) -> Vec<String> {
     let tail = target.rsplit('.').next().unwrap_or(target);
     [target, tail]
         .into_iter()
-        .map(|query| super::closest::closest(query, candidates.iter().map(String::as_str), SUGGESTIONS))
+        .map(|query| {
+            super::closest::closest(query, candidates.iter().map(String::as_str), SUGGESTIONS)
+        })
         .find(|found| !found.is_empty())
         .map(|found| found.into_iter().map(String::from).collect())
         .unwrap_or_default()
@@ -334,9 +335,9 @@ fn thousands(n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::typescript::tests::parses;
     use crate::catalog::fixtures::{definitions, fixture_dir, load_all};
     use crate::catalog::tool::{UpstreamTool, build_namespace};
+    use crate::catalog::typescript::tests::parses;
     use serde_json::json;
 
     fn fixtures() -> Vec<ToolDefinition> {
@@ -346,7 +347,6 @@ mod tests {
     fn targets(list: &[&str]) -> Vec<String> {
         list.iter().map(|t| t.to_string()).collect()
     }
-
 
     /// A small `github` namespace with an output type that has a nested, named part.
     fn github() -> Vec<ToolDefinition> {

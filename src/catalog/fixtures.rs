@@ -30,8 +30,8 @@ pub fn load_all(dir: &Path) -> anyhow::Result<Vec<RecordedServer>> {
         let path = entry?.path();
         if path.extension().is_some_and(|e| e == "json") {
             let text = std::fs::read_to_string(&path)?;
-            let server: RecordedServer =
-                serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            let server: RecordedServer = serde_json::from_str(&text)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
             servers.push(server);
         }
     }
@@ -41,5 +41,8 @@ pub fn load_all(dir: &Path) -> anyhow::Result<Vec<RecordedServer>> {
 
 /// Every recorded tool as catalogue definitions, namespace by namespace.
 pub fn definitions(servers: &[RecordedServer]) -> Vec<ToolDefinition> {
-    servers.iter().flat_map(|s| build_namespace(&s.namespace, s.tools.clone())).collect()
+    servers
+        .iter()
+        .flat_map(|s| build_namespace(&s.namespace, s.tools.clone()))
+        .collect()
 }

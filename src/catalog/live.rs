@@ -34,7 +34,11 @@ struct State {
 impl LiveCatalog {
     /// Builds the catalogue from the cache and starts following `sources`. Call inside a tokio
     /// runtime; the follower task ends when the sources shut down.
-    pub fn start(settings: Settings, cache: ListingCache, sources: Arc<Sources>) -> Arc<LiveCatalog> {
+    pub fn start(
+        settings: Settings,
+        cache: ListingCache,
+        sources: Arc<Sources>,
+    ) -> Arc<LiveCatalog> {
         let mut index = SearchIndex::new();
         let namespaces = settings
             .sources
@@ -55,7 +59,11 @@ impl LiveCatalog {
         // Subscribe before looking at statuses so no change falls in between.
         let events = sources.subscribe();
         let live = Arc::new(LiveCatalog {
-            state: RwLock::new(State { catalog: Catalog { namespaces }, index, listed: HashSet::new() }),
+            state: RwLock::new(State {
+                catalog: Catalog { namespaces },
+                index,
+                listed: HashSet::new(),
+            }),
             sources,
             settings,
             cache,
@@ -75,14 +83,22 @@ impl LiveCatalog {
     pub async fn settle(&self, timeout: std::time::Duration) {
         for (name, status) in self.sources.wait_settled(timeout).await {
             match &status {
-                SourceStatus::Ready { .. } if self.needs_listing(&name) && !self.was_listed(&name) => self.relist(&name).await,
+                SourceStatus::Ready { .. }
+                    if self.needs_listing(&name) && !self.was_listed(&name) =>
+                {
+                    self.relist(&name).await
+                }
                 _ => settle(self, &name, &status).await,
             }
         }
     }
 
     fn was_listed(&self, name: &str) -> bool {
-        self.state.read().unwrap_or_else(|p| p.into_inner()).listed.contains(name)
+        self.state
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .listed
+            .contains(name)
     }
 
     pub fn sources(&self) -> &Arc<Sources> {
@@ -92,15 +108,26 @@ impl LiveCatalog {
     /// Lists one source now and replaces its namespace; on failure keeps what it had, marked
     /// stale, with the error.
     pub async fn relist(&self, name: &str) {
-        let Some(source) = self.settings.source(name) else { return };
+        let Some(source) = self.settings.source(name) else {
+            return;
+        };
         let listed = self.sources.list_tools(name).await;
         let mut state = self.state.write().unwrap_or_else(|p| p.into_inner());
-        let State { catalog, index, listed: listed_names } = &mut *state;
-        let Some(namespace) = catalog.namespaces.iter_mut().find(|n| n.name == name) else { return };
+        let State {
+            catalog,
+            index,
+            listed: listed_names,
+        } = &mut *state;
+        let Some(namespace) = catalog.namespaces.iter_mut().find(|n| n.name == name) else {
+            return;
+        };
         match listed {
             Ok(tools) => {
                 let tools = build_namespace(name, tools);
-                if let Err(e) = self.cache.write(name, &CachedListing::new(source, tools.clone())) {
+                if let Err(e) = self
+                    .cache
+                    .write(name, &CachedListing::new(source, tools.clone()))
+                {
                     tracing::warn!("cannot cache the tools of `{name}`: {e:#}");
                 }
                 index.set_namespace(name, &tools);
@@ -111,8 +138,13 @@ impl LiveCatalog {
             Err(error) => {
                 tracing::warn!("cannot list the tools of `{name}`: {error}");
                 namespace.origin = match self.cache.read(name) {
-                    Some(old) if !namespace.tools.is_empty() => Origin::Stale { fetched_at: old.fetched_at(), error: error.to_string() },
-                    _ => Origin::Unavailable { error: error.to_string() },
+                    Some(old) if !namespace.tools.is_empty() => Origin::Stale {
+                        fetched_at: old.fetched_at(),
+                        error: error.to_string(),
+                    },
+                    _ => Origin::Unavailable {
+                        error: error.to_string(),
+                    },
                 };
             }
         }
@@ -123,8 +155,13 @@ impl LiveCatalog {
         let cache = &self.cache;
         if let Some(namespace) = state.catalog.namespaces.iter_mut().find(|n| n.name == name) {
             namespace.origin = match cache.read(name) {
-                Some(old) if !namespace.tools.is_empty() => Origin::Stale { fetched_at: old.fetched_at(), error: error.to_string() },
-                _ => Origin::Unavailable { error: error.to_string() },
+                Some(old) if !namespace.tools.is_empty() => Origin::Stale {
+                    fetched_at: old.fetched_at(),
+                    error: error.to_string(),
+                },
+                _ => Origin::Unavailable {
+                    error: error.to_string(),
+                },
             };
         }
     }
@@ -136,7 +173,10 @@ impl LiveCatalog {
         if state.listed.contains(name) {
             return true;
         }
-        !matches!(state.catalog.namespace(name).map(|n| &n.origin), Some(Origin::Cached { .. }))
+        !matches!(
+            state.catalog.namespace(name).map(|n| &n.origin),
+            Some(Origin::Cached { .. })
+        )
     }
 }
 
@@ -148,7 +188,9 @@ async fn follow(live: Arc<LiveCatalog>, mut events: tokio::sync::broadcast::Rece
     loop {
         match events.recv().await {
             Ok(SourceEvent::ToolsChanged { source }) => live.relist(&source).await,
-            Ok(SourceEvent::StatusChanged { source, status }) => settle(&live, &source, &status).await,
+            Ok(SourceEvent::StatusChanged { source, status }) => {
+                settle(&live, &source, &status).await
+            }
             // Missed events: re-list everything that is ready so nothing stays stale.
             Err(RecvError::Lagged(_)) => {
                 for (name, status) in live.sources.statuses() {
@@ -165,7 +207,10 @@ async fn follow(live: Arc<LiveCatalog>, mut events: tokio::sync::broadcast::Rece
 async fn settle(live: &LiveCatalog, name: &str, status: &SourceStatus) {
     match status {
         SourceStatus::Ready { .. } if live.needs_listing(name) => live.relist(name).await,
-        SourceStatus::Failed { error } | SourceStatus::Restarting { last_error: error, .. } => live.mark_failed(name, error),
+        SourceStatus::Failed { error }
+        | SourceStatus::Restarting {
+            last_error: error, ..
+        } => live.mark_failed(name, error),
         _ => {}
     }
 }

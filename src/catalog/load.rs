@@ -14,7 +14,12 @@ use crate::credentials::SecretLookup;
 use crate::sources::{SourceStatus, Sources};
 
 /// Loads every configured source's tools. With `refresh`, every enabled source is listed live.
-pub async fn load(settings: &Settings, cache: &ListingCache, refresh: bool, secrets: Arc<dyn SecretLookup>) -> Catalog {
+pub async fn load(
+    settings: &Settings,
+    cache: &ListingCache,
+    refresh: bool,
+    secrets: Arc<dyn SecretLookup>,
+) -> Catalog {
     let mut cached = Vec::new();
     let mut to_list = Vec::new();
     for source in &settings.sources {
@@ -22,11 +27,17 @@ pub async fn load(settings: &Settings, cache: &ListingCache, refresh: bool, secr
             continue;
         }
         match cache.read(&source.name) {
-            Some(listing) if !refresh && listing.is_fresh_for(source) => cached.push((source.name.clone(), listing)),
+            Some(listing) if !refresh && listing.is_fresh_for(source) => {
+                cached.push((source.name.clone(), listing))
+            }
             _ => to_list.push(source.clone()),
         }
     }
-    let live = if to_list.is_empty() { Vec::new() } else { list_live(to_list, secrets).await };
+    let live = if to_list.is_empty() {
+        Vec::new()
+    } else {
+        list_live(to_list, secrets).await
+    };
 
     let namespaces = settings
         .sources
@@ -34,22 +45,50 @@ pub async fn load(settings: &Settings, cache: &ListingCache, refresh: bool, secr
         .map(|source| {
             let (tools, origin) = if !source.enabled {
                 (Vec::new(), Origin::Disabled)
-            } else if let Some((_, listing)) = cached.iter().find(|(name, _)| *name == source.name) {
-                (listing.tools.clone(), Origin::Cached { fetched_at: listing.fetched_at() })
+            } else if let Some((_, listing)) = cached.iter().find(|(name, _)| *name == source.name)
+            {
+                (
+                    listing.tools.clone(),
+                    Origin::Cached {
+                        fetched_at: listing.fetched_at(),
+                    },
+                )
             } else {
-                match live.iter().find(|(name, _)| *name == source.name).map(|(_, r)| r) {
+                match live
+                    .iter()
+                    .find(|(name, _)| *name == source.name)
+                    .map(|(_, r)| r)
+                {
                     Some(Ok(tools)) => {
                         let tools = build_namespace(&source.name, tools.clone());
-                        if let Err(e) = cache.write(&source.name, &CachedListing::new(source, tools.clone())) {
+                        if let Err(e) =
+                            cache.write(&source.name, &CachedListing::new(source, tools.clone()))
+                        {
                             tracing::warn!("cannot cache the tools of `{}`: {e:#}", source.name);
                         }
                         (tools, Origin::Live)
                     }
                     Some(Err(error)) => match cache.read(&source.name) {
-                        Some(old) => (old.tools.clone(), Origin::Stale { fetched_at: old.fetched_at(), error: error.clone() }),
-                        None => (Vec::new(), Origin::Unavailable { error: error.clone() }),
+                        Some(old) => (
+                            old.tools.clone(),
+                            Origin::Stale {
+                                fetched_at: old.fetched_at(),
+                                error: error.clone(),
+                            },
+                        ),
+                        None => (
+                            Vec::new(),
+                            Origin::Unavailable {
+                                error: error.clone(),
+                            },
+                        ),
                     },
-                    None => (Vec::new(), Origin::Unavailable { error: "was not listed".into() }),
+                    None => (
+                        Vec::new(),
+                        Origin::Unavailable {
+                            error: "was not listed".into(),
+                        },
+                    ),
                 }
             };
             namespace_for(source, tools, origin)
@@ -59,8 +98,13 @@ pub async fn load(settings: &Settings, cache: &ListingCache, refresh: bool, secr
 }
 
 /// A namespace for `source` with these tools.
-pub fn namespace_for(source: &SourceSettings, tools: Vec<super::ToolDefinition>, origin: Origin) -> Namespace {
-    let named_connections = !(source.connections.len() == 1 && source.connections[0].name == IMPLICIT_CONNECTION);
+pub fn namespace_for(
+    source: &SourceSettings,
+    tools: Vec<super::ToolDefinition>,
+    origin: Origin,
+) -> Namespace {
+    let named_connections =
+        !(source.connections.len() == 1 && source.connections[0].name == IMPLICIT_CONNECTION);
     Namespace {
         name: source.name.clone(),
         connections: source.connections.iter().map(|c| c.name.clone()).collect(),
@@ -76,15 +120,24 @@ async fn list_live(
     secrets: Arc<dyn SecretLookup>,
 ) -> Vec<(String, Result<Vec<super::UpstreamTool>, String>)> {
     let names: Vec<String> = sources.iter().map(|s| s.name.clone()).collect();
-    let longest = sources.iter().map(|s| s.connect_timeout).max().unwrap_or(Duration::from_secs(30));
+    let longest = sources
+        .iter()
+        .map(|s| s.connect_timeout)
+        .max()
+        .unwrap_or(Duration::from_secs(30));
     let manager = Sources::start(sources, secrets);
     manager.wait_settled(longest + Duration::from_secs(1)).await;
     let statuses = manager.statuses();
     let mut results = Vec::new();
     for name in names {
-        let status = statuses.iter().find(|(n, _)| *n == name).map(|(_, s)| s.clone());
+        let status = statuses
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, s)| s.clone());
         let result = match status {
-            Some(SourceStatus::Ready { .. }) => manager.list_tools(&name).await.map_err(|e| e.to_string()),
+            Some(SourceStatus::Ready { .. }) => {
+                manager.list_tools(&name).await.map_err(|e| e.to_string())
+            }
             Some(SourceStatus::Failed { error }) => Err(error),
             Some(other) => Err(format!("not ready ({other})")),
             None => Err("was not started".into()),

@@ -27,7 +27,10 @@ pub enum Origin {
     /// From the cache, fetched less than six hours ago.
     Cached { fetched_at: SystemTime },
     /// From an old cache because the server could not be reached; `error` says why.
-    Stale { fetched_at: SystemTime, error: String },
+    Stale {
+        fetched_at: SystemTime,
+        error: String,
+    },
     /// No tools: the server could not be reached and nothing is cached.
     Unavailable { error: String },
     /// The server is still starting and nothing fresh is cached yet.
@@ -70,7 +73,12 @@ impl Catalog {
             .iter()
             .flat_map(|n| {
                 let connection = n.connections.first().map(String::as_str);
-                n.tools.iter().filter(move |t| policy.evaluate(&t.address(), connection, &t.annotations).action != crate::policy::Action::Deny)
+                n.tools.iter().filter(move |t| {
+                    policy
+                        .evaluate(&t.address(), connection, &t.annotations)
+                        .action
+                        != crate::policy::Action::Deny
+                })
             })
             .cloned()
             .collect()
@@ -79,6 +87,9 @@ impl Catalog {
     /// The tool at `namespace.tool`, if catalogued.
     pub fn tool(&self, address: &str) -> Option<&ToolDefinition> {
         let (namespace, name) = address.split_once('.')?;
-        self.namespace(namespace)?.tools.iter().find(|t| t.name == name)
+        self.namespace(namespace)?
+            .tools
+            .iter()
+            .find(|t| t.name == name)
     }
 }

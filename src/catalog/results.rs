@@ -24,21 +24,36 @@ pub struct SearchRequest<'a> {
 pub struct SearchError(pub String);
 
 /// Runs a search over `catalog` and renders the answer.
-pub fn render_search(catalog: &Catalog, index: &SearchIndex, policy: &Policy, request: &SearchRequest) -> Result<String, SearchError> {
+pub fn render_search(
+    catalog: &Catalog,
+    index: &SearchIndex,
+    policy: &Policy,
+    request: &SearchRequest,
+) -> Result<String, SearchError> {
     if let Some(namespace) = request.namespace
         && catalog.namespace(namespace).is_none()
     {
-        return Err(SearchError(format!("there is no source named `{namespace}`; {}", known_sources(catalog))));
+        return Err(SearchError(format!(
+            "there is no source named `{namespace}`; {}",
+            known_sources(catalog)
+        )));
     }
     let query = request.query.trim();
     let ranking = index.search(query, request.namespace);
     let listing = ranking == Ranking::NoTerms;
     let matches: Vec<&ToolDefinition> = match ranking {
-        Ranking::Ranked(hits) => hits.iter().filter_map(|hit| catalog.tool(&hit.address)).collect(),
+        Ranking::Ranked(hits) => hits
+            .iter()
+            .filter_map(|hit| catalog.tool(&hit.address))
+            .collect(),
         // No words to rank by: list the namespace if one was given, else say what to do.
         Ranking::NoTerms => {
             let Some(namespace) = request.namespace.and_then(|n| catalog.namespace(n)) else {
-                let what = if query.is_empty() { "the query is empty".to_string() } else { format!("the query \"{query}\" has no words to search by") };
+                let what = if query.is_empty() {
+                    "the query is empty".to_string()
+                } else {
+                    format!("the query \"{query}\" has no words to search by")
+                };
                 return Err(SearchError(format!(
                     "{what}: say what you want to do, e.g. \"send a message\" or \"list open issues\", or pass a namespace to list one source; {}",
                     known_sources(catalog)
@@ -49,11 +64,19 @@ pub fn render_search(catalog: &Catalog, index: &SearchIndex, policy: &Policy, re
     };
 
     let decide = |tool: &ToolDefinition| {
-        let connection = catalog.namespace(&tool.namespace).and_then(|n| n.connections.first()).map(String::as_str);
-        policy.evaluate(&tool.address(), connection, &tool.annotations).action
+        let connection = catalog
+            .namespace(&tool.namespace)
+            .and_then(|n| n.connections.first())
+            .map(String::as_str);
+        policy
+            .evaluate(&tool.address(), connection, &tool.annotations)
+            .action
     };
-    let visible: Vec<(&ToolDefinition, Action)> =
-        matches.iter().map(|t| (*t, decide(t))).filter(|(_, action)| *action != Action::Deny).collect();
+    let visible: Vec<(&ToolDefinition, Action)> = matches
+        .iter()
+        .map(|t| (*t, decide(t)))
+        .filter(|(_, action)| *action != Action::Deny)
+        .collect();
     let hidden = matches.len() - visible.len();
 
     let mut out = String::new();
@@ -61,7 +84,11 @@ pub fn render_search(catalog: &Catalog, index: &SearchIndex, policy: &Policy, re
         if !matches.is_empty() {
             let _ = writeln!(out, "Every matching tool is hidden by policy.");
         } else if listing {
-            let _ = writeln!(out, "`{}` has no tools.", request.namespace.unwrap_or_default());
+            let _ = writeln!(
+                out,
+                "`{}` has no tools.",
+                request.namespace.unwrap_or_default()
+            );
         } else {
             let _ = writeln!(
                 out,
@@ -81,12 +108,23 @@ pub fn render_search(catalog: &Catalog, index: &SearchIndex, policy: &Policy, re
     }
     let mut types: BTreeMap<&str, NamespaceTypes> = BTreeMap::new();
     for (name, tools) in &groups {
-        let Some(namespace) = catalog.namespace(name) else { continue };
+        let Some(namespace) = catalog.namespace(name) else {
+            continue;
+        };
         let _ = writeln!(out, "{}", header(namespace));
-        let model = types.entry(name).or_insert_with(|| NamespaceTypes::build(name, &namespace.tools));
+        let model = types
+            .entry(name)
+            .or_insert_with(|| NamespaceTypes::build(name, &namespace.tools));
         for (tool, action) in tools {
-            let signature = model.signature(&tool.name).map(|s| shorten_signature(&s)).unwrap_or_else(|| format!("{}(input: unknown): Promise<unknown>", tool.address()));
-            let marker = if *action == Action::Ask { "   [asks]" } else { "" };
+            let signature = model
+                .signature(&tool.name)
+                .map(|s| shorten_signature(&s))
+                .unwrap_or_else(|| format!("{}(input: unknown): Promise<unknown>", tool.address()));
+            let marker = if *action == Action::Ask {
+                "   [asks]"
+            } else {
+                ""
+            };
             let _ = writeln!(out, "  {signature}{marker}");
             let summary = summary(&tool.description);
             if !summary.is_empty() {
@@ -96,10 +134,18 @@ pub fn render_search(catalog: &Catalog, index: &SearchIndex, policy: &Policy, re
     }
     let more = visible.len() - shown.len();
     if more > 0 {
-        let _ = writeln!(out, "{more} more {}. Narrow the query or pass namespace.", if more == 1 { "match" } else { "matches" });
+        let _ = writeln!(
+            out,
+            "{more} more {}. Narrow the query or pass namespace.",
+            if more == 1 { "match" } else { "matches" }
+        );
     }
     if hidden > 0 {
-        let _ = writeln!(out, "{hidden} {} hidden by policy.", if hidden == 1 { "tool" } else { "tools" });
+        let _ = writeln!(
+            out,
+            "{hidden} {} hidden by policy.",
+            if hidden == 1 { "tool" } else { "tools" }
+        );
     }
     out.push_str(&availability_notes(catalog, request.namespace));
     Ok(out)
@@ -117,7 +163,11 @@ fn header(namespace: &Namespace) -> String {
         .enumerate()
         .map(|(i, c)| if i == 0 { format!("{c}*") } else { c.clone() })
         .collect();
-    format!("{}  (connections: {})", namespace.name, connections.join(", "))
+    format!(
+        "{}  (connections: {})",
+        namespace.name,
+        connections.join(", ")
+    )
 }
 
 /// Longest signature line search prints; `describe` has the whole type.
@@ -143,7 +193,10 @@ fn shorten_signature(signature: &str) -> String {
 pub fn summary(description: &str) -> String {
     const MAX: usize = 160;
     let first_line = description.trim().lines().next().unwrap_or("").trim();
-    let sentence_end = first_line.find(". ").map(|i| i + 1).unwrap_or(first_line.len());
+    let sentence_end = first_line
+        .find(". ")
+        .map(|i| i + 1)
+        .unwrap_or(first_line.len());
     let sentence = &first_line[..sentence_end];
     if sentence.chars().count() <= MAX {
         sentence.to_string()
@@ -157,23 +210,43 @@ fn known_sources(catalog: &Catalog) -> String {
     if catalog.namespaces.is_empty() {
         return "there are no sources yet: add one with `capabilities source add NAME -- COMMAND ARGS…`".into();
     }
-    let list: Vec<String> = catalog.namespaces.iter().map(|n| format!("{} ({} tools)", n.name, n.tools.len())).collect();
+    let list: Vec<String> = catalog
+        .namespaces
+        .iter()
+        .map(|n| format!("{} ({} tools)", n.name, n.tools.len()))
+        .collect();
     format!("sources: {}", list.join(", "))
 }
 
 /// Lines about sources whose tools are missing or old, so fewer results are never silent.
 fn availability_notes(catalog: &Catalog, only: Option<&str>) -> String {
     let mut out = String::new();
-    for namespace in catalog.namespaces.iter().filter(|n| only.is_none_or(|o| o == n.name)) {
+    for namespace in catalog
+        .namespaces
+        .iter()
+        .filter(|n| only.is_none_or(|o| o == n.name))
+    {
         match &namespace.origin {
             Origin::Unavailable { error } => {
-                let _ = writeln!(out, "Not searched: `{}` is not available ({error}).", namespace.name);
+                let _ = writeln!(
+                    out,
+                    "Not searched: `{}` is not available ({error}).",
+                    namespace.name
+                );
             }
             Origin::Stale { error, .. } => {
-                let _ = writeln!(out, "`{}` did not answer ({error}); its tools are from an older listing.", namespace.name);
+                let _ = writeln!(
+                    out,
+                    "`{}` did not answer ({error}); its tools are from an older listing.",
+                    namespace.name
+                );
             }
             Origin::Connecting => {
-                let _ = writeln!(out, "Not searched yet: `{}` is still connecting; search again in a moment.", namespace.name);
+                let _ = writeln!(
+                    out,
+                    "Not searched yet: `{}` is still connecting; search again in a moment.",
+                    namespace.name
+                );
             }
             Origin::Live | Origin::Cached { .. } | Origin::Disabled => {}
         }
@@ -188,12 +261,21 @@ mod tests {
     #[test]
     fn long_signatures_are_cut_at_a_field_and_keep_the_return_type() {
         let fields: Vec<String> = (0..60).map(|i| format!("field{i}: string")).collect();
-        let long = format!("ns.tool(input: {{ {} }}): Promise<Result>", fields.join("; "));
+        let long = format!(
+            "ns.tool(input: {{ {} }}): Promise<Result>",
+            fields.join("; ")
+        );
         let short = shorten_signature(&long);
         assert!(short.chars().count() <= MAX_SIGNATURE, "{short}");
         assert!(short.ends_with("; … }): Promise<Result>"), "{short}");
-        assert!(short.starts_with("ns.tool(input: { field0: string; "), "{short}");
-        assert_eq!(shorten_signature("a.b(input: { x: string }): Promise<unknown>"), "a.b(input: { x: string }): Promise<unknown>");
+        assert!(
+            short.starts_with("ns.tool(input: { field0: string; "),
+            "{short}"
+        );
+        assert_eq!(
+            shorten_signature("a.b(input: { x: string }): Promise<unknown>"),
+            "a.b(input: { x: string }): Promise<unknown>"
+        );
     }
 
     #[test]

@@ -181,8 +181,12 @@ mod tests {
 
     #[test]
     fn hash_ignores_key_order() {
-        let a = tool(json!({"type":"object","properties":{"a":{"type":"string"},"b":{"type":"number"}}}));
-        let b = tool(json!({"properties":{"b":{"type":"number"},"a":{"type":"string"}},"type":"object"}));
+        let a = tool(
+            json!({"type":"object","properties":{"a":{"type":"string"},"b":{"type":"number"}}}),
+        );
+        let b = tool(
+            json!({"properties":{"b":{"type":"number"},"a":{"type":"string"}},"type":"object"}),
+        );
         assert_eq!(definition_hash(&a), definition_hash(&b));
     }
 

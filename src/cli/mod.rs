@@ -28,7 +28,9 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Write a commented starter config.
-    #[command(after_help = "Examples:\n  capabilities init\n  capabilities init --print > my-config.toml\n  capabilities init --reference | less")]
+    #[command(
+        after_help = "Examples:\n  capabilities init\n  capabilities init --print > my-config.toml\n  capabilities init --reference | less"
+    )]
     Init(InitArgs),
 
     /// Add, list, test and remove sources (MCP servers).
@@ -36,19 +38,27 @@ pub enum Command {
     Source(SourceCommand),
 
     /// Find tools by what you want to do; prints one-line TypeScript signatures, best match first.
-    #[command(after_help = "Examples:\n  capabilities search \"echo a message\"\n  capabilities search \"create issue\" --namespace github --limit 5\n  capabilities search \"\" --namespace everything   # list one source")]
+    #[command(
+        after_help = "Examples:\n  capabilities search \"echo a message\"\n  capabilities search \"create issue\" --namespace github --limit 5\n  capabilities search \"\" --namespace everything   # list one source"
+    )]
     Search(SearchArgs),
 
     /// Print exact TypeScript declarations of tools, namespaces or named types.
-    #[command(after_help = "Examples:\n  capabilities describe everything.echo\n  capabilities describe everything --budget 4000\n  capabilities describe github.createIssue github.Issue")]
+    #[command(
+        after_help = "Examples:\n  capabilities describe everything.echo\n  capabilities describe everything --budget 4000\n  capabilities describe github.createIssue github.Issue"
+    )]
     Describe(DescribeArgs),
 
     /// Run a JavaScript (or TypeScript) script against your sources in the sandbox.
-    #[command(after_help = "Examples:\n  capabilities exec script.js\n  echo 'return await everything.echo({ message: \"hi\" })' | capabilities exec -\n  capabilities exec --json config-examples/multi-source.js | jq .calls\n  capabilities exec --resume run_4f2k…   # after `capabilities hub approve run_4f2k…`\n\nThe script is the body of an async function: each source is a global object of async functions, and what it returns is the result.\nOn a terminal, calls that need approval are asked about inline.\nExit status: 0 completed, 1 failed, 3 waiting for an approval or a connection, 4 cancelled.")]
+    #[command(
+        after_help = "Examples:\n  capabilities exec script.js\n  echo 'return await everything.echo({ message: \"hi\" })' | capabilities exec -\n  capabilities exec --json config-examples/multi-source.js | jq .calls\n  capabilities exec --resume run_4f2k…   # after `capabilities hub approve run_4f2k…`\n\nThe script is the body of an async function: each source is a global object of async functions, and what it returns is the result.\nOn a terminal, calls that need approval are asked about inline.\nExit status: 0 completed, 1 failed, 3 waiting for an approval or a connection, 4 cancelled."
+    )]
     Exec(ExecArgs),
 
     /// Print a shell completion script.
-    #[command(after_help = "Examples:\n  capabilities completions bash > ~/.local/share/bash-completion/completions/capabilities\n  capabilities completions zsh > ~/.zfunc/_capabilities\n  capabilities completions fish > ~/.config/fish/completions/capabilities.fish")]
+    #[command(
+        after_help = "Examples:\n  capabilities completions bash > ~/.local/share/bash-completion/completions/capabilities\n  capabilities completions zsh > ~/.zfunc/_capabilities\n  capabilities completions fish > ~/.config/fish/completions/capabilities.fish"
+    )]
     Completions(CompletionsArgs),
 
     /// Run the MCP hub that your agent talks to.
@@ -56,7 +66,9 @@ pub enum Command {
     Hub(HubCommand),
 
     /// Print the MCP client config that starts the hub, or write it into the client's config file.
-    #[command(after_help = "Examples:\n  capabilities install print\n  capabilities install cursor            # show what would change\n  capabilities install cursor --write    # change it (the old file is backed up)\n  capabilities install claude --write --profile work\n\nClients: claude (Claude Code, ~/.claude.json), claude-desktop, cursor (~/.cursor/mcp.json), codex (~/.codex/config.toml), print (the generic mcpServers JSON).")]
+    #[command(
+        after_help = "Examples:\n  capabilities install print\n  capabilities install cursor            # show what would change\n  capabilities install cursor --write    # change it (the old file is backed up)\n  capabilities install claude --write --profile work\n\nClients: claude (Claude Code, ~/.claude.json), claude-desktop, cursor (~/.cursor/mcp.json), codex (~/.codex/config.toml), print (the generic mcpServers JSON)."
+    )]
     Install(InstallArgs),
 
     /// Store, list, test and remove secrets: the values of `${secret:NAME}` in the config.
@@ -64,7 +76,9 @@ pub enum Command {
     Credential(CredentialCommand),
 
     /// Check this machine: the config, which credential store works here, and what the sources need.
-    #[command(after_help = "Example:\n  capabilities doctor\n\nExit status: 0 when everything the config needs works, 1 otherwise.")]
+    #[command(
+        after_help = "Example:\n  capabilities doctor\n\nExit status: 0 when everything the config needs works, 1 otherwise."
+    )]
     Doctor,
 
     /// Show, change and explain the allow / ask / deny policy.
@@ -95,10 +109,14 @@ pub struct InitArgs {
 #[derive(Debug, Subcommand)]
 pub enum SourceCommand {
     /// Add a source: a command started over stdio (after `--`), or a Streamable HTTP `--url`.
-    #[command(after_help = "Examples:\n  capabilities source add everything -- npx -y @modelcontextprotocol/server-everything\n  capabilities source add time --env TZ=Europe/Paris -- uvx mcp-server-time\n  capabilities source add github --url https://api.githubcopilot.com/mcp/ --header 'Authorization=Bearer ${secret:github}'\n\nValues of --env and --header may hold ${secret:NAME} or ${env:VAR} references; they are stored as written.")]
+    #[command(
+        after_help = "Examples:\n  capabilities source add everything -- npx -y @modelcontextprotocol/server-everything\n  capabilities source add time --env TZ=Europe/Paris -- uvx mcp-server-time\n  capabilities source add github --url https://api.githubcopilot.com/mcp/ --header 'Authorization=Bearer ${secret:github}'\n\nValues of --env and --header may hold ${secret:NAME} or ${env:VAR} references; they are stored as written."
+    )]
     Add(SourceAddArgs),
     /// Connect to every source and list them with their live status and tool counts.
-    #[command(after_help = "Examples:\n  capabilities source list\n  capabilities source list --json | jq '.[] | select(.status != \"ready\")'")]
+    #[command(
+        after_help = "Examples:\n  capabilities source list\n  capabilities source list --json | jq '.[] | select(.status != \"ready\")'"
+    )]
     List(SourceListArgs),
     /// Remove a source from the config.
     #[command(after_help = "Example:\n  capabilities source remove everything")]
@@ -107,7 +125,9 @@ pub enum SourceCommand {
     #[command(after_help = "Example:\n  capabilities source test everything")]
     Test(SourceNameArgs),
     /// Import the MCP servers of a client config (the `mcpServers` JSON of Claude, Cursor and others).
-    #[command(after_help = "Examples:\n  capabilities source import ~/.cursor/mcp.json\n  capabilities source import claude_desktop_config.json --dry-run\n  capabilities source import ~/.codex/config.toml\n\nStdio entries (command, args, env, cwd) and HTTP entries (url, headers) are imported; names become identifiers (my-server → myServer). `${VAR}` in values becomes `${env:VAR}`.")]
+    #[command(
+        after_help = "Examples:\n  capabilities source import ~/.cursor/mcp.json\n  capabilities source import claude_desktop_config.json --dry-run\n  capabilities source import ~/.codex/config.toml\n\nStdio entries (command, args, env, cwd) and HTTP entries (url, headers) are imported; names become identifiers (my-server → myServer). `${VAR}` in values becomes `${env:VAR}`."
+    )]
     Import(SourceImportArgs),
 }
 
@@ -220,16 +240,24 @@ pub struct SourceImportArgs {
 #[derive(Debug, Subcommand)]
 pub enum HubCommand {
     /// Serve search, describe and execute to an MCP client over stdin/stdout.
-    #[command(after_help = "Examples:\n  capabilities hub serve\n  capabilities hub serve --profile work\n\nMCP clients start this themselves: `capabilities install print` shows the config entry. Logs go to stderr (CAPABILITIES_LOG=debug for more).")]
+    #[command(
+        after_help = "Examples:\n  capabilities hub serve\n  capabilities hub serve --profile work\n\nMCP clients start this themselves: `capabilities install print` shows the config entry. Logs go to stderr (CAPABILITIES_LOG=debug for more)."
+    )]
     Serve(HubServeArgs),
     /// Approve the pending calls of a paused run; the agent then resumes it.
-    #[command(after_help = "Examples:\n  capabilities hub approve run_4f2k…            # allow the pending call(s) once\n  capabilities hub approve run_4f2k… --for-run  # and every later call of the same tool in this run\n  capabilities hub approve run_4f2k… --always   # and write a policy rule that allows the tool\n  capabilities hub approve run_4f2k… --call 3   # only call 3\n\nWorks whether or not a hub is running: the decision goes to the state store.")]
+    #[command(
+        after_help = "Examples:\n  capabilities hub approve run_4f2k…            # allow the pending call(s) once\n  capabilities hub approve run_4f2k… --for-run  # and every later call of the same tool in this run\n  capabilities hub approve run_4f2k… --always   # and write a policy rule that allows the tool\n  capabilities hub approve run_4f2k… --call 3   # only call 3\n\nWorks whether or not a hub is running: the decision goes to the state store."
+    )]
     Approve(HubApproveArgs),
     /// Deny the pending calls of a paused run.
-    #[command(after_help = "Examples:\n  capabilities hub deny run_4f2k…\n  capabilities hub deny run_4f2k… --call 3")]
+    #[command(
+        after_help = "Examples:\n  capabilities hub deny run_4f2k…\n  capabilities hub deny run_4f2k… --call 3"
+    )]
     Deny(HubDenyArgs),
     /// List recent runs, or only those waiting for a decision.
-    #[command(after_help = "Examples:\n  capabilities hub runs\n  capabilities hub runs --pending\n  capabilities hub runs --json | jq '.[0].calls'")]
+    #[command(
+        after_help = "Examples:\n  capabilities hub runs\n  capabilities hub runs --pending\n  capabilities hub runs --json | jq '.[0].calls'"
+    )]
     Runs(HubRunsArgs),
 }
 
@@ -312,10 +340,14 @@ pub enum InstallClient {
 #[derive(Debug, Subcommand)]
 pub enum CredentialCommand {
     /// Store a secret, read from a hidden prompt (or standard input when it is not a terminal).
-    #[command(after_help = "Examples:\n  capabilities credential set github-personal\n  gh auth token | capabilities credential set github-personal\n  CAPABILITIES_PASSPHRASE=… capabilities credential set github-work --store file < token.txt\n\nThen reference it from a connection: headers = { Authorization = \"Bearer ${secret:github-personal}\" }.\nThe value is never taken from the command line, where shell history and `ps` would see it.")]
+    #[command(
+        after_help = "Examples:\n  capabilities credential set github-personal\n  gh auth token | capabilities credential set github-personal\n  CAPABILITIES_PASSPHRASE=… capabilities credential set github-work --store file < token.txt\n\nThen reference it from a connection: headers = { Authorization = \"Bearer ${secret:github-personal}\" }.\nThe value is never taken from the command line, where shell history and `ps` would see it."
+    )]
     Set(CredentialSetArgs),
     /// List stored secrets: name, store, and the connections that reference each (never values).
-    #[command(after_help = "Examples:\n  capabilities credential list\n  capabilities credential list --json | jq '.[] | select(.stored | not)'")]
+    #[command(
+        after_help = "Examples:\n  capabilities credential list\n  capabilities credential list --json | jq '.[] | select(.stored | not)'"
+    )]
     List(CredentialListArgs),
     /// Delete a secret from its store.
     #[command(after_help = "Example:\n  capabilities credential remove github-work")]
@@ -361,10 +393,14 @@ pub enum PolicyCommand {
     #[command(after_help = "Example:\n  capabilities policy show")]
     Show,
     /// Add a rule (or change the action of the rule with the same pattern).
-    #[command(after_help = "Examples:\n  capabilities policy set 'github.search*' allow\n  capabilities policy set '*.delete*' deny\n  capabilities policy set 'github.*' ask --connection work")]
+    #[command(
+        after_help = "Examples:\n  capabilities policy set 'github.search*' allow\n  capabilities policy set '*.delete*' deny\n  capabilities policy set 'github.*' ask --connection work"
+    )]
     Set(PolicySetArgs),
     /// Say which rule decides a tool, and why.
-    #[command(after_help = "Examples:\n  capabilities policy explain everything.echo\n  capabilities policy explain github.createIssue --connection work")]
+    #[command(
+        after_help = "Examples:\n  capabilities policy explain everything.echo\n  capabilities policy explain github.createIssue --connection work"
+    )]
     Explain(PolicyExplainArgs),
 }
 

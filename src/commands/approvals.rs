@@ -19,7 +19,10 @@ use crate::runs::{Approval, Decision, RunsStore};
 fn open_store(paths: &Paths) -> anyhow::Result<RunsStore> {
     let path = paths.state_database();
     if !path.exists() {
-        bail!("there are no runs yet ({} does not exist); runs appear once a script was executed", path.display());
+        bail!(
+            "there are no runs yet ({} does not exist); runs appear once a script was executed",
+            path.display()
+        );
     }
     Ok(RunsStore::open(&path)?)
 }
@@ -57,9 +60,15 @@ pub fn deny(paths: &Paths, args: &HubDenyArgs) -> anyhow::Result<ExitCode> {
 /// The undecided approvals a decision would cover, or the store's error about them.
 fn waiting(store: &RunsStore, run_id: &str, call: Option<u64>) -> anyhow::Result<Vec<Approval>> {
     if store.run(run_id)?.is_none() {
-        bail!("there is no run `{run_id}`; `capabilities hub runs --pending` lists the runs waiting for a decision");
+        bail!(
+            "there is no run `{run_id}`; `capabilities hub runs --pending` lists the runs waiting for a decision"
+        );
     }
-    let waiting: Vec<Approval> = store.approvals(run_id)?.into_iter().filter(|a| a.decision.is_none() && call.is_none_or(|c| c == a.seq)).collect();
+    let waiting: Vec<Approval> = store
+        .approvals(run_id)?
+        .into_iter()
+        .filter(|a| a.decision.is_none() && call.is_none_or(|c| c == a.seq))
+        .collect();
     if waiting.is_empty() {
         bail!("run `{run_id}` has no call waiting for a decision");
     }
@@ -69,10 +78,15 @@ fn waiting(store: &RunsStore, run_id: &str, call: Option<u64>) -> anyhow::Result
 /// "Always" changes the policy for every future run, so a person confirms it on a terminal.
 fn confirm_always(waiting: &[Approval]) -> anyhow::Result<bool> {
     if !std::io::stdin().is_terminal() {
-        bail!("--always writes a policy rule; confirm it with --yes when there is no terminal to ask on");
+        bail!(
+            "--always writes a policy rule; confirm it with --yes when there is no terminal to ask on"
+        );
     }
     let tools: Vec<&str> = waiting.iter().map(|a| a.address.as_str()).collect();
-    eprint!("Always allow {} from now on, in every run? [y/N] ", tools.join(", "));
+    eprint!(
+        "Always allow {} from now on, in every run? [y/N] ",
+        tools.join(", ")
+    );
     std::io::stderr().flush()?;
     let mut answer = String::new();
     std::io::stdin().lock().read_line(&mut answer)?;
@@ -82,10 +96,16 @@ fn confirm_always(waiting: &[Approval]) -> anyhow::Result<bool> {
 fn decided_text(decided: &[Approval], decision: Decision) -> String {
     let mut text = String::new();
     for approval in decided {
-        text.push_str(&format!("{} call {} ({}): {}\n", approval.run_id, approval.seq, approval.address, decision));
+        text.push_str(&format!(
+            "{} call {} ({}): {}\n",
+            approval.run_id, approval.seq, approval.address, decision
+        ));
     }
     if let Some(first) = decided.first() {
-        text.push_str(&format!("The agent continues with execute({{ \"resume\": \"{}\" }}).\n", first.run_id));
+        text.push_str(&format!(
+            "The agent continues with execute({{ \"resume\": \"{}\" }}).\n",
+            first.run_id
+        ));
     }
     text
 }
@@ -99,7 +119,11 @@ pub fn runs(paths: &Paths, args: &HubRunsArgs) -> anyhow::Result<ExitCode> {
     let store = RunsStore::open(&path)?;
     let mut runs = store.recent_runs(usize::from(args.limit))?;
     if args.pending {
-        let pending: Vec<String> = store.pending_approvals()?.into_iter().map(|a| a.run_id).collect();
+        let pending: Vec<String> = store
+            .pending_approvals()?
+            .into_iter()
+            .map(|a| a.run_id)
+            .collect();
         runs.retain(|r| pending.contains(&r.run_id));
     }
     if args.json {
@@ -110,7 +134,11 @@ pub fn runs(paths: &Paths, args: &HubRunsArgs) -> anyhow::Result<ExitCode> {
                 .into_iter()
                 .map(|e| json!({ "seq": e.seq, "address": e.address, "connection": e.connection, "ok": e.ok, "ms": e.ms }))
                 .collect();
-            let audit: Vec<_> = store.audit_log(&run.run_id)?.into_iter().map(|(at, kind, detail)| json!({ "atMs": at, "kind": kind, "detail": detail })).collect();
+            let audit: Vec<_> = store
+                .audit_log(&run.run_id)?
+                .into_iter()
+                .map(|(at, kind, detail)| json!({ "atMs": at, "kind": kind, "detail": detail }))
+                .collect();
             rows.push(json!({
                 "runId": run.run_id,
                 "status": run.status,
@@ -124,10 +152,17 @@ pub fn runs(paths: &Paths, args: &HubRunsArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if runs.is_empty() {
-        print(if args.pending { "No runs are waiting for a decision.\n" } else { "No runs yet.\n" })?;
+        print(if args.pending {
+            "No runs are waiting for a decision.\n"
+        } else {
+            "No runs yet.\n"
+        })?;
         return Ok(ExitCode::SUCCESS);
     }
-    let mut text = format!("{:30}  {:18}  {:>5}  {}\n", "RUN", "STATUS", "CALLS", "WAITING FOR");
+    let mut text = format!(
+        "{:30}  {:18}  {:>5}  {}\n",
+        "RUN", "STATUS", "CALLS", "WAITING FOR"
+    );
     for run in &runs {
         let calls = store.journal(&run.run_id)?.len();
         let waiting: Vec<String> = store
@@ -136,7 +171,13 @@ pub fn runs(paths: &Paths, args: &HubRunsArgs) -> anyhow::Result<ExitCode> {
             .filter(|a| a.decision.is_none())
             .map(|a| format!("call {} {} {}", a.seq, a.address, a.preview))
             .collect();
-        text.push_str(&format!("{:30}  {:18}  {:>5}  {}\n", run.run_id, run.status, calls, waiting.join("; ")));
+        text.push_str(&format!(
+            "{:30}  {:18}  {:>5}  {}\n",
+            run.run_id,
+            run.status,
+            calls,
+            waiting.join("; ")
+        ));
     }
     print(&text)?;
     Ok(ExitCode::SUCCESS)

@@ -32,9 +32,18 @@ pub fn completion_script(shell: Shell) -> String {
 /// committed copies drift from these.
 pub fn generated_files() -> anyhow::Result<Vec<(String, String)>> {
     let mut files = vec![
-        ("completions/capabilities.bash".to_string(), completion_script(Shell::Bash)),
-        ("completions/_capabilities".to_string(), completion_script(Shell::Zsh)),
-        ("completions/capabilities.fish".to_string(), completion_script(Shell::Fish)),
+        (
+            "completions/capabilities.bash".to_string(),
+            completion_script(Shell::Bash),
+        ),
+        (
+            "completions/_capabilities".to_string(),
+            completion_script(Shell::Zsh),
+        ),
+        (
+            "completions/capabilities.fish".to_string(),
+            completion_script(Shell::Fish),
+        ),
     ];
     let mut command = Cli::command();
     command.build();
@@ -42,11 +51,21 @@ pub fn generated_files() -> anyhow::Result<Vec<(String, String)>> {
     Ok(files)
 }
 
-fn man_pages(command: &clap::Command, name: &str, files: &mut Vec<(String, String)>) -> anyhow::Result<()> {
+fn man_pages(
+    command: &clap::Command,
+    name: &str,
+    files: &mut Vec<(String, String)>,
+) -> anyhow::Result<()> {
     let mut buf = Vec::new();
     clap_mangen::Man::new(command.clone().name(name.to_string())).render(&mut buf)?;
-    files.push((format!("man/{name}.1"), String::from_utf8_lossy(&buf).into_owned()));
-    for sub in command.get_subcommands().filter(|s| !s.is_hide_set() && s.get_name() != "help") {
+    files.push((
+        format!("man/{name}.1"),
+        String::from_utf8_lossy(&buf).into_owned(),
+    ));
+    for sub in command
+        .get_subcommands()
+        .filter(|s| !s.is_hide_set() && s.get_name() != "help")
+    {
         man_pages(sub, &format!("{name}-{}", sub.get_name()), files)?;
     }
     Ok(())

@@ -22,7 +22,10 @@ pub async fn run(paths: &Paths, args: &DescribeArgs) -> anyhow::Result<ExitCode>
         .flat_map(|namespace| {
             let connection = namespace.connections.first().map(String::as_str);
             namespace.tools.iter().filter(move |tool| {
-                policy.evaluate(&tool.address(), connection, &tool.annotations).action != Action::Deny
+                policy
+                    .evaluate(&tool.address(), connection, &tool.annotations)
+                    .action
+                    != Action::Deny
             })
         })
         .cloned()

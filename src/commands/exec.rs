@@ -15,8 +15,8 @@ use crate::catalog::live::LiveCatalog;
 use crate::cli::ExecArgs;
 use crate::config::Paths;
 use crate::config::edit::add_rule;
-use crate::policy::Action;
 use crate::execute::Executor;
+use crate::policy::Action;
 use crate::runs::{Decision, RunsStore};
 use crate::sandbox::{CancelToken, ExecuteEnvelope, Status};
 use crate::sources::Sources;
@@ -28,26 +28,46 @@ pub async fn run(paths: &Paths, args: &ExecArgs) -> anyhow::Result<ExitCode> {
     };
     let settings = Arc::new(load_settings(paths)?);
     if settings.sources.is_empty() {
-        tracing::warn!("no sources are configured in {}; the script can only use built-ins", paths.config_file.display());
+        tracing::warn!(
+            "no sources are configured in {}; the script can only use built-ins",
+            paths.config_file.display()
+        );
     }
     let store = Arc::new(RunsStore::open(&paths.state_database())?);
     let sources = Sources::start(settings.sources.clone(), secret_lookup());
-    let catalog = LiveCatalog::start((*settings).clone(), ListingCache::new(paths.catalog_cache_dir()), sources.clone());
-    let longest = settings.sources.iter().map(|s| s.connect_timeout).max().unwrap_or(Duration::ZERO);
+    let catalog = LiveCatalog::start(
+        (*settings).clone(),
+        ListingCache::new(paths.catalog_cache_dir()),
+        sources.clone(),
+    );
+    let longest = settings
+        .sources
+        .iter()
+        .map(|s| s.connect_timeout)
+        .max()
+        .unwrap_or(Duration::ZERO);
     catalog.settle(longest + Duration::from_secs(1)).await;
     let executor = Executor::new(catalog, settings, store);
     let mut envelope = match (code, &args.resume) {
-        (Some(code), _) => executor.execute(code, args.output_budget, CancelToken::new()).await,
+        (Some(code), _) => {
+            executor
+                .execute(code, args.output_budget, CancelToken::new())
+                .await
+        }
         (None, Some(run_id)) => executor.resume(run_id, CancelToken::new()).await?,
         (None, None) => bail!("give a script file, `-` for standard input, or --resume RUN_ID"),
     };
     // On a terminal, ask about each pending call right here and carry on.
-    let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal() && args.script.as_deref() != Some("-");
+    let interactive = std::io::stdin().is_terminal()
+        && std::io::stderr().is_terminal()
+        && args.script.as_deref() != Some("-");
     while interactive && envelope.status == Status::AwaitingApproval {
         if !ask_inline(paths, executor.store(), &envelope.run_id)? {
             break;
         }
-        envelope = executor.resume(&envelope.run_id, CancelToken::new()).await?;
+        envelope = executor
+            .resume(&envelope.run_id, CancelToken::new())
+            .await?;
     }
     sources.shutdown().await;
     report(&envelope, args.json)
@@ -55,9 +75,20 @@ pub async fn run(paths: &Paths, args: &ExecArgs) -> anyhow::Result<ExitCode> {
 
 /// Asks on the terminal about every undecided call of the run; false when the user quits.
 fn ask_inline(paths: &Paths, store: &RunsStore, run_id: &str) -> anyhow::Result<bool> {
-    for approval in store.approvals(run_id)?.into_iter().filter(|a| a.decision.is_none()) {
-        let on = approval.connection.as_deref().map(|c| format!(" (connection {c})")).unwrap_or_default();
-        eprintln!("\n{}{on} wants to run with {}\n  because {}", approval.address, approval.preview, approval.reason);
+    for approval in store
+        .approvals(run_id)?
+        .into_iter()
+        .filter(|a| a.decision.is_none())
+    {
+        let on = approval
+            .connection
+            .as_deref()
+            .map(|c| format!(" (connection {c})"))
+            .unwrap_or_default();
+        eprintln!(
+            "\n{}{on} wants to run with {}\n  because {}",
+            approval.address, approval.preview, approval.reason
+        );
         let decision = loop {
             eprint!("Allow? [o]nce, for this [r]un, [a]lways, [d]eny, [q]uit: ");
             std::io::stderr().flush()?;
@@ -85,12 +116,16 @@ fn ask_inline(paths: &Paths, store: &RunsStore, run_id: &str) -> anyhow::Result<
 fn read_script(path: &str) -> anyhow::Result<String> {
     if path == "-" {
         let mut code = String::new();
-        std::io::stdin().read_to_string(&mut code).context("cannot read the script from standard input")?;
+        std::io::stdin()
+            .read_to_string(&mut code)
+            .context("cannot read the script from standard input")?;
         return Ok(code);
     }
     match std::fs::read_to_string(path) {
         Ok(code) => Ok(code),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!("there is no script at `{path}`; pass a .js/.ts file, or `-` to read standard input"),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
+            "there is no script at `{path}`; pass a .js/.ts file, or `-` to read standard input"
+        ),
         Err(e) => Err(e).with_context(|| format!("cannot read the script `{path}`")),
     }
 }
@@ -143,7 +178,12 @@ fn report(envelope: &ExecuteEnvelope, json: bool) -> anyhow::Result<ExitCode> {
             );
         }
     }
-    eprintln!("run {} {}, {} call(s)", envelope.run_id, status_word(envelope.status), envelope.calls.len());
+    eprintln!(
+        "run {} {}, {} call(s)",
+        envelope.run_id,
+        status_word(envelope.status),
+        envelope.calls.len()
+    );
     Ok(ExitCode::from(code))
 }
 

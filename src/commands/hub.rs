@@ -55,7 +55,9 @@ fn record_source_statuses(sources: &Arc<Sources>, store: Arc<RunsStore>) {
             SourceStatus::Connecting => ("connecting", 0, None),
             SourceStatus::Ready { tool_count, .. } => ("ready", *tool_count, None),
             SourceStatus::Failed { error } => ("failed", 0, Some(error.as_str())),
-            SourceStatus::Restarting { last_error, .. } => ("restarting", 0, Some(last_error.as_str())),
+            SourceStatus::Restarting { last_error, .. } => {
+                ("restarting", 0, Some(last_error.as_str()))
+            }
             SourceStatus::Disabled => ("disabled", 0, None),
         };
         if let Err(e) = store.record_source_status(name, word, tools, error) {

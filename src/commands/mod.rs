@@ -72,7 +72,9 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Credential(CredentialCommand::Set(args)) => credential::set(&paths, &args),
         Command::Credential(CredentialCommand::List(args)) => credential::list(&paths, &args),
         Command::Credential(CredentialCommand::Remove(args)) => credential::remove(&paths, &args),
-        Command::Credential(CredentialCommand::Test(args)) => run_async(credential::test(&paths, &args)),
+        Command::Credential(CredentialCommand::Test(args)) => {
+            run_async(credential::test(&paths, &args))
+        }
         Command::Doctor => doctor::run(&paths),
         Command::Dashboard(args) => run_async(dashboard::run(&paths, &args)),
     }
@@ -81,8 +83,12 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
 /// Runs an async verb on a fresh runtime. Ctrl-C or SIGTERM ends it at once, taking every
 /// source's child processes (and their children) down with it, and exits 130 or 143 as a shell
 /// expects (129 for SIGHUP).
-fn run_async(verb: impl std::future::Future<Output = anyhow::Result<ExitCode>>) -> anyhow::Result<ExitCode> {
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+fn run_async(
+    verb: impl std::future::Future<Output = anyhow::Result<ExitCode>>,
+) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
     let outcome = runtime.block_on(async {
         tokio::select! {
             result = verb => result,
@@ -103,7 +109,11 @@ fn load_settings(paths: &Paths) -> anyhow::Result<Settings> {
 }
 
 /// The catalogue of every configured source; fails with the next step when there are none.
-async fn load_catalog(paths: &Paths, settings: &Settings, refresh: bool) -> anyhow::Result<crate::catalog::Catalog> {
+async fn load_catalog(
+    paths: &Paths,
+    settings: &Settings,
+    refresh: bool,
+) -> anyhow::Result<crate::catalog::Catalog> {
     if settings.sources.is_empty() {
         anyhow::bail!(
             "no sources are configured in {}; add one, e.g. `capabilities source add everything -- npx -y @modelcontextprotocol/server-everything`",
@@ -112,10 +122,16 @@ async fn load_catalog(paths: &Paths, settings: &Settings, refresh: bool) -> anyh
     }
     let cache = crate::catalog::cache::ListingCache::new(paths.catalog_cache_dir());
     let catalog = crate::catalog::load::load(settings, &cache, refresh, secret_lookup()).await;
-    let addresses: Vec<String> = catalog.tools().map(crate::catalog::ToolDefinition::address).collect();
+    let addresses: Vec<String> = catalog
+        .tools()
+        .map(crate::catalog::ToolDefinition::address)
+        .collect();
     if !addresses.is_empty() {
         for rule in crate::policy::unmatched_rules(&settings.policy, &addresses) {
-            eprintln!("warning: policy rule `{}` matches no tool; check its spelling with `capabilities search`", rule.pattern);
+            eprintln!(
+                "warning: policy rule `{}` matches no tool; check its spelling with `capabilities search`",
+                rule.pattern
+            );
         }
     }
     Ok(catalog)
@@ -124,7 +140,8 @@ async fn load_catalog(paths: &Paths, settings: &Settings, refresh: bool) -> anyh
 /// The paths of this process, set once by `dispatch`, so [`secret_lookup`] can open the stores.
 static PATHS: std::sync::OnceLock<Paths> = std::sync::OnceLock::new();
 /// One set of stores per process, so every connection shares one cache of values read.
-static CREDENTIALS: std::sync::OnceLock<std::sync::Arc<crate::credentials::Credentials>> = std::sync::OnceLock::new();
+static CREDENTIALS: std::sync::OnceLock<std::sync::Arc<crate::credentials::Credentials>> =
+    std::sync::OnceLock::new();
 
 /// The credential stores of this process: the keychain and the encrypted file of the data
 /// directory, new secrets going where `[credentials] store` says.
@@ -132,7 +149,9 @@ fn credentials(paths: &Paths) -> std::sync::Arc<crate::credentials::Credentials>
     CREDENTIALS
         .get_or_init(|| {
             // A broken config is reported by the verb that loads it; until then, the default store.
-            let store = crate::config::load(&paths.config_file).map(|s| s.credential_store).unwrap_or(crate::credentials::StoreKind::Keychain);
+            let store = crate::config::load(&paths.config_file)
+                .map(|s| s.credential_store)
+                .unwrap_or(crate::credentials::StoreKind::Keychain);
             std::sync::Arc::new(crate::credentials::Credentials::new(&paths.data_dir, store))
         })
         .clone()

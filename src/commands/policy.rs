@@ -25,7 +25,13 @@ pub fn run(paths: &Paths, command: &PolicyCommand) -> anyhow::Result<ExitCode> {
 /// Every tool of every enabled source, as last listed.
 fn cached_tools(paths: &Paths, settings: &Settings) -> Vec<ToolDefinition> {
     let cache = ListingCache::new(paths.catalog_cache_dir());
-    settings.sources.iter().filter(|s| s.enabled).filter_map(|s| cache.read(&s.name)).flat_map(|listing| listing.tools).collect()
+    settings
+        .sources
+        .iter()
+        .filter(|s| s.enabled)
+        .filter_map(|s| cache.read(&s.name))
+        .flat_map(|listing| listing.tools)
+        .collect()
 }
 
 fn show(paths: &Paths) -> anyhow::Result<ExitCode> {
@@ -40,16 +46,29 @@ fn show(paths: &Paths) -> anyhow::Result<ExitCode> {
     } else {
         text.push_str("Rules (the most specific wins; among equals, the most restrictive):\n");
         for rule in &policy.rules {
-            let on = rule.connection.as_deref().map(|c| format!("  (connection {c})")).unwrap_or_default();
+            let on = rule
+                .connection
+                .as_deref()
+                .map(|c| format!("  (connection {c})"))
+                .unwrap_or_default();
             text.push_str(&format!("  {:5}  {}{on}\n", rule.action, rule.pattern));
         }
     }
     for (name, profile) in &settings.profiles {
-        text.push_str(&format!("Profile `{name}`: sources {}; {} rule(s) of its own.\n", profile.sources.join(", "), profile.policy.rules.len()));
+        text.push_str(&format!(
+            "Profile `{name}`: sources {}; {} rule(s) of its own.\n",
+            profile.sources.join(", "),
+            profile.policy.rules.len()
+        ));
     }
-    let addresses: Vec<String> = cached_tools(paths, &settings).iter().map(ToolDefinition::address).collect();
+    let addresses: Vec<String> = cached_tools(paths, &settings)
+        .iter()
+        .map(ToolDefinition::address)
+        .collect();
     if addresses.is_empty() {
-        text.push_str("No tool listings are cached yet; `capabilities source list` lists every source.\n");
+        text.push_str(
+            "No tool listings are cached yet; `capabilities source list` lists every source.\n",
+        );
     } else {
         for rule in unmatched_rules(policy, &addresses) {
             text.push_str(&format!("warning: rule `{}` matches no tool; check its spelling with `capabilities search`\n", rule.pattern));
@@ -65,12 +84,32 @@ fn set(paths: &Paths, args: &PolicySetArgs) -> anyhow::Result<ExitCode> {
         PolicyAction::Ask => Action::Ask,
         PolicyAction::Deny => Action::Deny,
     };
-    add_rule(&paths.config_file, &args.pattern, action, args.connection.as_deref())?;
+    add_rule(
+        &paths.config_file,
+        &args.pattern,
+        action,
+        args.connection.as_deref(),
+    )?;
     let settings = load_settings(paths)?;
-    let addresses: Vec<String> = cached_tools(paths, &settings).iter().map(ToolDefinition::address).collect();
-    let mut text = format!("{} {} in {}\n", action, args.pattern, paths.config_file.display());
-    if !addresses.is_empty() && unmatched_rules(&settings.policy, &addresses).iter().any(|r| r.pattern == args.pattern) {
-        text.push_str(&format!("warning: `{}` matches no tool yet; check its spelling with `capabilities search`\n", args.pattern));
+    let addresses: Vec<String> = cached_tools(paths, &settings)
+        .iter()
+        .map(ToolDefinition::address)
+        .collect();
+    let mut text = format!(
+        "{} {} in {}\n",
+        action,
+        args.pattern,
+        paths.config_file.display()
+    );
+    if !addresses.is_empty()
+        && unmatched_rules(&settings.policy, &addresses)
+            .iter()
+            .any(|r| r.pattern == args.pattern)
+    {
+        text.push_str(&format!(
+            "warning: `{}` matches no tool yet; check its spelling with `capabilities search`\n",
+            args.pattern
+        ));
     }
     print(&text)?;
     Ok(ExitCode::SUCCESS)
@@ -81,22 +120,50 @@ fn explain(paths: &Paths, args: &PolicyExplainArgs) -> anyhow::Result<ExitCode> 
     let tools = cached_tools(paths, &settings);
     let Some(tool) = tools.iter().find(|t| t.address() == args.address) else {
         let addresses: Vec<String> = tools.iter().map(ToolDefinition::address).collect();
-        let near = crate::catalog::closest::closest(&args.address, addresses.iter().map(String::as_str), 3);
+        let near = crate::catalog::closest::closest(
+            &args.address,
+            addresses.iter().map(String::as_str),
+            3,
+        );
         if near.is_empty() {
-            bail!("`{}` is not a catalogued tool; find addresses with `capabilities search`", args.address);
+            bail!(
+                "`{}` is not a catalogued tool; find addresses with `capabilities search`",
+                args.address
+            );
         }
-        bail!("`{}` is not a catalogued tool; closest: {}", args.address, near.join(", "));
+        bail!(
+            "`{}` is not a catalogued tool; closest: {}",
+            args.address,
+            near.join(", ")
+        );
     };
     let source = settings.source(&tool.namespace);
-    let connection = args.connection.clone().or_else(|| source.map(|s| s.default_connection().name.clone()));
+    let connection = args
+        .connection
+        .clone()
+        .or_else(|| source.map(|s| s.default_connection().name.clone()));
     if let (Some(source), Some(wanted)) = (source, &args.connection)
         && source.connection(wanted).is_none()
     {
         let known: Vec<&str> = source.connections.iter().map(|c| c.name.as_str()).collect();
-        bail!("source `{}` has no connection `{wanted}`; its connections: {}", tool.namespace, known.join(", "));
+        bail!(
+            "source `{}` has no connection `{wanted}`; its connections: {}",
+            tool.namespace,
+            known.join(", ")
+        );
     }
-    let decision = settings.policy.evaluate(&tool.address(), connection.as_deref(), &tool.annotations);
-    let on = connection.map(|c| format!(" through connection `{c}`")).unwrap_or_default();
-    print(&format!("{}{on}: {}\n  because {}\n", tool.address(), decision.action, decision.reason))?;
+    let decision =
+        settings
+            .policy
+            .evaluate(&tool.address(), connection.as_deref(), &tool.annotations);
+    let on = connection
+        .map(|c| format!(" through connection `{c}`"))
+        .unwrap_or_default();
+    print(&format!(
+        "{}{on}: {}\n  because {}\n",
+        tool.address(),
+        decision.action,
+        decision.reason
+    ))?;
     Ok(ExitCode::SUCCESS)
 }

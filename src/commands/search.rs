@@ -19,7 +19,11 @@ pub async fn run(paths: &Paths, args: &SearchArgs) -> anyhow::Result<ExitCode> {
     for namespace in &catalog.namespaces {
         index.set_namespace(&namespace.name, &namespace.tools);
     }
-    let request = SearchRequest { query: &args.query, namespace: args.namespace.as_deref(), limit: usize::from(args.limit) };
+    let request = SearchRequest {
+        query: &args.query,
+        namespace: args.namespace.as_deref(),
+        limit: usize::from(args.limit),
+    };
     match render_search(&catalog, &index, &settings.policy, &request) {
         Ok(text) => {
             print(&text)?;

@@ -19,17 +19,26 @@ use crate::sources::{SourceStatus, Sources};
 
 pub async fn add(paths: &Paths, args: &SourceAddArgs) -> anyhow::Result<ExitCode> {
     let source = match (&args.url, args.command.split_first()) {
-        (Some(url), _) => NewSource::Http { url: url.clone(), headers: pairs(&args.headers, "--header")? },
+        (Some(url), _) => NewSource::Http {
+            url: url.clone(),
+            headers: pairs(&args.headers, "--header")?,
+        },
         (None, Some((command, rest))) => NewSource::Stdio {
             command: command.clone(),
             args: rest.to_vec(),
             env: pairs(&args.env, "--env")?,
             cwd: args.cwd.clone(),
         },
-        (None, None) => bail!("give the command that starts the server after `--`, or an HTTP endpoint with --url"),
+        (None, None) => bail!(
+            "give the command that starts the server after `--`, or an HTTP endpoint with --url"
+        ),
     };
     add_source(&paths.config_file, &args.name, &source)?;
-    print(&format!("Added source `{}` to {}\n", args.name, paths.config_file.display()))?;
+    print(&format!(
+        "Added source `{}` to {}\n",
+        args.name,
+        paths.config_file.display()
+    ))?;
     if args.no_test {
         return Ok(ExitCode::SUCCESS);
     }
@@ -41,7 +50,9 @@ fn pairs(values: &[String], flag: &str) -> anyhow::Result<Vec<(String, String)>>
     values
         .iter()
         .map(|v| match v.split_once('=') {
-            Some((key, value)) if !key.trim().is_empty() => Ok((key.trim().to_string(), value.to_string())),
+            Some((key, value)) if !key.trim().is_empty() => {
+                Ok((key.trim().to_string(), value.to_string()))
+            }
             _ => bail!("{flag} needs KEY=VALUE, got `{v}`"),
         })
         .collect()
@@ -50,9 +61,16 @@ fn pairs(values: &[String], flag: &str) -> anyhow::Result<Vec<(String, String)>>
 pub fn remove(paths: &Paths, args: &SourceNameArgs) -> anyhow::Result<ExitCode> {
     remove_source(&paths.config_file, &args.name)?;
     if let Err(e) = ListingCache::new(paths.catalog_cache_dir()).remove(&args.name) {
-        tracing::warn!("could not delete the cached listing of `{}`: {e}", args.name);
+        tracing::warn!(
+            "could not delete the cached listing of `{}`: {e}",
+            args.name
+        );
     }
-    print(&format!("Removed source `{}` from {}\n", args.name, paths.config_file.display()))?;
+    print(&format!(
+        "Removed source `{}` from {}\n",
+        args.name,
+        paths.config_file.display()
+    ))?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -66,14 +84,26 @@ async fn test_one(paths: &Paths, name: &str, just_added: bool) -> anyhow::Result
     let Some(source) = settings.source(name).cloned() else {
         let known: Vec<&str> = settings.sources.iter().map(|s| s.name.as_str()).collect();
         if known.is_empty() {
-            bail!("there is no source named `{name}`; add one with `capabilities source add {name} -- COMMAND ARGS…`");
+            bail!(
+                "there is no source named `{name}`; add one with `capabilities source add {name} -- COMMAND ARGS…`"
+            );
         }
-        bail!("there is no source named `{name}`; known sources: {}", known.join(", "));
+        bail!(
+            "there is no source named `{name}`; known sources: {}",
+            known.join(", ")
+        );
     };
     let started = Instant::now();
     let manager = Sources::start(vec![source.clone()], secret_lookup());
-    manager.wait_settled(source.connect_timeout + Duration::from_secs(1)).await;
-    let status = manager.statuses().into_iter().map(|(_, s)| s).next().unwrap_or(SourceStatus::Connecting);
+    manager
+        .wait_settled(source.connect_timeout + Duration::from_secs(1))
+        .await;
+    let status = manager
+        .statuses()
+        .into_iter()
+        .map(|(_, s)| s)
+        .next()
+        .unwrap_or(SourceStatus::Connecting);
     let listed = match &status {
         SourceStatus::Ready { .. } => Some(manager.list_tools(name).await),
         _ => None,
@@ -81,17 +111,33 @@ async fn test_one(paths: &Paths, name: &str, just_added: bool) -> anyhow::Result
     manager.shutdown().await;
     let elapsed = started.elapsed();
     match (status, listed) {
-        (SourceStatus::Ready { protocol_version, server_name, server_version, .. }, Some(Ok(tools))) => {
+        (
+            SourceStatus::Ready {
+                protocol_version,
+                server_name,
+                server_version,
+                ..
+            },
+            Some(Ok(tools)),
+        ) => {
             let tools = build_namespace(name, tools);
             let cache = ListingCache::new(paths.catalog_cache_dir());
             if let Err(e) = cache.write(name, &CachedListing::new(&source, tools.clone())) {
                 tracing::warn!("cannot cache the tools of `{name}`: {e:#}");
             }
-            let server = [server_name, server_version].into_iter().flatten().collect::<Vec<_>>().join(" ");
+            let server = [server_name, server_version]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(" ");
             let mut text = format!(
                 "`{name}` is ready: {} tools, MCP {protocol_version}{}, answered in {:.1} s\n",
                 tools.len(),
-                if server.is_empty() { String::new() } else { format!(", server {server}") },
+                if server.is_empty() {
+                    String::new()
+                } else {
+                    format!(", server {server}")
+                },
                 elapsed.as_secs_f64()
             );
             for tool in &tools {
@@ -103,9 +149,13 @@ async fn test_one(paths: &Paths, name: &str, just_added: bool) -> anyhow::Result
         (_, Some(Err(e))) => bail!("`{name}` connected but listing its tools failed: {e}"),
         (status, _) => {
             let after = if just_added {
-                format!("The source was added; fix it and run `capabilities source test {name}`, or remove it with `capabilities source remove {name}`.")
+                format!(
+                    "The source was added; fix it and run `capabilities source test {name}`, or remove it with `capabilities source remove {name}`."
+                )
             } else {
-                format!("Check the command or URL with `capabilities source list`, or edit [sources.{name}] in the config.")
+                format!(
+                    "Check the command or URL with `capabilities source list`, or edit [sources.{name}] in the config."
+                )
             };
             bail!("`{name}` is not working: {status}\n{after}")
         }
@@ -127,7 +177,12 @@ pub async fn list(paths: &Paths, args: &SourceListArgs) -> anyhow::Result<ExitCo
     }
     let statuses = live_statuses(&settings.sources, secret_lookup()).await;
     if args.json {
-        let rows: Vec<serde_json::Value> = settings.sources.iter().zip(&statuses).map(|(s, status)| json_row(s, status)).collect();
+        let rows: Vec<serde_json::Value> = settings
+            .sources
+            .iter()
+            .zip(&statuses)
+            .map(|(s, status)| json_row(s, status))
+            .collect();
         print(&format!("{}\n", serde_json::to_string_pretty(&rows)?))?;
     } else {
         print(&table(&settings.sources, &statuses))?;
@@ -135,15 +190,28 @@ pub async fn list(paths: &Paths, args: &SourceListArgs) -> anyhow::Result<ExitCo
     Ok(ExitCode::SUCCESS)
 }
 
-async fn live_statuses(sources: &[SourceSettings], secrets: Arc<dyn crate::credentials::SecretLookup>) -> Vec<SourceStatus> {
-    let longest = sources.iter().map(|s| s.connect_timeout).max().unwrap_or(Duration::from_secs(30));
+async fn live_statuses(
+    sources: &[SourceSettings],
+    secrets: Arc<dyn crate::credentials::SecretLookup>,
+) -> Vec<SourceStatus> {
+    let longest = sources
+        .iter()
+        .map(|s| s.connect_timeout)
+        .max()
+        .unwrap_or(Duration::from_secs(30));
     let manager = Sources::start(sources.to_vec(), secrets);
     manager.wait_settled(longest + Duration::from_secs(1)).await;
     let statuses = manager.statuses();
     manager.shutdown().await;
     sources
         .iter()
-        .map(|s| statuses.iter().find(|(n, _)| *n == s.name).map(|(_, st)| st.clone()).unwrap_or(SourceStatus::Disabled))
+        .map(|s| {
+            statuses
+                .iter()
+                .find(|(n, _)| *n == s.name)
+                .map(|(_, st)| st.clone())
+                .unwrap_or(SourceStatus::Disabled)
+        })
         .collect()
 }
 
@@ -171,7 +239,12 @@ fn json_row(source: &SourceSettings, status: &SourceStatus) -> serde_json::Value
         "status": status_word(status),
     });
     match status {
-        SourceStatus::Ready { protocol_version, server_name, server_version, tool_count } => {
+        SourceStatus::Ready {
+            protocol_version,
+            server_name,
+            server_version,
+            tool_count,
+        } => {
             row["toolCount"] = json!(tool_count);
             row["protocolVersion"] = json!(protocol_version);
             row["server"] = json!({ "name": server_name, "version": server_version });
@@ -184,17 +257,34 @@ fn json_row(source: &SourceSettings, status: &SourceStatus) -> serde_json::Value
 }
 
 fn table(sources: &[SourceSettings], statuses: &[SourceStatus]) -> String {
-    let width = sources.iter().map(|s| s.name.len()).max().unwrap_or(4).max(4);
-    let mut out = format!("{:width$}  {:10}  {:>5}  {}\n", "NAME", "STATUS", "TOOLS", "SERVER");
+    let width = sources
+        .iter()
+        .map(|s| s.name.len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    let mut out = format!(
+        "{:width$}  {:10}  {:>5}  {}\n",
+        "NAME", "STATUS", "TOOLS", "SERVER"
+    );
     let mut errors = String::new();
     for (source, status) in sources.iter().zip(statuses) {
         let tools = match status {
             SourceStatus::Ready { tool_count, .. } => tool_count.to_string(),
             _ => "-".into(),
         };
-        out.push_str(&format!("{:width$}  {:10}  {:>5}  {}\n", source.name, status_word(status), tools, source.transport.describe()));
+        out.push_str(&format!(
+            "{:width$}  {:10}  {:>5}  {}\n",
+            source.name,
+            status_word(status),
+            tools,
+            source.transport.describe()
+        ));
         match status {
-            SourceStatus::Failed { error } | SourceStatus::Restarting { last_error: error, .. } => {
+            SourceStatus::Failed { error }
+            | SourceStatus::Restarting {
+                last_error: error, ..
+            } => {
                 errors.push_str(&format!("\n{}: {error}\n", source.name));
             }
             _ => {}
@@ -207,7 +297,10 @@ fn table(sources: &[SourceSettings], statuses: &[SourceStatus]) -> String {
 /// Imports the servers of another MCP client's config, reporting each one imported or skipped.
 pub fn import(paths: &Paths, args: &SourceImportArgs) -> anyhow::Result<ExitCode> {
     let text = std::fs::read_to_string(&args.file).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => anyhow::anyhow!("there is no file at {}; pass the client's config, e.g. ~/.cursor/mcp.json", args.file.display()),
+        std::io::ErrorKind::NotFound => anyhow::anyhow!(
+            "there is no file at {}; pass the client's config, e.g. ~/.cursor/mcp.json",
+            args.file.display()
+        ),
         _ => anyhow::Error::new(e).context(format!("cannot read {}", args.file.display())),
     })?;
     let entries = crate::config::import::read_client_config(&args.file, &text)?;
@@ -218,10 +311,17 @@ pub fn import(paths: &Paths, args: &SourceImportArgs) -> anyhow::Result<ExitCode
     };
     let (mut imported, mut skipped, mut warnings) = (Vec::new(), Vec::new(), Vec::new());
     for entry in entries {
-        let renamed = if entry.name == entry.original { String::new() } else { format!(" (was \"{}\")", entry.original) };
+        let renamed = if entry.name == entry.original {
+            String::new()
+        } else {
+            format!(" (was \"{}\")", entry.original)
+        };
         let source = match entry.outcome {
             Ok(_) if existing.contains(&entry.name) => {
-                skipped.push(format!("{}{renamed}: a source with that name is already configured", entry.name));
+                skipped.push(format!(
+                    "{}{renamed}: a source with that name is already configured",
+                    entry.name
+                ));
                 continue;
             }
             Ok(source) => source,
@@ -237,27 +337,54 @@ pub fn import(paths: &Paths, args: &SourceImportArgs) -> anyhow::Result<ExitCode
             continue;
         }
         let target = match &source {
-            NewSource::Stdio { command, args, .. } => std::iter::once(command.as_str()).chain(args.iter().map(String::as_str)).collect::<Vec<_>>().join(" "),
+            NewSource::Stdio { command, args, .. } => std::iter::once(command.as_str())
+                .chain(args.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" "),
             NewSource::Http { url, .. } => url.clone(),
         };
         imported.push(format!("{}{renamed}  {target}", entry.name));
-        warnings.extend(entry.warnings.into_iter().map(|w| format!("{}: {w}", entry.name)));
+        warnings.extend(
+            entry
+                .warnings
+                .into_iter()
+                .map(|w| format!("{}: {w}", entry.name)),
+        );
     }
-    let verb = if args.dry_run { "Would import" } else { "Imported" };
-    let mut out = format!("{verb} {} source(s) from {} into {}", imported.len(), args.file.display(), paths.config_file.display());
+    let verb = if args.dry_run {
+        "Would import"
+    } else {
+        "Imported"
+    };
+    let mut out = format!(
+        "{verb} {} source(s) from {} into {}",
+        imported.len(),
+        args.file.display(),
+        paths.config_file.display()
+    );
     out.push_str(if imported.is_empty() { ".\n" } else { ":\n" });
-    imported.iter().for_each(|line| out.push_str(&format!("  {line}\n")));
+    imported
+        .iter()
+        .for_each(|line| out.push_str(&format!("  {line}\n")));
     if !skipped.is_empty() {
         out.push_str(&format!("Skipped {}:\n", skipped.len()));
-        skipped.iter().for_each(|line| out.push_str(&format!("  {line}\n")));
+        skipped
+            .iter()
+            .for_each(|line| out.push_str(&format!("  {line}\n")));
     }
     if !warnings.is_empty() {
         out.push_str("Check:\n");
-        warnings.iter().for_each(|line| out.push_str(&format!("  {line}\n")));
+        warnings
+            .iter()
+            .for_each(|line| out.push_str(&format!("  {line}\n")));
     }
     if !imported.is_empty() && !args.dry_run {
         out.push_str("Run `capabilities source list` to connect to them and see their tools.\n");
     }
     print(&out)?;
-    Ok(if imported.is_empty() && !skipped.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if imported.is_empty() && !skipped.is_empty() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

@@ -15,8 +15,16 @@ use crate::catalog::address::namespace_problem;
 /// How a new source is reached, as the user typed it.
 #[derive(Debug, Clone)]
 pub enum NewSource {
-    Stdio { command: String, args: Vec<String>, env: Vec<(String, String)>, cwd: Option<String> },
-    Http { url: String, headers: Vec<(String, String)> },
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        env: Vec<(String, String)>,
+        cwd: Option<String>,
+    },
+    Http {
+        url: String,
+        headers: Vec<(String, String)>,
+    },
 }
 
 /// Adds `[sources.NAME]` to the config at `path` (creating the file from the starter when it
@@ -32,7 +40,10 @@ pub fn add_source(path: &Path, name: &str, source: &NewSource) -> anyhow::Result
         Item::Table(t)
     });
     let Some(sources) = sources.as_table_mut() else {
-        bail!("{}: `sources` is not a table; fix the file by hand", path.display());
+        bail!(
+            "{}: `sources` is not a table; fix the file by hand",
+            path.display()
+        );
     };
     if sources.contains_key(name) {
         bail!(
@@ -42,7 +53,12 @@ pub fn add_source(path: &Path, name: &str, source: &NewSource) -> anyhow::Result
     }
     let mut table = Table::new();
     match source {
-        NewSource::Stdio { command, args, env, cwd } => {
+        NewSource::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
             table.insert("command", value(command.as_str()));
             if !args.is_empty() {
                 let mut array = toml_edit::Array::new();
@@ -75,12 +91,21 @@ pub fn remove_source(path: &Path, name: &str) -> anyhow::Result<()> {
         .and_then(Item::as_table_like)
         .map(|t| t.iter().map(|(k, _)| k.to_string()).collect())
         .unwrap_or_default();
-    let removed = doc.get_mut("sources").and_then(Item::as_table_like_mut).and_then(|t| t.remove(name));
+    let removed = doc
+        .get_mut("sources")
+        .and_then(Item::as_table_like_mut)
+        .and_then(|t| t.remove(name));
     if removed.is_none() {
         if known.is_empty() {
-            bail!("there is no source named `{name}`: {} has no sources yet", path.display());
+            bail!(
+                "there is no source named `{name}`: {} has no sources yet",
+                path.display()
+            );
         }
-        bail!("there is no source named `{name}`; known sources: {}", known.join(", "));
+        bail!(
+            "there is no source named `{name}`; known sources: {}",
+            known.join(", ")
+        );
     }
     write_validated(path, &doc).with_context(|| {
         format!("`{name}` is still used elsewhere in the config; remove those references first, then run `capabilities source remove {name}` again")
@@ -89,18 +114,34 @@ pub fn remove_source(path: &Path, name: &str) -> anyhow::Result<()> {
 
 /// Sets the action of the `[[policy.rules]]` entry with this pattern and connection, adding the
 /// rule when there is none (e.g. from an "always allow" decision or `policy set`).
-pub fn add_rule(path: &Path, pattern: &str, action: crate::policy::Action, connection: Option<&str>) -> anyhow::Result<()> {
+pub fn add_rule(
+    path: &Path,
+    pattern: &str,
+    action: crate::policy::Action,
+    connection: Option<&str>,
+) -> anyhow::Result<()> {
     let mut doc = read_document(path)?;
-    let policy = doc.entry("policy").or_insert_with(|| Item::Table(Table::new()));
+    let policy = doc
+        .entry("policy")
+        .or_insert_with(|| Item::Table(Table::new()));
     let Some(policy) = policy.as_table_mut() else {
-        bail!("{}: `policy` is not a table; fix the file by hand", path.display());
+        bail!(
+            "{}: `policy` is not a table; fix the file by hand",
+            path.display()
+        );
     };
-    let rules = policy.entry("rules").or_insert_with(|| Item::ArrayOfTables(toml_edit::ArrayOfTables::new()));
+    let rules = policy
+        .entry("rules")
+        .or_insert_with(|| Item::ArrayOfTables(toml_edit::ArrayOfTables::new()));
     let Some(rules) = rules.as_array_of_tables_mut() else {
-        bail!("{}: `policy.rules` is not a list of [[policy.rules]] tables; fix the file by hand", path.display());
+        bail!(
+            "{}: `policy.rules` is not a list of [[policy.rules]] tables; fix the file by hand",
+            path.display()
+        );
     };
     let same = |rule: &Table| {
-        rule.get("match").and_then(Item::as_str) == Some(pattern) && rule.get("connection").and_then(Item::as_str) == connection
+        rule.get("match").and_then(Item::as_str) == Some(pattern)
+            && rule.get("connection").and_then(Item::as_str) == connection
     };
     let existing = rules.iter().position(same);
     match existing.and_then(|i| rules.get_mut(i)) {
@@ -140,7 +181,8 @@ fn read_document(path: &Path) -> anyhow::Result<DocumentMut> {
     };
     // Validate first so we never build on a broken file: its error names the line to fix.
     load::parse(path, &text)?;
-    text.parse::<DocumentMut>().with_context(|| format!("cannot parse {}", path.display()))
+    text.parse::<DocumentMut>()
+        .with_context(|| format!("cannot parse {}", path.display()))
 }
 
 /// Validates the new text as a whole, then writes it through a temporary file and a rename.
@@ -153,9 +195,13 @@ fn write_validated(path: &Path, doc: &DocumentMut) -> anyhow::Result<()> {
 /// Writes `text` to `path` via a sibling temporary file and a rename, creating parent folders.
 pub fn write_atomically(path: &Path, text: &str) -> anyhow::Result<()> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("cannot create {}", parent.display()))?;
     }
-    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "config.toml".into());
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "config.toml".into());
     let tmp = path.with_file_name(format!(".{file_name}.{}.tmp", std::process::id()));
     std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
     std::fs::rename(&tmp, path).with_context(|| format!("cannot replace {}", path.display()))
@@ -173,7 +219,10 @@ mod tests {
         add_source(
             &path,
             "gh",
-            &NewSource::Http { url: "https://example.test/mcp".into(), headers: vec![("Authorization".into(), "Bearer ${secret:gh}".into())] },
+            &NewSource::Http {
+                url: "https://example.test/mcp".into(),
+                headers: vec![("Authorization".into(), "Bearer ${secret:gh}".into())],
+            },
         )
         .unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
@@ -189,12 +238,24 @@ mod tests {
         let path = dir.path().join("config.toml");
         let original = "[sources.a]\ncommand = \"x\"\n";
         std::fs::write(&path, original).unwrap();
-        let stdio = NewSource::Stdio { command: "y".into(), args: vec![], env: vec![], cwd: None };
+        let stdio = NewSource::Stdio {
+            command: "y".into(),
+            args: vec![],
+            env: vec![],
+            cwd: None,
+        };
         let err = add_source(&path, "a", &stdio).unwrap_err().to_string();
         assert!(err.contains("already exists"), "{err}");
-        let err = add_source(&path, "my-server", &stdio).unwrap_err().to_string();
+        let err = add_source(&path, "my-server", &stdio)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("letters, digits and `_`"), "{err}");
-        let bad_env = NewSource::Stdio { command: "y".into(), args: vec![], env: vec![("K".into(), "${oops}".into())], cwd: None };
+        let bad_env = NewSource::Stdio {
+            command: "y".into(),
+            args: vec![],
+            env: vec![("K".into(), "${oops}".into())],
+            cwd: None,
+        };
         let err = add_source(&path, "b", &bad_env).unwrap_err().to_string();
         assert!(err.contains("${secret:NAME}"), "{err}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), original);
@@ -204,7 +265,11 @@ mod tests {
     fn add_rule_appends_a_valid_rule() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("config.toml");
-        std::fs::write(&path, "# mine\n[sources.gh]\ncommand = \"x\"\n[policy]\ndefault = \"ask\"\n").unwrap();
+        std::fs::write(
+            &path,
+            "# mine\n[sources.gh]\ncommand = \"x\"\n[policy]\ndefault = \"ask\"\n",
+        )
+        .unwrap();
         add_rule(&path, "gh.createIssue", crate::policy::Action::Allow, None).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.starts_with("# mine"), "{text}");
@@ -213,9 +278,15 @@ mod tests {
         assert_eq!(settings.policy.rules[0].pattern, "gh.createIssue");
         add_rule(&path, "gh.createIssue", crate::policy::Action::Deny, None).unwrap();
         let settings = load::parse(&path, &std::fs::read_to_string(&path).unwrap()).unwrap();
-        assert_eq!(settings.policy.rules.len(), 1, "the same pattern is updated, not added twice");
+        assert_eq!(
+            settings.policy.rules.len(),
+            1,
+            "the same pattern is updated, not added twice"
+        );
         assert_eq!(settings.policy.rules[0].action, crate::policy::Action::Deny);
-        let err = add_rule(&path, "nope.x", crate::policy::Action::Allow, None).unwrap_err().to_string();
+        let err = add_rule(&path, "nope.x", crate::policy::Action::Allow, None)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("source `nope`"), "{err}");
     }
 

@@ -9,7 +9,10 @@ use std::time::Duration;
 
 use toml::Spanned;
 
-use super::options::{ConfigOptions, ConnectionOptions, CredentialsOptions, LimitsOptions, PolicyOptions, RuleOptions, SourceOptions};
+use super::options::{
+    ConfigOptions, ConnectionOptions, CredentialsOptions, LimitsOptions, PolicyOptions,
+    RuleOptions, SourceOptions,
+};
 use super::settings::*;
 use super::template::Template;
 use crate::catalog::address::namespace_problem;
@@ -32,7 +35,14 @@ pub struct ConfigError {
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.line > 0 {
-            write!(f, "{}:{}:{}: {}", self.file.display(), self.line, self.column, self.message)?;
+            write!(
+                f,
+                "{}:{}:{}: {}",
+                self.file.display(),
+                self.line,
+                self.column,
+                self.message
+            )?;
         } else {
             write!(f, "{}: {}", self.file.display(), self.message)?;
         }
@@ -60,7 +70,9 @@ pub fn load(path: &Path) -> Result<Settings, ConfigError> {
                 line: 0,
                 column: 0,
                 message: format!("cannot read the config: {e}"),
-                help: Some("check the file's permissions, or point --config at another file".into()),
+                help: Some(
+                    "check the file's permissions, or point --config at another file".into(),
+                ),
                 excerpt: None,
             });
         }
@@ -99,7 +111,12 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    fn error(&self, span: Option<Range<usize>>, message: impl Into<String>, help: Option<String>) -> ConfigError {
+    fn error(
+        &self,
+        span: Option<Range<usize>>,
+        message: impl Into<String>,
+        help: Option<String>,
+    ) -> ConfigError {
         let (line, column, excerpt) = match span {
             Some(span) => {
                 let start = span.start.min(self.text.len());
@@ -107,23 +124,49 @@ impl Ctx<'_> {
                 let line = before.matches('\n').count() + 1;
                 let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
                 let column = self.text[line_start..start].chars().count() + 1;
-                let line_end = self.text[line_start..].find('\n').map(|i| line_start + i).unwrap_or(self.text.len());
-                (line, column, Some(self.text[line_start..line_end].trim_end().to_string()))
+                let line_end = self.text[line_start..]
+                    .find('\n')
+                    .map(|i| line_start + i)
+                    .unwrap_or(self.text.len());
+                (
+                    line,
+                    column,
+                    Some(self.text[line_start..line_end].trim_end().to_string()),
+                )
             }
             None => (0, 0, None),
         };
-        ConfigError { file: self.path.to_path_buf(), line, column, message: message.into(), help, excerpt }
+        ConfigError {
+            file: self.path.to_path_buf(),
+            line,
+            column,
+            message: message.into(),
+            help,
+            excerpt,
+        }
     }
 
-    fn at<T>(&self, spanned: &Spanned<T>, message: impl Into<String>, help: impl Into<String>) -> ConfigError {
+    fn at<T>(
+        &self,
+        spanned: &Spanned<T>,
+        message: impl Into<String>,
+        help: impl Into<String>,
+    ) -> ConfigError {
         self.error(Some(spanned.span()), message, Some(help.into()))
     }
 
     /// The position of a table header such as `[sources.NAME]` or a dotted key, for errors about
     /// a whole source; falls back to the first mention of the name.
     fn span_of_table(&self, prefix: &str, name: &str) -> Option<Range<usize>> {
-        let candidates = [format!("[{prefix}.{name}]"), format!("[{prefix}.{name}."), format!("{prefix}.{name}"), name.to_string()];
-        candidates.iter().find_map(|needle| self.text.find(needle.as_str()).map(|i| i..i + needle.len()))
+        let candidates = [
+            format!("[{prefix}.{name}]"),
+            format!("[{prefix}.{name}."),
+            format!("{prefix}.{name}"),
+            name.to_string(),
+        ];
+        candidates
+            .iter()
+            .find_map(|needle| self.text.find(needle.as_str()).map(|i| i..i + needle.len()))
     }
 
     fn settings(&self, options: ConfigOptions) -> Result<Settings, ConfigError> {
@@ -139,18 +182,36 @@ impl Ctx<'_> {
                 if !sources.iter().any(|s| s.name == *source.get_ref()) {
                     return Err(self.at(
                         source,
-                        format!("profile `{name}` names source `{}`, which is not in [sources]", source.get_ref()),
+                        format!(
+                            "profile `{name}` names source `{}`, which is not in [sources]",
+                            source.get_ref()
+                        ),
                         known_names_help("sources", sources.iter().map(|s| s.name.as_str())),
                     ));
                 }
                 names.push(source.get_ref().clone());
             }
             let rules = self.rules(&profile.rules, &sources)?;
-            profiles.insert(name.clone(), ProfileSettings { sources: names, policy: Policy { rules, ..policy.clone() } });
+            profiles.insert(
+                name.clone(),
+                ProfileSettings {
+                    sources: names,
+                    policy: Policy {
+                        rules,
+                        ..policy.clone()
+                    },
+                },
+            );
         }
         let limits = self.limits(&options.limits)?;
         let credential_store = self.credential_store(&options.credentials)?;
-        Ok(Settings { sources, profiles, policy, limits, credential_store })
+        Ok(Settings {
+            sources,
+            profiles,
+            policy,
+            limits,
+            credential_store,
+        })
     }
 
     fn source(&self, name: &str, source: &SourceOptions) -> Result<SourceSettings, ConfigError> {
@@ -178,9 +239,17 @@ impl Ctx<'_> {
                     return Err(self.at(value, format!("header `{key}` on source `{name}`, which is started over stdio: headers only go with `url`"), "use `env` to pass values to a stdio server"));
                 }
                 if command.trim().is_empty() {
-                    return Err(self.error(here(), format!("source `{name}` has an empty `command`"), Some("name the program to start, e.g. `npx` or `uvx`".into())));
+                    return Err(self.error(
+                        here(),
+                        format!("source `{name}` has an empty `command`"),
+                        Some("name the program to start, e.g. `npx` or `uvx`".into()),
+                    ));
                 }
-                Transport::Stdio { command: command.clone(), args: source.args.clone(), cwd: source.cwd.as_ref().map(PathBuf::from) }
+                Transport::Stdio {
+                    command: command.clone(),
+                    args: source.args.clone(),
+                    cwd: source.cwd.as_ref().map(PathBuf::from),
+                }
             }
             (None, Some(url)) => {
                 if !source.args.is_empty() || source.cwd.is_some() {
@@ -189,7 +258,9 @@ impl Ctx<'_> {
                 if let Some((key, value)) = source.env.iter().next() {
                     return Err(self.at(value, format!("env `{key}` on source `{name}`, which is reached over HTTP: env only goes with `command`"), "use `headers` to pass values to an HTTP server"));
                 }
-                if !(url.starts_with("http://") || url.starts_with("https://")) || url.len() < "http://x".len() {
+                if !(url.starts_with("http://") || url.starts_with("https://"))
+                    || url.len() < "http://x".len()
+                {
                     return Err(self.error(here(), format!("source `{name}` has url `{url}`, which is not an http:// or https:// URL"), Some("write the server's full Streamable HTTP endpoint, e.g. `http://127.0.0.1:3001/mcp`".into())));
                 }
                 Transport::Http { url: url.clone() }
@@ -202,27 +273,51 @@ impl Ctx<'_> {
             name: name.to_string(),
             transport,
             connections,
-            connect_timeout: self.seconds(&source.connect_timeout_secs, DEFAULT_CONNECT_TIMEOUT, "connect_timeout_secs")?,
-            request_timeout: self.seconds(&source.request_timeout_secs, DEFAULT_REQUEST_TIMEOUT, "request_timeout_secs")?,
+            connect_timeout: self.seconds(
+                &source.connect_timeout_secs,
+                DEFAULT_CONNECT_TIMEOUT,
+                "connect_timeout_secs",
+            )?,
+            request_timeout: self.seconds(
+                &source.request_timeout_secs,
+                DEFAULT_REQUEST_TIMEOUT,
+                "request_timeout_secs",
+            )?,
             enabled: source.enabled.unwrap_or(true),
         })
     }
 
-    fn seconds(&self, value: &Option<Spanned<u64>>, default: Duration, key: &str) -> Result<Duration, ConfigError> {
+    fn seconds(
+        &self,
+        value: &Option<Spanned<u64>>,
+        default: Duration,
+        key: &str,
+    ) -> Result<Duration, ConfigError> {
         match value {
             None => Ok(default),
-            Some(v) if *v.get_ref() == 0 => Err(self.at(v, format!("`{key}` must be at least 1 second"), format!("remove it for the default of {} seconds", default.as_secs()))),
+            Some(v) if *v.get_ref() == 0 => Err(self.at(
+                v,
+                format!("`{key}` must be at least 1 second"),
+                format!("remove it for the default of {} seconds", default.as_secs()),
+            )),
             Some(v) => Ok(Duration::from_secs(*v.get_ref())),
         }
     }
 
-    fn templates(&self, values: &BTreeMap<String, Spanned<String>>) -> Result<BTreeMap<String, Template>, ConfigError> {
+    fn templates(
+        &self,
+        values: &BTreeMap<String, Spanned<String>>,
+    ) -> Result<BTreeMap<String, Template>, ConfigError> {
         let mut out = BTreeMap::new();
         for (key, value) in values {
             let template = Template::parse(value.get_ref()).map_err(|e| {
                 // +1 skips the opening quote of a basic string.
                 let start = value.span().start + 1 + e.offset;
-                self.error(Some(start..start + 1), format!("in `{key}`: {}", e.message), Some("references look like `${secret:NAME}` or `${env:VAR}`".into()))
+                self.error(
+                    Some(start..start + 1),
+                    format!("in `{key}`: {}", e.message),
+                    Some("references look like `${secret:NAME}` or `${env:VAR}`".into()),
+                )
             })?;
             out.insert(key.clone(), template);
         }
@@ -237,18 +332,41 @@ impl Ctx<'_> {
         headers: &BTreeMap<String, Template>,
     ) -> Result<Vec<ConnectionSettings>, ConfigError> {
         if options.connections.is_empty() {
-            return Ok(vec![ConnectionSettings { name: IMPLICIT_CONNECTION.into(), is_default: true, env: env.clone(), headers: headers.clone() }]);
+            return Ok(vec![ConnectionSettings {
+                name: IMPLICIT_CONNECTION.into(),
+                is_default: true,
+                env: env.clone(),
+                headers: headers.clone(),
+            }]);
         }
-        let defaults: Vec<&String> = options.connections.iter().filter(|(_, c)| c.default).map(|(n, _)| n).collect();
+        let defaults: Vec<&String> = options
+            .connections
+            .iter()
+            .filter(|(_, c)| c.default)
+            .map(|(n, _)| n)
+            .collect();
         if defaults.len() > 1 {
             return Err(self.error(
                 self.span_of_table(&format!("sources.{source}.connections"), defaults[1]),
-                format!("source `{source}` marks {} connections as default ({})", defaults.len(), defaults.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")),
+                format!(
+                    "source `{source}` marks {} connections as default ({})",
+                    defaults.len(),
+                    defaults
+                        .iter()
+                        .map(|s| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
                 Some("keep `default = true` on exactly one connection".into()),
             ));
         }
         if defaults.is_empty() && options.connections.len() > 1 {
-            let first = options.connections.keys().next().map(String::as_str).unwrap_or_default();
+            let first = options
+                .connections
+                .keys()
+                .next()
+                .map(String::as_str)
+                .unwrap_or_default();
             return Err(self.error(
                 self.span_of_table("sources", source),
                 format!("source `{source}` has {} connections and none is marked default", options.connections.len()),
@@ -257,17 +375,39 @@ impl Ctx<'_> {
         }
         let mut out = Vec::new();
         for (name, connection) in &options.connections {
-            if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') || name.is_empty() {
-                return Err(self.error(self.span_of_table(&format!("sources.{source}.connections"), name), format!("connection name `{name}` may only contain letters, digits, `_` and `-`"), Some("rename the connection table".into())));
+            if !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+                || name.is_empty()
+            {
+                return Err(self.error(
+                    self.span_of_table(&format!("sources.{source}.connections"), name),
+                    format!(
+                        "connection name `{name}` may only contain letters, digits, `_` and `-`"
+                    ),
+                    Some("rename the connection table".into()),
+                ));
             }
-            let ConnectionOptions { default, env: own_env, headers: own_headers } = connection;
+            let ConnectionOptions {
+                default,
+                env: own_env,
+                headers: own_headers,
+            } = connection;
             if !own_env.is_empty() && options.url.is_some() {
                 let (key, value) = own_env.iter().next().expect("checked non-empty");
-                return Err(self.at(value, format!("env `{key}` on connection `{name}` of HTTP source `{source}`"), "use `headers` for an HTTP source"));
+                return Err(self.at(
+                    value,
+                    format!("env `{key}` on connection `{name}` of HTTP source `{source}`"),
+                    "use `headers` for an HTTP source",
+                ));
             }
             if !own_headers.is_empty() && options.command.is_some() {
                 let (key, value) = own_headers.iter().next().expect("checked non-empty");
-                return Err(self.at(value, format!("header `{key}` on connection `{name}` of stdio source `{source}`"), "use `env` for a stdio source"));
+                return Err(self.at(
+                    value,
+                    format!("header `{key}` on connection `{name}` of stdio source `{source}`"),
+                    "use `env` for a stdio source",
+                ));
             }
             let mut merged_env = env.clone();
             merged_env.extend(self.templates(own_env)?);
@@ -284,14 +424,25 @@ impl Ctx<'_> {
         Ok(out)
     }
 
-    fn action(&self, value: &Option<Spanned<String>>, default: Action, key: &str) -> Result<Action, ConfigError> {
+    fn action(
+        &self,
+        value: &Option<Spanned<String>>,
+        default: Action,
+        key: &str,
+    ) -> Result<Action, ConfigError> {
         match value {
             None => Ok(default),
-            Some(v) => v.get_ref().parse().map_err(|e: String| self.at(v, format!("policy.{key}: {e}"), "one of allow, ask, deny")),
+            Some(v) => v.get_ref().parse().map_err(|e: String| {
+                self.at(v, format!("policy.{key}: {e}"), "one of allow, ask, deny")
+            }),
         }
     }
 
-    fn policy(&self, options: &PolicyOptions, sources: &[SourceSettings]) -> Result<Policy, ConfigError> {
+    fn policy(
+        &self,
+        options: &PolicyOptions,
+        sources: &[SourceSettings],
+    ) -> Result<Policy, ConfigError> {
         Ok(Policy {
             read_only: self.action(&options.read_only, Action::Allow, "read_only")?,
             destructive: self.action(&options.destructive, Action::Ask, "destructive")?,
@@ -300,18 +451,30 @@ impl Ctx<'_> {
         })
     }
 
-    fn rules(&self, rules: &[RuleOptions], sources: &[SourceSettings]) -> Result<Vec<Rule>, ConfigError> {
+    fn rules(
+        &self,
+        rules: &[RuleOptions],
+        sources: &[SourceSettings],
+    ) -> Result<Vec<Rule>, ConfigError> {
         let mut out = Vec::new();
         for rule in rules {
             let pattern = rule.pattern.get_ref();
             let Some((namespace, tool)) = pattern.split_once('.') else {
                 if pattern == "*" {
-                    out.push(Rule { pattern: pattern.clone(), action: self.rule_action(rule)?, connection: self.rule_connection(rule, None, sources)? });
+                    out.push(Rule {
+                        pattern: pattern.clone(),
+                        action: self.rule_action(rule)?,
+                        connection: self.rule_connection(rule, None, sources)?,
+                    });
                     continue;
                 }
                 return Err(self.at(&rule.pattern, format!("rule `{pattern}` is not an address pattern"), "write `namespace.tool` with `*` as a wildcard, e.g. `github.create*`, `*.delete*` or `github.*`"));
             };
-            if tool.is_empty() || !pattern.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '*' | '$')) {
+            if tool.is_empty()
+                || !pattern
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '*' | '$'))
+            {
                 return Err(self.at(&rule.pattern, format!("rule `{pattern}` has characters an address cannot have"), "addresses are `namespace.tool` of letters, digits and `_`; use `*` as a wildcard"));
             }
             let source = if namespace.contains('*') {
@@ -324,24 +487,48 @@ impl Ctx<'_> {
                     }
                 }
             };
-            out.push(Rule { pattern: pattern.clone(), action: self.rule_action(rule)?, connection: self.rule_connection(rule, source, sources)? });
+            out.push(Rule {
+                pattern: pattern.clone(),
+                action: self.rule_action(rule)?,
+                connection: self.rule_connection(rule, source, sources)?,
+            });
         }
         Ok(out)
     }
 
     fn rule_action(&self, rule: &RuleOptions) -> Result<Action, ConfigError> {
-        rule.action.get_ref().parse().map_err(|e: String| self.at(&rule.action, e, "one of allow, ask, deny"))
+        rule.action
+            .get_ref()
+            .parse()
+            .map_err(|e: String| self.at(&rule.action, e, "one of allow, ask, deny"))
     }
 
-    fn rule_connection(&self, rule: &RuleOptions, source: Option<&SourceSettings>, sources: &[SourceSettings]) -> Result<Option<String>, ConfigError> {
-        let Some(connection) = &rule.connection else { return Ok(None) };
+    fn rule_connection(
+        &self,
+        rule: &RuleOptions,
+        source: Option<&SourceSettings>,
+        sources: &[SourceSettings],
+    ) -> Result<Option<String>, ConfigError> {
+        let Some(connection) = &rule.connection else {
+            return Ok(None);
+        };
         let name = connection.get_ref();
         let known: Vec<&str> = match source {
             Some(s) => s.connections.iter().map(|c| c.name.as_str()).collect(),
-            None => sources.iter().flat_map(|s| s.connections.iter().map(|c| c.name.as_str())).collect(),
+            None => sources
+                .iter()
+                .flat_map(|s| s.connections.iter().map(|c| c.name.as_str()))
+                .collect(),
         };
         if !known.contains(&name.as_str()) {
-            return Err(self.at(connection, format!("rule `{}` names connection `{name}`, which no matching source has", rule.pattern.get_ref()), known_names_help("connections", known.into_iter())));
+            return Err(self.at(
+                connection,
+                format!(
+                    "rule `{}` names connection `{name}`, which no matching source has",
+                    rule.pattern.get_ref()
+                ),
+                known_names_help("connections", known.into_iter()),
+            ));
         }
         Ok(Some(name.clone()))
     }
@@ -349,22 +536,43 @@ impl Ctx<'_> {
     fn credential_store(&self, options: &CredentialsOptions) -> Result<StoreKind, ConfigError> {
         match &options.store {
             None => Ok(StoreKind::Keychain),
-            Some(store) => store.get_ref().parse().map_err(|e: String| self.at(store, format!("credentials.store: {e}"), "write `store = \"keychain\"` or `store = \"file\"`")),
+            Some(store) => store.get_ref().parse().map_err(|e: String| {
+                self.at(
+                    store,
+                    format!("credentials.store: {e}"),
+                    "write `store = \"keychain\"` or `store = \"file\"`",
+                )
+            }),
         }
     }
 
     fn limits(&self, options: &LimitsOptions) -> Result<Limits, ConfigError> {
         let d = Limits::default();
-        let cap = |value: &Option<Spanned<u64>>, max: u64, unit: u64, key: &str| -> Result<u64, ConfigError> {
+        let cap = |value: &Option<Spanned<u64>>,
+                   max: u64,
+                   unit: u64,
+                   key: &str|
+         -> Result<u64, ConfigError> {
             match value {
                 None => Ok(max),
                 Some(v) => {
                     let raw = *v.get_ref();
                     let bytes = raw.saturating_mul(unit);
                     if raw == 0 {
-                        Err(self.at(v, format!("limits.{key} must be greater than 0"), format!("remove it for the default of {}", max / unit)))
+                        Err(self.at(
+                            v,
+                            format!("limits.{key} must be greater than 0"),
+                            format!("remove it for the default of {}", max / unit),
+                        ))
                     } else if bytes > max {
-                        Err(self.at(v, format!("limits.{key} = {raw} is above the built-in maximum of {}", max / unit), "limits may lower the defaults, never raise them"))
+                        Err(self.at(
+                            v,
+                            format!(
+                                "limits.{key} = {raw} is above the built-in maximum of {}",
+                                max / unit
+                            ),
+                            "limits may lower the defaults, never raise them",
+                        ))
                     } else {
                         Ok(bytes)
                     }
@@ -372,7 +580,12 @@ impl Ctx<'_> {
             }
         };
         Ok(Limits {
-            run_timeout: Duration::from_secs(cap(&options.run_timeout_secs, d.run_timeout.as_secs(), 1, "run_timeout_secs")?),
+            run_timeout: Duration::from_secs(cap(
+                &options.run_timeout_secs,
+                d.run_timeout.as_secs(),
+                1,
+                "run_timeout_secs",
+            )?),
             max_calls: cap(&options.max_calls, d.max_calls, 1, "max_calls")?,
             memory_bytes: cap(&options.memory_mib, d.memory_bytes, 1 << 20, "memory_mib")?,
             stack_bytes: cap(&options.stack_kib, d.stack_bytes, 1 << 10, "stack_kib")?,
@@ -405,7 +618,11 @@ mod tests {
         let e = err("[sources.a]\ncomand = \"x\"\n");
         assert_eq!((e.line, e.column), (2, 1));
         assert!(e.message.contains("unknown field `comand`"), "{e}");
-        assert!(e.to_string().starts_with("/home/u/.config/capabilities/config.toml:2:1: "), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("/home/u/.config/capabilities/config.toml:2:1: "),
+            "{e}"
+        );
         assert!(e.help.unwrap().contains("fix its spelling"));
     }
 
@@ -419,7 +636,10 @@ mod tests {
         assert!(e.message.contains("invalid type"), "{e}");
         let e = err("[limits]\nmax_calls = 500\n");
         assert_eq!(e.line, 2);
-        assert!(e.message.contains("above the built-in maximum of 100"), "{e}");
+        assert!(
+            e.message.contains("above the built-in maximum of 100"),
+            "{e}"
+        );
         assert!(e.help.unwrap().contains("never raise"));
         let e = err("[sources.a]\ncommand = \"x\"\nconnect_timeout_secs = 0\n");
         assert_eq!(e.line, 3);
@@ -431,10 +651,14 @@ mod tests {
         assert_eq!(e.line, 4);
         assert!(e.message.contains("source `b`"), "{e}");
         assert!(e.help.unwrap().contains("known sources: a"));
-        let e = err("[sources.a]\ncommand = \"x\"\n[[policy.rules]]\nmatch = \"gitlab.*\"\naction = \"deny\"\n");
+        let e = err(
+            "[sources.a]\ncommand = \"x\"\n[[policy.rules]]\nmatch = \"gitlab.*\"\naction = \"deny\"\n",
+        );
         assert_eq!(e.line, 4);
         assert!(e.message.contains("source `gitlab`"), "{e}");
-        let e = err("[sources.a]\ncommand = \"x\"\n[[policy.rules]]\nmatch = \"a.*\"\naction = \"deny\"\nconnection = \"work\"\n");
+        let e = err(
+            "[sources.a]\ncommand = \"x\"\n[[policy.rules]]\nmatch = \"a.*\"\naction = \"deny\"\nconnection = \"work\"\n",
+        );
         assert_eq!(e.line, 6);
         assert!(e.message.contains("connection `work`"), "{e}");
     }
@@ -465,9 +689,13 @@ mod tests {
 
     #[test]
     fn connections_need_one_default() {
-        let e = err("[sources.a]\nurl = \"http://h/mcp\"\n[sources.a.connections.x]\n[sources.a.connections.y]\n");
+        let e = err(
+            "[sources.a]\nurl = \"http://h/mcp\"\n[sources.a.connections.x]\n[sources.a.connections.y]\n",
+        );
         assert!(e.message.contains("none is marked default"), "{e}");
-        let e = err("[sources.a]\nurl = \"http://h/mcp\"\n[sources.a.connections.x]\ndefault = true\n[sources.a.connections.y]\ndefault = true\n");
+        let e = err(
+            "[sources.a]\nurl = \"http://h/mcp\"\n[sources.a.connections.x]\ndefault = true\n[sources.a.connections.y]\ndefault = true\n",
+        );
         assert!(e.message.contains("2 connections as default"), "{e}");
         let ok = parse(Path::new("c.toml"), "[sources.a]\nurl = \"http://h/mcp\"\nheaders = { A = \"1\", B = \"2\" }\n[sources.a.connections.x]\nheaders = { B = \"3\" }\n").unwrap();
         let c = ok.sources[0].default_connection();
@@ -480,13 +708,19 @@ mod tests {
     fn credential_store_is_checked() {
         let e = err("[credentials]\nstore = \"vault\"\n");
         assert_eq!((e.line, e.column), (2, 9));
-        assert!(e.message.contains("`vault` is not a credential store"), "{e}");
+        assert!(
+            e.message.contains("`vault` is not a credential store"),
+            "{e}"
+        );
         assert!(e.help.unwrap().contains("store = \"file\""));
         let e = err("[credentials]\npath = \"x\"\n");
         assert!(e.message.contains("unknown field `path`"), "{e}");
         let file = parse(Path::new("c.toml"), "[credentials]\nstore = \"file\"\n").unwrap();
         assert_eq!(file.credential_store, StoreKind::File);
-        assert_eq!(parse(Path::new("c.toml"), "").unwrap().credential_store, StoreKind::Keychain);
+        assert_eq!(
+            parse(Path::new("c.toml"), "").unwrap().credential_store,
+            StoreKind::Keychain
+        );
     }
 
     #[test]

@@ -20,13 +20,17 @@ impl Paths {
                 (home.join("config.toml"), home.join("data"))
             }
             _ => {
-                let dirs = directories::ProjectDirs::from("", "", "capabilities").ok_or_else(|| {
-                    anyhow::anyhow!(
-                        "cannot find a home directory for the config; set {} to a directory",
-                        env_vars::CAPABILITIES_HOME
-                    )
-                })?;
-                (dirs.config_dir().join("config.toml"), dirs.data_dir().to_path_buf())
+                let dirs =
+                    directories::ProjectDirs::from("", "", "capabilities").ok_or_else(|| {
+                        anyhow::anyhow!(
+                            "cannot find a home directory for the config; set {} to a directory",
+                            env_vars::CAPABILITIES_HOME
+                        )
+                    })?;
+                (
+                    dirs.config_dir().join("config.toml"),
+                    dirs.data_dir().to_path_buf(),
+                )
             }
         };
         let config_file = match explicit_config {
@@ -36,7 +40,10 @@ impl Paths {
                 _ => default_config,
             },
         };
-        Ok(Paths { config_file, data_dir })
+        Ok(Paths {
+            config_file,
+            data_dir,
+        })
     }
 
     /// The SQLite state store: runs and their call journals.

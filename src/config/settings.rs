@@ -38,17 +38,24 @@ impl Settings {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Transport {
-    Stdio { command: String, args: Vec<String>, cwd: Option<PathBuf> },
-    Http { url: String },
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        cwd: Option<PathBuf>,
+    },
+    Http {
+        url: String,
+    },
 }
 
 impl Transport {
     /// A short human description: the command line or the URL.
     pub fn describe(&self) -> String {
         match self {
-            Transport::Stdio { command, args, .. } => {
-                std::iter::once(command.as_str()).chain(args.iter().map(String::as_str)).collect::<Vec<_>>().join(" ")
-            }
+            Transport::Stdio { command, args, .. } => std::iter::once(command.as_str())
+                .chain(args.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" "),
             Transport::Http { url } => url.clone(),
         }
     }
@@ -67,7 +74,10 @@ pub struct SourceSettings {
 
 impl SourceSettings {
     pub fn default_connection(&self) -> &ConnectionSettings {
-        self.connections.iter().find(|c| c.is_default).unwrap_or(&self.connections[0])
+        self.connections
+            .iter()
+            .find(|c| c.is_default)
+            .unwrap_or(&self.connections[0])
     }
 
     pub fn connection(&self, name: &str) -> Option<&ConnectionSettings> {

@@ -21,6 +21,9 @@ mod tests {
         assert_eq!(github.default_connection().name, "personal");
         assert_eq!(github.connections.len(), 2);
         assert!(!reference.source("time").unwrap().enabled);
-        assert_eq!(reference.profiles["work"].sources, vec!["github", "everything"]);
+        assert_eq!(
+            reference.profiles["work"].sources,
+            vec!["github", "everything"]
+        );
     }
 }

@@ -45,7 +45,9 @@ impl Template {
             let body = &after[..end];
             let (kind, name) = body.split_once(':').unwrap_or((body, ""));
             let valid_name = !name.is_empty()
-                && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
             let part = match kind {
                 "secret" if valid_name => Part::Secret(name.to_string()),
                 "env" if valid_name => Part::Env(name.to_string()),
@@ -78,7 +80,10 @@ impl Template {
         if !literal.is_empty() {
             parts.push(Part::Literal(literal));
         }
-        Ok(Template { raw: raw.to_string(), parts })
+        Ok(Template {
+            raw: raw.to_string(),
+            parts,
+        })
     }
 
     /// The value exactly as written in the config.
@@ -99,7 +104,10 @@ impl Template {
     }
 
     /// Resolves every reference with `lookup`; the first failure is returned as is.
-    pub fn resolve<E>(&self, mut lookup: impl FnMut(&Part) -> Result<String, E>) -> Result<String, E> {
+    pub fn resolve<E>(
+        &self,
+        mut lookup: impl FnMut(&Part) -> Result<String, E>,
+    ) -> Result<String, E> {
         let mut out = String::new();
         for part in &self.parts {
             match part {

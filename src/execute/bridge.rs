@@ -22,7 +22,9 @@ use crate::config::Settings;
 use crate::credentials::Redaction;
 use crate::policy::Action;
 use crate::runs::{JournalEntry, RunsStore};
-use crate::sandbox::{Bridge, BridgeError, CallFailure, CallOutcome, ErrorCode, Pending, PendingKind, ToolCall};
+use crate::sandbox::{
+    Bridge, BridgeError, CallFailure, CallOutcome, ErrorCode, Pending, PendingKind, ToolCall,
+};
 use crate::sources::SourceError;
 
 use super::preview::preview;
@@ -52,7 +54,14 @@ impl RunBridge {
         redaction: Arc<Redaction>,
         replay: Arc<Replay>,
     ) -> RunBridge {
-        RunBridge { run_id, catalog, settings, store, redaction, replay }
+        RunBridge {
+            run_id,
+            catalog,
+            settings,
+            store,
+            redaction,
+            replay,
+        }
     }
 }
 
@@ -69,43 +78,84 @@ impl Bridge for RunBridge {
         if redaction.found_in(&call.arguments) {
             let mut failure = CallFailure::new(
                 ErrorCode::PolicyDenied,
-                format!("`{address}` was called with the value of a stored secret in its arguments; credentials are never passed as tool arguments"),
+                format!(
+                    "`{address}` was called with the value of a stored secret in its arguments; credentials are never passed as tool arguments"
+                ),
             );
             failure.hint = Some("Leave credentials out of the call: each connection sends its own (configured as `${secret:NAME}` in its headers or env). Pick another connection with `{ connection: \"name\" }`.".into());
-            return futures::future::ready(CallOutcome::from(Err(BridgeError::Failed(failure)))).boxed();
+            return futures::future::ready(CallOutcome::from(Err(BridgeError::Failed(failure))))
+                .boxed();
         }
         let found = self.catalog.read(|catalog, _| {
             let namespace = catalog.namespace(&call.namespace)?;
             let tool = namespace.tools.iter().find(|t| t.name == call.tool)?;
             let default_connection = namespace.connections.first().cloned();
-            Some((tool.upstream_name.clone(), tool.annotations.clone(), default_connection))
+            Some((
+                tool.upstream_name.clone(),
+                tool.annotations.clone(),
+                default_connection,
+            ))
         });
         let Some((upstream_name, annotations, default_connection)) = found else {
-            let failure = CallFailure::new(ErrorCode::UnknownTool, format!("`{address}` is no longer in the catalogue"));
-            return futures::future::ready(CallOutcome::from(Err(BridgeError::Failed(failure)))).boxed();
+            let failure = CallFailure::new(
+                ErrorCode::UnknownTool,
+                format!("`{address}` is no longer in the catalogue"),
+            );
+            return futures::future::ready(CallOutcome::from(Err(BridgeError::Failed(failure))))
+                .boxed();
         };
         let connection = call.connection.clone().or(default_connection);
-        let decision = self.settings.policy.evaluate(&address, connection.as_deref(), &annotations);
+        let decision = self
+            .settings
+            .policy
+            .evaluate(&address, connection.as_deref(), &annotations);
         match decision.action {
             Action::Deny => {
-                let mut failure = CallFailure::new(ErrorCode::PolicyDenied, format!("policy denies `{address}`: {}", decision.reason));
+                let mut failure = CallFailure::new(
+                    ErrorCode::PolicyDenied,
+                    format!("policy denies `{address}`: {}", decision.reason),
+                );
                 failure.hint = Some("This tool may not be called; do the task another way or ask the user to change the policy.".into());
-                return futures::future::ready(CallOutcome::from(Err(BridgeError::Failed(failure)))).boxed();
+                return futures::future::ready(CallOutcome::from(Err(BridgeError::Failed(
+                    failure,
+                ))))
+                .boxed();
             }
             Action::Ask if self.replay.granted(&address) => {}
             Action::Ask => match self.replay.decision(call.seq, &address) {
                 Some(choice) if choice.allows() => {}
                 Some(_) => {
-                    let mut failure = CallFailure::new(ErrorCode::PolicyDenied, format!("the user denied `{address}`"));
-                    failure.hint = Some("Do not retry this call; tell the user what could not be done.".into());
-                    return futures::future::ready(CallOutcome::from(Err(BridgeError::Failed(failure)))).boxed();
+                    let mut failure = CallFailure::new(
+                        ErrorCode::PolicyDenied,
+                        format!("the user denied `{address}`"),
+                    );
+                    failure.hint = Some(
+                        "Do not retry this call; tell the user what could not be done.".into(),
+                    );
+                    return futures::future::ready(CallOutcome::from(Err(BridgeError::Failed(
+                        failure,
+                    ))))
+                    .boxed();
                 }
                 None => {
                     let preview = preview(&call.arguments);
-                    if let Err(e) = self.store.record_pending(&self.run_id, call.seq, &address, connection.as_deref(), &preview, &decision.reason) {
-                        tracing::warn!("the pending approval of run {} is not recorded: {e}", self.run_id);
+                    if let Err(e) = self.store.record_pending(
+                        &self.run_id,
+                        call.seq,
+                        &address,
+                        connection.as_deref(),
+                        &preview,
+                        &decision.reason,
+                    ) {
+                        tracing::warn!(
+                            "the pending approval of run {} is not recorded: {e}",
+                            self.run_id
+                        );
                     }
-                    let on = connection.as_deref().map(|c| format!(" on connection `{c}`")).unwrap_or_default();
+                    let on = connection
+                        .as_deref()
+                        .map(|c| format!(" on connection `{c}`"))
+                        .unwrap_or_default();
                     let pending = Pending {
                         id: format!("{}/{}", self.run_id, call.seq),
                         kind: PendingKind::Approval,
@@ -116,7 +166,10 @@ impl Bridge for RunBridge {
                             self.run_id, self.run_id
                         )),
                     };
-                    return futures::future::ready(CallOutcome::from(Err(BridgeError::Suspend(pending)))).boxed();
+                    return futures::future::ready(CallOutcome::from(Err(BridgeError::Suspend(
+                        pending,
+                    ))))
+                    .boxed();
                 }
             },
             Action::Allow => {}
@@ -168,8 +221,13 @@ impl Bridge for RunBridge {
 
     fn search(&self, query: String) -> BoxFuture<'static, String> {
         let text = self.catalog.read(|catalog, index| {
-            let request = SearchRequest { query: &query, namespace: None, limit: HUB_SEARCH_LIMIT };
-            render_search(catalog, index, &self.settings.policy, &request).unwrap_or_else(|e| e.to_string())
+            let request = SearchRequest {
+                query: &query,
+                namespace: None,
+                limit: HUB_SEARCH_LIMIT,
+            };
+            render_search(catalog, index, &self.settings.policy, &request)
+                .unwrap_or_else(|e| e.to_string())
         });
         futures::future::ready(text).boxed()
     }

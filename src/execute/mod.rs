@@ -16,7 +16,9 @@ use crate::catalog::live::LiveCatalog;
 use crate::config::Settings;
 use crate::credentials::{Redaction, Secret};
 use crate::runs::{RunsStore, StoreError, new_run_id, new_seed};
-use crate::sandbox::{self, CancelToken, EnvelopeError, ErrorCode, ExecuteEnvelope, RunRequest, Status};
+use crate::sandbox::{
+    self, CancelToken, EnvelopeError, ErrorCode, ExecuteEnvelope, RunRequest, Status,
+};
 
 use self::replay::Replay;
 
@@ -30,8 +32,17 @@ pub struct Executor {
 }
 
 impl Executor {
-    pub fn new(catalog: Arc<LiveCatalog>, settings: Arc<Settings>, store: Arc<RunsStore>) -> Executor {
-        Executor { catalog, settings, store, redaction: OnceLock::new() }
+    pub fn new(
+        catalog: Arc<LiveCatalog>,
+        settings: Arc<Settings>,
+        store: Arc<RunsStore>,
+    ) -> Executor {
+        Executor {
+            catalog,
+            settings,
+            store,
+            redaction: OnceLock::new(),
+        }
     }
 
     /// Every secret a connection of this config references. The lookup caches what the
@@ -51,7 +62,11 @@ impl Executor {
                     .collect();
                 names.sort_unstable();
                 names.dedup();
-                Arc::new(Redaction::new(names.into_iter().filter_map(|name| lookup.secret(name).ok().map(Secret::new))))
+                Arc::new(Redaction::new(
+                    names
+                        .into_iter()
+                        .filter_map(|name| lookup.secret(name).ok().map(Secret::new)),
+                ))
             })
             .clone()
     }
@@ -59,20 +74,37 @@ impl Executor {
     /// Runs `code` as a new run and returns the spec's envelope. `output_budget_bytes` is the
     /// client's `outputBudgetBytes` (clamped by the sandbox). Cancelling `cancel` stops the run
     /// and its pending upstream calls.
-    pub async fn execute(&self, code: String, output_budget_bytes: Option<u64>, cancel: CancelToken) -> ExecuteEnvelope {
+    pub async fn execute(
+        &self,
+        code: String,
+        output_budget_bytes: Option<u64>,
+        cancel: CancelToken,
+    ) -> ExecuteEnvelope {
         let run_id = new_run_id();
         let seed = new_seed();
-        let start_time_ms = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
+        let start_time_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0);
         // A secret typed into a script is never stored (its calls are refused by the bridge).
         let stored_code = self.redaction().clean(&code);
-        let recorded = self.store.begin_run(&run_id, &stored_code, seed, start_time_ms).and_then(|()| match output_budget_bytes {
-            Some(bytes) => self.store.record_output_budget(&run_id, bytes),
-            None => Ok(()),
-        });
+        let recorded = self
+            .store
+            .begin_run(&run_id, &stored_code, seed, start_time_ms)
+            .and_then(|()| match output_budget_bytes {
+                Some(bytes) => self.store.record_output_budget(&run_id, bytes),
+                None => Ok(()),
+            });
         if let Err(e) = recorded {
             tracing::warn!("run {run_id} is not recorded: {e}");
         }
-        let run = Run { run_id, code, seed, start_time_ms, output_budget_bytes };
+        let run = Run {
+            run_id,
+            code,
+            seed,
+            start_time_ms,
+            output_budget_bytes,
+        };
         self.run(run, Arc::new(Replay::default()), cancel).await
     }
 
@@ -80,18 +112,39 @@ impl Executor {
     /// returns the same pending envelope and runs nothing; a run that already ended returns its
     /// final envelope again. Otherwise the script re-runs with the same seed and clock, the
     /// journaled calls answer from the journal, and approved calls run once.
-    pub async fn resume(&self, run_id: &str, cancel: CancelToken) -> Result<ExecuteEnvelope, ResumeError> {
-        let record = self.store.run(run_id)?.ok_or_else(|| ResumeError::UnknownRun(run_id.to_string()))?;
-        let stored = record.envelope.as_ref().and_then(|e| serde_json::from_value::<ExecuteEnvelope>(e.clone()).ok());
+    pub async fn resume(
+        &self,
+        run_id: &str,
+        cancel: CancelToken,
+    ) -> Result<ExecuteEnvelope, ResumeError> {
+        let record = self
+            .store
+            .run(run_id)?
+            .ok_or_else(|| ResumeError::UnknownRun(run_id.to_string()))?;
+        let stored = record
+            .envelope
+            .as_ref()
+            .and_then(|e| serde_json::from_value::<ExecuteEnvelope>(e.clone()).ok());
         if record.status != "awaiting_approval" {
             return stored.ok_or_else(|| ResumeError::StillRunning(run_id.to_string()));
         }
-        let now = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
-        let undecided: Vec<_> = self.store.approvals(run_id)?.into_iter().filter(|a| a.decision.is_none()).collect();
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0);
+        let undecided: Vec<_> = self
+            .store
+            .approvals(run_id)?
+            .into_iter()
+            .filter(|a| a.decision.is_none())
+            .collect();
         if let Some(expired) = undecided.iter().find(|a| a.is_expired_at(now)) {
             let error = EnvelopeError::new(
                 ErrorCode::ApprovalExpired,
-                format!("nobody decided on `{}` within 30 minutes, so the run ended", expired.address),
+                format!(
+                    "nobody decided on `{}` within 30 minutes, so the run ended",
+                    expired.address
+                ),
             );
             let mut envelope = ExecuteEnvelope::rejected(run_id, error, Vec::new());
             if let Some(previous) = stored {
@@ -104,7 +157,13 @@ impl Executor {
             return stored.ok_or_else(|| ResumeError::StillRunning(run_id.to_string()));
         }
         let replay = Arc::new(Replay::load(&self.store, run_id)?);
-        let run = Run { run_id: run_id.to_string(), code: record.code, seed: record.seed, start_time_ms: record.start_time_ms, output_budget_bytes: record.output_budget_bytes };
+        let run = Run {
+            run_id: run_id.to_string(),
+            code: record.code,
+            seed: record.seed,
+            start_time_ms: record.start_time_ms,
+            output_budget_bytes: record.output_budget_bytes,
+        };
         Ok(self.run(run, replay, cancel).await)
     }
 
@@ -136,7 +195,10 @@ impl Executor {
     }
 
     fn finish(&self, run_id: &str, envelope: &ExecuteEnvelope) {
-        let status = serde_json::to_value(envelope.status).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
+        let status = serde_json::to_value(envelope.status)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_default();
         let mut stored = serde_json::to_value(envelope).unwrap_or_default();
         self.redaction().clean_json(&mut stored);
         if let Err(e) = self.store.finish_run(run_id, &status, &stored) {
@@ -161,7 +223,9 @@ struct Run {
 /// Why a run cannot be resumed.
 #[derive(Debug, thiserror::Error)]
 pub enum ResumeError {
-    #[error("there is no run `{0}`; resume takes the runId of an execute that is awaiting approval")]
+    #[error(
+        "there is no run `{0}`; resume takes the runId of an execute that is awaiting approval"
+    )]
     UnknownRun(String),
     #[error("run `{0}` has not finished its first attempt yet; wait for its envelope, then resume")]
     StillRunning(String),

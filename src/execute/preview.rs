@@ -14,9 +14,21 @@ const MAX_ITEMS: usize = 8;
 /// Keys whose values are never shown, whatever they hold.
 fn is_sensitive(key: &str) -> bool {
     let key = key.to_ascii_lowercase().replace(['_', '-'], "");
-    ["password", "passwd", "secret", "token", "apikey", "authorization", "auth", "cookie", "credential", "privatekey", "passphrase"]
-        .iter()
-        .any(|word| key.contains(word))
+    [
+        "password",
+        "passwd",
+        "secret",
+        "token",
+        "apikey",
+        "authorization",
+        "auth",
+        "cookie",
+        "credential",
+        "privatekey",
+        "passphrase",
+    ]
+    .iter()
+    .any(|word| key.contains(word))
 }
 
 pub fn preview(arguments: &Value) -> String {
@@ -84,16 +96,23 @@ mod tests {
 
     #[test]
     fn hides_credentials_and_cuts_long_values() {
-        let text = preview(&json!({ "title": "Bug", "api_key": "sk-123", "Authorization": "Bearer x", "body": "a".repeat(500) }));
+        let text = preview(
+            &json!({ "title": "Bug", "api_key": "sk-123", "Authorization": "Bearer x", "body": "a".repeat(500) }),
+        );
         assert!(text.contains("title: \"Bug\""), "{text}");
-        assert!(!text.contains("sk-123") && !text.contains("Bearer"), "{text}");
+        assert!(
+            !text.contains("sk-123") && !text.contains("Bearer"),
+            "{text}"
+        );
         assert!(text.contains("api_key: •••"), "{text}");
         assert!(text.chars().count() <= MAX_PREVIEW, "{text}");
     }
 
     #[test]
     fn nested_and_long_lists_stay_short() {
-        let text = preview(&json!({ "items": (0..20).collect::<Vec<_>>(), "deep": { "a": { "b": { "c": { "d": 1 } } } } }));
+        let text = preview(
+            &json!({ "items": (0..20).collect::<Vec<_>>(), "deep": { "a": { "b": { "c": { "d": 1 } } } } }),
+        );
         assert!(text.contains("… 12 more"), "{text}");
         assert!(text.contains("{1 keys}"), "{text}");
     }

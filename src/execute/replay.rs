@@ -25,8 +25,16 @@ impl Replay {
     /// Everything the store holds about `run_id`.
     pub fn load(store: &RunsStore, run_id: &str) -> Result<Replay, StoreError> {
         Ok(Replay {
-            journal: store.journal(run_id)?.into_iter().map(|e| (e.seq, e)).collect(),
-            approvals: store.approvals(run_id)?.into_iter().map(|a| (a.seq, a)).collect(),
+            journal: store
+                .journal(run_id)?
+                .into_iter()
+                .map(|e| (e.seq, e))
+                .collect(),
+            approvals: store
+                .approvals(run_id)?
+                .into_iter()
+                .map(|a| (a.seq, a))
+                .collect(),
             grants: store.run_grants(run_id)?,
             divergence: Mutex::new(None),
         })
@@ -36,12 +44,17 @@ impl Replay {
     /// journal (another tool or other arguments at the same step) marks the run diverged.
     pub fn answer(&self, seq: u64, address: &str, args_digest: &str) -> Option<CallOutcome> {
         if let Some(first) = self.divergence() {
-            return Some(refused(format!("the run already diverged from its journal: {first}")));
+            return Some(refused(format!(
+                "the run already diverged from its journal: {first}"
+            )));
         }
         let entry = self.journal.get(&seq)?;
         if entry.address != address || entry.args_digest != args_digest {
             let what = if entry.address != address {
-                format!("call {seq} was `{}` when the run paused, and is `{address}` now", entry.address)
+                format!(
+                    "call {seq} was `{}` when the run paused, and is `{address}` now",
+                    entry.address
+                )
             } else {
                 format!("call {seq} to `{address}` has other arguments than when the run paused")
             };
@@ -50,18 +63,32 @@ impl Replay {
         }
         let result = match entry.result.get("error") {
             Some(error) if !entry.ok && entry.result.get("content").is_none() => {
-                let code = error.get("code").and_then(Value::as_str).and_then(ErrorCode::parse).unwrap_or(ErrorCode::UpstreamError);
-                let message = error.get("message").and_then(Value::as_str).unwrap_or("the call failed").to_string();
+                let code = error
+                    .get("code")
+                    .and_then(Value::as_str)
+                    .and_then(ErrorCode::parse)
+                    .unwrap_or(ErrorCode::UpstreamError);
+                let message = error
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("the call failed")
+                    .to_string();
                 Err(BridgeError::Failed(CallFailure::new(code, message)))
             }
             _ => Ok(entry.result.clone()),
         };
-        Some(CallOutcome { result, ms: Some(entry.ms) })
+        Some(CallOutcome {
+            result,
+            ms: Some(entry.ms),
+        })
     }
 
     /// The decision a person made on call `seq`, if it is the same tool that asked.
     pub fn decision(&self, seq: u64, address: &str) -> Option<Decision> {
-        self.approvals.get(&seq).filter(|a| a.address == address).and_then(|a| a.decision)
+        self.approvals
+            .get(&seq)
+            .filter(|a| a.address == address)
+            .and_then(|a| a.decision)
     }
 
     /// True when a person allowed `address` for the rest of this run.
@@ -71,12 +98,18 @@ impl Replay {
 
     /// Why the run stopped matching its journal, if it did.
     pub fn divergence(&self) -> Option<String> {
-        self.divergence.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.divergence
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 }
 
 fn refused(message: String) -> CallOutcome {
     let mut failure = CallFailure::new(ErrorCode::ReplayDivergence, message);
     failure.hint = Some("The script changed since the run paused; run it again as a new execute instead of resuming.".into());
-    CallOutcome { result: Err(BridgeError::Failed(failure)), ms: Some(0) }
+    CallOutcome {
+        result: Err(BridgeError::Failed(failure)),
+        ms: Some(0),
+    }
 }

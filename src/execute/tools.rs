@@ -20,8 +20,13 @@ pub fn namespaces(catalog: &Catalog) -> Namespaces {
             .tools
             .iter()
             .map(|tool| {
-                let signature = types.signature(&tool.name).unwrap_or_else(|| tool.address());
-                Arc::new(ToolSpec::new(tool.name.clone(), tool.input_schema.clone(), signature).with_connections(namespace.connections.clone()))
+                let signature = types
+                    .signature(&tool.name)
+                    .unwrap_or_else(|| tool.address());
+                Arc::new(
+                    ToolSpec::new(tool.name.clone(), tool.input_schema.clone(), signature)
+                        .with_connections(namespace.connections.clone()),
+                )
             })
             .collect();
         out.insert(namespace.name.clone(), specs);

@@ -97,7 +97,9 @@ impl Hub {
     /// never its URL or token; without a display (or a browser) the hub says so in its log and
     /// the terminal (`hub approve`) remains the way to decide.
     async fn offer_page(&self, envelope: &mut ExecuteEnvelope) {
-        let Some(config_file) = &self.config_file else { return };
+        let Some(config_file) = &self.config_file else {
+            return;
+        };
         let store = self.executor.store().clone();
         let page = self
             .page
@@ -112,7 +114,10 @@ impl Hub {
             })
             .await;
         let Some(page) = page else { return };
-        let opened = page.url_for(&envelope.run_id).map_err(|e| e.to_string()).and_then(|url| open_in_browser(&url).map_err(|e| e.to_string()));
+        let opened = page
+            .url_for(&envelope.run_id)
+            .map_err(|e| e.to_string())
+            .and_then(|url| open_in_browser(&url).map_err(|e| e.to_string()));
         match opened {
             Ok(()) => {
                 let run_id = envelope.run_id.clone();

@@ -36,7 +36,9 @@ impl FromStr for Action {
             "allow" => Ok(Action::Allow),
             "ask" => Ok(Action::Ask),
             "deny" => Ok(Action::Deny),
-            other => Err(format!("`{other}` is not an action; use `allow`, `ask` or `deny`")),
+            other => Err(format!(
+                "`{other}` is not an action; use `allow`, `ask` or `deny`"
+            )),
         }
     }
 }
@@ -78,7 +80,12 @@ pub struct Policy {
 
 impl Default for Policy {
     fn default() -> Self {
-        Policy { read_only: Action::Allow, destructive: Action::Ask, default: Action::Ask, rules: Vec::new() }
+        Policy {
+            read_only: Action::Allow,
+            destructive: Action::Ask,
+            default: Action::Ask,
+            rules: Vec::new(),
+        }
     }
 }
 
@@ -90,23 +97,57 @@ pub struct Decision {
 }
 
 impl Policy {
-    pub fn evaluate(&self, address: &str, connection: Option<&str>, annotations: &Annotations) -> Decision {
+    pub fn evaluate(
+        &self,
+        address: &str,
+        connection: Option<&str>,
+        annotations: &Annotations,
+    ) -> Decision {
         let best = self
             .rules
             .iter()
             .filter(|rule| rule.matches(address, connection))
             // Most specific wins; among equals, the most restrictive (Deny > Ask > Allow).
-            .max_by(|a, b| a.specificity().cmp(&b.specificity()).then(a.action.cmp(&b.action)));
+            .max_by(|a, b| {
+                a.specificity()
+                    .cmp(&b.specificity())
+                    .then(a.action.cmp(&b.action))
+            });
         if let Some(rule) = best {
-            let on = rule.connection.as_deref().map(|c| format!(" on connection `{c}`")).unwrap_or_default();
-            return Decision { action: rule.action, reason: format!("rule `{}`{on} says {}", rule.pattern, rule.action) };
+            let on = rule
+                .connection
+                .as_deref()
+                .map(|c| format!(" on connection `{c}`"))
+                .unwrap_or_default();
+            return Decision {
+                action: rule.action,
+                reason: format!("rule `{}`{on} says {}", rule.pattern, rule.action),
+            };
         }
         if annotations.is_read_only() {
-            Decision { action: self.read_only, reason: format!("the tool is marked read-only; read-only tools default to {}", self.read_only) }
+            Decision {
+                action: self.read_only,
+                reason: format!(
+                    "the tool is marked read-only; read-only tools default to {}",
+                    self.read_only
+                ),
+            }
         } else if annotations.is_destructive() {
-            Decision { action: self.destructive, reason: format!("the tool is marked destructive; destructive tools default to {}", self.destructive) }
+            Decision {
+                action: self.destructive,
+                reason: format!(
+                    "the tool is marked destructive; destructive tools default to {}",
+                    self.destructive
+                ),
+            }
         } else {
-            Decision { action: self.default, reason: format!("no rule matches and the tool is not marked read-only; the default is {}", self.default) }
+            Decision {
+                action: self.default,
+                reason: format!(
+                    "no rule matches and the tool is not marked read-only; the default is {}",
+                    self.default
+                ),
+            }
         }
     }
 }
@@ -114,7 +155,11 @@ impl Policy {
 /// Rules that match none of `addresses`: a `deny` that denies nothing is a mistake the user
 /// must see (a typo, or a tool that was renamed upstream).
 pub fn unmatched_rules<'a>(policy: &'a Policy, addresses: &[String]) -> Vec<&'a Rule> {
-    policy.rules.iter().filter(|rule| !addresses.iter().any(|a| glob_matches(&rule.pattern, a))).collect()
+    policy
+        .rules
+        .iter()
+        .filter(|rule| !addresses.iter().any(|a| glob_matches(&rule.pattern, a)))
+        .collect()
 }
 
 /// `*` matches any run of characters (including dots); everything else matches itself.
@@ -146,11 +191,18 @@ mod tests {
     use super::*;
 
     fn rule(pattern: &str, action: Action, connection: Option<&str>) -> Rule {
-        Rule { pattern: pattern.into(), action, connection: connection.map(Into::into) }
+        Rule {
+            pattern: pattern.into(),
+            action,
+            connection: connection.map(Into::into),
+        }
     }
 
     fn read_only() -> Annotations {
-        Annotations { read_only_hint: Some(true), ..Default::default() }
+        Annotations {
+            read_only_hint: Some(true),
+            ..Default::default()
+        }
     }
 
     #[test]
@@ -167,9 +219,15 @@ mod tests {
     fn defaults_follow_annotations() {
         let p = Policy::default();
         assert_eq!(p.evaluate("a.b", None, &read_only()).action, Action::Allow);
-        let destructive = Annotations { destructive_hint: Some(true), ..Default::default() };
+        let destructive = Annotations {
+            destructive_hint: Some(true),
+            ..Default::default()
+        };
         assert_eq!(p.evaluate("a.b", None, &destructive).action, Action::Ask);
-        assert_eq!(p.evaluate("a.b", None, &Annotations::default()).action, Action::Ask);
+        assert_eq!(
+            p.evaluate("a.b", None, &Annotations::default()).action,
+            Action::Ask
+        );
     }
 
     #[test]
@@ -183,14 +241,29 @@ mod tests {
             ],
             ..Policy::default()
         };
-        assert_eq!(p.evaluate("github.searchCode", None, &read_only()).action, Action::Allow);
-        assert_eq!(p.evaluate("github.searchIssues", None, &read_only()).action, Action::Deny);
-        assert_eq!(p.evaluate("github.createIssue", None, &read_only()).action, Action::Deny);
+        assert_eq!(
+            p.evaluate("github.searchCode", None, &read_only()).action,
+            Action::Allow
+        );
+        assert_eq!(
+            p.evaluate("github.searchIssues", None, &read_only()).action,
+            Action::Deny
+        );
+        assert_eq!(
+            p.evaluate("github.createIssue", None, &read_only()).action,
+            Action::Deny
+        );
     }
 
     #[test]
     fn rules_matching_nothing_are_found() {
-        let p = Policy { rules: vec![rule("github.*", Action::Deny, None), rule("github.deleteRepo", Action::Deny, None)], ..Policy::default() };
+        let p = Policy {
+            rules: vec![
+                rule("github.*", Action::Deny, None),
+                rule("github.deleteRepo", Action::Deny, None),
+            ],
+            ..Policy::default()
+        };
         let unmatched = unmatched_rules(&p, &["github.createIssue".to_string()]);
         assert_eq!(unmatched.len(), 1);
         assert_eq!(unmatched[0].pattern, "github.deleteRepo");
@@ -198,8 +271,18 @@ mod tests {
 
     #[test]
     fn connection_rules_only_apply_to_their_connection() {
-        let p = Policy { rules: vec![rule("github.*", Action::Deny, Some("work"))], ..Policy::default() };
-        assert_eq!(p.evaluate("github.x", Some("work"), &read_only()).action, Action::Deny);
-        assert_eq!(p.evaluate("github.x", Some("personal"), &read_only()).action, Action::Allow);
+        let p = Policy {
+            rules: vec![rule("github.*", Action::Deny, Some("work"))],
+            ..Policy::default()
+        };
+        assert_eq!(
+            p.evaluate("github.x", Some("work"), &read_only()).action,
+            Action::Deny
+        );
+        assert_eq!(
+            p.evaluate("github.x", Some("personal"), &read_only())
+                .action,
+            Action::Allow
+        );
     }
 }

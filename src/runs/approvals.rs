@@ -53,10 +53,17 @@ impl fmt::Display for Decision {
 impl FromStr for Decision {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        [Decision::AllowOnce, Decision::AllowRun, Decision::AllowAlways, Decision::Deny]
-            .into_iter()
-            .find(|d| d.as_str() == s)
-            .ok_or_else(|| format!("`{s}` is not a decision; use allow_once, allow_run, allow_always or deny"))
+        [
+            Decision::AllowOnce,
+            Decision::AllowRun,
+            Decision::AllowAlways,
+            Decision::Deny,
+        ]
+        .into_iter()
+        .find(|d| d.as_str() == s)
+        .ok_or_else(|| {
+            format!("`{s}` is not a decision; use allow_once, allow_run, allow_always or deny")
+        })
     }
 }
 
@@ -93,7 +100,9 @@ impl Approval {
 /// Why a decision could not be recorded.
 #[derive(Debug, thiserror::Error)]
 pub enum DecideError {
-    #[error("there is no run `{0}`; `capabilities hub runs --pending` lists the runs waiting for a decision")]
+    #[error(
+        "there is no run `{0}`; `capabilities hub runs --pending` lists the runs waiting for a decision"
+    )]
     UnknownRun(String),
     #[error("run `{run_id}` has no call waiting for a decision{}", .seq.map(|s| format!(" at call {s}")).unwrap_or_default())]
     NothingPending { run_id: String, seq: Option<u64> },
@@ -103,8 +112,7 @@ pub enum DecideError {
     Store(#[from] StoreError),
 }
 
-const COLUMNS: &str =
-    "run_id, seq, address, connection, preview, reason, created_at_ms, expires_at_ms, decision, decided_at_ms, decided_by";
+const COLUMNS: &str = "run_id, seq, address, connection, preview, reason, created_at_ms, expires_at_ms, decision, decided_at_ms, decided_by";
 
 fn approval(row: &rusqlite::Row<'_>) -> rusqlite::Result<Approval> {
     let decision: Option<String> = row.get(8)?;
@@ -126,7 +134,15 @@ fn approval(row: &rusqlite::Row<'_>) -> rusqlite::Result<Approval> {
 impl RunsStore {
     /// Records that call `seq` of a run waits for a person; a second record of the same call
     /// keeps the first (its creation time and any decision).
-    pub fn record_pending(&self, run_id: &str, seq: u64, address: &str, connection: Option<&str>, preview: &str, reason: &str) -> Result<(), StoreError> {
+    pub fn record_pending(
+        &self,
+        run_id: &str,
+        seq: u64,
+        address: &str,
+        connection: Option<&str>,
+        preview: &str,
+        reason: &str,
+    ) -> Result<(), StoreError> {
         let now = now_ms();
         let expires = now + APPROVAL_TTL.as_millis() as u64;
         self.with(|c| {
@@ -141,7 +157,9 @@ impl RunsStore {
     /// Every approval of a run, by call order.
     pub fn approvals(&self, run_id: &str) -> Result<Vec<Approval>, StoreError> {
         self.with(|c| {
-            let mut statement = c.prepare(&format!("SELECT {COLUMNS} FROM approvals WHERE run_id = ?1 ORDER BY seq"))?;
+            let mut statement = c.prepare(&format!(
+                "SELECT {COLUMNS} FROM approvals WHERE run_id = ?1 ORDER BY seq"
+            ))?;
             let rows = statement.query_map(params![run_id], approval)?;
             rows.collect()
         })
@@ -150,8 +168,12 @@ impl RunsStore {
     /// The approval of one call, if it was ever asked for.
     pub fn approval(&self, run_id: &str, seq: u64) -> Result<Option<Approval>, StoreError> {
         self.with(|c| {
-            c.query_row(&format!("SELECT {COLUMNS} FROM approvals WHERE run_id = ?1 AND seq = ?2"), params![run_id, seq as i64], approval)
-                .optional()
+            c.query_row(
+                &format!("SELECT {COLUMNS} FROM approvals WHERE run_id = ?1 AND seq = ?2"),
+                params![run_id, seq as i64],
+                approval,
+            )
+            .optional()
         })
     }
 
@@ -169,18 +191,33 @@ impl RunsStore {
 
     /// Records a decision on the undecided calls of a run (only call `seq` when given), with the
     /// channel that made it, and audits it. Returns the approvals decided.
-    pub fn decide(&self, run_id: &str, seq: Option<u64>, decision: Decision, channel: &str) -> Result<Vec<Approval>, DecideError> {
+    pub fn decide(
+        &self,
+        run_id: &str,
+        seq: Option<u64>,
+        decision: Decision,
+        channel: &str,
+    ) -> Result<Vec<Approval>, DecideError> {
         if self.run(run_id)?.is_none() {
             return Err(DecideError::UnknownRun(run_id.to_string()));
         }
         let now = now_ms();
-        let waiting: Vec<Approval> =
-            self.approvals(run_id)?.into_iter().filter(|a| a.decision.is_none() && seq.is_none_or(|s| s == a.seq)).collect();
+        let waiting: Vec<Approval> = self
+            .approvals(run_id)?
+            .into_iter()
+            .filter(|a| a.decision.is_none() && seq.is_none_or(|s| s == a.seq))
+            .collect();
         if waiting.is_empty() {
-            return Err(DecideError::NothingPending { run_id: run_id.to_string(), seq });
+            return Err(DecideError::NothingPending {
+                run_id: run_id.to_string(),
+                seq,
+            });
         }
         if let Some(expired) = waiting.iter().find(|a| a.is_expired_at(now)) {
-            return Err(DecideError::Expired { run_id: run_id.to_string(), seq: expired.seq });
+            return Err(DecideError::Expired {
+                run_id: run_id.to_string(),
+                seq: expired.seq,
+            });
         }
         let mut decided = Vec::new();
         for mut approval in waiting {
@@ -208,7 +245,13 @@ impl RunsStore {
 
     /// Allows `address` for the rest of the run without asking again.
     pub fn grant_for_run(&self, run_id: &str, address: &str) -> Result<(), StoreError> {
-        self.with(|c| c.execute("INSERT OR IGNORE INTO run_grants (run_id, address) VALUES (?1, ?2)", params![run_id, address]).map(|_| ()))
+        self.with(|c| {
+            c.execute(
+                "INSERT OR IGNORE INTO run_grants (run_id, address) VALUES (?1, ?2)",
+                params![run_id, address],
+            )
+            .map(|_| ())
+        })
     }
 
     pub fn run_grants(&self, run_id: &str) -> Result<BTreeSet<String>, StoreError> {
@@ -220,21 +263,34 @@ impl RunsStore {
     }
 
     /// Appends one line to the audit trail.
-    pub fn audit(&self, run_id: Option<&str>, kind: &str, detail: &Value) -> Result<(), StoreError> {
+    pub fn audit(
+        &self,
+        run_id: Option<&str>,
+        kind: &str,
+        detail: &Value,
+    ) -> Result<(), StoreError> {
         let detail = detail.to_string();
         self.with(|c| {
-            c.execute("INSERT INTO audit (at_ms, run_id, kind, detail) VALUES (?1, ?2, ?3, ?4)", params![now_ms() as i64, run_id, kind, detail])
-                .map(|_| ())
+            c.execute(
+                "INSERT INTO audit (at_ms, run_id, kind, detail) VALUES (?1, ?2, ?3, ?4)",
+                params![now_ms() as i64, run_id, kind, detail],
+            )
+            .map(|_| ())
         })
     }
 
     /// The audit trail of a run, oldest first: `(at_ms, kind, detail)`.
     pub fn audit_log(&self, run_id: &str) -> Result<Vec<(u64, String, Value)>, StoreError> {
         self.with(|c| {
-            let mut statement = c.prepare("SELECT at_ms, kind, detail FROM audit WHERE run_id = ?1 ORDER BY id")?;
+            let mut statement =
+                c.prepare("SELECT at_ms, kind, detail FROM audit WHERE run_id = ?1 ORDER BY id")?;
             let rows = statement.query_map(params![run_id], |row| {
                 let detail: String = row.get(2)?;
-                Ok((row.get::<_, i64>(0)? as u64, row.get::<_, String>(1)?, serde_json::from_str(&detail).unwrap_or(Value::Null)))
+                Ok((
+                    row.get::<_, i64>(0)? as u64,
+                    row.get::<_, String>(1)?,
+                    serde_json::from_str(&detail).unwrap_or(Value::Null),
+                ))
             })?;
             rows.collect()
         })
@@ -255,15 +311,39 @@ mod tests {
     #[test]
     fn a_decision_is_recorded_once_and_audited() {
         let (_dir, store) = store_with_run();
-        store.record_pending("run_a", 2, "gh.createIssue", Some("work"), "{ title: \"x\" }", "asks").unwrap();
-        store.record_pending("run_a", 2, "gh.createIssue", Some("work"), "other", "other").unwrap();
+        store
+            .record_pending(
+                "run_a",
+                2,
+                "gh.createIssue",
+                Some("work"),
+                "{ title: \"x\" }",
+                "asks",
+            )
+            .unwrap();
+        store
+            .record_pending("run_a", 2, "gh.createIssue", Some("work"), "other", "other")
+            .unwrap();
         assert_eq!(store.pending_approvals().unwrap().len(), 1);
-        let decided = store.decide("run_a", None, Decision::AllowRun, "terminal").unwrap();
+        let decided = store
+            .decide("run_a", None, Decision::AllowRun, "terminal")
+            .unwrap();
         assert_eq!(decided.len(), 1);
-        assert_eq!(decided[0].preview, "{ title: \"x\" }", "the first record is kept");
+        assert_eq!(
+            decided[0].preview, "{ title: \"x\" }",
+            "the first record is kept"
+        );
         assert!(store.pending_approvals().unwrap().is_empty());
-        assert!(store.run_grants("run_a").unwrap().contains("gh.createIssue"));
-        let again = store.decide("run_a", None, Decision::Deny, "terminal").unwrap_err().to_string();
+        assert!(
+            store
+                .run_grants("run_a")
+                .unwrap()
+                .contains("gh.createIssue")
+        );
+        let again = store
+            .decide("run_a", None, Decision::Deny, "terminal")
+            .unwrap_err()
+            .to_string();
         assert!(again.contains("no call waiting"), "{again}");
         let audit = store.audit_log("run_a").unwrap();
         assert_eq!(audit.len(), 1);
@@ -273,20 +353,38 @@ mod tests {
     #[test]
     fn unknown_runs_and_calls_are_named() {
         let (_dir, store) = store_with_run();
-        let err = store.decide("run_zzz", None, Decision::Deny, "terminal").unwrap_err().to_string();
-        assert!(err.contains("no run `run_zzz`") && err.contains("hub runs --pending"), "{err}");
-        store.record_pending("run_a", 1, "a.b", None, "{}", "asks").unwrap();
-        let err = store.decide("run_a", Some(5), Decision::Deny, "terminal").unwrap_err().to_string();
+        let err = store
+            .decide("run_zzz", None, Decision::Deny, "terminal")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("no run `run_zzz`") && err.contains("hub runs --pending"),
+            "{err}"
+        );
+        store
+            .record_pending("run_a", 1, "a.b", None, "{}", "asks")
+            .unwrap();
+        let err = store
+            .decide("run_a", Some(5), Decision::Deny, "terminal")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("at call 5"), "{err}");
     }
 
     #[test]
     fn expired_approvals_cannot_be_decided() {
         let (_dir, store) = store_with_run();
-        store.record_pending("run_a", 0, "a.b", None, "{}", "asks").unwrap();
-        store.with(|c| c.execute("UPDATE approvals SET expires_at_ms = 1", [])).unwrap();
+        store
+            .record_pending("run_a", 0, "a.b", None, "{}", "asks")
+            .unwrap();
+        store
+            .with(|c| c.execute("UPDATE approvals SET expires_at_ms = 1", []))
+            .unwrap();
         assert!(store.pending_approvals().unwrap().is_empty());
-        let err = store.decide("run_a", None, Decision::AllowOnce, "terminal").unwrap_err().to_string();
+        let err = store
+            .decide("run_a", None, Decision::AllowOnce, "terminal")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("expired"), "{err}");
     }
 }

@@ -22,7 +22,10 @@ fn random_bytes<const N: usize>() -> [u8; N] {
     // The OS random source failing is not something a run can recover from; fall back to time
     // and process id so ids stay distinct rather than aborting.
     if getrandom::fill(&mut bytes).is_err() {
-        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
         let mixed = now ^ (u128::from(std::process::id()) << 64);
         for (i, b) in bytes.iter_mut().enumerate() {
             *b = (mixed >> ((i % 16) * 8)) as u8;
@@ -39,6 +42,11 @@ mod tests {
         let b = super::new_run_id();
         assert_ne!(a, b);
         assert_eq!(a.len(), 30);
-        assert!(a.starts_with("run_") && a[4..].chars().all(|c| c.is_ascii_lowercase() || ('2'..='7').contains(&c)));
+        assert!(
+            a.starts_with("run_")
+                && a[4..]
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || ('2'..='7').contains(&c))
+        );
     }
 }

@@ -10,8 +10,13 @@ use serde_json::Value;
 /// A store problem, with the database path and what to do.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    #[error("cannot open the state store {path}: {source}; check that the data directory is writable")]
-    Open { path: PathBuf, source: rusqlite::Error },
+    #[error(
+        "cannot open the state store {path}: {source}; check that the data directory is writable"
+    )]
+    Open {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
     #[error("the state store failed: {0}")]
     Sql(#[from] rusqlite::Error),
 }
@@ -104,35 +109,62 @@ CREATE TABLE IF NOT EXISTS audit (
 ";
 
 pub(crate) fn now_ms() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
 }
 
 impl RunsStore {
     /// Opens (creating) the database at `path`.
     pub fn open(path: &Path) -> Result<RunsStore, StoreError> {
-        let open_error = |source| StoreError::Open { path: path.to_path_buf(), source };
+        let open_error = |source| StoreError::Open {
+            path: path.to_path_buf(),
+            source,
+        };
         if let Some(parent) = path.parent() {
             // A failure here surfaces as the open error below, which names the path.
             let _ = std::fs::create_dir_all(parent);
         }
         let connection = Connection::open(path).map_err(open_error)?;
-        connection.busy_timeout(Duration::from_secs(5)).map_err(open_error)?;
-        connection.pragma_update(None, "journal_mode", "WAL").map_err(open_error)?;
+        connection
+            .busy_timeout(Duration::from_secs(5))
+            .map_err(open_error)?;
+        connection
+            .pragma_update(None, "journal_mode", "WAL")
+            .map_err(open_error)?;
         // With WAL, NORMAL keeps the database consistent and committed data survives a crash of
         // the process (what a hub restart or `kill -9` is); it only skips an fsync per commit.
-        connection.pragma_update(None, "synchronous", "NORMAL").map_err(open_error)?;
-        connection.pragma_update(None, "foreign_keys", "ON").map_err(open_error)?;
+        connection
+            .pragma_update(None, "synchronous", "NORMAL")
+            .map_err(open_error)?;
+        connection
+            .pragma_update(None, "foreign_keys", "ON")
+            .map_err(open_error)?;
         connection.execute_batch(SCHEMA).map_err(open_error)?;
-        connection.execute_batch(super::sources::SCHEMA).map_err(open_error)?;
-        Ok(RunsStore { connection: Mutex::new(connection) })
+        connection
+            .execute_batch(super::sources::SCHEMA)
+            .map_err(open_error)?;
+        Ok(RunsStore {
+            connection: Mutex::new(connection),
+        })
     }
 
-    pub(crate) fn with<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, StoreError> {
+    pub(crate) fn with<T>(
+        &self,
+        f: impl FnOnce(&Connection) -> rusqlite::Result<T>,
+    ) -> Result<T, StoreError> {
         let connection = self.connection.lock().unwrap_or_else(|p| p.into_inner());
         Ok(f(&connection)?)
     }
 
-    pub fn begin_run(&self, run_id: &str, code: &str, seed: u64, start_time_ms: u64) -> Result<(), StoreError> {
+    pub fn begin_run(
+        &self,
+        run_id: &str,
+        code: &str,
+        seed: u64,
+        start_time_ms: u64,
+    ) -> Result<(), StoreError> {
         let now = now_ms();
         self.with(|c| {
             c.execute(
@@ -144,7 +176,13 @@ impl RunsStore {
     }
 
     pub fn record_output_budget(&self, run_id: &str, bytes: u64) -> Result<(), StoreError> {
-        self.with(|c| c.execute("UPDATE runs SET output_budget_bytes = ?2 WHERE run_id = ?1", params![run_id, bytes as i64]).map(|_| ()))
+        self.with(|c| {
+            c.execute(
+                "UPDATE runs SET output_budget_bytes = ?2 WHERE run_id = ?1",
+                params![run_id, bytes as i64],
+            )
+            .map(|_| ())
+        })
     }
 
     pub fn record_call(&self, run_id: &str, entry: &JournalEntry) -> Result<(), StoreError> {
@@ -158,7 +196,12 @@ impl RunsStore {
         })
     }
 
-    pub fn finish_run(&self, run_id: &str, status: &str, envelope: &Value) -> Result<(), StoreError> {
+    pub fn finish_run(
+        &self,
+        run_id: &str,
+        status: &str,
+        envelope: &Value,
+    ) -> Result<(), StoreError> {
         let envelope = envelope.to_string();
         self.with(|c| {
             c.execute(
@@ -249,11 +292,20 @@ mod tests {
                 ms: 3,
             };
             store.record_call("run_a", &entry).unwrap();
-            store.finish_run("run_a", "completed", &serde_json::json!({"status": "completed"})).unwrap();
+            store
+                .finish_run(
+                    "run_a",
+                    "completed",
+                    &serde_json::json!({"status": "completed"}),
+                )
+                .unwrap();
         }
         let store = RunsStore::open(&path).unwrap();
         let run = store.run("run_a").unwrap().unwrap();
-        assert_eq!((run.status.as_str(), run.seed, run.start_time_ms), ("completed", 7, 1000));
+        assert_eq!(
+            (run.status.as_str(), run.seed, run.start_time_ms),
+            ("completed", 7, 1000)
+        );
         assert_eq!(run.envelope.unwrap()["status"], "completed");
         let journal = store.journal("run_a").unwrap();
         assert_eq!(journal.len(), 1);
@@ -263,7 +315,10 @@ mod tests {
 
     #[test]
     fn an_unwritable_path_names_itself() {
-        let err = RunsStore::open(Path::new("/proc/no/such/state.sqlite")).err().unwrap().to_string();
+        let err = RunsStore::open(Path::new("/proc/no/such/state.sqlite"))
+            .err()
+            .unwrap()
+            .to_string();
         assert!(err.contains("/proc/no/such/state.sqlite"), "{err}");
     }
 }

@@ -22,17 +22,30 @@ pub(crate) fn counter_config(home: &Home) -> std::path::PathBuf {
 }
 
 pub(crate) fn exec(home: &Home, args: &[&str], code: &str) -> Run {
-    let mut child = home.command(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
-    child.stdin.take().expect("stdin").write_all(code.as_bytes()).expect("write");
+    let mut child = home
+        .command(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(code.as_bytes())
+        .expect("write");
     Run::from(child.wait_with_output().expect("wait"))
 }
 
 pub(crate) fn envelope(run: &Run) -> Value {
-    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("not an envelope ({e}):\n{}\n{}", run.stdout, run.stderr))
+    serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("not an envelope ({e}):\n{}\n{}", run.stdout, run.stderr))
 }
 
 pub(crate) fn counts(path: &std::path::Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap_or_else(|_| "{}".into())).expect("counts")
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap_or_else(|_| "{}".into()))
+        .expect("counts")
 }
 
 pub(crate) const SCRIPT: &str = r#"
@@ -54,8 +67,15 @@ fn an_approved_run_resumes_and_no_write_runs_twice() {
     let pending = &paused["pending"][0];
     assert_eq!(pending["kind"], "approval");
     assert_eq!(pending["address"], "counter.publish");
-    assert!(pending["summary"].as_str().unwrap().contains("key: \"b\""), "{pending}");
-    assert_eq!(counts(&counts_file), serde_json::json!({ "write:a": 1 }), "the write before the pause ran once");
+    assert!(
+        pending["summary"].as_str().unwrap().contains("key: \"b\""),
+        "{pending}"
+    );
+    assert_eq!(
+        counts(&counts_file),
+        serde_json::json!({ "write:a": 1 }),
+        "the write before the pause ran once"
+    );
 
     // Resuming before anyone decided runs nothing and answers the same.
     let early = home.run(&["exec", "--resume", &run_id, "--json"]);
@@ -64,26 +84,48 @@ fn an_approved_run_resumes_and_no_write_runs_twice() {
     assert_eq!(counts(&counts_file), serde_json::json!({ "write:a": 1 }));
 
     let listed = home.run(&["hub", "runs", "--pending"]).ok();
-    assert!(listed.stdout.contains(&run_id) && listed.stdout.contains("counter.publish"), "{}", listed.stdout);
+    assert!(
+        listed.stdout.contains(&run_id) && listed.stdout.contains("counter.publish"),
+        "{}",
+        listed.stdout
+    );
 
     let approved = home.run(&["hub", "approve", &run_id]).ok();
-    assert!(approved.stdout.contains("allow_once"), "{}", approved.stdout);
+    assert!(
+        approved.stdout.contains("allow_once"),
+        "{}",
+        approved.stdout
+    );
 
     let resumed = home.run(&["exec", "--resume", &run_id, "--json"]).ok();
     let resumed = envelope(&resumed);
     assert_eq!(resumed["status"], "completed", "{resumed}");
     // The Python SDK wraps a returned int as structured content `{ "result": n }`.
-    assert_eq!(resumed["result"], serde_json::json!({ "first": { "result": 1 }, "published": { "result": 1 }, "second": { "result": 1 } }));
-    assert_eq!(counts(&counts_file), serde_json::json!({ "write:a": 1, "publish:b": 1, "write:c": 1 }));
+    assert_eq!(
+        resumed["result"],
+        serde_json::json!({ "first": { "result": 1 }, "published": { "result": 1 }, "second": { "result": 1 } })
+    );
+    assert_eq!(
+        counts(&counts_file),
+        serde_json::json!({ "write:a": 1, "publish:b": 1, "write:c": 1 })
+    );
 
     // A finished run answers with its envelope again and runs nothing.
     let again = home.run(&["exec", "--resume", &run_id, "--json"]).ok();
     assert_eq!(envelope(&again)["result"], resumed["result"]);
-    assert_eq!(counts(&counts_file), serde_json::json!({ "write:a": 1, "publish:b": 1, "write:c": 1 }));
+    assert_eq!(
+        counts(&counts_file),
+        serde_json::json!({ "write:a": 1, "publish:b": 1, "write:c": 1 })
+    );
 
     let audit = home.run(&["hub", "runs", "--json"]).ok();
     let runs: Value = serde_json::from_str(&audit.stdout).expect("json");
-    let run = runs.as_array().unwrap().iter().find(|r| r["runId"] == run_id.as_str()).expect("the run is listed");
+    let run = runs
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["runId"] == run_id.as_str())
+        .expect("the run is listed");
     assert_eq!(run["approvals"][0]["decidedBy"], "terminal");
     assert_eq!(run["audit"][0]["detail"]["decision"], "allow_once");
 }
@@ -111,21 +153,46 @@ fn deciding_on_unknown_or_settled_runs_says_so() {
     let home = Home::new();
     counter_config(&home);
     let none = home.run(&["hub", "approve", "run_nope"]).fails();
-    assert!(none.stderr.contains("no runs yet") || none.stderr.contains("no run `run_nope`"), "{}", none.stderr);
-    let done = exec(&home, &["exec", "-", "--json"], "return await counter.write({ key: 'x' });");
+    assert!(
+        none.stderr.contains("no runs yet") || none.stderr.contains("no run `run_nope`"),
+        "{}",
+        none.stderr
+    );
+    let done = exec(
+        &home,
+        &["exec", "-", "--json"],
+        "return await counter.write({ key: 'x' });",
+    );
     let run_id = envelope(&done)["runId"].as_str().unwrap().to_string();
     let settled = home.run(&["hub", "approve", &run_id]).fails();
-    assert!(settled.stderr.contains("no call waiting"), "{}", settled.stderr);
+    assert!(
+        settled.stderr.contains("no call waiting"),
+        "{}",
+        settled.stderr
+    );
     let unknown = home.run(&["hub", "approve", "run_nope"]).fails();
-    assert!(unknown.stderr.contains("no run `run_nope`"), "{}", unknown.stderr);
+    assert!(
+        unknown.stderr.contains("no run `run_nope`"),
+        "{}",
+        unknown.stderr
+    );
     let resume_unknown = home.run(&["exec", "--resume", "run_nope"]).fails();
-    assert!(resume_unknown.stderr.contains("no run `run_nope`"), "{}", resume_unknown.stderr);
+    assert!(
+        resume_unknown.stderr.contains("no run `run_nope`"),
+        "{}",
+        resume_unknown.stderr
+    );
     let always = home.run(&["hub", "approve", &run_id, "--always"]).fails();
-    assert!(always.stderr.contains("no call waiting"), "{}", always.stderr);
+    assert!(
+        always.stderr.contains("no call waiting"),
+        "{}",
+        always.stderr
+    );
 }
 
 fn tamper(home: &Home, sql: &str) {
-    let connection = rusqlite::Connection::open(home.path().join("data/state.sqlite")).expect("open the store");
+    let connection =
+        rusqlite::Connection::open(home.path().join("data/state.sqlite")).expect("open the store");
     connection.execute(sql, []).expect("tamper");
 }
 
@@ -136,14 +203,27 @@ fn a_run_that_no_longer_matches_its_journal_stops_without_writing() {
     let paused = envelope(&exec(&home, &["exec", "-", "--json"], SCRIPT));
     let run_id = paused["runId"].as_str().unwrap().to_string();
     // As if the first call had been to another tool: the replay must not guess.
-    tamper(&home, "UPDATE calls SET args_digest = 'different' WHERE seq = 0");
+    tamper(
+        &home,
+        "UPDATE calls SET args_digest = 'different' WHERE seq = 0",
+    );
     home.run(&["hub", "approve", &run_id]).ok();
     let resumed = home.run(&["exec", "--resume", &run_id, "--json"]);
     assert_eq!(resumed.code, 1);
     let resumed = envelope(&resumed);
     assert_eq!(resumed["error"]["code"], "replay_divergence", "{resumed}");
-    assert!(resumed["error"]["message"].as_str().unwrap().contains("other arguments"), "{resumed}");
-    assert_eq!(counts(&counts_file), serde_json::json!({ "write:a": 1 }), "nothing ran after the divergence");
+    assert!(
+        resumed["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("other arguments"),
+        "{resumed}"
+    );
+    assert_eq!(
+        counts(&counts_file),
+        serde_json::json!({ "write:a": 1 }),
+        "nothing ran after the divergence"
+    );
 }
 
 #[test]

@@ -39,47 +39,110 @@ fn a_new_user_lists_searches_and_describes_real_servers() {
 
     let search = home.run(&["search", "echo a message"]).ok();
     let lines: Vec<&str> = search.stdout.lines().collect();
-    assert!(lines[0] == "everything" || lines[0] == "web", "a namespace header first:\n{}", search.stdout);
+    assert!(
+        lines[0] == "everything" || lines[0] == "web",
+        "a namespace header first:\n{}",
+        search.stdout
+    );
     let ns = lines[0];
-    assert_eq!(lines[1], format!("  {ns}.echo(input: {{ message: string }}): Promise<unknown>"), "{}", search.stdout);
+    assert_eq!(
+        lines[1],
+        format!("  {ns}.echo(input: {{ message: string }}): Promise<unknown>"),
+        "{}",
+        search.stdout
+    );
     assert_eq!(lines[2], "    Echoes back the input string");
 
-    let time = home.run(&["search", "get the current time in a timezone"]).ok();
-    assert!(time.stdout.starts_with("time\n  time.getCurrentTime(input: { timezone: string })"), "{}", time.stdout);
+    let time = home
+        .run(&["search", "get the current time in a timezone"])
+        .ok();
+    assert!(
+        time.stdout
+            .starts_with("time\n  time.getCurrentTime(input: { timezone: string })"),
+        "{}",
+        time.stdout
+    );
 
     let listing = home.run(&["search", "", "--namespace", "time"]).ok();
-    assert!(listing.stdout.contains("time.convertTime(") && listing.stdout.contains("time.getCurrentTime("), "{}", listing.stdout);
+    assert!(
+        listing.stdout.contains("time.convertTime(")
+            && listing.stdout.contains("time.getCurrentTime("),
+        "{}",
+        listing.stdout
+    );
 
     let describe = home.run(&["describe", "everything.echo"]).ok();
-    assert!(describe.stdout.starts_with("declare const everything: {\n"), "{}", describe.stdout);
+    assert!(
+        describe.stdout.starts_with("declare const everything: {\n"),
+        "{}",
+        describe.stdout
+    );
     assert!(describe.stdout.contains("\techo(input: {\n\t\t/** Message to echo */\n\t\tmessage: string;\n\t}, options?: CallOptions): Promise<unknown>;"), "{}", describe.stdout);
 
     let whole = home.run(&["describe", "web", "time"]).ok();
-    assert!(whole.stdout.contains("declare const web: {") && whole.stdout.contains("declare const time: {"), "{}", whole.stdout);
+    assert!(
+        whole.stdout.contains("declare const web: {")
+            && whole.stdout.contains("declare const time: {"),
+        "{}",
+        whole.stdout
+    );
 }
 
 #[test]
 fn search_and_describe_errors_say_what_to_do() {
     let home = Home::new();
     let none = home.run(&["search", "echo"]).fails();
-    assert!(none.stderr.contains("no sources are configured") && none.stderr.contains("source add"), "{}", none.stderr);
+    assert!(
+        none.stderr.contains("no sources are configured") && none.stderr.contains("source add"),
+        "{}",
+        none.stderr
+    );
 
-    home.write_config(&format!("[sources.time]\ncommand = {}\n", toml_string(&mcp_server_time())));
+    home.write_config(&format!(
+        "[sources.time]\ncommand = {}\n",
+        toml_string(&mcp_server_time())
+    ));
     let empty = home.run(&["search", ""]).fails();
-    assert!(empty.stderr.contains("the query is empty") && empty.stderr.contains("time (2 tools)"), "{}", empty.stderr);
+    assert!(
+        empty.stderr.contains("the query is empty") && empty.stderr.contains("time (2 tools)"),
+        "{}",
+        empty.stderr
+    );
     let stop_words = home.run(&["search", "the of a"]).fails();
-    assert!(stop_words.stderr.contains("no words to search by"), "{}", stop_words.stderr);
+    assert!(
+        stop_words.stderr.contains("no words to search by"),
+        "{}",
+        stop_words.stderr
+    );
     let unknown_ns = home.run(&["search", "time", "--namespace", "tiem"]).fails();
-    assert!(unknown_ns.stderr.contains("no source named `tiem`"), "{}", unknown_ns.stderr);
+    assert!(
+        unknown_ns.stderr.contains("no source named `tiem`"),
+        "{}",
+        unknown_ns.stderr
+    );
     let nonsense = home.run(&["search", "zzqxv flurble"]).ok();
-    assert!(nonsense.stdout.starts_with("No tools match \"zzqxv flurble\""), "{}", nonsense.stdout);
+    assert!(
+        nonsense
+            .stdout
+            .starts_with("No tools match \"zzqxv flurble\""),
+        "{}",
+        nonsense.stdout
+    );
     let unknown = home.run(&["describe", "time.getCurentTime"]).fails();
-    assert!(unknown.stderr.contains("time.getCurrentTime"), "the closest address is named: {}", unknown.stderr);
+    assert!(
+        unknown.stderr.contains("time.getCurrentTime"),
+        "the closest address is named: {}",
+        unknown.stderr
+    );
     let too_many: Vec<String> = (0..11).map(|i| format!("time.t{i}")).collect();
     let mut args = vec!["describe"];
     args.extend(too_many.iter().map(String::as_str));
     let run = home.run(&args);
-    assert_eq!(run.code, 2, "clap refuses more than 10 targets: {}", run.stderr);
+    assert_eq!(
+        run.code, 2,
+        "clap refuses more than 10 targets: {}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -89,12 +152,27 @@ fn policy_marks_asks_and_hides_denied_tools() {
         "[sources.everything]\ncommand = \"node\"\nargs = [{}, \"stdio\"]\n\n[[policy.rules]]\nmatch = \"everything.getSum\"\naction = \"deny\"\n\n[[policy.rules]]\nmatch = \"everything.echo\"\naction = \"ask\"\n",
         toml_string(&everything_js())
     ));
-    let run = home.run(&["search", "echo a message or add two numbers"]).ok();
-    assert!(run.stdout.contains("everything.echo(input: { message: string }): Promise<unknown>   [asks]"), "{}", run.stdout);
+    let run = home
+        .run(&["search", "echo a message or add two numbers"])
+        .ok();
+    assert!(
+        run.stdout
+            .contains("everything.echo(input: { message: string }): Promise<unknown>   [asks]"),
+        "{}",
+        run.stdout
+    );
     assert!(!run.stdout.contains("everything.getSum"), "{}", run.stdout);
-    assert!(run.stdout.contains("1 tool hidden by policy."), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("1 tool hidden by policy."),
+        "{}",
+        run.stdout
+    );
     let hidden = home.run(&["describe", "everything.getSum"]).fails();
-    assert!(hidden.stderr.contains("unknown target"), "{}", hidden.stderr);
+    assert!(
+        hidden.stderr.contains("unknown target"),
+        "{}",
+        hidden.stderr
+    );
 }
 
 #[test]
@@ -102,20 +180,48 @@ fn cached_listings_answer_without_the_server_and_say_when_they_are_old() {
     let home = Home::new();
     // A wrapper we can break later without changing the config (which would invalidate the cache).
     let wrapper = home.path().join("time-server.sh");
-    std::fs::write(&wrapper, format!("#!/bin/sh\nexec {} \"$@\"\n", mcp_server_time())).unwrap();
+    std::fs::write(
+        &wrapper,
+        format!("#!/bin/sh\nexec {} \"$@\"\n", mcp_server_time()),
+    )
+    .unwrap();
     make_executable(&wrapper);
-    home.write_config(&format!("[sources.time]\ncommand = {}\n", toml_string(&wrapper.display().to_string())));
+    home.write_config(&format!(
+        "[sources.time]\ncommand = {}\n",
+        toml_string(&wrapper.display().to_string())
+    ));
     home.run(&["search", "current time"]).ok();
     assert!(home.path().join("data/catalog/time.json").exists());
 
-    std::fs::write(&wrapper, "#!/bin/sh\necho 'time server is broken' >&2\nexit 3\n").unwrap();
+    std::fs::write(
+        &wrapper,
+        "#!/bin/sh\necho 'time server is broken' >&2\nexit 3\n",
+    )
+    .unwrap();
     let cached = home.run(&["search", "current time"]).ok();
-    assert!(cached.stdout.contains("time.getCurrentTime("), "answered from the cache: {}", cached.stdout);
+    assert!(
+        cached.stdout.contains("time.getCurrentTime("),
+        "answered from the cache: {}",
+        cached.stdout
+    );
 
     let refreshed = home.run(&["search", "current time", "--refresh"]).ok();
-    assert!(refreshed.stdout.contains("time.getCurrentTime("), "the old listing is still used: {}", refreshed.stdout);
-    assert!(refreshed.stdout.contains("`time` did not answer") && refreshed.stdout.contains("older listing"), "{}", refreshed.stdout);
-    assert!(refreshed.stdout.contains("time server is broken"), "the server's own words are shown: {}", refreshed.stdout);
+    assert!(
+        refreshed.stdout.contains("time.getCurrentTime("),
+        "the old listing is still used: {}",
+        refreshed.stdout
+    );
+    assert!(
+        refreshed.stdout.contains("`time` did not answer")
+            && refreshed.stdout.contains("older listing"),
+        "{}",
+        refreshed.stdout
+    );
+    assert!(
+        refreshed.stdout.contains("time server is broken"),
+        "the server's own words are shown: {}",
+        refreshed.stdout
+    );
 }
 
 #[test]
@@ -127,16 +233,37 @@ fn source_list_shows_each_broken_source_beside_a_working_one() {
     ));
     let run = home.run(&["source", "list", "--json"]).ok();
     let rows: Value = serde_json::from_str(&run.stdout).expect("JSON");
-    let by_name = |name: &str| rows.as_array().unwrap().iter().find(|r| r["name"] == name).cloned().unwrap();
+    let by_name = |name: &str| {
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == name)
+            .cloned()
+            .unwrap()
+    };
     assert_eq!(by_name("good")["status"], "ready");
     for name in ["hangs", "exits", "garbage", "unreachable"] {
         let row = by_name(name);
         assert_eq!(row["status"], "failed", "{row}");
-        assert!(row["error"].as_str().is_some_and(|e| !e.is_empty()), "{row}");
+        assert!(
+            row["error"].as_str().is_some_and(|e| !e.is_empty()),
+            "{row}"
+        );
     }
-    assert!(by_name("exits")["error"].as_str().unwrap().contains("cannot find config file"), "{}", by_name("exits"));
+    assert!(
+        by_name("exits")["error"]
+            .as_str()
+            .unwrap()
+            .contains("cannot find config file"),
+        "{}",
+        by_name("exits")
+    );
     let table = home.run(&["source", "list"]).ok();
-    assert!(table.stdout.contains("good") && table.stdout.contains("ready"), "{}", table.stdout);
+    assert!(
+        table.stdout.contains("good") && table.stdout.contains("ready"),
+        "{}",
+        table.stdout
+    );
     assert!(table.stdout.contains("\nunreachable: "), "{}", table.stdout);
 }
 

@@ -11,10 +11,18 @@ fn init_writes_a_valid_starter_once() {
     let text = std::fs::read_to_string(home.config_path()).unwrap();
     assert!(text.contains("[policy]"));
     let again = home.run(&["init"]).fails();
-    assert!(again.stderr.contains("already exists") && again.stderr.contains("--force"), "{}", again.stderr);
+    assert!(
+        again.stderr.contains("already exists") && again.stderr.contains("--force"),
+        "{}",
+        again.stderr
+    );
     home.run(&["init", "--force"]).ok();
     let reference = home.run(&["init", "--reference"]).ok();
-    assert!(reference.stdout.contains("[sources.github.connections.work]"));
+    assert!(
+        reference
+            .stdout
+            .contains("[sources.github.connections.work]")
+    );
 }
 
 #[test]
@@ -36,7 +44,12 @@ fn every_verb_has_an_example_in_its_help() {
         let mut args = verb.clone();
         args.push("--help");
         let run = home.run(&args).ok();
-        assert!(run.stdout.contains("Example"), "`{}` has no example:\n{}", verb.join(" "), run.stdout);
+        assert!(
+            run.stdout.contains("Example"),
+            "`{}` has no example:\n{}",
+            verb.join(" "),
+            run.stdout
+        );
         assert!(run.stdout.contains("capabilities "), "{}", run.stdout);
     }
 }
@@ -44,22 +57,57 @@ fn every_verb_has_an_example_in_its_help() {
 #[test]
 fn source_add_and_remove_edit_the_config() {
     let home = Home::new();
-    home.run(&["source", "add", "--no-test", "--env", "TOKEN=${secret:tok}", "one", "--", "node", "server.js", "--flag"])
-        .ok();
-    home.run(&["source", "add", "--no-test", "web", "--url", "http://127.0.0.1:9/mcp", "--header", "Authorization=Bearer ${env:WEB_TOKEN}"])
-        .ok();
+    home.run(&[
+        "source",
+        "add",
+        "--no-test",
+        "--env",
+        "TOKEN=${secret:tok}",
+        "one",
+        "--",
+        "node",
+        "server.js",
+        "--flag",
+    ])
+    .ok();
+    home.run(&[
+        "source",
+        "add",
+        "--no-test",
+        "web",
+        "--url",
+        "http://127.0.0.1:9/mcp",
+        "--header",
+        "Authorization=Bearer ${env:WEB_TOKEN}",
+    ])
+    .ok();
     let text = std::fs::read_to_string(home.config_path()).unwrap();
-    assert!(text.contains("TOKEN = \"${secret:tok}\""), "references are stored as written:\n{text}");
-    assert!(text.contains("args = [\"server.js\", \"--flag\"]"), "{text}");
-    assert!(text.contains("Authorization = \"Bearer ${env:WEB_TOKEN}\""), "{text}");
+    assert!(
+        text.contains("TOKEN = \"${secret:tok}\""),
+        "references are stored as written:\n{text}"
+    );
+    assert!(
+        text.contains("args = [\"server.js\", \"--flag\"]"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Authorization = \"Bearer ${env:WEB_TOKEN}\""),
+        "{text}"
+    );
 
-    let dup = home.run(&["source", "add", "--no-test", "one", "--", "x"]).fails();
+    let dup = home
+        .run(&["source", "add", "--no-test", "one", "--", "x"])
+        .fails();
     assert!(dup.stderr.contains("already exists"), "{}", dup.stderr);
     home.run(&["source", "remove", "one"]).ok();
     let text = std::fs::read_to_string(home.config_path()).unwrap();
     assert!(!text.contains("[sources.one]"), "{text}");
     let missing = home.run(&["source", "remove", "one"]).fails();
-    assert!(missing.stderr.contains("known sources: web"), "{}", missing.stderr);
+    assert!(
+        missing.stderr.contains("known sources: web"),
+        "{}",
+        missing.stderr
+    );
 }
 
 #[test]
@@ -67,18 +115,58 @@ fn source_add_rejects_bad_input_without_touching_the_config() {
     let home = Home::new();
     home.write_config("# keep me\n");
     for (args, expected) in [
-        (vec!["source", "add", "--no-test", "my-server", "--", "x"], "letters, digits and `_`"),
-        (vec!["source", "add", "--no-test", "hub", "--", "x"], "reserved"),
-        (vec!["source", "add", "--no-test", "a", "--env", "NOEQUALS", "--", "x"], "KEY=VALUE"),
-        (vec!["source", "add", "--no-test", "a", "--env", "K=${sekret:x}", "--", "x"], "${secret:NAME}"),
-        (vec!["source", "add", "--no-test", "a", "--url", "ftp://x"], "not an http"),
+        (
+            vec!["source", "add", "--no-test", "my-server", "--", "x"],
+            "letters, digits and `_`",
+        ),
+        (
+            vec!["source", "add", "--no-test", "hub", "--", "x"],
+            "reserved",
+        ),
+        (
+            vec![
+                "source",
+                "add",
+                "--no-test",
+                "a",
+                "--env",
+                "NOEQUALS",
+                "--",
+                "x",
+            ],
+            "KEY=VALUE",
+        ),
+        (
+            vec![
+                "source",
+                "add",
+                "--no-test",
+                "a",
+                "--env",
+                "K=${sekret:x}",
+                "--",
+                "x",
+            ],
+            "${secret:NAME}",
+        ),
+        (
+            vec!["source", "add", "--no-test", "a", "--url", "ftp://x"],
+            "not an http",
+        ),
     ] {
         let run = home.run(&args).fails();
         assert!(run.stderr.contains(expected), "{args:?}: {}", run.stderr);
     }
     let usage = home.run(&["source", "add", "a"]);
-    assert_eq!(usage.code, 2, "no command and no url is a usage error: {}", usage.stderr);
-    assert_eq!(std::fs::read_to_string(home.config_path()).unwrap(), "# keep me\n");
+    assert_eq!(
+        usage.code, 2,
+        "no command and no url is a usage error: {}",
+        usage.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(home.config_path()).unwrap(),
+        "# keep me\n"
+    );
 }
 
 #[test]

@@ -22,20 +22,38 @@ fn two_sources(home: &Home, extra: &str) {
 fn exec_stdin(home: &Home, code: &str, extra_args: &[&str]) -> Run {
     let mut args = vec!["exec", "-"];
     args.extend_from_slice(extra_args);
-    let mut child = home.command(&args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
-    child.stdin.take().expect("stdin").write_all(code.as_bytes()).expect("write script");
+    let mut child = home
+        .command(&args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(code.as_bytes())
+        .expect("write script");
     Run::from(child.wait_with_output().expect("wait"))
 }
 
 fn envelope(run: &Run) -> Value {
-    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("not an envelope ({e}):\n{}\n{}", run.stdout, run.stderr))
+    serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("not an envelope ({e}):\n{}\n{}", run.stdout, run.stderr))
 }
 
 #[test]
 fn the_readme_example_runs_two_sources_in_one_script() {
     let home = Home::new();
     let output = home
-        .command(&["--config", "config-examples/multi-source.toml", "exec", "--json", "config-examples/multi-source.js"])
+        .command(&[
+            "--config",
+            "config-examples/multi-source.toml",
+            "exec",
+            "--json",
+            "config-examples/multi-source.js",
+        ])
         .current_dir(repo())
         .output()
         .expect("run");
@@ -43,7 +61,12 @@ fn the_readme_example_runs_two_sources_in_one_script() {
     let envelope = envelope(&run);
     assert_eq!(envelope["status"], "completed", "{envelope}");
     let result = &envelope["result"];
-    assert!(result["tokyo"].as_str().is_some_and(|t| t.ends_with("+09:00")), "{result}");
+    assert!(
+        result["tokyo"]
+            .as_str()
+            .is_some_and(|t| t.ends_with("+09:00")),
+        "{result}"
+    );
     assert_eq!(result["echo"], "Echo: hello from a sandboxed script");
     assert_eq!(result["sum"], "The sum of 19 and 23 is 42.");
     assert_eq!(result["failure"]["name"], "ToolError");
@@ -52,7 +75,12 @@ fn the_readme_example_runs_two_sources_in_one_script() {
         .as_array()
         .expect("calls")
         .iter()
-        .map(|c| (c["address"].as_str().unwrap_or(""), c["ok"].as_bool().unwrap_or(true)))
+        .map(|c| {
+            (
+                c["address"].as_str().unwrap_or(""),
+                c["ok"].as_bool().unwrap_or(true),
+            )
+        })
         .collect();
     assert_eq!(
         calls,
@@ -64,7 +92,13 @@ fn the_readme_example_runs_two_sources_in_one_script() {
             ("time.getCurrentTime", false),
         ]
     );
-    assert_eq!(envelope["logs"][0].as_str().map(|l| l.starts_with("Tokyo is ")), Some(true), "{envelope}");
+    assert_eq!(
+        envelope["logs"][0]
+            .as_str()
+            .map(|l| l.starts_with("Tokyo is ")),
+        Some(true),
+        "{envelope}"
+    );
 
     // Every call is in the journal, in order, under the envelope's run id.
     let store = RunsStore::open(&home.path().join("data/state.sqlite")).expect("store");
@@ -93,7 +127,10 @@ fn structured_results_and_images_come_back_as_values() {
     assert_eq!(envelope["result"]["temperature"], "number", "{envelope}");
     assert!(envelope["result"]["conditions"].is_string(), "{envelope}");
     let image = &envelope["result"]["image"];
-    assert!(image.to_string().contains("image/png"), "images are typed objects: {image}");
+    assert!(
+        image.to_string().contains("image/png"),
+        "images are typed objects: {image}"
+    );
 }
 
 #[test]
@@ -103,12 +140,25 @@ fn policy_decides_every_call() {
         &home,
         "\n[[policy.rules]]\nmatch = \"everything.getSum\"\naction = \"deny\"\n\n[[policy.rules]]\nmatch = \"time.*\"\naction = \"ask\"\n",
     );
-    let denied = exec_stdin(&home, "try { await everything.getSum({ a: 1, b: 2 }); } catch (e) { return e.code; }", &["--json"]).ok();
+    let denied = exec_stdin(
+        &home,
+        "try { await everything.getSum({ a: 1, b: 2 }); } catch (e) { return e.code; }",
+        &["--json"],
+    )
+    .ok();
     assert_eq!(envelope(&denied)["result"], "policy_denied");
 
-    let asks = exec_stdin(&home, "await everything.echo({ message: 'first' }); return await time.getCurrentTime({ timezone: 'UTC' });", &[]);
+    let asks = exec_stdin(
+        &home,
+        "await everything.echo({ message: 'first' }); return await time.getCurrentTime({ timezone: 'UTC' });",
+        &[],
+    );
     assert_eq!(asks.code, 3, "awaiting approval exits 3: {}", asks.stderr);
-    assert!(asks.stderr.contains("is waiting") && asks.stderr.contains("time.getCurrentTime"), "{}", asks.stderr);
+    assert!(
+        asks.stderr.contains("is waiting") && asks.stderr.contains("time.getCurrentTime"),
+        "{}",
+        asks.stderr
+    );
 }
 
 #[test]
@@ -116,21 +166,52 @@ fn exec_errors_say_what_to_do() {
     let home = Home::new();
     two_sources(&home, "");
     let missing = home.run(&["exec", "no-such-script.js"]).fails();
-    assert!(missing.stderr.contains("there is no script at `no-such-script.js`"), "{}", missing.stderr);
+    assert!(
+        missing
+            .stderr
+            .contains("there is no script at `no-such-script.js`"),
+        "{}",
+        missing.stderr
+    );
 
     let syntax = exec_stdin(&home, "const x = ;\nreturn x;", &[]).fails();
-    assert!(syntax.stderr.contains("error[syntax_error]") && syntax.stderr.contains("line 1, column 11"), "{}", syntax.stderr);
+    assert!(
+        syntax.stderr.contains("error[syntax_error]")
+            && syntax.stderr.contains("line 1, column 11"),
+        "{}",
+        syntax.stderr
+    );
 
-    let unknown = exec_stdin(&home, "return await everything.ecoh({ message: 'x' });", &["--json"]);
+    let unknown = exec_stdin(
+        &home,
+        "return await everything.ecoh({ message: 'x' });",
+        &["--json"],
+    );
     assert_eq!(unknown.code, 1);
     let unknown = envelope(&unknown);
     assert_eq!(unknown["error"]["code"], "unknown_tool", "{unknown}");
-    assert!(unknown["error"]["message"].as_str().unwrap_or("").contains("everything.echo"), "{unknown}");
+    assert!(
+        unknown["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("everything.echo"),
+        "{unknown}"
+    );
 
-    let bad_args = exec_stdin(&home, "return await everything.echo({ msg: 'x' });", &["--json"]);
+    let bad_args = exec_stdin(
+        &home,
+        "return await everything.echo({ msg: 'x' });",
+        &["--json"],
+    );
     let bad_args = envelope(&bad_args);
     assert_eq!(bad_args["error"]["code"], "invalid_arguments", "{bad_args}");
-    assert!(bad_args["error"]["hint"].as_str().unwrap_or("").contains("message: string"), "the hint carries the signature: {bad_args}");
+    assert!(
+        bad_args["error"]["hint"]
+            .as_str()
+            .unwrap_or("")
+            .contains("message: string"),
+        "the hint carries the signature: {bad_args}"
+    );
 
     let budget = home.run(&["exec", "-", "--output-budget", "10"]);
     assert_eq!(budget.code, 2, "{}", budget.stderr);

@@ -627,12 +627,24 @@ fn a_run_waiting_for_approval_resumes_after_the_user_approves() {
     );
     let run_id = envelope["runId"].as_str().unwrap().to_string();
     let text = paused.to_string();
-    assert!(!text.contains("127.0.0.1") && !text.contains("/approve/"), "the model never sees the page's URL or token: {paused}");
-    assert!(text.contains(&format!("capabilities hub approve {run_id}")), "the terminal fallback is named: {paused}");
+    assert!(
+        !text.contains("127.0.0.1") && !text.contains("/approve/"),
+        "the model never sees the page's URL or token: {paused}"
+    );
+    assert!(
+        text.contains(&format!("capabilities hub approve {run_id}")),
+        "the terminal fallback is named: {paused}"
+    );
     // The hub records its sources' status for the dashboard.
-    let store = capabilities::runs::RunsStore::open(&home.path().join("data/state.sqlite")).expect("store");
+    let store =
+        capabilities::runs::RunsStore::open(&home.path().join("data/state.sqlite")).expect("store");
     let statuses = store.source_statuses().expect("statuses");
-    assert!(statuses.iter().any(|s| s.name == "everything" && s.status == "ready"), "{statuses:?}");
+    assert!(
+        statuses
+            .iter()
+            .any(|s| s.name == "everything" && s.status == "ready"),
+        "{statuses:?}"
+    );
 
     let still_waiting = hub.call(2, "execute", json!({ "resume": run_id }));
     assert_eq!(

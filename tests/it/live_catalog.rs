@@ -15,7 +15,10 @@ use crate::support::{Home, repo_root};
 async fn eventually(what: &str, mut check: impl FnMut() -> bool) {
     let start = Instant::now();
     while !check() {
-        assert!(start.elapsed() < Duration::from_secs(30), "timed out waiting until {what}");
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "timed out waiting until {what}"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
@@ -35,18 +38,34 @@ async fn a_list_changed_notification_relists_the_source() {
     let sources = Sources::start(settings.sources.clone(), Arc::new(NoSecretStore));
     let live = LiveCatalog::start(settings, ListingCache::new(&cache_dir), sources.clone());
 
-    eventually("the source is listed", || live.read(|c, _| c.tool("changing.addTool").is_some())).await;
+    eventually("the source is listed", || {
+        live.read(|c, _| c.tool("changing.addTool").is_some())
+    })
+    .await;
     let result = sources
-        .call_tool("changing", None, "add_tool", serde_json::json!({ "name": "fresh_tool" }).as_object().cloned().unwrap())
+        .call_tool(
+            "changing",
+            None,
+            "add_tool",
+            serde_json::json!({ "name": "fresh_tool" })
+                .as_object()
+                .cloned()
+                .unwrap(),
+        )
         .await
         .expect("add_tool runs");
     assert_ne!(result["isError"], serde_json::json!(true), "{result}");
 
-    eventually("the new tool is catalogued", || live.read(|c, _| c.tool("changing.freshTool").is_some())).await;
-    let found = live.read(|_, index| match index.search("fresh tool added at run time", None) {
-        Ranking::Ranked(hits) => hits.first().map(|h| h.address.clone()),
-        Ranking::NoTerms => None,
-    });
+    eventually("the new tool is catalogued", || {
+        live.read(|c, _| c.tool("changing.freshTool").is_some())
+    })
+    .await;
+    let found = live.read(
+        |_, index| match index.search("fresh tool added at run time", None) {
+            Ranking::Ranked(hits) => hits.first().map(|h| h.address.clone()),
+            Ranking::NoTerms => None,
+        },
+    );
     assert_eq!(found.as_deref(), Some("changing.freshTool"));
     let cached = std::fs::read_to_string(cache_dir.join("changing.json")).expect("cache written");
     assert!(cached.contains("fresh_tool"), "{cached}");

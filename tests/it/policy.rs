@@ -7,43 +7,109 @@ use crate::support::Home;
 #[test]
 fn set_show_and_explain_a_policy() {
     let home = Home::new();
-    home.write_config(&format!("[sources.time]\ncommand = {}\n", serde_json::to_string(&mcp_server_time()).unwrap()));
+    home.write_config(&format!(
+        "[sources.time]\ncommand = {}\n",
+        serde_json::to_string(&mcp_server_time()).unwrap()
+    ));
     home.run(&["source", "test", "time"]).ok();
 
     let before = home.run(&["policy", "explain", "time.convertTime"]).ok();
-    assert!(before.stdout.starts_with("time.convertTime through connection `default`: "), "{}", before.stdout);
+    assert!(
+        before
+            .stdout
+            .starts_with("time.convertTime through connection `default`: "),
+        "{}",
+        before.stdout
+    );
 
     home.run(&["policy", "set", "time.convert*", "deny"]).ok();
     let explained = home.run(&["policy", "explain", "time.convertTime"]).ok();
-    assert!(explained.stdout.contains(": deny") && explained.stdout.contains("rule `time.convert*`"), "{}", explained.stdout);
+    assert!(
+        explained.stdout.contains(": deny") && explained.stdout.contains("rule `time.convert*`"),
+        "{}",
+        explained.stdout
+    );
 
     home.run(&["policy", "set", "time.convert*", "allow"]).ok();
     let config = std::fs::read_to_string(home.config_path()).unwrap();
-    assert_eq!(config.matches("time.convert*").count(), 1, "setting the same pattern again changes it:\n{config}");
+    assert_eq!(
+        config.matches("time.convert*").count(),
+        1,
+        "setting the same pattern again changes it:\n{config}"
+    );
 
-    let typo = home.run(&["policy", "set", "time.convertTiem", "deny"]).ok();
-    assert!(typo.stdout.contains("warning: `time.convertTiem` matches no tool"), "{}", typo.stdout);
+    let typo = home
+        .run(&["policy", "set", "time.convertTiem", "deny"])
+        .ok();
+    assert!(
+        typo.stdout
+            .contains("warning: `time.convertTiem` matches no tool"),
+        "{}",
+        typo.stdout
+    );
     let shown = home.run(&["policy", "show"]).ok();
-    assert!(shown.stdout.contains("allow  time.convert*"), "{}", shown.stdout);
-    assert!(shown.stdout.contains("warning: rule `time.convertTiem` matches no tool"), "{}", shown.stdout);
+    assert!(
+        shown.stdout.contains("allow  time.convert*"),
+        "{}",
+        shown.stdout
+    );
+    assert!(
+        shown
+            .stdout
+            .contains("warning: rule `time.convertTiem` matches no tool"),
+        "{}",
+        shown.stdout
+    );
 
     let visible = home.run(&["search", "convert time between timezones"]).ok();
-    assert!(visible.stdout.contains("time.convertTime("), "{}", visible.stdout);
+    assert!(
+        visible.stdout.contains("time.convertTime("),
+        "{}",
+        visible.stdout
+    );
 }
 
 #[test]
 fn policy_errors_say_what_to_do() {
     let home = Home::new();
-    home.write_config(&format!("[sources.time]\ncommand = {}\n", serde_json::to_string(&mcp_server_time()).unwrap()));
+    home.write_config(&format!(
+        "[sources.time]\ncommand = {}\n",
+        serde_json::to_string(&mcp_server_time()).unwrap()
+    ));
     home.run(&["source", "test", "time"]).ok();
-    let unknown = home.run(&["policy", "explain", "time.getCurentTime"]).fails();
-    assert!(unknown.stderr.contains("closest: time.getCurrentTime"), "{}", unknown.stderr);
-    let bad_connection = home.run(&["policy", "explain", "time.getCurrentTime", "--connection", "work"]).fails();
-    assert!(bad_connection.stderr.contains("no connection `work`"), "{}", bad_connection.stderr);
+    let unknown = home
+        .run(&["policy", "explain", "time.getCurentTime"])
+        .fails();
+    assert!(
+        unknown.stderr.contains("closest: time.getCurrentTime"),
+        "{}",
+        unknown.stderr
+    );
+    let bad_connection = home
+        .run(&[
+            "policy",
+            "explain",
+            "time.getCurrentTime",
+            "--connection",
+            "work",
+        ])
+        .fails();
+    assert!(
+        bad_connection.stderr.contains("no connection `work`"),
+        "{}",
+        bad_connection.stderr
+    );
     let bad_source = home.run(&["policy", "set", "gitlab.*", "deny"]).fails();
-    assert!(bad_source.stderr.contains("source `gitlab`"), "{}", bad_source.stderr);
+    assert!(
+        bad_source.stderr.contains("source `gitlab`"),
+        "{}",
+        bad_source.stderr
+    );
     let bad_action = home.run(&["policy", "set", "time.*", "maybe"]);
     assert_eq!(bad_action.code, 2, "{}", bad_action.stderr);
     let before = std::fs::read_to_string(home.config_path()).unwrap();
-    assert!(!before.contains("gitlab"), "a refused rule is not written:\n{before}");
+    assert!(
+        !before.contains("gitlab"),
+        "a refused rule is not written:\n{before}"
+    );
 }

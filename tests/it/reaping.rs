@@ -9,9 +9,13 @@ use crate::support::Home;
 /// Pids of processes whose command line contains `needle`.
 pub fn processes_with(needle: &str) -> Vec<u32> {
     let mut pids = Vec::new();
-    let Ok(entries) = std::fs::read_dir("/proc") else { return pids };
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return pids;
+    };
     for entry in entries.flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
         if let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) {
             let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
             if cmdline.contains(needle) {
@@ -25,7 +29,10 @@ pub fn processes_with(needle: &str) -> Vec<u32> {
 pub fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
     let start = Instant::now();
     while !done() {
-        assert!(start.elapsed() < Duration::from_secs(20), "timed out waiting for {what}");
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "timed out waiting for {what}"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
 }
@@ -44,13 +51,17 @@ fn interrupted_run_leaves_no_processes(signal: i32, expected_code: i32) {
         .spawn()
         .expect("start capabilities");
     let needle = format!("sleep {mark}");
-    wait_for("the source's processes to start", || processes_with(&needle).len() >= 2);
+    wait_for("the source's processes to start", || {
+        processes_with(&needle).len() >= 2
+    });
     // SAFETY: kill(2) on a pid we own; no memory is involved.
     let rc = unsafe { libc::kill(child.id() as i32, signal) };
     assert_eq!(rc, 0);
     let status = child.wait().expect("wait");
     assert_eq!(status.code(), Some(expected_code));
-    wait_for("the source's processes to be gone", || processes_with(&needle).is_empty());
+    wait_for("the source's processes to be gone", || {
+        processes_with(&needle).is_empty()
+    });
 }
 
 #[test]

@@ -12,7 +12,9 @@ pub struct Home {
 
 impl Home {
     pub fn new() -> Home {
-        Home { dir: tempfile::tempdir().expect("temp dir") }
+        Home {
+            dir: tempfile::tempdir().expect("temp dir"),
+        }
     }
 
     pub fn path(&self) -> &Path {
@@ -64,13 +66,21 @@ impl From<Output> for Run {
 impl Run {
     /// Panics with both streams unless the run succeeded.
     pub fn ok(self) -> Run {
-        assert_eq!(self.code, 0, "expected success\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        assert_eq!(
+            self.code, 0,
+            "expected success\nstdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
         self
     }
 
     /// Panics unless the run failed with exit code 1; returns it for assertions on stderr.
     pub fn fails(self) -> Run {
-        assert_eq!(self.code, 1, "expected exit 1\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        assert_eq!(
+            self.code, 1,
+            "expected exit 1\nstdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
         self
     }
 }
