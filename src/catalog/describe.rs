@@ -70,7 +70,7 @@ enum Item {
 /// every tool the caller may see, staying within `budget_tokens` (see [`DEFAULT_BUDGET_TOKENS`]).
 /// The first requested item is always shown, without field docs if that is what it takes.
 ///
-/// ```ignore
+/// ```text
 /// let text = describe(&tools, &["github.createIssue".into()], DEFAULT_BUDGET_TOKENS)?;
 /// ```
 pub fn describe(

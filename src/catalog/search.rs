@@ -5,6 +5,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use foldhash::fast::RandomState;
+
 use rust_stemmers::{Algorithm, Stemmer};
 use serde_json::Value;
 
@@ -137,20 +139,30 @@ struct NamespaceIndex {
     addresses: Vec<String>,
     /// Token count per field, per document.
     lengths: Vec<[u16; FIELDS]>,
-    postings: HashMap<TermId, Vec<Posting>>,
+    postings: Map<TermId, Vec<Posting>>,
 }
 
 type TermId = u32;
+
+/// Index builds hash every word of every tool, and SipHash was a fifth of the build time;
+/// foldhash is several times faster and still seeded per map, so an upstream cannot precompute
+/// colliding tool texts.
+type Map<K, V> = HashMap<K, V, RandomState>;
 
 /// Stemmed terms as small integers, with how many documents contain each, over all namespaces.
 /// Ids of terms no document uses any more are reused, so replacing sources forever does not grow
 /// it.
 #[derive(Debug, Default)]
 struct Vocabulary {
-    ids: HashMap<String, TermId>,
+    ids: Map<String, TermId>,
     terms: Vec<String>,
     doc_freq: Vec<u32>,
     free: Vec<TermId>,
+    /// Each lower-case word as it appears in tool texts → its term, or `None` for a stop word.
+    /// Stemming and the stop-word check were half of an index build, and sources repeat each
+    /// other's words, so this outlives one build. It is emptied whenever a term id is freed (an
+    /// entry could otherwise point at a reused id), which also bounds it by the live words.
+    words: Map<String, Option<TermId>>,
 }
 
 impl Vocabulary {
@@ -198,6 +210,7 @@ impl Vocabulary {
             let term = std::mem::take(&mut self.terms[id as usize]);
             self.ids.remove(&term);
             self.free.push(id);
+            self.words.clear();
         }
     }
 
@@ -258,9 +271,6 @@ impl SearchIndex {
     pub fn set_namespace(&mut self, namespace: &str, tools: &[ToolDefinition]) {
         self.remove_namespace(namespace);
         let mut index = NamespaceIndex::default();
-        // Stemming and hashing strings dominate build time, and tool texts repeat words a lot, so
-        // each distinct word is stemmed and interned once per build.
-        let mut word_ids: HashMap<String, TermId> = HashMap::new();
         // The current document's terms, found through `slots` (by term id: which document last
         // saw the term, and where in `doc_terms` it is) rather than through a per-token hash.
         let mut doc_terms: Vec<(TermId, [u16; FIELDS])> = Vec::new();
@@ -276,15 +286,17 @@ impl SearchIndex {
             let mut add = |field: Field, text: &str| {
                 let slot = field as usize;
                 for_each_token(text, |word| {
-                    if is_stop_word(word) {
-                        return;
-                    }
-                    let id = match word_ids.get(word) {
-                        Some(id) => *id,
+                    let id = match vocabulary.words.get(word) {
+                        Some(Some(id)) => *id,
+                        Some(None) => return,
                         None => {
-                            let id = vocabulary.intern(&stemmer.stem(word));
-                            word_ids.insert(word.to_string(), id);
-                            id
+                            let id = (!is_stop_word(word))
+                                .then(|| vocabulary.intern(&stemmer.stem(word)));
+                            vocabulary.words.insert(word.to_string(), id);
+                            match id {
+                                Some(id) => id,
+                                None => return,
+                            }
                         }
                     };
                     let i = id as usize;
@@ -497,7 +509,12 @@ fn for_each_token(text: &str, mut f: impl FnMut(&str)) {
                     flush(&mut word, &mut f);
                 }
             }
-            word.extend(ch.to_lowercase());
+            // Tool texts are nearly all ASCII; the general case builds an iterator per char.
+            if ch.is_ascii() {
+                word.push(ch.to_ascii_lowercase());
+            } else {
+                word.extend(ch.to_lowercase());
+            }
         }
         prev = ch;
     }

@@ -455,12 +455,7 @@ fn envelope(
     deadline: Instant,
 ) -> ExecuteEnvelope {
     let mut state = shared.lock();
-    let mut out = ExecuteEnvelope::rejected(
-        &request.run_id,
-        EnvelopeError::new(ErrorCode::Internal, ""),
-        normalised.notices.clone(),
-    );
-    out.error = None;
+    let mut out = ExecuteEnvelope::new(&request.run_id, Status::Failed, normalised.notices.clone());
     out.calls = state.calls.iter().flatten().cloned().collect();
     out.logs = std::mem::take(&mut state.logs);
     out.truncated = Truncated {
@@ -469,11 +464,16 @@ fn envelope(
     };
     let fail = |code: ErrorCode, message: String| Some(EnvelopeError::new(code, message));
     let timed_out = Instant::now() >= deadline;
+    let in_flight = state.in_flight;
     let timeout_message = || {
-        format!(
-            "the run exceeded its {} s time limit",
-            request.timeout().as_secs_f64()
-        )
+        let limit = request.timeout().as_secs_f64();
+        match in_flight {
+            0 => format!("the run exceeded its {limit} s time limit"),
+            // A call cut off mid-flight may still have taken effect upstream (spec 004).
+            n => format!(
+                "the run exceeded its {limit} s time limit with {n} tool call(s) still running; they may have taken effect"
+            ),
+        }
     };
 
     // Host-side reasons first: they explain whatever the script saw afterwards.

@@ -101,18 +101,26 @@ pub struct ExecuteEnvelope {
 }
 
 impl ExecuteEnvelope {
-    /// A failed run that never started (too large, syntax error, …).
-    pub fn rejected(run_id: &str, error: EnvelopeError, notices: Vec<String>) -> Self {
+    /// An envelope with a status and nothing else yet.
+    pub fn new(run_id: &str, status: Status, notices: Vec<String>) -> Self {
         ExecuteEnvelope {
             run_id: run_id.to_string(),
-            status: Status::Failed,
+            status,
             result: None,
-            error: Some(error),
+            error: None,
             logs: Vec::new(),
             calls: Vec::new(),
             pending: Vec::new(),
             truncated: Truncated::default(),
             notices,
+        }
+    }
+
+    /// A failed run that never started (too large, syntax error, …).
+    pub fn rejected(run_id: &str, error: EnvelopeError, notices: Vec<String>) -> Self {
+        ExecuteEnvelope {
+            error: Some(error),
+            ..ExecuteEnvelope::new(run_id, Status::Failed, notices)
         }
     }
 

@@ -2,7 +2,7 @@
 //! One runtime and context per run; the hub plugs in through [`Bridge`] and gets an
 //! [`ExecuteEnvelope`] back:
 //!
-//! ```ignore
+//! ```text
 //! let envelope = sandbox::run(RunRequest::new(run_id, code, namespaces), bridge).await;
 //! ```
 //!

@@ -266,6 +266,11 @@ async fn never_settling_promise_times_out() {
 async fn hanging_tool_call_times_out() {
     let envelope = exec("await test.hang({}); return 1").await;
     assert_code(&envelope, ErrorCode::Timeout);
+    assert!(
+        envelope
+            .error
+            .is_some_and(|e| e.message.contains("may have taken effect"))
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
