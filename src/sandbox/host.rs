@@ -12,7 +12,7 @@ use tokio::sync::oneshot;
 
 use super::base64;
 use super::bridge::{Bridge, BridgeError, CallFailure, ToolCall};
-use super::closest::closest;
+use crate::catalog::closest::closest;
 use super::envelope::CallSummary;
 use super::error::ErrorCode;
 use super::request::{MAX_PENDING_TIMERS, MAX_TIMER_MS, Namespaces, RunRequest, ToolSpec};

@@ -22,7 +22,6 @@ mod alloc;
 mod base64;
 pub mod bridge;
 pub mod cancel;
-mod closest;
 mod compile;
 mod engine;
 pub mod envelope;
