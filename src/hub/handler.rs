@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest, InputResponses,
     CustomResult, ErrorCode, Implementation, InitializeRequestParams, ListToolsResult,
     PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
 };
@@ -21,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::approvals::{ApprovalPage, open_in_browser};
 
+use super::elicit::Elicitation;
 use super::args::{DescribeArgs, ExecuteArgs, SearchArgs};
 use super::surface::{self, DESCRIBE, EXECUTE, INSTRUCTIONS, SEARCH};
 use crate::catalog::Origin;
@@ -28,6 +29,9 @@ use crate::catalog::describe::describe;
 use crate::catalog::live::LiveCatalog;
 use crate::catalog::results::{SearchRequest, render_search};
 use crate::config::Settings;
+use crate::config::edit::add_rule;
+use crate::policy::Action;
+use crate::runs::Decision;
 use crate::execute::Executor;
 use crate::sandbox::{CancelToken, ExecuteEnvelope, Status};
 
@@ -65,6 +69,8 @@ pub struct Hub {
     config_file: Option<PathBuf>,
     /// Started the first time a run pauses; `None` inside when it could not start.
     page: Arc<OnceCell<Option<ApprovalPage>>>,
+    /// Signs approval forms for clients that elicit; `None` if no signing key could be made.
+    elicitation: Option<Arc<Elicitation>>,
 }
 
 impl Hub {
@@ -83,6 +89,13 @@ impl Hub {
             settle_timeout: longest + Duration::from_secs(1),
             config_file: None,
             page: Arc::new(OnceCell::new()),
+            elicitation: match Elicitation::new() {
+                Ok(elicitation) => Some(Arc::new(elicitation)),
+                Err(e) => {
+                    tracing::warn!("approvals over elicitation are off: {e}");
+                    None
+                }
+            },
         }
     }
 
@@ -181,11 +194,12 @@ impl Hub {
     async fn execute(
         &self,
         arguments: &Map<String, Value>,
-        ct: &CancellationToken,
-    ) -> CallToolResult {
+        context: &RequestContext<RoleServer>,
+    ) -> CallToolResponse {
+        let ct = &context.ct;
         let args = match ExecuteArgs::parse(arguments, self.settings.limits.code_bytes) {
             Ok(args) => args,
-            Err(e) => return tool_error(e.0),
+            Err(e) => return CallToolResponse::Complete(tool_error(e.0)),
         };
         match &args {
             ExecuteArgs::Run { code, .. } => {
@@ -213,15 +227,51 @@ impl Hub {
                 match cancellable(self.executor.resume(&run_id, cancel.clone()), &cancel, ct).await
                 {
                     Ok(envelope) => envelope,
-                    Err(e) => return tool_error(e.to_string()),
+                    Err(e) => return CallToolResponse::Complete(tool_error(e.to_string())),
                 }
             }
         };
-        let mut envelope = envelope;
+        self.respond(envelope, context).await
+    }
+
+    /// A finished run's envelope; for a paused one, an approval form to a client that can show
+    /// one, else the approval page (and the envelope).
+    async fn respond(&self, mut envelope: ExecuteEnvelope, context: &RequestContext<RoleServer>) -> CallToolResponse {
         if envelope.status == Status::AwaitingApproval {
+            if let Some(elicitation) = self.elicitation.as_ref().filter(|_| can_elicit(context))
+                && let Some(form) = elicitation.request(self.executor.store(), &envelope.run_id)
+            {
+                return CallToolResponse::InputRequired(form);
+            }
             self.offer_page(&mut envelope).await;
         }
-        envelope_result(&envelope)
+        CallToolResponse::Complete(envelope_result(&envelope))
+    }
+
+    /// A retry that answers an approval form: record the decision, then continue the run.
+    async fn answer(
+        &self,
+        request_state: &str,
+        responses: &InputResponses,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let Some(elicitation) = &self.elicitation else {
+            return Err(ErrorData::invalid_params("this hub issues no requestState; call execute with `code` or `resume`", None));
+        };
+        let (run_id, decision, approval) = elicitation
+            .answer(self.executor.store(), request_state, responses)
+            .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
+        if decision == Decision::AllowAlways
+            && let Some(config_file) = &self.config_file
+            && let Err(e) = add_rule(config_file, &approval.address, Action::Allow, None)
+        {
+            tracing::warn!("\"always allow\" for {} could not write its rule: {e:#}", approval.address);
+        }
+        let cancel = CancelToken::new();
+        let envelope = cancellable(self.executor.resume(&run_id, cancel.clone()), &cancel, &context.ct)
+            .await
+            .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
+        Ok(self.respond(envelope, context).await)
     }
 
     /// Waits (bounded by the longest connect timeout) while a source the request names is
@@ -251,6 +301,17 @@ impl Hub {
             }
         }
     }
+}
+
+/// A 2026-07-28 client that declared form elicitation for this request (`elicitation: {}` means
+/// form); older clients and URL-only ones get the page and the envelope instead.
+fn can_elicit(context: &RequestContext<RoleServer>) -> bool {
+    let modern = context.protocol_version().is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
+    let form = context
+        .client_capabilities()
+        .and_then(|c| c.elicitation)
+        .is_some_and(|e| e.form.is_some() || e.url.is_none());
+    modern && form
 }
 
 /// True when `code` uses `namespace` as an identifier (`time.now()`, `time["x"]`), not merely
@@ -339,7 +400,12 @@ impl ServerHandler for Hub {
         let result = match request.name.as_ref() {
             SEARCH => self.search(&arguments),
             DESCRIBE => self.describe(&arguments, &context.ct).await,
-            EXECUTE => self.execute(&arguments, &context.ct).await,
+            EXECUTE => {
+                return match &request.request_state {
+                    Some(state) => self.answer(state, &request.input_responses.clone().unwrap_or_default(), &context).await,
+                    None => Ok(self.execute(&arguments, &context).await),
+                };
+            }
             other => {
                 return Err(ErrorData::invalid_params(
                     format!(

@@ -16,6 +16,7 @@
 //! ```
 
 mod args;
+mod elicit;
 mod handler;
 mod stdio;
 pub mod surface;

@@ -154,6 +154,32 @@ impl RunsStore {
         })
     }
 
+    /// Remembers the digest of the pending call's arguments, so a decision made elsewhere (an
+    /// elicitation answer) can be bound to exactly those arguments.
+    pub fn record_pending_digest(&self, run_id: &str, seq: u64, args_digest: &str) -> Result<(), StoreError> {
+        self.with(|c| {
+            c.execute("UPDATE approvals SET args_digest = ?3 WHERE run_id = ?1 AND seq = ?2 AND args_digest IS NULL", params![run_id, seq as i64, args_digest])
+                .map(|_| ())
+        })
+    }
+
+    /// The digest recorded with [`record_pending_digest`](Self::record_pending_digest).
+    pub fn pending_digest(&self, run_id: &str, seq: u64) -> Result<Option<String>, StoreError> {
+        self.with(|c| {
+            c.query_row("SELECT args_digest FROM approvals WHERE run_id = ?1 AND seq = ?2", params![run_id, seq as i64], |row| row.get::<_, Option<String>>(0))
+                .optional()
+                .map(Option::flatten)
+        })
+    }
+
+    /// Marks a single-use token (a signed elicitation state) as used; false when it already was.
+    /// The store enforces it, so a replayed answer is refused even by another hub process.
+    pub fn consume_once(&self, nonce: &str) -> Result<bool, StoreError> {
+        self.with(|c| {
+            c.execute("INSERT OR IGNORE INTO consumed_states (nonce, at_ms) VALUES (?1, ?2)", params![nonce, now_ms() as i64]).map(|n| n == 1)
+        })
+    }
+
     /// Every approval of a run, by call order.
     pub fn approvals(&self, run_id: &str) -> Result<Vec<Approval>, StoreError> {
         self.with(|c| {
@@ -348,6 +374,17 @@ mod tests {
         let audit = store.audit_log("run_a").unwrap();
         assert_eq!(audit.len(), 1);
         assert_eq!(audit[0].2["channel"], "terminal");
+    }
+
+    #[test]
+    fn single_use_tokens_are_consumed_once() {
+        let (_dir, store) = store_with_run();
+        assert!(store.consume_once("n1").unwrap());
+        assert!(!store.consume_once("n1").unwrap());
+        store.record_pending("run_a", 0, "a.b", None, "{}", "asks").unwrap();
+        store.record_pending_digest("run_a", 0, "d1").unwrap();
+        store.record_pending_digest("run_a", 0, "d2").unwrap();
+        assert_eq!(store.pending_digest("run_a", 0).unwrap().as_deref(), Some("d1"));
     }
 
     #[test]

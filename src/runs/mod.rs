@@ -12,5 +12,5 @@ mod summary;
 pub use approvals::{APPROVAL_TTL, Approval, DecideError, Decision};
 pub use ids::{new_run_id, new_seed};
 pub use sources::SourceStatusRecord;
-pub use store::{JournalEntry, RunRecord, RunsStore, StoreError};
+pub use store::{JournalEntry, RunRecord, RunsStore, StoreError, now_ms};
 pub use summary::RunSummary;

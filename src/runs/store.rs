@@ -92,7 +92,12 @@ CREATE TABLE IF NOT EXISTS approvals (
     decision      TEXT,
     decided_at_ms INTEGER,
     decided_by    TEXT,
+    args_digest   TEXT,
     PRIMARY KEY (run_id, seq)
+);
+CREATE TABLE IF NOT EXISTS consumed_states (
+    nonce    TEXT PRIMARY KEY,
+    at_ms    INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS run_grants (
     run_id  TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
@@ -108,7 +113,8 @@ CREATE TABLE IF NOT EXISTS audit (
 );
 ";
 
-pub(crate) fn now_ms() -> u64 {
+/// Milliseconds since the Unix epoch, the store's clock.
+pub fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)

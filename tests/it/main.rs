@@ -8,6 +8,7 @@ mod cli;
 mod common;
 mod credentials;
 mod dashboard;
+mod elicitation;
 mod exec;
 mod generated;
 mod hub;

@@ -1,0 +1,72 @@
+//! Approvals over MCP elicitation with the Python `mcp` client in 2026-07-28 mode: the form shows
+//! the call and the four choices; accept runs the call once, decline denies it; a tampered,
+//! replayed or expired `requestState` is refused.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::approvals::counter_config;
+use crate::common::repo;
+use crate::support::Home;
+
+#[test]
+fn the_python_client_decides_through_the_form() {
+    let home = Home::new();
+    let counts_file = counter_config(&home);
+    let database = home.path().join("data/state.sqlite");
+    let output = Command::new(repo().join(".venv/bin/python"))
+        .arg(repo().join("tests/peers/elicit_client.py"))
+        .arg(&database)
+        .arg(env!("CARGO_BIN_EXE_capabilities"))
+        .args(["hub", "serve"])
+        .env("CAPABILITIES_HOME", home.path())
+        .env_remove("CAPABILITIES_CONFIG")
+        .env_remove("DISPLAY")
+        .output()
+        .expect("run the Python client");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "the Python client failed:\n{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    let report: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("no report ({e}):\n{stdout}"));
+
+    assert_eq!(report["accept"]["status"], "completed", "{report}");
+    assert_eq!(report["accept"]["result"]["published"]["result"], 1, "{report}");
+    let form = &report["form"];
+    let message = form["message"].as_str().unwrap_or("");
+    assert!(message.contains("counter.publish") && message.contains("key: \"accept\""), "{form}");
+    let choices: Vec<&str> = form["requestedSchema"]["properties"]["decision"]["oneOf"]
+        .as_array()
+        .expect("four choices")
+        .iter()
+        .filter_map(|c| c["const"].as_str())
+        .collect();
+    assert_eq!(choices, ["allow_once", "allow_run", "allow_always", "deny"]);
+    assert!(!form.to_string().contains("http"), "no URL in the form: {form}");
+
+    assert_eq!(report["decline"]["status"], "completed", "{report}");
+    assert_eq!(report["decline"]["result"]["published"], "policy_denied", "{report}");
+
+    assert!(report["tampered"].as_str().unwrap_or("").contains("not one this hub signed"), "{report}");
+    assert_eq!(report["replay_first"]["status"], "completed", "{report}");
+    assert!(report["replayed"].as_str().unwrap_or("").contains("already answered"), "{report}");
+    assert!(report["expired"].as_str().unwrap_or("").contains("expired"), "{report}");
+
+    let counts: Value = serde_json::from_str(&std::fs::read_to_string(counts_file).expect("counts")).expect("json");
+    assert_eq!(counts["publish:accept"], 1, "{counts}");
+    assert_eq!(counts["publish:replay"], 1, "the replayed answer ran nothing: {counts}");
+    assert_eq!(counts.get("publish:decline"), None, "{counts}");
+    assert_eq!(counts.get("publish:tamper"), None, "{counts}");
+    assert_eq!(counts.get("publish:expire"), None, "{counts}");
+    assert_eq!(counts["write:accept-2"], 1, "{counts}");
+
+    let store = capabilities::runs::RunsStore::open(&database).expect("store");
+    let decided_by: Vec<String> = store
+        .recent_runs(20)
+        .expect("runs")
+        .iter()
+        .flat_map(|r| store.approvals(&r.run_id).expect("approvals"))
+        .filter_map(|a| a.decided_by)
+        .collect();
+    assert!(decided_by.iter().all(|c| c == "elicitation"), "{decided_by:?}");
+    assert_eq!(decided_by.len(), 3, "accept, decline and the first replay answer: {decided_by:?}");
+}
