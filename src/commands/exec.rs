@@ -51,7 +51,7 @@ pub async fn run(paths: &Paths, args: &ExecArgs) -> anyhow::Result<ExitCode> {
     let mut envelope = match (code, &args.resume) {
         (Some(code), _) => {
             executor
-                .execute(code, args.output_budget, CancelToken::new())
+                .execute_for(Some("exec"), code, args.output_budget, CancelToken::new())
                 .await
         }
         (None, Some(run_id)) => executor.resume(run_id, CancelToken::new()).await?,

@@ -38,7 +38,9 @@ pub async fn serve(paths: &Paths, args: &HubServeArgs) -> anyhow::Result<ExitCod
         sources.clone(),
     );
     record_source_statuses(&sources, store.clone());
-    let executor = Arc::new(Executor::new(catalog.clone(), settings.clone(), store));
+    let executor = Arc::new(
+        Executor::new(catalog.clone(), settings.clone(), store).with_profile(args.profile.clone()),
+    );
     let hub = Hub::new(catalog, settings, executor).with_approval_page(paths.config_file.clone());
     let (stdin, stdout) = rmcp::transport::stdio_pipes();
     let served = hub::serve(hub, stdin, stdout).await;

@@ -152,8 +152,14 @@ impl Bridge for RunBridge {
                             self.run_id
                         );
                     }
-                    if let Err(e) = self.store.record_pending_digest(&self.run_id, call.seq, &args_digest) {
-                        tracing::warn!("the pending approval of run {} is not recorded: {e}", self.run_id);
+                    if let Err(e) =
+                        self.store
+                            .record_pending_digest(&self.run_id, call.seq, &args_digest)
+                    {
+                        tracing::warn!(
+                            "the pending approval of run {} is not recorded: {e}",
+                            self.run_id
+                        );
                     }
                     let on = connection
                         .as_deref()

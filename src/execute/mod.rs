@@ -29,6 +29,8 @@ pub struct Executor {
     store: Arc<RunsStore>,
     /// The values of the secrets the config references, read on the first run.
     redaction: OnceLock<Arc<Redaction>>,
+    /// The profile the hub serves, recorded with each run.
+    profile: Option<String>,
 }
 
 impl Executor {
@@ -42,7 +44,14 @@ impl Executor {
             settings,
             store,
             redaction: OnceLock::new(),
+            profile: None,
         }
+    }
+
+    /// Records `profile` with every run (the hub's `--profile`).
+    pub fn with_profile(mut self, profile: Option<String>) -> Executor {
+        self.profile = profile;
+        self
     }
 
     /// Every secret a connection of this config references. The lookup caches what the
@@ -80,6 +89,19 @@ impl Executor {
         output_budget_bytes: Option<u64>,
         cancel: CancelToken,
     ) -> ExecuteEnvelope {
+        self.execute_for(None, code, output_budget_bytes, cancel)
+            .await
+    }
+
+    /// [`execute`](Self::execute) on behalf of a named client, recorded with the run so the
+    /// dashboard can say who started it.
+    pub async fn execute_for(
+        &self,
+        client: Option<&str>,
+        code: String,
+        output_budget_bytes: Option<u64>,
+        cancel: CancelToken,
+    ) -> ExecuteEnvelope {
         let run_id = new_run_id();
         let seed = new_seed();
         let start_time_ms = SystemTime::now()
@@ -91,6 +113,10 @@ impl Executor {
         let recorded = self
             .store
             .begin_run(&run_id, &stored_code, seed, start_time_ms)
+            .and_then(|()| {
+                self.store
+                    .record_origin(&run_id, client, self.profile.as_deref())
+            })
             .and_then(|()| match output_budget_bytes {
                 Some(bytes) => self.store.record_output_budget(&run_id, bytes),
                 None => Ok(()),

@@ -7,7 +7,9 @@
 
 use std::time::Duration;
 
-use rmcp::model::{InputRequiredResult, InputResponses, RequestStateCodec, RequestStateError, SealOptions};
+use rmcp::model::{
+    InputRequiredResult, InputResponses, RequestStateCodec, RequestStateError, SealOptions,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -31,15 +33,23 @@ struct State {
 /// Why an answer was refused; the message says what to do instead.
 #[derive(Debug, thiserror::Error)]
 pub enum AnswerError {
-    #[error("the requestState is not one this hub signed, or it was changed; call execute with {{ \"resume\": runId }} to get a fresh one")]
+    #[error(
+        "the requestState is not one this hub signed, or it was changed; call execute with {{ \"resume\": runId }} to get a fresh one"
+    )]
     Tampered,
     #[error("the approval request expired; run the script again as a new execute")]
     Expired,
-    #[error("this requestState was already answered; call execute with {{ \"resume\": \"{0}\" }} to continue the run")]
+    #[error(
+        "this requestState was already answered; call execute with {{ \"resume\": \"{0}\" }} to continue the run"
+    )]
     Replayed(String),
-    #[error("call {seq} of run `{run}` no longer waits for a decision (it was decided elsewhere or its arguments changed); call execute with {{ \"resume\": \"{run}\" }}")]
+    #[error(
+        "call {seq} of run `{run}` no longer waits for a decision (it was decided elsewhere or its arguments changed); call execute with {{ \"resume\": \"{run}\" }}"
+    )]
     NotPending { run: String, seq: u64 },
-    #[error("the answer has no `decision`; pick one of allow_once, allow_run, allow_always or deny")]
+    #[error(
+        "the answer has no `decision`; pick one of allow_once, allow_run, allow_always or deny"
+    )]
     NoDecision,
     #[error(transparent)]
     Store(#[from] crate::runs::StoreError),
@@ -58,18 +68,35 @@ impl Elicitation {
     pub fn new() -> Result<Elicitation, RequestStateError> {
         // Two run ids give 256 random bits from the OS without another dependency.
         let key = format!("{}{}", new_run_id(), new_run_id());
-        Ok(Elicitation { codec: RequestStateCodec::try_new(key.into_bytes())? })
+        Ok(Elicitation {
+            codec: RequestStateCodec::try_new(key.into_bytes())?,
+        })
     }
 
     /// The `input_required` result asking about the first undecided call of a paused run, or
     /// `None` when nothing waits (decided meanwhile) or the approval has expired.
     pub fn request(&self, store: &RunsStore, run_id: &str) -> Option<InputRequiredResult> {
         let now = now_ms();
-        let approval = store.approvals(run_id).ok()?.into_iter().find(|a| a.decision.is_none() && !a.is_expired_at(now))?;
+        let approval = store
+            .approvals(run_id)
+            .ok()?
+            .into_iter()
+            .find(|a| a.decision.is_none() && !a.is_expired_at(now))?;
         let digest = store.pending_digest(run_id, approval.seq).ok()??;
-        let state = State { run: run_id.to_string(), seq: approval.seq, digest, nonce: new_run_id() };
+        let state = State {
+            run: run_id.to_string(),
+            seq: approval.seq,
+            digest,
+            nonce: new_run_id(),
+        };
         let ttl = Duration::from_millis(approval.expires_at_ms.saturating_sub(now));
-        let sealed = self.codec.seal_json_with(&state, &SealOptions::new().associated_data(ASSOCIATED).ttl(ttl)).ok()?;
+        let sealed = self
+            .codec
+            .seal_json_with(
+                &state,
+                &SealOptions::new().associated_data(ASSOCIATED).ttl(ttl),
+            )
+            .ok()?;
         let result = json!({
             "resultType": "input_required",
             "inputRequests": { INPUT_KEY: { "method": "elicitation/create", "params": form(&approval) } },
@@ -80,18 +107,32 @@ impl Elicitation {
 
     /// Checks an answer and records its decision (channel `elicitation`); returns the run to
     /// resume and the decision. "Always allow" is returned for the caller to write its rule.
-    pub fn answer(&self, store: &RunsStore, request_state: &str, responses: &InputResponses) -> Result<(String, Decision, Approval), AnswerError> {
-        let state: State = self.codec.open_json_with(request_state, ASSOCIATED).map_err(|e| match e {
-            RequestStateError::Expired => AnswerError::Expired,
-            _ => AnswerError::Tampered,
-        })?;
+    pub fn answer(
+        &self,
+        store: &RunsStore,
+        request_state: &str,
+        responses: &InputResponses,
+    ) -> Result<(String, Decision, Approval), AnswerError> {
+        let state: State = self
+            .codec
+            .open_json_with(request_state, ASSOCIATED)
+            .map_err(|e| match e {
+                RequestStateError::Expired => AnswerError::Expired,
+                _ => AnswerError::Tampered,
+            })?;
         if !store.consume_once(&state.nonce)? {
             return Err(AnswerError::Replayed(state.run));
         }
-        let pending = store.approval(&state.run, state.seq)?.filter(|a| a.decision.is_none());
+        let pending = store
+            .approval(&state.run, state.seq)?
+            .filter(|a| a.decision.is_none());
         let digest = store.pending_digest(&state.run, state.seq)?;
-        let Some(approval) = pending.filter(|_| digest.as_deref() == Some(state.digest.as_str())) else {
-            return Err(AnswerError::NotPending { run: state.run, seq: state.seq });
+        let Some(approval) = pending.filter(|_| digest.as_deref() == Some(state.digest.as_str()))
+        else {
+            return Err(AnswerError::NotPending {
+                run: state.run,
+                seq: state.seq,
+            });
         };
         if approval.is_expired_at(now_ms()) {
             return Err(AnswerError::Expired);
@@ -120,7 +161,11 @@ fn decision_of(response: Option<&Value>) -> Result<Decision, AnswerError> {
 /// The form: everything a person needs in the message (forms have no display-only fields), one
 /// choice with the four options. No URL, no secret.
 fn form(approval: &Approval) -> Value {
-    let on = approval.connection.as_deref().map(|c| format!(" on connection `{c}`")).unwrap_or_default();
+    let on = approval
+        .connection
+        .as_deref()
+        .map(|c| format!(" on connection `{c}`"))
+        .unwrap_or_default();
     let minutes = approval.expires_at_ms.saturating_sub(now_ms()) / 60_000;
     json!({
         "mode": "form",
@@ -153,9 +198,21 @@ mod tests {
 
     #[test]
     fn decline_and_cancel_deny_and_accept_needs_a_choice() {
-        assert_eq!(decision_of(Some(&json!({"action": "decline"}))).unwrap(), Decision::Deny);
-        assert_eq!(decision_of(Some(&json!({"action": "cancel"}))).unwrap(), Decision::Deny);
-        assert_eq!(decision_of(Some(&json!({"action": "accept", "content": {"decision": "allow_run"}}))).unwrap(), Decision::AllowRun);
+        assert_eq!(
+            decision_of(Some(&json!({"action": "decline"}))).unwrap(),
+            Decision::Deny
+        );
+        assert_eq!(
+            decision_of(Some(&json!({"action": "cancel"}))).unwrap(),
+            Decision::Deny
+        );
+        assert_eq!(
+            decision_of(Some(
+                &json!({"action": "accept", "content": {"decision": "allow_run"}})
+            ))
+            .unwrap(),
+            Decision::AllowRun
+        );
         assert!(decision_of(Some(&json!({"action": "accept", "content": {}}))).is_err());
         assert!(decision_of(None).is_err());
     }

@@ -9,9 +9,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest, InputResponses,
-    CustomResult, ErrorCode, Implementation, InitializeRequestParams, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
+    CustomResult, ErrorCode, Implementation, InitializeRequestParams, InputResponses,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -21,8 +22,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::approvals::{ApprovalPage, open_in_browser};
 
-use super::elicit::Elicitation;
 use super::args::{DescribeArgs, ExecuteArgs, SearchArgs};
+use super::elicit::Elicitation;
 use super::surface::{self, DESCRIBE, EXECUTE, INSTRUCTIONS, SEARCH};
 use crate::catalog::Origin;
 use crate::catalog::describe::describe;
@@ -30,9 +31,9 @@ use crate::catalog::live::LiveCatalog;
 use crate::catalog::results::{SearchRequest, render_search};
 use crate::config::Settings;
 use crate::config::edit::add_rule;
+use crate::execute::Executor;
 use crate::policy::Action;
 use crate::runs::Decision;
-use crate::execute::Executor;
 use crate::sandbox::{CancelToken, ExecuteEnvelope, Status};
 
 /// The protocol versions served: 2026-07-28 statelessly, the older ones after `initialize`.
@@ -215,9 +216,14 @@ impl Hub {
                 code,
                 output_budget_bytes,
             } => {
+                let client = context.client_info().map(|info| info.name);
                 cancellable(
-                    self.executor
-                        .execute(code, output_budget_bytes, cancel.clone()),
+                    self.executor.execute_for(
+                        client.as_deref(),
+                        code,
+                        output_budget_bytes,
+                        cancel.clone(),
+                    ),
                     &cancel,
                     ct,
                 )
@@ -236,7 +242,11 @@ impl Hub {
 
     /// A finished run's envelope; for a paused one, an approval form to a client that can show
     /// one, else the approval page (and the envelope).
-    async fn respond(&self, mut envelope: ExecuteEnvelope, context: &RequestContext<RoleServer>) -> CallToolResponse {
+    async fn respond(
+        &self,
+        mut envelope: ExecuteEnvelope,
+        context: &RequestContext<RoleServer>,
+    ) -> CallToolResponse {
         if envelope.status == Status::AwaitingApproval {
             if let Some(elicitation) = self.elicitation.as_ref().filter(|_| can_elicit(context))
                 && let Some(form) = elicitation.request(self.executor.store(), &envelope.run_id)
@@ -256,7 +266,10 @@ impl Hub {
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let Some(elicitation) = &self.elicitation else {
-            return Err(ErrorData::invalid_params("this hub issues no requestState; call execute with `code` or `resume`", None));
+            return Err(ErrorData::invalid_params(
+                "this hub issues no requestState; call execute with `code` or `resume`",
+                None,
+            ));
         };
         let (run_id, decision, approval) = elicitation
             .answer(self.executor.store(), request_state, responses)
@@ -265,12 +278,19 @@ impl Hub {
             && let Some(config_file) = &self.config_file
             && let Err(e) = add_rule(config_file, &approval.address, Action::Allow, None)
         {
-            tracing::warn!("\"always allow\" for {} could not write its rule: {e:#}", approval.address);
+            tracing::warn!(
+                "\"always allow\" for {} could not write its rule: {e:#}",
+                approval.address
+            );
         }
         let cancel = CancelToken::new();
-        let envelope = cancellable(self.executor.resume(&run_id, cancel.clone()), &cancel, &context.ct)
-            .await
-            .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
+        let envelope = cancellable(
+            self.executor.resume(&run_id, cancel.clone()),
+            &cancel,
+            &context.ct,
+        )
+        .await
+        .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
         Ok(self.respond(envelope, context).await)
     }
 
@@ -306,7 +326,9 @@ impl Hub {
 /// A 2026-07-28 client that declared form elicitation for this request (`elicitation: {}` means
 /// form); older clients and URL-only ones get the page and the envelope instead.
 fn can_elicit(context: &RequestContext<RoleServer>) -> bool {
-    let modern = context.protocol_version().is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
+    let modern = context
+        .protocol_version()
+        .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
     let form = context
         .client_capabilities()
         .and_then(|c| c.elicitation)
@@ -402,7 +424,14 @@ impl ServerHandler for Hub {
             DESCRIBE => self.describe(&arguments, &context.ct).await,
             EXECUTE => {
                 return match &request.request_state {
-                    Some(state) => self.answer(state, &request.input_responses.clone().unwrap_or_default(), &context).await,
+                    Some(state) => {
+                        self.answer(
+                            state,
+                            &request.input_responses.clone().unwrap_or_default(),
+                            &context,
+                        )
+                        .await
+                    }
                     None => Ok(self.execute(&arguments, &context).await),
                 };
             }

@@ -156,7 +156,12 @@ impl RunsStore {
 
     /// Remembers the digest of the pending call's arguments, so a decision made elsewhere (an
     /// elicitation answer) can be bound to exactly those arguments.
-    pub fn record_pending_digest(&self, run_id: &str, seq: u64, args_digest: &str) -> Result<(), StoreError> {
+    pub fn record_pending_digest(
+        &self,
+        run_id: &str,
+        seq: u64,
+        args_digest: &str,
+    ) -> Result<(), StoreError> {
         self.with(|c| {
             c.execute("UPDATE approvals SET args_digest = ?3 WHERE run_id = ?1 AND seq = ?2 AND args_digest IS NULL", params![run_id, seq as i64, args_digest])
                 .map(|_| ())
@@ -166,9 +171,13 @@ impl RunsStore {
     /// The digest recorded with [`record_pending_digest`](Self::record_pending_digest).
     pub fn pending_digest(&self, run_id: &str, seq: u64) -> Result<Option<String>, StoreError> {
         self.with(|c| {
-            c.query_row("SELECT args_digest FROM approvals WHERE run_id = ?1 AND seq = ?2", params![run_id, seq as i64], |row| row.get::<_, Option<String>>(0))
-                .optional()
-                .map(Option::flatten)
+            c.query_row(
+                "SELECT args_digest FROM approvals WHERE run_id = ?1 AND seq = ?2",
+                params![run_id, seq as i64],
+                |row| row.get::<_, Option<String>>(0),
+            )
+            .optional()
+            .map(Option::flatten)
         })
     }
 
@@ -176,7 +185,11 @@ impl RunsStore {
     /// The store enforces it, so a replayed answer is refused even by another hub process.
     pub fn consume_once(&self, nonce: &str) -> Result<bool, StoreError> {
         self.with(|c| {
-            c.execute("INSERT OR IGNORE INTO consumed_states (nonce, at_ms) VALUES (?1, ?2)", params![nonce, now_ms() as i64]).map(|n| n == 1)
+            c.execute(
+                "INSERT OR IGNORE INTO consumed_states (nonce, at_ms) VALUES (?1, ?2)",
+                params![nonce, now_ms() as i64],
+            )
+            .map(|n| n == 1)
         })
     }
 
@@ -381,10 +394,15 @@ mod tests {
         let (_dir, store) = store_with_run();
         assert!(store.consume_once("n1").unwrap());
         assert!(!store.consume_once("n1").unwrap());
-        store.record_pending("run_a", 0, "a.b", None, "{}", "asks").unwrap();
+        store
+            .record_pending("run_a", 0, "a.b", None, "{}", "asks")
+            .unwrap();
         store.record_pending_digest("run_a", 0, "d1").unwrap();
         store.record_pending_digest("run_a", 0, "d2").unwrap();
-        assert_eq!(store.pending_digest("run_a", 0).unwrap().as_deref(), Some("d1"));
+        assert_eq!(
+            store.pending_digest("run_a", 0).unwrap().as_deref(),
+            Some("d1")
+        );
     }
 
     #[test]

@@ -66,7 +66,9 @@ CREATE TABLE IF NOT EXISTS runs (
     created_at_ms INTEGER NOT NULL,
     updated_at_ms INTEGER NOT NULL,
     envelope      TEXT,
-    output_budget_bytes INTEGER
+    output_budget_bytes INTEGER,
+    client        TEXT,
+    profile       TEXT
 );
 CREATE TABLE IF NOT EXISTS calls (
     run_id      TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
@@ -176,6 +178,22 @@ impl RunsStore {
             c.execute(
                 "INSERT INTO runs (run_id, status, code, seed, start_time_ms, created_at_ms, updated_at_ms) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?5)",
                 params![run_id, code, seed as i64, start_time_ms as i64, now as i64],
+            )
+            .map(|_| ())
+        })
+    }
+
+    /// Who started the run: the MCP client's name (or `exec`) and the hub's profile.
+    pub fn record_origin(
+        &self,
+        run_id: &str,
+        client: Option<&str>,
+        profile: Option<&str>,
+    ) -> Result<(), StoreError> {
+        self.with(|c| {
+            c.execute(
+                "UPDATE runs SET client = ?2, profile = ?3 WHERE run_id = ?1",
+                params![run_id, client, profile],
             )
             .map(|_| ())
         })

@@ -17,6 +17,8 @@ pub struct RunSummary {
     pub calls: u64,
     /// The address of the latest journaled call.
     pub last_call: Option<String>,
+    /// Who started it: `client/profile`, the client alone, or empty when not recorded.
+    pub origin: String,
 }
 
 impl RunsStore {
@@ -26,7 +28,8 @@ impl RunsStore {
             let mut statement = c.prepare(
                 "SELECT r.run_id, r.status, r.created_at_ms, r.updated_at_ms,
                         (SELECT COUNT(*) FROM calls WHERE calls.run_id = r.run_id),
-                        (SELECT address FROM calls WHERE calls.run_id = r.run_id ORDER BY seq DESC LIMIT 1)
+                        (SELECT address FROM calls WHERE calls.run_id = r.run_id ORDER BY seq DESC LIMIT 1),
+                        r.client, r.profile
                  FROM runs r ORDER BY r.created_at_ms DESC, r.rowid DESC LIMIT ?1",
             )?;
             let rows = statement.query_map(params![limit as i64], |row| {
@@ -37,6 +40,12 @@ impl RunsStore {
                     updated_at_ms: row.get::<_, i64>(3)?.max(0) as u64,
                     calls: row.get::<_, i64>(4)?.max(0) as u64,
                     last_call: row.get(5)?,
+                    origin: match (row.get::<_, Option<String>>(6)?, row.get::<_, Option<String>>(7)?) {
+                        (Some(client), Some(profile)) => format!("{client}/{profile}"),
+                        (Some(client), None) => client,
+                        (None, Some(profile)) => format!("?/{profile}"),
+                        (None, None) => String::new(),
+                    },
                 })
             })?;
             rows.collect()

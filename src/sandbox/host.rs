@@ -12,12 +12,12 @@ use tokio::sync::oneshot;
 
 use super::base64;
 use super::bridge::{Bridge, BridgeError, CallFailure, ToolCall};
-use crate::catalog::closest::closest;
 use super::envelope::CallSummary;
 use super::error::ErrorCode;
 use super::request::{MAX_PENDING_TIMERS, MAX_TIMER_MS, Namespaces, RunRequest, ToolSpec};
 use super::state::Shared;
 use super::unwrap::{Unwrapped, unwrap_result};
+use crate::catalog::closest::closest;
 
 /// Everything the host functions need, cloned into each of them.
 #[derive(Clone)]

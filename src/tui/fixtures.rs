@@ -37,6 +37,7 @@ pub fn run(
         updated_at_ms: NOW - age_ms + 1_250,
         calls,
         last_call: last_call.map(String::from),
+        origin: "claude-code/work".into(),
     }
 }
 

@@ -215,6 +215,7 @@ fn runs(frame: &mut Frame, state: &State, area: Rect) {
             let run = &all[i];
             Row::new(vec![
                 Cell::from(format::fit(&run.run_id, id_width.into())),
+                Cell::from(format::fit(&run.origin, 12)),
                 Cell::from(Span::styled(
                     run.status.replace('_', " "),
                     theme.status(&run.status),
@@ -229,12 +230,13 @@ fn runs(frame: &mut Frame, state: &State, area: Rect) {
         .collect();
     let widths = vec![
         Constraint::Length(id_width),
+        Constraint::Length(12),
         Constraint::Length(17),
         Constraint::Length(5),
         Constraint::Length(7),
         Constraint::Fill(1),
     ];
-    let header = vec!["RUN", "STATUS", "CALLS", "ELAPSED", "LAST CALL"];
+    let header = vec!["RUN", "CLIENT", "STATUS", "CALLS", "ELAPSED", "LAST CALL"];
     show(
         frame,
         state,

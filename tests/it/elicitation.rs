@@ -26,14 +26,25 @@ fn the_python_client_decides_through_the_form() {
         .output()
         .expect("run the Python client");
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "the Python client failed:\n{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
-    let report: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("no report ({e}):\n{stdout}"));
+    assert!(
+        output.status.success(),
+        "the Python client failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value =
+        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("no report ({e}):\n{stdout}"));
 
     assert_eq!(report["accept"]["status"], "completed", "{report}");
-    assert_eq!(report["accept"]["result"]["published"]["result"], 1, "{report}");
+    assert_eq!(
+        report["accept"]["result"]["published"]["result"], 1,
+        "{report}"
+    );
     let form = &report["form"];
     let message = form["message"].as_str().unwrap_or("");
-    assert!(message.contains("counter.publish") && message.contains("key: \"accept\""), "{form}");
+    assert!(
+        message.contains("counter.publish") && message.contains("key: \"accept\""),
+        "{form}"
+    );
     let choices: Vec<&str> = form["requestedSchema"]["properties"]["decision"]["oneOf"]
         .as_array()
         .expect("four choices")
@@ -41,19 +52,44 @@ fn the_python_client_decides_through_the_form() {
         .filter_map(|c| c["const"].as_str())
         .collect();
     assert_eq!(choices, ["allow_once", "allow_run", "allow_always", "deny"]);
-    assert!(!form.to_string().contains("http"), "no URL in the form: {form}");
+    assert!(
+        !form.to_string().contains("http"),
+        "no URL in the form: {form}"
+    );
 
     assert_eq!(report["decline"]["status"], "completed", "{report}");
-    assert_eq!(report["decline"]["result"]["published"], "policy_denied", "{report}");
+    assert_eq!(
+        report["decline"]["result"]["published"], "policy_denied",
+        "{report}"
+    );
 
-    assert!(report["tampered"].as_str().unwrap_or("").contains("not one this hub signed"), "{report}");
+    assert!(
+        report["tampered"]
+            .as_str()
+            .unwrap_or("")
+            .contains("not one this hub signed"),
+        "{report}"
+    );
     assert_eq!(report["replay_first"]["status"], "completed", "{report}");
-    assert!(report["replayed"].as_str().unwrap_or("").contains("already answered"), "{report}");
-    assert!(report["expired"].as_str().unwrap_or("").contains("expired"), "{report}");
+    assert!(
+        report["replayed"]
+            .as_str()
+            .unwrap_or("")
+            .contains("already answered"),
+        "{report}"
+    );
+    assert!(
+        report["expired"].as_str().unwrap_or("").contains("expired"),
+        "{report}"
+    );
 
-    let counts: Value = serde_json::from_str(&std::fs::read_to_string(counts_file).expect("counts")).expect("json");
+    let counts: Value =
+        serde_json::from_str(&std::fs::read_to_string(counts_file).expect("counts")).expect("json");
     assert_eq!(counts["publish:accept"], 1, "{counts}");
-    assert_eq!(counts["publish:replay"], 1, "the replayed answer ran nothing: {counts}");
+    assert_eq!(
+        counts["publish:replay"], 1,
+        "the replayed answer ran nothing: {counts}"
+    );
     assert_eq!(counts.get("publish:decline"), None, "{counts}");
     assert_eq!(counts.get("publish:tamper"), None, "{counts}");
     assert_eq!(counts.get("publish:expire"), None, "{counts}");
@@ -67,6 +103,13 @@ fn the_python_client_decides_through_the_form() {
         .flat_map(|r| store.approvals(&r.run_id).expect("approvals"))
         .filter_map(|a| a.decided_by)
         .collect();
-    assert!(decided_by.iter().all(|c| c == "elicitation"), "{decided_by:?}");
-    assert_eq!(decided_by.len(), 3, "accept, decline and the first replay answer: {decided_by:?}");
+    assert!(
+        decided_by.iter().all(|c| c == "elicitation"),
+        "{decided_by:?}"
+    );
+    assert_eq!(
+        decided_by.len(),
+        3,
+        "accept, decline and the first replay answer: {decided_by:?}"
+    );
 }

@@ -661,6 +661,40 @@ fn a_run_waiting_for_approval_resumes_after_the_user_approves() {
 }
 
 #[test]
+fn a_paused_run_survives_kill_9_of_the_hub() {
+    let home = Home::new();
+    let counts_file = crate::approvals::counter_config(&home);
+    let mut hub = Raw::hub(&home);
+    hub.initialize("2025-11-25");
+    let paused = hub.call(1, "execute", json!({ "code": crate::approvals::SCRIPT }));
+    let run_id = paused["result"]["structuredContent"]["runId"]
+        .as_str()
+        .expect("runId")
+        .to_string();
+    // SAFETY: kill(2) on a child we own; no memory is involved.
+    assert_eq!(
+        unsafe { libc::kill(hub.child.id() as i32, libc::SIGKILL) },
+        0
+    );
+    let _ = hub.child.wait();
+
+    home.run(&["hub", "approve", &run_id]).ok();
+    let mut again = Raw::hub(&home);
+    again.initialize("2025-11-25");
+    let resumed = again.call(1, "execute", json!({ "resume": run_id }));
+    let envelope = &resumed["result"]["structuredContent"];
+    assert_eq!(envelope["status"], "completed", "{resumed}");
+    let counts: Value =
+        serde_json::from_str(&std::fs::read_to_string(counts_file).expect("counts")).expect("json");
+    assert_eq!(
+        counts,
+        json!({ "write:a": 1, "publish:b": 1, "write:c": 1 }),
+        "every write ran exactly once"
+    );
+    assert_eq!(again.close(), Some(0));
+}
+
+#[test]
 fn readme_documents_every_envelope_error_code() {
     let readme = std::fs::read_to_string(repo().join("README.md")).expect("README.md");
     for code in capabilities::sandbox::ErrorCode::ALL {
