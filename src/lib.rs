@@ -16,13 +16,16 @@
 //! | [`execute`] | one `execute` run: the sandbox's bridge to policy, sources and the journal |
 //! | [`hub`] | the MCP server: three tools (search, describe, execute) over stdio |
 //! | [`policy`] | pure allow / ask / deny decisions |
-//! | [`runs`] | the SQLite state store: runs and the journal of their calls |
+//! | [`runs`] | the SQLite state store: runs, call journals, approvals and decisions, audit |
 //! | [`sandbox`] | the QuickJS runtime that runs `execute` scripts |
 //! | [`tui`] | `capabilities dashboard`: live runs and the approval queue (ratatui) |
 //! | [`tokens`] | o200k_base token counting for budgets |
 //! | [`env_vars`] | every environment variable read |
 //!
-//! A request flows `commands` → `catalog` (search, describe) or `sandbox` (execute) → `sources`.
+//! A request flows `hub` (or `commands`) → `catalog` (search, describe) or `execute` → `sandbox`
+//! → back through `execute`'s bridge (`policy`, `runs`) → `sources` → the upstream server. A call
+//! that needs a person pauses the run in `runs`; `approvals`, `tui` and the `hub approve` command
+//! record the decision there, and `execute` resumes the run from its journal.
 
 pub mod approvals;
 pub mod catalog;
