@@ -486,6 +486,22 @@ impl Report {
         ] {
             let _ = writeln!(out, "| {id} | {} |", duration(medians.get(id)));
         }
+        // The ratio target compares a whole `execute` (a fresh QuickJS runtime per run) with one
+        // raw call, so also say what the call itself costs inside the hub.
+        if let (Some(hub), Some(empty), Some(direct)) = (
+            medians.get("hub stdio/echo through the hub"),
+            medians.get("hub stdio/empty execute"),
+            medians.get("hub stdio/echo direct"),
+        ) {
+            let _ = writeln!(
+                out,
+                "\nOf the echo through the hub, {} is the run itself (an empty execute) and {} the upstream \
+                 (the direct call); the hub adds {} for the call in between (bridge, policy, journal, rmcp client).",
+                duration(Some(empty)),
+                duration(Some(direct)),
+                duration(Some(&(hub - empty - direct)))
+            );
+        }
         out
     }
 }

@@ -55,6 +55,9 @@ _capabilities() {
             capabilities,source)
                 cmd="capabilities__subcmd__source"
                 ;;
+            capabilities,token)
+                cmd="capabilities__subcmd__token"
+                ;;
             capabilities__subcmd__credential,help)
                 cmd="capabilities__subcmd__credential__subcmd__help"
                 ;;
@@ -124,6 +127,9 @@ _capabilities() {
             capabilities__subcmd__help,source)
                 cmd="capabilities__subcmd__help__subcmd__source"
                 ;;
+            capabilities__subcmd__help,token)
+                cmd="capabilities__subcmd__help__subcmd__token"
+                ;;
             capabilities__subcmd__help__subcmd__credential,list)
                 cmd="capabilities__subcmd__help__subcmd__credential__subcmd__list"
                 ;;
@@ -171,6 +177,15 @@ _capabilities() {
                 ;;
             capabilities__subcmd__help__subcmd__source,test)
                 cmd="capabilities__subcmd__help__subcmd__source__subcmd__test"
+                ;;
+            capabilities__subcmd__help__subcmd__token,create)
+                cmd="capabilities__subcmd__help__subcmd__token__subcmd__create"
+                ;;
+            capabilities__subcmd__help__subcmd__token,list)
+                cmd="capabilities__subcmd__help__subcmd__token__subcmd__list"
+                ;;
+            capabilities__subcmd__help__subcmd__token,revoke)
+                cmd="capabilities__subcmd__help__subcmd__token__subcmd__revoke"
                 ;;
             capabilities__subcmd__hub,approve)
                 cmd="capabilities__subcmd__hub__subcmd__approve"
@@ -262,6 +277,30 @@ _capabilities() {
             capabilities__subcmd__source__subcmd__help,test)
                 cmd="capabilities__subcmd__source__subcmd__help__subcmd__test"
                 ;;
+            capabilities__subcmd__token,create)
+                cmd="capabilities__subcmd__token__subcmd__create"
+                ;;
+            capabilities__subcmd__token,help)
+                cmd="capabilities__subcmd__token__subcmd__help"
+                ;;
+            capabilities__subcmd__token,list)
+                cmd="capabilities__subcmd__token__subcmd__list"
+                ;;
+            capabilities__subcmd__token,revoke)
+                cmd="capabilities__subcmd__token__subcmd__revoke"
+                ;;
+            capabilities__subcmd__token__subcmd__help,create)
+                cmd="capabilities__subcmd__token__subcmd__help__subcmd__create"
+                ;;
+            capabilities__subcmd__token__subcmd__help,help)
+                cmd="capabilities__subcmd__token__subcmd__help__subcmd__help"
+                ;;
+            capabilities__subcmd__token__subcmd__help,list)
+                cmd="capabilities__subcmd__token__subcmd__help__subcmd__list"
+                ;;
+            capabilities__subcmd__token__subcmd__help,revoke)
+                cmd="capabilities__subcmd__token__subcmd__help__subcmd__revoke"
+                ;;
             *)
                 ;;
         esac
@@ -269,7 +308,7 @@ _capabilities() {
 
     case "${cmd}" in
         capabilities)
-            opts="-h -V --config --help --version init source search describe exec completions hub install credential doctor policy dashboard help"
+            opts="-h -V --config --help --version init source search describe exec completions hub install credential doctor policy dashboard token help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -567,7 +606,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__help)
-            opts="init source search describe exec completions hub install credential doctor policy dashboard help"
+            opts="init source search describe exec completions hub install credential doctor policy dashboard token help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -986,6 +1025,62 @@ _capabilities() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        capabilities__subcmd__help__subcmd__token)
+            opts="create list revoke"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__help__subcmd__token__subcmd__create)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__help__subcmd__token__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__help__subcmd__token__subcmd__revoke)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         capabilities__subcmd__hub)
             opts="-h -V --config --help --version serve approve deny runs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1155,13 +1250,21 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__hub__subcmd__serve)
-            opts="-h -V --profile --config --help --version"
+            opts="-h -V --profile --http --allow-remote --allowed-host --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --http)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --allowed-host)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1609,6 +1712,160 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__source__subcmd__test)
+            opts="-h -V --config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__token)
+            opts="-h -V --config --help --version create list revoke help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__token__subcmd__create)
+            opts="-h -V --profile --expires --allow --config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expires)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --allow)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__token__subcmd__help)
+            opts="create list revoke help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__token__subcmd__help__subcmd__create)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__token__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__token__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__token__subcmd__help__subcmd__revoke)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__token__subcmd__list)
+            opts="-h -V --json --config --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__token__subcmd__revoke)
             opts="-h -V --config --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -1,6 +1,7 @@
 //! The clap definitions of every verb (`*Args`). No logic lives here: `commands` acts on them,
 //! and the completions and man page are generated from them.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -91,6 +92,10 @@ pub enum Command {
         after_help = "Examples:\n  capabilities dashboard\n  capabilities tui --bell   # ring the terminal bell when a call starts waiting\n\nKeys: a allow once, r allow for this run, A always allow (asks first), d deny, enter details, / filter, ? help, q quit.\nIt reads the state store that every hub and `exec` share, so it works whether or not a hub is running."
     )]
     Dashboard(DashboardArgs),
+
+    /// Create, list and revoke the bearer tokens that `hub serve --http` accepts.
+    #[command(subcommand)]
+    Token(TokenCommand),
 }
 
 #[derive(Debug, Args)]
@@ -239,9 +244,9 @@ pub struct SourceImportArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum HubCommand {
-    /// Serve search, describe and execute to an MCP client over stdin/stdout.
+    /// Serve search, describe and execute to an MCP client over stdin/stdout, or over HTTP.
     #[command(
-        after_help = "Examples:\n  capabilities hub serve\n  capabilities hub serve --profile work\n\nMCP clients start this themselves: `capabilities install print` shows the config entry. Logs go to stderr (CAPABILITIES_LOG=debug for more)."
+        after_help = "Examples:\n  capabilities hub serve\n  capabilities hub serve --profile work\n  capabilities hub serve --http 127.0.0.1:8931   # Streamable HTTP at http://127.0.0.1:8931/mcp\n  capabilities hub serve --http 0.0.0.0:8931 --allow-remote --allowed-host hub.example.com\n\nMCP clients start the stdio hub themselves: `capabilities install print` shows the config entry.\nOver HTTP every request needs `Authorization: Bearer <token>` (see `capabilities token create`).\nLogs go to stderr (CAPABILITIES_LOG=debug for more)."
     )]
     Serve(HubServeArgs),
     /// Approve the pending calls of a paused run; the agent then resumes it.
@@ -306,6 +311,61 @@ pub struct HubServeArgs {
     /// Serve only this profile's sources, under its policy rules.
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,
+    /// Serve MCP Streamable HTTP at http://ADDRESS/mcp instead of stdio (e.g. 127.0.0.1:8931).
+    #[arg(long, value_name = "ADDRESS")]
+    pub http: Option<SocketAddr>,
+    /// Allow --http on an address other machines can reach (put TLS termination in front).
+    #[arg(long, requires = "http")]
+    pub allow_remote: bool,
+    /// A host name clients use to reach the hub, accepted in the `Host` header besides
+    /// localhost (repeatable; the DNS-rebinding check refuses any other).
+    #[arg(long = "allowed-host", value_name = "HOST", requires = "http")]
+    pub allowed_hosts: Vec<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TokenCommand {
+    /// Create a bearer token and print it once; only its hash is stored.
+    #[command(
+        after_help = "Examples:\n  capabilities token create laptop\n  capabilities token create ci --profile work --expires 30d\n  capabilities token create reader --allow 'everything.*' --allow 'time.getCurrentTime'\n\nThe token is printed on stdout and never shown again. Clients send it as `Authorization: Bearer <token>`.\nWith --allow, each call a script makes must match one of the patterns (`*` matches anything), checked on every call."
+    )]
+    Create(TokenCreateArgs),
+    /// List tokens (never their values): profile, patterns, expiry, and whether revoked.
+    #[command(
+        after_help = "Examples:\n  capabilities token list\n  capabilities token list --json | jq '.[] | select(.status == \"active\")'"
+    )]
+    List(TokenListArgs),
+    /// Revoke a token; the hub refuses it from the next request (or call) on.
+    #[command(after_help = "Example:\n  capabilities token revoke laptop")]
+    Revoke(TokenNameArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct TokenCreateArgs {
+    /// A name for the token (letters, digits, `-`, `_`), used by `token revoke`.
+    pub name: String,
+    /// Only a hub serving this profile accepts the token.
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
+    /// How long the token works: a number and a unit, s, m, h, d or w (e.g. 30d). Default: until revoked.
+    #[arg(long, value_name = "DURATION")]
+    pub expires: Option<String>,
+    /// An address pattern the holder may call, e.g. `github.*` (repeatable). Default: every tool.
+    #[arg(long = "allow", value_name = "PATTERN")]
+    pub allow: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct TokenListArgs {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct TokenNameArgs {
+    /// The token's name, as in `token list`.
+    pub name: String,
 }
 
 #[derive(Debug, Args)]

@@ -51,10 +51,16 @@ pub async fn run(paths: &Paths, args: &ExecArgs) -> anyhow::Result<ExitCode> {
     let mut envelope = match (code, &args.resume) {
         (Some(code), _) => {
             executor
-                .execute_for(Some("exec"), code, args.output_budget, CancelToken::new())
+                .execute_for(
+                    Some("exec"),
+                    code,
+                    args.output_budget,
+                    CancelToken::new(),
+                    None,
+                )
                 .await
         }
-        (None, Some(run_id)) => executor.resume(run_id, CancelToken::new()).await?,
+        (None, Some(run_id)) => executor.resume(run_id, CancelToken::new(), None).await?,
         (None, None) => bail!("give a script file, `-` for standard input, or --resume RUN_ID"),
     };
     // On a terminal, ask about each pending call right here and carry on.
@@ -66,7 +72,7 @@ pub async fn run(paths: &Paths, args: &ExecArgs) -> anyhow::Result<ExitCode> {
             break;
         }
         envelope = executor
-            .resume(&envelope.run_id, CancelToken::new())
+            .resume(&envelope.run_id, CancelToken::new(), None)
             .await?;
     }
     sources.shutdown().await;

@@ -1,11 +1,14 @@
-//! `capabilities hub serve`: the MCP server on stdin/stdout. It answers at once from the cached
-//! catalogue while the sources connect in the background, and closes every source (children and
-//! grandchildren) when the client closes stdin; Ctrl-C and SIGTERM are handled by `run_async`.
+//! `capabilities hub serve`: the MCP server on stdin/stdout, or with `--http` on Streamable HTTP.
+//! It answers at once from the cached catalogue while the sources connect in the background, and
+//! closes every source (children and grandchildren) when the client closes stdin; Ctrl-C and
+//! SIGTERM are handled by `run_async` (the only way an HTTP hub ends).
 
+use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use anyhow::bail;
+use anyhow::{Context, bail};
+use tokio::net::TcpListener;
 
 use super::{load_settings, secret_lookup};
 use crate::catalog::cache::ListingCache;
@@ -13,12 +16,17 @@ use crate::catalog::live::LiveCatalog;
 use crate::cli::HubServeArgs;
 use crate::config::{Paths, Settings};
 use crate::execute::Executor;
-use crate::hub::{self, Hub};
+use crate::hub::{self, HttpOptions, Hub, is_remote};
 use crate::runs::RunsStore;
 use crate::sources::{SourceEvent, SourceStatus, Sources};
 use tokio::sync::broadcast::error::RecvError;
 
 pub async fn serve(paths: &Paths, args: &HubServeArgs) -> anyhow::Result<ExitCode> {
+    // Before anything starts: a refused address must not leave sources running.
+    let listener = match args.http {
+        Some(address) => Some(bind(address, args.allow_remote).await?),
+        None => None,
+    };
     let settings = load_settings(paths)?;
     let settings = Arc::new(match &args.profile {
         Some(profile) => for_profile(settings, profile)?,
@@ -39,14 +47,44 @@ pub async fn serve(paths: &Paths, args: &HubServeArgs) -> anyhow::Result<ExitCod
     );
     record_source_statuses(&sources, store.clone());
     let executor = Arc::new(
-        Executor::new(catalog.clone(), settings.clone(), store).with_profile(args.profile.clone()),
+        Executor::new(catalog.clone(), settings.clone(), store.clone())
+            .with_profile(args.profile.clone()),
     );
     let hub = Hub::new(catalog, settings, executor).with_approval_page(paths.config_file.clone());
-    let (stdin, stdout) = rmcp::transport::stdio_pipes();
-    let served = hub::serve(hub, stdin, stdout).await;
+    let served = match listener {
+        Some(listener) => {
+            let options = HttpOptions {
+                listener,
+                extra_hosts: args.allowed_hosts.clone(),
+                profile: args.profile.clone(),
+            };
+            hub::serve_http(hub, store, options).await
+        }
+        None => {
+            let (stdin, stdout) = rmcp::transport::stdio_pipes();
+            hub::serve(hub, stdin, stdout).await
+        }
+    };
     sources.shutdown().await;
     served?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Listens on `address`; one other machines can reach needs `--allow-remote`.
+async fn bind(address: SocketAddr, allow_remote: bool) -> anyhow::Result<TcpListener> {
+    if is_remote(&address) && !allow_remote {
+        bail!(
+            "refusing to serve on {address}: other machines can reach that address, and the hub runs tools with your credentials; bind 127.0.0.1, or pass --allow-remote (with TLS termination in front and --allowed-host for the name clients use)"
+        );
+    }
+    let listener = TcpListener::bind(address)
+        .await
+        .with_context(|| format!("cannot listen on {address}"))?;
+    let bound = listener.local_addr().unwrap_or(address);
+    eprintln!(
+        "capabilities: serving MCP at http://{bound}/mcp (every request needs a bearer token: `capabilities token create NAME`)"
+    );
+    Ok(listener)
 }
 
 /// Keeps each source's status in the store, where the dashboard (another process) reads it.

@@ -16,13 +16,14 @@ mod output;
 mod policy;
 mod search;
 mod source;
+mod token;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
 
 use clap::Parser;
 
-use crate::cli::{Cli, Command, CredentialCommand, HubCommand, SourceCommand};
+use crate::cli::{Cli, Command, CredentialCommand, HubCommand, SourceCommand, TokenCommand};
 use crate::config::{Paths, Settings};
 use crate::env_vars;
 
@@ -77,6 +78,9 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Doctor => doctor::run(&paths),
         Command::Dashboard(args) => run_async(dashboard::run(&paths, &args)),
+        Command::Token(TokenCommand::Create(args)) => token::create(&paths, &args),
+        Command::Token(TokenCommand::List(args)) => token::list(&paths, &args),
+        Command::Token(TokenCommand::Revoke(args)) => token::revoke(&paths, &args),
     }
 }
 

@@ -21,7 +21,7 @@ use crate::catalog::tool::json_digest;
 use crate::config::Settings;
 use crate::credentials::Redaction;
 use crate::policy::Action;
-use crate::runs::{JournalEntry, RunsStore};
+use crate::runs::{JournalEntry, RunsStore, TokenRecord};
 use crate::sandbox::{
     Bridge, BridgeError, CallFailure, CallOutcome, ErrorCode, Pending, PendingKind, ToolCall,
 };
@@ -42,6 +42,8 @@ pub struct RunBridge {
     redaction: Arc<Redaction>,
     /// What a resumed run already did; empty for a new run.
     replay: Arc<Replay>,
+    /// The bearer token of an HTTP client: each call is checked against its current record.
+    token: Option<TokenRecord>,
 }
 
 impl RunBridge {
@@ -61,7 +63,45 @@ impl RunBridge {
             store,
             redaction,
             replay,
+            token: None,
         }
+    }
+
+    /// Narrows the run to what `token` allows (nothing changes with `None`).
+    pub fn with_token(mut self, token: Option<TokenRecord>) -> RunBridge {
+        self.token = token;
+        self
+    }
+
+    /// Why the run's token forbids calling `address` now, if it does. The token is read again
+    /// from the store, so a revocation stops a script that is already running.
+    fn token_refusal(&self, address: &str) -> Option<CallFailure> {
+        let token = self.token.as_ref()?;
+        let (message, hint) = match self.store.active_token(&token.name) {
+            Ok(Some(current)) if current.allows(address) => return None,
+            Ok(Some(current)) => (
+                format!(
+                    "the token `{}` may not call `{address}`; it allows only {}",
+                    current.name,
+                    current.allow.join(", ")
+                ),
+                "Use only the tools this token allows; ask the user for a token that allows this one.",
+            ),
+            Ok(None) => (
+                format!(
+                    "the token `{}` was revoked or has expired, so `{address}` was not called",
+                    token.name
+                ),
+                "Stop; the user has to give this client a new token.",
+            ),
+            Err(e) => (
+                format!("`{address}` was not called: the token cannot be checked ({e})"),
+                "Try again later.",
+            ),
+        };
+        let mut failure = CallFailure::new(ErrorCode::PolicyDenied, message);
+        failure.hint = Some(hint.into());
+        Some(failure)
     }
 }
 
@@ -72,6 +112,11 @@ impl Bridge for RunBridge {
         // A resumed run answers the calls it already made from its journal.
         if let Some(outcome) = self.replay.answer(call.seq, &address, &args_digest) {
             return futures::future::ready(outcome).boxed();
+        }
+        // Before policy: a call the token forbids must not reach the approval queue either.
+        if let Some(failure) = self.token_refusal(&address) {
+            return futures::future::ready(CallOutcome::from(Err(BridgeError::Failed(failure))))
+                .boxed();
         }
         // Before policy: a refused call must not reach the approval queue with its arguments.
         let redaction = self.redaction.clone();

@@ -15,7 +15,7 @@ pub use bridge::RunBridge;
 use crate::catalog::live::LiveCatalog;
 use crate::config::Settings;
 use crate::credentials::{Redaction, Secret};
-use crate::runs::{RunsStore, StoreError, new_run_id, new_seed};
+use crate::runs::{RunsStore, StoreError, TokenRecord, new_run_id, new_seed};
 use crate::sandbox::{
     self, CancelToken, EnvelopeError, ErrorCode, ExecuteEnvelope, RunRequest, Status,
 };
@@ -89,18 +89,20 @@ impl Executor {
         output_budget_bytes: Option<u64>,
         cancel: CancelToken,
     ) -> ExecuteEnvelope {
-        self.execute_for(None, code, output_budget_bytes, cancel)
+        self.execute_for(None, code, output_budget_bytes, cancel, None)
             .await
     }
 
     /// [`execute`](Self::execute) on behalf of a named client, recorded with the run so the
-    /// dashboard can say who started it.
+    /// dashboard can say who started it. With a `token` (a client of `hub serve --http`), every
+    /// call the script makes must be one the token allows, checked against the store each time.
     pub async fn execute_for(
         &self,
         client: Option<&str>,
         code: String,
         output_budget_bytes: Option<u64>,
         cancel: CancelToken,
+        token: Option<&TokenRecord>,
     ) -> ExecuteEnvelope {
         let run_id = new_run_id();
         let seed = new_seed();
@@ -131,17 +133,20 @@ impl Executor {
             start_time_ms,
             output_budget_bytes,
         };
-        self.run(run, Arc::new(Replay::default()), cancel).await
+        self.run(run, Arc::new(Replay::default()), cancel, token)
+            .await
     }
 
     /// Continues a run that paused for approval. Until every pending call has a decision it
     /// returns the same pending envelope and runs nothing; a run that already ended returns its
     /// final envelope again. Otherwise the script re-runs with the same seed and clock, the
-    /// journaled calls answer from the journal, and approved calls run once.
+    /// journaled calls answer from the journal, and approved calls run once. New calls are
+    /// checked against `token` as in [`execute_for`](Self::execute_for).
     pub async fn resume(
         &self,
         run_id: &str,
         cancel: CancelToken,
+        token: Option<&TokenRecord>,
     ) -> Result<ExecuteEnvelope, ResumeError> {
         let record = self
             .store
@@ -190,24 +195,33 @@ impl Executor {
             start_time_ms: record.start_time_ms,
             output_budget_bytes: record.output_budget_bytes,
         };
-        Ok(self.run(run, replay, cancel).await)
+        Ok(self.run(run, replay, cancel, token).await)
     }
 
-    async fn run(&self, run: Run, replay: Arc<Replay>, cancel: CancelToken) -> ExecuteEnvelope {
+    async fn run(
+        &self,
+        run: Run,
+        replay: Arc<Replay>,
+        cancel: CancelToken,
+        token: Option<&TokenRecord>,
+    ) -> ExecuteEnvelope {
         let namespaces = Arc::new(self.catalog.read(|catalog, _| tools::namespaces(catalog)));
         let mut request = RunRequest::new(run.run_id.clone(), run.code, namespaces);
         request.limits = self.settings.limits;
         request.output_budget_bytes = run.output_budget_bytes;
         request.seed = run.seed;
         request.start_time_ms = run.start_time_ms;
-        let bridge = Arc::new(RunBridge::new(
-            run.run_id.clone(),
-            self.catalog.clone(),
-            self.settings.clone(),
-            self.store.clone(),
-            self.redaction(),
-            replay.clone(),
-        ));
+        let bridge = Arc::new(
+            RunBridge::new(
+                run.run_id.clone(),
+                self.catalog.clone(),
+                self.settings.clone(),
+                self.store.clone(),
+                self.redaction(),
+                replay.clone(),
+            )
+            .with_token(token.cloned()),
+        );
         let mut envelope = sandbox::run_with_cancel(request, bridge, cancel).await;
         if let Some(divergence) = replay.divergence() {
             // Whatever the script made of the refused call, the run must not look successful.

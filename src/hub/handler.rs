@@ -33,7 +33,7 @@ use crate::config::Settings;
 use crate::config::edit::add_rule;
 use crate::execute::Executor;
 use crate::policy::Action;
-use crate::runs::Decision;
+use crate::runs::{Decision, TokenRecord};
 use crate::sandbox::{CancelToken, ExecuteEnvelope, Status};
 
 /// The protocol versions served: 2026-07-28 statelessly, the older ones after `initialize`.
@@ -223,6 +223,7 @@ impl Hub {
                         code,
                         output_budget_bytes,
                         cancel.clone(),
+                        token(context).as_ref(),
                     ),
                     &cancel,
                     ct,
@@ -230,8 +231,11 @@ impl Hub {
                 .await
             }
             ExecuteArgs::Resume { run_id } => {
-                match cancellable(self.executor.resume(&run_id, cancel.clone()), &cancel, ct).await
-                {
+                let token = token(context);
+                let resumed = self
+                    .executor
+                    .resume(&run_id, cancel.clone(), token.as_ref());
+                match cancellable(resumed, &cancel, ct).await {
                     Ok(envelope) => envelope,
                     Err(e) => return CallToolResponse::Complete(tool_error(e.to_string())),
                 }
@@ -284,8 +288,10 @@ impl Hub {
             );
         }
         let cancel = CancelToken::new();
+        let token = token(context);
         let envelope = cancellable(
-            self.executor.resume(&run_id, cancel.clone()),
+            self.executor
+                .resume(&run_id, cancel.clone(), token.as_ref()),
             &cancel,
             &context.ct,
         )
@@ -334,6 +340,17 @@ fn can_elicit(context: &RequestContext<RoleServer>) -> bool {
         .and_then(|c| c.elicitation)
         .is_some_and(|e| e.form.is_some() || e.url.is_none());
     modern && form
+}
+
+/// The bearer token the HTTP transport accepted for this request (it rides in the request's
+/// HTTP parts); `None` over stdio, where the client is the user's own process.
+fn token(context: &RequestContext<RoleServer>) -> Option<TokenRecord> {
+    context
+        .extensions
+        .get::<http::request::Parts>()?
+        .extensions
+        .get::<TokenRecord>()
+        .cloned()
 }
 
 /// True when `code` uses `namespace` as an identifier (`time.now()`, `time["x"]`), not merely

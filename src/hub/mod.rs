@@ -1,4 +1,5 @@
-//! The MCP server (`capabilities hub serve`): the code-mode surface of three tools over stdio.
+//! The MCP server (`capabilities hub serve`): the code-mode surface of three tools over stdio or
+//! Streamable HTTP.
 //! 2026-07-28 clients are served statelessly (`server/discover`, `_meta` on every request,
 //! `resultType`); older clients (2025-03-26 to 2025-11-25) after `initialize`. rmcp does the
 //! protocol; this module owns what is on top of it.
@@ -9,6 +10,7 @@
 //! | `args` | reading each tool's arguments, with errors that name the field |
 //! | `handler` | the `ServerHandler`: search, describe and execute on the live catalogue |
 //! | `stdio` | the transport: JSON-RPC lines, with errors for lines that are not messages |
+//! | `streamable_http` | Streamable HTTP at `/mcp`: bearer tokens, DNS-rebinding checks, session recovery |
 //!
 //! ```text
 //! let hub = Hub::new(catalog, settings, executor);
@@ -19,10 +21,12 @@ mod args;
 mod elicit;
 mod handler;
 mod stdio;
+mod streamable_http;
 pub mod surface;
 
 pub use handler::Hub;
 pub use stdio::StdioTransport;
+pub use streamable_http::{HttpOptions, is_remote, serve_http};
 
 use rmcp::ServiceExt;
 use rmcp::service::ServerInitializeError;

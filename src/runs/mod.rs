@@ -1,16 +1,19 @@
 //! The state store: one SQLite database in the data directory (WAL mode, so the hub, `exec` and
 //! later `hub approve` and the dashboard, separate processes, can share it) holding every run,
 //! the journal of its tool calls (so a run can be inspected and replayed), pending approvals and
-//! the decisions on them, an audit trail, and the last status each source reported.
+//! the decisions on them, an audit trail, the last status each source reported, and the hashes of
+//! the bearer tokens `hub serve --http` accepts.
 
 mod approvals;
 mod ids;
 mod sources;
 mod store;
 mod summary;
+mod tokens;
 
 pub use approvals::{APPROVAL_TTL, Approval, DecideError, Decision};
 pub use ids::{new_run_id, new_seed};
 pub use sources::SourceStatusRecord;
 pub use store::{JournalEntry, RunRecord, RunsStore, StoreError, now_ms};
 pub use summary::RunSummary;
+pub use tokens::{TokenError, TokenRecord};

@@ -153,6 +153,9 @@ impl RunsStore {
         connection
             .execute_batch(super::sources::SCHEMA)
             .map_err(open_error)?;
+        connection
+            .execute_batch(super::tokens::SCHEMA)
+            .map_err(open_error)?;
         Ok(RunsStore {
             connection: Mutex::new(connection),
         })

@@ -12,6 +12,7 @@ mod elicitation;
 mod exec;
 mod generated;
 mod hub;
+mod hub_http;
 mod install;
 mod live_catalog;
 mod policy;

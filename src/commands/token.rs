@@ -1,0 +1,211 @@
+//! `capabilities token create|list|revoke`: the bearer tokens `hub serve --http` accepts. The
+//! secret is printed once by `create` and stored only as a hash; nothing else ever shows it.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use serde_json::json;
+
+use super::load_settings;
+use super::output::print;
+use crate::cli::{TokenCreateArgs, TokenListArgs, TokenNameArgs};
+use crate::config::Paths;
+use crate::runs::{RunsStore, TokenRecord, now_ms};
+
+pub fn create(paths: &Paths, args: &TokenCreateArgs) -> anyhow::Result<ExitCode> {
+    check_name(&args.name)?;
+    if let Some(profile) = &args.profile {
+        let settings = load_settings(paths)?;
+        if !settings.profiles.contains_key(profile) {
+            let known: Vec<&str> = settings.profiles.keys().map(String::as_str).collect();
+            bail!(
+                "there is no profile `{profile}` in {}; {}",
+                paths.config_file.display(),
+                if known.is_empty() {
+                    "the config defines none".to_string()
+                } else {
+                    format!("profiles: {}", known.join(", "))
+                }
+            );
+        }
+    }
+    for pattern in &args.allow {
+        if pattern.trim().is_empty() || pattern.chars().any(char::is_whitespace) {
+            bail!(
+                "--allow `{pattern}` is not an address pattern; give one like `github.*` or `time.getCurrentTime`"
+            );
+        }
+    }
+    let expires_at_ms = match &args.expires {
+        Some(text) => Some(now_ms().saturating_add(parse_duration(text)?.as_millis() as u64)),
+        None => None,
+    };
+    let store = RunsStore::open(&paths.state_database())?;
+    let secret = store.create_token(
+        &args.name,
+        args.profile.as_deref(),
+        expires_at_ms,
+        &args.allow,
+    )?;
+    // The only place a token is ever shown: stdout alone, so `$(capabilities token create x)` works.
+    print(&format!("{secret}\n"))?;
+    eprintln!(
+        "token `{}` created; it is shown only this once. Clients send it as `Authorization: Bearer <token>`.",
+        args.name
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn list(paths: &Paths, args: &TokenListArgs) -> anyhow::Result<ExitCode> {
+    let store = RunsStore::open(&paths.state_database())?;
+    let tokens = store.tokens()?;
+    let now = now_ms();
+    if args.json {
+        let rows: Vec<_> = tokens
+            .iter()
+            .map(|t| {
+                json!({
+                    "name": t.name,
+                    "profile": t.profile,
+                    "allow": t.allow,
+                    "created_at_ms": t.created_at_ms,
+                    "expires_at_ms": t.expires_at_ms,
+                    "status": status(t, now),
+                })
+            })
+            .collect();
+        print(&format!("{}\n", serde_json::to_string_pretty(&rows)?))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if tokens.is_empty() {
+        print("no tokens; create one with `capabilities token create NAME`\n")?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let width = tokens
+        .iter()
+        .map(|t| t.name.len())
+        .max()
+        .unwrap_or(0)
+        .max("NAME".len());
+    let mut text = format!(
+        "{:width$}  {:8}  {:12}  {:14}  ALLOW\n",
+        "NAME", "STATUS", "PROFILE", "EXPIRES"
+    );
+    for token in &tokens {
+        let expires = match token.expires_at_ms {
+            None => "never".to_string(),
+            Some(at) if at <= now => "expired".to_string(),
+            Some(at) => format!("in {}", human(Duration::from_millis(at - now))),
+        };
+        let allow = if token.allow.is_empty() {
+            "every tool".to_string()
+        } else {
+            token.allow.join(", ")
+        };
+        text.push_str(&format!(
+            "{:width$}  {:8}  {:12}  {:14}  {allow}\n",
+            token.name,
+            status(token, now),
+            token.profile.as_deref().unwrap_or("any"),
+            expires,
+        ));
+    }
+    print(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn revoke(paths: &Paths, args: &TokenNameArgs) -> anyhow::Result<ExitCode> {
+    let store = RunsStore::open(&paths.state_database())?;
+    store.revoke_token(&args.name)?;
+    eprintln!(
+        "token `{}` revoked; the hub refuses it from the next request on",
+        args.name
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn status(token: &TokenRecord, now: u64) -> &'static str {
+    if token.revoked_at_ms.is_some() {
+        "revoked"
+    } else if !token.is_active_at(now) {
+        "expired"
+    } else {
+        "active"
+    }
+}
+
+fn check_name(name: &str) -> anyhow::Result<()> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if !ok {
+        bail!(
+            "`{name}` is not a token name; use 1 to 64 letters, digits, `-` or `_` (e.g. `laptop`)"
+        );
+    }
+    Ok(())
+}
+
+/// `30d`, `12h`, `90m`, `45s`, `2w`.
+fn parse_duration(text: &str) -> anyhow::Result<Duration> {
+    let text = text.trim();
+    let help = || {
+        format!(
+            "--expires `{text}` is not a duration; give a number and a unit, s, m, h, d or w (e.g. 30d)"
+        )
+    };
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .with_context(help)?;
+    let (number, unit) = text.split_at(split);
+    let number: u64 = number.parse().ok().filter(|n| *n > 0).with_context(help)?;
+    let seconds = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        "w" => 604_800,
+        _ => bail!(help()),
+    };
+    Ok(Duration::from_secs(number.saturating_mul(seconds)))
+}
+
+/// A coarse remaining time for the table: the largest whole unit.
+fn human(remaining: Duration) -> String {
+    let s = remaining.as_secs();
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m", s / 60),
+        3600..86_400 => format!("{}h", s / 3600),
+        _ => format!("{}d", s / 86_400),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_take_a_number_and_a_unit() {
+        assert_eq!(
+            parse_duration("30d").unwrap(),
+            Duration::from_secs(30 * 86_400)
+        );
+        assert_eq!(parse_duration("90m").unwrap(), Duration::from_secs(5400));
+        for bad in ["30", "d", "0d", "3 days", "-1h", ""] {
+            let err = parse_duration(bad).unwrap_err().to_string();
+            assert!(err.contains("is not a duration"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn names_are_short_identifiers() {
+        assert!(check_name("ci-runner_2").is_ok());
+        for bad in ["", "a b", "x/y", &"a".repeat(65)] {
+            assert!(check_name(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,59 @@
+"""An independent MCP client (the Python `mcp` SDK) that drives `capabilities hub serve --http`
+and prints a JSON report on stdout for tests/it/hub_http.rs to check.
+
+usage: hub_http_client.py URL MODE TOKEN
+
+MODE is "2026-07-28" (stateless requests) or "legacy" (initialize, then a session). TOKEN is the
+bearer token to send, or "-" to send none. The scenario: list the tools, then run a script that
+calls an allowed tool and one the token may not allow. A refused connection is reported as
+{"refused": "<error text>"} instead of failing the script.
+"""
+
+import asyncio
+import json
+import sys
+
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+SCRIPT = """
+const echo = await everything.echo({ message: "over http" });
+let sum;
+try {
+  sum = await everything.getSum({ a: 2, b: 3 });
+} catch (e) {
+  sum = { refused: e.code, message: e.message };
+}
+return { echo, sum };
+"""
+
+
+def tool_result(result):
+    text = "".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+    return {"isError": bool(result.is_error), "text": text, "structured": result.structured_content}
+
+
+def error_text(error):
+    # anyio wraps transport failures in exception groups; the report wants the innermost text.
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return f"{type(error).__name__}: {error}"
+
+
+async def main(url, mode, token):
+    headers = {} if token == "-" else {"Authorization": f"Bearer {token}"}
+    report = {}
+    try:
+        async with create_mcp_http_client(headers=headers) as http:
+            async with Client(streamable_http_client(url, http_client=http), mode=mode) as client:
+                report["protocolVersion"] = client.protocol_version
+                report["tools"] = sorted(t.name for t in (await client.list_tools()).tools)
+                report["execute"] = tool_result(await client.call_tool("execute", {"code": SCRIPT}))
+    except Exception as error:  # noqa: BLE001 - the refusal is what some scenarios check
+        report["refused"] = error_text(error)
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3]))
