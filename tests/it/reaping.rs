@@ -30,7 +30,7 @@ pub fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
     let start = Instant::now();
     while !done() {
         assert!(
-            start.elapsed() < Duration::from_secs(20),
+            start.elapsed() < Duration::from_secs(60),
             "timed out waiting for {what}"
         );
         std::thread::sleep(Duration::from_millis(50));
