@@ -309,15 +309,26 @@ impl Plan {
             })
             .collect();
         if !self.omitted.is_empty() {
+            // Naming hundreds of omitted items would itself blow the budget; a few, and a count.
+            let named: Vec<&str> = self.omitted.iter().take(MAX_NAMED_OMISSIONS).map(String::as_str).collect();
+            let more = self.omitted.len() - named.len();
+            let rest = if more > 0 {
+                format!(" and {more} more (search with a namespace lists them)")
+            } else {
+                String::new()
+            };
             blocks.push(format!(
-                "// Not shown within the {}-token budget: {} — describe them by name.\n",
+                "// Not shown within the {}-token budget: {}{rest} — describe them by name.\n",
                 thousands(budget),
-                self.omitted.join(", ")
+                named.join(", ")
             ));
         }
         blocks.join("\n").trim_end().to_string()
     }
 }
+
+/// How many omitted tools and types the trailing comment names.
+const MAX_NAMED_OMISSIONS: usize = 12;
 
 /// `2500` → `2,500`.
 fn thousands(n: usize) -> String {
@@ -512,6 +523,29 @@ declare namespace github {
             )),
             "{text}"
         );
+        parses(&text);
+    }
+
+    #[test]
+    fn a_huge_namespace_stays_within_the_budget() {
+        let tools: Vec<ToolDefinition> = (0..300)
+            .flat_map(|i| {
+                build_namespace(
+                    "big",
+                    vec![UpstreamTool {
+                        name: format!("tool_number_{i}"),
+                        title: None,
+                        description: Some(format!("Does thing number {i} with care.")),
+                        input_schema: json!({"type": "object", "properties": {"value": {"type": "string", "description": "The value."}}, "required": ["value"]}),
+                        output_schema: None,
+                        annotations: Default::default(),
+                    }],
+                )
+            })
+            .collect();
+        let text = describe(&tools, &targets(&["big"]), DEFAULT_BUDGET_TOKENS).unwrap_or_default();
+        assert!(tokens::count(&text) <= DEFAULT_BUDGET_TOKENS, "{} tokens", tokens::count(&text));
+        assert!(text.contains("more (search with a namespace lists them)"), "{text}");
         parses(&text);
     }
 
