@@ -310,7 +310,12 @@ impl Plan {
             .collect();
         if !self.omitted.is_empty() {
             // Naming hundreds of omitted items would itself blow the budget; a few, and a count.
-            let named: Vec<&str> = self.omitted.iter().take(MAX_NAMED_OMISSIONS).map(String::as_str).collect();
+            let named: Vec<&str> = self
+                .omitted
+                .iter()
+                .take(MAX_NAMED_OMISSIONS)
+                .map(String::as_str)
+                .collect();
             let more = self.omitted.len() - named.len();
             let rest = if more > 0 {
                 format!(" and {more} more (search with a namespace lists them)")
@@ -544,8 +549,15 @@ declare namespace github {
             })
             .collect();
         let text = describe(&tools, &targets(&["big"]), DEFAULT_BUDGET_TOKENS).unwrap_or_default();
-        assert!(tokens::count(&text) <= DEFAULT_BUDGET_TOKENS, "{} tokens", tokens::count(&text));
-        assert!(text.contains("more (search with a namespace lists them)"), "{text}");
+        assert!(
+            tokens::count(&text) <= DEFAULT_BUDGET_TOKENS,
+            "{} tokens",
+            tokens::count(&text)
+        );
+        assert!(
+            text.contains("more (search with a namespace lists them)"),
+            "{text}"
+        );
         parses(&text);
     }
 

@@ -29,6 +29,9 @@ struct State {
     index: SearchIndex,
     /// Sources listed live since this process started.
     listed: HashSet<String>,
+    /// Goes up whenever the tools change, so derived data (the sandbox's tool specs) can be
+    /// cached until then.
+    generation: u64,
 }
 
 impl LiveCatalog {
@@ -63,6 +66,7 @@ impl LiveCatalog {
                 catalog: Catalog { namespaces },
                 index,
                 listed: HashSet::new(),
+                generation: 0,
             }),
             sources,
             settings,
@@ -70,6 +74,14 @@ impl LiveCatalog {
         });
         tokio::spawn(follow(live.clone(), events));
         live
+    }
+
+    /// A number that changes whenever any namespace's tools change.
+    pub fn generation(&self) -> u64 {
+        self.state
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .generation
     }
 
     /// Runs `f` over the current catalogue and index.
@@ -117,6 +129,7 @@ impl LiveCatalog {
             catalog,
             index,
             listed: listed_names,
+            generation,
         } = &mut *state;
         let Some(namespace) = catalog.namespaces.iter_mut().find(|n| n.name == name) else {
             return;
@@ -134,6 +147,7 @@ impl LiveCatalog {
                 namespace.tools = tools;
                 namespace.origin = Origin::Live;
                 listed_names.insert(name.to_string());
+                *generation += 1;
             }
             Err(error) => {
                 tracing::warn!("cannot list the tools of `{name}`: {error}");

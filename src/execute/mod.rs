@@ -7,7 +7,7 @@ mod preview;
 mod replay;
 mod tools;
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 pub use bridge::RunBridge;
@@ -17,7 +17,7 @@ use crate::config::Settings;
 use crate::credentials::{Redaction, Secret};
 use crate::runs::{RunsStore, StoreError, TokenRecord, new_run_id, new_seed};
 use crate::sandbox::{
-    self, CancelToken, EnvelopeError, ErrorCode, ExecuteEnvelope, RunRequest, Status,
+    self, CancelToken, EnvelopeError, ErrorCode, ExecuteEnvelope, Namespaces, RunRequest, Status,
 };
 
 use self::replay::Replay;
@@ -31,6 +31,9 @@ pub struct Executor {
     redaction: OnceLock<Arc<Redaction>>,
     /// The profile the hub serves, recorded with each run.
     profile: Option<String>,
+    /// The sandbox's view of the catalogue, built once per catalogue generation: building it
+    /// renders every signature and compiles every input schema.
+    namespaces: Mutex<Option<(u64, Arc<Namespaces>)>>,
 }
 
 impl Executor {
@@ -45,7 +48,22 @@ impl Executor {
             store,
             redaction: OnceLock::new(),
             profile: None,
+            namespaces: Mutex::new(None),
         }
+    }
+
+    /// The tools scripts see, rebuilt only when the catalogue changed.
+    fn namespaces(&self) -> Arc<Namespaces> {
+        let generation = self.catalog.generation();
+        let mut cached = self.namespaces.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((built_for, namespaces)) = cached.as_ref()
+            && *built_for == generation
+        {
+            return namespaces.clone();
+        }
+        let namespaces = Arc::new(self.catalog.read(|catalog, _| tools::namespaces(catalog)));
+        *cached = Some((generation, namespaces.clone()));
+        namespaces
     }
 
     /// Records `profile` with every run (the hub's `--profile`).
@@ -205,7 +223,7 @@ impl Executor {
         cancel: CancelToken,
         token: Option<&TokenRecord>,
     ) -> ExecuteEnvelope {
-        let namespaces = Arc::new(self.catalog.read(|catalog, _| tools::namespaces(catalog)));
+        let namespaces = self.namespaces();
         let mut request = RunRequest::new(run.run_id.clone(), run.code, namespaces);
         request.limits = self.settings.limits;
         request.output_budget_bytes = run.output_budget_bytes;

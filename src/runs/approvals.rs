@@ -196,7 +196,7 @@ impl RunsStore {
     /// Every approval of a run, by call order.
     pub fn approvals(&self, run_id: &str) -> Result<Vec<Approval>, StoreError> {
         self.with(|c| {
-            let mut statement = c.prepare(&format!(
+            let mut statement = c.prepare_cached(&format!(
                 "SELECT {COLUMNS} FROM approvals WHERE run_id = ?1 ORDER BY seq"
             ))?;
             let rows = statement.query_map(params![run_id], approval)?;
@@ -220,7 +220,7 @@ impl RunsStore {
     pub fn pending_approvals(&self) -> Result<Vec<Approval>, StoreError> {
         let now = now_ms() as i64;
         self.with(|c| {
-            let mut statement = c.prepare(&format!(
+            let mut statement = c.prepare_cached(&format!(
                 "SELECT {COLUMNS} FROM approvals WHERE decision IS NULL AND expires_at_ms > ?1 ORDER BY created_at_ms, run_id, seq"
             ))?;
             let rows = statement.query_map(params![now], approval)?;
@@ -295,7 +295,8 @@ impl RunsStore {
 
     pub fn run_grants(&self, run_id: &str) -> Result<BTreeSet<String>, StoreError> {
         self.with(|c| {
-            let mut statement = c.prepare("SELECT address FROM run_grants WHERE run_id = ?1")?;
+            let mut statement =
+                c.prepare_cached("SELECT address FROM run_grants WHERE run_id = ?1")?;
             let rows = statement.query_map(params![run_id], |row| row.get::<_, String>(0))?;
             rows.collect()
         })
@@ -321,8 +322,9 @@ impl RunsStore {
     /// The audit trail of a run, oldest first: `(at_ms, kind, detail)`.
     pub fn audit_log(&self, run_id: &str) -> Result<Vec<(u64, String, Value)>, StoreError> {
         self.with(|c| {
-            let mut statement =
-                c.prepare("SELECT at_ms, kind, detail FROM audit WHERE run_id = ?1 ORDER BY id")?;
+            let mut statement = c.prepare_cached(
+                "SELECT at_ms, kind, detail FROM audit WHERE run_id = ?1 ORDER BY id",
+            )?;
             let rows = statement.query_map(params![run_id], |row| {
                 let detail: String = row.get(2)?;
                 Ok((

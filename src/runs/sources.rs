@@ -50,7 +50,7 @@ impl RunsStore {
     /// Every recorded source status, by name.
     pub fn source_statuses(&self) -> Result<Vec<SourceStatusRecord>, StoreError> {
         self.with(|c| {
-            let mut statement = c.prepare("SELECT name, status, tool_count, error, updated_at_ms FROM source_status ORDER BY name")?;
+            let mut statement = c.prepare_cached("SELECT name, status, tool_count, error, updated_at_ms FROM source_status ORDER BY name")?;
             let rows = statement.query_map([], |row| {
                 Ok(SourceStatusRecord {
                     name: row.get(0)?,

@@ -242,7 +242,7 @@ impl RunsStore {
     /// The most recent runs, newest first.
     pub fn recent_runs(&self, limit: usize) -> Result<Vec<RunRecord>, StoreError> {
         self.with(|c| {
-            let mut statement = c.prepare(
+            let mut statement = c.prepare_cached(
                 "SELECT run_id, status, code, seed, start_time_ms, created_at_ms, envelope, output_budget_bytes FROM runs ORDER BY created_at_ms DESC, rowid DESC LIMIT ?1",
             )?;
             let rows = statement.query_map(params![limit as i64], run_record)?;
@@ -264,7 +264,7 @@ impl RunsStore {
     /// The calls of a run in sequence order.
     pub fn journal(&self, run_id: &str) -> Result<Vec<JournalEntry>, StoreError> {
         self.with(|c| {
-            let mut statement = c.prepare(
+            let mut statement = c.prepare_cached(
                 "SELECT seq, address, connection, args_digest, result, ok, ms FROM calls WHERE run_id = ?1 ORDER BY seq",
             )?;
             let rows = statement.query_map(params![run_id], |row| {

@@ -25,7 +25,7 @@ impl RunsStore {
     /// The most recent runs, newest first.
     pub fn run_summaries(&self, limit: usize) -> Result<Vec<RunSummary>, StoreError> {
         self.with(|c| {
-            let mut statement = c.prepare(
+            let mut statement = c.prepare_cached(
                 "SELECT r.run_id, r.status, r.created_at_ms, r.updated_at_ms,
                         (SELECT COUNT(*) FROM calls WHERE calls.run_id = r.run_id),
                         (SELECT address FROM calls WHERE calls.run_id = r.run_id ORDER BY seq DESC LIMIT 1),

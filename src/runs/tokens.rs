@@ -127,7 +127,7 @@ impl RunsStore {
     pub fn tokens(&self) -> Result<Vec<TokenRecord>, StoreError> {
         self.with(|c| {
             let mut statement =
-                c.prepare(&format!("SELECT {COLUMNS} FROM tokens ORDER BY name"))?;
+                c.prepare_cached(&format!("SELECT {COLUMNS} FROM tokens ORDER BY name"))?;
             let rows = statement.query_map([], record)?;
             rows.collect()
         })
