@@ -139,7 +139,9 @@ pub fn describe(
         if used <= budget_tokens || plan.shown <= 1 {
             break;
         }
-        reserve += used - budget_tokens;
+        // At least double the reserve: an overshoot of a token or two would otherwise take a
+        // round each and could outlast the rounds.
+        reserve += (used - budget_tokens).max(reserve).max(1);
     }
     Ok(text)
 }
@@ -559,6 +561,35 @@ declare namespace github {
             "{text}"
         );
         parses(&text);
+    }
+
+    #[test]
+    fn five_hundred_real_tools_in_one_namespace_stay_within_the_budget() {
+        let servers = load_all(&fixture_dir()).unwrap_or_default();
+        let upstream: Vec<UpstreamTool> = servers
+            .iter()
+            .flat_map(|s| {
+                s.tools
+                    .iter()
+                    .map(move |t| (s.namespace.clone(), t.clone()))
+            })
+            .cycle()
+            .take(500)
+            .enumerate()
+            .map(|(i, (ns, mut tool))| {
+                tool.name = format!("{ns}_{}_{i}", tool.name);
+                tool
+            })
+            .collect();
+        let tools = build_namespace("big", upstream);
+        for budget in [DEFAULT_BUDGET_TOKENS, 1_000, 4_000] {
+            let text = describe(&tools, &targets(&["big"]), budget).unwrap_or_default();
+            assert!(
+                tokens::count(&text) <= budget,
+                "{} > {budget}",
+                tokens::count(&text)
+            );
+        }
     }
 
     #[test]
