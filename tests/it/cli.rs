@@ -190,3 +190,20 @@ fn completions_print_for_each_shell() {
     assert_eq!(bad.code, 2);
     assert!(bad.stderr.contains("possible values"), "{}", bad.stderr);
 }
+
+#[test]
+fn every_example_config_is_valid() {
+    let dir = crate::support::repo_root().join("config-examples");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).expect("config-examples") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            let text = std::fs::read_to_string(&path).expect("read");
+            if let Err(e) = capabilities::config::parse(&path, &text) {
+                panic!("{e}");
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 4, "only {checked} example configs found");
+}
