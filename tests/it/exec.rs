@@ -2,9 +2,6 @@
 //! results, tool failures a script can catch, the journal in the SQLite store, and the errors a
 //! user meets.
 
-use std::io::Write;
-use std::process::Stdio;
-
 use capabilities::runs::RunsStore;
 use serde_json::Value;
 
@@ -22,20 +19,7 @@ fn two_sources(home: &Home, extra: &str) {
 fn exec_stdin(home: &Home, code: &str, extra_args: &[&str]) -> Run {
     let mut args = vec!["exec", "-"];
     args.extend_from_slice(extra_args);
-    let mut child = home
-        .command(&args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(code.as_bytes())
-        .expect("write script");
-    Run::from(child.wait_with_output().expect("wait"))
+    crate::approvals::exec(home, &args, code)
 }
 
 fn envelope(run: &Run) -> Value {
