@@ -4,12 +4,11 @@
 //! listing, marked stale, and never blocks the others.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use super::cache::{CachedListing, ListingCache};
 use super::tool::build_namespace;
 use super::{Catalog, Namespace, Origin};
-use crate::config::{IMPLICIT_CONNECTION, Settings, SourceSettings};
+use crate::config::{IMPLICIT_CONNECTION, Settings, SourceSettings, settle_time};
 use crate::credentials::SecretLookup;
 use crate::sources::{SourceStatus, Sources};
 
@@ -120,13 +119,9 @@ async fn list_live(
     secrets: Arc<dyn SecretLookup>,
 ) -> Vec<(String, Result<Vec<super::UpstreamTool>, String>)> {
     let names: Vec<String> = sources.iter().map(|s| s.name.clone()).collect();
-    let longest = sources
-        .iter()
-        .map(|s| s.connect_timeout)
-        .max()
-        .unwrap_or(Duration::from_secs(30));
+    let settle = settle_time(&sources);
     let manager = Sources::start(sources, secrets);
-    manager.wait_settled(longest + Duration::from_secs(1)).await;
+    manager.wait_settled(settle).await;
     let statuses = manager.statuses();
     let mut results = Vec::new();
     for name in names {

@@ -4,22 +4,18 @@
 use std::io::{BufRead, IsTerminal, Read, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Duration;
 
 use anyhow::{Context, bail};
 
 use super::output::print;
-use super::{load_settings, secret_lookup};
-use crate::catalog::cache::ListingCache;
-use crate::catalog::live::LiveCatalog;
+use super::{Engine, load_settings, start_engine};
 use crate::cli::ExecArgs;
-use crate::config::Paths;
 use crate::config::edit::add_rule;
+use crate::config::{Paths, settle_time};
 use crate::execute::Executor;
 use crate::policy::Action;
 use crate::runs::{Decision, RunsStore};
 use crate::sandbox::{CancelToken, ExecuteEnvelope, Status};
-use crate::sources::Sources;
 
 pub async fn run(paths: &Paths, args: &ExecArgs) -> anyhow::Result<ExitCode> {
     let code = match &args.script {
@@ -33,20 +29,12 @@ pub async fn run(paths: &Paths, args: &ExecArgs) -> anyhow::Result<ExitCode> {
             paths.config_file.display()
         );
     }
-    let store = Arc::new(RunsStore::open(&paths.state_database())?);
-    let sources = Sources::start(settings.sources.clone(), secret_lookup());
-    let catalog = LiveCatalog::start(
-        (*settings).clone(),
-        ListingCache::new(paths.catalog_cache_dir()),
-        sources.clone(),
-    );
-    let longest = settings
-        .sources
-        .iter()
-        .map(|s| s.connect_timeout)
-        .max()
-        .unwrap_or(Duration::ZERO);
-    catalog.settle(longest + Duration::from_secs(1)).await;
+    let Engine {
+        store,
+        sources,
+        catalog,
+    } = start_engine(paths, &settings)?;
+    catalog.settle(settle_time(&settings.sources)).await;
     let executor = Executor::new(catalog, settings, store);
     let mut envelope = match (code, &args.resume) {
         (Some(code), _) => {

@@ -10,9 +10,7 @@ use std::sync::Arc;
 use anyhow::{Context, bail};
 use tokio::net::TcpListener;
 
-use super::{load_settings, secret_lookup};
-use crate::catalog::cache::ListingCache;
-use crate::catalog::live::LiveCatalog;
+use super::{Engine, load_settings, start_engine};
 use crate::cli::HubServeArgs;
 use crate::config::{Paths, Settings};
 use crate::execute::Executor;
@@ -38,13 +36,11 @@ pub async fn serve(paths: &Paths, args: &HubServeArgs) -> anyhow::Result<ExitCod
             paths.config_file.display()
         );
     }
-    let store = Arc::new(RunsStore::open(&paths.state_database())?);
-    let sources = Sources::start(settings.sources.clone(), secret_lookup());
-    let catalog = LiveCatalog::start(
-        (*settings).clone(),
-        ListingCache::new(paths.catalog_cache_dir()),
-        sources.clone(),
-    );
+    let Engine {
+        store,
+        sources,
+        catalog,
+    } = start_engine(paths, &settings)?;
     record_source_statuses(&sources, store.clone());
     let executor = Arc::new(
         Executor::new(catalog.clone(), settings.clone(), store.clone())

@@ -161,6 +161,29 @@ fn credentials(paths: &Paths) -> std::sync::Arc<crate::credentials::Credentials>
         .clone()
 }
 
+/// What `exec` and `hub serve` run on: the state store, the sources (connecting in the
+/// background) and the live catalogue that follows them.
+struct Engine {
+    store: std::sync::Arc<crate::runs::RunsStore>,
+    sources: std::sync::Arc<crate::sources::Sources>,
+    catalog: std::sync::Arc<crate::catalog::live::LiveCatalog>,
+}
+
+fn start_engine(paths: &Paths, settings: &Settings) -> anyhow::Result<Engine> {
+    let store = std::sync::Arc::new(crate::runs::RunsStore::open(&paths.state_database())?);
+    let sources = crate::sources::Sources::start(settings.sources.clone(), secret_lookup());
+    let catalog = crate::catalog::live::LiveCatalog::start(
+        settings.clone(),
+        crate::catalog::cache::ListingCache::new(paths.catalog_cache_dir()),
+        sources.clone(),
+    );
+    Ok(Engine {
+        store,
+        sources,
+        catalog,
+    })
+}
+
 /// Where `${secret:NAME}` values come from for this process.
 fn secret_lookup() -> std::sync::Arc<dyn crate::credentials::SecretLookup> {
     match PATHS.get() {

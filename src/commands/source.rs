@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::bail;
 use serde_json::json;
@@ -14,7 +14,7 @@ use crate::catalog::cache::{CachedListing, ListingCache};
 use crate::catalog::tool::build_namespace;
 use crate::cli::{SourceAddArgs, SourceImportArgs, SourceListArgs, SourceNameArgs};
 use crate::config::edit::{NewSource, add_source, remove_source};
-use crate::config::{Paths, SourceSettings, Transport};
+use crate::config::{Paths, SourceSettings, Transport, settle_time};
 use crate::sources::{SourceStatus, Sources};
 
 pub async fn add(paths: &Paths, args: &SourceAddArgs) -> anyhow::Result<ExitCode> {
@@ -96,7 +96,7 @@ async fn test_one(paths: &Paths, name: &str, just_added: bool) -> anyhow::Result
     let started = Instant::now();
     let manager = Sources::start(vec![source.clone()], secret_lookup());
     manager
-        .wait_settled(source.connect_timeout + Duration::from_secs(1))
+        .wait_settled(settle_time(std::slice::from_ref(&source)))
         .await;
     let status = manager
         .statuses()
@@ -194,13 +194,8 @@ async fn live_statuses(
     sources: &[SourceSettings],
     secrets: Arc<dyn crate::credentials::SecretLookup>,
 ) -> Vec<SourceStatus> {
-    let longest = sources
-        .iter()
-        .map(|s| s.connect_timeout)
-        .max()
-        .unwrap_or(Duration::from_secs(30));
     let manager = Sources::start(sources.to_vec(), secrets);
-    manager.wait_settled(longest + Duration::from_secs(1)).await;
+    manager.wait_settled(settle_time(sources)).await;
     let statuses = manager.statuses();
     manager.shutdown().await;
     sources

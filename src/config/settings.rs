@@ -129,5 +129,16 @@ impl Default for Limits {
     }
 }
 
+/// How long to wait for `sources` to settle (ready or failed): the longest connect timeout, plus
+/// a second for the failure to be explained.
+pub fn settle_time(sources: &[SourceSettings]) -> Duration {
+    sources
+        .iter()
+        .map(|s| s.connect_timeout)
+        .max()
+        .unwrap_or(Duration::ZERO)
+        + Duration::from_secs(1)
+}
+
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);

@@ -29,8 +29,8 @@ use crate::catalog::Origin;
 use crate::catalog::describe::describe;
 use crate::catalog::live::LiveCatalog;
 use crate::catalog::results::{SearchRequest, render_search};
-use crate::config::Settings;
 use crate::config::edit::add_rule;
+use crate::config::{Settings, settle_time};
 use crate::execute::Executor;
 use crate::policy::Action;
 use crate::runs::{Decision, TokenRecord};
@@ -76,18 +76,13 @@ pub struct Hub {
 
 impl Hub {
     pub fn new(catalog: Arc<LiveCatalog>, settings: Arc<Settings>, executor: Arc<Executor>) -> Hub {
-        let longest = settings
-            .sources
-            .iter()
-            .map(|s| s.connect_timeout)
-            .max()
-            .unwrap_or(Duration::ZERO);
+        let settle_timeout = settle_time(&settings.sources);
         Hub {
             catalog,
             settings,
             executor,
             tools: surface::tools().into(),
-            settle_timeout: longest + Duration::from_secs(1),
+            settle_timeout,
             config_file: None,
             page: Arc::new(OnceCell::new()),
             elicitation: match Elicitation::new() {
