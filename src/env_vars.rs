@@ -10,6 +10,19 @@ pub const CAPABILITIES_CONFIG: &str = "CAPABILITIES_CONFIG";
 /// A `tracing` filter for the logs on stderr, e.g. `debug` or `capabilities::sources=trace`.
 pub const CAPABILITIES_LOG: &str = "CAPABILITIES_LOG";
 
+/// `text` or `json`: the format of the logs on stderr (the `--log-format` flag wins over it).
+pub const CAPABILITIES_LOG_FORMAT: &str = "CAPABILITIES_LOG_FORMAT";
+
+/// The OpenTelemetry collector to export traces to, when `--otel-endpoint` is not given; the
+/// standard variable, read only by builds with the `otel` feature (a build without it ignores it,
+/// so a variable set for other programs cannot break this one).
+#[cfg(feature = "otel")]
+pub const OTEL_EXPORTER_OTLP_ENDPOINT: &str = "OTEL_EXPORTER_OTLP_ENDPOINT";
+
+/// The standard per-signal form of `OTEL_EXPORTER_OTLP_ENDPOINT` (a full URL, used as it is).
+#[cfg(feature = "otel")]
+pub const OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: &str = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT";
+
 /// When set (to anything), output has no colour. <https://no-color.org>
 pub const NO_COLOR: &str = "NO_COLOR";
 
@@ -26,3 +39,12 @@ pub const DISPLAY: &str = "DISPLAY";
 
 /// A Wayland display; the other way a Linux desktop session announces itself (see `DISPLAY`).
 pub const WAYLAND_DISPLAY: &str = "WAYLAND_DISPLAY";
+
+/// A PEM file of the certificate authorities HTTPS sources (and the OTel exporter) trust, in
+/// place of the system's store; read by the TLS verifier as OpenSSL reads it, and named in the
+/// error when a server's certificate authority is unknown.
+pub const SSL_CERT_FILE: &str = "SSL_CERT_FILE";
+
+/// Directories of certificate authorities (`:`-separated), likewise in place of the system's
+/// store.
+pub const SSL_CERT_DIR: &str = "SSL_CERT_DIR";

@@ -20,7 +20,9 @@
 //! | [`sandbox`] | the QuickJS runtime that runs `execute` scripts |
 //! | [`tui`] | `capabilities dashboard`: live runs and the approval queue (ratatui) |
 //! | [`tokens`] | o200k_base token counting for budgets |
+//! | [`tls`] | the rustls crypto provider every HTTP client uses; TLS failures in plain words |
 //! | [`env_vars`] | every environment variable read |
+//! | [`logging`] | logs on stderr as text or JSON lines, request and run ids, OpenTelemetry export |
 //!
 //! A request flows `hub` (or `commands`) → `catalog` (search, describe) or `execute` → `sandbox`
 //! → back through `execute`'s bridge (`policy`, `runs`) → `sources` → the upstream server. A call
@@ -36,10 +38,12 @@ pub mod credentials;
 pub mod env_vars;
 pub mod execute;
 pub mod hub;
+pub mod logging;
 pub mod policy;
 pub mod runs;
 pub mod sandbox;
 pub mod sources;
+pub mod tls;
 pub mod tokens;
 pub mod tui;
 

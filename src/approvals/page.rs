@@ -480,7 +480,10 @@ mod tests {
             config,
             store,
             page,
-            http: reqwest::Client::new(),
+            http: {
+                crate::tls::install_crypto_provider();
+                reqwest::Client::new()
+            },
         }
     }
 

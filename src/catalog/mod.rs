@@ -67,17 +67,22 @@ impl Catalog {
     }
 
     /// Every tool the policy lets the model see: denied tools are hidden from describe as they
-    /// are from search. A tool is judged by its namespace's default connection.
-    pub fn visible_tools(&self, policy: &crate::policy::Policy) -> Vec<ToolDefinition> {
+    /// are from search. A tool is judged by its namespace's default connection. `permits`
+    /// narrows it to what a client may call at all (a bearer token's patterns).
+    pub fn visible_tools(
+        &self,
+        policy: &crate::policy::Policy,
+        permits: Option<&dyn Fn(&str) -> bool>,
+    ) -> Vec<ToolDefinition> {
         self.namespaces
             .iter()
             .flat_map(|n| {
                 let connection = n.connections.first().map(String::as_str);
                 n.tools.iter().filter(move |t| {
-                    policy
-                        .evaluate(&t.address(), connection, &t.annotations)
-                        .action
-                        != crate::policy::Action::Deny
+                    let address = t.address();
+                    permits.is_none_or(|permits| permits(&address))
+                        && policy.evaluate(&address, connection, &t.annotations).action
+                            != crate::policy::Action::Deny
                 })
             })
             .cloned()

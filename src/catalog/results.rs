@@ -11,11 +11,14 @@ use super::{Catalog, Namespace, Origin, ToolDefinition};
 use crate::policy::{Action, Policy};
 
 /// What to search for.
-#[derive(Debug, Clone)]
+#[derive(Clone, Copy)]
 pub struct SearchRequest<'a> {
     pub query: &'a str,
     pub namespace: Option<&'a str>,
     pub limit: usize,
+    /// The addresses this client may call at all (a bearer token's patterns); the others are
+    /// hidden like denied tools. `None` for a client with no such limit.
+    pub permits: Option<&'a dyn Fn(&str) -> bool>,
 }
 
 /// A search that cannot run, with what to do instead.
@@ -68,8 +71,12 @@ pub fn render_search(
             .namespace(&tool.namespace)
             .and_then(|n| n.connections.first())
             .map(String::as_str);
+        let address = tool.address();
+        if request.permits.is_some_and(|permits| !permits(&address)) {
+            return Action::Deny;
+        }
         policy
-            .evaluate(&tool.address(), connection, &tool.annotations)
+            .evaluate(&address, connection, &tool.annotations)
             .action
     };
     let visible: Vec<(&ToolDefinition, Action)> = matches

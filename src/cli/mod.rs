@@ -22,8 +22,36 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "PATH")]
     pub config: Option<PathBuf>,
 
+    /// How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks
+    /// which lines are written, e.g. `info` for an access log of the hub's requests.
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        default_value_t = LogFormat::Text,
+        env = crate::env_vars::CAPABILITIES_LOG_FORMAT,
+        hide_env = true,
+        value_name = "FORMAT"
+    )]
+    pub log_format: LogFormat,
+
+    /// Export traces (a span per hub request and per run) to this OpenTelemetry collector over
+    /// OTLP/HTTP, e.g. http://localhost:4318 (also $OTEL_EXPORTER_OTLP_ENDPOINT). Needs a build
+    /// with `--features otel`.
+    #[arg(long, global = true, value_name = "URL")]
+    pub otel_endpoint: Option<String>,
+
     #[command(subcommand)]
     pub command: Command,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// Lines for people; a request's span (with its request id) comes before the message.
+    Text,
+    /// One JSON object per line, every one with a request_id: timestamp, level, target,
+    /// request_id, run_id, message, fields, spans.
+    Json,
 }
 
 #[derive(Debug, Subcommand)]
@@ -246,7 +274,7 @@ pub struct SourceImportArgs {
 pub enum HubCommand {
     /// Serve search, describe and execute to an MCP client over stdin/stdout, or over HTTP.
     #[command(
-        after_help = "Examples:\n  capabilities hub serve\n  capabilities hub serve --profile work\n  capabilities hub serve --http 127.0.0.1:8931   # Streamable HTTP at http://127.0.0.1:8931/mcp\n  capabilities hub serve --http 0.0.0.0:8931 --allow-remote --allowed-host hub.example.com\n\nMCP clients start the stdio hub themselves: `capabilities install print` shows the config entry.\nOver HTTP every request needs `Authorization: Bearer <token>` (see `capabilities token create`).\nLogs go to stderr (CAPABILITIES_LOG=debug for more)."
+        after_help = "Examples:\n  capabilities hub serve\n  capabilities hub serve --profile work\n  capabilities hub serve --http 127.0.0.1:8931   # Streamable HTTP at http://127.0.0.1:8931/mcp\n  capabilities hub serve --http 0.0.0.0:8931 --allow-remote --allowed-host hub.example.com\n\nMCP clients start the stdio hub themselves: `capabilities install print` shows the config entry.\nOver HTTP every request needs `Authorization: Bearer <token>` (see `capabilities token create`).\nLogs go to stderr: CAPABILITIES_LOG=info for an access log with a request id per request, --log-format json for JSON lines."
     )]
     Serve(HubServeArgs),
     /// Approve the pending calls of a paused run; the agent then resumes it.

@@ -16,7 +16,7 @@ use crate::config::edit::add_rule;
 use crate::policy::Action;
 use crate::runs::{Approval, Decision, RunsStore};
 
-fn open_store(paths: &Paths) -> anyhow::Result<RunsStore> {
+fn open_existing_store(paths: &Paths) -> anyhow::Result<RunsStore> {
     let path = paths.state_database();
     if !path.exists() {
         bail!(
@@ -24,11 +24,11 @@ fn open_store(paths: &Paths) -> anyhow::Result<RunsStore> {
             path.display()
         );
     }
-    Ok(RunsStore::open(&path)?)
+    super::open_store(paths)
 }
 
 pub fn approve(paths: &Paths, args: &HubApproveArgs) -> anyhow::Result<ExitCode> {
-    let store = open_store(paths)?;
+    let store = open_existing_store(paths)?;
     let decision = match (args.always, args.for_run) {
         (true, _) => Decision::AllowAlways,
         (false, true) => Decision::AllowRun,
@@ -51,7 +51,7 @@ pub fn approve(paths: &Paths, args: &HubApproveArgs) -> anyhow::Result<ExitCode>
 }
 
 pub fn deny(paths: &Paths, args: &HubDenyArgs) -> anyhow::Result<ExitCode> {
-    let store = open_store(paths)?;
+    let store = open_existing_store(paths)?;
     let decided = store.decide(&args.run_id, args.call, Decision::Deny, "terminal")?;
     print(&decided_text(&decided, Decision::Deny))?;
     Ok(ExitCode::SUCCESS)
@@ -116,7 +116,7 @@ pub fn runs(paths: &Paths, args: &HubRunsArgs) -> anyhow::Result<ExitCode> {
         print(if args.json { "[]\n" } else { "No runs yet.\n" })?;
         return Ok(ExitCode::SUCCESS);
     }
-    let store = RunsStore::open(&path)?;
+    let store = super::open_store(paths)?;
     let mut runs = store.recent_runs(usize::from(args.limit))?;
     if args.pending {
         let pending: Vec<String> = store

@@ -16,6 +16,7 @@ pub async fn run(paths: &Paths, args: &DashboardArgs) -> anyhow::Result<ExitCode
             bell: args.bell,
             color,
         },
+        super::credentials(paths),
     )
     .await?;
     Ok(ExitCode::SUCCESS)

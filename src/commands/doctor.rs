@@ -13,6 +13,7 @@ use super::{EXIT_FAILURE, credentials};
 use crate::config::{Paths, Settings, Transport};
 use crate::credentials::{SecretStore, StoreKind};
 use crate::env_vars;
+use crate::runs::KeySource;
 
 /// The keychain this build talks to.
 const KEYCHAIN: &str = if cfg!(target_os = "macos") {
@@ -81,6 +82,7 @@ pub fn run(paths: &Paths) -> anyhow::Result<ExitCode> {
         check_programs(&mut report, settings);
     }
     check_data_dir(&mut report, &paths.data_dir);
+    check_state_key(&mut report, paths);
     let summary = match report.problems {
         0 => "everything checked works\n".to_string(),
         n => format!("{n} problem(s) found\n"),
@@ -259,6 +261,43 @@ fn check_data_dir(report: &mut Report, dir: &Path) {
             "data dir",
             format!("{} is not writable: {e}", dir.display()),
         ),
+    }
+}
+
+/// Where the key that encrypts runs at rest is kept, and whether it opens them.
+fn check_state_key(report: &mut Report, paths: &Paths) {
+    let path = paths.state_database();
+    if !path.exists() {
+        report.ok(
+            "runs",
+            "none yet; the first run keys the store (the OS keychain, the credential file when its passphrase is in the environment, else a key file)",
+        );
+        return;
+    }
+    let store = match super::open_store(paths) {
+        Ok(store) => store,
+        Err(e) => return report.fail("runs", format!("{e:#}")),
+    };
+    let source = match store.key_source() {
+        Ok(Some(source)) => source,
+        Ok(None) => return report.ok("runs", "no run has been stored yet"),
+        Err(e) => return report.fail("runs", e.to_string()),
+    };
+    if let Err(e) = store.derived_key("doctor") {
+        return report.fail("runs", e.to_string());
+    }
+    match source {
+        KeySource::KeyFile => report.note(
+            "runs",
+            format!(
+                "encrypted with the key in {} (no keychain or passphrase was usable when the store was created): it protects copies of {}, not someone who can read the whole data directory",
+                store.key_file_path().display(),
+                path.display()
+            ),
+        ),
+        KeySource::Credentials(_) => {
+            report.ok("runs", format!("encrypted at rest with a key in {source}"))
+        }
     }
 }
 

@@ -77,8 +77,11 @@ async fn bind(address: SocketAddr, allow_remote: bool) -> anyhow::Result<TcpList
         .await
         .with_context(|| format!("cannot listen on {address}"))?;
     let bound = listener.local_addr().unwrap_or(address);
-    eprintln!(
-        "capabilities: serving MCP at http://{bound}/mcp (every request needs a bearer token: `capabilities token create NAME`)"
+    crate::logging::notice(
+        tracing::Level::INFO,
+        &format!(
+            "serving MCP at http://{bound}/mcp (every request needs a bearer token: `capabilities token create NAME`)"
+        ),
     );
     Ok(listener)
 }

@@ -21,30 +21,50 @@ mod token;
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 use crate::cli::{Cli, Command, CredentialCommand, HubCommand, SourceCommand, TokenCommand};
 use crate::config::{Paths, Settings};
-use crate::env_vars;
 
 /// Exit code for a failure the user can fix: bad input, a bad config, an unreachable source.
 const EXIT_FAILURE: u8 = 1;
 
 pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
-    let cli = match Cli::try_parse_from(args) {
-        Ok(cli) => cli,
+    let parsed = Cli::command()
+        .try_get_matches_from(args)
+        .and_then(|mut matches| {
+            // Read before the conversion, which takes the subcommand out of the matches.
+            let verb = matches
+                .subcommand_name()
+                .unwrap_or("capabilities")
+                .to_string();
+            let cli = Cli::from_arg_matches_mut(&mut matches)
+                .map_err(|e| e.format(&mut Cli::command()))?;
+            Ok((cli, verb))
+        });
+    let (cli, verb) = match parsed {
+        Ok(parsed) => parsed,
         // clap prints help/version to stdout (exit 0) and usage errors to stderr (exit 2).
         Err(e) => {
             let _ = e.print();
             return ExitCode::from(e.exit_code().clamp(0, 255) as u8);
         }
     };
-    init_logging();
+    // Logs go to stderr only (stdout carries results, and JSON-RPC under `hub serve`); lines
+    // outside any request carry the verb and the process id (`hub-4242`). Held to the end:
+    // dropping it sends the traces still buffered.
+    let _logging = match crate::logging::init(cli.log_format, cli.otel_endpoint.as_deref(), &verb) {
+        Ok(logging) => logging,
+        Err(e) => {
+            crate::logging::notice(tracing::Level::ERROR, &e.to_string());
+            return ExitCode::from(EXIT_FAILURE);
+        }
+    };
     match dispatch(cli) {
         Ok(code) => code,
         Err(e) if output::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            crate::logging::notice(tracing::Level::ERROR, &format!("{e:#}"));
             ExitCode::from(EXIT_FAILURE)
         }
     }
@@ -169,8 +189,13 @@ struct Engine {
     catalog: std::sync::Arc<crate::catalog::live::LiveCatalog>,
 }
 
+/// The state store, its key kept in the user's credential store where one works.
+fn open_store(paths: &Paths) -> anyhow::Result<crate::runs::RunsStore> {
+    Ok(crate::runs::RunsStore::open(&paths.state_database())?.with_credentials(credentials(paths)))
+}
+
 fn start_engine(paths: &Paths, settings: &Settings) -> anyhow::Result<Engine> {
-    let store = std::sync::Arc::new(crate::runs::RunsStore::open(&paths.state_database())?);
+    let store = std::sync::Arc::new(open_store(paths)?);
     let sources = crate::sources::Sources::start(settings.sources.clone(), secret_lookup());
     let catalog = crate::catalog::live::LiveCatalog::start(
         settings.clone(),
@@ -190,16 +215,4 @@ fn secret_lookup() -> std::sync::Arc<dyn crate::credentials::SecretLookup> {
         Some(paths) => credentials(paths),
         None => std::sync::Arc::new(crate::credentials::NoSecretStore),
     }
-}
-
-/// Logs go to stderr only (stdout carries results, and JSON-RPC under `hub serve`).
-fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env(env_vars::CAPABILITIES_LOG)
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        // Blanks any stored secret a dependency might log (rmcp logs raw messages at trace).
-        .with_writer(|| crate::credentials::RedactingStderr)
-        .with_ansi(std::env::var_os(env_vars::NO_COLOR).is_none())
-        .try_init();
 }

@@ -23,6 +23,8 @@ pub async fn run(paths: &Paths, args: &SearchArgs) -> anyhow::Result<ExitCode> {
         query: &args.query,
         namespace: args.namespace.as_deref(),
         limit: usize::from(args.limit),
+        // The user at their own terminal may see every tool the policy allows.
+        permits: None,
     };
     match render_search(&catalog, &index, &settings.policy, &request) {
         Ok(text) => {

@@ -311,13 +311,13 @@ impl Credentials {
         }
     }
 
-    /// The 32-byte key that encrypts runs and their journal at rest: read from the default
-    /// store, or created there (from the OS's random source) on first use. Concurrent first
-    /// uses agree on one key.
-    pub fn state_key(&self) -> Result<Zeroizing<[u8; 32]>, CredentialError> {
+    /// The 32-byte key that encrypts runs and their journal at rest: read from `kind`'s store,
+    /// or created there (from the OS's random source) on first use. Concurrent first uses
+    /// agree on one key.
+    pub fn state_key(&self, kind: StoreKind) -> Result<Zeroizing<[u8; 32]>, CredentialError> {
         // A lock of its own: the file store takes the credentials lock inside `set`.
         let _lock = file::lock(&self.data_dir.join("state-key.lock"), true)?;
-        let store = self.store(self.default_store);
+        let store = self.store(kind);
         let stored = match store.get(STATE_KEY_NAME)? {
             Some(hex) => decode_key(hex.expose()),
             None => None,
@@ -325,13 +325,11 @@ impl Credentials {
         if let Some(key) = stored {
             return Ok(key);
         }
-        let mut key = Zeroizing::new([0u8; 32]);
-        getrandom::fill(key.as_mut_slice()).map_err(|e| CredentialError::Io {
+        let key = random_key().map_err(|source| CredentialError::Io {
             path: self.data_dir.clone(),
-            source: std::io::Error::other(format!("the OS random source failed: {e}")),
+            source,
         })?;
-        let hex = Secret::new(key.iter().map(|b| format!("{b:02x}")).collect());
-        store.set(STATE_KEY_NAME, &hex)?;
+        store.set(STATE_KEY_NAME, &Secret::new(encode_key(&key)))?;
         Ok(key)
     }
 
@@ -355,7 +353,21 @@ impl Credentials {
     }
 }
 
-fn decode_key(hex: &str) -> Option<Zeroizing<[u8; 32]>> {
+/// 32 bytes from the OS's random source.
+pub fn random_key() -> std::io::Result<Zeroizing<[u8; 32]>> {
+    let mut key = Zeroizing::new([0u8; 32]);
+    getrandom::fill(key.as_mut_slice())
+        .map_err(|e| std::io::Error::other(format!("the OS random source failed: {e}")))?;
+    Ok(key)
+}
+
+/// A key as the 64 hex digits it is stored as.
+pub fn encode_key(key: &[u8; 32]) -> String {
+    key.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The key that [`encode_key`] wrote; `None` for anything else.
+pub fn decode_key(hex: &str) -> Option<Zeroizing<[u8; 32]>> {
     if hex.len() != 64 || !hex.is_ascii() {
         return None;
     }
@@ -415,8 +427,8 @@ mod tests {
             .set("token", &Secret::new("value-2".into()), None)
             .unwrap();
         assert_eq!(credentials.secret("token").unwrap(), "value-2");
-        let key = credentials.state_key().unwrap();
-        assert_eq!(*credentials.state_key().unwrap(), *key);
+        let key = credentials.state_key(StoreKind::File).unwrap();
+        assert_eq!(*credentials.state_key(StoreKind::File).unwrap(), *key);
         // The key is not a user secret: it stays out of the index.
         assert_eq!(credentials.list().unwrap().len(), 1);
         assert_eq!(credentials.remove("token").unwrap(), StoreKind::File);

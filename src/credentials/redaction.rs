@@ -90,20 +90,33 @@ impl Redaction {
 /// Every secret value this process has read from a store, for [`RedactingStderr`].
 static SEEN: RwLock<Vec<Secret>> = RwLock::new(Vec::new());
 
-/// Remembers a value read from a store, as written and as `{:?}` would escape it.
+/// Remembers a value read from a store, as written and in every escaped form a log line can
+/// hold it in: `{:?}` (a dependency's debug output), JSON (`--log-format json`), and JSON of the
+/// debug form (a debug-printed message inside a JSON line).
 pub(crate) fn remember(secret: &Secret) {
     if secret.expose().len() < SHORTEST {
         return;
     }
     let mut seen = SEEN.write().unwrap_or_else(|p| p.into_inner());
-    let escaped = format!("{:?}", secret.expose());
-    let escaped = escaped.trim_matches('"');
-    for form in [secret.expose(), escaped] {
-        if !seen.iter().any(|s| s.expose() == form) {
-            seen.push(Secret::new(form.to_string()));
+    let raw = secret.expose().to_string();
+    let debug = unquote(format!("{raw:?}"));
+    let json_of = |text: &str| unquote(serde_json::to_string(text).unwrap_or_default());
+    let forms = [json_of(&raw), json_of(&debug), raw, debug];
+    for form in forms {
+        if !form.is_empty() && !seen.iter().any(|s| s.expose() == form) {
+            seen.push(Secret::new(form));
         }
     }
     seen.sort_by_key(|s| std::cmp::Reverse(s.expose().len()));
+}
+
+/// A quoted string literal without its quotes.
+fn unquote(literal: String) -> String {
+    literal
+        .strip_prefix('"')
+        .and_then(|l| l.strip_suffix('"'))
+        .map(str::to_string)
+        .unwrap_or(literal)
 }
 
 /// Standard error with every value in [`SEEN`] blanked: the log writer. The log formatter
@@ -152,5 +165,22 @@ mod tests {
             redaction.clean("401: token tok-123456 rejected"),
             "401: token ••• rejected"
         );
+    }
+
+    #[test]
+    fn a_remembered_secret_is_known_in_its_escaped_forms() {
+        let secret = "quote\"back\\slash\ttab-7f3a";
+        remember(&Secret::new(secret.into()));
+        let json = serde_json::to_string(secret).unwrap();
+        let debug = format!("{secret:?}");
+        let json_of_debug = serde_json::to_string(&debug).unwrap();
+        let seen = SEEN.read().unwrap_or_else(|p| p.into_inner());
+        for line in [secret, &json, &debug, &json_of_debug] {
+            assert!(
+                seen.iter()
+                    .any(|s| s.expose().len() >= secret.len() && line.contains(s.expose())),
+                "no remembered form is in {line}"
+            );
+        }
     }
 }

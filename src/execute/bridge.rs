@@ -28,6 +28,7 @@ use crate::sandbox::{
 use crate::sources::SourceError;
 
 use super::preview::preview;
+use super::recovery::{self, Dispatched, Dispatches};
 use super::replay::Replay;
 
 /// How many tools `hub.search` shows.
@@ -44,6 +45,8 @@ pub struct RunBridge {
     replay: Arc<Replay>,
     /// The bearer token of an HTTP client: each call is checked against its current record.
     token: Option<TokenRecord>,
+    /// How far each call of this attempt got towards its upstream, for the recovery contract.
+    dispatches: Dispatches,
 }
 
 impl RunBridge {
@@ -64,13 +67,26 @@ impl RunBridge {
             redaction,
             replay,
             token: None,
+            dispatches: Dispatches::default(),
         }
+    }
+
+    /// What the run sent upstream, this attempt and earlier ones; read once the run is over.
+    pub(crate) fn dispatched(&self) -> Dispatched {
+        self.dispatches.summary(self.replay.journaled())
     }
 
     /// Narrows the run to what `token` allows (nothing changes with `None`).
     pub fn with_token(mut self, token: Option<TokenRecord>) -> RunBridge {
         self.token = token;
         self
+    }
+
+    /// What the run's token lets it call, for `hub.search` and `hub.describe` to show only that.
+    fn token_permits(&self) -> Option<impl Fn(&str) -> bool + '_> {
+        self.token
+            .as_ref()
+            .map(|token| move |address: &str| token.allows(address))
     }
 
     /// Why the run's token forbids calling `address` now, if it does. The token is read again
@@ -231,6 +247,9 @@ impl Bridge for RunBridge {
         let sources = self.catalog.sources().clone();
         let store = self.store.clone();
         let run_id = self.run_id.clone();
+        let dispatches = self.dispatches.clone();
+        // As in MCP's defaults, a tool may write unless its upstream marks it read-only.
+        let mutating = !annotations.is_read_only();
         async move {
             let started = Instant::now();
             let arguments = match &call.arguments {
@@ -241,7 +260,9 @@ impl Bridge for RunBridge {
                     return CallOutcome::from(Err(BridgeError::Failed(failure)));
                 }
             };
+            dispatches.start(call.seq, &address, mutating);
             let outcome = sources.call_tool(&call.namespace, call.connection.as_deref(), &upstream_name, arguments).await;
+            dispatches.settle(call.seq, recovery::delivery(&outcome));
             let ms = started.elapsed().as_millis() as u64;
             let (result, journaled, ok) = match outcome {
                 Ok(mut raw) => {
@@ -275,10 +296,12 @@ impl Bridge for RunBridge {
 
     fn search(&self, query: String) -> BoxFuture<'static, String> {
         let text = self.catalog.read(|catalog, index| {
+            let permits = self.token_permits();
             let request = SearchRequest {
                 query: &query,
                 namespace: None,
                 limit: HUB_SEARCH_LIMIT,
+                permits: permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
             };
             render_search(catalog, index, &self.settings.policy, &request)
                 .unwrap_or_else(|e| e.to_string())
@@ -288,7 +311,11 @@ impl Bridge for RunBridge {
 
     fn describe(&self, targets: Vec<String>) -> BoxFuture<'static, String> {
         let text = self.catalog.read(|catalog, _| {
-            let visible = catalog.visible_tools(&self.settings.policy);
+            let permits = self.token_permits();
+            let visible = catalog.visible_tools(
+                &self.settings.policy,
+                permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
+            );
             describe(&visible, &targets, DEFAULT_BUDGET_TOKENS).unwrap_or_else(|e| e.to_string())
         });
         futures::future::ready(text).boxed()

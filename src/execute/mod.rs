@@ -1,9 +1,13 @@
 //! One `execute`, from code to envelope: pick a run id, seed and start time, give the sandbox the
 //! catalogue's tools, answer its calls through [`RunBridge`] (policy, then the upstream, then the
-//! journal), and store the run. Shared by `capabilities exec` and the hub.
+//! journal), and store the run. A failed run's error carries the recovery contract (may the
+//! client send it again?) from what the bridge saw reach the upstreams. Shared by
+//! `capabilities exec` and the hub.
 
 mod bridge;
+mod missing_source;
 mod preview;
+mod recovery;
 mod replay;
 mod tools;
 
@@ -20,6 +24,7 @@ use crate::sandbox::{
     self, CancelToken, EnvelopeError, ErrorCode, ExecuteEnvelope, Namespaces, RunRequest, Status,
 };
 
+use self::recovery::Dispatched;
 use self::replay::Replay;
 
 /// Runs scripts against the live catalogue and its sources, recording each run in the store.
@@ -142,7 +147,15 @@ impl Executor {
                 None => Ok(()),
             });
         if let Err(e) = recorded {
-            tracing::warn!("run {run_id} is not recorded: {e}");
+            // A run that cannot be journaled could neither pause nor resume safely, so nothing
+            // of it runs; the message says how to make the store usable again.
+            let mut error =
+                EnvelopeError::new(ErrorCode::Internal, format!("the run was not started: {e}"));
+            error.hint = Some(
+                "Nothing ran. Tell the user the state store needs attention (the message says what to do); retrying will not help until then."
+                    .into(),
+            );
+            return ExecuteEnvelope::rejected(&run_id, error, Vec::new());
         }
         let run = Run {
             run_id,
@@ -199,8 +212,10 @@ impl Executor {
             if let Some(previous) = stored {
                 envelope.calls = previous.calls;
             }
-            self.finish(run_id, &envelope);
-            return Ok(envelope);
+            let journal = self.store.journal(run_id)?;
+            let dispatched = Dispatched::earlier(journal.iter().map(|e| e.address.as_str()));
+            recovery::apply(&mut envelope, &dispatched);
+            return Ok(self.finish(run_id, envelope));
         }
         if !undecided.is_empty() {
             return stored.ok_or_else(|| ResumeError::StillRunning(run_id.to_string()));
@@ -240,7 +255,8 @@ impl Executor {
             )
             .with_token(token.cloned()),
         );
-        let mut envelope = sandbox::run_with_cancel(request, bridge, cancel).await;
+        let mut envelope = sandbox::run_with_cancel(request, bridge.clone(), cancel).await;
+        missing_source::explain(&mut envelope, self.catalog.sources());
         if let Some(divergence) = replay.divergence() {
             // Whatever the script made of the refused call, the run must not look successful.
             envelope.status = Status::Failed;
@@ -248,20 +264,33 @@ impl Executor {
             envelope.pending.clear();
             envelope.error = Some(EnvelopeError::new(ErrorCode::ReplayDivergence, divergence));
         }
-        self.finish(&run.run_id, &envelope);
-        envelope
+        // The sandbox aborts every call future when the run ends, so a call still marked in
+        // flight now was cut off and counts as lost.
+        recovery::apply(&mut envelope, &bridge.dispatched());
+        self.finish(&run.run_id, envelope)
     }
 
-    fn finish(&self, run_id: &str, envelope: &ExecuteEnvelope) {
+    /// Records how the run ended and returns the envelope as stored, so the client and the
+    /// store (the dashboard, a later resume) see the same one, with secrets blanked in both.
+    fn finish(&self, run_id: &str, envelope: ExecuteEnvelope) -> ExecuteEnvelope {
         let status = serde_json::to_value(envelope.status)
             .ok()
             .and_then(|v| v.as_str().map(String::from))
             .unwrap_or_default();
-        let mut stored = serde_json::to_value(envelope).unwrap_or_default();
+        let mut stored = match serde_json::to_value(&envelope) {
+            Ok(stored) => stored,
+            Err(e) => {
+                tracing::warn!("run {run_id} outcome is not recorded: {e}");
+                return envelope;
+            }
+        };
         self.redaction().clean_json(&mut stored);
         if let Err(e) = self.store.finish_run(run_id, &status, &stored) {
             tracing::warn!("run {run_id} outcome is not recorded: {e}");
         }
+        // Blanking only rewrites text inside strings; were it ever to break a field, the
+        // envelope as the run made it is better than none.
+        serde_json::from_value(stored).unwrap_or(envelope)
     }
 
     pub fn store(&self) -> &Arc<RunsStore> {

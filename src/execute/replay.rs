@@ -91,6 +91,11 @@ impl Replay {
             .and_then(|a| a.decision)
     }
 
+    /// The addresses of the calls earlier attempts of the run sent, in call order.
+    pub fn journaled(&self) -> impl Iterator<Item = &str> {
+        self.journal.values().map(|e| e.address.as_str())
+    }
+
     /// True when a person allowed `address` for the rest of this run.
     pub fn granted(&self, address: &str) -> bool {
         self.grants.contains(address)

@@ -4,6 +4,10 @@
 //! `requestState` is signed (HMAC), bound to the run, the pending call and its argument digest,
 //! expires with the approval, and is accepted only once (the store enforces that, so a replayed
 //! or tampered state is refused).
+//!
+//! The signing key is derived from the state store's key, so the state is all a retry needs:
+//! any hub process sharing the store (a restarted one, or another behind the same stateless
+//! HTTP endpoint) can check an answer to a question another process asked.
 
 use std::time::Duration;
 
@@ -13,12 +17,14 @@ use rmcp::model::{
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::runs::{Approval, Decision, RunsStore, new_run_id, now_ms};
+use crate::runs::{Approval, Decision, RunsStore, StoreError, new_run_id, now_ms};
 
 /// The key of the one input request in an `input_required` result.
 const INPUT_KEY: &str = "approval";
 /// Binds a state to the method it was issued for.
 const ASSOCIATED: &[u8] = b"tools/call:execute";
+/// The purpose the signing key is derived for from the state key.
+const KEY_PURPOSE: &str = "elicitation request state";
 
 /// What a signed state carries (readable by the client, so nothing secret).
 #[derive(Debug, Serialize, Deserialize)]
@@ -51,26 +57,24 @@ pub enum AnswerError {
         "the answer has no `decision`; pick one of allow_once, allow_run, allow_always or deny"
     )]
     NoDecision,
+    #[error("cannot check approval answers: {0}")]
+    Signing(RequestStateError),
     #[error(transparent)]
-    Store(#[from] crate::runs::StoreError),
+    Store(#[from] StoreError),
     #[error(transparent)]
     Decide(#[from] crate::runs::DecideError),
 }
 
-/// Signs and checks approval states for one hub process.
-pub struct Elicitation {
-    codec: RequestStateCodec,
-}
+/// Signs and checks approval states with a key every process sharing the store derives alike.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Elicitation;
 
 impl Elicitation {
-    /// A fresh random signing key: states from another process are refused, and the client is
-    /// then told to resume, which asks again.
-    pub fn new() -> Result<Elicitation, RequestStateError> {
-        // Two run ids give 256 random bits from the OS without another dependency.
-        let key = format!("{}{}", new_run_id(), new_run_id());
-        Ok(Elicitation {
-            codec: RequestStateCodec::try_new(key.into_bytes())?,
-        })
+    /// The codec of `store`'s signing key (derived anew each time: one hash, and the store
+    /// keeps its key unlocked).
+    fn codec(&self, store: &RunsStore) -> Result<RequestStateCodec, AnswerError> {
+        let key = store.derived_key(KEY_PURPOSE)?;
+        RequestStateCodec::try_new(key.to_vec()).map_err(AnswerError::Signing)
     }
 
     /// The `input_required` result asking about the first undecided call of a paused run, or
@@ -90,8 +94,15 @@ impl Elicitation {
             nonce: new_run_id(),
         };
         let ttl = Duration::from_millis(approval.expires_at_ms.saturating_sub(now));
-        let sealed = self
-            .codec
+        let codec = match self.codec(store) {
+            Ok(codec) => codec,
+            Err(e) => {
+                // The client still gets the pending envelope and the other channels.
+                tracing::warn!("run {run_id} is not offered for approval over elicitation: {e}");
+                return None;
+            }
+        };
+        let sealed = codec
             .seal_json_with(
                 &state,
                 &SealOptions::new().associated_data(ASSOCIATED).ttl(ttl),
@@ -114,7 +125,7 @@ impl Elicitation {
         responses: &InputResponses,
     ) -> Result<(String, Decision, Approval), AnswerError> {
         let state: State = self
-            .codec
+            .codec(store)?
             .open_json_with(request_state, ASSOCIATED)
             .map_err(|e| match e {
                 RequestStateError::Expired => AnswerError::Expired,

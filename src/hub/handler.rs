@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
-    CustomResult, ErrorCode, Implementation, InitializeRequestParams, InputResponses,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
-    Tool,
+    CustomResult, DiscoverResult, ErrorCode, Implementation, InitializeRequestParams,
+    InitializeResult, InputResponses, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -25,6 +25,7 @@ use crate::approvals::{ApprovalPage, open_in_browser};
 use super::args::{DescribeArgs, ExecuteArgs, SearchArgs};
 use super::elicit::Elicitation;
 use super::surface::{self, DESCRIBE, EXECUTE, INSTRUCTIONS, SEARCH};
+use super::trace::{self, request_span, traced};
 use crate::catalog::Origin;
 use crate::catalog::describe::describe;
 use crate::catalog::live::LiveCatalog;
@@ -70,8 +71,8 @@ pub struct Hub {
     config_file: Option<PathBuf>,
     /// Started the first time a run pauses; `None` inside when it could not start.
     page: Arc<OnceCell<Option<ApprovalPage>>>,
-    /// Signs approval forms for clients that elicit; `None` if no signing key could be made.
-    elicitation: Option<Arc<Elicitation>>,
+    /// Signs approval forms for clients that elicit, and checks the answers.
+    elicitation: Elicitation,
 }
 
 impl Hub {
@@ -85,13 +86,7 @@ impl Hub {
             settle_timeout,
             config_file: None,
             page: Arc::new(OnceCell::new()),
-            elicitation: match Elicitation::new() {
-                Ok(elicitation) => Some(Arc::new(elicitation)),
-                Err(e) => {
-                    tracing::warn!("approvals over elicitation are off: {e}");
-                    None
-                }
-            },
+            elicitation: Elicitation,
         }
     }
 
@@ -140,15 +135,21 @@ impl Hub {
         }
     }
 
-    fn search(&self, arguments: &Map<String, Value>) -> CallToolResult {
+    fn search(
+        &self,
+        arguments: &Map<String, Value>,
+        token: Option<&TokenRecord>,
+    ) -> CallToolResult {
         let args = match SearchArgs::parse(arguments) {
             Ok(args) => args,
             Err(e) => return tool_error(e.0),
         };
+        let permits = token.map(|token| move |address: &str| token.allows(address));
         let request = SearchRequest {
             query: &args.query,
             namespace: args.namespace.as_deref(),
             limit: args.limit,
+            permits: permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
         };
         match self
             .catalog
@@ -159,9 +160,11 @@ impl Hub {
         }
     }
 
+    /// Like search, describe shows only what the client's token lets it call.
     async fn describe(
         &self,
         arguments: &Map<String, Value>,
+        token: Option<&TokenRecord>,
         ct: &CancellationToken,
     ) -> CallToolResult {
         let args = match DescribeArgs::parse(arguments) {
@@ -174,9 +177,13 @@ impl Hub {
                 .any(|t| t.trim().split('.').next() == Some(namespace))
         };
         self.wait_for_connecting_sources(named, ct).await;
+        let permits = token.map(|token| move |address: &str| token.allows(address));
         let described = self.catalog.read(|catalog, _| {
             describe(
-                &catalog.visible_tools(&self.settings.policy),
+                &catalog.visible_tools(
+                    &self.settings.policy,
+                    permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
+                ),
                 &args.targets,
                 args.budget,
             )
@@ -246,9 +253,12 @@ impl Hub {
         mut envelope: ExecuteEnvelope,
         context: &RequestContext<RoleServer>,
     ) -> CallToolResponse {
+        trace::record_run(&envelope);
         if envelope.status == Status::AwaitingApproval {
-            if let Some(elicitation) = self.elicitation.as_ref().filter(|_| can_elicit(context))
-                && let Some(form) = elicitation.request(self.executor.store(), &envelope.run_id)
+            if can_elicit(context)
+                && let Some(form) = self
+                    .elicitation
+                    .request(self.executor.store(), &envelope.run_id)
             {
                 return CallToolResponse::InputRequired(form);
             }
@@ -264,13 +274,8 @@ impl Hub {
         responses: &InputResponses,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let Some(elicitation) = &self.elicitation else {
-            return Err(ErrorData::invalid_params(
-                "this hub issues no requestState; call execute with `code` or `resume`",
-                None,
-            ));
-        };
-        let (run_id, decision, approval) = elicitation
+        let (run_id, decision, approval) = self
+            .elicitation
             .answer(self.executor.store(), request_state, responses)
             .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
         if decision == Decision::AllowAlways
@@ -282,6 +287,10 @@ impl Hub {
                 approval.address
             );
         }
+        // As for `execute({ resume })`: the answer may reach a hub that has just started (any
+        // process sharing the store may take it), so its sources may still be connecting.
+        self.wait_for_connecting_sources(|_| true, &context.ct)
+            .await;
         let cancel = CancelToken::new();
         let token = token(context);
         let envelope = cancellable(
@@ -413,12 +422,43 @@ impl ServerHandler for Hub {
         Cow::Borrowed(VERSIONS)
     }
 
+    // initialize, server/discover and ping do what rmcp's defaults do, inside a request span.
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        let span = request_span("initialize", None, &context);
+        traced(span, async { self.negotiate_initialize(&request) }).await
+    }
+
+    async fn discover(
+        &self,
+        context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, ErrorData> {
+        let span = request_span("server/discover", None, &context);
+        let versions = self.supported_protocol_versions().into_owned();
+        traced(span, async {
+            Ok(DiscoverResult::from_server_info(versions, self.get_info()))
+        })
+        .await
+    }
+
+    async fn ping(&self, context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+        traced(request_span("ping", None, &context), async { Ok(()) }).await
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+        let span = request_span("tools/list", None, &context);
+        traced(span, async {
+            Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+        })
+        .await
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -430,59 +470,70 @@ impl ServerHandler for Hub {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let arguments = request.arguments.unwrap_or_default();
-        let result = match request.name.as_ref() {
-            SEARCH => self.search(&arguments),
-            DESCRIBE => self.describe(&arguments, &context.ct).await,
-            EXECUTE => {
-                return match &request.request_state {
-                    Some(state) => {
-                        self.answer(
-                            state,
-                            &request.input_responses.clone().unwrap_or_default(),
-                            &context,
-                        )
+        let span = request_span("tools/call", Some(&request.name), &context);
+        traced(span, async move {
+            let arguments = request.arguments.unwrap_or_default();
+            let result = match request.name.as_ref() {
+                SEARCH => self.search(&arguments, token(&context).as_ref()),
+                DESCRIBE => {
+                    self.describe(&arguments, token(&context).as_ref(), &context.ct)
                         .await
-                    }
-                    None => Ok(self.execute(&arguments, &context).await),
-                };
-            }
-            other => {
-                return Err(ErrorData::invalid_params(
-                    format!(
-                        "there is no tool `{other}`; this server has `search`, `describe` and `execute`"
-                    ),
-                    None,
-                ));
-            }
-        };
-        Ok(CallToolResponse::Complete(result))
+                }
+                EXECUTE => {
+                    return match &request.request_state {
+                        Some(state) => {
+                            self.answer(
+                                state,
+                                &request.input_responses.clone().unwrap_or_default(),
+                                &context,
+                            )
+                            .await
+                        }
+                        None => Ok(self.execute(&arguments, &context).await),
+                    };
+                }
+                other => {
+                    return Err(ErrorData::invalid_params(
+                        format!(
+                            "there is no tool `{other}`; this server has `search`, `describe` and `execute`"
+                        ),
+                        None,
+                    ));
+                }
+            };
+            Ok(CallToolResponse::Complete(result))
+        })
+        .await
     }
 
     async fn on_custom_request(
         &self,
         request: CustomRequest,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
         let CustomRequest { method, params, .. } = request;
-        // rmcp hands a request for a known method here when its params do not parse.
-        if SERVED_METHODS.contains(&method.as_str()) {
-            return Err(ErrorData::invalid_params(
+        let span = request_span(&method, None, &context);
+        traced(span, async move {
+            // rmcp hands a request for a known method here when its params do not parse.
+            if SERVED_METHODS.contains(&method.as_str()) {
+                return Err(ErrorData::invalid_params(
+                    format!(
+                        "invalid params for `{method}`: {}",
+                        params_problem(&method, params)
+                    ),
+                    None,
+                ));
+            }
+            Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
                 format!(
-                    "invalid params for `{method}`: {}",
-                    params_problem(&method, params)
+                    "unknown method `{method}`; this server answers {}",
+                    SERVED_METHODS.join(", ")
                 ),
                 None,
-            ));
-        }
-        Err(ErrorData::new(
-            ErrorCode::METHOD_NOT_FOUND,
-            format!(
-                "unknown method `{method}`; this server answers {}",
-                SERVED_METHODS.join(", ")
-            ),
-            None,
-        ))
+            ))
+        })
+        .await
     }
 }
 

@@ -11,6 +11,7 @@
 //! | `handler` | the `ServerHandler`: search, describe and execute on the live catalogue |
 //! | `stdio` | the transport: JSON-RPC lines, with errors for lines that are not messages |
 //! | `streamable_http` | Streamable HTTP at `/mcp`: bearer tokens, DNS-rebinding checks, session recovery |
+//! | `trace` | a `request` span (request id, method, tool, run id) and the access log per request |
 //!
 //! ```text
 //! let hub = Hub::new(catalog, settings, executor);
@@ -23,6 +24,7 @@ mod handler;
 mod stdio;
 mod streamable_http;
 pub mod surface;
+mod trace;
 
 pub use handler::Hub;
 pub use stdio::StdioTransport;

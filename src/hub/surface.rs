@@ -106,7 +106,20 @@ fn envelope_schema() -> Value {
             "result": {},
             "error": {
                 "type": "object",
-                "properties": { "code": { "type": "string" }, "message": { "type": "string" }, "hint": { "type": "string" } },
+                "properties": {
+                    "code": { "type": "string" },
+                    "message": { "type": "string" },
+                    "hint": { "type": "string" },
+                    "recovery": {
+                        "type": "object",
+                        "properties": {
+                            "code": { "type": "string" },
+                            "execute_request": { "enum": ["correct_arguments", "do_not_replay", "unchanged"] },
+                            "provider_execution": { "enum": ["not_started", "unknown"] },
+                            "automatic_replay": { "const": false },
+                        },
+                    },
+                },
                 "required": ["code", "message"],
             },
             "logs": strings,
@@ -181,7 +194,7 @@ mod tests {
 
     #[test]
     fn a_real_envelope_matches_the_output_schema() {
-        use crate::sandbox::{EnvelopeError, ErrorCode, ExecuteEnvelope};
+        use crate::sandbox::{EnvelopeError, ErrorCode, ExecuteEnvelope, Recovery};
         let schema = envelope_schema();
         let validator = jsonschema::validator_for(&schema).unwrap();
         let mut envelope = ExecuteEnvelope::rejected(
@@ -193,6 +206,18 @@ mod tests {
         envelope.truncated.result = true;
         let value = serde_json::to_value(&envelope).unwrap();
         assert!(validator.is_valid(&value), "{value}");
+        for recovery in [
+            Recovery::OUTCOME_UNKNOWN,
+            Recovery::CORRECT_ARGUMENTS,
+            Recovery::UNCHANGED,
+        ] {
+            envelope.error.as_mut().unwrap().recovery = Some(recovery);
+            let value = serde_json::to_value(&envelope).unwrap();
+            assert!(validator.is_valid(&value), "{value}");
+        }
+        let mut replayed = serde_json::to_value(&envelope).unwrap();
+        replayed["error"]["recovery"]["automatic_replay"] = json!(true);
+        assert!(!validator.is_valid(&replayed));
         assert!(!validator.is_valid(&json!({ "runId": "r", "status": "done", "calls": [] })));
     }
 }

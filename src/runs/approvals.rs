@@ -11,7 +11,7 @@ use rusqlite::{OptionalExtension, params};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::store::{RunsStore, StoreError, now_ms};
+use super::store::{RunsStore, StoreError, now_ms, stored_bytes};
 
 /// How long a pending approval waits for a person.
 pub const APPROVAL_TTL: Duration = Duration::from_secs(30 * 60);
@@ -114,24 +114,45 @@ pub enum DecideError {
 
 const COLUMNS: &str = "run_id, seq, address, connection, preview, reason, created_at_ms, expires_at_ms, decision, decided_at_ms, decided_by";
 
-fn approval(row: &rusqlite::Row<'_>) -> rusqlite::Result<Approval> {
+/// An approval as read, with its preview still sealed.
+type SealedApproval = (Approval, Vec<u8>);
+
+fn approval(row: &rusqlite::Row<'_>) -> rusqlite::Result<SealedApproval> {
     let decision: Option<String> = row.get(8)?;
-    Ok(Approval {
+    let approval = Approval {
         run_id: row.get(0)?,
         seq: row.get::<_, i64>(1)? as u64,
         address: row.get(2)?,
         connection: row.get(3)?,
-        preview: row.get(4)?,
+        preview: String::new(),
         reason: row.get(5)?,
         created_at_ms: row.get::<_, i64>(6)? as u64,
         expires_at_ms: row.get::<_, i64>(7)? as u64,
         decision: decision.and_then(|d| d.parse().ok()),
         decided_at_ms: row.get::<_, Option<i64>>(9)?.map(|v| v as u64),
         decided_by: row.get(10)?,
-    })
+    };
+    Ok((approval, stored_bytes(row, 4)?.unwrap_or_default()))
+}
+
+fn preview_context(run_id: &str, seq: u64) -> String {
+    format!("approvals.preview:{run_id}:{seq}")
 }
 
 impl RunsStore {
+    fn open_approval(
+        &self,
+        (mut approval, preview): SealedApproval,
+    ) -> Result<Approval, StoreError> {
+        approval.preview =
+            self.open_text(&preview_context(&approval.run_id, approval.seq), &preview)?;
+        Ok(approval)
+    }
+
+    fn open_approvals(&self, sealed: Vec<SealedApproval>) -> Result<Vec<Approval>, StoreError> {
+        sealed.into_iter().map(|a| self.open_approval(a)).collect()
+    }
+
     /// Records that call `seq` of a run waits for a person; a second record of the same call
     /// keeps the first (its creation time and any decision).
     pub fn record_pending(
@@ -145,6 +166,7 @@ impl RunsStore {
     ) -> Result<(), StoreError> {
         let now = now_ms();
         let expires = now + APPROVAL_TTL.as_millis() as u64;
+        let preview = self.seal(&preview_context(run_id, seq), preview)?;
         self.with(|c| {
             c.execute(
                 "INSERT OR IGNORE INTO approvals (run_id, seq, address, connection, preview, reason, created_at_ms, expires_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
@@ -195,37 +217,40 @@ impl RunsStore {
 
     /// Every approval of a run, by call order.
     pub fn approvals(&self, run_id: &str) -> Result<Vec<Approval>, StoreError> {
-        self.with(|c| {
+        let sealed = self.with(|c| {
             let mut statement = c.prepare_cached(&format!(
                 "SELECT {COLUMNS} FROM approvals WHERE run_id = ?1 ORDER BY seq"
             ))?;
             let rows = statement.query_map(params![run_id], approval)?;
             rows.collect()
-        })
+        })?;
+        self.open_approvals(sealed)
     }
 
     /// The approval of one call, if it was ever asked for.
     pub fn approval(&self, run_id: &str, seq: u64) -> Result<Option<Approval>, StoreError> {
-        self.with(|c| {
+        let sealed = self.with(|c| {
             c.query_row(
                 &format!("SELECT {COLUMNS} FROM approvals WHERE run_id = ?1 AND seq = ?2"),
                 params![run_id, seq as i64],
                 approval,
             )
             .optional()
-        })
+        })?;
+        sealed.map(|a| self.open_approval(a)).transpose()
     }
 
     /// Every approval still waiting for a decision and not expired, oldest first.
     pub fn pending_approvals(&self) -> Result<Vec<Approval>, StoreError> {
         let now = now_ms() as i64;
-        self.with(|c| {
+        let sealed = self.with(|c| {
             let mut statement = c.prepare_cached(&format!(
                 "SELECT {COLUMNS} FROM approvals WHERE decision IS NULL AND expires_at_ms > ?1 ORDER BY created_at_ms, run_id, seq"
             ))?;
             let rows = statement.query_map(params![now], approval)?;
             rows.collect()
-        })
+        })?;
+        self.open_approvals(sealed)
     }
 
     /// Records a decision on the undecided calls of a run (only call `seq` when given), with the

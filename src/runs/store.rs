@@ -1,11 +1,22 @@
-//! The SQLite store of runs and their call journals.
+//! The SQLite store of runs and their call journals. What a run says (its script, the results
+//! of its calls, its envelope) is sealed with the state key before it is written and opened
+//! after it is read, so nothing outside this file handles ciphertext; ids, statuses, tool
+//! addresses, timings and argument digests stay in the clear for listings.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
+use zeroize::Zeroizing;
+
+use super::keys::{self, KeySource, StateKeys};
+use super::seal::{OpenError, StateCipher};
+use crate::credentials::Credentials;
+
+/// The key file's name, beside the database, for machines with no usable credential store.
+pub const KEY_FILE_NAME: &str = "state.key";
 
 /// A store problem, with the database path and what to do.
 #[derive(Debug, thiserror::Error)]
@@ -19,6 +30,18 @@ pub enum StoreError {
     },
     #[error("the state store failed: {0}")]
     Sql(#[from] rusqlite::Error),
+    #[error(
+        "cannot use the key that encrypts the runs in {path}: {reason}. Make it readable again (`capabilities doctor` checks the credential stores), or move {path} away to start with an empty run history"
+    )]
+    Key { path: PathBuf, reason: String },
+    #[error(
+        "{what} in {path} cannot be read: {source}. Move {path} away to start with an empty run history"
+    )]
+    Sealed {
+        path: PathBuf,
+        what: String,
+        source: OpenError,
+    },
 }
 
 /// One run as stored.
@@ -54,6 +77,11 @@ pub struct JournalEntry {
 /// the busy timeout makes a second process wait instead of failing.
 pub struct RunsStore {
     connection: Mutex<Connection>,
+    path: PathBuf,
+    keys: StateKeys,
+    /// Unlocked on first need, so commands that never touch a run's content never reach for
+    /// the keychain.
+    cipher: Mutex<Option<Arc<StateCipher>>>,
 }
 
 const SCHEMA: &str = "
@@ -106,6 +134,10 @@ CREATE TABLE IF NOT EXISTS run_grants (
     address TEXT NOT NULL,
     PRIMARY KEY (run_id, address)
 );
+CREATE TABLE IF NOT EXISTS meta (
+    name  TEXT PRIMARY KEY,
+    value BLOB NOT NULL
+);
 CREATE TABLE IF NOT EXISTS audit (
     id     INTEGER PRIMARY KEY AUTOINCREMENT,
     at_ms  INTEGER NOT NULL,
@@ -124,7 +156,8 @@ pub fn now_ms() -> u64 {
 }
 
 impl RunsStore {
-    /// Opens (creating) the database at `path`.
+    /// Opens (creating) the database at `path`, its key in the key file beside it (see
+    /// [`with_credentials`](Self::with_credentials) for the user's credential stores).
     pub fn open(path: &Path) -> Result<RunsStore, StoreError> {
         let open_error = |source| StoreError::Open {
             path: path.to_path_buf(),
@@ -158,7 +191,151 @@ impl RunsStore {
             .map_err(open_error)?;
         Ok(RunsStore {
             connection: Mutex::new(connection),
+            path: path.to_path_buf(),
+            keys: StateKeys::key_file(path.with_file_name(KEY_FILE_NAME)),
+            cipher: Mutex::new(None),
         })
+    }
+
+    /// Keeps the key of a new store in the user's credential store when it can (the key file
+    /// remains the fallback, and a store keyed before keeps its key where it is).
+    pub fn with_credentials(mut self, credentials: Arc<Credentials>) -> RunsStore {
+        self.keys = self.keys.with_credentials(credentials);
+        self
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Where this store's key is kept, once its first run recorded it.
+    pub fn key_source(&self) -> Result<Option<KeySource>, StoreError> {
+        Ok(self
+            .key_record()?
+            .and_then(|(source, _)| KeySource::parse(&source)))
+    }
+
+    pub fn key_file_path(&self) -> &Path {
+        self.keys.key_file_path()
+    }
+
+    /// A key for `purpose` derived from the state key: the same in every process that shares
+    /// this store (the elicitation signing key is one).
+    pub fn derived_key(&self, purpose: &str) -> Result<Zeroizing<[u8; 32]>, StoreError> {
+        Ok(self.cipher()?.derive(purpose))
+    }
+
+    /// The cipher of the state key, unlocked once per process.
+    fn cipher(&self) -> Result<Arc<StateCipher>, StoreError> {
+        let mut cached = self.cipher.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(cipher) = cached.as_ref() {
+            return Ok(cipher.clone());
+        }
+        let cipher = Arc::new(self.unlock().map_err(|reason| StoreError::Key {
+            path: self.path.clone(),
+            reason,
+        })?);
+        *cached = Some(cipher.clone());
+        Ok(cipher)
+    }
+
+    /// The key recorded for this store, or a first one, recorded now; checked against the
+    /// store's check value either way.
+    fn unlock(&self) -> Result<StateCipher, String> {
+        let recorded = self.key_record().map_err(|e| e.to_string())?;
+        let (source, key) = match &recorded {
+            Some((name, _)) => {
+                let source = KeySource::parse(name).ok_or_else(|| {
+                    format!("its key is kept in `{name}`, which this version does not know")
+                })?;
+                let key = self
+                    .keys
+                    .recorded(source)
+                    .map_err(|e| format!("it is kept in {source}, which cannot be read: {e}"))?;
+                (source, key)
+            }
+            None => self.keys.first()?,
+        };
+        let cipher = StateCipher::new(key);
+        let check = match recorded {
+            Some((_, check)) => check,
+            None => {
+                let (winner, check) = self
+                    .record_key(source, &keys::check_value(&cipher)?)
+                    .map_err(|e| e.to_string())?;
+                if winner != source.as_str() {
+                    // Another process keyed the store at the same moment, elsewhere: use its key.
+                    return self.unlock();
+                }
+                check
+            }
+        };
+        if !keys::check_matches(&cipher, &check) {
+            return Err(format!(
+                "the key in {source} is not the one these runs were encrypted with"
+            ));
+        }
+        Ok(cipher)
+    }
+
+    fn key_record(&self) -> Result<Option<(String, Vec<u8>)>, StoreError> {
+        self.with(|c| {
+            c.query_row(
+                "SELECT s.value, k.value FROM meta s JOIN meta k ON k.name = 'key_check' WHERE s.name = 'key_source'",
+                [],
+                |row| Ok((row.get::<_, String>(0)?, row.get::<_, Vec<u8>>(1)?)),
+            )
+            .optional()
+        })
+    }
+
+    /// Records the key's place and check value unless another process did first; returns what
+    /// is recorded now.
+    fn record_key(&self, source: KeySource, check: &[u8]) -> Result<(String, Vec<u8>), StoreError> {
+        self.with(|c| {
+            let transaction = c.unchecked_transaction()?;
+            let inserted = transaction.execute(
+                "INSERT OR IGNORE INTO meta (name, value) VALUES ('key_source', ?1)",
+                params![source.as_str()],
+            )?;
+            if inserted == 1 {
+                transaction.execute(
+                    "INSERT OR REPLACE INTO meta (name, value) VALUES ('key_check', ?1)",
+                    params![check],
+                )?;
+            }
+            let recorded = transaction.query_row(
+                "SELECT s.value, k.value FROM meta s JOIN meta k ON k.name = 'key_check' WHERE s.name = 'key_source'",
+                [],
+                |row| Ok((row.get::<_, String>(0)?, row.get::<_, Vec<u8>>(1)?)),
+            )?;
+            transaction.commit()?;
+            Ok(recorded)
+        })
+    }
+
+    /// `text` sealed for the place `context` names.
+    pub(crate) fn seal(&self, context: &str, text: &str) -> Result<Vec<u8>, StoreError> {
+        self.cipher()?
+            .seal(context, text.as_bytes())
+            .map_err(|source| self.sealed_error(context, source))
+    }
+
+    /// What [`seal`](Self::seal) wrote for `context`.
+    pub(crate) fn open_text(&self, context: &str, stored: &[u8]) -> Result<String, StoreError> {
+        let opened = self
+            .cipher()?
+            .open(context, stored)
+            .map_err(|source| self.sealed_error(context, source))?;
+        String::from_utf8(opened).map_err(|_| self.sealed_error(context, OpenError::Rejected))
+    }
+
+    fn sealed_error(&self, context: &str, source: OpenError) -> StoreError {
+        StoreError::Sealed {
+            path: self.path.clone(),
+            what: describe_context(context),
+            source,
+        }
     }
 
     pub(crate) fn with<T>(
@@ -177,6 +354,7 @@ impl RunsStore {
         start_time_ms: u64,
     ) -> Result<(), StoreError> {
         let now = now_ms();
+        let code = self.seal(&format!("runs.code:{run_id}"), code)?;
         self.with(|c| {
             c.execute(
                 "INSERT INTO runs (run_id, status, code, seed, start_time_ms, created_at_ms, updated_at_ms) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?5)",
@@ -213,7 +391,10 @@ impl RunsStore {
     }
 
     pub fn record_call(&self, run_id: &str, entry: &JournalEntry) -> Result<(), StoreError> {
-        let result = entry.result.to_string();
+        let result = self.seal(
+            &format!("calls.result:{run_id}:{}", entry.seq),
+            &entry.result.to_string(),
+        )?;
         self.with(|c| {
             c.execute(
                 "INSERT OR REPLACE INTO calls (run_id, seq, address, connection, args_digest, result, ok, ms, recorded_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
@@ -229,7 +410,7 @@ impl RunsStore {
         status: &str,
         envelope: &Value,
     ) -> Result<(), StoreError> {
-        let envelope = envelope.to_string();
+        let envelope = self.seal(&format!("runs.envelope:{run_id}"), &envelope.to_string())?;
         self.with(|c| {
             c.execute(
                 "UPDATE runs SET status = ?2, envelope = ?3, updated_at_ms = ?4 WHERE run_id = ?1",
@@ -241,61 +422,121 @@ impl RunsStore {
 
     /// The most recent runs, newest first.
     pub fn recent_runs(&self, limit: usize) -> Result<Vec<RunRecord>, StoreError> {
-        self.with(|c| {
+        let sealed: Vec<SealedRun> = self.with(|c| {
             let mut statement = c.prepare_cached(
                 "SELECT run_id, status, code, seed, start_time_ms, created_at_ms, envelope, output_budget_bytes FROM runs ORDER BY created_at_ms DESC, rowid DESC LIMIT ?1",
             )?;
-            let rows = statement.query_map(params![limit as i64], run_record)?;
+            let rows = statement.query_map(params![limit as i64], sealed_run)?;
             rows.collect()
-        })
+        })?;
+        sealed.into_iter().map(|run| self.open_run(run)).collect()
     }
 
     pub fn run(&self, run_id: &str) -> Result<Option<RunRecord>, StoreError> {
-        self.with(|c| {
+        let sealed = self.with(|c| {
             c.query_row(
                 "SELECT run_id, status, code, seed, start_time_ms, created_at_ms, envelope, output_budget_bytes FROM runs WHERE run_id = ?1",
                 params![run_id],
-                run_record,
+                sealed_run,
             )
             .optional()
-        })
+        })?;
+        sealed.map(|run| self.open_run(run)).transpose()
+    }
+
+    fn open_run(&self, sealed: SealedRun) -> Result<RunRecord, StoreError> {
+        let mut record = sealed.record;
+        record.code = self.open_text(&format!("runs.code:{}", record.run_id), &sealed.code)?;
+        if let Some(envelope) = sealed.envelope {
+            let text = self.open_text(&format!("runs.envelope:{}", record.run_id), &envelope)?;
+            record.envelope = serde_json::from_str(&text).ok();
+        }
+        Ok(record)
     }
 
     /// The calls of a run in sequence order.
     pub fn journal(&self, run_id: &str) -> Result<Vec<JournalEntry>, StoreError> {
-        self.with(|c| {
+        let sealed: Vec<(JournalEntry, Vec<u8>)> = self.with(|c| {
             let mut statement = c.prepare_cached(
                 "SELECT seq, address, connection, args_digest, result, ok, ms FROM calls WHERE run_id = ?1 ORDER BY seq",
             )?;
             let rows = statement.query_map(params![run_id], |row| {
-                let result: String = row.get(4)?;
-                Ok(JournalEntry {
+                let entry = JournalEntry {
                     seq: row.get::<_, i64>(0)? as u64,
                     address: row.get(1)?,
                     connection: row.get(2)?,
                     args_digest: row.get(3)?,
-                    result: serde_json::from_str(&result).unwrap_or(Value::Null),
+                    result: Value::Null,
                     ok: row.get(5)?,
                     ms: row.get::<_, i64>(6)? as u64,
-                })
+                };
+                Ok((entry, stored_bytes(row, 4)?.unwrap_or_default()))
             })?;
             rows.collect()
-        })
+        })?;
+        sealed
+            .into_iter()
+            .map(|(mut entry, result)| {
+                let context = format!("calls.result:{run_id}:{}", entry.seq);
+                entry.result = serde_json::from_str(&self.open_text(&context, &result)?)
+                    .unwrap_or(Value::Null);
+                Ok(entry)
+            })
+            .collect()
     }
 }
 
-fn run_record(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
-    let envelope: Option<String> = row.get(6)?;
-    Ok(RunRecord {
-        run_id: row.get(0)?,
-        status: row.get(1)?,
-        code: row.get(2)?,
-        seed: row.get::<_, i64>(3)? as u64,
-        start_time_ms: row.get::<_, i64>(4)? as u64,
-        created_at_ms: row.get::<_, i64>(5)? as u64,
-        envelope: envelope.and_then(|e| serde_json::from_str(&e).ok()),
-        output_budget_bytes: row.get::<_, Option<i64>>(7)?.map(|v| v as u64),
+/// A run as read, before its script and envelope are opened.
+struct SealedRun {
+    record: RunRecord,
+    code: Vec<u8>,
+    envelope: Option<Vec<u8>>,
+}
+
+fn sealed_run(row: &rusqlite::Row<'_>) -> rusqlite::Result<SealedRun> {
+    Ok(SealedRun {
+        record: RunRecord {
+            run_id: row.get(0)?,
+            status: row.get(1)?,
+            code: String::new(),
+            seed: row.get::<_, i64>(3)? as u64,
+            start_time_ms: row.get::<_, i64>(4)? as u64,
+            created_at_ms: row.get::<_, i64>(5)? as u64,
+            envelope: None,
+            output_budget_bytes: row.get::<_, Option<i64>>(7)?.map(|v| v as u64),
+        },
+        code: stored_bytes(row, 2)?.unwrap_or_default(),
+        envelope: stored_bytes(row, 6)?,
     })
+}
+
+/// A sealed column's bytes. Text is what an older, unencrypting version wrote; it is passed on
+/// so that opening it says so.
+pub(super) fn stored_bytes(
+    row: &rusqlite::Row<'_>,
+    index: usize,
+) -> rusqlite::Result<Option<Vec<u8>>> {
+    Ok(match row.get::<_, rusqlite::types::Value>(index)? {
+        rusqlite::types::Value::Blob(bytes) => Some(bytes),
+        rusqlite::types::Value::Text(text) => Some(text.into_bytes()),
+        _ => None,
+    })
+}
+
+/// What a sealing context names, for an error message: `calls.result:run_x:3` → "the result
+/// of call 3 of run run_x".
+fn describe_context(context: &str) -> String {
+    let mut parts = context.split(':');
+    let place = parts.next().unwrap_or_default();
+    let run = parts.next().unwrap_or_default();
+    let seq = parts.next().unwrap_or_default();
+    match place {
+        "runs.code" => format!("the script of run {run}"),
+        "runs.envelope" => format!("the envelope of run {run}"),
+        "calls.result" => format!("the result of call {seq} of run {run}"),
+        "approvals.preview" => format!("the argument preview of call {seq} of run {run}"),
+        other => format!("the value `{other}`"),
+    }
 }
 
 #[cfg(test)]
@@ -338,6 +579,213 @@ mod tests {
         assert_eq!(journal.len(), 1);
         assert_eq!(journal[0].address, "everything.echo");
         assert!(store.run("run_missing").unwrap().is_none());
+    }
+
+    fn entry(seq: u64, result: Value) -> JournalEntry {
+        JournalEntry {
+            seq,
+            address: "counter.write".into(),
+            connection: None,
+            args_digest: "d".into(),
+            result,
+            ok: true,
+            ms: 1,
+        }
+    }
+
+    /// Every byte SQLite wrote for the store, the write-ahead log included.
+    fn stored_bytes_on_disk(path: &Path) -> Vec<u8> {
+        let mut bytes = std::fs::read(path).unwrap();
+        if let Ok(wal) = std::fs::read(path.with_extension("sqlite-wal")) {
+            bytes.extend(wal);
+        }
+        bytes
+    }
+
+    fn contains(haystack: &[u8], needle: &str) -> bool {
+        haystack
+            .windows(needle.len())
+            .any(|w| w == needle.as_bytes())
+    }
+
+    #[test]
+    fn scripts_results_envelopes_and_previews_are_encrypted_on_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.sqlite");
+        let store = RunsStore::open(&path).unwrap();
+        store
+            .begin_run("run_a", "return 'SCRIPT-MARKER'", 1, 2)
+            .unwrap();
+        store
+            .record_call(
+                "run_a",
+                &entry(0, serde_json::json!({"text": "RESULT-MARKER"})),
+            )
+            .unwrap();
+        store
+            .record_pending(
+                "run_a",
+                1,
+                "counter.publish",
+                None,
+                "{ key: \"PREVIEW-MARKER\" }",
+                "asks",
+            )
+            .unwrap();
+        store
+            .finish_run(
+                "run_a",
+                "completed",
+                &serde_json::json!({"result": "ENVELOPE-MARKER"}),
+            )
+            .unwrap();
+        let on_disk = stored_bytes_on_disk(&path);
+        for marker in [
+            "SCRIPT-MARKER",
+            "RESULT-MARKER",
+            "PREVIEW-MARKER",
+            "ENVELOPE-MARKER",
+        ] {
+            assert!(
+                !contains(&on_disk, marker),
+                "{marker} is stored in the clear"
+            );
+        }
+        assert!(
+            contains(&on_disk, "counter.write"),
+            "addresses stay readable"
+        );
+
+        let reopened = RunsStore::open(&path).unwrap();
+        let run = reopened.run("run_a").unwrap().unwrap();
+        assert_eq!(run.code, "return 'SCRIPT-MARKER'");
+        assert_eq!(run.envelope.unwrap()["result"], "ENVELOPE-MARKER");
+        assert_eq!(
+            reopened.journal("run_a").unwrap()[0].result["text"],
+            "RESULT-MARKER"
+        );
+        assert!(
+            reopened.approvals("run_a").unwrap()[0]
+                .preview
+                .contains("PREVIEW-MARKER")
+        );
+        assert_eq!(reopened.key_source().unwrap(), Some(KeySource::KeyFile));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(dir.path().join(KEY_FILE_NAME))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+    }
+
+    #[test]
+    fn another_or_a_missing_key_is_named_and_nothing_is_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.sqlite");
+        RunsStore::open(&path)
+            .unwrap()
+            .begin_run("run_a", "return 1", 1, 2)
+            .unwrap();
+        let key_file = dir.path().join(KEY_FILE_NAME);
+        let original = std::fs::read(&key_file).unwrap();
+
+        std::fs::write(&key_file, "ab".repeat(32)).unwrap();
+        let err = RunsStore::open(&path)
+            .unwrap()
+            .run("run_a")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("not the one these runs were encrypted with"),
+            "{err}"
+        );
+        assert!(
+            err.contains("move") && err.contains("state.sqlite"),
+            "{err}"
+        );
+        let err = RunsStore::open(&path)
+            .unwrap()
+            .begin_run("run_b", "return 2", 1, 2)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("not the one"),
+            "a wrong key writes nothing: {err}"
+        );
+
+        std::fs::remove_file(&key_file).unwrap();
+        let err = RunsStore::open(&path)
+            .unwrap()
+            .run("run_a")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(KEY_FILE_NAME), "{err}");
+        assert!(
+            !key_file.exists(),
+            "a missing key is not replaced by a new one"
+        );
+
+        std::fs::write(&key_file, original).unwrap();
+        let store = RunsStore::open(&path).unwrap();
+        assert_eq!(store.run("run_a").unwrap().unwrap().code, "return 1");
+        assert!(store.run("run_b").unwrap().is_none());
+    }
+
+    #[test]
+    fn a_moved_or_unencrypted_value_is_refused_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.sqlite");
+        let store = RunsStore::open(&path).unwrap();
+        store.begin_run("run_a", "return 1", 1, 2).unwrap();
+        store
+            .record_call("run_a", &entry(0, serde_json::json!(0)))
+            .unwrap();
+        store
+            .record_call("run_a", &entry(1, serde_json::json!(1)))
+            .unwrap();
+        store
+            .with(|c| {
+                c.execute(
+                    "UPDATE calls SET result = (SELECT result FROM calls WHERE seq = 0) WHERE seq = 1",
+                    [],
+                )
+            })
+            .unwrap();
+        let err = store.journal("run_a").unwrap_err().to_string();
+        assert!(err.contains("the result of call 1 of run run_a"), "{err}");
+        assert!(
+            err.contains("changed, moved, or encrypted with another key"),
+            "{err}"
+        );
+
+        store
+            .with(|c| c.execute("UPDATE runs SET code = 'return 1'", []))
+            .unwrap();
+        let err = store.run("run_a").unwrap_err().to_string();
+        assert!(err.contains("the script of run run_a"), "{err}");
+        assert!(err.contains("older version"), "{err}");
+    }
+
+    #[test]
+    fn two_stores_keyed_at_once_share_one_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.sqlite");
+        let first = RunsStore::open(&path).unwrap();
+        let second = RunsStore::open(&path).unwrap();
+        std::thread::scope(|scope| {
+            scope.spawn(|| first.begin_run("run_a", "return 'a'", 1, 2).unwrap());
+            scope.spawn(|| second.begin_run("run_b", "return 'b'", 1, 2).unwrap());
+        });
+        let third = RunsStore::open(&path).unwrap();
+        assert_eq!(third.run("run_a").unwrap().unwrap().code, "return 'a'");
+        assert_eq!(third.run("run_b").unwrap().unwrap().code, "return 'b'");
+        assert_eq!(
+            *first.derived_key("x").unwrap(),
+            *second.derived_key("x").unwrap()
+        );
     }
 
     #[test]

@@ -14,6 +14,7 @@ use rquickjs::{
 };
 use serde::Deserialize;
 use tokio::runtime::Handle;
+use tracing::Instrument;
 
 use super::alloc::{MemoryMeter, MeteredAllocator};
 use super::bridge::Bridge;
@@ -42,6 +43,17 @@ pub async fn run_with_cancel(
     bridge: Arc<dyn Bridge>,
     cancel: CancelToken,
 ) -> ExecuteEnvelope {
+    // What the run logs, here and on the thread and tasks it uses, carries its id (and, inside
+    // a hub request, the request's id from the span around this one).
+    let span = tracing::info_span!("run", run_id = %request.run_id);
+    run_in_span(request, bridge, cancel).instrument(span).await
+}
+
+async fn run_in_span(
+    request: RunRequest,
+    bridge: Arc<dyn Bridge>,
+    cancel: CancelToken,
+) -> ExecuteEnvelope {
     let run_id = request.run_id.clone();
     if request.code.len() as u64 > request.limits.code_bytes {
         let message = format!(
@@ -55,12 +67,18 @@ pub async fn run_with_cancel(
             Vec::new(),
         );
     }
-    let deadline = Instant::now() + request.timeout();
+    let timeout = request.timeout();
     let io = Handle::current();
     // The JavaScript runs on the blocking pool so a CPU-bound script never holds a worker
     // thread that tool I/O needs; bridge futures are spawned back onto `io`.
     let _cancel_on_drop = CancelOnDrop(cancel.clone());
+    let span = tracing::Span::current();
     let task = tokio::task::spawn_blocking(move || {
+        // Host functions spawn tool calls from this thread; they take the span from here.
+        let _in_run = span.enter();
+        // The clock starts when the run gets its thread: under load a run may wait for one in
+        // the blocking pool, and that wait is not the script's time.
+        let deadline = Instant::now() + timeout;
         let normalised = match parse_on_big_stack(&request) {
             Ok(normalised) => normalised,
             Err(error) => return ExecuteEnvelope::rejected(&request.run_id, error, Vec::new()),
@@ -153,6 +171,7 @@ async fn execute(
                 hint: Some(format!(
                     "Fix the code at line {line}, column {column}, and run it again."
                 )),
+                recovery: None,
             };
             return ExecuteEnvelope::rejected(&request.run_id, error, notices);
         }
@@ -508,6 +527,7 @@ fn envelope(
                     code: ErrorCode::RuntimeError,
                     message: format!("Unhandled promise rejection: {reason}"),
                     hint: Some("Await every promise (or attach .catch): a call that was not awaited failed.".into()),
+                    recovery: None,
                 })
             } else {
                 match serde_json::from_str(&json) {
@@ -627,6 +647,7 @@ fn thrown_error(
                 .hint
                 .clone()
                 .or_else(|| Some(code.hint().to_string())),
+            recovery: None,
         };
     }
     if timed_out && thrown.message.contains("interrupted") {

@@ -23,6 +23,9 @@ pub struct EnvelopeError {
     pub message: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// Whether the same execute may be sent again; absent when the envelope cannot say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery: Option<Recovery>,
 }
 
 impl EnvelopeError {
@@ -32,8 +35,78 @@ impl EnvelopeError {
             code,
             message: message.into(),
             hint: Some(code.hint().to_string()),
+            recovery: None,
         }
     }
+}
+
+/// The spec's recovery contract for a failed run (field and value names are the spec's
+/// snake_case): what the client may do with the execute request it sent, and how far the
+/// upstream work got. It names no session, token or argument, only the decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Recovery {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<RecoveryCode>,
+    pub execute_request: ExecuteRequest,
+    pub provider_execution: ProviderExecution,
+    /// Never true: neither the hub nor the client may replay a failed run on its own.
+    pub automatic_replay: bool,
+}
+
+impl Recovery {
+    /// A call may have reached an upstream and acted: inspect before sending anything again.
+    pub const OUTCOME_UNKNOWN: Recovery = Recovery {
+        code: Some(RecoveryCode::McpExecutionOutcomeUnknown),
+        execute_request: ExecuteRequest::DoNotReplay,
+        provider_execution: ProviderExecution::Unknown,
+        automatic_replay: false,
+    };
+    /// Nothing reached an upstream and the script is at fault: fix it and send it again.
+    pub const CORRECT_ARGUMENTS: Recovery = Recovery {
+        code: None,
+        execute_request: ExecuteRequest::CorrectArguments,
+        provider_execution: ProviderExecution::NotStarted,
+        automatic_replay: false,
+    };
+    /// Nothing reached an upstream and the script is not at fault: the same request may be
+    /// sent again once the cause (a source that is down) is gone.
+    pub const UNCHANGED: Recovery = Recovery {
+        code: None,
+        execute_request: ExecuteRequest::Unchanged,
+        provider_execution: ProviderExecution::NotStarted,
+        automatic_replay: false,
+    };
+}
+
+/// Why the recovery is what it is, when the decision alone does not say it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum RecoveryCode {
+    /// A call that reached an upstream may have changed something there (or its answer was
+    /// lost), so what the run did is not known from the request alone.
+    McpExecutionOutcomeUnknown,
+}
+
+/// What to do with the execute request that failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExecuteRequest {
+    /// Change the script (or its arguments) before sending it again.
+    CorrectArguments,
+    /// Do not send it again until the upstream's current state has been checked.
+    DoNotReplay,
+    /// It may be sent again as it is.
+    Unchanged,
+}
+
+/// How far the upstream work of the run got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProviderExecution {
+    /// No call reached an upstream.
+    NotStarted,
+    /// A call reached an upstream, and what it did there is not known.
+    Unknown,
 }
 
 /// One tool call the script made, in issue order.
@@ -146,5 +219,37 @@ mod tests {
         assert_eq!(json["truncated"], serde_json::json!({ "logs": true }));
         assert!(json.get("pending").is_none());
         assert_eq!(json["calls"], serde_json::json!([]));
+        assert!(json["error"].get("recovery").is_none());
+    }
+
+    #[test]
+    fn recovery_serialises_with_the_spec_names_and_round_trips() {
+        let mut error = EnvelopeError::new(ErrorCode::RuntimeError, "boom");
+        error.recovery = Some(Recovery::OUTCOME_UNKNOWN);
+        let json = serde_json::to_value(&error).unwrap_or_default();
+        assert_eq!(
+            json["recovery"],
+            serde_json::json!({
+                "code": "MCP_EXECUTION_OUTCOME_UNKNOWN",
+                "execute_request": "do_not_replay",
+                "provider_execution": "unknown",
+                "automatic_replay": false,
+            })
+        );
+        assert_eq!(
+            serde_json::from_value::<EnvelopeError>(json).ok(),
+            Some(error)
+        );
+        let json = serde_json::to_value(Recovery::CORRECT_ARGUMENTS).unwrap_or_default();
+        assert_eq!(
+            json,
+            serde_json::json!({
+                "execute_request": "correct_arguments",
+                "provider_execution": "not_started",
+                "automatic_replay": false,
+            })
+        );
+        let json = serde_json::to_value(Recovery::UNCHANGED).unwrap_or_default();
+        assert_eq!(json["execute_request"], "unchanged");
     }
 }

@@ -9,6 +9,7 @@ use rquickjs::{Array, Ctx, Exception, Function, Object};
 use serde_json::{Value, json};
 use tokio::runtime::Handle;
 use tokio::sync::oneshot;
+use tracing::Instrument;
 
 use super::base64;
 use super::bridge::{Bridge, BridgeError, CallFailure, ToolCall};
@@ -94,7 +95,7 @@ pub fn build<'js>(
         Function::new(
             ctx.clone(),
             Async(move |query: String| {
-                let mut task = AbortOnDrop(e.io.spawn(e.bridge.search(query)));
+                let mut task = AbortOnDrop(e.io.spawn(e.bridge.search(query).in_current_span()));
                 async move {
                     Ok::<_, rquickjs::Error>(
                         task.join()
@@ -113,7 +114,8 @@ pub fn build<'js>(
             ctx.clone(),
             Async(move |targets: String| {
                 let targets: Vec<String> = serde_json::from_str(&targets).unwrap_or_default();
-                let mut task = AbortOnDrop(e.io.spawn(e.bridge.describe(targets)));
+                let mut task =
+                    AbortOnDrop(e.io.spawn(e.bridge.describe(targets).in_current_span()));
                 async move {
                     Ok::<_, rquickjs::Error>(
                         task.join()
@@ -311,7 +313,8 @@ fn start_call(
         connection,
         arguments,
     };
-    let task = AbortOnDrop(env.io.spawn(env.bridge.call(call)));
+    // The call runs on the I/O runtime, in the run's span (entered on this thread).
+    let task = AbortOnDrop(env.io.spawn(env.bridge.call(call).in_current_span()));
     Started::Running {
         seq,
         address,

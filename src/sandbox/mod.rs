@@ -37,7 +37,8 @@ pub use bridge::{Bridge, BridgeError, CallFailure, CallOutcome, ToolCall};
 pub use cancel::CancelToken;
 pub use engine::{run, run_with_cancel};
 pub use envelope::{
-    CallSummary, EnvelopeError, ExecuteEnvelope, Pending, PendingKind, Status, Truncated,
+    CallSummary, EnvelopeError, ExecuteEnvelope, ExecuteRequest, Pending, PendingKind,
+    ProviderExecution, Recovery, RecoveryCode, Status, Truncated,
 };
 pub use error::ErrorCode;
 pub use request::{Namespaces, RunRequest, ToolSpec};

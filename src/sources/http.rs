@@ -1,5 +1,6 @@
 //! A Streamable HTTP source: the rmcp reqwest transport with the connection's headers (references
-//! resolved) on every request, and plain-language reasons when it cannot connect.
+//! resolved) on every request, over TLS for an `https://` URL (see [`crate::tls`]), and
+//! plain-language reasons when it cannot connect.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -36,7 +37,67 @@ pub(crate) fn transport(
         custom.insert(header, value);
     }
     let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
-    Ok(StreamableHttpClientTransport::from_config(config))
+    Ok(StreamableHttpClientTransport::with_client(
+        client(source, url)?,
+        config,
+    ))
+}
+
+/// The HTTP client for one source: rmcp's default client (no idle connection pool, same-origin
+/// 307/308 redirects only), built here because rmcp's panics when it cannot be built, which
+/// happens when the trust store holds no certificate (a wrong `SSL_CERT_FILE`, a machine
+/// without CA certificates).
+fn client(source: &str, url: &str) -> Result<reqwest::Client, String> {
+    crate::tls::install_crypto_provider();
+    let builder = reqwest::Client::builder()
+        // rmcp's choice: reusing a connection whose last body was not read to the end stalls
+        // ~40 ms on delayed ACKs.
+        .pool_max_idle_per_host(0)
+        .redirect(same_origin_redirects());
+    let builder = if url.starts_with("https://") {
+        builder
+    } else {
+        // Plain HTTP never uses the trust store, so it need not load one (nor fail without
+        // one); with no trusted authority, TLS could never succeed on this client anyway.
+        builder.tls_certs_only([])
+    };
+    builder.build().map_err(|error| {
+        format!(
+            "source `{source}`: {}",
+            crate::tls::explain_setup_failure(&innermost(&error))
+        )
+    })
+}
+
+/// rmcp's redirect policy (private there): follow only 307 and 308, which keep the method and
+/// body, and only to the same origin, which keeps the session id and the custom headers (often
+/// credentials) from reaching another host; at most 10 hops.
+fn same_origin_redirects() -> reqwest::redirect::Policy {
+    const MAX_REDIRECTS: usize = 10;
+    reqwest::redirect::Policy::custom(|attempt| {
+        let keeps_body = matches!(
+            attempt.status(),
+            reqwest::StatusCode::TEMPORARY_REDIRECT | reqwest::StatusCode::PERMANENT_REDIRECT
+        );
+        let same_origin = attempt
+            .previous()
+            .first()
+            .is_some_and(|original| original.origin() == attempt.url().origin());
+        if !keeps_body || !same_origin {
+            attempt.stop()
+        } else if attempt.previous().len() > MAX_REDIRECTS {
+            attempt.error(format!("exceeded {MAX_REDIRECTS} redirects"))
+        } else {
+            // Only paths: the origin is unchanged, and a query string may carry credentials.
+            tracing::debug!(
+                status = %attempt.status(),
+                from = attempt.previous().last().map(|url| url.path()).unwrap_or_default(),
+                to = attempt.url().path(),
+                "following a same-origin redirect; configure the new URL to skip it"
+            );
+            attempt.follow()
+        }
+    })
 }
 
 /// Why connecting to `url` failed, in words a user can act on.
@@ -59,6 +120,9 @@ pub(crate) fn explain_connect_failure(
     }
     let cause = handshake_cause(error);
     let retry = format!("run `capabilities source test {source}` to try again");
+    if let Some(reason) = crate::tls::explain_handshake_failure(cause) {
+        return format!("cannot connect securely to {url}: {reason}; {retry}");
+    }
     match cause.downcast_ref::<reqwest::Error>() {
         Some(network) if network.is_connect() || network.is_timeout() => {
             let reason = match io_kind(cause) {
@@ -87,4 +151,49 @@ fn innermost(error: &(dyn std::error::Error + 'static)) -> String {
         current = cause;
     }
     current.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::Router;
+    use axum::http::{StatusCode, header};
+    use axum::response::Redirect;
+    use axum::routing::any;
+
+    use super::*;
+
+    /// The copy of rmcp's redirect policy follows what keeps the request whole and stays on the
+    /// origin, and hands every other redirect back.
+    #[tokio::test]
+    async fn only_same_origin_307_and_308_redirects_are_followed() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("a local port");
+        let port = listener.local_addr().expect("its address").port();
+        let elsewhere = format!("http://localhost:{port}/mcp");
+        let app = Router::new()
+            .route("/mcp", any(|| async { "here" }))
+            .route("/moved", any(|| async { Redirect::permanent("/mcp") }))
+            .route(
+                "/found",
+                any(|| async { (StatusCode::FOUND, [(header::LOCATION, "/mcp")]) }),
+            )
+            .route(
+                "/elsewhere",
+                any(move || async move { Redirect::temporary(&elsewhere) }),
+            );
+        let server = tokio::spawn(async move { axum::serve(listener, app).await });
+        let base = format!("http://127.0.0.1:{port}");
+        let client = client("test", &base).expect("a client");
+        let status = |path: &'static str| {
+            let request = client.post(format!("{base}{path}")).body("{}");
+            async move { request.send().await.expect("an answer").status() }
+        };
+        assert_eq!(status("/moved").await, StatusCode::OK);
+        // A 302 would turn the POST into a GET without its message.
+        assert_eq!(status("/found").await, StatusCode::FOUND);
+        // Another origin (localhost is not 127.0.0.1) would receive the session and headers.
+        assert_eq!(status("/elsewhere").await, StatusCode::TEMPORARY_REDIRECT);
+        server.abort();
+    }
 }

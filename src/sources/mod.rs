@@ -188,8 +188,37 @@ impl Sources {
     }
 
     /// Calls `upstream_name` on the source through `connection` (the default when `None`) and
-    /// returns the upstream's `CallToolResult` as JSON, `isError` results included.
+    /// returns the upstream's `CallToolResult` as JSON, `isError` results included. Each call
+    /// writes one info line (source, tool, outcome, duration; never arguments or results), in
+    /// the span of the request and run that made it.
     pub async fn call_tool(
+        &self,
+        source: &str,
+        connection: Option<&str>,
+        upstream_name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<Value, SourceError> {
+        let started = std::time::Instant::now();
+        let result = self
+            .call_tool_unlogged(source, connection, upstream_name, arguments)
+            .await;
+        let outcome = match &result {
+            Ok(answer) if answer.get("isError") == Some(&Value::Bool(true)) => "tool_error",
+            Ok(_) => "ok",
+            Err(_) => "error",
+        };
+        let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        tracing::info!(
+            source,
+            tool = upstream_name,
+            outcome,
+            duration_ms,
+            "upstream call finished"
+        );
+        result
+    }
+
+    async fn call_tool_unlogged(
         &self,
         source: &str,
         connection: Option<&str>,

@@ -48,13 +48,19 @@ impl Drop for Screen {
     }
 }
 
-pub async fn run(paths: &Paths, options: Options) -> anyhow::Result<()> {
+/// Runs the dashboard until the person quits; the state store's key may be kept in
+/// `credentials`.
+pub async fn run(
+    paths: &Paths,
+    options: Options,
+    credentials: std::sync::Arc<crate::credentials::Credentials>,
+) -> anyhow::Result<()> {
     if !std::io::stdout().is_terminal() {
         bail!(
             "the dashboard draws on a terminal, and standard output is not one; `capabilities hub runs --json` prints the runs for scripts"
         );
     }
-    let mut loader = Loader::new(paths.clone());
+    let mut loader = Loader::new(paths.clone()).with_credentials(credentials);
     let mut state = State::new(options.color);
     state.apply_snapshot(loader.snapshot(), now_ms());
     let mut screen = Screen::enter()?;

@@ -2,12 +2,14 @@
 //! hub and `exec` on the machine, so it is the one source of truth), the configured sources with
 //! their cached tool lists, and decisions made with channel `dashboard`.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::snapshot::{ConfiguredSource, RunDetail, Snapshot, merge_sources};
 use crate::catalog::cache::ListingCache;
 use crate::config::Paths;
 use crate::config::edit::add_rule;
+use crate::credentials::Credentials;
 use crate::policy::Action;
 use crate::runs::{Approval, Decision, RunsStore};
 
@@ -29,6 +31,8 @@ pub fn now_ms() -> u64 {
 
 pub struct Loader {
     paths: Paths,
+    /// Where the state store's key may be kept, besides its key file.
+    credentials: Option<Arc<Credentials>>,
     /// Opened on first use and again after a failure, so a dashboard started before the data
     /// directory exists (or while it is unreadable) recovers by itself.
     store: Option<RunsStore>,
@@ -41,6 +45,7 @@ impl Loader {
     pub fn new(paths: Paths) -> Loader {
         Loader {
             paths,
+            credentials: None,
             store: None,
             configured: Vec::new(),
             config_problem: None,
@@ -48,10 +53,19 @@ impl Loader {
         }
     }
 
+    /// Reads runs whose key is kept in these credential stores.
+    pub fn with_credentials(mut self, credentials: Arc<Credentials>) -> Loader {
+        self.credentials = Some(credentials);
+        self
+    }
+
     fn store(&mut self) -> Result<&RunsStore, String> {
         if self.store.is_none() {
-            self.store =
-                Some(RunsStore::open(&self.paths.state_database()).map_err(|e| e.to_string())?);
+            let store = RunsStore::open(&self.paths.state_database()).map_err(|e| e.to_string())?;
+            self.store = Some(match &self.credentials {
+                Some(credentials) => store.with_credentials(credentials.clone()),
+                None => store,
+            });
         }
         self.store
             .as_ref()

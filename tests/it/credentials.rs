@@ -769,3 +769,53 @@ env = {{ CANARY_TOKEN = "${{secret:canary}}", CANARY_SHA256 = "{sha}" }}
         "the canary is in a file in clear"
     );
 }
+
+/// Where a keychain works, the key that encrypts runs at rest lives there, not in a file.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_state_key_lives_in_the_keychain_when_there_is_one() {
+    let service = SecretService::start();
+    let home = Home::new();
+    crate::approvals::counter_config(&home);
+    let env = service.env();
+    let run = run_with(
+        &home,
+        &["exec", "-"],
+        "return await counter.write({ key: \"k\" })",
+        &env,
+    )
+    .ok();
+    assert!(
+        run.stdout.contains("\"result\": 1"),
+        "{}{}",
+        run.stdout,
+        run.stderr
+    );
+    let key = service.lookup("capabilities.state-key");
+    assert!(
+        key.len() == 64 && key.chars().all(|c| c.is_ascii_hexdigit()),
+        "the keychain holds the state key: {key:?}"
+    );
+    assert!(!home.path().join("data/state.key").exists());
+    let doctor = run_with(&home, &["doctor"], "", &env).ok();
+    assert!(
+        doctor
+            .stdout
+            .contains("encrypted at rest with a key in the OS keychain"),
+        "{}",
+        doctor.stdout
+    );
+    // Without the keychain, the runs stay closed rather than being re-keyed.
+    let without = run_with(
+        &home,
+        &["hub", "runs"],
+        "",
+        &[("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus")],
+    )
+    .fails();
+    assert!(
+        without.stderr.contains("the OS keychain") && without.stderr.contains("move"),
+        "{}",
+        without.stderr
+    );
+}

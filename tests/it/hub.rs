@@ -148,6 +148,8 @@ fn python_client(mode: &str) -> Value {
         .arg(env!("CARGO_BIN_EXE_capabilities"))
         .args(["hub", "serve"])
         .env("CAPABILITIES_HOME", home.path())
+        // Never the developer\'s own keychain: the store keys itself with a key file.
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
         .env_remove("CAPABILITIES_CONFIG")
         .output()
         .expect("run the Python client");

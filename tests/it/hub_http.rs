@@ -21,7 +21,7 @@ fn config(home: &Home) {
     ));
 }
 
-fn create_token(home: &Home, args: &[&str]) -> String {
+pub(crate) fn create_token(home: &Home, args: &[&str]) -> String {
     let mut all = vec!["token", "create"];
     all.extend_from_slice(args);
     let run = home.run(&all).ok();
@@ -34,13 +34,13 @@ fn create_token(home: &Home, args: &[&str]) -> String {
 }
 
 /// `hub serve --http` on a free port; killed when dropped.
-struct HttpHub {
+pub(crate) struct HttpHub {
     child: Child,
     port: u16,
 }
 
 impl HttpHub {
-    fn start(home: &Home, extra: &[&str]) -> HttpHub {
+    pub(crate) fn start(home: &Home, extra: &[&str]) -> HttpHub {
         let port = free_port();
         let address = format!("127.0.0.1:{port}");
         let mut args = vec!["hub", "serve", "--http", address.as_str()];
@@ -64,7 +64,7 @@ impl HttpHub {
         panic!("the hub did not listen on {address}");
     }
 
-    fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("http://127.0.0.1:{}/mcp", self.port)
     }
 }
@@ -78,9 +78,15 @@ impl Drop for HttpHub {
 
 /// Runs tests/peers/hub_http_client.py; `token` "-" sends none.
 fn python_client(hub: &HttpHub, mode: &str, token: &str) -> Value {
+    python_client_running(hub, &[mode, token])
+}
+
+/// The client with its arguments after the URL: mode, token and optionally a script.
+fn python_client_running(hub: &HttpHub, args: &[&str]) -> Value {
     let output = Command::new(repo().join(".venv/bin/python"))
         .arg(repo().join("tests/peers/hub_http_client.py"))
-        .args([&hub.url(), mode, token])
+        .arg(hub.url())
+        .args(args)
         .output()
         .expect("the test venv's python runs (tests/setup.sh)");
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -118,6 +124,25 @@ fn python_client_over_http_with_a_token_in_both_modes() {
             "the token `reader` may not call `everything.getSum`; it allows only everything.echo",
             "{report}"
         );
+        // What the token may not call is not shown either: not by search or describe, not by
+        // `hub.search` inside a script.
+        for found in [
+            report["search"]["text"].as_str(),
+            envelope["result"]["found"].as_str(),
+        ] {
+            let found = found.unwrap_or_default();
+            assert!(
+                !found.contains("getSum") && found.contains("hidden by policy"),
+                "{report}"
+            );
+        }
+        assert_eq!(report["describe"]["isError"], true, "{report}");
+        assert!(
+            report["describe"]["text"]
+                .as_str()
+                .is_some_and(|t| t.contains("unknown target `everything.getSum`")),
+            "{report}"
+        );
     }
 }
 
@@ -142,6 +167,56 @@ fn python_client_without_a_token_or_with_a_revoked_one_is_refused() {
             "{report}"
         );
         assert!(report.get("tools").is_none(), "{report}");
+    }
+}
+
+#[test]
+fn a_failed_run_after_a_write_says_do_not_replay_without_the_token_or_session() {
+    let home = Home::new();
+    config(&home);
+    let token = create_token(&home, &["writer"]);
+    let hub = HttpHub::start(&home, &[]);
+    // toggleSimulatedLogging is not marked read-only: it counts as a write.
+    let script =
+        "await everything.toggleSimulatedLogging({}); throw new Error('stopped after the write');";
+    let report = python_client_running(&hub, &["legacy", &token, script]);
+    let sessions: Vec<&str> = report["sessionIds"]
+        .as_array()
+        .expect("the client lists sessions")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        !sessions.is_empty(),
+        "a legacy client gets a session: {report}"
+    );
+    let answer = &report["execute"];
+    assert_eq!(answer["isError"], true, "{report}");
+    let error = &answer["structured"]["error"];
+    assert_eq!(error["code"], "runtime_error", "{report}");
+    assert_eq!(
+        error["recovery"],
+        json!({
+            "code": "MCP_EXECUTION_OUTCOME_UNKNOWN",
+            "execute_request": "do_not_replay",
+            "provider_execution": "unknown",
+            "automatic_replay": false,
+        }),
+        "{report}"
+    );
+    assert!(
+        error["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains("`everything.toggleSimulatedLogging`")),
+        "{report}"
+    );
+    // The text block carries the same envelope; neither names the session or the token.
+    let text = answer["text"].as_str().expect("a text block");
+    assert!(text.contains("do_not_replay"), "{text}");
+    let whole = answer.to_string();
+    assert!(!whole.contains(&token), "{whole}");
+    for session in sessions {
+        assert!(!whole.contains(session), "{whole}");
     }
 }
 

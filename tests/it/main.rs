@@ -3,6 +3,7 @@
 
 mod approval_page;
 mod approvals;
+mod at_rest;
 mod catalogue;
 mod cli;
 mod common;
@@ -15,9 +16,12 @@ mod hub;
 mod hub_http;
 mod install;
 mod live_catalog;
+mod logging;
 mod policy;
 mod reaping;
+mod recovery;
 mod sandbox_hostile;
 mod search_quality;
 mod sources;
 mod support;
+mod tls;

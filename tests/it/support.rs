@@ -34,8 +34,14 @@ impl Home {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_capabilities"));
         cmd.args(args)
             .env("CAPABILITIES_HOME", self.dir.path())
+            // Never the developer's own keychain (tests that want one start a private Secret
+            // Service and set this again); the state store then keys itself with a key file.
+            .env_remove("DBUS_SESSION_BUS_ADDRESS")
             .env_remove("CAPABILITIES_CONFIG")
             .env_remove("CAPABILITIES_LOG")
+            .env_remove("CAPABILITIES_LOG_FORMAT")
+            .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+            .env_remove("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
             .env("NO_COLOR", "1");
         cmd
     }

@@ -7,15 +7,23 @@ prove that a resumed run never repeats a write.
 
 import json
 import os
+import threading
 
 from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 
 server = MCPServer("counter")
 COUNTER_FILE = os.environ["COUNTER_FILE"]
+# The SDK runs sync tools on worker threads, so concurrent calls would race on the file.
+LOCK = threading.Lock()
 
 
 def bump(name: str, key: str) -> int:
+    with LOCK:
+        return bump_locked(name, key)
+
+
+def bump_locked(name: str, key: str) -> int:
     try:
         with open(COUNTER_FILE) as f:
             counts = json.load(f)

@@ -132,6 +132,7 @@ fn syntax_error(text: &str, offset: usize, message: &str) -> EnvelopeError {
         hint: Some(format!(
             "Fix the code at line {line}, column {column}, and run it again."
         )),
+        recovery: None,
     }
 }
 

@@ -1,0 +1,76 @@
+//! A script that uses a configured source whose tools never arrived (it failed to connect, is
+//! still connecting, or is disabled) meets no global of that name and fails with a bare
+//! `ReferenceError: NAME is not defined`. This turns that into what happened: the source is not
+//! available, why, and what to do, as an `upstream_unavailable` error.
+
+use crate::sandbox::{EnvelopeError, ErrorCode, ExecuteEnvelope, Status};
+use crate::sources::{SourceStatus, Sources};
+
+/// Rewrites a failed run's `ReferenceError` for a configured source that is not in the
+/// catalogue. Anything else is left as it is.
+pub fn explain(envelope: &mut ExecuteEnvelope, sources: &Sources) {
+    if envelope.status != Status::Failed {
+        return;
+    }
+    let Some(error) = envelope.error.as_ref() else {
+        return;
+    };
+    if error.code != ErrorCode::RuntimeError {
+        return;
+    }
+    let Some(name) = undefined_name(&error.message) else {
+        return;
+    };
+    let Some(status) = sources.status(name) else {
+        return;
+    };
+    let why = match status {
+        SourceStatus::Failed { error } => format!("it could not connect: {error}"),
+        SourceStatus::Restarting { last_error, .. } => {
+            format!("it went away and is reconnecting: {last_error}")
+        }
+        SourceStatus::Connecting => "it is still connecting".to_string(),
+        SourceStatus::Disabled => "it is disabled (`enabled = false` in the config)".to_string(),
+        // Ready yet not in the catalogue: it lists no tools.
+        SourceStatus::Ready { .. } => "it lists no tools".to_string(),
+    };
+    let mut explained = EnvelopeError::new(
+        ErrorCode::UpstreamUnavailable,
+        format!(
+            "source `{name}` is configured but not available, so the script cannot use it: {why}"
+        ),
+    );
+    explained.hint = Some(format!(
+        "Nothing was called on `{name}`. Tell the user; `capabilities source test {name}` shows what is wrong. Run the script again once it is available."
+    ));
+    envelope.error = Some(explained);
+}
+
+/// `NAME` from `ReferenceError: NAME is not defined` (QuickJS's wording), as the first line of
+/// the message says it.
+fn undefined_name(message: &str) -> Option<&str> {
+    let rest = &message[message.find("ReferenceError: ")? + "ReferenceError: ".len()..];
+    let name = rest.split(" is not defined").next()?;
+    let is_identifier = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '$');
+    (is_identifier && rest.starts_with(&format!("{name} is not defined"))).then_some(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_an_undefined_identifier_is_recognised() {
+        assert_eq!(
+            undefined_name("ReferenceError: secure is not defined\n    at <eval> (script:1)"),
+            Some("secure")
+        );
+        assert_eq!(undefined_name("ReferenceError: x.y is not defined"), None);
+        assert_eq!(undefined_name("TypeError: secure is not a function"), None);
+        assert_eq!(undefined_name("ReferenceError: is not defined"), None);
+        assert_eq!(undefined_name("secure is not defined"), None);
+    }
+}

@@ -1,0 +1,426 @@
+//! The recovery contract of a failed run (issue 8, spec 004): may the client send the same
+//! `execute` again, must it correct it first, or must it not replay it because an upstream may
+//! already have acted? The bridge records how far each call got ([`Dispatches`]); after the
+//! run, [`apply`] turns that record and the error code into `error.recovery` and, when replaying
+//! is unsafe, says so in the hint. Neither ever names a session, a token or an argument: only
+//! tool addresses.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+
+use crate::sandbox::{ErrorCode, ExecuteEnvelope, ExecuteRequest, Recovery, Status};
+use crate::sources::SourceError;
+
+/// How many addresses the hint names before it only counts the rest.
+const NAMED_IN_HINT: usize = 5;
+
+/// How far one call got towards its upstream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Delivery {
+    /// Refused on this side: nothing was sent.
+    NotSent,
+    /// Sent, and an answer came back (a result or a JSON-RPC error).
+    Answered,
+    /// Sent, and no answer came: the upstream may or may not have acted on it.
+    Lost,
+}
+
+/// Classifies what `Sources::call_tool` returned.
+pub fn delivery(result: &Result<Value, SourceError>) -> Delivery {
+    // No wildcard: a new kind of source error must decide whether anything was sent.
+    match result {
+        Ok(_) | Err(SourceError::Upstream { .. }) => Delivery::Answered,
+        // The request was written (or being written) when time ran out or the connection broke.
+        Err(SourceError::Timeout { .. } | SourceError::Transport { .. }) => Delivery::Lost,
+        // Each of these is decided before a request is written.
+        Err(
+            SourceError::UnknownSource { .. }
+            | SourceError::UnknownConnection { .. }
+            | SourceError::Disabled { .. }
+            | SourceError::Unavailable { .. }
+            | SourceError::ShutDown,
+        ) => Delivery::NotSent,
+    }
+}
+
+/// The calls one attempt of a run sent upstream, shared between the bridge's call futures and
+/// the executor that reads it once the run is over.
+#[derive(Clone, Default)]
+pub struct Dispatches(Arc<Mutex<BTreeMap<u64, Dispatch>>>);
+
+struct Dispatch {
+    address: String,
+    /// Not marked read-only by its upstream.
+    mutating: bool,
+    /// `None` while the call is in flight. A call still in flight when the run ended was
+    /// dropped with it (timeout, cancel, a fatal limit), so it stays lost.
+    delivery: Option<Delivery>,
+}
+
+impl Dispatches {
+    /// Call `seq` is about to be sent to `address`.
+    pub fn start(&self, seq: u64, address: &str, mutating: bool) {
+        self.lock().insert(
+            seq,
+            Dispatch {
+                address: address.to_string(),
+                mutating,
+                delivery: None,
+            },
+        );
+    }
+
+    /// Call `seq` came back.
+    pub fn settle(&self, seq: u64, delivery: Delivery) {
+        if let Some(dispatch) = self.lock().get_mut(&seq) {
+            dispatch.delivery = Some(delivery);
+        }
+    }
+
+    /// What this attempt sent, on top of `earlier`: the addresses an earlier attempt of the same
+    /// run sent (its journal).
+    pub fn summary<'a>(&self, earlier: impl IntoIterator<Item = &'a str>) -> Dispatched {
+        let mut dispatched = Dispatched::earlier(earlier);
+        for dispatch in self.lock().values() {
+            match dispatch.delivery.unwrap_or(Delivery::Lost) {
+                Delivery::NotSent => {}
+                Delivery::Lost => {
+                    dispatched.any = true;
+                    push_once(&mut dispatched.lost, &dispatch.address);
+                }
+                Delivery::Answered => {
+                    dispatched.any = true;
+                    if dispatch.mutating {
+                        push_once(&mut dispatched.writes, &dispatch.address);
+                    }
+                }
+            }
+        }
+        dispatched
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<u64, Dispatch>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// What a run sent upstream, as far as recovery cares.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Dispatched {
+    /// Sent and never answered, each address once, in call order.
+    pub lost: Vec<String>,
+    /// Answered, and may have changed something: tools not marked read-only, and every call an
+    /// earlier attempt of the run made (the journal keeps no annotations, so they count as
+    /// writes).
+    pub writes: Vec<String>,
+    /// Whether any call reached an upstream, read-only ones included.
+    pub any: bool,
+}
+
+impl Dispatched {
+    /// Only what an earlier attempt of the run sent.
+    pub fn earlier<'a>(addresses: impl IntoIterator<Item = &'a str>) -> Dispatched {
+        let mut dispatched = Dispatched::default();
+        for address in addresses {
+            dispatched.any = true;
+            push_once(&mut dispatched.writes, address);
+        }
+        dispatched
+    }
+}
+
+fn push_once(list: &mut Vec<String>, address: &str) {
+    if !list.iter().any(|a| a == address) {
+        list.push(address.to_string());
+    }
+}
+
+/// The recovery contract of a run that failed with `code` after sending `dispatched`.
+pub fn recovery(code: ErrorCode, dispatched: &Dispatched) -> Option<Recovery> {
+    if !dispatched.lost.is_empty() || !dispatched.writes.is_empty() {
+        return Some(Recovery::OUTCOME_UNKNOWN);
+    }
+    // Only read-only calls ran, all answered: replaying is harmless, but whether the same
+    // request would now succeed depends on the error, which the code already says.
+    if dispatched.any {
+        return None;
+    }
+    // No wildcard: a new error code must decide what it means for a resend.
+    match code {
+        ErrorCode::SyntaxError
+        | ErrorCode::RuntimeError
+        | ErrorCode::InvalidArguments
+        | ErrorCode::UnknownTool
+        | ErrorCode::CodeTooLarge
+        | ErrorCode::CallLimit
+        | ErrorCode::TimerLimit
+        | ErrorCode::MemoryLimit
+        | ErrorCode::StackOverflow
+        | ErrorCode::Timeout
+        | ErrorCode::InvalidResult
+        | ErrorCode::ResultTooLarge
+        | ErrorCode::PolicyDenied => Some(Recovery::CORRECT_ARGUMENTS),
+        // Nothing is wrong with the script: a source was down, or nobody was there to approve.
+        ErrorCode::UpstreamUnavailable | ErrorCode::ApprovalExpired => Some(Recovery::UNCHANGED),
+        // Answers that need a dispatch (tool and upstream errors, a divergent replay), the
+        // client's own cancel, and the hub's bugs say nothing about the request.
+        ErrorCode::ToolError
+        | ErrorCode::UpstreamError
+        | ErrorCode::ReplayDivergence
+        | ErrorCode::Cancelled
+        | ErrorCode::Internal => None,
+    }
+}
+
+/// Sets `error.recovery` of a failed run and, when it must not be replayed, tells the model in
+/// the hint which calls may have acted.
+pub fn apply(envelope: &mut ExecuteEnvelope, dispatched: &Dispatched) {
+    if envelope.status != Status::Failed {
+        return;
+    }
+    let Some(error) = envelope.error.as_mut() else {
+        return;
+    };
+    error.recovery = recovery(error.code, dispatched);
+    if error
+        .recovery
+        .is_some_and(|r| r.execute_request == ExecuteRequest::DoNotReplay)
+    {
+        let warning = do_not_replay_hint(dispatched);
+        error.hint = Some(match error.hint.take() {
+            Some(hint) => format!("{hint} {warning}"),
+            None => warning,
+        });
+    }
+}
+
+fn do_not_replay_hint(dispatched: &Dispatched) -> String {
+    let mut text = String::new();
+    if !dispatched.lost.is_empty() {
+        text.push_str(&format!(
+            "No answer came from {}, which may have taken effect anyway. ",
+            named(&dispatched.lost)
+        ));
+    }
+    if !dispatched.writes.is_empty() {
+        text.push_str(&format!(
+            "{} reached the upstream and may have changed data. ",
+            named(&dispatched.writes)
+        ));
+    }
+    text.push_str(
+        "Do not run this script again: check the upstream's current state first, then do only what is still missing.",
+    );
+    text
+}
+
+/// "`a.b`, `c.d` and 3 more".
+fn named(addresses: &[String]) -> String {
+    let shown: Vec<String> = addresses
+        .iter()
+        .take(NAMED_IN_HINT)
+        .map(|a| format!("`{a}`"))
+        .collect();
+    let mut text = shown.join(", ");
+    if addresses.len() > NAMED_IN_HINT {
+        text.push_str(&format!(" and {} more", addresses.len() - NAMED_IN_HINT));
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::sandbox::{EnvelopeError, ProviderExecution};
+
+    fn source_errors() -> Vec<(SourceError, Delivery)> {
+        let name = || "s".to_string();
+        let request = || "tools/call `t`".to_string();
+        vec![
+            (
+                SourceError::UnknownSource {
+                    name: name(),
+                    known: "a".into(),
+                },
+                Delivery::NotSent,
+            ),
+            (
+                SourceError::UnknownConnection {
+                    name: name(),
+                    connection: "c".into(),
+                    known: "d".into(),
+                },
+                Delivery::NotSent,
+            ),
+            (SourceError::Disabled { name: name() }, Delivery::NotSent),
+            (
+                SourceError::Unavailable {
+                    name: name(),
+                    reason: "down".into(),
+                },
+                Delivery::NotSent,
+            ),
+            (SourceError::ShutDown, Delivery::NotSent),
+            (
+                SourceError::Timeout {
+                    name: name(),
+                    request: request(),
+                    timeout: Duration::from_secs(1),
+                },
+                Delivery::Lost,
+            ),
+            (
+                SourceError::Transport {
+                    name: name(),
+                    request: request(),
+                    message: "closed".into(),
+                },
+                Delivery::Lost,
+            ),
+            (
+                SourceError::Upstream {
+                    name: name(),
+                    request: request(),
+                    message: "bad".into(),
+                },
+                Delivery::Answered,
+            ),
+        ]
+    }
+
+    #[test]
+    fn every_source_outcome_says_whether_the_call_was_sent() {
+        assert_eq!(delivery(&Ok(Value::Null)), Delivery::Answered);
+        for (error, expected) in source_errors() {
+            let text = error.to_string();
+            assert_eq!(delivery(&Err(error)), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn the_record_counts_unsettled_calls_as_lost_and_read_only_answers_as_harmless() {
+        let dispatches = Dispatches::default();
+        dispatches.start(0, "docs.search", true);
+        dispatches.settle(0, Delivery::NotSent);
+        assert_eq!(dispatches.summary([]), Dispatched::default());
+
+        dispatches.start(1, "docs.read", false);
+        dispatches.settle(1, Delivery::Answered);
+        let read_only = dispatches.summary([]);
+        assert!(read_only.any && read_only.lost.is_empty() && read_only.writes.is_empty());
+
+        dispatches.start(2, "docs.write", true);
+        dispatches.settle(2, Delivery::Answered);
+        dispatches.start(3, "docs.slow", false);
+        dispatches.settle(3, Delivery::Lost);
+        // Dropped mid-flight when the run ended: never settled.
+        dispatches.start(4, "docs.hung", false);
+        dispatches.start(5, "docs.slow", false);
+        let summary = dispatches.summary(["counter.write", "counter.write"]);
+        assert_eq!(summary.lost, ["docs.slow", "docs.hung"]);
+        assert_eq!(summary.writes, ["counter.write", "docs.write"]);
+        assert!(summary.any);
+    }
+
+    #[test]
+    fn the_recovery_of_every_code_with_and_without_dispatches() {
+        let nothing = Dispatched::default();
+        let read_only = Dispatched {
+            any: true,
+            ..Dispatched::default()
+        };
+        let lost = Dispatched {
+            lost: vec!["docs.read".into()],
+            any: true,
+            ..Dispatched::default()
+        };
+        let wrote = Dispatched {
+            writes: vec!["counter.write".into()],
+            any: true,
+            ..Dispatched::default()
+        };
+        let earlier = Dispatched::earlier(["docs.read"]);
+        for code in ErrorCode::ALL {
+            for sent in [&lost, &wrote, &earlier] {
+                assert_eq!(
+                    recovery(code, sent),
+                    Some(Recovery::OUTCOME_UNKNOWN),
+                    "{code} after {sent:?}"
+                );
+            }
+            assert_eq!(recovery(code, &read_only), None, "{code}");
+            let expected = match code {
+                ErrorCode::UpstreamUnavailable | ErrorCode::ApprovalExpired => {
+                    Some(Recovery::UNCHANGED)
+                }
+                ErrorCode::ToolError
+                | ErrorCode::UpstreamError
+                | ErrorCode::ReplayDivergence
+                | ErrorCode::Cancelled
+                | ErrorCode::Internal => None,
+                _ => Some(Recovery::CORRECT_ARGUMENTS),
+            };
+            assert_eq!(recovery(code, &nothing), expected, "{code}");
+        }
+        assert_eq!(
+            recovery(ErrorCode::SyntaxError, &nothing).map(|r| r.provider_execution),
+            Some(ProviderExecution::NotStarted)
+        );
+    }
+
+    fn failed(code: ErrorCode) -> ExecuteEnvelope {
+        ExecuteEnvelope::rejected("run_x", EnvelopeError::new(code, "boom"), Vec::new())
+    }
+
+    #[test]
+    fn the_hint_names_the_calls_that_may_have_acted_and_nothing_else() {
+        let mut envelope = failed(ErrorCode::RuntimeError);
+        let dispatched = Dispatched {
+            lost: vec!["docs.slow".into()],
+            writes: (0..7).map(|i| format!("counter.write{i}")).collect(),
+            any: true,
+        };
+        apply(&mut envelope, &dispatched);
+        let error = envelope.error.unwrap_or_else(|| panic!("an error"));
+        assert_eq!(error.recovery, Some(Recovery::OUTCOME_UNKNOWN));
+        let hint = error.hint.unwrap_or_default();
+        assert!(
+            hint.starts_with(ErrorCode::RuntimeError.hint()),
+            "the code's own advice stays: {hint}"
+        );
+        assert!(hint.contains("No answer came from `docs.slow`"), "{hint}");
+        assert!(
+            hint.contains("`counter.write4` and 2 more reached the upstream"),
+            "{hint}"
+        );
+        assert!(!hint.contains("counter.write5"), "{hint}");
+        assert!(hint.ends_with("Do not run this script again: check the upstream's current state first, then do only what is still missing."));
+
+        let mut envelope = failed(ErrorCode::SyntaxError);
+        apply(&mut envelope, &Dispatched::default());
+        let error = envelope.error.unwrap_or_else(|| panic!("an error"));
+        assert_eq!(error.recovery, Some(Recovery::CORRECT_ARGUMENTS));
+        assert_eq!(error.hint.as_deref(), Some(ErrorCode::SyntaxError.hint()));
+    }
+
+    #[test]
+    fn only_failed_runs_get_a_recovery() {
+        let wrote = Dispatched::earlier(["counter.write"]);
+        for status in [
+            Status::Cancelled,
+            Status::Completed,
+            Status::AwaitingApproval,
+        ] {
+            let mut envelope = failed(ErrorCode::Cancelled);
+            envelope.status = status;
+            apply(&mut envelope, &wrote);
+            let error = envelope.error.unwrap_or_else(|| panic!("an error"));
+            assert_eq!(error.recovery, None, "{status:?}");
+            assert_eq!(error.hint.as_deref(), Some(ErrorCode::Cancelled.hint()));
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! Where the state store's encryption key lives, and the choice of that place.
+//!
+//! The key belongs in the credential store: the OS keychain, or the encrypted credential file
+//! when its passphrase is in the environment. A machine with neither (a headless server, a CI
+//! runner) must still be able to run scripts without a prompt that nobody can answer, so the
+//! first use falls back to a key file (mode 0600) in the data directory; that keeps the
+//! database unreadable on its own (a backup, a copy, a synced folder), though not from someone
+//! who can read the whole data directory. `capabilities doctor` says which one is in use.
+//!
+//! The first use records the choice, and a check value sealed with the key, in the database,
+//! so every later process uses the same key and a different key is caught with a clear error
+//! instead of failing on each value.
+
+use std::fmt;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use zeroize::Zeroizing;
+
+use super::seal::StateCipher;
+use crate::credentials::{Credentials, StoreKind, decode_key, encode_key, random_key};
+
+/// What the check value seals; opening it proves the key is the one the store was keyed with.
+const CHECK: &[u8] = b"capabilities state store";
+/// The sealing context of the check value.
+pub(super) const CHECK_CONTEXT: &str = "meta.key_check";
+
+/// Where a store's key is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeySource {
+    /// The credential store of that kind (the key named `capabilities.state-key`).
+    Credentials(StoreKind),
+    /// The key file in the data directory.
+    KeyFile,
+}
+
+impl KeySource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KeySource::Credentials(StoreKind::Keychain) => "keychain",
+            KeySource::Credentials(StoreKind::File) => "file",
+            KeySource::KeyFile => "key-file",
+        }
+    }
+
+    pub fn parse(recorded: &str) -> Option<KeySource> {
+        match recorded {
+            "keychain" => Some(KeySource::Credentials(StoreKind::Keychain)),
+            "file" => Some(KeySource::Credentials(StoreKind::File)),
+            "key-file" => Some(KeySource::KeyFile),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for KeySource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            KeySource::Credentials(StoreKind::Keychain) => "the OS keychain",
+            KeySource::Credentials(StoreKind::File) => "the encrypted credential file",
+            KeySource::KeyFile => "the state key file",
+        })
+    }
+}
+
+/// The places a store's key may come from.
+pub struct StateKeys {
+    key_file: PathBuf,
+    credentials: Option<Arc<Credentials>>,
+}
+
+impl StateKeys {
+    /// Only the key file (for stores opened without the user's credential stores).
+    pub fn key_file(key_file: PathBuf) -> StateKeys {
+        StateKeys {
+            key_file,
+            credentials: None,
+        }
+    }
+
+    /// The credential stores first, then the key file.
+    pub fn with_credentials(mut self, credentials: Arc<Credentials>) -> StateKeys {
+        self.credentials = Some(credentials);
+        self
+    }
+
+    pub fn key_file_path(&self) -> &Path {
+        &self.key_file
+    }
+
+    /// The key for a store that has none yet: the credential store's, when it answers without
+    /// asking anyone, else the key file's.
+    pub fn first(&self) -> Result<(KeySource, Zeroizing<[u8; 32]>), String> {
+        if let Some(credentials) = &self.credentials {
+            let kind = credentials.default_store();
+            let usable = match kind {
+                StoreKind::Keychain => Ok(()),
+                // A prompt would hang a hub whose stdin is JSON-RPC.
+                StoreKind::File if credentials.file().passphrase_from_env() => Ok(()),
+                StoreKind::File => Err(format!(
+                    "the credential file's passphrase is not in {}",
+                    crate::env_vars::CAPABILITIES_PASSPHRASE
+                )),
+            };
+            match usable.and_then(|()| credentials.state_key(kind).map_err(|e| e.to_string())) {
+                Ok(key) => return Ok((KeySource::Credentials(kind), key)),
+                Err(reason) => tracing::info!(
+                    "runs are encrypted with a key kept in {}, because {kind} credential store cannot hold it: {reason}",
+                    self.key_file.display()
+                ),
+            }
+        }
+        Ok((KeySource::KeyFile, self.read_or_create_key_file()?))
+    }
+
+    /// The key kept in `source`, which a store recorded at its first use.
+    pub fn recorded(&self, source: KeySource) -> Result<Zeroizing<[u8; 32]>, String> {
+        match source {
+            KeySource::KeyFile => self.read_key_file(),
+            KeySource::Credentials(kind) => match &self.credentials {
+                Some(credentials) => credentials.state_key(kind).map_err(|e| e.to_string()),
+                None => Err("this command does not open the credential stores".to_string()),
+            },
+        }
+    }
+
+    fn read_key_file(&self) -> Result<Zeroizing<[u8; 32]>, String> {
+        let text = Zeroizing::new(
+            std::fs::read_to_string(&self.key_file)
+                .map_err(|e| format!("cannot read {}: {e}", self.key_file.display()))?,
+        );
+        decode_key(text.trim()).ok_or_else(|| {
+            format!(
+                "{} does not hold a key (64 hex digits)",
+                self.key_file.display()
+            )
+        })
+    }
+
+    /// Creates the key file unless another process just did; either way, its key. The file is
+    /// written aside and linked into place, so nobody ever reads half a key.
+    fn read_or_create_key_file(&self) -> Result<Zeroizing<[u8; 32]>, String> {
+        if self.key_file.exists() {
+            return self.read_key_file();
+        }
+        let cannot = |e: std::io::Error| format!("cannot create {}: {e}", self.key_file.display());
+        let key = random_key().map_err(cannot)?;
+        let dir = self.key_file.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir).map_err(cannot)?;
+        // tempfile creates the file readable by its owner only (0600 on Unix).
+        let mut aside = tempfile::Builder::new()
+            .prefix(".state-key")
+            .tempfile_in(dir)
+            .map_err(cannot)?;
+        let text = Zeroizing::new(encode_key(&key));
+        aside.write_all(text.as_bytes()).map_err(cannot)?;
+        aside.as_file().sync_all().map_err(cannot)?;
+        match std::fs::hard_link(aside.path(), &self.key_file) {
+            Ok(()) => Ok(key),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => self.read_key_file(),
+            Err(e) => Err(cannot(e)),
+        }
+    }
+}
+
+/// The check value a new store records with its key source.
+pub(super) fn check_value(cipher: &StateCipher) -> Result<Vec<u8>, String> {
+    cipher
+        .seal(CHECK_CONTEXT, CHECK)
+        .map_err(|e| format!("cannot seal the key check: {e}"))
+}
+
+/// True when `recorded` is the check value sealed with `cipher`'s key.
+pub(super) fn check_matches(cipher: &StateCipher, recorded: &[u8]) -> bool {
+    cipher
+        .open(CHECK_CONTEXT, recorded)
+        .is_ok_and(|opened| opened == CHECK)
+}

@@ -1,0 +1,265 @@
+//! The recovery contract of a failed run (issue 8), against real upstreams: a script at fault
+//! before any call is to be corrected; a run after which an upstream may have acted (a write,
+//! a call that timed out, a call cut off by the run's own time limit, a journaled call of a
+//! resumed run) must not be replayed; a source that was down before anything was sent allows
+//! the same request again; a run that only read has no contract. The stored envelope (what
+//! `exec --resume` answers for a finished run) is the one the client got.
+
+use serde_json::{Value, json};
+
+use crate::approvals::{counter_config, counts, envelope, exec};
+use crate::common::{everything_js, repo};
+use crate::support::Home;
+
+fn run_json(home: &Home, code: &str) -> (i32, Value) {
+    let run = exec(home, &["exec", "-", "--json"], code);
+    (run.code, envelope(&run))
+}
+
+/// The envelope the store keeps for a finished run.
+fn stored(home: &Home, envelope: &Value) -> Value {
+    let run_id = envelope["runId"].as_str().expect("runId");
+    crate::approvals::envelope(&home.run(&["exec", "--resume", run_id, "--json"]))
+}
+
+fn outcome_unknown() -> Value {
+    json!({
+        "code": "MCP_EXECUTION_OUTCOME_UNKNOWN",
+        "execute_request": "do_not_replay",
+        "provider_execution": "unknown",
+        "automatic_replay": false,
+    })
+}
+
+fn hint(envelope: &Value) -> &str {
+    envelope["error"]["hint"].as_str().unwrap_or_default()
+}
+
+#[test]
+fn a_script_at_fault_before_any_call_is_to_be_corrected() {
+    let home = Home::new();
+    let counts_file = counter_config(&home);
+    let correct = json!({
+        "execute_request": "correct_arguments",
+        "provider_execution": "not_started",
+        "automatic_replay": false,
+    });
+
+    let (code, syntax) = run_json(&home, "const x = ;\nawait counter.write({ key: 'a' });");
+    assert_eq!(code, 1);
+    assert_eq!(syntax["error"]["code"], "syntax_error", "{syntax}");
+    assert_eq!(syntax["error"]["recovery"], correct, "{syntax}");
+    assert_eq!(stored(&home, &syntax), syntax);
+
+    let (code, invalid) = run_json(&home, "return await counter.write({ name: 'a' });");
+    assert_eq!(code, 1);
+    assert_eq!(invalid["error"]["code"], "invalid_arguments", "{invalid}");
+    assert_eq!(invalid["error"]["recovery"], correct, "{invalid}");
+    assert_eq!(stored(&home, &invalid), invalid);
+    assert_eq!(counts(&counts_file), json!({}), "nothing was written");
+}
+
+#[test]
+fn a_write_then_a_throw_must_not_be_replayed() {
+    let home = Home::new();
+    let counts_file = counter_config(&home);
+    let (code, failed) = run_json(
+        &home,
+        "await counter.write({ key: 'argument-value-7' }); throw new Error('after the write');",
+    );
+    assert_eq!(code, 1);
+    assert_eq!(failed["error"]["code"], "runtime_error", "{failed}");
+    assert_eq!(failed["error"]["recovery"], outcome_unknown(), "{failed}");
+    let hint = hint(&failed);
+    assert!(
+        hint.contains("`counter.write` reached the upstream") && hint.contains("Do not run"),
+        "{hint}"
+    );
+    assert!(!hint.contains("argument-value-7"), "no arguments: {hint}");
+    assert_eq!(stored(&home, &failed), failed);
+    assert_eq!(counts(&counts_file), json!({ "write:argument-value-7": 1 }));
+}
+
+#[test]
+fn only_read_only_calls_then_a_throw_has_no_recovery() {
+    let home = Home::new();
+    counter_config(&home);
+    let (code, failed) = run_json(
+        &home,
+        "await counter.counts(); throw new Error('after a read');",
+    );
+    assert_eq!(code, 1);
+    assert_eq!(failed["error"]["code"], "runtime_error", "{failed}");
+    assert_eq!(failed["calls"][0]["ok"], true, "the read ran: {failed}");
+    assert!(failed["error"].get("recovery").is_none(), "{failed}");
+    assert_eq!(
+        hint(&failed),
+        "Fix the script; catch errors you expect with try/catch."
+    );
+}
+
+/// server-everything twice: `quick` gives up on a request after 1 s; `patient` keeps waiting,
+/// but every run stops after 3 s. Its long-running operation is marked read-only, so only the
+/// lost answer makes the outcome unknown.
+fn slow_sources(home: &Home) {
+    let args = format!(
+        "[{}, \"stdio\"]",
+        serde_json::to_string(&everything_js()).unwrap()
+    );
+    home.write_config(&format!(
+        "[sources.quick]\ncommand = \"node\"\nargs = {args}\nrequest_timeout_secs = 1\n\n[sources.patient]\ncommand = \"node\"\nargs = {args}\n\n[limits]\nrun_timeout_secs = 3\n"
+    ));
+}
+
+#[test]
+fn a_call_without_an_answer_has_an_unknown_outcome() {
+    let home = Home::new();
+    slow_sources(&home);
+
+    let (code, timed_out) = run_json(
+        &home,
+        "return await quick.triggerLongRunningOperation({ duration: 5, steps: 1 });",
+    );
+    assert_eq!(code, 1);
+    assert_eq!(
+        timed_out["error"]["code"], "upstream_unavailable",
+        "{timed_out}"
+    );
+    assert_eq!(
+        timed_out["error"]["recovery"],
+        outcome_unknown(),
+        "{timed_out}"
+    );
+    assert!(
+        hint(&timed_out).contains("No answer came from `quick.triggerLongRunningOperation`"),
+        "{timed_out}"
+    );
+
+    // Cut off by the run's own limit: the call future is dropped before it could settle.
+    let (code, cut_off) = run_json(
+        &home,
+        "await patient.echo({ message: 'first' }); return await patient.triggerLongRunningOperation({ duration: 20, steps: 1 });",
+    );
+    assert_eq!(code, 1);
+    assert_eq!(cut_off["error"]["code"], "timeout", "{cut_off}");
+    assert_eq!(cut_off["error"]["recovery"], outcome_unknown(), "{cut_off}");
+    let hint = hint(&cut_off);
+    assert!(
+        hint.contains("No answer came from `patient.triggerLongRunningOperation`,"),
+        "{hint}"
+    );
+    assert!(
+        !hint.contains("patient.echo"),
+        "the answered read is not named: {hint}"
+    );
+    assert_eq!(stored(&home, &cut_off), cut_off);
+}
+
+#[test]
+fn a_source_down_before_the_call_allows_the_same_request_again() {
+    let home = Home::new();
+    let down = home.path().join("down");
+    let counts_file = home.path().join("counts.json");
+    // The same config either way (so the cached tool listing stays valid); the flag file
+    // decides whether the server starts.
+    home.write_config(&format!(
+        "[sources.counter]\ncommand = \"sh\"\nargs = [\"-c\", \"test -e \\\"$DOWN\\\" && exit 1; exec \\\"$0\\\" \\\"$1\\\"\", {}, {}]\nenv = {{ COUNTER_FILE = {}, DOWN = {} }}\n\n[[policy.rules]]\nmatch = \"counter.write\"\naction = \"allow\"\n",
+        serde_json::to_string(&repo().join(".venv/bin/python").display().to_string()).unwrap(),
+        serde_json::to_string(&repo().join("tests/peers/counter_server.py").display().to_string()).unwrap(),
+        serde_json::to_string(&counts_file.display().to_string()).unwrap(),
+        serde_json::to_string(&down.display().to_string()).unwrap(),
+    ));
+    let (code, up) = run_json(&home, "return await counter.counts();");
+    assert_eq!(code, 0, "the source works while up: {up}");
+
+    std::fs::write(&down, "").expect("mark the source down");
+    let (code, failed) = run_json(&home, "return await counter.write({ key: 'a' });");
+    assert_eq!(code, 1);
+    assert_eq!(failed["error"]["code"], "upstream_unavailable", "{failed}");
+    assert_eq!(
+        failed["error"]["recovery"],
+        json!({
+            "execute_request": "unchanged",
+            "provider_execution": "not_started",
+            "automatic_replay": false,
+        }),
+        "{failed}"
+    );
+    assert_eq!(counts(&counts_file), json!({}), "nothing was written");
+}
+
+#[test]
+fn a_resumed_run_that_fails_counts_its_journaled_calls() {
+    let home = Home::new();
+    let counts_file = counter_config(&home);
+    // counter.publish asks; counter.write ran before the pause and answers from the journal
+    // when the run resumes, so only the journal knows it was sent.
+    let code = "await counter.write({ key: 'a' }); await counter.publish({ key: 'b' }); throw new Error('after the publish');";
+    let (exit, paused) = run_json(&home, code);
+    assert_eq!(exit, 3, "{paused}");
+    let run_id = paused["runId"].as_str().expect("runId").to_string();
+    home.run(&["hub", "approve", &run_id]).ok();
+    let resumed = envelope(&home.run(&["exec", "--resume", &run_id, "--json"]));
+    assert_eq!(resumed["error"]["recovery"], outcome_unknown(), "{resumed}");
+    assert!(
+        hint(&resumed).contains("`counter.write`, `counter.publish` reached the upstream"),
+        "{resumed}"
+    );
+    assert_eq!(
+        counts(&counts_file),
+        json!({ "write:a": 1, "publish:b": 1 })
+    );
+}
+
+#[test]
+fn an_expired_approval_after_a_write_must_not_be_replayed() {
+    let home = Home::new();
+    counter_config(&home);
+    let (_, paused) = run_json(&home, crate::approvals::SCRIPT);
+    let run_id = paused["runId"].as_str().expect("runId").to_string();
+    rusqlite::Connection::open(home.path().join("data/state.sqlite"))
+        .and_then(|db| db.execute("UPDATE approvals SET expires_at_ms = 1", []))
+        .expect("expire the approval");
+    let expired = envelope(&home.run(&["exec", "--resume", &run_id, "--json"]));
+    assert_eq!(expired["error"]["code"], "approval_expired", "{expired}");
+    assert_eq!(expired["error"]["recovery"], outcome_unknown(), "{expired}");
+    assert!(
+        hint(&expired).contains("`counter.write` reached"),
+        "{expired}"
+    );
+    assert_eq!(stored(&home, &expired), expired);
+}
+
+#[test]
+fn a_source_that_never_connected_is_named_with_its_reason_not_a_reference_error() {
+    let home = Home::new();
+    home.write_config(
+        "[sources.broken]\ncommand = \"sh\"\nargs = [\"-c\", \"echo cannot start >&2; exit 3\"]\n",
+    );
+    let (code, failed) = run_json(&home, "return await broken.anything({});");
+    assert_eq!(code, 1);
+    let error = &failed["error"];
+    assert_eq!(error["code"], "upstream_unavailable", "{failed}");
+    let message = error["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("source `broken` is configured but not available")
+            && !message.contains("ReferenceError"),
+        "{failed}"
+    );
+    assert!(
+        hint(&failed).contains("capabilities source test broken"),
+        "{failed}"
+    );
+    assert_eq!(
+        error["recovery"],
+        json!({
+            "execute_request": "unchanged",
+            "provider_execution": "not_started",
+            "automatic_replay": false,
+        }),
+        "{failed}"
+    );
+    // A name that is no source stays the script's own mistake.
+    let (_, typo) = run_json(&home, "return await brokn.anything({});");
+    assert_eq!(typo["error"]["code"], "runtime_error", "{typo}");
+}
