@@ -2,9 +2,6 @@
 //! approved from the terminal it resumes, and every write ran exactly once (counted by a real
 //! upstream). Denials, divergent scripts and unknown runs end clearly.
 
-use std::io::Write;
-use std::process::Stdio;
-
 use serde_json::Value;
 
 use crate::common::repo;
@@ -22,20 +19,7 @@ pub(crate) fn counter_config(home: &Home) -> std::path::PathBuf {
 }
 
 pub(crate) fn exec(home: &Home, args: &[&str], code: &str) -> Run {
-    let mut child = home
-        .command(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(code.as_bytes())
-        .expect("write");
-    Run::from(child.wait_with_output().expect("wait"))
+    Run::with_stdin(&mut home.command(args), code)
 }
 
 pub(crate) fn envelope(run: &Run) -> Value {

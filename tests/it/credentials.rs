@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
-use crate::common::{free_port, repo};
+use crate::common::{free_port, listening_within, python_peer, repo};
 use crate::support::{Home, Run};
 
 const PASSPHRASE: &str = "correct horse battery staple";
@@ -38,17 +38,8 @@ fn run_with(home: &Home, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Ru
     let mut command = home.command(args);
     command
         .env_remove("CAPABILITIES_PASSPHRASE")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (key, value) in env {
-        command.env(key, value);
-    }
-    let mut child = command.spawn().expect("run capabilities");
-    let mut input = child.stdin.take().expect("stdin");
-    input.write_all(stdin.as_bytes()).expect("write stdin");
-    drop(input);
-    Run::from(child.wait_with_output().expect("wait for capabilities"))
+        .envs(env.iter().copied());
+    Run::with_stdin(&mut command, stdin)
 }
 
 fn with_passphrase(passphrase: &str) -> Vec<(&'static str, &str)> {
@@ -640,8 +631,7 @@ struct HttpCanary {
 impl HttpCanary {
     fn start(sha: &str) -> HttpCanary {
         let port = free_port();
-        let child = Command::new(repo().join(".venv/bin/python"))
-            .arg(repo().join("tests/peers/canary_server.py"))
+        let child = python_peer("canary_server.py")
             .args(["http", &port.to_string()])
             .env("CANARY_SHA256", sha)
             .stdin(Stdio::null())
@@ -653,13 +643,11 @@ impl HttpCanary {
             url: format!("http://127.0.0.1:{port}/mcp"),
             child,
         };
-        for _ in 0..300 {
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return server;
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        panic!("the canary server did not listen on port {port}");
+        assert!(
+            listening_within(port, Duration::from_secs(30)),
+            "the canary server did not listen on port {port}"
+        );
+        server
     }
 }
 

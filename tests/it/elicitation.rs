@@ -3,12 +3,8 @@
 //! replayed or expired `requestState` is refused. Over stateless HTTP, a form one hub process
 //! asked is answered at another that shares only the state store.
 
-use std::process::Command;
-
-use serde_json::Value;
-
-use crate::approvals::counter_config;
-use crate::common::repo;
+use crate::approvals::{counter_config, counts};
+use crate::common::{json_report, python_peer};
 use crate::hub_http::{HttpHub, create_token};
 use crate::support::Home;
 
@@ -17,26 +13,17 @@ fn the_python_client_decides_through_the_form() {
     let home = Home::new();
     let counts_file = counter_config(&home);
     let database = home.path().join("data/state.sqlite");
-    let output = Command::new(repo().join(".venv/bin/python"))
-        .arg(repo().join("tests/peers/elicit_client.py"))
-        .arg(&database)
-        .arg(env!("CARGO_BIN_EXE_capabilities"))
-        .args(["hub", "serve"])
-        .env("CAPABILITIES_HOME", home.path())
-        // Never the developer\'s own keychain: the store keys itself with a key file.
-        .env_remove("DBUS_SESSION_BUS_ADDRESS")
-        .env_remove("CAPABILITIES_CONFIG")
-        .env_remove("DISPLAY")
-        .output()
-        .expect("run the Python client");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "the Python client failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
+    let report = json_report(
+        python_peer("elicit_client.py")
+            .arg(&database)
+            .arg(env!("CARGO_BIN_EXE_capabilities"))
+            .args(["hub", "serve"])
+            .env("CAPABILITIES_HOME", home.path())
+            // Never the developer\'s own keychain: the store keys itself with a key file.
+            .env_remove("DBUS_SESSION_BUS_ADDRESS")
+            .env_remove("CAPABILITIES_CONFIG")
+            .env_remove("DISPLAY"),
     );
-    let report: Value =
-        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("no report ({e}):\n{stdout}"));
 
     assert_eq!(report["accept"]["status"], "completed", "{report}");
     assert_eq!(
@@ -87,8 +74,7 @@ fn the_python_client_decides_through_the_form() {
         "{report}"
     );
 
-    let counts: Value =
-        serde_json::from_str(&std::fs::read_to_string(counts_file).expect("counts")).expect("json");
+    let counts = counts(&counts_file);
     assert_eq!(counts["publish:accept"], 1, "{counts}");
     assert_eq!(
         counts["publish:replay"], 1,
@@ -125,19 +111,11 @@ fn a_form_asked_by_one_http_hub_is_answered_at_another() {
     let token = create_token(&home, &["approver"]);
     let hub_a = HttpHub::start(&home, &[]);
     let hub_b = HttpHub::start(&home, &[]);
-    let output = Command::new(repo().join(".venv/bin/python"))
-        .arg(repo().join("tests/peers/elicit_http_client.py"))
-        .args([&hub_a.url(), &hub_b.url(), &token])
-        .output()
-        .expect("run the Python client");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "the Python client failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let report: Value =
-        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("no report ({e}):\n{stdout}"));
+    let report = json_report(python_peer("elicit_http_client.py").args([
+        &hub_a.url(),
+        &hub_b.url(),
+        &token,
+    ]));
     assert_eq!(report["asked"], "input_required", "{report}");
     assert_eq!(report["done"]["status"], "completed", "{report}");
     assert_eq!(
@@ -151,8 +129,7 @@ fn a_form_asked_by_one_http_hub_is_answered_at_another() {
             .contains("already answered"),
         "hub B refuses the same state twice: {report}"
     );
-    let counts: Value =
-        serde_json::from_str(&std::fs::read_to_string(counts_file).expect("counts")).expect("json");
+    let counts = counts(&counts_file);
     assert_eq!(counts["write:http-1"], 1, "{counts}");
     assert_eq!(counts["publish:http"], 1, "{counts}");
 }

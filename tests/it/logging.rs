@@ -5,19 +5,15 @@
 //! local receiver in builds with the `otel` feature, a clear error in builds without it).
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
-use std::time::Duration;
+use std::process::Command;
 
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::common::{everything_js, free_port, repo};
+use crate::common::{everything_js, free_port, json_report, python_peer, repo};
+use crate::hub_http::HttpHub;
+use crate::raw::Raw;
 use crate::support::{Home, Run};
-
-/// The longest wait for one answer; only a bound against hangs, never a speed check.
-const ANSWER_BOUND: Duration = Duration::from_secs(120);
 
 const SCRIPT_MARKER: &str = "SCRIPT-TEXT-MARKER-4417";
 const ARGUMENT_MARKER: &str = "ARGUMENT-MARKER-8812";
@@ -176,28 +172,19 @@ fn json_logs_tag_every_line_with_its_request_and_run_and_never_carry_scripts_or_
     everything_only(&home);
     let log = home.path().join("hub.stderr");
     let script = marked_script();
-    let output = Command::new(repo().join(".venv/bin/python"))
-        .arg(repo().join("tests/peers/logging_client.py"))
-        .arg("legacy")
-        .arg(&log)
-        .arg(&script)
-        .arg(env!("CARGO_BIN_EXE_capabilities"))
-        .args(["--log-format", "json", "hub", "serve"])
-        .env("CAPABILITIES_HOME", home.path())
-        .env("CAPABILITIES_LOG", "info")
-        .env("NO_COLOR", "1")
-        .env_remove("CAPABILITIES_CONFIG")
-        .env_remove("CAPABILITIES_LOG_FORMAT")
-        .output()
-        .expect("run the Python client");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "the Python client failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
+    let report = json_report(
+        python_peer("logging_client.py")
+            .arg("legacy")
+            .arg(&log)
+            .arg(&script)
+            .arg(env!("CARGO_BIN_EXE_capabilities"))
+            .args(["--log-format", "json", "hub", "serve"])
+            .env("CAPABILITIES_HOME", home.path())
+            .env("CAPABILITIES_LOG", "info")
+            .env("NO_COLOR", "1")
+            .env_remove("CAPABILITIES_CONFIG")
+            .env_remove("CAPABILITIES_LOG_FORMAT"),
     );
-    let report: Value =
-        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("no report ({e}):\n{stdout}"));
     assert!(
         report["search"]
             .as_str()
@@ -238,37 +225,19 @@ fn json_logs_of_the_http_hub_tag_requests_too_and_never_carry_the_token() {
     let port = free_port();
     let address = format!("127.0.0.1:{port}");
     let log = home.path().join("hub.stderr");
-    let mut hub = home
-        .command(&["--log-format", "json", "hub", "serve", "--http", &address])
+    let mut command = home.command(&["--log-format", "json", "hub", "serve", "--http", &address]);
+    command
         .env("CAPABILITIES_LOG", "info")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(&log).expect("a log file"))
-        .spawn()
-        .expect("start the hub");
-    // A bound on a cold start, not a speed check.
-    for _ in 0..600 {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
+        .stderr(std::fs::File::create(&log).expect("a log file"));
+    let hub = HttpHub::spawn(command, port);
     let script = marked_script();
-    let output = Command::new(repo().join(".venv/bin/python"))
-        .arg(repo().join("tests/peers/hub_http_client.py"))
-        .arg(format!("http://{address}/mcp"))
-        .args(["2026-07-28", &token, &script])
-        .output()
-        .expect("run the Python client");
-    let _ = hub.kill();
-    let _ = hub.wait();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let report: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
-        panic!(
-            "no report ({e}):\n{stdout}\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        )
-    });
+    let report = json_report(python_peer("hub_http_client.py").arg(hub.url()).args([
+        "2026-07-28",
+        &token,
+        &script,
+    ]));
+    // Stopped before its log is read.
+    drop(hub);
     let envelope = &report["execute"]["structured"];
     assert_eq!(envelope["status"], "completed", "{report}");
     let run_id = envelope["runId"].as_str().expect("a run id");
@@ -292,66 +261,15 @@ fn json_logs_of_the_http_hub_tag_requests_too_and_never_carry_the_token() {
     check_execute(&requests[executes[0]], run_id);
 }
 
-/// `capabilities hub serve` spoken to in raw JSON-RPC lines, its stderr kept.
-struct Hub {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
-}
-
-impl Hub {
-    fn start(mut command: Command) -> Hub {
-        let mut child = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn the hub");
-        let stdout = child.stdout.take().expect("stdout");
-        let (send, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if send.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Hub {
-            stdin: child.stdin.take(),
-            child,
-            lines,
-        }
-    }
-
-    fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
-        let line = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
-        let stdin = self.stdin.as_mut().expect("stdin is open");
-        writeln!(stdin, "{line}")
-            .and_then(|()| stdin.flush())
-            .expect("write a request");
-        loop {
-            let answer = self.lines.recv_timeout(ANSWER_BOUND).expect("an answer");
-            let answer: Value = serde_json::from_str(&answer).expect("JSON on stdout");
-            if answer["id"] == json!(id) {
-                return answer;
-            }
-        }
-    }
-
-    /// Initializes, lists the tools, closes stdin, and returns what the hub wrote to stderr
-    /// once it has exited.
-    fn list_tools_and_exit(mut self) -> (u32, Run) {
-        let params = json!({ "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "raw", "version": "1" } });
-        self.request(0, "initialize", params);
-        let listed = self.request(1, "tools/list", json!({}));
-        assert_eq!(listed["result"]["tools"][0]["name"], "search", "{listed}");
-        drop(self.stdin.take());
-        let pid = self.child.id();
-        (
-            pid,
-            Run::from(self.child.wait_with_output().expect("the hub exits")),
-        )
-    }
+/// Starts `command` (a `hub serve`), initializes, lists the tools, closes stdin, and returns
+/// the hub's pid and, once it has exited, what it wrote to stderr.
+fn list_tools_and_exit(command: Command) -> (u32, Run) {
+    let mut hub = Raw::spawn_keeping_stderr(command);
+    hub.initialize("2025-06-18");
+    let listed = hub.request(1, "tools/list", json!({}));
+    assert_eq!(listed["result"]["tools"][0]["name"], "search", "{listed}");
+    let pid = hub.child.id();
+    (pid, hub.exit())
 }
 
 #[test]
@@ -362,7 +280,7 @@ fn text_logs_show_the_request_span_and_json_can_be_chosen_from_the_environment()
 
     let mut command = home.command(&["hub", "serve"]);
     command.env("CAPABILITIES_LOG", "info");
-    let (_, run) = Hub::start(command).list_tools_and_exit();
+    let (_, run) = list_tools_and_exit(command);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         run.stderr.lines().all(|line| !line.starts_with('{')),
@@ -391,7 +309,7 @@ fn text_logs_show_the_request_span_and_json_can_be_chosen_from_the_environment()
     command
         .env("CAPABILITIES_LOG", "info")
         .env("CAPABILITIES_LOG_FORMAT", "json");
-    let (pid, run) = Hub::start(command).list_tools_and_exit();
+    let (pid, run) = list_tools_and_exit(command);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let lines = json_lines(&run.stderr);
     let warning = lines
@@ -427,11 +345,9 @@ fn a_bad_log_format_is_a_usage_error_that_names_the_choices() {
         run.stderr
     );
 
-    let run = Run::from(
+    let run = Run::of(
         home.command(&["search", "x"])
-            .env("CAPABILITIES_LOG_FORMAT", "yaml")
-            .output()
-            .expect("run capabilities"),
+            .env("CAPABILITIES_LOG_FORMAT", "yaml"),
     );
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(
@@ -463,15 +379,8 @@ fn json_logs_blank_a_stored_secret_that_an_upstream_echoes() {
             .env("CAPABILITIES_PASSPHRASE", "correct horse battery staple")
             // The file store, never a keychain the machine may have.
             .env("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus")
-            .envs(log.iter().copied())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = command.spawn().expect("run capabilities");
-        let mut stdin = child.stdin.take().expect("stdin");
-        stdin.write_all(input.as_bytes()).expect("write stdin");
-        drop(stdin);
-        Run::from(child.wait_with_output().expect("wait for capabilities"))
+            .envs(log.iter().copied());
+        Run::with_stdin(&mut command, input)
     };
     with_stdin(&["credential", "set", "canary"], &value, &[]).ok();
     // The upstream fails with the secret in its error, as a tool error and as a protocol
@@ -549,11 +458,9 @@ fn otel_endpoint_without_the_otel_feature_says_how_to_build_it() {
         run.stderr
     );
     // The standard variable is meant for every program; a build without export ignores it.
-    let run = Run::from(
+    let run = Run::of(
         home.command(&["source", "list"])
-            .env("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318")
-            .output()
-            .expect("run capabilities"),
+            .env("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318"),
     );
     assert!(!run.stderr.contains("otel"), "{}", run.stderr);
 }
@@ -568,12 +475,12 @@ struct Posted {
 /// A one-connection-at-a-time HTTP receiver standing in for an OpenTelemetry collector: it
 /// answers 200 to everything and hands each request to the test.
 #[cfg(feature = "otel")]
-fn collector() -> (u16, Receiver<Posted>) {
-    use std::io::Read;
+fn collector() -> (u16, std::sync::mpsc::Receiver<Posted>) {
+    use std::io::{BufRead, BufReader, Read, Write};
 
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a local port");
     let port = listener.local_addr().expect("its address").port();
-    let (send, received) = channel();
+    let (send, received) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(stream) = stream else { continue };
@@ -638,7 +545,7 @@ fn otel_export_posts_the_request_spans_to_the_collector_before_exit() {
             command
         };
         command.env("CAPABILITIES_LOG", "info");
-        let (_, run) = Hub::start(command).list_tools_and_exit();
+        let (_, run) = list_tools_and_exit(command);
         assert_eq!(run.code, 0, "{}", run.stderr);
         let lines = json_lines(&run.stderr);
         let list = lines
@@ -649,7 +556,7 @@ fn otel_export_posts_the_request_spans_to_the_collector_before_exit() {
 
         // Spans are batched; the hub sends what it holds as it exits.
         let post = posted
-            .recv_timeout(ANSWER_BOUND)
+            .recv_timeout(crate::raw::ANSWER_BOUND)
             .unwrap_or_else(|_| panic!("no OTLP request arrived:\n{}", run.stderr));
         assert!(post.head.starts_with("POST /v1/traces "), "{}", post.head);
         assert!(

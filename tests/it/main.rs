@@ -18,6 +18,7 @@ mod install;
 mod live_catalog;
 mod logging;
 mod policy;
+mod raw;
 mod reaping;
 mod recovery;
 mod sandbox_hostile;

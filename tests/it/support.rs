@@ -1,7 +1,8 @@
 //! Driving the real `capabilities` binary with a private `CAPABILITIES_HOME` per test.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 pub use crate::common::repo as repo_root;
 
@@ -47,8 +48,7 @@ impl Home {
     }
 
     pub fn run(&self, args: &[&str]) -> Run {
-        let output = self.command(args).output().expect("run capabilities");
-        Run::from(output)
+        Run::of(&mut self.command(args))
     }
 }
 
@@ -70,6 +70,25 @@ impl From<Output> for Run {
 }
 
 impl Run {
+    /// Runs `command` (from [`Home::command`], with whatever it adds) to its end.
+    pub fn of(command: &mut Command) -> Run {
+        Run::from(command.output().expect("run capabilities"))
+    }
+
+    /// Runs `command` with `input` on its stdin, then stdin closed.
+    pub fn with_stdin(command: &mut Command, input: &str) -> Run {
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run capabilities");
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin.write_all(input.as_bytes()).expect("write stdin");
+        drop(stdin);
+        Run::from(child.wait_with_output().expect("wait for capabilities"))
+    }
+
     /// Panics with both streams unless the run succeeded.
     pub fn ok(self) -> Run {
         assert_eq!(

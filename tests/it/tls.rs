@@ -6,12 +6,12 @@
 //! trust store variables itself, since a developer's or CI's environment may set them too.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{HttpEverything, free_port, repo};
+use crate::common::{HttpEverything, free_port, listening_within, python_peer};
 use crate::support::{Home, Run};
 
 /// Far above a TLS refusal on loopback, far below the sources' connect timeout in these
@@ -33,8 +33,7 @@ impl TlsServer {
         let dir = tempfile::tempdir().expect("temp dir");
         let ca = dir.path().join("ca.pem");
         let port = free_port();
-        let child = Command::new(repo().join(".venv/bin/python"))
-            .arg(repo().join("tests/peers/tls_server.py"))
+        let child = python_peer("tls_server.py")
             .arg(port.to_string())
             .arg(&ca)
             .args(names)
@@ -50,13 +49,11 @@ impl TlsServer {
             _dir: dir,
         };
         // The server writes the authority's certificate before it listens.
-        for _ in 0..300 {
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return server;
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        panic!("the TLS server did not listen on port {port}");
+        assert!(
+            listening_within(port, Duration::from_secs(30)),
+            "the TLS server did not listen on port {port}"
+        );
+        server
     }
 }
 
@@ -87,8 +84,8 @@ fn run_trusting(home: &Home, ca_file: Option<&Path>, args: &[&str]) -> (Run, Dur
         None => command.env_remove("SSL_CERT_FILE"),
     };
     let started = Instant::now();
-    let output = command.output().expect("run capabilities");
-    (Run::from(output), started.elapsed())
+    let run = Run::of(&mut command);
+    (run, started.elapsed())
 }
 
 /// Writes `script` into the home and returns its path, for `exec`.
