@@ -14,9 +14,9 @@
 //! | [`sources`] | upstream MCP clients (rmcp): stdio children and Streamable HTTP, timeouts, restarts |
 //! | [`catalog`] | the namespaced tool index: addresses, the cache, BM25F search, TypeScript, describe |
 //! | [`execute`] | one `execute` run: the sandbox's bridge to policy, sources and the journal |
-//! | [`hub`] | the MCP server: three tools (search, describe, execute) over stdio |
+//! | [`hub`] | the MCP server: three tools (search, describe, execute) over stdio and Streamable HTTP |
 //! | [`policy`] | pure allow / ask / deny decisions |
-//! | [`runs`] | the SQLite state store: runs, call journals, approvals and decisions, audit |
+//! | [`runs`] | the SQLite state store (encrypted at rest): runs, journals, approvals, audit, tokens |
 //! | [`sandbox`] | the QuickJS runtime that runs `execute` scripts |
 //! | [`tui`] | `capabilities dashboard`: live runs and the approval queue (ratatui) |
 //! | [`tokens`] | o200k_base token counting for budgets |
