@@ -1340,7 +1340,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__hub__subcmd__runs)
-            opts="-h -V --pending --json --limit --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --pending --json --limit --clear --config --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

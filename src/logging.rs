@@ -107,19 +107,31 @@ pub fn init(
 /// plain line (`error: …`, `warning: …`, `capabilities: …`), or in the JSON format a line shaped
 /// like the logs', so that stderr stays one JSON object per line.
 pub fn notice(level: Level, message: &str) {
-    match FORMAT.get() {
+    // Nothing is left to tell the user about a failing stderr.
+    let _ = write_notice(&mut RedactingStderr, FORMAT.get(), level, message);
+}
+
+/// Writes [`notice`]'s line for `format` (the format and process id [`init`] set) to `out` in
+/// one write, as the log layers do: [`RedactingStderr`] blanks a secret only if it sees it whole,
+/// and a line written in one piece cannot interleave with another thread's.
+fn write_notice(
+    out: &mut impl Write,
+    format: Option<&(LogFormat, String)>,
+    level: Level,
+    message: &str,
+) -> std::io::Result<()> {
+    let line = match format {
         Some((LogFormat::Json, process_id)) => {
             let mut timestamp = String::new();
             let _ = SystemTime.format_time(&mut Writer::new(&mut timestamp));
-            let line = serde_json::json!({
+            let object = serde_json::json!({
                 "timestamp": timestamp,
                 "level": level.as_str(),
                 "target": "capabilities",
                 "request_id": process_id,
                 "message": message,
             });
-            // Nothing is left to tell the user about a failing stderr.
-            let _ = writeln!(RedactingStderr, "{line}");
+            format!("{object}\n")
         }
         _ => {
             let prefix = match level {
@@ -127,9 +139,10 @@ pub fn notice(level: Level, message: &str) {
                 Level::WARN => "warning",
                 _ => "capabilities",
             };
-            eprintln!("{prefix}: {message}");
+            format!("{prefix}: {message}\n")
         }
-    }
+    };
+    out.write_all(line.as_bytes())
 }
 
 /// A short random id for one request, e.g. `req_k3xq7m2a9c4e` (60 bits: unique enough to group
@@ -191,8 +204,8 @@ fn carries_an_id(metadata: &Metadata<'_>) -> bool {
 
 /// One JSON object per line: `timestamp`, `level`, `target`, `request_id`, `run_id` (inside a
 /// run), `message`, the event's other `fields`, and the `spans` it is in, outermost first, each
-/// with its name and fields. The whole line is written at once, so [`RedactingStderr`] sees a
-/// secret whole.
+/// with its name and fields. The fmt layer formats each event (in either format) into one buffer
+/// and hands it to the writer in one `write_all`, so [`RedactingStderr`] sees a secret whole.
 struct JsonLines {
     process_id: String,
 }
@@ -523,6 +536,61 @@ mod tests {
         // A field recorded on the span later shows on the lines after it.
         assert_eq!(lines[3]["run_id"], "run_b");
         assert_eq!(lines[3]["spans"][0]["run_id"], "run_b");
+    }
+
+    /// Each write as it came, with the secrets [`RedactingStderr`] would blank blanked in that
+    /// write alone, as it does.
+    struct Writes {
+        redaction: crate::credentials::Redaction,
+        writes: Vec<String>,
+    }
+
+    impl std::io::Write for Writes {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            let text = String::from_utf8(buf.to_vec()).expect("UTF-8");
+            self.writes.push(self.redaction.clean(&text));
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_notice_is_one_write_so_a_secret_in_it_is_blanked() {
+        use crate::credentials::{MASK, Redaction, Secret};
+
+        // A quote is escaped in JSON, so the line holds the secret in its escaped form, and a
+        // writer that got the line in pieces (split at the escape) would never see it whole.
+        let secret = "tok\"en-5e1c9a";
+        let escaped = serde_json::to_string(secret).expect("JSON");
+        let escaped = &escaped[1..escaped.len() - 1];
+        let message = format!("the upstream refused {secret}");
+        let json = (LogFormat::Json, "test-1".to_string());
+        let text = (LogFormat::Text, "test-1".to_string());
+        for format in [Some(&json), Some(&text), None] {
+            let mut out = Writes {
+                // The forms the credential store remembers for the log writer.
+                redaction: Redaction::new([secret, escaped].map(|s| Secret::new(s.into()))),
+                writes: Vec::new(),
+            };
+            write_notice(&mut out, format, Level::ERROR, &message).expect("written");
+            assert_eq!(out.writes.len(), 1, "{:?}", out.writes);
+            let line = &out.writes[0];
+            assert!(!line.contains("5e1c9a"), "{line}");
+            let Some(one_line) = line.strip_suffix('\n') else {
+                panic!("no newline: {line}")
+            };
+            assert!(!one_line.contains('\n'), "{line}");
+            if format == Some(&json) {
+                let object: Value = serde_json::from_str(one_line).expect("a JSON line");
+                assert_eq!(object["message"], format!("the upstream refused {MASK}"));
+                assert_eq!(object["level"], "ERROR");
+                assert_eq!(object["request_id"], "test-1");
+            } else {
+                assert_eq!(one_line, format!("error: the upstream refused {MASK}"));
+            }
+        }
     }
 
     #[test]

@@ -332,6 +332,11 @@ pub struct HubRunsArgs {
     /// How many recent runs to show.
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..=1000))]
     pub limit: u16,
+    /// Delete every stored run (journals, approvals, audit) and the key they are encrypted
+    /// with, to start a new run history, e.g. after that key was lost. Bearer tokens and
+    /// settings are kept. Stop running hubs first.
+    #[arg(long, conflicts_with_all = ["pending", "json"])]
+    pub clear: bool,
 }
 
 #[derive(Debug, Args)]

@@ -59,7 +59,7 @@ pub fn deny(paths: &Paths, args: &HubDenyArgs) -> anyhow::Result<ExitCode> {
 
 /// The undecided approvals a decision would cover, or the store's error about them.
 fn waiting(store: &RunsStore, run_id: &str, call: Option<u64>) -> anyhow::Result<Vec<Approval>> {
-    if store.run(run_id)?.is_none() {
+    if store.run_status(run_id)?.is_none() {
         bail!(
             "there is no run `{run_id}`; `capabilities hub runs --pending` lists the runs waiting for a decision"
         );
@@ -117,6 +117,13 @@ pub fn runs(paths: &Paths, args: &HubRunsArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let store = super::open_store(paths)?;
+    if args.clear {
+        let deleted = store.clear_runs()?;
+        print(&format!(
+            "Deleted {deleted} run(s) with their journals, approvals and audit trail; the next run starts a new history with a new key. Bearer tokens and settings are kept.\n"
+        ))?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut runs = store.recent_runs(usize::from(args.limit))?;
     if args.pending {
         let pending: Vec<String> = store

@@ -283,7 +283,7 @@ fn check_state_key(report: &mut Report, paths: &Paths) {
         Ok(None) => return report.ok("runs", "no run has been stored yet"),
         Err(e) => return report.fail("runs", e.to_string()),
     };
-    if let Err(e) = store.derived_key("doctor") {
+    if let Err(e) = store.unlock_key() {
         return report.fail("runs", e.to_string());
     }
     match source {

@@ -317,20 +317,33 @@ impl Credentials {
     pub fn state_key(&self, kind: StoreKind) -> Result<Zeroizing<[u8; 32]>, CredentialError> {
         // A lock of its own: the file store takes the credentials lock inside `set`.
         let _lock = file::lock(&self.data_dir.join("state-key.lock"), true)?;
-        let store = self.store(kind);
-        let stored = match store.get(STATE_KEY_NAME)? {
-            Some(hex) => decode_key(hex.expose()),
-            None => None,
-        };
-        if let Some(key) = stored {
+        if let Some(key) = self.existing_state_key(kind)? {
             return Ok(key);
         }
+        let store = self.store(kind);
         let key = random_key().map_err(|source| CredentialError::Io {
             path: self.data_dir.clone(),
             source,
         })?;
         store.set(STATE_KEY_NAME, &Secret::new(encode_key(&key)))?;
         Ok(key)
+    }
+
+    /// The state key kept in `kind`'s store, never creating one: `None` when there is none.
+    /// A stored value that is not a key is an error, so it is never overwritten.
+    pub fn existing_state_key(
+        &self,
+        kind: StoreKind,
+    ) -> Result<Option<Zeroizing<[u8; 32]>>, CredentialError> {
+        let Some(hex) = self.store(kind).get(STATE_KEY_NAME)? else {
+            return Ok(None);
+        };
+        decode_key(hex.expose())
+            .map(Some)
+            .ok_or_else(|| CredentialError::Corrupt {
+                path: PathBuf::from(format!("{STATE_KEY_NAME} in the {kind} store")),
+                reason: "it does not hold a key (64 hex digits)".to_string(),
+            })
     }
 
     fn lock_path(&self) -> PathBuf {

@@ -73,7 +73,8 @@ impl RunBridge {
 
     /// What the run sent upstream, this attempt and earlier ones; read once the run is over.
     pub(crate) fn dispatched(&self) -> Dispatched {
-        self.dispatches.summary(self.replay.journaled())
+        self.dispatches
+            .summary(Dispatched::earlier(self.replay.journal()))
     }
 
     /// Narrows the run to what `token` allows (nothing changes with `None`).
@@ -262,9 +263,10 @@ impl Bridge for RunBridge {
             };
             dispatches.start(call.seq, &address, mutating);
             let outcome = sources.call_tool(&call.namespace, call.connection.as_deref(), &upstream_name, arguments).await;
-            dispatches.settle(call.seq, recovery::delivery(&outcome));
+            let delivery = recovery::delivery(&outcome);
+            dispatches.settle(call.seq, delivery);
             let ms = started.elapsed().as_millis() as u64;
-            let (result, journaled, ok) = match outcome {
+            let (result, mut journaled, ok) = match outcome {
                 Ok(mut raw) => {
                     redaction.clean_json(&mut raw);
                     let ok = raw.get("isError") != Some(&Value::Bool(true));
@@ -277,6 +279,8 @@ impl Bridge for RunBridge {
                     (Err(BridgeError::Failed(failure)), journaled, false)
                 }
             };
+            // So that a resumed run's recovery counts this call only if it may have acted.
+            recovery::mark(&mut journaled, delivery, mutating);
             let entry = JournalEntry {
                 seq: call.seq,
                 address,

@@ -1,7 +1,8 @@
 //! A script that uses a configured source whose tools never arrived (it failed to connect, is
 //! still connecting, or is disabled) meets no global of that name and fails with a bare
 //! `ReferenceError: NAME is not defined`. This turns that into what happened: the source is not
-//! available, why, and what to do, as an `upstream_unavailable` error.
+//! available, why, and what to do, as an `upstream_unavailable` error. A source that is up but
+//! lists no tools is the script's mistake instead (`runtime_error`): running it again cannot help.
 
 use crate::sandbox::{EnvelopeError, ErrorCode, ExecuteEnvelope, Status};
 use crate::sources::{SourceStatus, Sources};
@@ -25,14 +26,22 @@ pub fn explain(envelope: &mut ExecuteEnvelope, sources: &Sources) {
         return;
     };
     let why = match status {
+        // Ready with nothing to call: it is not coming back with tools by itself.
+        SourceStatus::Ready { tool_count: 0, .. } => {
+            envelope.error = Some(lists_no_tools(name));
+            return;
+        }
         SourceStatus::Failed { error } => format!("it could not connect: {error}"),
         SourceStatus::Restarting { last_error, .. } => {
             format!("it went away and is reconnecting: {last_error}")
         }
         SourceStatus::Connecting => "it is still connecting".to_string(),
         SourceStatus::Disabled => "it is disabled (`enabled = false` in the config)".to_string(),
-        // Ready yet not in the catalogue: it lists no tools.
-        SourceStatus::Ready { .. } => "it lists no tools".to_string(),
+        // Listed, but not (yet) in the view of the catalogue this run took.
+        SourceStatus::Ready { .. } => {
+            "it is connected, but its tools were not in the catalogue when the run started"
+                .to_string()
+        }
     };
     let mut explained = EnvelopeError::new(
         ErrorCode::UpstreamUnavailable,
@@ -44,6 +53,17 @@ pub fn explain(envelope: &mut ExecuteEnvelope, sources: &Sources) {
         "Nothing was called on `{name}`. Tell the user; `capabilities source test {name}` shows what is wrong. Run the script again once it is available."
     ));
     envelope.error = Some(explained);
+}
+
+fn lists_no_tools(name: &str) -> EnvelopeError {
+    let mut error = EnvelopeError::new(
+        ErrorCode::RuntimeError,
+        format!("source `{name}` lists no tools, so the script cannot call it"),
+    );
+    error.hint = Some(format!(
+        "Nothing was called on `{name}`. Use search or describe (or `hub.search` in a script) to find the tools that exist, and do the task with those."
+    ));
+    error
 }
 
 /// `NAME` from `ReferenceError: NAME is not defined` (QuickJS's wording), as the first line of
@@ -61,6 +81,17 @@ fn undefined_name(message: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_source_without_tools_is_the_script_s_mistake() {
+        let error = lists_no_tools("empty");
+        assert_eq!(error.code, ErrorCode::RuntimeError);
+        assert_eq!(
+            error.message,
+            "source `empty` lists no tools, so the script cannot call it"
+        );
+        assert!(error.hint.is_some_and(|h| h.contains("search or describe")));
+    }
 
     #[test]
     fn only_an_undefined_identifier_is_recognised() {

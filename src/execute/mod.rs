@@ -19,7 +19,7 @@ pub use bridge::RunBridge;
 use crate::catalog::live::LiveCatalog;
 use crate::config::Settings;
 use crate::credentials::{Redaction, Secret};
-use crate::runs::{RunsStore, StoreError, TokenRecord, new_run_id, new_seed};
+use crate::runs::{RunOrigin, RunsStore, StoreError, TokenRecord, new_run_id, new_seed};
 use crate::sandbox::{
     self, CancelToken, EnvelopeError, ErrorCode, ExecuteEnvelope, Namespaces, RunRequest, Status,
 };
@@ -135,17 +135,14 @@ impl Executor {
             .unwrap_or(0);
         // A secret typed into a script is never stored (its calls are refused by the bridge).
         let stored_code = self.redaction().clean(&code);
-        let recorded = self
-            .store
-            .begin_run(&run_id, &stored_code, seed, start_time_ms)
-            .and_then(|()| {
-                self.store
-                    .record_origin(&run_id, client, self.profile.as_deref())
-            })
-            .and_then(|()| match output_budget_bytes {
-                Some(bytes) => self.store.record_output_budget(&run_id, bytes),
-                None => Ok(()),
-            });
+        let origin = RunOrigin {
+            client,
+            profile: self.profile.as_deref(),
+            output_budget_bytes,
+        };
+        let recorded =
+            self.store
+                .begin_run_from(&run_id, &stored_code, seed, start_time_ms, &origin);
         if let Err(e) = recorded {
             // A run that cannot be journaled could neither pause nor resume safely, so nothing
             // of it runs; the message says how to make the store usable again.
@@ -213,7 +210,7 @@ impl Executor {
                 envelope.calls = previous.calls;
             }
             let journal = self.store.journal(run_id)?;
-            let dispatched = Dispatched::earlier(journal.iter().map(|e| e.address.as_str()));
+            let dispatched = Dispatched::earlier(&journal);
             recovery::apply(&mut envelope, &dispatched);
             return Ok(self.finish(run_id, envelope));
         }

@@ -1,23 +1,30 @@
 //! The recovery contract of a failed run (issue 8, spec 004): may the client send the same
 //! `execute` again, must it correct it first, or must it not replay it because an upstream may
-//! already have acted? The bridge records how far each call got ([`Dispatches`]); after the
+//! already have acted? The bridge records how far each call got ([`Dispatches`]) and notes it
+//! in the journal ([`mark`]), so a resumed run knows it of its earlier attempts too; after the
 //! run, [`apply`] turns that record and the error code into `error.recovery` and, when replaying
-//! is unsafe, says so in the hint. Neither ever names a session, a token or an argument: only
-//! tool addresses.
+//! is unsafe, replaces the hint with one that says so. Neither ever names a session, a token or
+//! an argument: only tool addresses.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
 
+use crate::runs::JournalEntry;
 use crate::sandbox::{ErrorCode, ExecuteEnvelope, ExecuteRequest, Recovery, Status};
 use crate::sources::SourceError;
 
 /// How many addresses the hint names before it only counts the rest.
 const NAMED_IN_HINT: usize = 5;
 
+/// The key of the hub's own note in a journaled result (see [`mark`]).
+const JOURNAL_NOTE: &str = "_capabilities";
+
 /// How far one call got towards its upstream.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Delivery {
     /// Refused on this side: nothing was sent.
     NotSent,
@@ -43,6 +50,44 @@ pub fn delivery(result: &Result<Value, SourceError>) -> Delivery {
             | SourceError::ShutDown,
         ) => Delivery::NotSent,
     }
+}
+
+/// Notes in a call's journaled `result` (a `CallToolResult` or the bridge's `{"error": ...}`)
+/// how far the call got and whether its tool may write, as
+/// `"_capabilities": {"delivery": "not_sent", "mutating": true}`, so that a resumed run counts
+/// only what may have acted. Whatever an upstream put under that key is overwritten. A result
+/// that is not an object stays as it is (and counts as a write, see [`Dispatched::earlier`]).
+pub fn mark(result: &mut Value, delivery: Delivery, mutating: bool) {
+    if let Value::Object(map) = result {
+        map.insert(
+            JOURNAL_NOTE.to_string(),
+            json!({ "delivery": delivery, "mutating": mutating }),
+        );
+    }
+}
+
+/// A journaled result without the hub's note: what the upstream (or the bridge) answered.
+pub fn unmarked(result: &Value) -> Value {
+    let mut result = result.clone();
+    if let Value::Object(map) = &mut result {
+        map.remove(JOURNAL_NOTE);
+    }
+    result
+}
+
+/// How far a journaled call got and whether its tool may write, from the note [`mark`] left. A
+/// call journaled without one (by an older hub) may have written: answered, mutating.
+fn noted(entry: &JournalEntry) -> (Delivery, bool) {
+    let note = entry.result.get(JOURNAL_NOTE);
+    let delivery = note
+        .and_then(|n| n.get("delivery"))
+        .and_then(|d| Delivery::deserialize(d).ok())
+        .unwrap_or(Delivery::Answered);
+    let mutating = note
+        .and_then(|n| n.get("mutating"))
+        .and_then(Value::as_bool)
+        .unwrap_or(true);
+    (delivery, mutating)
 }
 
 /// The calls one attempt of a run sent upstream, shared between the bridge's call futures and
@@ -79,24 +124,13 @@ impl Dispatches {
         }
     }
 
-    /// What this attempt sent, on top of `earlier`: the addresses an earlier attempt of the same
-    /// run sent (its journal).
-    pub fn summary<'a>(&self, earlier: impl IntoIterator<Item = &'a str>) -> Dispatched {
-        let mut dispatched = Dispatched::earlier(earlier);
+    /// What this attempt sent, on top of what earlier attempts of the same run sent
+    /// ([`Dispatched::earlier`]).
+    pub fn summary(&self, earlier: Dispatched) -> Dispatched {
+        let mut dispatched = earlier;
         for dispatch in self.lock().values() {
-            match dispatch.delivery.unwrap_or(Delivery::Lost) {
-                Delivery::NotSent => {}
-                Delivery::Lost => {
-                    dispatched.any = true;
-                    push_once(&mut dispatched.lost, &dispatch.address);
-                }
-                Delivery::Answered => {
-                    dispatched.any = true;
-                    if dispatch.mutating {
-                        push_once(&mut dispatched.writes, &dispatch.address);
-                    }
-                }
-            }
+            let delivery = dispatch.delivery.unwrap_or(Delivery::Lost);
+            dispatched.add(&dispatch.address, delivery, dispatch.mutating);
         }
         dispatched
     }
@@ -111,23 +145,39 @@ impl Dispatches {
 pub struct Dispatched {
     /// Sent and never answered, each address once, in call order.
     pub lost: Vec<String>,
-    /// Answered, and may have changed something: tools not marked read-only, and every call an
-    /// earlier attempt of the run made (the journal keeps no annotations, so they count as
-    /// writes).
+    /// Answered, and may have changed something: tools not marked read-only (and, from an
+    /// earlier attempt of the run, every answered call journaled without the hub's note).
     pub writes: Vec<String>,
     /// Whether any call reached an upstream, read-only ones included.
     pub any: bool,
 }
 
 impl Dispatched {
-    /// Only what an earlier attempt of the run sent.
-    pub fn earlier<'a>(addresses: impl IntoIterator<Item = &'a str>) -> Dispatched {
+    /// Only what earlier attempts of the run sent, from its journal. A call that never left the
+    /// hub (its source was down, say) counts for nothing, as in the attempt that made it.
+    pub fn earlier<'a>(journal: impl IntoIterator<Item = &'a JournalEntry>) -> Dispatched {
         let mut dispatched = Dispatched::default();
-        for address in addresses {
-            dispatched.any = true;
-            push_once(&mut dispatched.writes, address);
+        for entry in journal {
+            let (delivery, mutating) = noted(entry);
+            dispatched.add(&entry.address, delivery, mutating);
         }
         dispatched
+    }
+
+    fn add(&mut self, address: &str, delivery: Delivery, mutating: bool) {
+        match delivery {
+            Delivery::NotSent => {}
+            Delivery::Lost => {
+                self.any = true;
+                push_once(&mut self.lost, address);
+            }
+            Delivery::Answered => {
+                self.any = true;
+                if mutating {
+                    push_once(&mut self.writes, address);
+                }
+            }
+        }
     }
 }
 
@@ -174,8 +224,9 @@ pub fn recovery(code: ErrorCode, dispatched: &Dispatched) -> Option<Recovery> {
     }
 }
 
-/// Sets `error.recovery` of a failed run and, when it must not be replayed, tells the model in
-/// the hint which calls may have acted.
+/// Sets `error.recovery` of a failed run and, when it must not be replayed, makes the hint say
+/// which calls may have acted and not to run the script again. That replaces the hint the error
+/// came with: advice such as "retry later" or "run it again" would contradict it.
 pub fn apply(envelope: &mut ExecuteEnvelope, dispatched: &Dispatched) {
     if envelope.status != Status::Failed {
         return;
@@ -188,11 +239,7 @@ pub fn apply(envelope: &mut ExecuteEnvelope, dispatched: &Dispatched) {
         .recovery
         .is_some_and(|r| r.execute_request == ExecuteRequest::DoNotReplay)
     {
-        let warning = do_not_replay_hint(dispatched);
-        error.hint = Some(match error.hint.take() {
-            Some(hint) => format!("{hint} {warning}"),
-            None => warning,
-        });
+        error.hint = Some(do_not_replay_hint(dispatched));
     }
 }
 
@@ -236,6 +283,28 @@ mod tests {
 
     use super::*;
     use crate::sandbox::{EnvelopeError, ProviderExecution};
+
+    /// A journal entry as the bridge writes it, `note`d unless `None`.
+    fn journaled(address: &str, result: Value, note: Option<(Delivery, bool)>) -> JournalEntry {
+        let mut result = result;
+        if let Some((delivery, mutating)) = note {
+            mark(&mut result, delivery, mutating);
+        }
+        JournalEntry {
+            seq: 0,
+            address: address.to_string(),
+            connection: None,
+            args_digest: String::new(),
+            ok: result.get("error").is_none(),
+            result,
+            ms: 1,
+        }
+    }
+
+    /// An earlier attempt's answered write, journaled without a note (as an older hub did).
+    fn earlier_write(address: &str) -> Dispatched {
+        Dispatched::earlier([&journaled(address, json!({ "content": [] }), None)])
+    }
 
     fn source_errors() -> Vec<(SourceError, Delivery)> {
         let name = || "s".to_string();
@@ -306,11 +375,14 @@ mod tests {
         let dispatches = Dispatches::default();
         dispatches.start(0, "docs.search", true);
         dispatches.settle(0, Delivery::NotSent);
-        assert_eq!(dispatches.summary([]), Dispatched::default());
+        assert_eq!(
+            dispatches.summary(Dispatched::default()),
+            Dispatched::default()
+        );
 
         dispatches.start(1, "docs.read", false);
         dispatches.settle(1, Delivery::Answered);
-        let read_only = dispatches.summary([]);
+        let read_only = dispatches.summary(Dispatched::default());
         assert!(read_only.any && read_only.lost.is_empty() && read_only.writes.is_empty());
 
         dispatches.start(2, "docs.write", true);
@@ -320,10 +392,71 @@ mod tests {
         // Dropped mid-flight when the run ended: never settled.
         dispatches.start(4, "docs.hung", false);
         dispatches.start(5, "docs.slow", false);
-        let summary = dispatches.summary(["counter.write", "counter.write"]);
+        let write = journaled("counter.write", json!({ "content": [] }), None);
+        let summary = dispatches.summary(Dispatched::earlier([&write, &write]));
         assert_eq!(summary.lost, ["docs.slow", "docs.hung"]);
         assert_eq!(summary.writes, ["counter.write", "docs.write"]);
         assert!(summary.any);
+    }
+
+    #[test]
+    fn a_resumed_run_counts_only_the_journaled_calls_that_were_sent_and_may_write() {
+        let unavailable = json!({ "error": { "code": "upstream_unavailable", "message": "down" } });
+        let answer = json!({ "content": [{ "type": "text", "text": "done" }] });
+        let not_sent = [
+            journaled(
+                "down.write",
+                unavailable.clone(),
+                Some((Delivery::NotSent, true)),
+            ),
+            journaled(
+                "down.read",
+                unavailable.clone(),
+                Some((Delivery::NotSent, false)),
+            ),
+        ];
+        assert_eq!(Dispatched::earlier(&not_sent), Dispatched::default());
+        for code in ErrorCode::ALL {
+            assert_eq!(
+                recovery(code, &Dispatched::earlier(&not_sent)),
+                recovery(code, &Dispatched::default()),
+                "{code}: as if nothing had been called"
+            );
+        }
+
+        let read = journaled(
+            "docs.read",
+            answer.clone(),
+            Some((Delivery::Answered, false)),
+        );
+        let read_only = Dispatched::earlier([&read]);
+        assert!(read_only.any && read_only.writes.is_empty() && read_only.lost.is_empty());
+
+        let journal = [
+            journaled(
+                "docs.slow",
+                unavailable.clone(),
+                Some((Delivery::Lost, false)),
+            ),
+            journaled(
+                "docs.write",
+                answer.clone(),
+                Some((Delivery::Answered, true)),
+            ),
+            // No note: an older hub's entry, or a result that is not an object.
+            journaled("old.call", unavailable, None),
+            journaled("odd.call", json!("text"), Some((Delivery::Answered, false))),
+        ];
+        let sent = Dispatched::earlier(&journal);
+        assert_eq!(sent.lost, ["docs.slow"]);
+        assert_eq!(sent.writes, ["docs.write", "old.call", "odd.call"]);
+
+        // An upstream cannot pass its write off as read-only, and replay strips the note.
+        let mut forged = json!({ "content": [], "_capabilities": { "delivery": "not_sent", "mutating": false } });
+        mark(&mut forged, Delivery::Answered, true);
+        let entry = journaled("evil.write", forged, None);
+        assert_eq!(Dispatched::earlier([&entry]).writes, ["evil.write"]);
+        assert_eq!(unmarked(&entry.result), json!({ "content": [] }));
     }
 
     #[test]
@@ -343,7 +476,7 @@ mod tests {
             any: true,
             ..Dispatched::default()
         };
-        let earlier = Dispatched::earlier(["docs.read"]);
+        let earlier = earlier_write("docs.read");
         for code in ErrorCode::ALL {
             for sent in [&lost, &wrote, &earlier] {
                 assert_eq!(
@@ -389,16 +522,31 @@ mod tests {
         assert_eq!(error.recovery, Some(Recovery::OUTCOME_UNKNOWN));
         let hint = error.hint.unwrap_or_default();
         assert!(
-            hint.starts_with(ErrorCode::RuntimeError.hint()),
-            "the code's own advice stays: {hint}"
+            hint.starts_with("No answer came from `docs.slow`"),
+            "the code's own advice goes: {hint}"
         );
-        assert!(hint.contains("No answer came from `docs.slow`"), "{hint}");
         assert!(
             hint.contains("`counter.write4` and 2 more reached the upstream"),
             "{hint}"
         );
         assert!(!hint.contains("counter.write5"), "{hint}");
         assert!(hint.ends_with("Do not run this script again: check the upstream's current state first, then do only what is still missing."));
+
+        // A timed-out call: "retry later" would contradict "do not run this script again".
+        let mut envelope = failed(ErrorCode::UpstreamUnavailable);
+        let lost = Dispatched {
+            lost: vec!["docs.slow".into()],
+            any: true,
+            ..Dispatched::default()
+        };
+        apply(&mut envelope, &lost);
+        let error = envelope.error.unwrap_or_else(|| panic!("an error"));
+        assert_eq!(
+            error.hint.as_deref(),
+            Some(
+                "No answer came from `docs.slow`, which may have taken effect anyway. Do not run this script again: check the upstream's current state first, then do only what is still missing."
+            )
+        );
 
         let mut envelope = failed(ErrorCode::SyntaxError);
         apply(&mut envelope, &Dispatched::default());
@@ -409,7 +557,7 @@ mod tests {
 
     #[test]
     fn only_failed_runs_get_a_recovery() {
-        let wrote = Dispatched::earlier(["counter.write"]);
+        let wrote = earlier_write("counter.write");
         for status in [
             Status::Cancelled,
             Status::Completed,

@@ -12,6 +12,8 @@ use serde_json::Value;
 use crate::runs::{Approval, Decision, JournalEntry, RunsStore, StoreError};
 use crate::sandbox::{BridgeError, CallFailure, CallOutcome, ErrorCode};
 
+use super::recovery;
+
 #[derive(Default)]
 pub struct Replay {
     journal: BTreeMap<u64, JournalEntry>,
@@ -75,7 +77,7 @@ impl Replay {
                     .to_string();
                 Err(BridgeError::Failed(CallFailure::new(code, message)))
             }
-            _ => Ok(entry.result.clone()),
+            _ => Ok(recovery::unmarked(&entry.result)),
         };
         Some(CallOutcome {
             result,
@@ -91,9 +93,9 @@ impl Replay {
             .and_then(|a| a.decision)
     }
 
-    /// The addresses of the calls earlier attempts of the run sent, in call order.
-    pub fn journaled(&self) -> impl Iterator<Item = &str> {
-        self.journal.values().map(|e| e.address.as_str())
+    /// The calls earlier attempts of the run journaled, in call order.
+    pub fn journal(&self) -> impl Iterator<Item = &JournalEntry> {
+        self.journal.values()
     }
 
     /// True when a person allowed `address` for the rest of this run.

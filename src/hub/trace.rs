@@ -22,7 +22,7 @@ use crate::sandbox::ExecuteEnvelope;
 
 /// The most characters of client-chosen text (a tool or client name, an id) a span copies, so a
 /// client cannot blow up every log line.
-const SHORTEST_USEFUL: usize = 64;
+const LONGEST_COPIED: usize = 64;
 
 /// How a request ended, for the access log and the span's `outcome`.
 pub(super) trait Outcome {
@@ -116,5 +116,5 @@ pub(super) fn record_run(envelope: &ExecuteEnvelope) {
 }
 
 fn short(text: &str) -> String {
-    text.chars().take(SHORTEST_USEFUL).collect()
+    text.chars().take(LONGEST_COPIED).collect()
 }

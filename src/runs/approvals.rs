@@ -217,6 +217,7 @@ impl RunsStore {
 
     /// Every approval of a run, by call order.
     pub fn approvals(&self, run_id: &str) -> Result<Vec<Approval>, StoreError> {
+        self.unlock_key()?;
         let sealed = self.with(|c| {
             let mut statement = c.prepare_cached(&format!(
                 "SELECT {COLUMNS} FROM approvals WHERE run_id = ?1 ORDER BY seq"
@@ -229,6 +230,7 @@ impl RunsStore {
 
     /// The approval of one call, if it was ever asked for.
     pub fn approval(&self, run_id: &str, seq: u64) -> Result<Option<Approval>, StoreError> {
+        self.unlock_key()?;
         let sealed = self.with(|c| {
             c.query_row(
                 &format!("SELECT {COLUMNS} FROM approvals WHERE run_id = ?1 AND seq = ?2"),
@@ -242,6 +244,7 @@ impl RunsStore {
 
     /// Every approval still waiting for a decision and not expired, oldest first.
     pub fn pending_approvals(&self) -> Result<Vec<Approval>, StoreError> {
+        self.unlock_key()?;
         let now = now_ms() as i64;
         let sealed = self.with(|c| {
             let mut statement = c.prepare_cached(&format!(
@@ -262,7 +265,7 @@ impl RunsStore {
         decision: Decision,
         channel: &str,
     ) -> Result<Vec<Approval>, DecideError> {
-        if self.run(run_id)?.is_none() {
+        if self.run_status(run_id)?.is_none() {
             return Err(DecideError::UnknownRun(run_id.to_string()));
         }
         let now = now_ms();

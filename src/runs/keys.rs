@@ -19,7 +19,9 @@ use std::sync::Arc;
 use zeroize::Zeroizing;
 
 use super::seal::StateCipher;
-use crate::credentials::{Credentials, StoreKind, decode_key, encode_key, random_key};
+use crate::credentials::{
+    Credentials, STATE_KEY_NAME, StoreKind, decode_key, encode_key, random_key,
+};
 
 /// What the check value seals; opening it proves the key is the one the store was keyed with.
 const CHECK: &[u8] = b"capabilities state store";
@@ -114,15 +116,28 @@ impl StateKeys {
         Ok((KeySource::KeyFile, self.read_or_create_key_file()?))
     }
 
-    /// The key kept in `source`, which a store recorded at its first use.
+    /// The key kept in `source`, which a store recorded at its first use. Never creates one:
+    /// a missing key is reported, not replaced (a new key would not open the runs anyway).
     pub fn recorded(&self, source: KeySource) -> Result<Zeroizing<[u8; 32]>, String> {
-        match source {
-            KeySource::KeyFile => self.read_key_file(),
-            KeySource::Credentials(kind) => match &self.credentials {
-                Some(credentials) => credentials.state_key(kind).map_err(|e| e.to_string()),
-                None => Err("this command does not open the credential stores".to_string()),
-            },
+        let kind = match source {
+            KeySource::KeyFile => return self.read_key_file(),
+            KeySource::Credentials(kind) => kind,
+        };
+        let credentials = self
+            .credentials
+            .as_ref()
+            .ok_or("this command does not open the credential stores")?;
+        if kind == StoreKind::File && !credentials.file().passphrase_from_env() {
+            // A prompt would hang a hub whose stdin is JSON-RPC.
+            return Err(format!(
+                "the credential file needs its passphrase in {}",
+                crate::env_vars::CAPABILITIES_PASSPHRASE
+            ));
         }
+        credentials
+            .existing_state_key(kind)
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| format!("it holds no `{STATE_KEY_NAME}`"))
     }
 
     fn read_key_file(&self) -> Result<Zeroizing<[u8; 32]>, String> {
@@ -139,7 +154,8 @@ impl StateKeys {
     }
 
     /// Creates the key file unless another process just did; either way, its key. The file is
-    /// written aside and linked into place, so nobody ever reads half a key.
+    /// written aside and moved into place only if no file is there yet, so nobody ever reads half
+    /// a key and two first runs agree on one.
     fn read_or_create_key_file(&self) -> Result<Zeroizing<[u8; 32]>, String> {
         if self.key_file.exists() {
             return self.read_key_file();
@@ -156,10 +172,10 @@ impl StateKeys {
         let text = Zeroizing::new(encode_key(&key));
         aside.write_all(text.as_bytes()).map_err(cannot)?;
         aside.as_file().sync_all().map_err(cannot)?;
-        match std::fs::hard_link(aside.path(), &self.key_file) {
-            Ok(()) => Ok(key),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => self.read_key_file(),
-            Err(e) => Err(cannot(e)),
+        match aside.persist_noclobber(&self.key_file) {
+            Ok(_) => Ok(key),
+            Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => self.read_key_file(),
+            Err(e) => Err(cannot(e.error)),
         }
     }
 }

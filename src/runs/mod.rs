@@ -19,6 +19,6 @@ pub use ids::{new_run_id, new_seed};
 pub use keys::KeySource;
 pub use seal::OpenError;
 pub use sources::SourceStatusRecord;
-pub use store::{JournalEntry, KEY_FILE_NAME, RunRecord, RunsStore, StoreError, now_ms};
+pub use store::{JournalEntry, KEY_FILE_NAME, RunOrigin, RunRecord, RunsStore, StoreError, now_ms};
 pub use summary::RunSummary;
 pub use tokens::{TokenError, TokenRecord};

@@ -31,11 +31,11 @@ pub enum StoreError {
     #[error("the state store failed: {0}")]
     Sql(#[from] rusqlite::Error),
     #[error(
-        "cannot use the key that encrypts the runs in {path}: {reason}. Make it readable again (`capabilities doctor` checks the credential stores), or move {path} away to start with an empty run history"
+        "cannot use the key that encrypts the runs in {path}: {reason}. Make it readable again (`capabilities doctor` checks the credential stores), or give up the runs stored so far with `capabilities hub runs --clear` (tokens and settings are kept)"
     )]
     Key { path: PathBuf, reason: String },
     #[error(
-        "{what} in {path} cannot be read: {source}. Move {path} away to start with an empty run history"
+        "{what} in {path} cannot be read: {source}. `capabilities hub runs --clear` gives up the runs stored so far (tokens and settings are kept)"
     )]
     Sealed {
         path: PathBuf,
@@ -56,6 +56,15 @@ pub struct RunRecord {
     /// The last envelope returned for this run, if it finished or paused.
     pub envelope: Option<Value>,
     /// The client's `outputBudgetBytes`, kept so a resumed run returns what the first asked for.
+    pub output_budget_bytes: Option<u64>,
+}
+
+/// Who started a run: the MCP client's name (or `exec`), the hub's profile, and the client's
+/// `outputBudgetBytes`, kept so a resumed run returns what the first asked for.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RunOrigin<'a> {
+    pub client: Option<&'a str>,
+    pub profile: Option<&'a str>,
     pub output_budget_bytes: Option<u64>,
 }
 
@@ -231,12 +240,122 @@ impl RunsStore {
         if let Some(cipher) = cached.as_ref() {
             return Ok(cipher.clone());
         }
-        let cipher = Arc::new(self.unlock().map_err(|reason| StoreError::Key {
+        let key_error = |reason| StoreError::Key {
             path: self.path.clone(),
             reason,
-        })?);
+        };
+        let cipher = Arc::new(self.unlock().map_err(key_error)?);
+        self.seal_plaintext(&cipher).map_err(|e| {
+            key_error(format!(
+                "the runs an older version stored in the clear could not be encrypted: {e}"
+            ))
+        })?;
         *cached = Some(cipher.clone());
         Ok(cipher)
+    }
+
+    /// Seals, once per store, what a version before encryption at rest stored in the clear
+    /// (text where a sealed blob belongs), so an upgrade keeps the run history readable.
+    fn seal_plaintext(&self, cipher: &StateCipher) -> Result<(), StoreError> {
+        // Each sealed column: where its context starts, the rows still in the clear, and how
+        // to put the sealed value back.
+        const CLEAR: [(&str, &str, &str); 4] = [
+            (
+                "runs.code",
+                "SELECT run_id, NULL, code FROM runs WHERE typeof(code) = 'text'",
+                "UPDATE runs SET code = ?1 WHERE run_id = ?2",
+            ),
+            (
+                "runs.envelope",
+                "SELECT run_id, NULL, envelope FROM runs WHERE typeof(envelope) = 'text'",
+                "UPDATE runs SET envelope = ?1 WHERE run_id = ?2",
+            ),
+            (
+                "calls.result",
+                "SELECT run_id, seq, result FROM calls WHERE typeof(result) = 'text'",
+                "UPDATE calls SET result = ?1 WHERE run_id = ?2 AND seq = ?3",
+            ),
+            (
+                "approvals.preview",
+                "SELECT run_id, seq, preview FROM approvals WHERE typeof(preview) = 'text'",
+                "UPDATE approvals SET preview = ?1 WHERE run_id = ?2 AND seq = ?3",
+            ),
+        ];
+        let sealing_failed = |e: OpenError| rusqlite::Error::ToSqlConversionFailure(Box::new(e));
+        self.with(|c| {
+            let transaction = c.unchecked_transaction()?;
+            let done: Option<i64> = transaction
+                .query_row(
+                    "SELECT 1 FROM meta WHERE name = 'sealed_at_rest'",
+                    [],
+                    |row| row.get(0),
+                )
+                .optional()?;
+            if done.is_none() {
+                for (place, select, update) in CLEAR {
+                    let rows: Vec<(String, Option<i64>, String)> = {
+                        let mut statement = transaction.prepare(select)?;
+                        let rows = statement
+                            .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?;
+                        rows.collect::<rusqlite::Result<_>>()?
+                    };
+                    for (run_id, seq, text) in rows {
+                        let context = match seq {
+                            Some(seq) => format!("{place}:{run_id}:{seq}"),
+                            None => format!("{place}:{run_id}"),
+                        };
+                        let sealed = cipher
+                            .seal(&context, text.as_bytes())
+                            .map_err(sealing_failed)?;
+                        match seq {
+                            Some(seq) => {
+                                transaction.execute(update, params![sealed, run_id, seq])?
+                            }
+                            None => transaction.execute(update, params![sealed, run_id])?,
+                        };
+                    }
+                }
+                transaction.execute(
+                    "INSERT OR IGNORE INTO meta (name, value) VALUES ('sealed_at_rest', 1)",
+                    [],
+                )?;
+            }
+            transaction.commit()
+        })
+    }
+
+    /// Deletes every run with its journal, approvals, grants and audit trail, the used
+    /// elicitation states, and the record of the runs' key (and the key file), so the next run
+    /// starts a new history with a new key. Tokens and source statuses stay. Returns how many
+    /// runs were deleted.
+    pub fn clear_runs(&self) -> Result<usize, StoreError> {
+        let deleted = self.with(|c| {
+            let transaction = c.unchecked_transaction()?;
+            let runs = transaction.execute("DELETE FROM runs", [])?;
+            for table in [
+                "calls",
+                "approvals",
+                "run_grants",
+                "audit",
+                "consumed_states",
+                "meta",
+            ] {
+                transaction.execute(&format!("DELETE FROM {table}"), [])?;
+            }
+            transaction.commit()?;
+            Ok(runs)
+        })?;
+        *self.cipher.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        match std::fs::remove_file(self.keys.key_file_path()) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(StoreError::Key {
+                path: self.path.clone(),
+                reason: format!(
+                    "the runs are deleted, but {} could not be: {e}",
+                    self.keys.key_file_path().display()
+                ),
+            }),
+            _ => Ok(deleted),
+        }
     }
 
     /// The key recorded for this store, or a first one, recorded now; checked against the
@@ -314,6 +433,13 @@ impl RunsStore {
         })
     }
 
+    /// Unlocks the state key (once per process), keying a new store and sealing the rows an
+    /// older version stored in the clear. Reads call it first, so those rows open like every
+    /// other; `doctor` calls it to check the key.
+    pub fn unlock_key(&self) -> Result<(), StoreError> {
+        self.cipher().map(|_| ())
+    }
+
     /// `text` sealed for the place `context` names.
     pub(crate) fn seal(&self, context: &str, text: &str) -> Result<Vec<u8>, StoreError> {
         self.cipher()?
@@ -346,6 +472,7 @@ impl RunsStore {
         Ok(f(&connection)?)
     }
 
+    /// Records a new run with no origin (tests, tools that are not a client).
     pub fn begin_run(
         &self,
         run_id: &str,
@@ -353,40 +480,40 @@ impl RunsStore {
         seed: u64,
         start_time_ms: u64,
     ) -> Result<(), StoreError> {
+        self.begin_run_from(run_id, code, seed, start_time_ms, &RunOrigin::default())
+    }
+
+    /// Records a new run and where it came from, in one statement: a run is stored whole or
+    /// not at all.
+    pub fn begin_run_from(
+        &self,
+        run_id: &str,
+        code: &str,
+        seed: u64,
+        start_time_ms: u64,
+        origin: &RunOrigin<'_>,
+    ) -> Result<(), StoreError> {
         let now = now_ms();
         let code = self.seal(&format!("runs.code:{run_id}"), code)?;
         self.with(|c| {
             c.execute(
-                "INSERT INTO runs (run_id, status, code, seed, start_time_ms, created_at_ms, updated_at_ms) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?5)",
-                params![run_id, code, seed as i64, start_time_ms as i64, now as i64],
+                "INSERT INTO runs (run_id, status, code, seed, start_time_ms, created_at_ms, updated_at_ms, client, profile, output_budget_bytes) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?5, ?6, ?7, ?8)",
+                params![run_id, code, seed as i64, start_time_ms as i64, now as i64, origin.client, origin.profile, origin.output_budget_bytes.map(|b| b as i64)],
             )
             .map(|_| ())
         })
     }
 
-    /// Who started the run: the MCP client's name (or `exec`) and the hub's profile.
-    pub fn record_origin(
-        &self,
-        run_id: &str,
-        client: Option<&str>,
-        profile: Option<&str>,
-    ) -> Result<(), StoreError> {
+    /// The status of a run (`running`, `awaiting_approval`, `completed`, …) without opening
+    /// anything sealed, so deciding on a run needs no key.
+    pub fn run_status(&self, run_id: &str) -> Result<Option<String>, StoreError> {
         self.with(|c| {
-            c.execute(
-                "UPDATE runs SET client = ?2, profile = ?3 WHERE run_id = ?1",
-                params![run_id, client, profile],
+            c.query_row(
+                "SELECT status FROM runs WHERE run_id = ?1",
+                params![run_id],
+                |row| row.get(0),
             )
-            .map(|_| ())
-        })
-    }
-
-    pub fn record_output_budget(&self, run_id: &str, bytes: u64) -> Result<(), StoreError> {
-        self.with(|c| {
-            c.execute(
-                "UPDATE runs SET output_budget_bytes = ?2 WHERE run_id = ?1",
-                params![run_id, bytes as i64],
-            )
-            .map(|_| ())
+            .optional()
         })
     }
 
@@ -422,6 +549,7 @@ impl RunsStore {
 
     /// The most recent runs, newest first.
     pub fn recent_runs(&self, limit: usize) -> Result<Vec<RunRecord>, StoreError> {
+        self.unlock_key()?;
         let sealed: Vec<SealedRun> = self.with(|c| {
             let mut statement = c.prepare_cached(
                 "SELECT run_id, status, code, seed, start_time_ms, created_at_ms, envelope, output_budget_bytes FROM runs ORDER BY created_at_ms DESC, rowid DESC LIMIT ?1",
@@ -433,6 +561,7 @@ impl RunsStore {
     }
 
     pub fn run(&self, run_id: &str) -> Result<Option<RunRecord>, StoreError> {
+        self.unlock_key()?;
         let sealed = self.with(|c| {
             c.query_row(
                 "SELECT run_id, status, code, seed, start_time_ms, created_at_ms, envelope, output_budget_bytes FROM runs WHERE run_id = ?1",
@@ -456,6 +585,7 @@ impl RunsStore {
 
     /// The calls of a run in sequence order.
     pub fn journal(&self, run_id: &str) -> Result<Vec<JournalEntry>, StoreError> {
+        self.unlock_key()?;
         let sealed: Vec<(JournalEntry, Vec<u8>)> = self.with(|c| {
             let mut statement = c.prepare_cached(
                 "SELECT seq, address, connection, args_digest, result, ok, ms FROM calls WHERE run_id = ?1 ORDER BY seq",
@@ -703,7 +833,7 @@ mod tests {
             "{err}"
         );
         assert!(
-            err.contains("move") && err.contains("state.sqlite"),
+            err.contains("capabilities hub runs --clear") && err.contains("state.sqlite"),
             "{err}"
         );
         let err = RunsStore::open(&path)
@@ -786,6 +916,68 @@ mod tests {
             *first.derived_key("x").unwrap(),
             *second.derived_key("x").unwrap()
         );
+    }
+
+    #[test]
+    fn what_an_older_version_stored_in_the_clear_is_sealed_on_first_use() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.sqlite");
+        let store = RunsStore::open(&path).unwrap();
+        store
+            .with(|c| {
+                c.execute_batch(
+                    "INSERT INTO runs (run_id, status, code, seed, start_time_ms, created_at_ms, updated_at_ms, envelope) VALUES ('run_old', 'awaiting_approval', 'OLD-SCRIPT', 1, 2, 3, 3, '{\"result\":\"OLD-ENVELOPE\"}');
+                     INSERT INTO calls (run_id, seq, address, args_digest, result, ok, ms, recorded_at_ms) VALUES ('run_old', 0, 'counter.write', 'd', '{\"text\":\"OLD-RESULT\"}', 1, 1, 3);
+                     INSERT INTO approvals (run_id, seq, address, preview, reason, created_at_ms, expires_at_ms) VALUES ('run_old', 1, 'counter.publish', 'OLD-PREVIEW', 'asks', 3, 4);",
+                )
+            })
+            .unwrap();
+        let run = store.run("run_old").unwrap().unwrap();
+        assert_eq!(run.code, "OLD-SCRIPT");
+        assert_eq!(run.envelope.unwrap()["result"], "OLD-ENVELOPE");
+        assert_eq!(
+            store.journal("run_old").unwrap()[0].result["text"],
+            "OLD-RESULT"
+        );
+        assert_eq!(
+            store.approvals("run_old").unwrap()[0].preview,
+            "OLD-PREVIEW"
+        );
+        drop(store);
+        let on_disk = stored_bytes_on_disk(&path);
+        for marker in ["OLD-SCRIPT", "OLD-ENVELOPE", "OLD-RESULT", "OLD-PREVIEW"] {
+            assert!(
+                !contains(&on_disk, marker),
+                "{marker} is still in the clear"
+            );
+        }
+        let reopened = RunsStore::open(&path).unwrap();
+        assert_eq!(reopened.run("run_old").unwrap().unwrap().code, "OLD-SCRIPT");
+    }
+
+    #[test]
+    fn clearing_the_runs_keeps_the_tokens_and_starts_a_new_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.sqlite");
+        let store = RunsStore::open(&path).unwrap();
+        store.begin_run("run_a", "return 1", 1, 2).unwrap();
+        store
+            .record_call("run_a", &entry(0, serde_json::json!(1)))
+            .unwrap();
+        store.create_token("laptop", None, None, &[]).unwrap();
+        let key_file = dir.path().join(KEY_FILE_NAME);
+        let old_key = std::fs::read(&key_file).unwrap();
+
+        assert_eq!(store.clear_runs().unwrap(), 1);
+        assert!(!key_file.exists());
+        assert_eq!(store.tokens().unwrap().len(), 1, "tokens are kept");
+        assert!(store.run("run_a").unwrap().is_none());
+        assert!(store.journal("run_a").unwrap().is_empty());
+
+        store.begin_run("run_b", "return 2", 1, 2).unwrap();
+        assert_ne!(std::fs::read(&key_file).unwrap(), old_key, "a new key");
+        let reopened = RunsStore::open(&path).unwrap();
+        assert_eq!(reopened.run("run_b").unwrap().unwrap().code, "return 2");
     }
 
     #[test]

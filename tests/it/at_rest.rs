@@ -65,7 +65,8 @@ fn exec_stores_nothing_readable_and_a_lost_key_is_named() {
     std::fs::remove_file(data.join("state.key")).expect("remove the key");
     let refused = home.run(&["hub", "runs", "--json"]).fails();
     assert!(
-        refused.stderr.contains("state.key") && refused.stderr.contains("move"),
+        refused.stderr.contains("state.key")
+            && refused.stderr.contains("capabilities hub runs --clear"),
         "{}",
         refused.stderr
     );
@@ -76,4 +77,18 @@ fn exec_stores_nothing_readable_and_a_lost_key_is_named() {
         !data.join("state.key").exists(),
         "no new key replaced the lost one"
     );
+
+    // The way out the message gives: the runs go, the tokens stay, and runs work again.
+    home.run(&["token", "create", "laptop"]).ok();
+    let cleared = home.run(&["hub", "runs", "--clear"]).ok();
+    assert!(
+        cleared.stdout.contains("Deleted 1 run(s)"),
+        "{}",
+        cleared.stdout
+    );
+    exec(&home, &["exec", "-"], "return 1").ok();
+    let runs = home.run(&["hub", "runs", "--json"]).ok();
+    let listed: serde_json::Value = serde_json::from_str(&runs.stdout).expect("JSON");
+    assert_eq!(listed.as_array().map(Vec::len), Some(1), "{}", runs.stdout);
+    assert!(home.run(&["token", "list"]).ok().stdout.contains("laptop"));
 }

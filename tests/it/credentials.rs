@@ -802,8 +802,33 @@ fn the_state_key_lives_in_the_keychain_when_there_is_one() {
     )
     .fails();
     assert!(
-        without.stderr.contains("the OS keychain") && without.stderr.contains("move"),
+        without.stderr.contains("the OS keychain")
+            && without.stderr.contains("capabilities hub runs --clear"),
         "{}",
         without.stderr
+    );
+    // A key gone from the keychain is reported, never replaced by a new one.
+    let cleared = Command::new("secret-tool")
+        .args([
+            "clear",
+            "service",
+            "capabilities",
+            "username",
+            "capabilities.state-key",
+        ])
+        .env("DBUS_SESSION_BUS_ADDRESS", &service.address)
+        .status()
+        .expect("secret-tool runs");
+    assert!(cleared.success());
+    let missing = run_with(&home, &["hub", "runs"], "", &env).fails();
+    assert!(
+        missing.stderr.contains("holds no `capabilities.state-key`"),
+        "{}",
+        missing.stderr
+    );
+    assert_eq!(
+        service.lookup("capabilities.state-key"),
+        "",
+        "not re-created"
     );
 }

@@ -1,9 +1,11 @@
 //! The recovery contract of a failed run (issue 8), against real upstreams: a script at fault
 //! before any call is to be corrected; a run after which an upstream may have acted (a write,
 //! a call that timed out, a call cut off by the run's own time limit, a journaled call of a
-//! resumed run) must not be replayed; a source that was down before anything was sent allows
-//! the same request again; a run that only read has no contract. The stored envelope (what
-//! `exec --resume` answers for a finished run) is the one the client got.
+//! resumed run) must not be replayed, and its hint says only that; a source that was down
+//! before anything was sent allows the same request again, and a resumed run does not count
+//! such a call; a run that only read has no contract; a source that lists no tools is the
+//! script's mistake. The stored envelope (what `exec --resume` answers for a finished run) is
+//! the one the client got.
 
 use serde_json::{Value, json};
 
@@ -131,8 +133,12 @@ fn a_call_without_an_answer_has_an_unknown_outcome() {
         "{timed_out}"
     );
     assert!(
-        hint(&timed_out).contains("No answer came from `quick.triggerLongRunningOperation`"),
+        hint(&timed_out).starts_with("No answer came from `quick.triggerLongRunningOperation`"),
         "{timed_out}"
+    );
+    assert!(
+        !hint(&timed_out).contains("retry later"),
+        "no advice to send it again: {timed_out}"
     );
 
     // Cut off by the run's own limit: the call future is dropped before it could settle.
@@ -155,20 +161,32 @@ fn a_call_without_an_answer_has_an_unknown_outcome() {
     assert_eq!(stored(&home, &cut_off), cut_off);
 }
 
+/// The counter server as source `name`, which starts only while the file `down` is absent.
+/// The config is the same either way (so the cached tool listing stays valid, and a call to the
+/// down source fails before anything is sent instead of meeting no global). `NAME.write` is
+/// allowed.
+fn flaky_counter(name: &str, counts_file: &std::path::Path, down: &std::path::Path) -> String {
+    format!(
+        "[sources.{name}]\ncommand = \"sh\"\nargs = [\"-c\", \"test -e \\\"$DOWN\\\" && exit 1; exec \\\"$0\\\" \\\"$1\\\"\", {}, {}]\nenv = {{ COUNTER_FILE = {}, DOWN = {} }}\n\n[[policy.rules]]\nmatch = \"{name}.write\"\naction = \"allow\"\n",
+        serde_json::to_string(&repo().join(".venv/bin/python").display().to_string()).unwrap(),
+        serde_json::to_string(
+            &repo()
+                .join("tests/peers/counter_server.py")
+                .display()
+                .to_string()
+        )
+        .unwrap(),
+        serde_json::to_string(&counts_file.display().to_string()).unwrap(),
+        serde_json::to_string(&down.display().to_string()).unwrap(),
+    )
+}
+
 #[test]
 fn a_source_down_before_the_call_allows_the_same_request_again() {
     let home = Home::new();
     let down = home.path().join("down");
     let counts_file = home.path().join("counts.json");
-    // The same config either way (so the cached tool listing stays valid); the flag file
-    // decides whether the server starts.
-    home.write_config(&format!(
-        "[sources.counter]\ncommand = \"sh\"\nargs = [\"-c\", \"test -e \\\"$DOWN\\\" && exit 1; exec \\\"$0\\\" \\\"$1\\\"\", {}, {}]\nenv = {{ COUNTER_FILE = {}, DOWN = {} }}\n\n[[policy.rules]]\nmatch = \"counter.write\"\naction = \"allow\"\n",
-        serde_json::to_string(&repo().join(".venv/bin/python").display().to_string()).unwrap(),
-        serde_json::to_string(&repo().join("tests/peers/counter_server.py").display().to_string()).unwrap(),
-        serde_json::to_string(&counts_file.display().to_string()).unwrap(),
-        serde_json::to_string(&down.display().to_string()).unwrap(),
-    ));
+    home.write_config(&flaky_counter("counter", &counts_file, &down));
     let (code, up) = run_json(&home, "return await counter.counts();");
     assert_eq!(code, 0, "the source works while up: {up}");
 
@@ -208,6 +226,81 @@ fn a_resumed_run_that_fails_counts_its_journaled_calls() {
     assert_eq!(
         counts(&counts_file),
         json!({ "write:a": 1, "publish:b": 1 })
+    );
+}
+
+#[test]
+fn a_resumed_run_does_not_count_a_journaled_call_that_was_never_sent() {
+    let home = Home::new();
+    let down = home.path().join("down");
+    let counts_file = counter_config(&home);
+    // `flaky` (down during the run) next to `counter`, whose read-only `counts` asks here.
+    let config = std::fs::read_to_string(home.config_path()).expect("config");
+    home.write_config(&format!(
+        "{config}\n{}\n[[policy.rules]]\nmatch = \"counter.counts\"\naction = \"ask\"\n",
+        flaky_counter("flaky", &counts_file, &down)
+    ));
+    let (code, up) = run_json(&home, "return await flaky.counts();");
+    assert_eq!(
+        code, 0,
+        "flaky works while up (and its tools are cached): {up}"
+    );
+
+    std::fs::write(&down, "").expect("mark flaky down");
+    // flaky.write fails before anything is sent and is journaled so; counter.counts asks.
+    let script = "let sent = 'sent'; try { await flaky.write({ key: 'a' }); } catch (e) { sent = e.code; } await counter.counts(); throw new Error('after the read: ' + sent);";
+    let (exit, paused) = run_json(&home, script);
+    assert_eq!(exit, 3, "{paused}");
+    let run_id = paused["runId"].as_str().expect("runId").to_string();
+    home.run(&["hub", "approve", &run_id]).ok();
+    let resumed = envelope(&home.run(&["exec", "--resume", &run_id, "--json"]));
+    assert_eq!(resumed["status"], "failed", "{resumed}");
+    let error = &resumed["error"];
+    assert_eq!(error["code"], "runtime_error", "{resumed}");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("after the read: upstream_unavailable"),
+        "the journal answered the unsent call: {resumed}"
+    );
+    // Only the approved read reached an upstream: no contract, and no word of a write.
+    assert!(error.get("recovery").is_none(), "{resumed}");
+    assert!(!hint(&resumed).contains("flaky.write"), "{resumed}");
+    assert_eq!(counts(&counts_file), json!({}), "nothing was written");
+}
+
+#[test]
+fn a_source_that_lists_no_tools_is_the_script_s_mistake() {
+    let home = Home::new();
+    home.write_config(&format!(
+        "[sources.empty]\ncommand = {}\nargs = [{}]\n",
+        serde_json::to_string(&repo().join(".venv/bin/python").display().to_string()).unwrap(),
+        serde_json::to_string(
+            &repo()
+                .join("tests/peers/empty_server.py")
+                .display()
+                .to_string()
+        )
+        .unwrap(),
+    ));
+    let (code, failed) = run_json(&home, "return await empty.anything({});");
+    assert_eq!(code, 1);
+    let error = &failed["error"];
+    assert_eq!(error["code"], "runtime_error", "{failed}");
+    assert_eq!(
+        error["message"],
+        "source `empty` lists no tools, so the script cannot call it"
+    );
+    assert!(hint(&failed).contains("search or describe"), "{failed}");
+    assert_eq!(
+        error["recovery"],
+        json!({
+            "execute_request": "correct_arguments",
+            "provider_execution": "not_started",
+            "automatic_replay": false,
+        }),
+        "{failed}"
     );
 }
 
