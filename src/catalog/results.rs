@@ -85,11 +85,18 @@ pub fn render_search(
         .filter(|(_, action)| *action != Action::Deny)
         .collect();
     let hidden = matches.len() - visible.len();
+    // Says which of the two hides tools, so a client with a narrow token is not sent to the
+    // user's policy for what its token leaves out.
+    let hidden_by = if request.permits.is_some() {
+        "policy or this client's token"
+    } else {
+        "policy"
+    };
 
     let mut out = String::new();
     if visible.is_empty() {
         if !matches.is_empty() {
-            let _ = writeln!(out, "Every matching tool is hidden by policy.");
+            let _ = writeln!(out, "Every matching tool is hidden by {hidden_by}.");
         } else if listing {
             let _ = writeln!(
                 out,
@@ -150,7 +157,7 @@ pub fn render_search(
     if hidden > 0 {
         let _ = writeln!(
             out,
-            "{hidden} {} hidden by policy.",
+            "{hidden} {} hidden by {hidden_by}.",
             if hidden == 1 { "tool" } else { "tools" }
         );
     }

@@ -124,7 +124,9 @@ pub fn runs(paths: &Paths, args: &HubRunsArgs) -> anyhow::Result<ExitCode> {
         ))?;
         return Ok(ExitCode::SUCCESS);
     }
-    let mut runs = store.recent_runs(usize::from(args.limit))?;
+    // Listings read no run's script, envelope or results: only what ran, and the previews of
+    // the calls that wait.
+    let mut runs = store.run_summaries(usize::from(args.limit))?;
     if args.pending {
         let pending: Vec<String> = store
             .pending_approvals()?
@@ -137,7 +139,7 @@ pub fn runs(paths: &Paths, args: &HubRunsArgs) -> anyhow::Result<ExitCode> {
         let mut rows = Vec::new();
         for run in &runs {
             let calls: Vec<_> = store
-                .journal(&run.run_id)?
+                .call_rows(&run.run_id)?
                 .into_iter()
                 .map(|e| json!({ "seq": e.seq, "address": e.address, "connection": e.connection, "ok": e.ok, "ms": e.ms }))
                 .collect();
@@ -171,7 +173,6 @@ pub fn runs(paths: &Paths, args: &HubRunsArgs) -> anyhow::Result<ExitCode> {
         "RUN", "STATUS", "CALLS", "WAITING FOR"
     );
     for run in &runs {
-        let calls = store.journal(&run.run_id)?.len();
         let waiting: Vec<String> = store
             .approvals(&run.run_id)?
             .into_iter()
@@ -182,7 +183,7 @@ pub fn runs(paths: &Paths, args: &HubRunsArgs) -> anyhow::Result<ExitCode> {
             "{:30}  {:18}  {:>5}  {}\n",
             run.run_id,
             run.status,
-            calls,
+            run.calls,
             waiting.join("; ")
         ));
     }

@@ -20,5 +20,5 @@ pub use keys::KeySource;
 pub use seal::OpenError;
 pub use sources::SourceStatusRecord;
 pub use store::{JournalEntry, KEY_FILE_NAME, RunOrigin, RunRecord, RunsStore, StoreError, now_ms};
-pub use summary::RunSummary;
+pub use summary::{CallRow, RunSummary};
 pub use tokens::{TokenError, TokenRecord};

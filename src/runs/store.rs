@@ -547,19 +547,6 @@ impl RunsStore {
         })
     }
 
-    /// The most recent runs, newest first.
-    pub fn recent_runs(&self, limit: usize) -> Result<Vec<RunRecord>, StoreError> {
-        self.unlock_key()?;
-        let sealed: Vec<SealedRun> = self.with(|c| {
-            let mut statement = c.prepare_cached(
-                "SELECT run_id, status, code, seed, start_time_ms, created_at_ms, envelope, output_budget_bytes FROM runs ORDER BY created_at_ms DESC, rowid DESC LIMIT ?1",
-            )?;
-            let rows = statement.query_map(params![limit as i64], sealed_run)?;
-            rows.collect()
-        })?;
-        sealed.into_iter().map(|run| self.open_run(run)).collect()
-    }
-
     pub fn run(&self, run_id: &str) -> Result<Option<RunRecord>, StoreError> {
         self.unlock_key()?;
         let sealed = self.with(|c| {

@@ -1,5 +1,6 @@
 //! One row per recent run with its call count and last call, in a single query, because the
-//! dashboard asks for it every poll and a query per run would grow with the history.
+//! dashboard asks for it every poll and a query per run would grow with the history; and a
+//! run's calls without their (sealed) results, for listings that show only what ran.
 
 use rusqlite::params;
 
@@ -21,7 +22,36 @@ pub struct RunSummary {
     pub origin: String,
 }
 
+/// One call of a run as a listing shows it: what ran, not what it returned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallRow {
+    pub seq: u64,
+    pub address: String,
+    pub connection: Option<String>,
+    pub ok: bool,
+    pub ms: u64,
+}
+
 impl RunsStore {
+    /// The calls of a run in sequence order, read without opening their results.
+    pub fn call_rows(&self, run_id: &str) -> Result<Vec<CallRow>, StoreError> {
+        self.with(|c| {
+            let mut statement = c.prepare_cached(
+                "SELECT seq, address, connection, ok, ms FROM calls WHERE run_id = ?1 ORDER BY seq",
+            )?;
+            let rows = statement.query_map(params![run_id], |row| {
+                Ok(CallRow {
+                    seq: row.get::<_, i64>(0)?.max(0) as u64,
+                    address: row.get(1)?,
+                    connection: row.get(2)?,
+                    ok: row.get(3)?,
+                    ms: row.get::<_, i64>(4)?.max(0) as u64,
+                })
+            })?;
+            rows.collect()
+        })
+    }
+
     /// The most recent runs, newest first.
     pub fn run_summaries(&self, limit: usize) -> Result<Vec<RunSummary>, StoreError> {
         self.with(|c| {
@@ -86,5 +116,24 @@ mod tests {
             [("run_b", 0, None), ("run_a", 2, Some("counter.publish"))]
         );
         assert_eq!(store.run_summaries(1).unwrap().len(), 1);
+
+        // Listing calls opens no result: a result that would not open does not matter here.
+        store
+            .with(|c| c.execute("UPDATE calls SET result = x'00' WHERE seq = 0", []))
+            .unwrap();
+        let calls: Vec<_> = store
+            .call_rows("run_a")
+            .unwrap()
+            .into_iter()
+            .map(|c| (c.seq, c.address))
+            .collect();
+        assert_eq!(
+            calls,
+            [
+                (0, "counter.write".to_string()),
+                (1, "counter.publish".to_string())
+            ]
+        );
+        assert!(store.journal("run_a").is_err());
     }
 }

@@ -87,7 +87,7 @@ fn the_python_client_decides_through_the_form() {
 
     let store = capabilities::runs::RunsStore::open(&database).expect("store");
     let decided_by: Vec<String> = store
-        .recent_runs(20)
+        .run_summaries(20)
         .expect("runs")
         .iter()
         .flat_map(|r| store.approvals(&r.run_id).expect("approvals"))

@@ -124,7 +124,8 @@ fn python_client_over_http_with_a_token_in_both_modes() {
         ] {
             let found = found.unwrap_or_default();
             assert!(
-                !found.contains("getSum") && found.contains("hidden by policy"),
+                !found.contains("getSum")
+                    && found.contains("hidden by policy or this client's token"),
                 "{report}"
             );
         }
