@@ -90,9 +90,9 @@ pub fn assign_tool_names<'a>(
     assigned
 }
 
-/// Names a script cannot use as a source's global: JavaScript reserved words and the globals the
-/// sandbox prelude defines.
-const RESERVED_NAMESPACES: &[&str] = &[
+/// JavaScript's reserved words (strict mode included) and the values no name may shadow:
+/// neither a source's global nor a generated type may be called one of these.
+pub(crate) const JS_RESERVED_WORDS: &[&str] = &[
     "break",
     "case",
     "catch",
@@ -140,9 +140,14 @@ const RESERVED_NAMESPACES: &[&str] = &[
     "public",
     "await",
     "async",
+    "undefined",
+];
+
+/// Besides [`JS_RESERVED_WORDS`], names a script cannot use as a source's global: the globals
+/// the sandbox prelude defines and the built-ins scripts rely on.
+const RESERVED_NAMESPACES: &[&str] = &[
     "arguments",
     "eval",
-    "undefined",
     "NaN",
     "Infinity",
     "globalThis",
@@ -199,7 +204,7 @@ pub fn namespace_problem(name: &str) -> Option<String> {
             tool_name(name)
         ));
     }
-    if RESERVED_NAMESPACES.contains(&name) {
+    if JS_RESERVED_WORDS.contains(&name) || RESERVED_NAMESPACES.contains(&name) {
         return Some(format!(
             "source name `{name}` is reserved in the sandbox; pick another, e.g. `{name}_source`"
         ));

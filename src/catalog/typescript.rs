@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
 
+use super::address::JS_RESERVED_WORDS;
 use super::tool::ToolDefinition;
 
 /// Objects nested this deep inside a declaration (the input, or a named interface, is depth 0)
@@ -26,76 +27,29 @@ const MAX_NESTING: usize = 64;
 /// Defaults longer than this (as JSON) are left out of the JSDoc; they cost tokens and rarely help.
 const MAX_DEFAULT_CHARS: usize = 120;
 
-/// Words that cannot name a type: JavaScript reserved words and TypeScript's built-in type names.
+/// Besides JavaScript's reserved words ([`JS_RESERVED_WORDS`]), words that cannot name a type:
+/// TypeScript's keywords and built-in type names.
 const RESERVED_TYPE_NAMES: &[&str] = &[
     "any",
     "as",
-    "async",
-    "await",
     "bigint",
     "boolean",
-    "break",
-    "case",
-    "catch",
-    "class",
-    "const",
-    "continue",
-    "debugger",
     "declare",
-    "default",
-    "delete",
-    "do",
-    "else",
-    "enum",
-    "export",
-    "extends",
-    "false",
-    "finally",
-    "for",
-    "function",
-    "if",
-    "implements",
-    "import",
-    "in",
     "infer",
-    "instanceof",
-    "interface",
     "is",
     "keyof",
-    "let",
     "module",
     "namespace",
     "never",
-    "new",
-    "null",
     "number",
     "object",
-    "package",
-    "private",
-    "protected",
-    "public",
     "readonly",
     "require",
-    "return",
-    "static",
     "string",
-    "super",
-    "switch",
     "symbol",
-    "this",
-    "throw",
-    "true",
-    "try",
     "type",
-    "typeof",
-    "undefined",
     "unique",
     "unknown",
-    "var",
-    "void",
-    "while",
-    "with",
-    "yield",
 ];
 
 /// A TypeScript type, before rendering.
@@ -1343,7 +1297,9 @@ fn is_identifier(name: &str) -> bool {
 }
 
 fn is_type_name(name: &str) -> bool {
-    is_identifier(name) && !RESERVED_TYPE_NAMES.contains(&name)
+    is_identifier(name)
+        && !JS_RESERVED_WORDS.contains(&name)
+        && !RESERVED_TYPE_NAMES.contains(&name)
 }
 
 /// `create-issue`, `create_issue`, `createIssue` → `CreateIssue`; always a valid type name.
