@@ -1,9 +1,34 @@
 #!/usr/bin/env bash
-# Installs the real MCP peers the tests and the README's quick start use: server-everything
-# (npm, into tests/node_modules) and the Python `mcp` SDK plus Python MCP servers (into .venv).
-# Safe to run again; it only installs what is missing or changed.
+# Installs everything the tests and the README's quick start use on a fresh Debian machine: the
+# Debian packages (as root, through apt), server-everything (npm, into tests/node_modules) and the
+# Python `mcp` SDK plus Python MCP servers (into .venv). Safe to run again; it only installs what
+# is missing or changed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+export DEBIAN_FRONTEND=noninteractive
+
+need_apt=()
+command -v node >/dev/null || need_apt+=(nodejs npm)
+command -v python3 >/dev/null || need_apt+=(python3 python3-venv)
+python3 -c 'import venv, ensurepip' 2>/dev/null || need_apt+=(python3-venv)
+# The dashboard's end-to-end test drives it in a real terminal.
+command -v tmux >/dev/null || need_apt+=(tmux)
+# The approval page tests drive Debian's headless Chromium through its chromedriver.
+command -v chromium >/dev/null || need_apt+=(chromium)
+command -v chromedriver >/dev/null || need_apt+=(chromium-driver)
+# The credential tests run a private D-Bus session with gnome-keyring's Secret Service (the real
+# Linux keychain path) and check what it holds with libsecret's secret-tool.
+command -v dbus-daemon >/dev/null || need_apt+=(dbus-daemon)
+command -v dbus-send >/dev/null || need_apt+=(dbus-bin)
+command -v gnome-keyring-daemon >/dev/null || need_apt+=(gnome-keyring)
+command -v secret-tool >/dev/null || need_apt+=(libsecret-tools)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  "${sudo[@]}" apt-get update -qq
+  "${sudo[@]}" apt-get install -y -qq "${need_apt[@]}"
+fi
+
 cd "$root/tests"
 if [ ! -d node_modules ] || [ package.json -nt node_modules ]; then
   npm install --no-audit --no-fund --loglevel=error
