@@ -51,8 +51,8 @@ use std::process::ExitCode;
 
 /// Parses the command line, runs the verb, and maps the outcome to an exit code:
 /// 0 success, 1 a failure the user can fix (bad input, config, unreachable source), 2 usage
-/// errors (clap); `exec` adds 3 (waiting for approval) and 4 (cancelled), and a signal gives
-/// 128 + its number.
+/// errors (clap); `exec` adds 3 (waiting for approval), 4 (cancelled) and 5 (the run is being
+/// run by another process), and a signal gives 128 + its number.
 pub fn run() -> ExitCode {
     commands::run(std::env::args_os())
 }

@@ -203,6 +203,8 @@ mod tests {
             decision: None,
             decided_at_ms: None,
             decided_by: None,
+            args_digest: "d".into(),
+            consumed_at_ms: None,
         }
     }
 

@@ -1,10 +1,12 @@
-//! Approval channels that live in the hub process. Today: the browser approval page, for MCP
-//! clients that cannot ask the user themselves (no form elicitation). Every channel writes its
-//! decision to the state store ([`crate::runs::RunsStore::decide`]), which stays the one source of
-//! truth, so the page, `capabilities hub approve` and the dashboard never disagree.
+//! Deciding on calls that wait for a person. Every channel — `hub approve`, the `exec` prompt,
+//! an elicitation answer, the browser approval page, the dashboard — records its decision through
+//! the one [`decide`] here, bound to the arguments the person saw, in the state store, which stays
+//! the one source of truth. The browser page lives here too, for MCP clients that cannot ask the
+//! user themselves (no form elicitation).
 //!
 //! | file | owns |
 //! |---|---|
+//! | `decide` | the one decision function: checks, "always" rules, the record, all or nothing |
 //! | `page` | the HTTP server on 127.0.0.1: showing pending calls, taking decisions |
 //! | `tokens` | one-time, unguessable links bound to a run's waiting calls, and their CSRF values |
 //! | `html` | the server-rendered, escaped HTML of each page |
@@ -17,9 +19,11 @@
 //! ```
 
 mod browser;
+mod decide;
 mod html;
 mod page;
 mod tokens;
 
 pub use browser::{OpenError, open_in_browser};
-pub use page::{ApprovalPage, CHANNEL, PageError};
+pub use decide::{Channel, DecisionRequest, decide, waiting};
+pub use page::{ApprovalPage, PageError};

@@ -20,14 +20,10 @@ use axum::routing::get;
 use tokio_util::sync::{CancellationToken, DropGuard};
 use url::Url;
 
+use super::decide::{self, Channel, DecisionRequest};
 use super::html;
 use super::tokens::{Grant, Refusal, Tokens};
-use crate::config::edit::add_rule;
-use crate::policy::Action;
 use crate::runs::{Approval, DecideError, Decision, RunsStore, StoreError};
-
-/// The channel name decisions from this page carry in the store and the audit trail.
-pub const CHANNEL: &str = "page";
 
 /// Why no link could be made.
 #[derive(Debug, thiserror::Error)]
@@ -48,6 +44,7 @@ pub enum PageError {
 
 struct Shared {
     store: Arc<RunsStore>,
+    /// The config "always allow" writes its rule to.
     config_file: PathBuf,
     tokens: Tokens,
     /// `127.0.0.1:PORT`: the only `Host` this server answers.
@@ -123,11 +120,11 @@ impl ApprovalPage {
         let Some(expires_at_ms) = waiting.iter().map(|a| a.expires_at_ms).max() else {
             return Err(PageError::NothingPending(run_id.to_string()));
         };
-        let seqs = waiting.iter().map(|a| a.seq).collect();
+        let calls = waiting.iter().map(Approval::seen).collect();
         let token = self
             .shared
             .tokens
-            .issue(run_id, seqs, expires_at_ms, now)
+            .issue(run_id, calls, expires_at_ms, now)
             .ok_or(PageError::NoRandomness)?;
         Ok(self.base.join(&format!("approve/{token}"))?)
     }
@@ -218,14 +215,15 @@ async fn not_found(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Res
     )
 }
 
-/// The calls a grant covers, as stored now; read on the blocking pool (SQLite may wait on
-/// another process's write).
+/// The calls a grant covers, as stored now and still with the arguments the link was made
+/// for (a call that came back with others is not this link's to show or decide); read on the
+/// blocking pool (SQLite may wait on another process's write).
 async fn granted_calls(shared: &Arc<Shared>, grant: &Grant) -> Result<Vec<Approval>, Response> {
     let (shared, grant) = (shared.clone(), grant.clone());
     let read = tokio::task::spawn_blocking(move || {
         shared.store.approvals(&grant.run_id).map(|all| {
             all.into_iter()
-                .filter(|a| grant.seqs.contains(&a.seq))
+                .filter(|a| grant.calls.contains(&a.seen()))
                 .collect()
         })
     })
@@ -389,13 +387,15 @@ async fn decide(
     }
 }
 
-/// Writes the decision on the grant's still-undecided calls, the way `hub approve` does: an
-/// "always" rule goes into the config first, so a config that refuses it leaves the run waiting.
+/// Writes the decision on the grant's still-undecided calls through the one
+/// [`decide`](decide::decide): an
+/// "always" rule goes into the config with it, and a config that refuses it leaves the run
+/// waiting.
 fn record(shared: &Shared, grant: &Grant, decision: Decision) -> Outcome {
     let calls: Vec<Approval> = match shared.store.approvals(&grant.run_id) {
         Ok(all) => all
             .into_iter()
-            .filter(|a| grant.seqs.contains(&a.seq))
+            .filter(|a| grant.calls.contains(&a.seen()))
             .collect(),
         Err(e) => return Outcome::Retry(internal(&e.to_string())),
     };
@@ -403,50 +403,47 @@ fn record(shared: &Shared, grant: &Grant, decision: Decision) -> Outcome {
     if waiting.is_empty() {
         return Outcome::AlreadyDecided(calls);
     }
-    let now = now_ms();
-    if waiting.iter().any(|a| a.is_expired_at(now)) {
-        return Outcome::Final(refused(Refusal::Expired));
-    }
-    if decision == Decision::AllowAlways {
-        let mut rules: Vec<&str> = waiting.iter().map(|a| a.address.as_str()).collect();
-        rules.dedup();
-        for address in rules {
-            if let Err(e) = add_rule(&shared.config_file, address, Action::Allow, None) {
-                let message = format!(
-                    "The rule for {address} could not be added, so nothing was decided: {e:#}. Fix the config, or choose another option."
-                );
-                return Outcome::Retry(respond(
-                    StatusCode::CONFLICT,
-                    html::problem("The policy rule was not written", &message),
-                ));
-            }
+    let request = DecisionRequest {
+        run_id: &grant.run_id,
+        seen: waiting.iter().map(|a| a.seen()).collect(),
+        decision,
+        channel: Channel::Page,
+    };
+    match decide::decide(&shared.store, Some(&shared.config_file), &request) {
+        Ok(decided) => Outcome::Decided(decided),
+        // Another channel got there between the read above and this write.
+        Err(DecideError::NothingPending { .. } | DecideError::Changed { .. }) => {
+            Outcome::AlreadyDecided(calls)
         }
-    }
-    let mut decided = Vec::new();
-    for approval in waiting {
-        match shared
-            .store
-            .decide(&grant.run_id, Some(approval.seq), decision, CHANNEL)
-        {
-            Ok(mut done) => decided.append(&mut done),
-            // Another channel got there between the read above and this write.
-            Err(DecideError::NothingPending { .. }) => {}
-            Err(DecideError::Expired { .. }) => return Outcome::Final(refused(Refusal::Expired)),
-            Err(e @ (DecideError::UnknownRun(_) | DecideError::Store(_))) => {
-                return Outcome::Retry(internal(&e.to_string()));
-            }
+        Err(DecideError::Expired { .. }) => Outcome::Final(refused(Refusal::Expired)),
+        Err(e @ DecideError::Rule(_)) => Outcome::Retry(respond(
+            StatusCode::CONFLICT,
+            html::problem(
+                "The policy rule was not written",
+                &format!("{e}. Fix the config, or choose another option."),
+            ),
+        )),
+        Err(e @ (DecideError::UnknownRun(_) | DecideError::Store(_))) => {
+            Outcome::Retry(internal(&e.to_string()))
         }
-    }
-    if decided.is_empty() {
-        Outcome::AlreadyDecided(calls)
-    } else {
-        Outcome::Decided(decided)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runs::{PendingCall, Seen};
+
+    fn pending<'a>(seq: u64, address: &'a str, digest: &'a str) -> PendingCall<'a> {
+        PendingCall {
+            seq,
+            address,
+            connection: Some("work"),
+            preview: "{ title: \"x\" }",
+            reason: "the default action asks",
+            args_digest: digest,
+        }
+    }
 
     struct Fixture {
         _dir: tempfile::TempDir,
@@ -461,14 +458,7 @@ mod tests {
         let store = Arc::new(RunsStore::open(&dir.path().join("state.sqlite")).unwrap());
         store.begin_run("run_a", "code", 1, 2).unwrap();
         store
-            .record_pending(
-                "run_a",
-                1,
-                "gh.createIssue",
-                Some("work"),
-                "{ title: \"x\" }",
-                "the default action asks",
-            )
+            .record_pending("run_a", &pending(1, "gh.createIssue", "d1"))
             .unwrap();
         let config = dir.path().join("config.toml");
         std::fs::write(&config, "[sources.gh]\ncommand = \"gh-mcp\"\n").unwrap();
@@ -524,6 +514,17 @@ mod tests {
             (response.status().as_u16(), response.text().await.unwrap())
         }
 
+        /// A decision from another channel, on the call as the fixture made it.
+        fn decide_elsewhere(&self, decision: Decision) {
+            let seen = [Seen {
+                seq: 1,
+                args_digest: "d1".into(),
+            }];
+            self.store
+                .record_decision("run_a", &seen, decision, "terminal", |_, _| Ok(()))
+                .unwrap();
+        }
+
         fn decided_by(&self) -> Option<String> {
             self.store.approval("run_a", 1).unwrap().unwrap().decided_by
         }
@@ -545,13 +546,7 @@ mod tests {
         let approval = f.store.approval("run_a", 1).unwrap().unwrap();
         assert_eq!(
             (approval.decision, approval.decided_by.as_deref()),
-            (Some(Decision::AllowRun), Some(CHANNEL))
-        );
-        assert!(
-            f.store
-                .run_grants("run_a")
-                .unwrap()
-                .contains("gh.createIssue")
+            (Some(Decision::AllowRun), Some(Channel::Page.as_str()))
         );
         let (status, body) = f
             .post(
@@ -723,9 +718,7 @@ mod tests {
     async fn a_call_decided_in_the_terminal_first_is_not_decided_again() {
         let f = fixture().await;
         let (url, csrf) = f.open().await;
-        f.store
-            .decide("run_a", None, Decision::Deny, "terminal")
-            .unwrap();
+        f.decide_elsewhere(Decision::Deny);
         let (status, body) = f.get(&url).await;
         assert_eq!(status, 200);
         assert!(
@@ -750,12 +743,10 @@ mod tests {
     async fn a_link_only_covers_the_calls_that_waited_when_it_was_made() {
         let f = fixture().await;
         let (url, csrf) = f.open().await;
-        f.store
-            .decide("run_a", None, Decision::AllowOnce, "terminal")
-            .unwrap();
+        f.decide_elsewhere(Decision::AllowOnce);
         // The run resumed and paused again at a later call the page's reader never saw.
         f.store
-            .record_pending("run_a", 4, "gh.deleteRepo", None, "{}", "asks")
+            .record_pending("run_a", &pending(4, "gh.deleteRepo", "d4"))
             .unwrap();
         let (status, body) = f
             .post(
@@ -768,6 +759,29 @@ mod tests {
         assert_eq!(
             f.store.approval("run_a", 4).unwrap().unwrap().decision,
             None
+        );
+    }
+
+    #[tokio::test]
+    async fn a_link_decides_nothing_once_its_call_waits_with_other_arguments() {
+        let f = fixture().await;
+        let (url, csrf) = f.open().await;
+        // A replay reached the call with other arguments than the page shows.
+        f.store
+            .record_pending("run_a", &pending(1, "gh.createIssue", "other"))
+            .unwrap();
+        let (status, body) = f
+            .post(
+                &url,
+                Some(f.origin()),
+                &format!("csrf={csrf}&decision=allow_once"),
+            )
+            .await;
+        assert_eq!(status, 409, "{body}");
+        let approval = f.store.approval("run_a", 1).unwrap().unwrap();
+        assert_eq!(
+            (approval.decision, approval.args_digest.as_str()),
+            (None, "other")
         );
     }
 

@@ -1,6 +1,6 @@
 //! The approval page's one-time links. Each link carries a random 256-bit token bound to one run
-//! and to the calls of it that were waiting when the link was made, so a stale page can never
-//! approve a call its reader did not see. Each token has its own CSRF value for the page's form,
+//! and to the calls of it that were waiting when the link was made, each with the digest of its
+//! arguments, so a stale page can never approve a call (or arguments) its reader did not see. Each token has its own CSRF value for the page's form,
 //! is spent by the first decision made with it, and dies with the approvals it shows.
 //! Tokens live only in the hub's memory: a restarted hub makes new links, and `hub approve`
 //! still works from the store.
@@ -8,11 +8,14 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use crate::runs::Seen;
+
 /// What a token unlocks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Grant {
     pub run_id: String,
-    pub seqs: Vec<u64>,
+    /// The calls the link shows, with the arguments they had when it was made.
+    pub calls: Vec<Seen>,
     pub csrf: String,
 }
 
@@ -72,12 +75,12 @@ impl Tokens {
         self.entries.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Makes a token for `seqs` of `run_id`, valid until `expires_at_ms`; returns `None` without
-    /// randomness. Forgets tokens that expired, so a long-lived hub does not grow.
+    /// Makes a token for `calls` of `run_id`, valid until `expires_at_ms`; returns `None`
+    /// without randomness. Forgets tokens that expired, so a long-lived hub does not grow.
     pub fn issue(
         &self,
         run_id: &str,
-        seqs: Vec<u64>,
+        calls: Vec<Seen>,
         expires_at_ms: u64,
         now_ms: u64,
     ) -> Option<String> {
@@ -90,7 +93,7 @@ impl Tokens {
             Entry {
                 grant: Grant {
                     run_id: run_id.to_string(),
-                    seqs,
+                    calls,
                     csrf,
                 },
                 expires_at_ms,
@@ -154,11 +157,15 @@ mod tests {
     #[test]
     fn a_token_is_spent_by_one_decision() {
         let tokens = Tokens::default();
-        let token = tokens.issue("run_a", vec![2], 1_000, 0).unwrap();
+        let seen = Seen {
+            seq: 2,
+            args_digest: "d".into(),
+        };
+        let token = tokens.issue("run_a", vec![seen.clone()], 1_000, 0).unwrap();
         let grant = tokens.check(&token, None, 10).unwrap();
         assert_eq!(
-            (grant.run_id.as_str(), grant.seqs.as_slice()),
-            ("run_a", &[2][..])
+            (grant.run_id.as_str(), grant.calls.as_slice()),
+            ("run_a", &[seen][..])
         );
         assert_eq!(tokens.claim(&token, "wrong", 10), Err(Refusal::BadCsrf));
         let claimed = tokens.claim(&token, &grant.csrf, 10).unwrap();
@@ -182,10 +189,10 @@ mod tests {
     #[test]
     fn unknown_and_expired_tokens_unlock_nothing() {
         let tokens = Tokens::default();
-        let token = tokens.issue("run_a", vec![0], 1_000, 0).unwrap();
+        let token = tokens.issue("run_a", Vec::new(), 1_000, 0).unwrap();
         assert_eq!(tokens.check("nope", None, 10), Err(Refusal::Unknown));
         assert_eq!(tokens.check(&token, None, 1_000), Err(Refusal::Expired));
-        let other = tokens.issue("run_b", vec![0], 5_000, 2_000).unwrap();
+        let other = tokens.issue("run_b", Vec::new(), 5_000, 2_000).unwrap();
         assert_eq!(
             tokens.check(&token, None, 2_000),
             Err(Refusal::Unknown),

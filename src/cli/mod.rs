@@ -80,7 +80,7 @@ pub enum Command {
 
     /// Run a JavaScript (or TypeScript) script against your sources in the sandbox.
     #[command(
-        after_help = "Examples:\n  capabilities exec script.js\n  echo 'return await everything.echo({ message: \"hi\" })' | capabilities exec -\n  capabilities exec --json config-examples/multi-source.js | jq .calls\n  capabilities exec --resume run_4f2k…   # after `capabilities hub approve run_4f2k…`\n\nThe script is the body of an async function: each source is a global object of async functions, and what it returns is the result.\nOn a terminal, calls that need approval are asked about inline.\nExit status: 0 completed, 1 failed, 3 waiting for an approval or a connection, 4 cancelled."
+        after_help = "Examples:\n  capabilities exec script.js\n  echo 'return await everything.echo({ message: \"hi\" })' | capabilities exec -\n  capabilities exec --json config-examples/multi-source.js | jq .calls\n  capabilities exec --resume run_4f2k…   # after `capabilities hub approve run_4f2k…`\n\nThe script is the body of an async function: each source is a global object of async functions, and what it returns is the result.\nOn a terminal, calls that need approval are asked about inline.\nExit status: 0 completed, 1 failed, 3 waiting for an approval or a connection, 4 cancelled, 5 being run by another process (resume again shortly)."
     )]
     Exec(ExecArgs),
 

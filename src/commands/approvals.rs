@@ -8,12 +8,10 @@ use std::process::ExitCode;
 use anyhow::bail;
 use serde_json::json;
 
-use super::load_settings;
 use super::output::print;
+use crate::approvals::{Channel, DecisionRequest, decide, waiting};
 use crate::cli::{HubApproveArgs, HubDenyArgs, HubRunsArgs};
 use crate::config::Paths;
-use crate::config::edit::add_rule;
-use crate::policy::Action;
 use crate::runs::{Approval, Decision, RunsStore};
 
 fn open_existing_store(paths: &Paths) -> anyhow::Result<RunsStore> {
@@ -34,45 +32,46 @@ pub fn approve(paths: &Paths, args: &HubApproveArgs) -> anyhow::Result<ExitCode>
         (false, true) => Decision::AllowRun,
         (false, false) => Decision::AllowOnce,
     };
-    if decision == Decision::AllowAlways {
-        let waiting = waiting(&store, &args.run_id, args.call)?;
-        // Validate the rules before deciding, so a config problem leaves the run pending.
-        load_settings(paths)?;
-        if !args.yes && !confirm_always(&waiting)? {
-            bail!("not approved; run the command again without --always to allow the call once");
-        }
-        for approval in &waiting {
-            add_rule(&paths.config_file, &approval.address, Action::Allow, None)?;
-        }
+    let waiting = waiting(&store, &args.run_id, args.call)?;
+    if decision == Decision::AllowAlways && !args.yes && !confirm_always(&waiting)? {
+        bail!("not approved; run the command again without --always to allow the call once");
     }
-    let decided = store.decide(&args.run_id, args.call, decision, "terminal")?;
+    let decided = decide_on(paths, &store, &args.run_id, &waiting, decision)?;
     print(&decided_text(&decided, decision))?;
     Ok(ExitCode::SUCCESS)
 }
 
 pub fn deny(paths: &Paths, args: &HubDenyArgs) -> anyhow::Result<ExitCode> {
     let store = open_existing_store(paths)?;
-    let decided = store.decide(&args.run_id, args.call, Decision::Deny, "terminal")?;
+    let waiting = waiting(&store, &args.run_id, args.call)?;
+    let decided = decide_on(paths, &store, &args.run_id, &waiting, Decision::Deny)?;
     print(&decided_text(&decided, Decision::Deny))?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// The undecided approvals a decision would cover, or the store's error about them.
-fn waiting(store: &RunsStore, run_id: &str, call: Option<u64>) -> anyhow::Result<Vec<Approval>> {
-    if store.run_status(run_id)?.is_none() {
-        bail!(
-            "there is no run `{run_id}`; `capabilities hub runs --pending` lists the runs waiting for a decision"
-        );
+/// Decides on the calls this command read (and printed, for `--always`): a call whose arguments
+/// changed since is not decided.
+fn decide_on(
+    paths: &Paths,
+    store: &RunsStore,
+    run_id: &str,
+    waiting: &[Approval],
+    decision: Decision,
+) -> anyhow::Result<Vec<Approval>> {
+    let request = DecisionRequest {
+        run_id,
+        seen: waiting.iter().map(Approval::seen).collect(),
+        decision,
+        channel: Channel::Terminal,
+    };
+    let mut decided = decide(store, Some(&paths.config_file), &request)?;
+    // The record carries no preview (deciding needs no key); show the one that was decided on.
+    for approval in &mut decided {
+        if let Some(shown) = waiting.iter().find(|w| w.seq == approval.seq) {
+            approval.preview.clone_from(&shown.preview);
+        }
     }
-    let waiting: Vec<Approval> = store
-        .approvals(run_id)?
-        .into_iter()
-        .filter(|a| a.decision.is_none() && call.is_none_or(|c| c == a.seq))
-        .collect();
-    if waiting.is_empty() {
-        bail!("run `{run_id}` has no call waiting for a decision");
-    }
-    Ok(waiting)
+    Ok(decided)
 }
 
 /// "Always" changes the policy for every future run, so a person confirms it on a terminal.
@@ -97,8 +96,8 @@ fn decided_text(decided: &[Approval], decision: Decision) -> String {
     let mut text = String::new();
     for approval in decided {
         text.push_str(&format!(
-            "{} call {} ({}): {}\n",
-            approval.run_id, approval.seq, approval.address, decision
+            "{} call {} ({} with {}): {}\n",
+            approval.run_id, approval.seq, approval.address, approval.preview, decision
         ));
     }
     if let Some(first) = decided.first() {

@@ -9,11 +9,10 @@ use anyhow::{Context, bail};
 
 use super::output::print;
 use super::{Engine, load_settings, start_engine};
+use crate::approvals::{Channel, DecisionRequest, decide, waiting};
 use crate::cli::ExecArgs;
-use crate::config::edit::add_rule;
-use crate::config::{Paths, settle_time};
+use crate::config::{LivePolicy, Paths, settle_time};
 use crate::execute::Executor;
-use crate::policy::Action;
 use crate::runs::{Decision, RunsStore};
 use crate::sandbox::{CancelToken, ExecuteEnvelope, Status};
 
@@ -35,7 +34,10 @@ pub async fn run(paths: &Paths, args: &ExecArgs) -> anyhow::Result<ExitCode> {
         catalog,
     } = start_engine(paths, &settings)?;
     catalog.settle(settle_time(&settings.sources)).await;
-    let executor = Executor::new(catalog, settings, store);
+    // A rule written while the script waits on a person (another terminal's `policy set`, or
+    // "always" at this very prompt) applies to its next call.
+    let policy = LivePolicy::watching(paths.config_file.clone(), None, settings.policy.clone());
+    let executor = Executor::new(catalog, settings, store).with_policy(Arc::new(policy));
     let mut envelope = match (code, &args.resume) {
         (Some(code), _) => {
             executor
@@ -69,11 +71,7 @@ pub async fn run(paths: &Paths, args: &ExecArgs) -> anyhow::Result<ExitCode> {
 
 /// Asks on the terminal about every undecided call of the run; false when the user quits.
 fn ask_inline(paths: &Paths, store: &RunsStore, run_id: &str) -> anyhow::Result<bool> {
-    for approval in store
-        .approvals(run_id)?
-        .into_iter()
-        .filter(|a| a.decision.is_none())
-    {
+    for approval in waiting(store, run_id, None)? {
         let on = approval
             .connection
             .as_deref()
@@ -99,10 +97,13 @@ fn ask_inline(paths: &Paths, store: &RunsStore, run_id: &str) -> anyhow::Result<
                 _ => eprintln!("Type o, r, a, d or q."),
             }
         };
-        if decision == Decision::AllowAlways {
-            add_rule(&paths.config_file, &approval.address, Action::Allow, None)?;
-        }
-        store.decide(run_id, Some(approval.seq), decision, "exec")?;
+        let request = DecisionRequest {
+            run_id,
+            seen: vec![approval.seen()],
+            decision,
+            channel: Channel::Exec,
+        };
+        decide(store, Some(&paths.config_file), &request)?;
     }
     Ok(true)
 }
@@ -130,6 +131,7 @@ fn report(envelope: &ExecuteEnvelope, json: bool) -> anyhow::Result<ExitCode> {
         Status::Failed => 1,
         Status::AwaitingApproval | Status::AwaitingConnection => 3,
         Status::Cancelled => 4,
+        Status::Running => 5,
     };
     if json {
         print(&format!("{}\n", serde_json::to_string_pretty(envelope)?))?;
@@ -153,7 +155,7 @@ fn report(envelope: &ExecuteEnvelope, json: bool) -> anyhow::Result<ExitCode> {
             };
             print(&format!("{text}\n"))?;
         }
-        Status::Failed | Status::Cancelled => {
+        Status::Failed | Status::Cancelled | Status::Running => {
             if let Some(error) = &envelope.error {
                 eprintln!("error[{}]: {}", error.code.as_str(), error.message);
                 if let Some(hint) = &error.hint {
@@ -188,5 +190,6 @@ fn status_word(status: Status) -> &'static str {
         Status::AwaitingApproval => "is awaiting approval",
         Status::AwaitingConnection => "is awaiting a connection",
         Status::Cancelled => "was cancelled",
+        Status::Running => "is being run by another process",
     }
 }

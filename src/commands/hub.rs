@@ -12,7 +12,7 @@ use tokio::net::TcpListener;
 
 use super::{Engine, load_settings, start_engine};
 use crate::cli::HubServeArgs;
-use crate::config::{Paths, Settings};
+use crate::config::{LivePolicy, Paths, Settings};
 use crate::execute::Executor;
 use crate::hub::{self, HttpOptions, Hub, is_remote};
 use crate::runs::RunsStore;
@@ -42,8 +42,16 @@ pub async fn serve(paths: &Paths, args: &HubServeArgs) -> anyhow::Result<ExitCod
         catalog,
     } = start_engine(paths, &settings)?;
     record_source_statuses(&sources, store.clone());
+    // Rules written while the hub runs (`policy set`, "always allow" from any channel, an edit
+    // by hand) apply to its next call.
+    let policy = LivePolicy::watching(
+        paths.config_file.clone(),
+        args.profile.clone(),
+        settings.policy.clone(),
+    );
     let executor = Arc::new(
         Executor::new(catalog.clone(), settings.clone(), store.clone())
+            .with_policy(Arc::new(policy))
             .with_profile(args.profile.clone()),
     );
     let hub = Hub::new(catalog, settings, executor).with_approval_page(paths.config_file.clone());

@@ -86,6 +86,7 @@ fn set(paths: &Paths, args: &PolicySetArgs) -> anyhow::Result<ExitCode> {
     };
     add_rule(
         &paths.config_file,
+        None,
         &args.pattern,
         action,
         args.connection.as_deref(),

@@ -113,29 +113,51 @@ pub fn remove_source(path: &Path, name: &str) -> anyhow::Result<()> {
 }
 
 /// Sets the action of the `[[policy.rules]]` entry with this pattern and connection, adding the
-/// rule when there is none (e.g. from an "always allow" decision or `policy set`).
+/// rule when there is none (e.g. from an "always allow" decision or `policy set`). With a
+/// `profile`, the rule goes to that profile's `[[profiles.NAME.rules]]`, which replace the
+/// top-level rules for a hub serving it.
 pub fn add_rule(
     path: &Path,
+    profile: Option<&str>,
     pattern: &str,
     action: crate::policy::Action,
     connection: Option<&str>,
 ) -> anyhow::Result<()> {
     let mut doc = read_document(path)?;
-    let policy = doc
-        .entry("policy")
-        .or_insert_with(|| Item::Table(Table::new()));
-    let Some(policy) = policy.as_table_mut() else {
+    let (table, place) = match profile {
+        None => (
+            doc.entry("policy")
+                .or_insert_with(|| Item::Table(Table::new())),
+            "policy".to_string(),
+        ),
+        Some(name) => {
+            let Some(profiles) = doc.get_mut("profiles").and_then(Item::as_table_mut) else {
+                bail!(
+                    "{}: there is no [profiles] table for profile `{name}`; fix the file by hand",
+                    path.display()
+                );
+            };
+            let Some(profile) = profiles.get_mut(name) else {
+                bail!(
+                    "{}: there is no profile `{name}` to add the rule to; the config changed since the hub started",
+                    path.display()
+                );
+            };
+            (profile, format!("profiles.{name}"))
+        }
+    };
+    let Some(table) = table.as_table_mut() else {
         bail!(
-            "{}: `policy` is not a table; fix the file by hand",
+            "{}: `{place}` is not a table; fix the file by hand",
             path.display()
         );
     };
-    let rules = policy
+    let rules = table
         .entry("rules")
         .or_insert_with(|| Item::ArrayOfTables(toml_edit::ArrayOfTables::new()));
     let Some(rules) = rules.as_array_of_tables_mut() else {
         bail!(
-            "{}: `policy.rules` is not a list of [[policy.rules]] tables; fix the file by hand",
+            "{}: `{place}.rules` is not a list of [[{place}.rules]] tables; fix the file by hand",
             path.display()
         );
     };
@@ -270,13 +292,27 @@ mod tests {
             "# mine\n[sources.gh]\ncommand = \"x\"\n[policy]\ndefault = \"ask\"\n",
         )
         .unwrap();
-        add_rule(&path, "gh.createIssue", crate::policy::Action::Allow, None).unwrap();
+        add_rule(
+            &path,
+            None,
+            "gh.createIssue",
+            crate::policy::Action::Allow,
+            None,
+        )
+        .unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.starts_with("# mine"), "{text}");
         let settings = load::parse(&path, &text).unwrap();
         assert_eq!(settings.policy.rules.len(), 1);
         assert_eq!(settings.policy.rules[0].pattern, "gh.createIssue");
-        add_rule(&path, "gh.createIssue", crate::policy::Action::Deny, None).unwrap();
+        add_rule(
+            &path,
+            None,
+            "gh.createIssue",
+            crate::policy::Action::Deny,
+            None,
+        )
+        .unwrap();
         let settings = load::parse(&path, &std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(
             settings.policy.rules.len(),
@@ -284,10 +320,33 @@ mod tests {
             "the same pattern is updated, not added twice"
         );
         assert_eq!(settings.policy.rules[0].action, crate::policy::Action::Deny);
-        let err = add_rule(&path, "nope.x", crate::policy::Action::Allow, None)
+        let err = add_rule(&path, None, "nope.x", crate::policy::Action::Allow, None)
             .unwrap_err()
             .to_string();
         assert!(err.contains("source `nope`"), "{err}");
+    }
+
+    #[test]
+    fn a_profile_rule_goes_to_the_profile() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(
+            &path,
+            "[sources.gh]\ncommand = \"x\"\n[profiles.work]\nsources = [\"gh\"]\n",
+        )
+        .unwrap();
+        let allow = crate::policy::Action::Allow;
+        add_rule(&path, Some("work"), "gh.createIssue", allow, None).unwrap();
+        let settings = load::parse(&path, &std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert!(settings.policy.rules.is_empty(), "not the top-level rules");
+        assert_eq!(
+            settings.profiles["work"].policy.rules[0].pattern,
+            "gh.createIssue"
+        );
+        let err = add_rule(&path, Some("home"), "gh.createIssue", allow, None)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("no profile `home`"), "{err}");
     }
 
     #[test]

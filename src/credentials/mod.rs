@@ -159,6 +159,10 @@ pub enum CredentialError {
 /// The secret that holds the key encrypting runs and their journal at rest.
 pub const STATE_KEY_NAME: &str = "capabilities.state-key";
 
+/// Taken in the data directory while the state key is made in a credential store, and left
+/// there: it shows that a state store was keyed in that directory.
+pub const STATE_KEY_LOCK_FILE_NAME: &str = "state-key.lock";
+
 /// Checks a name the way `${secret:NAME}` references are checked.
 pub fn check_name(name: &str) -> Result<(), CredentialError> {
     let valid = !name.is_empty()
@@ -316,7 +320,7 @@ impl Credentials {
     /// agree on one key.
     pub fn state_key(&self, kind: StoreKind) -> Result<Zeroizing<[u8; 32]>, CredentialError> {
         // A lock of its own: the file store takes the credentials lock inside `set`.
-        let _lock = file::lock(&self.data_dir.join("state-key.lock"), true)?;
+        let _lock = file::lock(&self.data_dir.join(STATE_KEY_LOCK_FILE_NAME), true)?;
         if let Some(key) = self.existing_state_key(kind)? {
             return Ok(key);
         }

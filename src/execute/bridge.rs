@@ -1,6 +1,8 @@
 //! The hub side of the sandbox's [`Bridge`]: every call a script makes is looked up in the
 //! catalogue, decided by policy on its own (approving a script never approves its calls
-//! wholesale), sent to the upstream through the source's chosen connection, and journaled.
+//! wholesale, and the policy is read again for each call), journaled as dispatched, sent to the
+//! upstream through the source's chosen connection, and journaled with its answer. A call that
+//! asks runs only on a person's decision about exactly its arguments, used once.
 //!
 //! Secrets stay on this side: a call whose arguments carry a stored secret's value is refused
 //! (credentials reach an upstream only through its connection's headers or environment), and
@@ -18,10 +20,10 @@ use crate::catalog::describe::{DEFAULT_BUDGET_TOKENS, describe};
 use crate::catalog::live::LiveCatalog;
 use crate::catalog::results::{SearchRequest, render_search};
 use crate::catalog::tool::json_digest;
-use crate::config::Settings;
+use crate::config::LivePolicy;
 use crate::credentials::Redaction;
 use crate::policy::Action;
-use crate::runs::{JournalEntry, RunsStore, TokenRecord};
+use crate::runs::{Decision, Dispatch, DispatchError, PendingCall, RunsStore, TokenRecord};
 use crate::sandbox::{
     Bridge, BridgeError, CallFailure, CallOutcome, ErrorCode, Pending, PendingKind, ToolCall,
 };
@@ -29,15 +31,17 @@ use crate::sources::SourceError;
 
 use super::preview::preview;
 use super::recovery::{self, Dispatched, Dispatches};
-use super::replay::Replay;
+use super::replay::{Replay, Verdict};
 
 /// How many tools `hub.search` shows.
 const HUB_SEARCH_LIMIT: usize = 10;
 
 pub struct RunBridge {
     run_id: String,
+    /// This attempt's claim on the run: the journal sends calls for its owner only.
+    owner: String,
     catalog: Arc<LiveCatalog>,
-    settings: Arc<Settings>,
+    policy: Arc<LivePolicy>,
     store: Arc<RunsStore>,
     /// The values of the secrets the config references.
     redaction: Arc<Redaction>,
@@ -50,19 +54,22 @@ pub struct RunBridge {
 }
 
 impl RunBridge {
-    /// `replay` is empty for a new run and loaded from the store for a resumed one.
+    /// `replay` is empty for a new run and loaded from the store for a resumed one; `owner`
+    /// holds the run's claim.
     pub fn new(
         run_id: String,
+        owner: String,
         catalog: Arc<LiveCatalog>,
-        settings: Arc<Settings>,
+        policy: Arc<LivePolicy>,
         store: Arc<RunsStore>,
         redaction: Arc<Redaction>,
         replay: Arc<Replay>,
     ) -> RunBridge {
         RunBridge {
             run_id,
+            owner,
             catalog,
-            settings,
+            policy,
             store,
             redaction,
             replay,
@@ -81,6 +88,45 @@ impl RunBridge {
     pub fn with_token(mut self, token: Option<TokenRecord>) -> RunBridge {
         self.token = token;
         self
+    }
+
+    /// Records that this call waits for a person (replacing what another call asked at the same
+    /// step) and suspends it; the run pauses once nothing else is in flight.
+    fn ask(
+        &self,
+        call: &ToolCall,
+        address: &str,
+        connection: Option<&str>,
+        reason: &str,
+        args_digest: &str,
+    ) -> BoxFuture<'static, CallOutcome> {
+        let preview = preview(&call.arguments);
+        let pending = PendingCall {
+            seq: call.seq,
+            address,
+            connection,
+            preview: &preview,
+            reason,
+            args_digest,
+        };
+        if let Err(e) = self.store.record_pending(&self.run_id, &pending) {
+            // Without a record nobody can decide: the call is refused rather than left waiting.
+            return failed(not_sent(address, &DispatchError::Store(e)));
+        }
+        let on = connection
+            .map(|c| format!(" on connection `{c}`"))
+            .unwrap_or_default();
+        let pending = Pending {
+            id: format!("{}/{}", self.run_id, call.seq),
+            kind: PendingKind::Approval,
+            address: Some(address.to_string()),
+            summary: format!("{address}{on} with {preview}: {reason}"),
+            message: Some(format!(
+                "Tell the user that `{address}` needs their approval (`capabilities hub approve {}` in a terminal), then call execute with {{ \"resume\": \"{}\" }} once they have decided.",
+                self.run_id, self.run_id
+            )),
+        };
+        ready(CallOutcome::from(Err(BridgeError::Suspend(pending))))
     }
 
     /// What the run's token lets it call, for `hub.search` and `hub.describe` to show only that.
@@ -128,12 +174,11 @@ impl Bridge for RunBridge {
         let args_digest = json_digest(&call.arguments);
         // A resumed run answers the calls it already made from its journal.
         if let Some(outcome) = self.replay.answer(call.seq, &address, &args_digest) {
-            return futures::future::ready(outcome).boxed();
+            return ready(outcome);
         }
         // Before policy: a call the token forbids must not reach the approval queue either.
         if let Some(failure) = self.token_refusal(&address) {
-            return futures::future::ready(CallOutcome::from(Err(BridgeError::Failed(failure))))
-                .boxed();
+            return failed(failure);
         }
         // Before policy: a refused call must not reach the approval queue with its arguments.
         let redaction = self.redaction.clone();
@@ -145,8 +190,7 @@ impl Bridge for RunBridge {
                 ),
             );
             failure.hint = Some("Leave credentials out of the call: each connection sends its own (configured as `${secret:NAME}` in its headers or env). Pick another connection with `{ connection: \"name\" }`.".into());
-            return futures::future::ready(CallOutcome::from(Err(BridgeError::Failed(failure))))
-                .boxed();
+            return failed(failure);
         }
         let found = self.catalog.read(|catalog, _| {
             let namespace = catalog.namespace(&call.namespace)?;
@@ -159,18 +203,29 @@ impl Bridge for RunBridge {
             ))
         });
         let Some((upstream_name, annotations, default_connection)) = found else {
-            let failure = CallFailure::new(
+            return failed(CallFailure::new(
                 ErrorCode::UnknownTool,
                 format!("`{address}` is no longer in the catalogue"),
-            );
-            return futures::future::ready(CallOutcome::from(Err(BridgeError::Failed(failure))))
-                .boxed();
+            ));
+        };
+        let arguments = match &call.arguments {
+            Value::Object(map) => map.clone(),
+            Value::Null => serde_json::Map::new(),
+            other => {
+                return failed(CallFailure::new(
+                    ErrorCode::InvalidArguments,
+                    format!("`{address}` takes an object of arguments, got {other}"),
+                ));
+            }
         };
         let connection = call.connection.clone().or(default_connection);
-        let decision = self
-            .settings
-            .policy
-            .evaluate(&address, connection.as_deref(), &annotations);
+        // Read now, not when the hub started: a rule written since applies to this call.
+        let decision =
+            self.policy
+                .current()
+                .evaluate(&address, connection.as_deref(), &annotations);
+        // The person's decision on this very call (tool and arguments), if it runs on one.
+        let mut approved = None;
         match decision.action {
             Action::Deny => {
                 let mut failure = CallFailure::new(
@@ -178,15 +233,11 @@ impl Bridge for RunBridge {
                     format!("policy denies `{address}`: {}", decision.reason),
                 );
                 failure.hint = Some("This tool may not be called; do the task another way or ask the user to change the policy.".into());
-                return futures::future::ready(CallOutcome::from(Err(BridgeError::Failed(
-                    failure,
-                ))))
-                .boxed();
+                return failed(failure);
             }
-            Action::Ask if self.replay.granted(&address) => {}
-            Action::Ask => match self.replay.decision(call.seq, &address) {
-                Some(choice) if choice.allows() => {}
-                Some(_) => {
+            Action::Ask => match self.replay.verdict(call.seq, &address, &args_digest) {
+                Verdict::Decided(choice) if choice.allows() => approved = Some(choice),
+                Verdict::Decided(_) => {
                     let mut failure = CallFailure::new(
                         ErrorCode::PolicyDenied,
                         format!("the user denied `{address}`"),
@@ -194,53 +245,19 @@ impl Bridge for RunBridge {
                     failure.hint = Some(
                         "Do not retry this call; tell the user what could not be done.".into(),
                     );
-                    return futures::future::ready(CallOutcome::from(Err(BridgeError::Failed(
-                        failure,
-                    ))))
-                    .boxed();
+                    return failed(failure);
                 }
-                None => {
-                    let preview = preview(&call.arguments);
-                    if let Err(e) = self.store.record_pending(
-                        &self.run_id,
-                        call.seq,
+                Verdict::NotAsked if self.replay.granted(&address) => {}
+                // Never asked, still waiting, or asked about other arguments: a person decides
+                // on exactly what this call would send.
+                Verdict::NotAsked | Verdict::Waiting | Verdict::Changed => {
+                    return self.ask(
+                        &call,
                         &address,
                         connection.as_deref(),
-                        &preview,
                         &decision.reason,
-                    ) {
-                        tracing::warn!(
-                            "the pending approval of run {} is not recorded: {e}",
-                            self.run_id
-                        );
-                    }
-                    if let Err(e) =
-                        self.store
-                            .record_pending_digest(&self.run_id, call.seq, &args_digest)
-                    {
-                        tracing::warn!(
-                            "the pending approval of run {} is not recorded: {e}",
-                            self.run_id
-                        );
-                    }
-                    let on = connection
-                        .as_deref()
-                        .map(|c| format!(" on connection `{c}`"))
-                        .unwrap_or_default();
-                    let pending = Pending {
-                        id: format!("{}/{}", self.run_id, call.seq),
-                        kind: PendingKind::Approval,
-                        address: Some(address.clone()),
-                        summary: format!("{address}{on} with {preview}: {}", decision.reason),
-                        message: Some(format!(
-                            "Tell the user that `{address}` needs their approval (`capabilities hub approve {}` in a terminal), then call execute with {{ \"resume\": \"{}\" }} once they have decided.",
-                            self.run_id, self.run_id
-                        )),
-                    };
-                    return futures::future::ready(CallOutcome::from(Err(BridgeError::Suspend(
-                        pending,
-                    ))))
-                    .boxed();
+                        &args_digest,
+                    );
                 }
             },
             Action::Allow => {}
@@ -248,19 +265,28 @@ impl Bridge for RunBridge {
         let sources = self.catalog.sources().clone();
         let store = self.store.clone();
         let run_id = self.run_id.clone();
+        let owner = self.owner.clone();
         let dispatches = self.dispatches.clone();
+        let replay = self.replay.clone();
         // As in MCP's defaults, a tool may write unless its upstream marks it read-only.
         let mutating = !annotations.is_read_only();
         async move {
             let started = Instant::now();
-            let arguments = match &call.arguments {
-                Value::Object(map) => map.clone(),
-                Value::Null => serde_json::Map::new(),
-                other => {
-                    let failure = CallFailure::new(ErrorCode::InvalidArguments, format!("`{address}` takes an object of arguments, got {other}"));
-                    return CallOutcome::from(Err(BridgeError::Failed(failure)));
-                }
+            let dispatch = Dispatch {
+                seq: call.seq,
+                address: &address,
+                connection: call.connection.as_deref(),
+                args_digest: &args_digest,
+                mutating,
+                uses_approval: approved.is_some(),
             };
+            // Journaled before it leaves, for this run's owner only, using up its approval.
+            if let Err(e) = store.record_dispatch(&run_id, &owner, &dispatch) {
+                return CallOutcome::from(Err(BridgeError::Failed(not_sent(&address, &e))));
+            }
+            if approved == Some(Decision::AllowRun) {
+                replay.grant(&address);
+            }
             dispatches.start(call.seq, &address, mutating);
             let outcome = sources.call_tool(&call.namespace, call.connection.as_deref(), &upstream_name, arguments).await;
             let delivery = recovery::delivery(&outcome);
@@ -281,17 +307,9 @@ impl Bridge for RunBridge {
             };
             // So that a resumed run's recovery counts this call only if it may have acted.
             recovery::mark(&mut journaled, delivery, mutating);
-            let entry = JournalEntry {
-                seq: call.seq,
-                address,
-                connection: call.connection.clone(),
-                args_digest,
-                result: journaled,
-                ok,
-                ms,
-            };
-            if let Err(e) = store.record_call(&run_id, &entry) {
-                tracing::warn!("call {} of run {run_id} is not journaled: {e}", call.seq);
+            if let Err(e) = store.record_answer(&run_id, call.seq, &journaled, ok, ms) {
+                // The call stays journaled as dispatched: a resume treats it as interrupted.
+                tracing::warn!("the answer to call {} of run {run_id} is not journaled: {e}", call.seq);
             }
             CallOutcome { result, ms: Some(ms) }
         }
@@ -307,7 +325,7 @@ impl Bridge for RunBridge {
                 limit: HUB_SEARCH_LIMIT,
                 permits: permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
             };
-            render_search(catalog, index, &self.settings.policy, &request)
+            render_search(catalog, index, &self.policy.current(), &request)
                 .unwrap_or_else(|e| e.to_string())
         });
         futures::future::ready(text).boxed()
@@ -317,13 +335,38 @@ impl Bridge for RunBridge {
         let text = self.catalog.read(|catalog, _| {
             let permits = self.token_permits();
             let visible = catalog.visible_tools(
-                &self.settings.policy,
+                &self.policy.current(),
                 permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
             );
             describe(&visible, &targets, DEFAULT_BUDGET_TOKENS).unwrap_or_else(|e| e.to_string())
         });
         futures::future::ready(text).boxed()
     }
+}
+
+fn ready(outcome: CallOutcome) -> BoxFuture<'static, CallOutcome> {
+    futures::future::ready(outcome).boxed()
+}
+
+fn failed(failure: CallFailure) -> BoxFuture<'static, CallOutcome> {
+    ready(CallOutcome::from(Err(BridgeError::Failed(failure))))
+}
+
+/// Why the journal refused a call, which was therefore never sent.
+fn not_sent(address: &str, error: &DispatchError) -> CallFailure {
+    let code = match error {
+        DispatchError::NotApproved { .. } => ErrorCode::PolicyDenied,
+        DispatchError::AlreadyJournaled { .. } => ErrorCode::ReplayDivergence,
+        DispatchError::NotOwner { .. } => ErrorCode::RunInProgress,
+        DispatchError::Store(_) => ErrorCode::Internal,
+    };
+    let mut failure = CallFailure::new(code, format!("`{address}` was not sent: {error}"));
+    if matches!(error, DispatchError::Store(_)) {
+        failure.hint = Some(
+            "Nothing was sent. Tell the user the state store needs attention (the message says what to do).".into(),
+        );
+    }
+    failure
 }
 
 /// An upstream failure as the script's `ToolError` shows it.

@@ -5,6 +5,7 @@
 //! `capabilities exec` and the hub.
 
 mod bridge;
+mod lease;
 mod missing_source;
 mod preview;
 mod recovery;
@@ -17,13 +18,17 @@ use std::time::{SystemTime, UNIX_EPOCH};
 pub use bridge::RunBridge;
 
 use crate::catalog::live::LiveCatalog;
-use crate::config::Settings;
+use crate::config::{LivePolicy, Settings};
 use crate::credentials::{Redaction, Secret};
-use crate::runs::{RunOrigin, RunsStore, StoreError, TokenRecord, new_run_id, new_seed};
+use crate::runs::{
+    Claim, RunOrigin, RunRecord, RunsStore, StoreError, TokenRecord, new_run_id, new_seed, now_ms,
+};
 use crate::sandbox::{
-    self, CancelToken, EnvelopeError, ErrorCode, ExecuteEnvelope, Namespaces, RunRequest, Status,
+    self, CancelToken, EnvelopeError, ErrorCode, ExecuteEnvelope, ExecuteRequest, Namespaces,
+    ProviderExecution, Recovery, RunRequest, Status,
 };
 
+use self::lease::Lease;
 use self::recovery::Dispatched;
 use self::replay::Replay;
 
@@ -31,6 +36,8 @@ use self::replay::Replay;
 pub struct Executor {
     catalog: Arc<LiveCatalog>,
     settings: Arc<Settings>,
+    /// The policy each call is decided by, kept in step with the config.
+    policy: Arc<LivePolicy>,
     store: Arc<RunsStore>,
     /// The values of the secrets the config references, read on the first run.
     redaction: OnceLock<Arc<Redaction>>,
@@ -49,6 +56,7 @@ impl Executor {
     ) -> Executor {
         Executor {
             catalog,
+            policy: Arc::new(LivePolicy::fixed(settings.policy.clone())),
             settings,
             store,
             redaction: OnceLock::new(),
@@ -69,6 +77,18 @@ impl Executor {
         let namespaces = Arc::new(self.catalog.read(|catalog, _| tools::namespaces(catalog)));
         *cached = Some((generation, namespaces.clone()));
         namespaces
+    }
+
+    /// Decides calls by `policy` (one that follows the config file, in a hub) instead of the
+    /// policy the settings held at the start.
+    pub fn with_policy(mut self, policy: Arc<LivePolicy>) -> Executor {
+        self.policy = policy;
+        self
+    }
+
+    /// The policy calls are decided by now.
+    pub fn policy(&self) -> &Arc<LivePolicy> {
+        &self.policy
     }
 
     /// Records `profile` with every run (the hub's `--profile`).
@@ -140,22 +160,31 @@ impl Executor {
             profile: self.profile.as_deref(),
             output_budget_bytes,
         };
-        let recorded =
-            self.store
-                .begin_run_from(&run_id, &stored_code, seed, start_time_ms, &origin);
-        if let Err(e) = recorded {
-            // A run that cannot be journaled could neither pause nor resume safely, so nothing
-            // of it runs; the message says how to make the store usable again.
-            let mut error =
-                EnvelopeError::new(ErrorCode::Internal, format!("the run was not started: {e}"));
-            error.hint = Some(
-                "Nothing ran. Tell the user the state store needs attention (the message says what to do); retrying will not help until then."
-                    .into(),
-            );
-            return ExecuteEnvelope::rejected(&run_id, error, Vec::new());
-        }
+        let owner = match self.store.begin_run_from(
+            &run_id,
+            &stored_code,
+            seed,
+            start_time_ms,
+            &origin,
+        ) {
+            Ok(owner) => owner,
+            Err(e) => {
+                // A run that cannot be journaled could neither pause nor resume safely, so
+                // nothing of it runs; the message says how to make the store usable again.
+                let mut error = EnvelopeError::new(
+                    ErrorCode::Internal,
+                    format!("the run was not started: {e}"),
+                );
+                error.hint = Some(
+                        "Nothing ran. Tell the user the state store needs attention (the message says what to do); retrying will not help until then."
+                            .into(),
+                    );
+                return ExecuteEnvelope::rejected(&run_id, error, Vec::new());
+            }
+        };
         let run = Run {
             run_id,
+            owner,
             code,
             seed,
             start_time_ms,
@@ -165,11 +194,14 @@ impl Executor {
             .await
     }
 
-    /// Continues a run that paused for approval. Until every pending call has a decision it
-    /// returns the same pending envelope and runs nothing; a run that already ended returns its
-    /// final envelope again. Otherwise the script re-runs with the same seed and clock, the
-    /// journaled calls answer from the journal, and approved calls run once. New calls are
-    /// checked against `token` as in [`execute_for`](Self::execute_for).
+    /// Continues a run. A run that paused for approval re-runs once every pending call has a
+    /// decision (until then it returns the same pending envelope and runs nothing), with the
+    /// same seed and clock: the journaled calls answer from the journal, and approved calls run
+    /// once. A run whose process stopped mid-run (`kill -9`, a crash) is taken over the same
+    /// way, and a write it left in flight is never sent again. A run that already ended returns
+    /// its final envelope again. Only one resume runs a run at a time, across processes: the
+    /// others return `running` and run nothing. New calls are checked against `token` as in
+    /// [`execute_for`](Self::execute_for).
     pub async fn resume(
         &self,
         run_id: &str,
@@ -180,52 +212,96 @@ impl Executor {
             .store
             .run(run_id)?
             .ok_or_else(|| ResumeError::UnknownRun(run_id.to_string()))?;
-        let stored = record
-            .envelope
-            .as_ref()
-            .and_then(|e| serde_json::from_value::<ExecuteEnvelope>(e.clone()).ok());
-        if record.status != "awaiting_approval" {
-            return stored.ok_or_else(|| ResumeError::StillRunning(run_id.to_string()));
-        }
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_millis() as u64)
-            .unwrap_or(0);
-        let undecided: Vec<_> = self
-            .store
-            .approvals(run_id)?
-            .into_iter()
-            .filter(|a| a.decision.is_none())
-            .collect();
-        if let Some(expired) = undecided.iter().find(|a| a.is_expired_at(now)) {
-            let error = EnvelopeError::new(
-                ErrorCode::ApprovalExpired,
-                format!(
-                    "nobody decided on `{}` within 30 minutes, so the run ended",
-                    expired.address
-                ),
-            );
-            let mut envelope = ExecuteEnvelope::rejected(run_id, error, Vec::new());
-            if let Some(previous) = stored {
-                envelope.calls = previous.calls;
+        let now = now_ms();
+        let claim = match record.status.as_str() {
+            "awaiting_approval" => {
+                let undecided: Vec<_> = self
+                    .store
+                    .approvals(run_id)?
+                    .into_iter()
+                    .filter(|a| a.decision.is_none())
+                    .collect();
+                if let Some(expired) = undecided.iter().find(|a| a.is_expired_at(now)) {
+                    let address = expired.address.clone();
+                    return match self.store.claim_paused(run_id, now)? {
+                        Claim::Won { owner, .. } => Ok(self.expire(run_id, &owner, &address)?),
+                        Claim::Lost => self.current(run_id),
+                    };
+                }
+                if !undecided.is_empty() {
+                    return stored_envelope(&record);
+                }
+                self.store.claim_paused(run_id, now)?
             }
-            let journal = self.store.journal(run_id)?;
-            let dispatched = Dispatched::earlier(&journal);
-            recovery::apply(&mut envelope, &dispatched);
-            return Ok(self.finish(run_id, envelope));
-        }
-        if !undecided.is_empty() {
-            return stored.ok_or_else(|| ResumeError::StillRunning(run_id.to_string()));
-        }
+            "running" => {
+                let seen = self
+                    .store
+                    .claim_record(run_id)?
+                    .ok_or_else(|| ResumeError::UnknownRun(run_id.to_string()))?;
+                if !seen.is_interrupted_at(now) {
+                    return Ok(in_progress(run_id, &record));
+                }
+                let claim = self.store.take_over(run_id, &seen, now)?;
+                if matches!(claim, Claim::Won { .. }) {
+                    let detail = serde_json::json!({ "previousOwner": seen.owner, "attempt": seen.attempt + 1 });
+                    if let Err(e) = self.store.audit(Some(run_id), "taken_over", &detail) {
+                        tracing::warn!("the takeover of run {run_id} is not audited: {e}");
+                    }
+                }
+                claim
+            }
+            _ => return stored_envelope(&record),
+        };
+        let Claim::Won { owner, .. } = claim else {
+            return self.current(run_id);
+        };
         let replay = Arc::new(Replay::load(&self.store, run_id)?);
         let run = Run {
             run_id: run_id.to_string(),
+            owner,
             code: record.code,
             seed: record.seed,
             start_time_ms: record.start_time_ms,
             output_budget_bytes: record.output_budget_bytes,
         };
         Ok(self.run(run, replay, cancel, token).await)
+    }
+
+    /// What a resume that lost the race for a run returns: the run as it is now.
+    fn current(&self, run_id: &str) -> Result<ExecuteEnvelope, ResumeError> {
+        let record = self
+            .store
+            .run(run_id)?
+            .ok_or_else(|| ResumeError::UnknownRun(run_id.to_string()))?;
+        match record.status.as_str() {
+            "running" => Ok(in_progress(run_id, &record)),
+            _ => stored_envelope(&record),
+        }
+    }
+
+    /// Ends a paused run (claimed by `owner`) whose approval nobody gave in time.
+    fn expire(
+        &self,
+        run_id: &str,
+        owner: &str,
+        address: &str,
+    ) -> Result<ExecuteEnvelope, ResumeError> {
+        let error = EnvelopeError::new(
+            ErrorCode::ApprovalExpired,
+            format!("nobody decided on `{address}` within 30 minutes, so the run ended"),
+        );
+        let mut envelope = ExecuteEnvelope::rejected(run_id, error, Vec::new());
+        if let Some(previous) = self
+            .store
+            .run(run_id)?
+            .and_then(|r| r.envelope)
+            .and_then(|e| serde_json::from_value::<ExecuteEnvelope>(e).ok())
+        {
+            envelope.calls = previous.calls;
+        }
+        let journal = self.store.journal(run_id)?;
+        recovery::apply(&mut envelope, &Dispatched::earlier(&journal));
+        Ok(self.finish(run_id, owner, envelope))
     }
 
     async fn run(
@@ -244,32 +320,42 @@ impl Executor {
         let bridge = Arc::new(
             RunBridge::new(
                 run.run_id.clone(),
+                run.owner.clone(),
                 self.catalog.clone(),
-                self.settings.clone(),
+                self.policy.clone(),
                 self.store.clone(),
                 self.redaction(),
                 replay.clone(),
             )
             .with_token(token.cloned()),
         );
+        let lease = Lease::keep(
+            self.store.clone(),
+            run.run_id.clone(),
+            run.owner.clone(),
+            cancel.clone(),
+        );
         let mut envelope = sandbox::run_with_cancel(request, bridge.clone(), cancel).await;
+        drop(lease);
         missing_source::explain(&mut envelope, self.catalog.sources());
-        if let Some(divergence) = replay.divergence() {
+        if let Some(stop) = replay.stopped() {
             // Whatever the script made of the refused call, the run must not look successful.
             envelope.status = Status::Failed;
             envelope.result = None;
             envelope.pending.clear();
-            envelope.error = Some(EnvelopeError::new(ErrorCode::ReplayDivergence, divergence));
+            envelope.error = Some(EnvelopeError::new(stop.code(), stop.message()));
         }
         // The sandbox aborts every call future when the run ends, so a call still marked in
         // flight now was cut off and counts as lost.
         recovery::apply(&mut envelope, &bridge.dispatched());
-        self.finish(&run.run_id, envelope)
+        self.finish(&run.run_id, &run.owner, envelope)
     }
 
-    /// Records how the run ended and returns the envelope as stored, so the client and the
-    /// store (the dashboard, a later resume) see the same one, with secrets blanked in both.
-    fn finish(&self, run_id: &str, envelope: ExecuteEnvelope) -> ExecuteEnvelope {
+    /// Records how `owner`'s attempt ended and returns the envelope as stored, so the client and
+    /// the store (the dashboard, a later resume) see the same one, with secrets blanked in both.
+    /// An attempt that lost its claim meanwhile records nothing: the run's new owner decides
+    /// how it ends, and the client is told to resume for that.
+    fn finish(&self, run_id: &str, owner: &str, envelope: ExecuteEnvelope) -> ExecuteEnvelope {
         let status = serde_json::to_value(envelope.status)
             .ok()
             .and_then(|v| v.as_str().map(String::from))
@@ -282,8 +368,15 @@ impl Executor {
             }
         };
         self.redaction().clean_json(&mut stored);
-        if let Err(e) = self.store.finish_run(run_id, &status, &stored) {
-            tracing::warn!("run {run_id} outcome is not recorded: {e}");
+        match self.store.finish_run(run_id, owner, &status, &stored) {
+            Ok(true) => {}
+            Ok(false) => {
+                tracing::warn!(
+                    "run {run_id} was taken over by another process while this one ran it; its outcome is that process's"
+                );
+                return in_progress_envelope(run_id, Vec::new());
+            }
+            Err(e) => tracing::warn!("run {run_id} outcome is not recorded: {e}"),
         }
         // Blanking only rewrites text inside strings; were it ever to break a field, the
         // envelope as the run made it is better than none.
@@ -298,6 +391,8 @@ impl Executor {
 /// What one (new or resumed) run needs.
 struct Run {
     run_id: String,
+    /// The claim this attempt holds on the run.
+    owner: String,
     code: String,
     seed: u64,
     start_time_ms: u64,
@@ -311,8 +406,51 @@ pub enum ResumeError {
         "there is no run `{0}`; resume takes the runId of an execute that is awaiting approval"
     )]
     UnknownRun(String),
-    #[error("run `{0}` has not finished its first attempt yet; wait for its envelope, then resume")]
-    StillRunning(String),
+    #[error(
+        "run `{0}` ended without an envelope to return (it was stored by an older version); run its script again as a new execute"
+    )]
+    NoEnvelope(String),
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+/// The envelope a resume returns for a run that ended or paused: the one stored.
+fn stored_envelope(record: &RunRecord) -> Result<ExecuteEnvelope, ResumeError> {
+    record
+        .envelope
+        .as_ref()
+        .and_then(|e| serde_json::from_value::<ExecuteEnvelope>(e.clone()).ok())
+        .ok_or_else(|| ResumeError::NoEnvelope(record.run_id.clone()))
+}
+
+/// What a resume returns while another request runs the run: nothing ran, and the calls the
+/// run had made when it last paused.
+fn in_progress(run_id: &str, record: &RunRecord) -> ExecuteEnvelope {
+    let calls = record
+        .envelope
+        .as_ref()
+        .and_then(|e| serde_json::from_value::<ExecuteEnvelope>(e.clone()).ok())
+        .map(|e| e.calls)
+        .unwrap_or_default();
+    in_progress_envelope(run_id, calls)
+}
+
+fn in_progress_envelope(run_id: &str, calls: Vec<crate::sandbox::CallSummary>) -> ExecuteEnvelope {
+    let mut error = EnvelopeError::new(
+        ErrorCode::RunInProgress,
+        format!(
+            "run `{run_id}` is being run by another request right now, so this one ran nothing"
+        ),
+    );
+    // The resume itself may be sent again as it is; what the run's calls did is not known yet.
+    error.recovery = Some(Recovery {
+        code: None,
+        execute_request: ExecuteRequest::Unchanged,
+        provider_execution: ProviderExecution::Unknown,
+        automatic_replay: false,
+    });
+    let mut envelope = ExecuteEnvelope::new(run_id, Status::Running, Vec::new());
+    envelope.error = Some(error);
+    envelope.calls = calls;
+    envelope
 }

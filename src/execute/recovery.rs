@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::runs::JournalEntry;
+use crate::runs::{CallState, JournalEntry};
 use crate::sandbox::{ErrorCode, ExecuteEnvelope, ExecuteRequest, Recovery, Status};
 use crate::sources::SourceError;
 
@@ -76,8 +76,12 @@ pub fn unmarked(result: &Value) -> Value {
 }
 
 /// How far a journaled call got and whether its tool may write, from the note [`mark`] left. A
-/// call journaled without one (by an older hub) may have written: answered, mutating.
+/// call journaled as dispatched and never answered (its attempt was interrupted) was lost; one
+/// journaled without a note (by an older hub) may have written: answered, mutating.
 fn noted(entry: &JournalEntry) -> (Delivery, bool) {
+    if entry.state == CallState::Dispatched {
+        return (Delivery::Lost, entry.mutating);
+    }
     let note = entry.result.get(JOURNAL_NOTE);
     let delivery = note
         .and_then(|n| n.get("delivery"))
@@ -220,7 +224,9 @@ pub fn recovery(code: ErrorCode, dispatched: &Dispatched) -> Option<Recovery> {
         | ErrorCode::UpstreamError
         | ErrorCode::ReplayDivergence
         | ErrorCode::Cancelled
-        | ErrorCode::Internal => None,
+        | ErrorCode::Internal
+        | ErrorCode::Interrupted
+        | ErrorCode::RunInProgress => None,
     }
 }
 
@@ -298,6 +304,8 @@ mod tests {
             ok: result.get("error").is_none(),
             result,
             ms: 1,
+            state: CallState::Answered,
+            mutating: true,
         }
     }
 
@@ -494,7 +502,9 @@ mod tests {
                 | ErrorCode::UpstreamError
                 | ErrorCode::ReplayDivergence
                 | ErrorCode::Cancelled
-                | ErrorCode::Internal => None,
+                | ErrorCode::Internal
+                | ErrorCode::Interrupted
+                | ErrorCode::RunInProgress => None,
                 _ => Some(Recovery::CORRECT_ARGUMENTS),
             };
             assert_eq!(recovery(code, &nothing), expected, "{code}");

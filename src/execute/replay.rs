@@ -1,15 +1,16 @@
-//! What a resumed run already knows: the journal of calls that ran before it paused, the
-//! decisions people made on its pending calls, and the tools allowed for the rest of the run.
-//! A resumed script re-runs from the start with the same seed and clock; calls already in the
-//! journal answer from it (so a write never runs twice), and a script that no longer matches
-//! its journal stops rather than guessing.
+//! What a resumed run already knows: the journal of calls earlier attempts made, the decisions
+//! people made on its pending calls, and the tools allowed for the rest of the run. A resumed
+//! script re-runs from the start with the same seed and clock; calls already answered in the
+//! journal answer from it (so a write never runs twice), a write an interrupted attempt sent
+//! without an answer is never sent again, and a script that no longer matches its journal
+//! stops rather than guessing.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
 
 use serde_json::Value;
 
-use crate::runs::{Approval, Decision, JournalEntry, RunsStore, StoreError};
+use crate::runs::{Approval, CallState, Decision, JournalEntry, RunsStore, StoreError};
 use crate::sandbox::{BridgeError, CallFailure, CallOutcome, ErrorCode};
 
 use super::recovery;
@@ -18,9 +19,53 @@ use super::recovery;
 pub struct Replay {
     journal: BTreeMap<u64, JournalEntry>,
     approvals: BTreeMap<u64, Approval>,
-    grants: BTreeSet<String>,
-    /// Set at the first call that does not match the journal; every later call is refused.
-    divergence: Mutex<Option<String>>,
+    /// Tools a person allowed for the rest of the run, once the call they were allowed on went
+    /// out; grows when this attempt sends such a call.
+    grants: Mutex<BTreeSet<String>>,
+    /// Set at the first call that does not match the journal, or that an interrupted attempt
+    /// left without an answer; every later call is refused.
+    stop: Mutex<Option<Stop>>,
+}
+
+/// Why a resumed run stopped sending calls.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stop {
+    /// A call differs from the journal at the same step.
+    Diverged(String),
+    /// A call that may write was sent by an earlier attempt that stopped before its answer.
+    Interrupted { seq: u64, address: String },
+}
+
+impl Stop {
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Stop::Diverged(_) => ErrorCode::ReplayDivergence,
+            Stop::Interrupted { .. } => ErrorCode::Interrupted,
+        }
+    }
+
+    pub fn message(&self) -> String {
+        match self {
+            Stop::Diverged(what) => what.clone(),
+            Stop::Interrupted { seq, address } => format!(
+                "the run was interrupted while call {seq} to `{address}` was in flight, and no answer was recorded: it may have taken effect, so it was not sent again"
+            ),
+        }
+    }
+}
+
+/// What the person decided about the call at a step, as far as this call is concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Nobody was asked about this step.
+    NotAsked,
+    /// This very call (tool and arguments) waits for a decision.
+    Waiting,
+    /// This very call was decided.
+    Decided(Decision),
+    /// Another call (other arguments, or another tool) was asked about at this step: its
+    /// decision does not carry over.
+    Changed,
 }
 
 impl Replay {
@@ -37,18 +82,21 @@ impl Replay {
                 .into_iter()
                 .map(|a| (a.seq, a))
                 .collect(),
-            grants: store.run_grants(run_id)?,
-            divergence: Mutex::new(None),
+            grants: Mutex::new(store.run_grants(run_id)?),
+            stop: Mutex::new(None),
         })
     }
 
-    /// The journaled answer to call `seq`, if it ran before. A call that differs from the
-    /// journal (another tool or other arguments at the same step) marks the run diverged.
+    /// The journaled answer to call `seq`, if an earlier attempt got one; `None` when the call
+    /// is to be sent (it never was, or it is a read whose answer was lost). A call that
+    /// differs from the journal marks the run diverged, and a write sent without an answer
+    /// marks it interrupted; either way it is refused.
     pub fn answer(&self, seq: u64, address: &str, args_digest: &str) -> Option<CallOutcome> {
-        if let Some(first) = self.divergence() {
-            return Some(refused(format!(
-                "the run already diverged from its journal: {first}"
-            )));
+        if let Some(stop) = self.stopped() {
+            return Some(refused(
+                stop.code(),
+                format!("the run stopped sending calls: {}", stop.message()),
+            ));
         }
         let entry = self.journal.get(&seq)?;
         if entry.address != address || entry.args_digest != args_digest {
@@ -60,8 +108,17 @@ impl Replay {
             } else {
                 format!("call {seq} to `{address}` has other arguments than when the run paused")
             };
-            *self.divergence.lock().unwrap_or_else(|p| p.into_inner()) = Some(what.clone());
-            return Some(refused(what));
+            return Some(self.stop_with(Stop::Diverged(what)));
+        }
+        if entry.state == CallState::Dispatched {
+            // A read may go again; a write may have acted, and must not act twice.
+            if !entry.mutating {
+                return None;
+            }
+            return Some(self.stop_with(Stop::Interrupted {
+                seq,
+                address: address.to_string(),
+            }));
         }
         let result = match entry.result.get("error") {
             Some(error) if !entry.ok && entry.result.get("content").is_none() => {
@@ -85,12 +142,22 @@ impl Replay {
         })
     }
 
-    /// The decision a person made on call `seq`, if it is the same tool that asked.
-    pub fn decision(&self, seq: u64, address: &str) -> Option<Decision> {
-        self.approvals
-            .get(&seq)
-            .filter(|a| a.address == address)
-            .and_then(|a| a.decision)
+    fn stop_with(&self, stop: Stop) -> CallOutcome {
+        let outcome = refused(stop.code(), stop.message());
+        self.stop
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get_or_insert(stop);
+        outcome
+    }
+
+    /// What was decided about call `seq`, for exactly this tool and these arguments.
+    pub fn verdict(&self, seq: u64, address: &str, args_digest: &str) -> Verdict {
+        match self.approvals.get(&seq) {
+            None => Verdict::NotAsked,
+            Some(a) if a.address != address || a.args_digest != args_digest => Verdict::Changed,
+            Some(a) => a.decision.map_or(Verdict::Waiting, Verdict::Decided),
+        }
     }
 
     /// The calls earlier attempts of the run journaled, in call order.
@@ -100,21 +167,32 @@ impl Replay {
 
     /// True when a person allowed `address` for the rest of this run.
     pub fn granted(&self, address: &str) -> bool {
-        self.grants.contains(address)
-    }
-
-    /// Why the run stopped matching its journal, if it did.
-    pub fn divergence(&self) -> Option<String> {
-        self.divergence
+        self.grants
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .clone()
+            .contains(address)
+    }
+
+    /// `address` was allowed for the rest of the run, and the call it was allowed on went out.
+    pub fn grant(&self, address: &str) {
+        self.grants
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(address.to_string());
+    }
+
+    /// Why the run stopped sending calls, if it did.
+    pub fn stopped(&self) -> Option<Stop> {
+        self.stop.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 }
 
-fn refused(message: String) -> CallOutcome {
-    let mut failure = CallFailure::new(ErrorCode::ReplayDivergence, message);
-    failure.hint = Some("The script changed since the run paused; run it again as a new execute instead of resuming.".into());
+fn refused(code: ErrorCode, message: String) -> CallOutcome {
+    let mut failure = CallFailure::new(code, message);
+    failure.hint = Some(match code {
+        ErrorCode::Interrupted => code.hint().to_string(),
+        _ => "The script changed since the run paused; run it again as a new execute instead of resuming.".into(),
+    });
     CallOutcome {
         result: Err(BridgeError::Failed(failure)),
         ms: Some(0),

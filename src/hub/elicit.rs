@@ -9,6 +9,7 @@
 //! any hub process sharing the store (a restarted one, or another behind the same stateless
 //! HTTP endpoint) can check an answer to a question another process asked.
 
+use std::path::Path;
 use std::time::Duration;
 
 use rmcp::model::{
@@ -17,7 +18,10 @@ use rmcp::model::{
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::runs::{Approval, Decision, RunsStore, StoreError, new_run_id, now_ms};
+use crate::approvals::{Channel, DecisionRequest, decide};
+use crate::runs::{
+    Approval, DecideError, Decision, RunsStore, Seen, StoreError, new_run_id, now_ms,
+};
 
 /// The key of the one input request in an `input_required` result.
 const INPUT_KEY: &str = "approval";
@@ -62,7 +66,7 @@ pub enum AnswerError {
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error(transparent)]
-    Decide(#[from] crate::runs::DecideError),
+    Decide(DecideError),
 }
 
 /// Signs and checks approval states with a key every process sharing the store derives alike.
@@ -86,11 +90,14 @@ impl Elicitation {
             .ok()?
             .into_iter()
             .find(|a| a.decision.is_none() && !a.is_expired_at(now))?;
-        let digest = store.pending_digest(run_id, approval.seq).ok()??;
+        // A call recorded by an older version has no digest to bind an answer to.
+        if approval.args_digest.is_empty() {
+            return None;
+        }
         let state = State {
             run: run_id.to_string(),
             seq: approval.seq,
-            digest,
+            digest: approval.args_digest.clone(),
             nonce: new_run_id(),
         };
         let ttl = Duration::from_millis(approval.expires_at_ms.saturating_sub(now));
@@ -116,14 +123,17 @@ impl Elicitation {
         serde_json::from_value(result).ok()
     }
 
-    /// Checks an answer and records its decision (channel `elicitation`); returns the run to
-    /// resume and the decision. "Always allow" is returned for the caller to write its rule.
+    /// Checks an answer and records its decision (channel `elicitation`) through the one
+    /// [`decide`], bound to the arguments the form showed; "always" writes its rule to
+    /// `config_file`.
+    /// Returns the run to resume.
     pub fn answer(
         &self,
         store: &RunsStore,
+        config_file: Option<&Path>,
         request_state: &str,
         responses: &InputResponses,
-    ) -> Result<(String, Decision, Approval), AnswerError> {
+    ) -> Result<String, AnswerError> {
         let state: State = self
             .codec(store)?
             .open_json_with(request_state, ASSOCIATED)
@@ -134,23 +144,27 @@ impl Elicitation {
         if !store.consume_once(&state.nonce)? {
             return Err(AnswerError::Replayed(state.run));
         }
-        let pending = store
-            .approval(&state.run, state.seq)?
-            .filter(|a| a.decision.is_none());
-        let digest = store.pending_digest(&state.run, state.seq)?;
-        let Some(approval) = pending.filter(|_| digest.as_deref() == Some(state.digest.as_str()))
-        else {
-            return Err(AnswerError::NotPending {
-                run: state.run,
-                seq: state.seq,
-            });
-        };
-        if approval.is_expired_at(now_ms()) {
-            return Err(AnswerError::Expired);
-        }
         let decision = decision_of(responses.get(INPUT_KEY))?;
-        store.decide(&state.run, Some(state.seq), decision, "elicitation")?;
-        Ok((state.run, decision, approval))
+        let request = DecisionRequest {
+            run_id: &state.run,
+            seen: vec![Seen {
+                seq: state.seq,
+                args_digest: state.digest,
+            }],
+            decision,
+            channel: Channel::Elicitation,
+        };
+        match decide(store, config_file, &request) {
+            Ok(_) => Ok(state.run),
+            Err(DecideError::Expired { .. }) => Err(AnswerError::Expired),
+            Err(DecideError::NothingPending { .. } | DecideError::Changed { .. }) => {
+                Err(AnswerError::NotPending {
+                    run: state.run,
+                    seq: state.seq,
+                })
+            }
+            Err(e) => Err(AnswerError::Decide(e)),
+        }
     }
 }
 

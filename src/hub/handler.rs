@@ -30,11 +30,9 @@ use crate::catalog::Origin;
 use crate::catalog::describe::describe;
 use crate::catalog::live::LiveCatalog;
 use crate::catalog::results::{SearchRequest, render_search};
-use crate::config::edit::add_rule;
 use crate::config::{Settings, settle_time};
 use crate::execute::Executor;
-use crate::policy::Action;
-use crate::runs::{Decision, TokenRecord};
+use crate::runs::TokenRecord;
 use crate::sandbox::{CancelToken, ExecuteEnvelope, Status};
 
 /// The protocol versions served: 2026-07-28 statelessly, the older ones after `initialize`.
@@ -66,8 +64,8 @@ pub struct Hub {
     tools: Arc<[Tool]>,
     /// How long describe and execute wait for sources that are still connecting.
     settle_timeout: Duration,
-    /// The config file "always allow" on the approval page writes rules to; `None` turns the
-    /// page off.
+    /// The config "always allow" (on the approval page or a form) writes its rule to; `None`
+    /// turns the page off and refuses "always" from a form.
     config_file: Option<PathBuf>,
     /// Started the first time a run pauses; `None` inside when it could not start.
     page: Arc<OnceCell<Option<ApprovalPage>>>,
@@ -90,8 +88,8 @@ impl Hub {
         }
     }
 
-    /// Opens the approval page in the user's browser when a run pauses; "always allow" on it
-    /// writes rules to `config_file`.
+    /// Opens the approval page in the user's browser when a run pauses; "always allow" (there or
+    /// in a form) writes its rule to `config_file`.
     pub fn with_approval_page(mut self, config_file: PathBuf) -> Hub {
         self.config_file = Some(config_file);
         self
@@ -151,9 +149,11 @@ impl Hub {
             limit: args.limit,
             permits: permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
         };
+        // The policy as the config says now: a rule written since the hub started applies.
+        let policy = self.executor.policy().current();
         match self
             .catalog
-            .read(|catalog, index| render_search(catalog, index, &self.settings.policy, &request))
+            .read(|catalog, index| render_search(catalog, index, &policy, &request))
         {
             Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
             Err(e) => tool_error(e.0),
@@ -178,10 +178,11 @@ impl Hub {
         };
         self.wait_for_connecting_sources(named, ct).await;
         let permits = token.map(|token| move |address: &str| token.allows(address));
+        let policy = self.executor.policy().current();
         let described = self.catalog.read(|catalog, _| {
             describe(
                 &catalog.visible_tools(
-                    &self.settings.policy,
+                    &policy,
                     permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
                 ),
                 &args.targets,
@@ -274,19 +275,15 @@ impl Hub {
         responses: &InputResponses,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let (run_id, decision, approval) = self
+        let run_id = self
             .elicitation
-            .answer(self.executor.store(), request_state, responses)
+            .answer(
+                self.executor.store(),
+                self.config_file.as_deref(),
+                request_state,
+                responses,
+            )
             .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
-        if decision == Decision::AllowAlways
-            && let Some(config_file) = &self.config_file
-            && let Err(e) = add_rule(config_file, &approval.address, Action::Allow, None)
-        {
-            tracing::warn!(
-                "\"always allow\" for {} could not write its rule: {e:#}",
-                approval.address
-            );
-        }
         // As for `execute({ resume })`: the answer may reach a hub that has just started (any
         // process sharing the store may take it), so its sources may still be connecting.
         self.wait_for_connecting_sources(|_| true, &context.ct)
@@ -398,9 +395,10 @@ fn envelope_result(envelope: &ExecuteEnvelope) -> CallToolResult {
     };
     match envelope.status {
         Status::Failed | Status::Cancelled => CallToolResult::structured_error(value),
-        Status::Completed | Status::AwaitingApproval | Status::AwaitingConnection => {
-            CallToolResult::structured(value)
-        }
+        Status::Completed
+        | Status::AwaitingApproval
+        | Status::AwaitingConnection
+        | Status::Running => CallToolResult::structured(value),
     }
 }
 

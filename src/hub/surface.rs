@@ -102,7 +102,7 @@ fn envelope_schema() -> Value {
         "type": "object",
         "properties": {
             "runId": { "type": "string" },
-            "status": { "enum": ["completed", "failed", "awaiting_approval", "awaiting_connection", "cancelled"] },
+            "status": { "enum": ["completed", "failed", "awaiting_approval", "awaiting_connection", "cancelled", "running"] },
             "result": {},
             "error": {
                 "type": "object",

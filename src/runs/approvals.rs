@@ -84,6 +84,10 @@ pub struct Approval {
     pub decided_at_ms: Option<u64>,
     /// Which channel decided: `terminal`, `dashboard`, `page`, `elicitation`, `exec`.
     pub decided_by: Option<String>,
+    /// SHA-256 of the exact arguments the preview shows: a decision holds for these only.
+    pub args_digest: String,
+    /// When the call this approval allowed was sent; an approval is used once.
+    pub consumed_at_ms: Option<u64>,
 }
 
 impl Approval {
@@ -95,6 +99,45 @@ impl Approval {
     pub fn id(&self) -> String {
         format!("{}/{}", self.run_id, self.seq)
     }
+
+    /// The call as a person saw it, to bind their decision to.
+    pub fn seen(&self) -> Seen {
+        Seen {
+            seq: self.seq,
+            args_digest: self.args_digest.clone(),
+        }
+    }
+}
+
+/// One call a person was shown: its step in the run and the digest of the arguments its
+/// preview showed. A decision is recorded only while the call still waits with exactly those.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Seen {
+    pub seq: u64,
+    pub args_digest: String,
+}
+
+/// A call that asks for a person, as the bridge records it.
+#[derive(Debug, Clone)]
+pub struct PendingCall<'a> {
+    pub seq: u64,
+    pub address: &'a str,
+    pub connection: Option<&'a str>,
+    pub preview: &'a str,
+    pub reason: &'a str,
+    pub args_digest: &'a str,
+}
+
+/// What recording a pending call did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recorded {
+    /// The call asks for the first time.
+    New,
+    /// The same call (address and arguments) already waits or was decided: nothing changed.
+    Unchanged,
+    /// Another call (other arguments, or another tool) had asked at this step, and its
+    /// decision, if any, no longer counts: the new call waits for a person.
+    Superseded,
 }
 
 /// Why a decision could not be recorded.
@@ -108,29 +151,38 @@ pub enum DecideError {
     NothingPending { run_id: String, seq: Option<u64> },
     #[error("the approval of call {seq} of run `{run_id}` expired; run the script again")]
     Expired { run_id: String, seq: u64 },
+    #[error(
+        "call {seq} of run `{run_id}` now waits with other arguments than the ones shown, so nothing was decided; look at it again (`capabilities hub runs --pending`) and decide on what it sends now"
+    )]
+    Changed { run_id: String, seq: u64 },
+    #[error("{0}; nothing was decided")]
+    Rule(String),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
 
-const COLUMNS: &str = "run_id, seq, address, connection, preview, reason, created_at_ms, expires_at_ms, decision, decided_at_ms, decided_by";
+const COLUMNS: &str = "run_id, seq, address, connection, preview, reason, created_at_ms, expires_at_ms, decision, decided_at_ms, decided_by, args_digest, consumed_at_ms";
 
 /// An approval as read, with its preview still sealed.
 type SealedApproval = (Approval, Vec<u8>);
 
 fn approval(row: &rusqlite::Row<'_>) -> rusqlite::Result<SealedApproval> {
     let decision: Option<String> = row.get(8)?;
+    let millis = |v: i64| v.max(0) as u64;
     let approval = Approval {
         run_id: row.get(0)?,
-        seq: row.get::<_, i64>(1)? as u64,
+        seq: millis(row.get(1)?),
         address: row.get(2)?,
         connection: row.get(3)?,
         preview: String::new(),
         reason: row.get(5)?,
-        created_at_ms: row.get::<_, i64>(6)? as u64,
-        expires_at_ms: row.get::<_, i64>(7)? as u64,
+        created_at_ms: millis(row.get(6)?),
+        expires_at_ms: millis(row.get(7)?),
         decision: decision.and_then(|d| d.parse().ok()),
-        decided_at_ms: row.get::<_, Option<i64>>(9)?.map(|v| v as u64),
+        decided_at_ms: row.get::<_, Option<i64>>(9)?.map(millis),
         decided_by: row.get(10)?,
+        args_digest: row.get::<_, Option<String>>(11)?.unwrap_or_default(),
+        consumed_at_ms: row.get::<_, Option<i64>>(12)?.map(millis),
     };
     Ok((approval, stored_bytes(row, 4)?.unwrap_or_default()))
 }
@@ -153,53 +205,51 @@ impl RunsStore {
         sealed.into_iter().map(|a| self.open_approval(a)).collect()
     }
 
-    /// Records that call `seq` of a run waits for a person; a second record of the same call
-    /// keeps the first (its creation time and any decision).
+    /// Records that call `seq` of a run waits for a person. The same call asking again keeps
+    /// its first record (creation time, and any decision); another call at the same step (a
+    /// replay that reached it with other arguments, or another tool) replaces it, so no
+    /// decision is ever applied to arguments nobody saw. An approval already used stays.
     pub fn record_pending(
         &self,
         run_id: &str,
-        seq: u64,
-        address: &str,
-        connection: Option<&str>,
-        preview: &str,
-        reason: &str,
-    ) -> Result<(), StoreError> {
+        call: &PendingCall<'_>,
+    ) -> Result<Recorded, StoreError> {
         let now = now_ms();
         let expires = now + APPROVAL_TTL.as_millis() as u64;
-        let preview = self.seal(&preview_context(run_id, seq), preview)?;
-        self.with(|c| {
-            c.execute(
-                "INSERT OR IGNORE INTO approvals (run_id, seq, address, connection, preview, reason, created_at_ms, expires_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                params![run_id, seq as i64, address, connection, preview, reason, now as i64, expires as i64],
-            )
-            .map(|_| ())
-        })
-    }
-
-    /// Remembers the digest of the pending call's arguments, so a decision made elsewhere (an
-    /// elicitation answer) can be bound to exactly those arguments.
-    pub fn record_pending_digest(
-        &self,
-        run_id: &str,
-        seq: u64,
-        args_digest: &str,
-    ) -> Result<(), StoreError> {
-        self.with(|c| {
-            c.execute("UPDATE approvals SET args_digest = ?3 WHERE run_id = ?1 AND seq = ?2 AND args_digest IS NULL", params![run_id, seq as i64, args_digest])
-                .map(|_| ())
-        })
-    }
-
-    /// The digest recorded with [`record_pending_digest`](Self::record_pending_digest).
-    pub fn pending_digest(&self, run_id: &str, seq: u64) -> Result<Option<String>, StoreError> {
-        self.with(|c| {
-            c.query_row(
-                "SELECT args_digest FROM approvals WHERE run_id = ?1 AND seq = ?2",
-                params![run_id, seq as i64],
-                |row| row.get::<_, Option<String>>(0),
-            )
-            .optional()
-            .map(Option::flatten)
+        let preview = self.seal(&preview_context(run_id, call.seq), call.preview)?;
+        self.write(|t| {
+            let existing: Option<(String, Option<String>, Option<String>, Option<i64>)> = t
+                .query_row(
+                    "SELECT address, args_digest, decision, consumed_at_ms FROM approvals WHERE run_id = ?1 AND seq = ?2",
+                    params![run_id, call.seq as i64],
+                    |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
+                )
+                .optional()?;
+            let recorded = match &existing {
+                None => Recorded::New,
+                Some((address, digest, _, _))
+                    if address == call.address && digest.as_deref() == Some(call.args_digest) =>
+                {
+                    return Ok(Recorded::Unchanged);
+                }
+                Some((_, _, _, Some(_))) => return Ok(Recorded::Unchanged),
+                Some(_) => Recorded::Superseded,
+            };
+            t.execute(
+                "INSERT OR REPLACE INTO approvals (run_id, seq, address, connection, preview, reason, created_at_ms, expires_at_ms, args_digest) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                params![run_id, call.seq as i64, call.address, call.connection, preview, call.reason, now as i64, expires as i64, call.args_digest],
+            )?;
+            if let Some((address, _, decision, _)) = existing {
+                let detail = serde_json::json!({
+                    "seq": call.seq,
+                    "address": call.address,
+                    "replaces": address,
+                    "decision": decision,
+                    "why": "the call reached this step with other arguments than the ones decided on",
+                });
+                audit_in(t, Some(run_id), "superseded", &detail)?;
+            }
+            Ok(recorded)
         })
     }
 
@@ -256,75 +306,82 @@ impl RunsStore {
         self.open_approvals(sealed)
     }
 
-    /// Records a decision on the undecided calls of a run (only call `seq` when given), with the
-    /// channel that made it, and audits it. Returns the approvals decided.
-    pub fn decide(
+    /// Records `decision` on the calls of a run a person `seen`, as `channel`, all or nothing,
+    /// in one write transaction: every one must still wait, unexpired, with the arguments seen.
+    /// `before_commit` runs inside the transaction once that is checked, with the profile the
+    /// run was made under (it writes an "always" rule there), so a rule is written only for
+    /// calls that are decided, and a rule that cannot be written decides nothing. Returns the
+    /// approvals decided, without previews (so deciding needs no key).
+    pub fn record_decision(
         &self,
         run_id: &str,
-        seq: Option<u64>,
+        seen: &[Seen],
         decision: Decision,
         channel: &str,
+        before_commit: impl FnOnce(&[Approval], Option<&str>) -> Result<(), DecideError>,
     ) -> Result<Vec<Approval>, DecideError> {
-        if self.run_status(run_id)?.is_none() {
-            return Err(DecideError::UnknownRun(run_id.to_string()));
-        }
         let now = now_ms();
-        let waiting: Vec<Approval> = self
-            .approvals(run_id)?
-            .into_iter()
-            .filter(|a| a.decision.is_none() && seq.is_none_or(|s| s == a.seq))
-            .collect();
-        if waiting.is_empty() {
-            return Err(DecideError::NothingPending {
-                run_id: run_id.to_string(),
-                seq,
-            });
-        }
-        if let Some(expired) = waiting.iter().find(|a| a.is_expired_at(now)) {
-            return Err(DecideError::Expired {
-                run_id: run_id.to_string(),
-                seq: expired.seq,
-            });
-        }
-        let mut decided = Vec::new();
-        for mut approval in waiting {
-            self.with(|c| {
-                c.execute(
+        self.write(|t| {
+            let profile: Option<Option<String>> = t
+                .query_row("SELECT profile FROM runs WHERE run_id = ?1", params![run_id], |row| row.get(0))
+                .optional()
+                .map_err(StoreError::from)?;
+            let Some(profile) = profile else {
+                return Err(DecideError::UnknownRun(run_id.to_string()));
+            };
+            if seen.is_empty() {
+                return Err(DecideError::NothingPending { run_id: run_id.to_string(), seq: None });
+            }
+            let mut waiting = Vec::new();
+            for call in seen {
+                let current = t
+                    .query_row(
+                        &format!("SELECT {COLUMNS} FROM approvals WHERE run_id = ?1 AND seq = ?2"),
+                        params![run_id, call.seq as i64],
+                        approval,
+                    )
+                    .optional()
+                    .map_err(StoreError::from)?
+                    .map(|(approval, _)| approval)
+                    .filter(|a| a.decision.is_none());
+                let Some(current) = current else {
+                    return Err(DecideError::NothingPending {
+                        run_id: run_id.to_string(),
+                        seq: Some(call.seq),
+                    });
+                };
+                if current.args_digest != call.args_digest {
+                    return Err(DecideError::Changed { run_id: run_id.to_string(), seq: call.seq });
+                }
+                if current.is_expired_at(now) {
+                    return Err(DecideError::Expired { run_id: run_id.to_string(), seq: call.seq });
+                }
+                waiting.push(current);
+            }
+            before_commit(&waiting, profile.as_deref())?;
+            for approval in &mut waiting {
+                t.execute(
                     "UPDATE approvals SET decision = ?3, decided_at_ms = ?4, decided_by = ?5 WHERE run_id = ?1 AND seq = ?2 AND decision IS NULL",
                     params![run_id, approval.seq as i64, decision.as_str(), now as i64, channel],
                 )
-            })?;
-            if decision == Decision::AllowRun {
-                self.grant_for_run(run_id, &approval.address)?;
+                .map_err(StoreError::from)?;
+                let detail = serde_json::json!({ "seq": approval.seq, "address": approval.address, "decision": decision.as_str(), "channel": channel, "argsDigest": approval.args_digest });
+                audit_in(t, Some(run_id), "decision", &detail).map_err(StoreError::from)?;
+                approval.decision = Some(decision);
+                approval.decided_at_ms = Some(now);
+                approval.decided_by = Some(channel.to_string());
             }
-            self.audit(
-                Some(run_id),
-                "decision",
-                &serde_json::json!({ "seq": approval.seq, "address": approval.address, "decision": decision.as_str(), "channel": channel }),
-            )?;
-            approval.decision = Some(decision);
-            approval.decided_at_ms = Some(now);
-            approval.decided_by = Some(channel.to_string());
-            decided.push(approval);
-        }
-        Ok(decided)
-    }
-
-    /// Allows `address` for the rest of the run without asking again.
-    pub fn grant_for_run(&self, run_id: &str, address: &str) -> Result<(), StoreError> {
-        self.with(|c| {
-            c.execute(
-                "INSERT OR IGNORE INTO run_grants (run_id, address) VALUES (?1, ?2)",
-                params![run_id, address],
-            )
-            .map(|_| ())
+            Ok(waiting)
         })
     }
 
+    /// The tools a person allowed for the rest of the run whose approving call was sent: a
+    /// grant counts only once the call it was given on went out with the arguments shown.
     pub fn run_grants(&self, run_id: &str) -> Result<BTreeSet<String>, StoreError> {
         self.with(|c| {
-            let mut statement =
-                c.prepare_cached("SELECT address FROM run_grants WHERE run_id = ?1")?;
+            let mut statement = c.prepare_cached(
+                "SELECT address FROM approvals WHERE run_id = ?1 AND decision = 'allow_run' AND consumed_at_ms IS NOT NULL",
+            )?;
             let rows = statement.query_map(params![run_id], |row| row.get::<_, String>(0))?;
             rows.collect()
         })
@@ -337,14 +394,7 @@ impl RunsStore {
         kind: &str,
         detail: &Value,
     ) -> Result<(), StoreError> {
-        let detail = detail.to_string();
-        self.with(|c| {
-            c.execute(
-                "INSERT INTO audit (at_ms, run_id, kind, detail) VALUES (?1, ?2, ?3, ?4)",
-                params![now_ms() as i64, run_id, kind, detail],
-            )
-            .map(|_| ())
-        })
+        self.with(|c| audit_in(c, run_id, kind, detail))
     }
 
     /// The audit trail of a run, oldest first: `(at_ms, kind, detail)`.
@@ -356,7 +406,7 @@ impl RunsStore {
             let rows = statement.query_map(params![run_id], |row| {
                 let detail: String = row.get(2)?;
                 Ok((
-                    row.get::<_, i64>(0)? as u64,
+                    row.get::<_, i64>(0)?.max(0) as u64,
                     row.get::<_, String>(1)?,
                     serde_json::from_str(&detail).unwrap_or(Value::Null),
                 ))
@@ -364,6 +414,21 @@ impl RunsStore {
             rows.collect()
         })
     }
+}
+
+/// One audit line, written on `connection` (inside a caller's transaction when it has one).
+fn audit_in(
+    connection: &rusqlite::Connection,
+    run_id: Option<&str>,
+    kind: &str,
+    detail: &Value,
+) -> rusqlite::Result<()> {
+    connection
+        .execute(
+            "INSERT INTO audit (at_ms, run_id, kind, detail) VALUES (?1, ?2, ?3, ?4)",
+            params![now_ms() as i64, run_id, kind, detail.to_string()],
+        )
+        .map(|_| ())
 }
 
 #[cfg(test)]
@@ -377,40 +442,64 @@ mod tests {
         (dir, store)
     }
 
+    fn pending<'a>(
+        seq: u64,
+        address: &'a str,
+        preview: &'a str,
+        digest: &'a str,
+    ) -> PendingCall<'a> {
+        PendingCall {
+            seq,
+            address,
+            connection: Some("work"),
+            preview,
+            reason: "asks",
+            args_digest: digest,
+        }
+    }
+
+    fn seen(seq: u64, digest: &str) -> Seen {
+        Seen {
+            seq,
+            args_digest: digest.to_string(),
+        }
+    }
+
+    fn decide(
+        store: &RunsStore,
+        seen: &[Seen],
+        decision: Decision,
+    ) -> Result<Vec<Approval>, DecideError> {
+        store.record_decision("run_a", seen, decision, "terminal", |_, _| Ok(()))
+    }
+
     #[test]
     fn a_decision_is_recorded_once_and_audited() {
         let (_dir, store) = store_with_run();
-        store
-            .record_pending(
-                "run_a",
-                2,
-                "gh.createIssue",
-                Some("work"),
-                "{ title: \"x\" }",
-                "asks",
-            )
-            .unwrap();
-        store
-            .record_pending("run_a", 2, "gh.createIssue", Some("work"), "other", "other")
-            .unwrap();
-        assert_eq!(store.pending_approvals().unwrap().len(), 1);
-        let decided = store
-            .decide("run_a", None, Decision::AllowRun, "terminal")
-            .unwrap();
-        assert_eq!(decided.len(), 1);
+        let first = pending(2, "gh.createIssue", "{ title: \"x\" }", "d1");
         assert_eq!(
-            decided[0].preview, "{ title: \"x\" }",
+            store.record_pending("run_a", &first).unwrap(),
+            Recorded::New
+        );
+        let again = pending(2, "gh.createIssue", "other", "d1");
+        assert_eq!(
+            store.record_pending("run_a", &again).unwrap(),
+            Recorded::Unchanged
+        );
+        let waiting = store.pending_approvals().unwrap();
+        assert_eq!(waiting.len(), 1);
+        assert_eq!(
+            waiting[0].preview, "{ title: \"x\" }",
             "the first record is kept"
         );
+        let decided = decide(&store, &[seen(2, "d1")], Decision::AllowRun).unwrap();
+        assert_eq!(decided.len(), 1);
         assert!(store.pending_approvals().unwrap().is_empty());
         assert!(
-            store
-                .run_grants("run_a")
-                .unwrap()
-                .contains("gh.createIssue")
+            store.run_grants("run_a").unwrap().is_empty(),
+            "a grant counts once its call was sent"
         );
-        let again = store
-            .decide("run_a", None, Decision::Deny, "terminal")
+        let again = decide(&store, &[seen(2, "d1")], Decision::Deny)
             .unwrap_err()
             .to_string();
         assert!(again.contains("no call waiting"), "{again}");
@@ -420,26 +509,107 @@ mod tests {
     }
 
     #[test]
+    fn a_decision_holds_only_for_the_arguments_shown() {
+        let (_dir, store) = store_with_run();
+        store
+            .record_pending("run_a", &pending(0, "a.b", "{ key: \"B\" }", "digest-b"))
+            .unwrap();
+        let err = decide(&store, &[seen(0, "digest-a")], Decision::AllowOnce).unwrap_err();
+        assert!(matches!(err, DecideError::Changed { seq: 0, .. }), "{err}");
+        assert!(err.to_string().contains("other arguments"), "{err}");
+        decide(&store, &[seen(0, "digest-b")], Decision::AllowOnce).unwrap();
+
+        // The call comes back with other arguments: the decision no longer counts.
+        let changed = pending(0, "a.b", "{ key: \"A\" }", "digest-a");
+        assert_eq!(
+            store.record_pending("run_a", &changed).unwrap(),
+            Recorded::Superseded
+        );
+        let approval = store.approval("run_a", 0).unwrap().unwrap();
+        assert_eq!(approval.decision, None);
+        assert_eq!(approval.preview, "{ key: \"A\" }");
+        assert_eq!(approval.args_digest, "digest-a");
+        let audit = store.audit_log("run_a").unwrap();
+        assert_eq!(audit.last().unwrap().1, "superseded");
+    }
+
+    #[test]
+    fn all_or_nothing_when_one_call_changed_or_the_rule_fails() {
+        let (_dir, store) = store_with_run();
+        store
+            .record_pending("run_a", &pending(0, "a.b", "{}", "d0"))
+            .unwrap();
+        store
+            .record_pending("run_a", &pending(1, "a.c", "{}", "d1"))
+            .unwrap();
+        let err = decide(
+            &store,
+            &[seen(0, "d0"), seen(1, "stale")],
+            Decision::AllowOnce,
+        )
+        .unwrap_err();
+        assert!(matches!(err, DecideError::Changed { seq: 1, .. }), "{err}");
+        let err = store
+            .record_decision(
+                "run_a",
+                &[seen(0, "d0")],
+                Decision::AllowAlways,
+                "page",
+                |_, _| Err(DecideError::Rule("the config cannot be written".into())),
+            )
+            .unwrap_err();
+        assert!(err.to_string().ends_with("nothing was decided"), "{err}");
+        assert_eq!(
+            store.pending_approvals().unwrap().len(),
+            2,
+            "nothing was decided"
+        );
+        assert!(store.audit_log("run_a").unwrap().is_empty());
+    }
+
+    #[test]
+    fn concurrent_deciders_decide_once() {
+        let (_dir, store) = store_with_run();
+        store
+            .record_pending("run_a", &pending(0, "a.b", "{}", "d0"))
+            .unwrap();
+        let outcomes: Vec<bool> = std::thread::scope(|scope| {
+            let handles: Vec<_> = [
+                Decision::AllowOnce,
+                Decision::Deny,
+                Decision::AllowRun,
+                Decision::Deny,
+            ]
+            .into_iter()
+            .map(|d| {
+                let store = &store;
+                scope.spawn(move || decide(store, &[seen(0, "d0")], d).is_ok())
+            })
+            .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert_eq!(outcomes.iter().filter(|ok| **ok).count(), 1, "{outcomes:?}");
+        assert_eq!(store.audit_log("run_a").unwrap().len(), 1);
+    }
+
+    #[test]
     fn single_use_tokens_are_consumed_once() {
         let (_dir, store) = store_with_run();
         assert!(store.consume_once("n1").unwrap());
         assert!(!store.consume_once("n1").unwrap());
-        store
-            .record_pending("run_a", 0, "a.b", None, "{}", "asks")
-            .unwrap();
-        store.record_pending_digest("run_a", 0, "d1").unwrap();
-        store.record_pending_digest("run_a", 0, "d2").unwrap();
-        assert_eq!(
-            store.pending_digest("run_a", 0).unwrap().as_deref(),
-            Some("d1")
-        );
     }
 
     #[test]
     fn unknown_runs_and_calls_are_named() {
         let (_dir, store) = store_with_run();
         let err = store
-            .decide("run_zzz", None, Decision::Deny, "terminal")
+            .record_decision(
+                "run_zzz",
+                &[seen(0, "d")],
+                Decision::Deny,
+                "terminal",
+                |_, _| Ok(()),
+            )
             .unwrap_err()
             .to_string();
         assert!(
@@ -447,10 +617,9 @@ mod tests {
             "{err}"
         );
         store
-            .record_pending("run_a", 1, "a.b", None, "{}", "asks")
+            .record_pending("run_a", &pending(1, "a.b", "{}", "d"))
             .unwrap();
-        let err = store
-            .decide("run_a", Some(5), Decision::Deny, "terminal")
+        let err = decide(&store, &[seen(5, "d")], Decision::Deny)
             .unwrap_err()
             .to_string();
         assert!(err.contains("at call 5"), "{err}");
@@ -460,14 +629,13 @@ mod tests {
     fn expired_approvals_cannot_be_decided() {
         let (_dir, store) = store_with_run();
         store
-            .record_pending("run_a", 0, "a.b", None, "{}", "asks")
+            .record_pending("run_a", &pending(0, "a.b", "{}", "d"))
             .unwrap();
         store
             .with(|c| c.execute("UPDATE approvals SET expires_at_ms = 1", []))
             .unwrap();
         assert!(store.pending_approvals().unwrap().is_empty());
-        let err = store
-            .decide("run_a", None, Decision::AllowOnce, "terminal")
+        let err = decide(&store, &[seen(0, "d")], Decision::AllowOnce)
             .unwrap_err()
             .to_string();
         assert!(err.contains("expired"), "{err}");

@@ -6,17 +6,6 @@ use rusqlite::params;
 
 use super::store::{RunsStore, StoreError, now_ms};
 
-/// Created with the rest of the schema when the store opens.
-pub(super) const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS source_status (
-    name          TEXT PRIMARY KEY,
-    status        TEXT NOT NULL,
-    tool_count    INTEGER NOT NULL,
-    error         TEXT,
-    updated_at_ms INTEGER NOT NULL
-);
-";
-
 /// What a hub last said about one source.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourceStatusRecord {

@@ -11,9 +11,10 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 use zeroize::Zeroizing;
 
+use super::claims::{lease_end, new_owner};
 use super::keys::{self, KeySource, StateKeys};
 use super::seal::{OpenError, StateCipher};
-use crate::credentials::Credentials;
+use crate::credentials::{Credentials, STATE_KEY_LOCK_FILE_NAME};
 
 /// The key file's name, beside the database, for machines with no usable credential store.
 pub const KEY_FILE_NAME: &str = "state.key";
@@ -27,6 +28,15 @@ pub enum StoreError {
     Open {
         path: PathBuf,
         source: rusqlite::Error,
+    },
+    #[error(
+        "the state store {path} {problem}, so the runs, approvals and bearer tokens it held cannot be read. Restore it from a backup; or move it aside (`mv {path} {path}.broken`) to start an empty store, which loses its pending runs and tokens (create tokens again with `capabilities token create`)", path = .path.display()
+    )]
+    Damaged { path: PathBuf, problem: String },
+    #[error("cannot use the state store {path}: {source}", path = .path.display())]
+    Schema {
+        path: PathBuf,
+        source: super::schema::MigrateError,
     },
     #[error("the state store failed: {0}")]
     Sql(#[from] rusqlite::Error),
@@ -42,6 +52,24 @@ pub enum StoreError {
         what: String,
         source: OpenError,
     },
+}
+
+impl StoreError {
+    /// `error` from SQLite, named as damage when that is what it says: such a file needs a
+    /// backup or a fresh start, not a writable folder.
+    fn from_sql(path: &Path, error: rusqlite::Error) -> StoreError {
+        match error.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::NotADatabase) => StoreError::Damaged {
+                path: path.to_path_buf(),
+                problem: "is not a database (it was overwritten or is truncated)".into(),
+            },
+            Some(rusqlite::ErrorCode::DatabaseCorrupt) => StoreError::Damaged {
+                path: path.to_path_buf(),
+                problem: "is damaged (truncated, or changed by something other than SQLite)".into(),
+            },
+            _ => StoreError::Sql(error),
+        }
+    }
 }
 
 /// One run as stored.
@@ -68,20 +96,6 @@ pub struct RunOrigin<'a> {
     pub output_budget_bytes: Option<u64>,
 }
 
-/// One tool call of a run.
-#[derive(Debug, Clone, PartialEq)]
-pub struct JournalEntry {
-    pub seq: u64,
-    pub address: String,
-    pub connection: Option<String>,
-    /// SHA-256 of the canonical arguments, to notice a replay that diverges.
-    pub args_digest: String,
-    /// The raw `CallToolResult`, or `{"error": {...}}` when the call failed.
-    pub result: Value,
-    pub ok: bool,
-    pub ms: u64,
-}
-
 /// The store. Cheap to share behind an `Arc`; SQLite serialises writers across processes and
 /// the busy timeout makes a second process wait instead of failing.
 pub struct RunsStore {
@@ -93,69 +107,6 @@ pub struct RunsStore {
     cipher: Mutex<Option<Arc<StateCipher>>>,
 }
 
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS runs (
-    run_id        TEXT PRIMARY KEY,
-    status        TEXT NOT NULL,
-    code          TEXT NOT NULL,
-    seed          INTEGER NOT NULL,
-    start_time_ms INTEGER NOT NULL,
-    created_at_ms INTEGER NOT NULL,
-    updated_at_ms INTEGER NOT NULL,
-    envelope      TEXT,
-    output_budget_bytes INTEGER,
-    client        TEXT,
-    profile       TEXT
-);
-CREATE TABLE IF NOT EXISTS calls (
-    run_id      TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
-    seq         INTEGER NOT NULL,
-    address     TEXT NOT NULL,
-    connection  TEXT,
-    args_digest TEXT NOT NULL,
-    result      TEXT NOT NULL,
-    ok          INTEGER NOT NULL,
-    ms          INTEGER NOT NULL,
-    recorded_at_ms INTEGER NOT NULL,
-    PRIMARY KEY (run_id, seq)
-);
-CREATE TABLE IF NOT EXISTS approvals (
-    run_id        TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
-    seq           INTEGER NOT NULL,
-    address       TEXT NOT NULL,
-    connection    TEXT,
-    preview       TEXT NOT NULL,
-    reason        TEXT NOT NULL,
-    created_at_ms INTEGER NOT NULL,
-    expires_at_ms INTEGER NOT NULL,
-    decision      TEXT,
-    decided_at_ms INTEGER,
-    decided_by    TEXT,
-    args_digest   TEXT,
-    PRIMARY KEY (run_id, seq)
-);
-CREATE TABLE IF NOT EXISTS consumed_states (
-    nonce    TEXT PRIMARY KEY,
-    at_ms    INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS run_grants (
-    run_id  TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
-    address TEXT NOT NULL,
-    PRIMARY KEY (run_id, address)
-);
-CREATE TABLE IF NOT EXISTS meta (
-    name  TEXT PRIMARY KEY,
-    value BLOB NOT NULL
-);
-CREATE TABLE IF NOT EXISTS audit (
-    id     INTEGER PRIMARY KEY AUTOINCREMENT,
-    at_ms  INTEGER NOT NULL,
-    run_id TEXT,
-    kind   TEXT NOT NULL,
-    detail TEXT NOT NULL
-);
-";
-
 /// Milliseconds since the Unix epoch, the store's clock.
 pub fn now_ms() -> u64 {
     SystemTime::now()
@@ -166,17 +117,23 @@ pub fn now_ms() -> u64 {
 
 impl RunsStore {
     /// Opens (creating) the database at `path`, its key in the key file beside it (see
-    /// [`with_credentials`](Self::with_credentials) for the user's credential stores).
+    /// [`with_credentials`](Self::with_credentials) for the user's credential stores). A file
+    /// that should hold a store and does not (emptied, truncated, not a database) is refused
+    /// with what to do, never silently started over.
     pub fn open(path: &Path) -> Result<RunsStore, StoreError> {
-        let open_error = |source| StoreError::Open {
-            path: path.to_path_buf(),
-            source,
-        };
         if let Some(parent) = path.parent() {
             // A failure here surfaces as the open error below, which names the path.
             let _ = std::fs::create_dir_all(parent);
         }
-        let connection = Connection::open(path).map_err(open_error)?;
+        refuse_emptied(path)?;
+        let open_error = |source: rusqlite::Error| match StoreError::from_sql(path, source) {
+            StoreError::Sql(source) => StoreError::Open {
+                path: path.to_path_buf(),
+                source,
+            },
+            damaged => damaged,
+        };
+        let mut connection = Connection::open(path).map_err(open_error)?;
         connection
             .busy_timeout(Duration::from_secs(5))
             .map_err(open_error)?;
@@ -191,13 +148,13 @@ impl RunsStore {
         connection
             .pragma_update(None, "foreign_keys", "ON")
             .map_err(open_error)?;
-        connection.execute_batch(SCHEMA).map_err(open_error)?;
-        connection
-            .execute_batch(super::sources::SCHEMA)
-            .map_err(open_error)?;
-        connection
-            .execute_batch(super::tokens::SCHEMA)
-            .map_err(open_error)?;
+        super::schema::migrate(&mut connection).map_err(|e| match e {
+            super::schema::MigrateError::Sql(source) => open_error(source),
+            newer => StoreError::Schema {
+                path: path.to_path_buf(),
+                source: newer,
+            },
+        })?;
         Ok(RunsStore {
             connection: Mutex::new(connection),
             path: path.to_path_buf(),
@@ -332,14 +289,7 @@ impl RunsStore {
         let deleted = self.with(|c| {
             let transaction = c.unchecked_transaction()?;
             let runs = transaction.execute("DELETE FROM runs", [])?;
-            for table in [
-                "calls",
-                "approvals",
-                "run_grants",
-                "audit",
-                "consumed_states",
-                "meta",
-            ] {
+            for table in ["calls", "approvals", "audit", "consumed_states", "meta"] {
                 transaction.execute(&format!("DELETE FROM {table}"), [])?;
             }
             transaction.commit()?;
@@ -469,22 +419,40 @@ impl RunsStore {
         f: impl FnOnce(&Connection) -> rusqlite::Result<T>,
     ) -> Result<T, StoreError> {
         let connection = self.connection.lock().unwrap_or_else(|p| p.into_inner());
-        Ok(f(&connection)?)
+        f(&connection).map_err(|e| StoreError::from_sql(&self.path, e))
     }
 
-    /// Records a new run with no origin (tests, tools that are not a client).
+    /// Runs `f` in one write transaction, taken at once (`BEGIN IMMEDIATE`) so that what `f`
+    /// reads cannot change before it writes: every compare-and-set that spans several rows goes
+    /// through here. `f` decides with its own error type; the transaction commits only on `Ok`.
+    pub(crate) fn write<T, E: From<StoreError>>(
+        &self,
+        f: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let sql = |e| E::from(StoreError::from_sql(&self.path, e));
+        let mut connection = self.connection.lock().unwrap_or_else(|p| p.into_inner());
+        let transaction = connection
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(sql)?;
+        let value = f(&transaction)?;
+        transaction.commit().map_err(sql)?;
+        Ok(value)
+    }
+
+    /// Records a new run with no origin (tests, tools that are not a client); returns the
+    /// owner of its claim.
     pub fn begin_run(
         &self,
         run_id: &str,
         code: &str,
         seed: u64,
         start_time_ms: u64,
-    ) -> Result<(), StoreError> {
+    ) -> Result<String, StoreError> {
         self.begin_run_from(run_id, code, seed, start_time_ms, &RunOrigin::default())
     }
 
     /// Records a new run and where it came from, in one statement: a run is stored whole or
-    /// not at all.
+    /// not at all. The run starts claimed by the caller (see `claims`); returns the owner.
     pub fn begin_run_from(
         &self,
         run_id: &str,
@@ -492,16 +460,18 @@ impl RunsStore {
         seed: u64,
         start_time_ms: u64,
         origin: &RunOrigin<'_>,
-    ) -> Result<(), StoreError> {
+    ) -> Result<String, StoreError> {
         let now = now_ms();
+        let owner = new_owner();
         let code = self.seal(&format!("runs.code:{run_id}"), code)?;
         self.with(|c| {
             c.execute(
-                "INSERT INTO runs (run_id, status, code, seed, start_time_ms, created_at_ms, updated_at_ms, client, profile, output_budget_bytes) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?5, ?6, ?7, ?8)",
-                params![run_id, code, seed as i64, start_time_ms as i64, now as i64, origin.client, origin.profile, origin.output_budget_bytes.map(|b| b as i64)],
+                "INSERT INTO runs (run_id, status, code, seed, start_time_ms, created_at_ms, updated_at_ms, client, profile, output_budget_bytes, owner, lease_until_ms, attempt) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?5, ?6, ?7, ?8, ?9, ?10, 1)",
+                params![run_id, code, seed as i64, start_time_ms as i64, now as i64, origin.client, origin.profile, origin.output_budget_bytes.map(|b| b as i64), owner, lease_end(now)],
             )
             .map(|_| ())
-        })
+        })?;
+        Ok(owner)
     }
 
     /// The status of a run (`running`, `awaiting_approval`, `completed`, …) without opening
@@ -517,34 +487,25 @@ impl RunsStore {
         })
     }
 
-    pub fn record_call(&self, run_id: &str, entry: &JournalEntry) -> Result<(), StoreError> {
-        let result = self.seal(
-            &format!("calls.result:{run_id}:{}", entry.seq),
-            &entry.result.to_string(),
-        )?;
-        self.with(|c| {
-            c.execute(
-                "INSERT OR REPLACE INTO calls (run_id, seq, address, connection, args_digest, result, ok, ms, recorded_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-                params![run_id, entry.seq as i64, entry.address, entry.connection, entry.args_digest, result, entry.ok, entry.ms as i64, now_ms() as i64],
-            )
-            .map(|_| ())
-        })
-    }
-
+    /// Records how `owner`'s attempt of a run ended (or that it paused) and gives up the
+    /// claim. False, and nothing written, when the run is no longer `owner`'s: another process
+    /// took it over, and its outcome is the one that counts.
     pub fn finish_run(
         &self,
         run_id: &str,
+        owner: &str,
         status: &str,
         envelope: &Value,
-    ) -> Result<(), StoreError> {
+    ) -> Result<bool, StoreError> {
         let envelope = self.seal(&format!("runs.envelope:{run_id}"), &envelope.to_string())?;
-        self.with(|c| {
+        let changed = self.with(|c| {
             c.execute(
-                "UPDATE runs SET status = ?2, envelope = ?3, updated_at_ms = ?4 WHERE run_id = ?1",
-                params![run_id, status, envelope, now_ms() as i64],
+                "UPDATE runs SET status = ?3, envelope = ?4, updated_at_ms = ?5, owner = NULL, lease_until_ms = NULL
+                 WHERE run_id = ?1 AND owner = ?2 AND status = 'running'",
+                params![run_id, owner, status, envelope, now_ms() as i64],
             )
-            .map(|_| ())
-        })
+        })?;
+        Ok(changed == 1)
     }
 
     pub fn run(&self, run_id: &str) -> Result<Option<RunRecord>, StoreError> {
@@ -569,38 +530,30 @@ impl RunsStore {
         }
         Ok(record)
     }
+}
 
-    /// The calls of a run in sequence order.
-    pub fn journal(&self, run_id: &str) -> Result<Vec<JournalEntry>, StoreError> {
-        self.unlock_key()?;
-        let sealed: Vec<(JournalEntry, Vec<u8>)> = self.with(|c| {
-            let mut statement = c.prepare_cached(
-                "SELECT seq, address, connection, args_digest, result, ok, ms FROM calls WHERE run_id = ?1 ORDER BY seq",
-            )?;
-            let rows = statement.query_map(params![run_id], |row| {
-                let entry = JournalEntry {
-                    seq: row.get::<_, i64>(0)? as u64,
-                    address: row.get(1)?,
-                    connection: row.get(2)?,
-                    args_digest: row.get(3)?,
-                    result: Value::Null,
-                    ok: row.get(5)?,
-                    ms: row.get::<_, i64>(6)? as u64,
-                };
-                Ok((entry, stored_bytes(row, 4)?.unwrap_or_default()))
-            })?;
-            rows.collect()
-        })?;
-        sealed
-            .into_iter()
-            .map(|(mut entry, result)| {
-                let context = format!("calls.result:{run_id}:{}", entry.seq);
-                entry.result = serde_json::from_str(&self.open_text(&context, &result)?)
-                    .unwrap_or(Value::Null);
-                Ok(entry)
-            })
-            .collect()
+/// Refuses an empty file where a store was: SQLite would take a 0-byte file for a new
+/// database and start over, losing every run and bearer token without a word. The key beside
+/// it (or the lock taken when a key was made in a credential store), or a write-ahead log with
+/// content, shows that a store lived here.
+fn refuse_emptied(path: &Path) -> Result<(), StoreError> {
+    let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).ok();
+    if size(path) != Some(0) {
+        return Ok(());
     }
+    let beside = |name: &str| path.with_file_name(name);
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    let lived_here = beside(KEY_FILE_NAME).exists()
+        || beside(STATE_KEY_LOCK_FILE_NAME).exists()
+        || size(Path::new(&wal)).is_some_and(|n| n > 0);
+    if lived_here {
+        return Err(StoreError::Damaged {
+            path: path.to_path_buf(),
+            problem: "is empty (0 bytes), though the files beside it show it held a store".into(),
+        });
+    }
+    Ok(())
 }
 
 /// A run as read, before its script and envelope are opened.
@@ -659,6 +612,8 @@ fn describe_context(context: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runs::journal::tests::journal_call;
+    use crate::runs::{CallState, JournalEntry, PendingCall};
 
     #[test]
     fn runs_and_journals_survive_reopening() {
@@ -666,20 +621,17 @@ mod tests {
         let path = dir.path().join("state.sqlite");
         {
             let store = RunsStore::open(&path).unwrap();
-            store.begin_run("run_a", "return 1", 7, 1000).unwrap();
+            let owner = store.begin_run("run_a", "return 1", 7, 1000).unwrap();
             let entry = JournalEntry {
-                seq: 0,
                 address: "everything.echo".into(),
-                connection: None,
-                args_digest: "d".into(),
-                result: serde_json::json!({"content": []}),
-                ok: true,
                 ms: 3,
+                ..entry(0, serde_json::json!({"content": []}))
             };
-            store.record_call("run_a", &entry).unwrap();
+            journal_call(&store, "run_a", &owner, &entry);
             store
                 .finish_run(
                     "run_a",
+                    &owner,
                     "completed",
                     &serde_json::json!({"status": "completed"}),
                 )
@@ -707,6 +659,8 @@ mod tests {
             result,
             ok: true,
             ms: 1,
+            state: CallState::Answered,
+            mutating: true,
         }
     }
 
@@ -730,28 +684,28 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("state.sqlite");
         let store = RunsStore::open(&path).unwrap();
-        store
+        let owner = store
             .begin_run("run_a", "return 'SCRIPT-MARKER'", 1, 2)
             .unwrap();
-        store
-            .record_call(
-                "run_a",
-                &entry(0, serde_json::json!({"text": "RESULT-MARKER"})),
-            )
-            .unwrap();
-        store
-            .record_pending(
-                "run_a",
-                1,
-                "counter.publish",
-                None,
-                "{ key: \"PREVIEW-MARKER\" }",
-                "asks",
-            )
-            .unwrap();
+        journal_call(
+            &store,
+            "run_a",
+            &owner,
+            &entry(0, serde_json::json!({"text": "RESULT-MARKER"})),
+        );
+        let pending = PendingCall {
+            seq: 1,
+            address: "counter.publish",
+            connection: None,
+            preview: "{ key: \"PREVIEW-MARKER\" }",
+            reason: "asks",
+            args_digest: "d",
+        };
+        store.record_pending("run_a", &pending).unwrap();
         store
             .finish_run(
                 "run_a",
+                &owner,
                 "completed",
                 &serde_json::json!({"result": "ENVELOPE-MARKER"}),
             )
@@ -856,13 +810,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("state.sqlite");
         let store = RunsStore::open(&path).unwrap();
-        store.begin_run("run_a", "return 1", 1, 2).unwrap();
-        store
-            .record_call("run_a", &entry(0, serde_json::json!(0)))
-            .unwrap();
-        store
-            .record_call("run_a", &entry(1, serde_json::json!(1)))
-            .unwrap();
+        let owner = store.begin_run("run_a", "return 1", 1, 2).unwrap();
+        journal_call(&store, "run_a", &owner, &entry(0, serde_json::json!(0)));
+        journal_call(&store, "run_a", &owner, &entry(1, serde_json::json!(1)));
         store
             .with(|c| {
                 c.execute(
@@ -947,10 +897,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("state.sqlite");
         let store = RunsStore::open(&path).unwrap();
-        store.begin_run("run_a", "return 1", 1, 2).unwrap();
-        store
-            .record_call("run_a", &entry(0, serde_json::json!(1)))
-            .unwrap();
+        let owner = store.begin_run("run_a", "return 1", 1, 2).unwrap();
+        journal_call(&store, "run_a", &owner, &entry(0, serde_json::json!(1)));
         store.create_token("laptop", None, None, &[]).unwrap();
         let key_file = dir.path().join(KEY_FILE_NAME);
         let old_key = std::fs::read(&key_file).unwrap();

@@ -1,15 +1,19 @@
 //! One row per recent run with its call count and last call, in a single query, because the
 //! dashboard asks for it every poll and a query per run would grow with the history; and a
-//! run's calls without their (sealed) results, for listings that show only what ran.
+//! run's calls without their (sealed) results, for listings that show only what ran. A run
+//! whose process is gone mid-run is listed as `interrupted`.
 
 use rusqlite::params;
 
-use super::store::{RunsStore, StoreError};
+use super::claims::ClaimRecord;
+use super::store::{RunsStore, StoreError, now_ms};
 
 /// A run as a list shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunSummary {
     pub run_id: String,
+    /// As stored, except that a `running` run nobody runs any more (its process died, or its
+    /// lease ran out) is `interrupted`: resuming it takes it over.
     pub status: String,
     pub created_at_ms: u64,
     /// When the status last changed: the end of the run once it finished or paused.
@@ -59,13 +63,24 @@ impl RunsStore {
                 "SELECT r.run_id, r.status, r.created_at_ms, r.updated_at_ms,
                         (SELECT COUNT(*) FROM calls WHERE calls.run_id = r.run_id),
                         (SELECT address FROM calls WHERE calls.run_id = r.run_id ORDER BY seq DESC LIMIT 1),
-                        r.client, r.profile
+                        r.client, r.profile, r.owner, r.lease_until_ms, r.attempt
                  FROM runs r ORDER BY r.created_at_ms DESC, r.rowid DESC LIMIT ?1",
             )?;
+            let now = now_ms();
             let rows = statement.query_map(params![limit as i64], |row| {
+                let claim = ClaimRecord {
+                    status: row.get(1)?,
+                    owner: row.get(8)?,
+                    lease_until_ms: row.get::<_, Option<i64>>(9)?.map(|v| v.max(0) as u64),
+                    attempt: row.get::<_, i64>(10)?.max(0) as u64,
+                };
                 Ok(RunSummary {
                     run_id: row.get(0)?,
-                    status: row.get(1)?,
+                    status: if claim.is_interrupted_at(now) {
+                        "interrupted".to_string()
+                    } else {
+                        claim.status
+                    },
                     created_at_ms: row.get::<_, i64>(2)?.max(0) as u64,
                     updated_at_ms: row.get::<_, i64>(3)?.max(0) as u64,
                     calls: row.get::<_, i64>(4)?.max(0) as u64,
@@ -86,13 +101,14 @@ impl RunsStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runs::JournalEntry;
+    use crate::runs::journal::tests::journal_call;
+    use crate::runs::{CallState, JournalEntry};
 
     #[test]
     fn counts_calls_and_names_the_last_one() {
         let dir = tempfile::tempdir().unwrap();
         let store = RunsStore::open(&dir.path().join("s.sqlite")).unwrap();
-        store.begin_run("run_a", "code", 1, 2).unwrap();
+        let owner = store.begin_run("run_a", "code", 1, 2).unwrap();
         store.begin_run("run_b", "code", 1, 2).unwrap();
         for (seq, address) in [(0, "counter.write"), (1, "counter.publish")] {
             let entry = JournalEntry {
@@ -103,8 +119,10 @@ mod tests {
                 result: serde_json::json!({}),
                 ok: true,
                 ms: 1,
+                state: CallState::Answered,
+                mutating: true,
             };
-            store.record_call("run_a", &entry).unwrap();
+            journal_call(&store, "run_a", &owner, &entry);
         }
         let summaries = store.run_summaries(10).unwrap();
         let rows: Vec<_> = summaries
@@ -135,5 +153,35 @@ mod tests {
             ]
         );
         assert!(store.journal("run_a").is_err());
+    }
+
+    #[test]
+    fn a_run_nobody_runs_any_more_is_listed_as_interrupted() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = RunsStore::open(&dir.path().join("s.sqlite")).unwrap();
+        store.begin_run("run_live", "code", 1, 2).unwrap();
+        store.begin_run("run_dead", "code", 1, 2).unwrap();
+        store
+            .with(|c| {
+                c.execute(
+                    "UPDATE runs SET lease_until_ms = 1 WHERE run_id = 'run_dead'",
+                    [],
+                )
+            })
+            .unwrap();
+        let statuses: Vec<(String, String)> = store
+            .run_summaries(10)
+            .unwrap()
+            .into_iter()
+            .map(|s| (s.run_id, s.status))
+            .collect();
+        assert!(
+            statuses.contains(&("run_live".into(), "running".into())),
+            "{statuses:?}"
+        );
+        assert!(
+            statuses.contains(&("run_dead".into(), "interrupted".into())),
+            "{statuses:?}"
+        );
     }
 }

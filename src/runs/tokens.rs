@@ -9,19 +9,6 @@ use sha2::{Digest, Sha256};
 use super::store::{RunsStore, StoreError, now_ms};
 use crate::policy::glob_matches;
 
-/// Created with the rest of the schema when the store opens.
-pub(super) const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS tokens (
-    name          TEXT PRIMARY KEY,
-    hash          TEXT NOT NULL UNIQUE,
-    profile       TEXT,
-    allow         TEXT NOT NULL,
-    created_at_ms INTEGER NOT NULL,
-    expires_at_ms INTEGER,
-    revoked_at_ms INTEGER
-);
-";
-
 /// Every token secret starts with this, so a leaked one is recognisable (and greppable).
 const PREFIX: &str = "cap_";
 

@@ -14,6 +14,8 @@ pub enum Status {
     AwaitingApproval,
     AwaitingConnection,
     Cancelled,
+    /// Another request is running the run now (only a resume answers this): no result yet.
+    Running,
 }
 
 /// Why a run failed.

@@ -48,11 +48,16 @@ pub enum ErrorCode {
     ReplayDivergence,
     /// Nobody decided on a pending approval within 30 minutes.
     ApprovalExpired,
+    /// The process running the run stopped while a call that may write was in flight, and no
+    /// answer was recorded: the call may have taken effect, so it is never sent again.
+    Interrupted,
+    /// Another request (or another hub) is running the run right now; resume again shortly.
+    RunInProgress,
 }
 
 impl ErrorCode {
     /// Every code, in declaration order (for docs and tests).
-    pub const ALL: [ErrorCode; 20] = [
+    pub const ALL: [ErrorCode; 22] = [
         ErrorCode::SyntaxError,
         ErrorCode::RuntimeError,
         ErrorCode::Timeout,
@@ -73,6 +78,8 @@ impl ErrorCode {
         ErrorCode::Internal,
         ErrorCode::ReplayDivergence,
         ErrorCode::ApprovalExpired,
+        ErrorCode::Interrupted,
+        ErrorCode::RunInProgress,
     ];
 
     /// The stable wire name.
@@ -98,6 +105,8 @@ impl ErrorCode {
             ErrorCode::Internal => "internal",
             ErrorCode::ReplayDivergence => "replay_divergence",
             ErrorCode::ApprovalExpired => "approval_expired",
+            ErrorCode::Interrupted => "interrupted",
+            ErrorCode::RunInProgress => "run_in_progress",
         }
     }
 
@@ -156,6 +165,12 @@ impl ErrorCode {
             }
             ErrorCode::ApprovalExpired => {
                 "Approvals wait 30 minutes; run the script again as a new execute when the user is there to decide."
+            }
+            ErrorCode::Interrupted => {
+                "Do not run this script again: check the upstream's current state first, then do only what is still missing."
+            }
+            ErrorCode::RunInProgress => {
+                "Call execute with the same { \"resume\": runId } again in a few seconds for the run's result; do not send its script again, or its calls would run twice."
             }
         }
     }

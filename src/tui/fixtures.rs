@@ -1,7 +1,7 @@
 //! Test fixtures: a dashboard with two waiting calls, four runs and three sources, at a fixed
 //! clock, so the state, key and screen tests share one realistic picture.
 
-use crate::runs::{Approval, JournalEntry, RunRecord, RunSummary};
+use crate::runs::{Approval, CallState, JournalEntry, RunRecord, RunSummary};
 use crate::tui::snapshot::{RunDetail, Snapshot, SourceRow};
 use crate::tui::state::State;
 
@@ -20,6 +20,8 @@ pub fn approval(run_id: &str, seq: u64, address: &str, age_ms: u64) -> Approval 
         decision: None,
         decided_at_ms: None,
         decided_by: None,
+        args_digest: "d".into(),
+        consumed_at_ms: None,
     }
 }
 
@@ -126,6 +128,8 @@ pub fn detail() -> RunDetail {
         result: serde_json::json!({}),
         ok,
         ms,
+        state: CallState::Answered,
+        mutating: true,
     };
     RunDetail {
         run: RunRecord {

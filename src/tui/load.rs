@@ -6,11 +6,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::snapshot::{ConfiguredSource, RunDetail, Snapshot, merge_sources};
+use crate::approvals::{Channel, DecisionRequest, decide};
 use crate::catalog::cache::ListingCache;
 use crate::config::Paths;
-use crate::config::edit::add_rule;
 use crate::credentials::Credentials;
-use crate::policy::Action;
 use crate::runs::{Approval, Decision, RunsStore};
 
 /// How many recent runs the runs pane lists.
@@ -18,9 +17,6 @@ const RUN_LIMIT: usize = 200;
 /// Cached listings change only when some process re-lists a source; reading them this often
 /// keeps tool counts current without parsing every listing on each poll.
 const SOURCES_EVERY: Duration = Duration::from_secs(10);
-
-/// The channel every decision made here is recorded with.
-pub const CHANNEL: &str = "dashboard";
 
 pub fn now_ms() -> u64 {
     SystemTime::now()
@@ -156,30 +152,18 @@ impl Loader {
         read().map_err(|e| e.to_string())
     }
 
-    /// Records a decision as the `dashboard` channel. "Always" first writes the policy rule, once
-    /// the call is known to be still waiting, so a rule is never written for a call that can no
-    /// longer run; a config that cannot be changed leaves the call waiting.
+    /// Records a decision as the `dashboard` channel through the one [`decide`], bound to the
+    /// arguments the dashboard showed; "always" writes its rule with it, or decides nothing.
     pub fn decide(&mut self, approval: &Approval, decision: Decision) -> Result<(), String> {
         let config_file = self.paths.config_file.clone();
         let store = self.store()?;
-        if decision == Decision::AllowAlways {
-            let current = store
-                .approval(&approval.run_id, approval.seq)
-                .map_err(|e| e.to_string())?;
-            if current
-                .as_ref()
-                .is_none_or(|a| a.decision.is_some() || a.is_expired_at(now_ms()))
-            {
-                return Err(format!(
-                    "call {} of {} is no longer waiting for a decision",
-                    approval.seq, approval.run_id
-                ));
-            }
-            add_rule(&config_file, &approval.address, Action::Allow, None)
-                .map_err(|e| format!("no rule written, nothing decided: {e:#}"))?;
-        }
-        store
-            .decide(&approval.run_id, Some(approval.seq), decision, CHANNEL)
+        let request = DecisionRequest {
+            run_id: &approval.run_id,
+            seen: vec![approval.seen()],
+            decision,
+            channel: Channel::Dashboard,
+        };
+        decide(store, Some(&config_file), &request)
             .map(|_| ())
             .map_err(|e| e.to_string())
     }
@@ -190,6 +174,18 @@ mod tests {
     use std::path::Path;
 
     use super::*;
+    use crate::runs::PendingCall;
+
+    fn pending(seq: u64, address: &str) -> PendingCall<'_> {
+        PendingCall {
+            seq,
+            address,
+            connection: None,
+            preview: "{}",
+            reason: "ask",
+            args_digest: "d",
+        }
+    }
 
     fn paths(dir: &Path) -> Paths {
         Paths {
@@ -211,10 +207,10 @@ mod tests {
         let store = RunsStore::open(&paths.state_database()).unwrap();
         store.begin_run("run_a", "code", 1, 2).unwrap();
         store
-            .record_pending("run_a", 0, "counter.publish", None, "{}", "ask")
+            .record_pending("run_a", &pending(0, "counter.publish"))
             .unwrap();
         store
-            .record_pending("run_a", 1, "counter.write", None, "{}", "ask")
+            .record_pending("run_a", &pending(1, "counter.write"))
             .unwrap();
         let waiting = loader.snapshot().approvals;
         assert_eq!(waiting.len(), 2);
@@ -229,12 +225,12 @@ mod tests {
         assert!(
             decided
                 .iter()
-                .all(|a| a.decided_by.as_deref() == Some(CHANNEL))
+                .all(|a| a.decided_by.as_deref() == Some(Channel::Dashboard.as_str()))
         );
         let again = loader
             .decide(&waiting[0], Decision::AllowAlways)
             .unwrap_err();
-        assert!(again.contains("no longer waiting"), "{again}");
+        assert!(again.contains("no call waiting"), "{again}");
         let detail = loader.detail("run_a").unwrap().unwrap();
         assert_eq!(detail.audit.len(), 2);
         assert!(loader.detail("run_zzz").unwrap().is_none());
@@ -251,13 +247,16 @@ mod tests {
         let store = RunsStore::open(&paths.state_database()).unwrap();
         store.begin_run("run_a", "code", 1, 2).unwrap();
         store
-            .record_pending("run_a", 0, "counter.publish", None, "{}", "ask")
+            .record_pending("run_a", &pending(0, "counter.publish"))
             .unwrap();
         let waiting = loader.snapshot().approvals;
         let err = loader
             .decide(&waiting[0], Decision::AllowAlways)
             .unwrap_err();
-        assert!(err.contains("no rule written"), "{err}");
+        assert!(
+            err.contains("was not written") && err.contains("nothing was decided"),
+            "{err}"
+        );
         assert!(
             store
                 .approval("run_a", 0)

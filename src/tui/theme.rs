@@ -71,7 +71,7 @@ impl Theme {
     pub fn status(self, status: &str) -> Style {
         match status {
             "completed" | "ready" => self.good(),
-            "failed" | "cancelled" => self.bad(),
+            "failed" | "cancelled" | "interrupted" => self.bad(),
             "awaiting_approval" | "awaiting_connection" | "restarting" => self.attention(),
             "running" | "connecting" => self.fg(Color::Cyan),
             _ => self.quiet(),

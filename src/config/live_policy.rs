@@ -1,0 +1,234 @@
+//! The policy a long-running process follows, kept in step with the config file: a rule written
+//! by `policy set`, by "always allow" from any approval channel (another process, often), or by
+//! hand applies to the next call of every running hub, without a restart. Each look costs one
+//! `stat`; the file is read again only when it changed, and parsed only when its bytes did. An
+//! edit that does not load keeps the last good policy, and says why once.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use sha2::{Digest, Sha256};
+
+use super::load::parse;
+use crate::policy::Policy;
+
+/// A file changed within this long ago is read even when its size and time look the same:
+/// file times are coarse (a few milliseconds), so two writes inside one tick look alike.
+const SETTLED: Duration = Duration::from_secs(2);
+
+/// The current policy, from a config file that is watched or fixed at the start.
+pub struct LivePolicy {
+    current: Mutex<Arc<Policy>>,
+    watched: Option<Watched>,
+}
+
+struct Watched {
+    path: PathBuf,
+    /// The profile whose rules apply (a hub's `--profile`).
+    profile: Option<String>,
+    seen: Mutex<Seen>,
+}
+
+/// What the file looked like when it was last read.
+#[derive(Default)]
+struct Seen {
+    stamp: Option<Stamp>,
+    /// The bytes the current policy came from.
+    loaded: Option<[u8; 32]>,
+    /// Bytes that did not load, so the same broken edit is reported once.
+    refused: Option<[u8; 32]>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    len: u64,
+    modified: Option<SystemTime>,
+    inode: u64,
+}
+
+impl Stamp {
+    fn of(path: &Path) -> Option<Stamp> {
+        let meta = std::fs::metadata(path).ok()?;
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(&meta);
+        #[cfg(not(unix))]
+        let inode = 0;
+        Some(Stamp {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+            inode,
+        })
+    }
+
+    fn settled(&self) -> bool {
+        self.modified
+            .and_then(|m| m.elapsed().ok())
+            .is_some_and(|age| age >= SETTLED)
+    }
+}
+
+impl LivePolicy {
+    /// A policy that never changes (tests, a config given on stdin).
+    pub fn fixed(policy: Policy) -> LivePolicy {
+        LivePolicy {
+            current: Mutex::new(Arc::new(policy)),
+            watched: None,
+        }
+    }
+
+    /// `initial` (just loaded from `path`), then whatever `path` says whenever it changes; with a
+    /// `profile`, that profile's policy.
+    pub fn watching(path: PathBuf, profile: Option<String>, initial: Policy) -> LivePolicy {
+        let seen = Seen {
+            stamp: Stamp::of(&path),
+            loaded: std::fs::read(&path).ok().map(|bytes| digest(&bytes)),
+            refused: None,
+        };
+        LivePolicy {
+            current: Mutex::new(Arc::new(initial)),
+            watched: Some(Watched {
+                path,
+                profile,
+                seen: Mutex::new(seen),
+            }),
+        }
+    }
+
+    /// The policy to apply now.
+    pub fn current(&self) -> Arc<Policy> {
+        if let Some(watched) = &self.watched
+            && let Some(policy) = watched.reload()
+        {
+            *self.current.lock().unwrap_or_else(|p| p.into_inner()) = Arc::new(policy);
+        }
+        self.current
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+}
+
+impl Watched {
+    /// The policy the file holds now, when it changed and loads.
+    fn reload(&self) -> Option<Policy> {
+        let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        let stamp = Stamp::of(&self.path);
+        if stamp.is_some() && stamp == seen.stamp && stamp.is_some_and(|s| s.settled()) {
+            return None;
+        }
+        seen.stamp = stamp;
+        let Ok(bytes) = std::fs::read(&self.path) else {
+            if seen.refused != Some([0; 32]) {
+                seen.refused = Some([0; 32]);
+                tracing::warn!(
+                    "{} cannot be read any more; the policy stays as it was",
+                    self.path.display()
+                );
+            }
+            return None;
+        };
+        let now = digest(&bytes);
+        if seen.loaded == Some(now) || seen.refused == Some(now) {
+            return None;
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        let policy = parse(&self.path, &text)
+            .map_err(|e| e.to_string())
+            .and_then(|settings| match &self.profile {
+                None => Ok(settings.policy),
+                Some(name) => settings
+                    .profiles
+                    .get(name)
+                    .map(|p| p.policy.clone())
+                    .ok_or_else(|| {
+                        format!("it no longer has the profile `{name}` this hub serves")
+                    }),
+            });
+        match policy {
+            Ok(policy) => {
+                seen.loaded = Some(now);
+                seen.refused = None;
+                tracing::info!("policy reloaded from {}", self.path.display());
+                Some(policy)
+            }
+            Err(reason) => {
+                seen.refused = Some(now);
+                tracing::warn!(
+                    "the edited {} does not load, so the policy stays as it was: {reason}",
+                    self.path.display()
+                );
+                None
+            }
+        }
+    }
+}
+
+fn digest(bytes: &[u8]) -> [u8; 32] {
+    Sha256::digest(bytes).into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::tool::Annotations;
+    use crate::policy::Action;
+
+    fn action(policy: &LivePolicy, address: &str) -> Action {
+        policy
+            .current()
+            .evaluate(address, None, &Annotations::default())
+            .action
+    }
+
+    #[test]
+    fn a_rule_written_later_applies_at_once_and_a_broken_edit_keeps_the_last_good_policy() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        let base = "[sources.gh]\ncommand = \"x\"\n";
+        std::fs::write(&path, base).unwrap();
+        let initial = parse(&path, base).unwrap().policy;
+        let live = LivePolicy::watching(path.clone(), None, initial);
+        assert_eq!(action(&live, "gh.createIssue"), Action::Ask);
+
+        // Same length and, on a coarse clock, the same time: the bytes still tell.
+        let allow =
+            format!("{base}[[policy.rules]]\nmatch = \"gh.createIssue\"\naction = \"allow\"\n");
+        std::fs::write(&path, &allow).unwrap();
+        assert_eq!(action(&live, "gh.createIssue"), Action::Allow);
+        let deny = allow.replace("\"allow\"", "\"deny\" ");
+        std::fs::write(&path, &deny).unwrap();
+        assert_eq!(action(&live, "gh.createIssue"), Action::Deny);
+
+        std::fs::write(&path, format!("{deny}[[policy.rules]\n")).unwrap();
+        assert_eq!(
+            action(&live, "gh.createIssue"),
+            Action::Deny,
+            "a broken edit keeps the last good policy"
+        );
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(action(&live, "gh.createIssue"), Action::Deny);
+    }
+
+    #[test]
+    fn a_profile_follows_its_own_rules() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        let text = "[sources.gh]\ncommand = \"x\"\n[profiles.work]\nsources = [\"gh\"]\n";
+        std::fs::write(&path, text).unwrap();
+        let initial = parse(&path, text).unwrap().profiles["work"].policy.clone();
+        let live = LivePolicy::watching(path.clone(), Some("work".into()), initial);
+        std::fs::write(
+            &path,
+            format!("{text}[[profiles.work.rules]]\nmatch = \"gh.*\"\naction = \"deny\"\n"),
+        )
+        .unwrap();
+        assert_eq!(action(&live, "gh.createIssue"), Action::Deny);
+        std::fs::write(&path, "[sources.gh]\ncommand = \"x\"\n").unwrap();
+        assert_eq!(
+            action(&live, "gh.createIssue"),
+            Action::Deny,
+            "a config without the profile keeps the last good policy"
+        );
+    }
+}

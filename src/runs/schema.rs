@@ -1,0 +1,182 @@
+//! The state store's schema and its versioned migrations. The database records the version it
+//! was migrated to (`PRAGMA user_version`); opening it applies the missing steps in order, in
+//! one write transaction, so two processes opening an old store at once migrate it once. A
+//! store written by a newer version is refused rather than guessed at.
+
+use rusqlite::{Connection, TransactionBehavior};
+
+/// Each step, in order: step `i` takes the store from version `i` to `i + 1`. Never edit a
+/// step that shipped; add a new one.
+const STEPS: &[&str] = &[
+    // 1: runs, their journals, approvals and audit; source statuses; bearer tokens. Every
+    // statement tolerates a store an unversioned release already created.
+    "
+CREATE TABLE IF NOT EXISTS runs (
+    run_id        TEXT PRIMARY KEY,
+    status        TEXT NOT NULL,
+    code          TEXT NOT NULL,
+    seed          INTEGER NOT NULL,
+    start_time_ms INTEGER NOT NULL,
+    created_at_ms INTEGER NOT NULL,
+    updated_at_ms INTEGER NOT NULL,
+    envelope      TEXT,
+    output_budget_bytes INTEGER,
+    client        TEXT,
+    profile       TEXT
+);
+CREATE TABLE IF NOT EXISTS calls (
+    run_id      TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+    seq         INTEGER NOT NULL,
+    address     TEXT NOT NULL,
+    connection  TEXT,
+    args_digest TEXT NOT NULL,
+    result      TEXT NOT NULL,
+    ok          INTEGER NOT NULL,
+    ms          INTEGER NOT NULL,
+    recorded_at_ms INTEGER NOT NULL,
+    PRIMARY KEY (run_id, seq)
+);
+CREATE TABLE IF NOT EXISTS approvals (
+    run_id        TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+    seq           INTEGER NOT NULL,
+    address       TEXT NOT NULL,
+    connection    TEXT,
+    preview       TEXT NOT NULL,
+    reason        TEXT NOT NULL,
+    created_at_ms INTEGER NOT NULL,
+    expires_at_ms INTEGER NOT NULL,
+    decision      TEXT,
+    decided_at_ms INTEGER,
+    decided_by    TEXT,
+    args_digest   TEXT,
+    PRIMARY KEY (run_id, seq)
+);
+CREATE TABLE IF NOT EXISTS consumed_states (
+    nonce    TEXT PRIMARY KEY,
+    at_ms    INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS run_grants (
+    run_id  TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+    address TEXT NOT NULL,
+    PRIMARY KEY (run_id, address)
+);
+CREATE TABLE IF NOT EXISTS meta (
+    name  TEXT PRIMARY KEY,
+    value BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS audit (
+    id     INTEGER PRIMARY KEY AUTOINCREMENT,
+    at_ms  INTEGER NOT NULL,
+    run_id TEXT,
+    kind   TEXT NOT NULL,
+    detail TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS source_status (
+    name          TEXT PRIMARY KEY,
+    status        TEXT NOT NULL,
+    tool_count    INTEGER NOT NULL,
+    error         TEXT,
+    updated_at_ms INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tokens (
+    name          TEXT PRIMARY KEY,
+    hash          TEXT NOT NULL UNIQUE,
+    profile       TEXT,
+    allow         TEXT NOT NULL,
+    created_at_ms INTEGER NOT NULL,
+    expires_at_ms INTEGER,
+    revoked_at_ms INTEGER
+);
+",
+    // 2: a run is claimed by one owner at a time, with a lease (`claims`); a call is journaled
+    // as dispatched before it leaves and as answered when it comes back; an approval records
+    // when the call it allowed was sent, so it is used once. Grants "for this run" are read off
+    // the approvals whose call was sent, so their table goes.
+    "
+ALTER TABLE runs ADD COLUMN owner TEXT;
+ALTER TABLE runs ADD COLUMN lease_until_ms INTEGER;
+ALTER TABLE runs ADD COLUMN attempt INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE calls ADD COLUMN state TEXT NOT NULL DEFAULT 'answered';
+ALTER TABLE calls ADD COLUMN mutating INTEGER;
+ALTER TABLE approvals ADD COLUMN consumed_at_ms INTEGER;
+DROP TABLE IF EXISTS run_grants;
+",
+];
+
+/// The version this build migrates to.
+pub const VERSION: i64 = STEPS.len() as i64;
+
+/// Why the schema could not be brought up to date.
+#[derive(Debug, thiserror::Error)]
+pub enum MigrateError {
+    #[error(
+        "it was written by a newer version of capabilities (schema {found}, this one knows {VERSION}); upgrade capabilities, or use another data directory"
+    )]
+    Newer { found: i64 },
+    #[error(transparent)]
+    Sql(#[from] rusqlite::Error),
+}
+
+/// Brings the store's schema to [`VERSION`].
+pub fn migrate(connection: &mut Connection) -> Result<(), MigrateError> {
+    // Reading the version outside a transaction lets an up-to-date store open without
+    // taking the write lock that every other process would queue behind.
+    if version(connection)? == VERSION {
+        return Ok(());
+    }
+    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let found = version(&transaction)?;
+    if found > VERSION {
+        return Err(MigrateError::Newer { found });
+    }
+    for step in STEPS.iter().skip(usize::try_from(found).unwrap_or(0)) {
+        transaction.execute_batch(step)?;
+    }
+    transaction.pragma_update(None, "user_version", VERSION)?;
+    transaction.commit()?;
+    Ok(())
+}
+
+fn version(connection: &Connection) -> rusqlite::Result<i64> {
+    connection.pragma_query_value(None, "user_version", |row| row.get(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unversioned_store_is_migrated_in_place_and_keeps_its_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.sqlite");
+        let mut connection = Connection::open(&path).unwrap();
+        // What the last unversioned release created, with a run in it.
+        connection.execute_batch(STEPS[0]).unwrap();
+        connection
+            .execute(
+                "INSERT INTO runs (run_id, status, code, seed, start_time_ms, created_at_ms, updated_at_ms) VALUES ('run_a', 'completed', 'x', 1, 2, 3, 3)",
+                [],
+            )
+            .unwrap();
+        migrate(&mut connection).unwrap();
+        migrate(&mut connection).unwrap();
+        assert_eq!(version(&connection).unwrap(), VERSION);
+        let (status, attempt): (String, i64) = connection
+            .query_row("SELECT status, attempt FROM runs", [], |row| {
+                Ok((row.get(0)?, row.get(1)?))
+            })
+            .unwrap();
+        assert_eq!((status.as_str(), attempt), ("completed", 1));
+    }
+
+    #[test]
+    fn a_store_from_a_newer_version_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut connection = Connection::open(dir.path().join("s.sqlite")).unwrap();
+        connection
+            .pragma_update(None, "user_version", VERSION + 1)
+            .unwrap();
+        let err = migrate(&mut connection).unwrap_err().to_string();
+        assert!(err.contains("newer version"), "{err}");
+    }
+}
