@@ -119,13 +119,13 @@ impl RunsStore {
     /// Opens (creating) the database at `path`, its key in the key file beside it (see
     /// [`with_credentials`](Self::with_credentials) for the user's credential stores). A file
     /// that should hold a store and does not (emptied, truncated, not a database) is refused
-    /// with what to do, never silently started over.
+    /// with what to do, never silently started over or written to.
     pub fn open(path: &Path) -> Result<RunsStore, StoreError> {
         if let Some(parent) = path.parent() {
             // A failure here surfaces as the open error below, which names the path.
             let _ = std::fs::create_dir_all(parent);
         }
-        refuse_emptied(path)?;
+        refuse_damaged(path)?;
         let open_error = |source: rusqlite::Error| match StoreError::from_sql(path, source) {
             StoreError::Sql(source) => StoreError::Open {
                 path: path.to_path_buf(),
@@ -532,26 +532,67 @@ impl RunsStore {
     }
 }
 
-/// Refuses an empty file where a store was: SQLite would take a 0-byte file for a new
-/// database and start over, losing every run and bearer token without a word. The key beside
-/// it (or the lock taken when a key was made in a credential store), or a write-ahead log with
-/// content, shows that a store lived here.
-fn refuse_emptied(path: &Path) -> Result<(), StoreError> {
-    let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).ok();
-    if size(path) != Some(0) {
+/// Refuses a file that should hold a store and cannot, before SQLite touches it: SQLite takes a
+/// 0-byte file for a new database and starts over (losing every run and bearer token without a
+/// word), and it may write a leftover write-ahead log into a file that is not its own.
+/// - An empty file counts as damaged when the files beside it (the key, or the lock taken when
+///   a key was made in a credential store, or a write-ahead log with content) show that a store
+///   lived here; otherwise it is a store that was never written, and SQLite may start it.
+/// - A file with content must start with SQLite's header and be as long as the header says.
+fn refuse_damaged(path: &Path) -> Result<(), StoreError> {
+    let damaged = |problem: &str| {
+        Err(StoreError::Damaged {
+            path: path.to_path_buf(),
+            problem: problem.to_string(),
+        })
+    };
+    let Ok(bytes_on_disk) = std::fs::metadata(path).map(|m| m.len()) else {
+        return Ok(());
+    };
+    if bytes_on_disk == 0 {
+        let beside = |name: &str| path.with_file_name(name);
+        let mut wal = path.as_os_str().to_owned();
+        wal.push("-wal");
+        let wal_size = std::fs::metadata(Path::new(&wal))
+            .map(|m| m.len())
+            .unwrap_or(0);
+        let lived_here = beside(KEY_FILE_NAME).exists()
+            || beside(STATE_KEY_LOCK_FILE_NAME).exists()
+            || wal_size > 0;
+        if lived_here {
+            return damaged("is empty (0 bytes), though the files beside it show it held a store");
+        }
         return Ok(());
     }
-    let beside = |name: &str| path.with_file_name(name);
-    let mut wal = path.as_os_str().to_owned();
-    wal.push("-wal");
-    let lived_here = beside(KEY_FILE_NAME).exists()
-        || beside(STATE_KEY_LOCK_FILE_NAME).exists()
-        || size(Path::new(&wal)).is_some_and(|n| n > 0);
-    if lived_here {
-        return Err(StoreError::Damaged {
-            path: path.to_path_buf(),
-            problem: "is empty (0 bytes), though the files beside it show it held a store".into(),
-        });
+    let mut header = [0u8; 100];
+    let read = std::fs::File::open(path).and_then(|mut file| {
+        use std::io::Read;
+        file.read_exact(&mut header)
+    });
+    // An unreadable file is for SQLite to report (permissions say what to fix).
+    if let Err(e) = read {
+        if e.kind() == std::io::ErrorKind::UnexpectedEof {
+            return damaged("is not a database (it is shorter than a database header)");
+        }
+        return Ok(());
+    }
+    if &header[..16] != b"SQLite format 3\0" {
+        return damaged("is not a database (it was overwritten, or is not a state store)");
+    }
+    // Bytes 16-17: the page size (1 means 65536); 28-31: the pages the file holds. SQLite
+    // trusts the count only while the change counter (24-27) matches 92-95.
+    let page_size = match u16::from_be_bytes([header[16], header[17]]) {
+        1 => 65_536,
+        size => u64::from(size),
+    };
+    let pages = u64::from(u32::from_be_bytes([
+        header[28], header[29], header[30], header[31],
+    ]));
+    let count_is_current = header[24..28] == header[92..96];
+    if count_is_current && page_size > 0 && bytes_on_disk < pages.saturating_mul(page_size) {
+        return damaged(&format!(
+            "is truncated: it has {bytes_on_disk} bytes, though its header counts {pages} pages of {page_size}"
+        ));
     }
     Ok(())
 }
@@ -913,6 +954,39 @@ mod tests {
         assert_ne!(std::fs::read(&key_file).unwrap(), old_key, "a new key");
         let reopened = RunsStore::open(&path).unwrap();
         assert_eq!(reopened.run("run_b").unwrap().unwrap().code, "return 2");
+    }
+
+    #[test]
+    fn a_damaged_file_is_refused_before_sqlite_writes_to_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.sqlite");
+        let store = RunsStore::open(&path).unwrap();
+        store.begin_run("run_a", "return 1", 1, 2).unwrap();
+        store.create_token("laptop", None, None, &[]).unwrap();
+        drop(store);
+        let whole = std::fs::read(&path).unwrap();
+        let cases = [
+            (Vec::new(), "is empty (0 bytes)"),
+            (b"{\"runs\": []}".to_vec(), "shorter than a database header"),
+            (vec![b'x'; 8192], "is not a database"),
+            (whole[..whole.len() - 4096].to_vec(), "is truncated"),
+        ];
+        for (bytes, problem) in cases {
+            std::fs::write(&path, &bytes).unwrap();
+            let err = RunsStore::open(&path).err().unwrap().to_string();
+            assert!(err.contains(problem), "{err}");
+            assert!(err.contains("Restore it from a backup"), "{err}");
+            assert!(!err.contains("writable"), "{err}");
+            assert_eq!(std::fs::read(&path).unwrap(), bytes, "{problem}: untouched");
+        }
+        // An empty file with nothing beside it is a store that was never written.
+        let fresh = tempfile::tempdir().unwrap();
+        let path = fresh.path().join("state.sqlite");
+        std::fs::write(&path, "").unwrap();
+        RunsStore::open(&path)
+            .unwrap()
+            .begin_run("run_a", "return 1", 1, 2)
+            .unwrap();
     }
 
     #[test]

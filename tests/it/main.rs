@@ -12,6 +12,7 @@ mod dashboard;
 mod elicitation;
 mod exec;
 mod generated;
+mod guarantees;
 mod hub;
 mod hub_http;
 mod install;

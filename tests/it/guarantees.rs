@@ -1,0 +1,357 @@
+//! The two promises a user cannot check for themselves, attacked with real peers: a call that
+//! needs a person never runs without that person's decision (on exactly the arguments they saw)
+//! and never runs twice — with concurrent resumes in one hub and across processes, with `kill
+//! -9` in the middle of a write, with a replay that reaches the approved call with other
+//! arguments — and a policy change reaches a hub that is already running. Every write is counted
+//! by a real upstream (tests/peers/ledger_server.py) that appends a line the moment it writes.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::approvals::envelope;
+use crate::common::{everything_js, json_report, python_peer, repo};
+use crate::hub_http::{HttpHub, create_token};
+use crate::raw::Raw;
+use crate::support::{Home, Run};
+
+/// The ledger server as source `ledger`, with `policy` (TOML) after it; returns the ledger file.
+fn ledger_config(home: &Home, policy: &str) -> PathBuf {
+    let ledger = home.path().join("ledger.txt");
+    home.write_config(&format!(
+        "[sources.ledger]\ncommand = {}\nargs = [{}]\nenv = {{ LEDGER_FILE = {} }}\n\n{policy}",
+        json!(repo().join(".venv/bin/python").display().to_string()),
+        json!(
+            repo()
+                .join("tests/peers/ledger_server.py")
+                .display()
+                .to_string()
+        ),
+        json!(ledger.display().to_string()),
+    ));
+    ledger
+}
+
+/// The lines the ledger server wrote, one per write it performed.
+fn ledger_lines(ledger: &Path) -> Vec<String> {
+    std::fs::read_to_string(ledger)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Waits (a bound against hangs, not a speed check) until the ledger has `line`.
+fn wait_for_line(ledger: &Path, line: &str) {
+    let deadline = Instant::now() + Duration::from_secs(90);
+    while Instant::now() < deadline {
+        if ledger_lines(ledger).iter().any(|l| l == line) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("the ledger never got `{line}`");
+}
+
+fn exec_json(home: &Home, args: &[&str], code: &str) -> (Run, Value) {
+    let run = Run::with_stdin(&mut home.command(args), code);
+    let envelope = envelope(&run);
+    (run, envelope)
+}
+
+fn run_id(envelope: &Value) -> String {
+    envelope["runId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no runId: {envelope}"))
+        .to_string()
+}
+
+/// A write that needs a person and takes a second to answer, so that resumes overlap it.
+const SLOW_WRITE: &str =
+    r#"const done = await ledger.slowWrite({ key: "k", seconds: 1 }); return done;"#;
+
+/// Runs `SLOW_WRITE` until it pauses, and approves it once from the terminal.
+fn paused_and_approved(home: &Home) -> String {
+    let (paused, envelope) = exec_json(home, &["exec", "-", "--json"], SLOW_WRITE);
+    assert_eq!(paused.code, 3, "{}", paused.stderr);
+    let run_id = run_id(&envelope);
+    home.run(&["hub", "approve", &run_id]).ok();
+    run_id
+}
+
+#[test]
+fn concurrent_resumes_in_one_hub_send_the_approved_write_once() {
+    let home = Home::new();
+    let ledger = ledger_config(&home, "");
+    let run_id = paused_and_approved(&home);
+    let mut hub = Raw::hub(&home);
+    hub.initialize("2025-11-25");
+    for id in 10..14 {
+        hub.send(
+            &json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": { "name": "execute", "arguments": { "resume": run_id } } })
+                .to_string(),
+        );
+    }
+    let statuses: Vec<String> = (0..4)
+        .map(|_| {
+            let answer = hub.next();
+            let envelope = &answer["result"]["structuredContent"];
+            let status = envelope["status"].as_str().unwrap_or_default().to_string();
+            if status == "running" {
+                assert_eq!(envelope["error"]["code"], "run_in_progress", "{envelope}");
+                assert_eq!(
+                    envelope["error"]["recovery"]["execute_request"], "unchanged",
+                    "{envelope}"
+                );
+            }
+            status
+        })
+        .collect();
+    assert!(
+        statuses.iter().all(|s| s == "completed" || s == "running"),
+        "{statuses:?}"
+    );
+    assert!(statuses.iter().any(|s| s == "completed"), "{statuses:?}");
+    assert_eq!(
+        ledger_lines(&ledger),
+        ["write k"],
+        "the write reached the upstream once"
+    );
+    // Once it ended, every resume returns its envelope and sends nothing.
+    let again = hub.call(20, "execute", json!({ "resume": run_id }));
+    assert_eq!(again["result"]["structuredContent"]["status"], "completed");
+    assert_eq!(ledger_lines(&ledger), ["write k"]);
+    assert_eq!(hub.close(), Some(0));
+}
+
+#[test]
+fn concurrent_exec_resumes_across_processes_send_the_approved_write_once() {
+    let home = Home::new();
+    let ledger = ledger_config(&home, "");
+    let run_id = paused_and_approved(&home);
+    let resumes: Vec<_> = (0..4)
+        .map(|_| {
+            home.command(&["exec", "--resume", &run_id, "--json"])
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("start exec --resume")
+        })
+        .collect();
+    let runs: Vec<Run> = resumes
+        .into_iter()
+        .map(|child| Run::from(child.wait_with_output().expect("exec --resume ends")))
+        .collect();
+    for run in &runs {
+        let envelope = envelope(run);
+        match run.code {
+            0 => assert_eq!(envelope["result"]["result"], "wrote k", "{envelope}"),
+            5 => assert_eq!(envelope["status"], "running", "{envelope}"),
+            other => panic!("exit {other}: {envelope}\n{}", run.stderr),
+        }
+    }
+    assert!(runs.iter().any(|r| r.code == 0));
+    assert_eq!(
+        ledger_lines(&ledger),
+        ["write k"],
+        "the write reached the upstream once"
+    );
+}
+
+#[test]
+fn kill_9_during_a_slow_write_leaves_an_interrupted_run_that_never_writes_again() {
+    let home = Home::new();
+    let ledger = ledger_config(
+        &home,
+        "[[policy.rules]]\nmatch = \"ledger.slowWrite\"\naction = \"allow\"\n",
+    );
+    let mut hub = Raw::hub(&home);
+    hub.initialize("2025-11-25");
+    hub.send(
+        &json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": { "name": "execute", "arguments": {
+            "code": r#"await ledger.slowWrite({ key: "k", seconds: 600 }); return "never""#
+        } } })
+        .to_string(),
+    );
+    // The write happened upstream; the hub is waiting for its answer.
+    wait_for_line(&ledger, "write k");
+    hub.child.kill().expect("kill -9 the hub");
+    hub.child.wait().expect("reap the hub");
+
+    let listed: Value =
+        serde_json::from_str(&home.run(&["hub", "runs", "--json"]).ok().stdout).expect("runs");
+    let run = &listed[0];
+    assert_eq!(run["status"], "interrupted", "{listed}");
+    let run_id = run_id(run);
+    assert_eq!(
+        run["calls"][0]["address"], "ledger.slowWrite",
+        "journaled before it left"
+    );
+
+    let (resumed, envelope) = exec_json(&home, &["exec", "--resume", &run_id, "--json"], "");
+    assert_eq!(resumed.code, 1, "{}", resumed.stderr);
+    assert_eq!(envelope["status"], "failed", "{envelope}");
+    let error = &envelope["error"];
+    assert_eq!(error["code"], "interrupted", "{envelope}");
+    assert_eq!(error["recovery"]["code"], "MCP_EXECUTION_OUTCOME_UNKNOWN");
+    assert_eq!(error["recovery"]["execute_request"], "do_not_replay");
+    assert_eq!(error["recovery"]["provider_execution"], "unknown");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("ledger.slowWrite"),
+        "{envelope}"
+    );
+    // The outcome is final: resuming again sends nothing and says the same.
+    let (again, envelope_again) = exec_json(&home, &["exec", "--resume", &run_id, "--json"], "");
+    assert_eq!(again.code, 1);
+    assert_eq!(envelope_again["error"]["code"], "interrupted");
+    assert_eq!(
+        ledger_lines(&ledger),
+        ["write k"],
+        "the write was never sent again"
+    );
+}
+
+#[test]
+fn a_decision_covers_only_the_arguments_it_was_shown() {
+    let home = Home::new();
+    let ledger = ledger_config(&home, "");
+    // The first attempt's timer fires during the slow read, so the write asks with "B". A resume
+    // answers the read from the journal at once, before the timer: the write is reached with
+    // "A", which nobody approved.
+    let script = r#"
+        let key = "A";
+        setTimeout(() => { key = "B"; }, 300);
+        await ledger.slowRead({ seconds: 2 });
+        return await ledger.write({ key });
+    "#;
+    let (paused, first) = exec_json(&home, &["exec", "-", "--json"], script);
+    assert_eq!(paused.code, 3, "{}", paused.stderr);
+    let run_id = run_id(&first);
+    let summary = first["pending"][0]["summary"].as_str().unwrap_or_default();
+    assert!(summary.contains("key: \"B\""), "{first}");
+    home.run(&["hub", "approve", &run_id]).ok();
+
+    let (resumed, second) = exec_json(&home, &["exec", "--resume", &run_id, "--json"], "");
+    assert_eq!(resumed.code, 3, "asks again: {second}\n{}", resumed.stderr);
+    assert_eq!(second["status"], "awaiting_approval", "{second}");
+    let summary = second["pending"][0]["summary"].as_str().unwrap_or_default();
+    assert!(
+        summary.contains("key: \"A\""),
+        "the new arguments are shown: {second}"
+    );
+    assert!(
+        ledger_lines(&ledger).is_empty(),
+        "nothing nobody approved was sent"
+    );
+    let listed = home.run(&["hub", "runs", "--json"]).ok();
+    assert!(
+        listed.stdout.contains("superseded"),
+        "audited: {}",
+        listed.stdout
+    );
+
+    let approved = home.run(&["hub", "approve", &run_id]).ok();
+    assert!(
+        approved.stdout.contains("key: \"A\""),
+        "{}",
+        approved.stdout
+    );
+    let (done, third) = exec_json(&home, &["exec", "--resume", &run_id, "--json"], "");
+    assert_eq!(done.code, 0, "{third}\n{}", done.stderr);
+    assert_eq!(third["result"]["result"], "wrote A");
+    assert_eq!(ledger_lines(&ledger), ["write A"]);
+}
+
+/// Runs `script` through the Python SDK client over HTTP and returns its envelope.
+fn over_http(hub: &HttpHub, token: &str, script: &str) -> Value {
+    let report = json_report(python_peer("hub_http_client.py").arg(hub.url()).args([
+        "2026-07-28",
+        token,
+        script,
+    ]));
+    report["execute"]["structured"].clone()
+}
+
+#[test]
+fn a_policy_change_applies_to_a_running_http_hub() {
+    let home = Home::new();
+    home.write_config(&format!(
+        "[sources.everything]\ncommand = \"node\"\nargs = [{}, \"stdio\"]\n\n[policy]\ndefault = \"allow\"\n",
+        json!(everything_js()),
+    ));
+    let token = create_token(&home, &["laptop"]);
+    let hub = HttpHub::start(&home, &[]);
+    let script = r#"return await everything.echo({ message: "hi" });"#;
+    assert_eq!(over_http(&hub, &token, script)["status"], "completed");
+
+    home.run(&["policy", "set", "everything.echo", "ask"]).ok();
+    let asked = over_http(&hub, &token, script);
+    assert_eq!(asked["status"], "awaiting_approval", "{asked}");
+
+    // A hand edit that does not load keeps the last good policy.
+    let config = std::fs::read_to_string(home.config_path()).expect("config");
+    std::fs::write(home.config_path(), format!("{config}\n[[policy.rules]\n")).expect("edit");
+    let still = over_http(&hub, &token, script);
+    assert_eq!(still["status"], "awaiting_approval", "{still}");
+
+    // "Always" from another process applies to the next run at once.
+    std::fs::write(home.config_path(), &config).expect("restore");
+    let run_id = run_id(&still);
+    home.run(&["hub", "approve", &run_id, "--always", "--yes"])
+        .ok();
+    let allowed = over_http(&hub, &token, script);
+    assert_eq!(allowed["status"], "completed", "{allowed}");
+}
+
+#[test]
+fn an_emptied_truncated_or_overwritten_store_is_refused_with_what_to_do() {
+    let home = Home::new();
+    home.write_config("");
+    home.run(&["token", "create", "laptop"]).ok();
+    let (done, _) = exec_json(&home, &["exec", "-", "--json"], "return 1");
+    assert_eq!(done.code, 0, "{}", done.stderr);
+    let database = home.path().join("data/state.sqlite");
+    let original = std::fs::read(&database).expect("the store");
+    assert!(original.len() > 4096, "a store with pages to cut");
+
+    let damaged = [
+        (Vec::new(), "is empty (0 bytes)"),
+        (
+            b"not a database, just text that is long enough to look like a header".repeat(200),
+            "is not a database",
+        ),
+        (original[..original.len() / 2].to_vec(), "is truncated"),
+    ];
+    for (bytes, problem) in damaged {
+        std::fs::write(&database, &bytes).expect("damage the store");
+        for args in [&["hub", "runs"][..], &["token", "list"][..]] {
+            let refused = home.run(args).fails();
+            assert!(
+                refused.stderr.contains(problem),
+                "{args:?}: {}",
+                refused.stderr
+            );
+            assert!(
+                refused.stderr.contains("Restore it from a backup")
+                    && refused.stderr.contains("state.sqlite.broken"),
+                "{args:?}: {}",
+                refused.stderr
+            );
+            assert!(!refused.stderr.contains("writable"), "{}", refused.stderr);
+        }
+        let now = std::fs::read(&database).expect("store");
+        assert!(
+            now == bytes,
+            "something was written over it: {} bytes, {} before; starts {:?}",
+            now.len(),
+            bytes.len(),
+            String::from_utf8_lossy(&now[..now.len().min(40)])
+        );
+    }
+}
