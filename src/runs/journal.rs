@@ -278,6 +278,68 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn an_approval_is_used_once_and_only_for_the_arguments_decided() {
+        use crate::runs::{Decision, PendingCall, Seen};
+        let dir = tempfile::tempdir().unwrap();
+        let store = RunsStore::open(&dir.path().join("s.sqlite")).unwrap();
+        let owner = store.begin_run("run_a", "code", 1, 2).unwrap();
+        let pending = PendingCall {
+            seq: 0,
+            address: "counter.write",
+            connection: None,
+            preview: "{}",
+            reason: "asks",
+            args_digest: "d",
+        };
+        store.record_pending("run_a", &pending).unwrap();
+        let approved = Dispatch {
+            uses_approval: true,
+            ..dispatch(0, "d", true)
+        };
+        let err = store
+            .record_dispatch("run_a", &owner, &approved)
+            .unwrap_err();
+        assert!(
+            matches!(err, DispatchError::NotApproved { .. }),
+            "undecided: {err}"
+        );
+        let seen = [Seen {
+            seq: 0,
+            args_digest: "d".into(),
+        }];
+        store
+            .record_decision("run_a", &seen, Decision::AllowOnce, "terminal", |_, _| {
+                Ok(())
+            })
+            .unwrap();
+        let other = Dispatch {
+            uses_approval: true,
+            ..dispatch(0, "other", true)
+        };
+        let err = store.record_dispatch("run_a", &owner, &other).unwrap_err();
+        assert!(
+            matches!(err, DispatchError::NotApproved { .. }),
+            "other arguments: {err}"
+        );
+        store.record_dispatch("run_a", &owner, &approved).unwrap();
+        assert!(
+            store
+                .approval("run_a", 0)
+                .unwrap()
+                .unwrap()
+                .consumed_at_ms
+                .is_some()
+        );
+        let err = store
+            .record_dispatch("run_a", &owner, &approved)
+            .unwrap_err();
+        assert!(
+            matches!(err, DispatchError::NotApproved { .. }),
+            "used up: {err}"
+        );
+    }
+
+    #[test]
     fn only_the_owner_dispatches_and_an_unanswered_read_may_go_again() {
         let dir = tempfile::tempdir().unwrap();
         let store = RunsStore::open(&dir.path().join("s.sqlite")).unwrap();

@@ -82,20 +82,26 @@ fn paused_and_approved(home: &Home) -> String {
 }
 
 #[test]
-fn concurrent_resumes_in_one_hub_send_the_approved_write_once() {
+fn concurrent_resumes_in_two_hubs_on_one_store_send_the_approved_write_once() {
     let home = Home::new();
     let ledger = ledger_config(&home, "");
     let run_id = paused_and_approved(&home);
-    let mut hub = Raw::hub(&home);
-    hub.initialize("2025-11-25");
-    for id in 10..14 {
-        hub.send(
-            &json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": { "name": "execute", "arguments": { "resume": run_id } } })
-                .to_string(),
-        );
+    let mut hubs = [Raw::hub(&home), Raw::hub(&home)];
+    for hub in &mut hubs {
+        hub.initialize("2025-11-25");
     }
-    let statuses: Vec<String> = (0..4)
-        .map(|_| {
+    // Two resumes to each hub at once: they race inside a hub and across the two.
+    for hub in &mut hubs {
+        for id in 10..12 {
+            hub.send(
+                &json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": { "name": "execute", "arguments": { "resume": run_id } } })
+                    .to_string(),
+            );
+        }
+    }
+    let mut statuses = Vec::new();
+    for hub in &mut hubs {
+        for _ in 0..2 {
             let answer = hub.next();
             let envelope = &answer["result"]["structuredContent"];
             let status = envelope["status"].as_str().unwrap_or_default().to_string();
@@ -106,9 +112,9 @@ fn concurrent_resumes_in_one_hub_send_the_approved_write_once() {
                     "{envelope}"
                 );
             }
-            status
-        })
-        .collect();
+            statuses.push(status);
+        }
+    }
     assert!(
         statuses.iter().all(|s| s == "completed" || s == "running"),
         "{statuses:?}"
@@ -120,10 +126,12 @@ fn concurrent_resumes_in_one_hub_send_the_approved_write_once() {
         "the write reached the upstream once"
     );
     // Once it ended, every resume returns its envelope and sends nothing.
-    let again = hub.call(20, "execute", json!({ "resume": run_id }));
+    let [mut first, second] = hubs;
+    let again = first.call(20, "execute", json!({ "resume": run_id }));
     assert_eq!(again["result"]["structuredContent"]["status"], "completed");
     assert_eq!(ledger_lines(&ledger), ["write k"]);
-    assert_eq!(hub.close(), Some(0));
+    assert_eq!(first.close(), Some(0));
+    assert_eq!(second.close(), Some(0));
 }
 
 #[test]
