@@ -163,7 +163,16 @@ fn start_hub(home: &Home, log: &Path) -> Hub {
     let address = format!("127.0.0.1:{port}");
     let log = std::fs::File::create(log).expect("the hub's log file");
     let mut child = home
-        .command(&["hub", "serve", "--http", &address])
+        // CLIENTS × EXECUTES_PER_ROUND requests at once, each on its own HTTP/1 connection: above
+        // the default cap, so the cap is raised rather than the load measured against 503s.
+        .command(&[
+            "hub",
+            "serve",
+            "--http",
+            &address,
+            "--max-connections",
+            "4096",
+        ])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(log)

@@ -354,6 +354,22 @@ pub struct HubServeArgs {
     /// localhost (repeatable; the DNS-rebinding check refuses any other).
     #[arg(long = "allowed-host", value_name = "HOST", requires = "http")]
     pub allowed_hosts: Vec<String>,
+    /// A web origin (`scheme://host[:port]`) whose pages may call the hub from a browser, besides
+    /// the hub's own (repeatable). A request whose `Origin` header names any other is refused.
+    #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
+    pub allowed_origins: Vec<String>,
+    /// Seconds a client has to send the whole head of a request once its first byte arrived.
+    #[arg(long, value_name = "SECONDS", requires = "http", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub header_timeout: u64,
+    /// Seconds a connection may stay open with no request in progress and nothing received.
+    #[arg(long, value_name = "SECONDS", requires = "http", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=86400))]
+    pub idle_timeout: u64,
+    /// Seconds a client has to send the whole body of a request once its head arrived.
+    #[arg(long, value_name = "SECONDS", requires = "http", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub body_timeout: u64,
+    /// The most connections served at once; one more is answered 503 and closed.
+    #[arg(long, value_name = "N", requires = "http", default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..=65536))]
+    pub max_connections: u32,
 }
 
 #[derive(Debug, Subcommand)]

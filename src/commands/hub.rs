@@ -6,6 +6,7 @@
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::{Context, bail};
 use tokio::net::TcpListener;
@@ -14,15 +15,25 @@ use super::{Engine, load_settings, start_engine};
 use crate::cli::HubServeArgs;
 use crate::config::{LivePolicy, Paths, Settings};
 use crate::execute::Executor;
-use crate::hub::{self, HttpOptions, Hub, is_remote};
+use crate::hub::{self, HttpLimits, HttpOptions, Hub, Origin, is_remote};
 use crate::runs::RunsStore;
 use crate::sources::{SourceEvent, SourceStatus, Sources};
 use tokio::sync::broadcast::error::RecvError;
 
 pub async fn serve(paths: &Paths, args: &HubServeArgs) -> anyhow::Result<ExitCode> {
-    // Before anything starts: a refused address must not leave sources running.
+    // Before anything starts: a refused origin or address must not leave sources running.
+    let allowed_origins = args
+        .allowed_origins
+        .iter()
+        .map(|text| Origin::parse_allowed(text).map_err(anyhow::Error::msg))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let listener = match args.http {
-        Some(address) => Some(bind(address, args.allow_remote).await?),
+        Some(address) => {
+            let listener = bind(address, args.allow_remote).await?;
+            // Room for every connection allowed, plus the sources' pipes and the store.
+            ensure_open_files(args.max_connections as usize + 256);
+            Some(listener)
+        }
         None => None,
     };
     let settings = load_settings(paths)?;
@@ -60,7 +71,14 @@ pub async fn serve(paths: &Paths, args: &HubServeArgs) -> anyhow::Result<ExitCod
             let options = HttpOptions {
                 listener,
                 extra_hosts: args.allowed_hosts.clone(),
+                allowed_origins,
                 profile: args.profile.clone(),
+                limits: HttpLimits {
+                    header_timeout: Duration::from_secs(args.header_timeout),
+                    idle_timeout: Duration::from_secs(args.idle_timeout),
+                    max_connections: args.max_connections as usize,
+                },
+                body_timeout: Duration::from_secs(args.body_timeout),
             };
             hub::serve_http(hub, store, options).await
         }
@@ -93,6 +111,44 @@ async fn bind(address: SocketAddr, allow_remote: bool) -> anyhow::Result<TcpList
     );
     Ok(listener)
 }
+
+/// Raises this process's soft limit on open files to `wanted` when it is lower (up to the hard
+/// limit), as servers commonly do: the usual soft limit (1024, or 256 on macOS) would make
+/// accepting fail well before `--max-connections` could answer 503. Says so when even the
+/// hard limit is lower.
+#[cfg(unix)]
+fn ensure_open_files(wanted: usize) {
+    let wanted = wanted as libc::rlim_t;
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit only read and write the struct passed to them.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+        return;
+    }
+    let current = limit.rlim_cur;
+    if current >= wanted {
+        return;
+    }
+    let raised = wanted.min(limit.rlim_max);
+    if raised > current {
+        let mut new = limit;
+        new.rlim_cur = raised;
+        // SAFETY: as above.
+        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &new) } != 0 {
+            return;
+        }
+    }
+    if raised < wanted {
+        tracing::warn!(
+            "this process may open at most {raised} files, and --max-connections needs about {wanted} (one per connection, plus room for the sources and the store); near that, new connections wait to be accepted instead of getting 503: raise the hard limit (`ulimit -Hn`) or lower --max-connections"
+        );
+    }
+}
+
+#[cfg(not(unix))]
+fn ensure_open_files(_wanted: usize) {}
 
 /// Keeps each source's status in the store, where the dashboard (another process) reads it.
 fn record_source_statuses(sources: &Arc<Sources>, store: Arc<RunsStore>) {

@@ -10,7 +10,7 @@
 //! | `args` | reading each tool's arguments, with errors that name the field |
 //! | `handler` | the `ServerHandler`: search, describe and execute on the live catalogue |
 //! | `stdio` | the transport: JSON-RPC lines, with errors for lines that are not messages |
-//! | `streamable_http` | Streamable HTTP at `/mcp`: bearer tokens, DNS-rebinding checks, session recovery |
+//! | `streamable_http` | Streamable HTTP at `/mcp`: Origin and bearer-token checks, JSON-RPC bodies and batches, session recovery, connection limits |
 //! | `trace` | a `request` span (request id, method, tool, run id) and the access log per request |
 //!
 //! ```text
@@ -28,7 +28,7 @@ mod trace;
 
 pub use handler::Hub;
 pub use stdio::StdioTransport;
-pub use streamable_http::{HttpOptions, is_remote, serve_http};
+pub use streamable_http::{HttpLimits, HttpOptions, Origin, is_remote, serve_http};
 
 use rmcp::ServiceExt;
 use rmcp::service::ServerInitializeError;

@@ -1,40 +1,71 @@
 //! The hub's Streamable HTTP transport (`hub serve --http`): rmcp's `StreamableHttpService` at
 //! `/mcp`, serving the same [`Hub`] as stdio. 2026-07-28 requests are stateless; older clients
 //! get sessions (`Mcp-Session-Id`). rmcp checks `Host` against the allowed hosts (DNS-rebinding
-//! protection) and the MCP headers; this module adds what it does not do:
+//! protection) and the MCP headers; this module adds what it does not do, in this order:
 //!
-//! - every request needs `Authorization: Bearer <token>`, looked up by hash in the state store
-//!   on each request (so `token revoke` in another process takes effect on the next one), and the
-//!   accepted token rides in the request's extensions to the bridge, which checks it per call;
-//! - a request for an unknown or ended session gets 404 with `MCP_SESSION_UNAVAILABLE` and a
-//!   recovery object instead of rmcp's plain-text body.
+//! 1. the `Origin` check (`origin`), before the token: a page elsewhere can neither use a token
+//!    it got hold of nor learn from 401-or-not whether a token is valid, and costs no lookup;
+//! 2. every request needs `Authorization: Bearer <token>`, looked up by hash in the state store
+//!    on each request (so `token revoke` in another process takes effect on the next one), and
+//!    the accepted token rides in the request's extensions to the bridge, which checks it per
+//!    call;
+//! 3. a POST body is read within `--body-timeout` and must be JSON-RPC (`message`); batches are
+//!    served in 2025-03-26 sessions (`batch`) and refused after;
+//! 4. a request for an unknown or ended session gets 404 with `MCP_SESSION_UNAVAILABLE` and a
+//!    recovery object instead of rmcp's plain-text body, and `DELETE` of a session 204.
+//!
+//! Connections are accepted by `connections`, which bounds their number and idle time.
+
+mod batch;
+mod connections;
+mod message;
+mod origin;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
-use axum::body::Body;
-use axum::extract::{Request, State};
-use axum::middleware::Next;
-use axum::response::Response;
-use http::{HeaderValue, StatusCode, header};
+use axum::body::{Body, Bytes};
+use futures::StreamExt;
+use http::{HeaderValue, Method, Request, Response, StatusCode, header};
+use hyper::body::Incoming;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
 use super::Hub;
-use crate::runs::RunsStore;
+use crate::runs::{RunsStore, TokenRecord};
+pub use connections::Limits as HttpLimits;
+pub use origin::Origin;
+use origin::Origins;
 
 /// JSON-RPC code of a refused bearer token (in the range MCP leaves to implementations).
 const UNAUTHORIZED: i64 = -32001;
 /// JSON-RPC code of an unknown or ended session (ditto).
 const SESSION_UNAVAILABLE: i64 = -32002;
+/// JSON-RPC code of a request from a web page the hub does not serve (ditto).
+const ORIGIN_REFUSED: i64 = -32003;
+/// JSON-RPC code of a request refused because the hub serves its most connections (ditto).
+const OVERLOADED: i64 = -32004;
+/// JSON-RPC code of a request whose body did not arrive in time (ditto).
+const TOO_SLOW: i64 = -32005;
+/// The largest request body read (rmcp's default limit, kept for both).
+const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+/// What a 503 asks a client to wait before it tries again, in seconds.
+const RETRY_AFTER_SECS: u64 = 2;
 
-/// What the door checks on each request.
+/// rmcp's Streamable HTTP service for the hub.
+type Mcp = StreamableHttpService<Hub, LocalSessionManager>;
+
+/// What the hub checks and serves on each request.
 struct Door {
     store: Arc<RunsStore>,
     /// The profile this hub serves; a token bound to another profile is refused.
     profile: Option<String>,
+    origins: Origins,
+    service: Mcp,
+    body_timeout: Duration,
 }
 
 /// Where and for whom the hub listens.
@@ -42,7 +73,12 @@ pub struct HttpOptions {
     pub listener: TcpListener,
     /// Host names (or `host:port`) accepted in the `Host` header besides loopback.
     pub extra_hosts: Vec<String>,
+    /// Web origins whose pages may call the hub besides its own (`--allow-origin`).
+    pub allowed_origins: Vec<Origin>,
     pub profile: Option<String>,
+    pub limits: HttpLimits,
+    /// How long a request's body may take to arrive once its head has.
+    pub body_timeout: Duration,
 }
 
 /// Serves `hub` on `options.listener` until the process ends.
@@ -53,7 +89,9 @@ pub async fn serve_http(
 ) -> anyhow::Result<()> {
     let mut hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
     hosts.extend(options.extra_hosts);
-    let config = StreamableHttpServerConfig::default().with_allowed_hosts(hosts);
+    let config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(hosts)
+        .with_max_request_body_bytes(MAX_BODY_BYTES);
     let service = StreamableHttpService::new(
         move || Ok(hub.clone()),
         Arc::new(LocalSessionManager::default()),
@@ -62,11 +100,17 @@ pub async fn serve_http(
     let door = Arc::new(Door {
         store,
         profile: options.profile,
+        origins: Origins::new(options.allowed_origins),
+        service,
+        body_timeout: options.body_timeout,
     });
-    let router = axum::Router::new()
-        .nest_service("/mcp", service)
-        .layer(axum::middleware::from_fn_with_state(door, authorize));
-    axum::serve(options.listener, router).await?;
+    let limits = options.limits;
+    let handle = move |request: Request<Incoming>| {
+        let door = door.clone();
+        async move { door.answer(request.map(Body::new)).await }
+    };
+    let busy = move || overloaded(limits.max_connections);
+    connections::serve(options.listener, limits, handle, busy).await?;
     Ok(())
 }
 
@@ -75,60 +119,252 @@ pub fn is_remote(address: &SocketAddr) -> bool {
     !address.ip().is_loopback()
 }
 
-/// Lets a request through only with an active bearer token for this hub's profile, and turns
-/// rmcp's plain "session not found" into the recovery contract.
-async fn authorize(State(door): State<Arc<Door>>, mut request: Request, next: Next) -> Response {
-    let Some(secret) = bearer(request.headers()) else {
-        return unauthorized(
-            "this hub needs `Authorization: Bearer <token>`; create a token with `capabilities token create NAME`",
-        );
-    };
-    let token = match door.store.token_for_secret(secret) {
-        Ok(Some(token)) => token,
-        Ok(None) => {
-            return unauthorized(
-                "the bearer token is unknown, revoked or expired; `capabilities token list` shows the valid ones",
-            );
-        }
-        Err(e) => {
-            tracing::warn!("cannot check a bearer token: {e}");
+impl Door {
+    /// Answers one request: the Origin check, a CORS preflight, the token, then rmcp.
+    async fn answer(&self, request: Request<Body>) -> Response<Body> {
+        let path = request.uri().path();
+        if path != "/mcp" && path != "/mcp/" {
             return error_response(
-                StatusCode::SERVICE_UNAVAILABLE,
-                UNAUTHORIZED,
-                "the hub cannot read its token store right now; try again",
+                StatusCode::NOT_FOUND,
+                -32601,
+                "the MCP endpoint of this hub is /mcp",
                 None,
             );
         }
+        let origin = match self.origins.check(request.headers()) {
+            Ok(origin) => origin,
+            Err(origin::Refused(message)) => {
+                tracing::info!("refused a request from a web page: {message}");
+                return error_response(StatusCode::FORBIDDEN, ORIGIN_REFUSED, &message, None);
+            }
+        };
+        let mut response = match &origin {
+            // A browser's preflight carries no token: answered for an allowed origin alone.
+            Some(origin)
+                if request.method() == Method::OPTIONS
+                    && request
+                        .headers()
+                        .contains_key(header::ACCESS_CONTROL_REQUEST_METHOD) =>
+            {
+                return origin::preflight(request.headers(), origin.clone())
+                    .map(|()| Body::empty());
+            }
+            _ => self.authorized(request).await,
+        };
+        if let Some(origin) = origin {
+            origin::allow(response.headers_mut(), origin);
+        }
+        response
+    }
+
+    /// Lets a request through only with an active bearer token for this hub's profile.
+    async fn authorized(&self, mut request: Request<Body>) -> Response<Body> {
+        match self.token(request.headers()) {
+            Ok(token) => {
+                request.extensions_mut().insert(token);
+            }
+            Err(refusal) => return *refusal,
+        }
+        let had_session = request.headers().contains_key("mcp-session-id");
+        let is_delete = request.method() == Method::DELETE;
+        let response = if request.method() == Method::POST {
+            self.post(request).await
+        } else {
+            self.service.handle(request).await.map(Body::new)
+        };
+        if had_session && is_session_not_found(&response) {
+            return session_unavailable();
+        }
+        // rmcp answers an ended session 202; clients (the Python SDK among them) expect the
+        // 200 or 204 of a completed DELETE and warn on anything else.
+        if is_delete && response.status() == StatusCode::ACCEPTED {
+            let mut ended = Response::new(Body::empty());
+            *ended.status_mut() = StatusCode::NO_CONTENT;
+            return ended;
+        }
+        response
+    }
+
+    /// The token of the request, or the refusal to send.
+    fn token(&self, headers: &http::HeaderMap) -> Result<TokenRecord, Box<Response<Body>>> {
+        let Some(secret) = bearer(headers) else {
+            return Err(Box::new(unauthorized(
+                "this hub needs `Authorization: Bearer <token>`; create a token with `capabilities token create NAME`",
+            )));
+        };
+        let token = match self.store.token_for_secret(secret) {
+            Ok(Some(token)) => token,
+            Ok(None) => {
+                return Err(Box::new(unauthorized(
+                    "the bearer token is unknown, revoked or expired; `capabilities token list` shows the valid ones",
+                )));
+            }
+            Err(e) => {
+                tracing::warn!("cannot check a bearer token: {e}");
+                return Err(Box::new(error_response(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    UNAUTHORIZED,
+                    "the hub cannot read its token store right now; try again",
+                    None,
+                )));
+            }
+        };
+        if let Some(profile) = &token.profile
+            && self.profile.as_ref() != Some(profile)
+        {
+            let serving = self
+                .profile
+                .as_deref()
+                .map_or("no profile".to_string(), |p| format!("profile `{p}`"));
+            return Err(Box::new(error_response(
+                StatusCode::FORBIDDEN,
+                UNAUTHORIZED,
+                &format!(
+                    "the token `{}` is for profile `{profile}`, and this hub serves {serving}; use a token for this hub or start `hub serve --profile {profile}`",
+                    token.name
+                ),
+                None,
+            )));
+        }
+        Ok(token)
+    }
+
+    /// A POST: its body read in time, checked, and handed to rmcp (a batch message by message).
+    async fn post(&self, request: Request<Body>) -> Response<Body> {
+        let (parts, body) = request.into_parts();
+        let bytes = match read_body(body, &parts.headers, self.body_timeout).await {
+            Ok(bytes) => bytes,
+            Err(refusal) => return refusal,
+        };
+        match message::read(parts.headers.get(header::CONTENT_TYPE), &bytes) {
+            Err(refusal) => refusal_response(&refusal),
+            Ok(message::Body::One) => {
+                let request = Request::from_parts(parts, Body::from(bytes));
+                self.service.handle(request).await.map(Body::new)
+            }
+            Ok(message::Body::Batch(items)) => match batch_refusal(&parts.headers) {
+                Some(refusal) => refusal_response(&refusal),
+                None => batch::serve(&self.service, parts, items).await,
+            },
+        }
+    }
+}
+
+/// Why a batch may not be served with these headers: batches exist in MCP 2025-03-26 alone
+/// (2025-06-18 removed them), and only inside a session, since `initialize` may not be batched.
+/// A 2025-03-26 client sends no `MCP-Protocol-Version` (the header came with 2025-06-18), and
+/// the transport has a server assume 2025-03-26 when it is absent.
+fn batch_refusal(headers: &http::HeaderMap) -> Option<message::Refusal> {
+    let refuse = |message: String| message::Refusal {
+        status: StatusCode::BAD_REQUEST,
+        id: Value::Null,
+        code: -32600,
+        message,
     };
-    if let Some(profile) = &token.profile
-        && door.profile.as_ref() != Some(profile)
-    {
-        let serving = door
-            .profile
-            .as_deref()
-            .map_or("no profile".to_string(), |p| format!("profile `{p}`"));
-        return error_response(
-            StatusCode::FORBIDDEN,
-            UNAUTHORIZED,
+    if let Some(version) = headers.get("mcp-protocol-version") {
+        let version = String::from_utf8_lossy(version.as_bytes());
+        if version != "2025-03-26" {
+            let shown: String = version.chars().take(40).collect();
+            return Some(refuse(format!(
+                "JSON-RPC batches were removed in MCP 2025-06-18, and this request is {shown}; send one message per POST"
+            )));
+        }
+    }
+    if !headers.contains_key("mcp-session-id") {
+        return Some(refuse(
+            "a JSON-RPC batch (MCP 2025-03-26) belongs to a session: send `initialize` on its own first, then the batch with the `Mcp-Session-Id` it returns".into(),
+        ));
+    }
+    None
+}
+
+/// The body of a POST, whole, or the answer when it is too large or too slow.
+async fn read_body(
+    body: Body,
+    headers: &http::HeaderMap,
+    deadline: Duration,
+) -> Result<Bytes, Response<Body>> {
+    let too_large = || {
+        error_response(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            -32600,
             &format!(
-                "the token `{}` is for profile `{profile}`, and this hub serves {serving}; use a token for this hub or start `hub serve --profile {profile}`",
-                token.name
+                "the request body is larger than {} MiB; send a shorter message (a script that fetches its data through the tools rather than carrying it)",
+                MAX_BODY_BYTES / (1024 * 1024)
             ),
             None,
-        );
+        )
+    };
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > MAX_BODY_BYTES as u64) {
+        return Err(too_large());
     }
-    let had_session = request.headers().contains_key("mcp-session-id");
-    request.extensions_mut().insert(token);
-    let response = next.run(request).await;
-    // rmcp answers an unknown session with 404 and a text body; a 404 for a modern request
-    // (unknown method) is JSON and stays as it is.
-    let is_text = response
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .is_none_or(|v| v.as_bytes().starts_with(b"text/plain"));
-    if had_session && response.status() == StatusCode::NOT_FOUND && is_text {
-        return session_unavailable();
+    let read = async {
+        let mut chunks = body.into_data_stream();
+        let mut bytes = Vec::new();
+        while let Some(chunk) = chunks.next().await {
+            let chunk = chunk.map_err(|e| {
+                error_response(
+                    StatusCode::BAD_REQUEST,
+                    -32700,
+                    &format!("the request body could not be read: {e}"),
+                    None,
+                )
+            })?;
+            if bytes.len() + chunk.len() > MAX_BODY_BYTES {
+                return Err(too_large());
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        Ok(Bytes::from(bytes))
+    };
+    match tokio::time::timeout(deadline, read).await {
+        Ok(read) => read,
+        Err(_) => {
+            let mut response = error_response(
+                StatusCode::REQUEST_TIMEOUT,
+                TOO_SLOW,
+                &format!(
+                    "the request body did not arrive within {} s of its head (--body-timeout); send the whole message at once",
+                    deadline.as_secs()
+                ),
+                None,
+            );
+            // The rest of the body may still trickle in: the connection is not reused.
+            response
+                .headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            Err(response)
+        }
     }
+}
+
+/// Whether `response` is rmcp's plain-text 404 for an unknown session (a 404 for a modern
+/// request, an unknown method, is JSON and stays as it is).
+fn is_session_not_found<B>(response: &Response<B>) -> bool {
+    response.status() == StatusCode::NOT_FOUND
+        && response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .is_none_or(|v| v.as_bytes().starts_with(b"text/plain"))
+}
+
+/// 503 for a connection past `--max-connections`.
+fn overloaded(max_connections: usize) -> Response<Body> {
+    let mut response = error_response(
+        StatusCode::SERVICE_UNAVAILABLE,
+        OVERLOADED,
+        &format!(
+            "the hub is serving its most connections at once ({max_connections}); try again shortly, or start it with a higher --max-connections"
+        ),
+        None,
+    );
+    let headers = response.headers_mut();
+    headers.insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
+    headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
     response
 }
 
@@ -140,7 +376,7 @@ fn bearer(headers: &http::HeaderMap) -> Option<&str> {
     (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
 }
 
-fn unauthorized(message: &str) -> Response {
+fn unauthorized(message: &str) -> Response<Body> {
     let mut response = error_response(StatusCode::UNAUTHORIZED, UNAUTHORIZED, message, None);
     response
         .headers_mut()
@@ -149,7 +385,7 @@ fn unauthorized(message: &str) -> Response {
 }
 
 /// 404 with the spec's recovery contract. It names neither the session id nor the token.
-fn session_unavailable() -> Response {
+fn session_unavailable() -> Response<Body> {
     error_response(
         StatusCode::NOT_FOUND,
         SESSION_UNAVAILABLE,
@@ -167,12 +403,28 @@ fn session_unavailable() -> Response {
 }
 
 /// A JSON-RPC error (id null: the request was not read) with an HTTP status.
-fn error_response(status: StatusCode, code: i64, message: &str, data: Option<Value>) -> Response {
+fn error_response(
+    status: StatusCode,
+    code: i64,
+    message: &str,
+    data: Option<Value>,
+) -> Response<Body> {
     let mut error = json!({ "code": code, "message": message });
     if let Some(data) = data {
         error["data"] = data;
     }
-    let body = json!({ "jsonrpc": "2.0", "id": null, "error": error });
+    json_response(
+        status,
+        &json!({ "jsonrpc": "2.0", "id": null, "error": error }),
+    )
+}
+
+/// A message refused before rmcp saw it, answered with its id.
+fn refusal_response(refusal: &message::Refusal) -> Response<Body> {
+    json_response(refusal.status, &refusal.to_message())
+}
+
+fn json_response(status: StatusCode, body: &Value) -> Response<Body> {
     let mut response = Response::new(Body::from(body.to_string()));
     *response.status_mut() = status;
     response.headers_mut().insert(

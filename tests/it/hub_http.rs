@@ -1,9 +1,10 @@
 //! `capabilities hub serve --http` and `capabilities token`: the Python `mcp` SDK over
 //! Streamable HTTP in 2026-07-28 and legacy mode with a valid, a missing and a revoked token; a
 //! token's `--allow` patterns checked on each call inside a script; raw HTTP for what a client
-//! library hides (status codes, the recovery contract, revocation inside a session).
+//! library hides (status codes, the recovery contract, revocation inside a session, the Origin
+//! check, malformed bodies and batches); raw sockets for slow, idle and surplus connections.
 
-use std::io::{Read, Write};
+use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -213,8 +214,9 @@ fn a_failed_run_after_a_write_says_do_not_replay_without_the_token_or_session() 
     }
 }
 
-/// One HTTP/1.1 exchange: the status, the head, and the body when it has a length (a stream's
-/// body is not read: the head is all these tests need from it).
+/// One HTTP/1.1 exchange: the status, the head, and the body (read to its length, or for a
+/// stream to its end when asked: the hub closes it after the last event, as `Connection: close`
+/// asks).
 struct Reply {
     status: u16,
     head: String,
@@ -222,27 +224,54 @@ struct Reply {
 }
 
 fn post(hub: &HttpHub, headers: &[(&str, &str)], body: &Value) -> Reply {
-    let body = body.to_string();
+    let mut all = vec![
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+    ];
+    all.extend_from_slice(headers);
+    send(hub, "POST", &all, &body.to_string(), false)
+}
+
+/// `method /mcp` with exactly `headers` (plus `Host` unless given, `Content-Length` and
+/// `Connection: close`) and `body`; with `whole_stream`, an event stream is read to its end.
+fn send(
+    hub: &HttpHub,
+    method: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+    whole_stream: bool,
+) -> Reply {
+    let mut stream = TcpStream::connect(("127.0.0.1", hub.port)).expect("connect to the hub");
     let mut request = format!(
-        "POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
+        "{method} /mcp HTTP/1.1\r\nContent-Length: {}\r\nConnection: close\r\n",
         body.len()
     );
+    request.push_str(&header_lines(hub, headers));
+    request.push_str(body);
+    stream.write_all(request.as_bytes()).expect("send");
+    read_reply(&mut stream, whole_stream)
+}
+
+/// The header lines of a request (with `Host` unless given) and the blank line after them.
+fn header_lines(hub: &HttpHub, headers: &[(&str, &str)]) -> String {
+    let mut lines = String::new();
     if !headers
         .iter()
         .any(|(name, _)| name.eq_ignore_ascii_case("host"))
     {
-        request.push_str(&format!("Host: 127.0.0.1:{}\r\n", hub.port));
+        lines.push_str(&format!("Host: 127.0.0.1:{}\r\n", hub.port));
     }
     for (name, value) in headers {
-        request.push_str(&format!("{name}: {value}\r\n"));
+        lines.push_str(&format!("{name}: {value}\r\n"));
     }
-    request.push_str("\r\n");
-    request.push_str(&body);
-    let mut stream = TcpStream::connect(("127.0.0.1", hub.port)).expect("connect to the hub");
+    lines.push_str("\r\n");
+    lines
+}
+
+fn read_reply(stream: &mut TcpStream, whole_stream: bool) -> Reply {
     stream
         .set_read_timeout(Some(Duration::from_secs(120)))
         .expect("a read bound");
-    stream.write_all(request.as_bytes()).expect("send");
     let mut bytes = Vec::new();
     let mut chunk = [0u8; 4096];
     let head_end = loop {
@@ -266,8 +295,14 @@ fn post(hub: &HttpHub, headers: &[(&str, &str)], body: &Value) -> Reply {
             assert!(n > 0, "the body ended early");
             bytes.extend_from_slice(&chunk[..n]);
         }
+    } else if whole_stream {
+        stream.read_to_end(&mut bytes).expect("read the stream");
     }
-    let body = String::from_utf8_lossy(&bytes[head_end..]).to_string();
+    let mut body = bytes.split_off(head_end);
+    if header_of(&head, "transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
+        body = dechunk(&body);
+    }
+    let body = String::from_utf8_lossy(&body).to_string();
     let status = head
         .split_whitespace()
         .nth(1)
@@ -277,10 +312,48 @@ fn post(hub: &HttpHub, headers: &[(&str, &str)], body: &Value) -> Reply {
 }
 
 fn header<'a>(reply: &'a Reply, name: &str) -> Option<&'a str> {
-    reply.head.lines().find_map(|line| {
+    header_of(&reply.head, name)
+}
+
+fn header_of<'a>(head: &'a str, name: &str) -> Option<&'a str> {
+    head.lines().find_map(|line| {
         let (n, v) = line.split_once(':')?;
         n.eq_ignore_ascii_case(name).then(|| v.trim())
     })
+}
+
+/// The payload of a `Transfer-Encoding: chunked` body.
+fn dechunk(mut bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(end) = bytes.windows(2).position(|w| w == b"\r\n") {
+        let size = std::str::from_utf8(&bytes[..end])
+            .ok()
+            .and_then(|line| usize::from_str_radix(line.split(';').next()?.trim(), 16).ok())
+            .expect("a chunk size");
+        if size == 0 {
+            break;
+        }
+        let start = end + 2;
+        out.extend_from_slice(&bytes[start..start + size]);
+        bytes = &bytes[start + size + 2..];
+    }
+    out
+}
+
+/// The JSON-RPC messages in an event stream's `data:` lines.
+fn events(body: &str) -> Vec<Value> {
+    body.lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .filter_map(|data| serde_json::from_str(data.trim()).ok())
+        .collect()
+}
+
+/// The JSON-RPC error body of a refusal.
+fn error_of(reply: &Reply) -> Value {
+    let body: Value = serde_json::from_str(&reply.body)
+        .unwrap_or_else(|e| panic!("not a JSON body ({e}): {}{}", reply.head, reply.body));
+    assert_eq!(body["jsonrpc"], "2.0", "{body}");
+    body["error"].clone()
 }
 
 fn initialize() -> Value {
@@ -472,6 +545,445 @@ fn token_commands_explain_their_errors_and_never_show_a_secret_again() {
             .any(|w| w == secret.as_bytes()),
         "the store keeps only a hash"
     );
+}
+
+/// A started legacy session: its id, after `initialize` (at `version`) and `initialized`.
+fn legacy_session(hub: &HttpHub, bearer: &str, version: &str) -> String {
+    let mut start = initialize();
+    start["params"]["protocolVersion"] = json!(version);
+    let started = post(hub, &[("Authorization", bearer)], &start);
+    assert_eq!(started.status, 200, "{}{}", started.head, started.body);
+    let session = header(&started, "mcp-session-id")
+        .expect("a session id")
+        .to_string();
+    let mut headers = vec![("Authorization", bearer), ("Mcp-Session-Id", &session)];
+    // The header exists from 2025-06-18 on; a 2025-03-26 client does not send it.
+    if version != "2025-03-26" {
+        headers.push(("MCP-Protocol-Version", version));
+    }
+    let initialized = post(
+        hub,
+        &headers,
+        &json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
+    );
+    assert_eq!(initialized.status, 202, "{}", initialized.head);
+    session
+}
+
+#[test]
+fn a_foreign_origin_is_refused_before_the_token_is_looked_at() {
+    let home = Home::new();
+    config(&home);
+    let token = create_token(&home, &["t"]);
+    let hub = HttpHub::start(&home, &[]);
+    let bearer = format!("Bearer {token}");
+    for origin in ["https://evil.example", "http://127.0.0.1:1", "null"] {
+        // With a valid token and without one alike: a page elsewhere cannot use a leaked token,
+        // nor learn whether a token is valid.
+        for headers in [
+            vec![("Origin", origin), ("Authorization", bearer.as_str())],
+            vec![("Origin", origin)],
+        ] {
+            let reply = post(&hub, &headers, &initialize());
+            assert_eq!(reply.status, 403, "{origin}: {}{}", reply.head, reply.body);
+            let error = error_of(&reply);
+            let message = error["message"].as_str().unwrap_or_default();
+            assert!(
+                message.contains(&format!("`{origin}`")) && message.contains("--allow-origin"),
+                "{error}"
+            );
+        }
+    }
+    // The hub's own origin, under each loopback name, and no Origin (a non-browser client).
+    let own = [
+        format!("http://127.0.0.1:{}", hub.port),
+        format!("http://localhost:{}", hub.port),
+        format!("http://[::1]:{}", hub.port),
+    ];
+    for origin in &own {
+        let reply = post(
+            &hub,
+            &[("Origin", origin), ("Authorization", &bearer)],
+            &initialize(),
+        );
+        assert_eq!(reply.status, 200, "{origin}: {}{}", reply.head, reply.body);
+    }
+    let reply = post(&hub, &[("Authorization", &bearer)], &initialize());
+    assert_eq!(reply.status, 200, "{}{}", reply.head, reply.body);
+}
+
+#[test]
+fn an_allowed_origin_is_served_with_cors_and_null_cannot_be_allowed() {
+    let home = Home::new();
+    config(&home);
+    let token = create_token(&home, &["t"]);
+    let app = "https://app.example.com";
+    let hub = HttpHub::start(&home, &["--allow-origin", app]);
+    let bearer = format!("Bearer {token}");
+    let reply = post(
+        &hub,
+        &[("Origin", app), ("Authorization", &bearer)],
+        &initialize(),
+    );
+    assert_eq!(reply.status, 200, "{}{}", reply.head, reply.body);
+    assert_eq!(header(&reply, "access-control-allow-origin"), Some(app));
+    // The browser's preflight carries no token; it is answered for an allowed origin only.
+    let preflight = [
+        ("Origin", app),
+        ("Access-Control-Request-Method", "POST"),
+        (
+            "Access-Control-Request-Headers",
+            "authorization, content-type, mcp-protocol-version",
+        ),
+    ];
+    let reply = send(&hub, "OPTIONS", &preflight, "", false);
+    assert_eq!(reply.status, 204, "{}{}", reply.head, reply.body);
+    assert_eq!(header(&reply, "access-control-allow-origin"), Some(app));
+    assert!(
+        header(&reply, "access-control-allow-headers").is_some_and(|h| h.contains("authorization")),
+        "{}",
+        reply.head
+    );
+    let mut elsewhere = preflight;
+    elsewhere[0].1 = "https://evil.example";
+    assert_eq!(send(&hub, "OPTIONS", &elsewhere, "", false).status, 403);
+    drop(hub);
+
+    for (value, says) in [
+        (
+            "null",
+            "`null` is the origin of sandboxed and local-file pages",
+        ),
+        ("app.example.com", "write an origin as scheme://host[:port]"),
+    ] {
+        let run = home
+            .run(&[
+                "hub",
+                "serve",
+                "--http",
+                "127.0.0.1:0",
+                "--allow-origin",
+                value,
+            ])
+            .fails();
+        assert!(run.stderr.contains(says), "{value}: {}", run.stderr);
+    }
+}
+
+#[test]
+fn a_slowloris_is_cut_off_by_the_header_timeout() {
+    let home = Home::new();
+    config(&home);
+    // A short header timeout, and an idle timeout that cannot be what cuts it off.
+    let hub = HttpHub::start(&home, &["--header-timeout", "2", "--idle-timeout", "3600"]);
+    let mut stream = TcpStream::connect(("127.0.0.1", hub.port)).expect("connect");
+    // Each read waits up to 2 s for the hub's answer to the byte before: that paces the bytes.
+    stream
+        .set_read_timeout(Some(Duration::from_secs(2)))
+        .expect("a read bound");
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nX-Padding: {}",
+        hub.port,
+        "a".repeat(100)
+    );
+    // 60 bytes, one each ~2 s: a deadline far above the 2 s configured.
+    let mut chunk = [0u8; 256];
+    let closed = head.bytes().take(60).any(|byte| {
+        if stream.write_all(&[byte]).is_err() {
+            return true;
+        }
+        match stream.read(&mut chunk) {
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => false,
+            // End of stream, a reset, or an answer: the hub stopped waiting for this head.
+            _ => true,
+        }
+    });
+    assert!(
+        closed,
+        "the hub kept waiting for a head sent one byte at a time"
+    );
+}
+
+#[test]
+fn a_stalled_body_is_cut_off_by_the_body_timeout() {
+    let home = Home::new();
+    config(&home);
+    let token = create_token(&home, &["t"]);
+    let hub = HttpHub::start(&home, &["--body-timeout", "2"]);
+    let mut stream = TcpStream::connect(("127.0.0.1", hub.port)).expect("connect");
+    let headers = header_lines(
+        &hub,
+        &[
+            ("Authorization", &format!("Bearer {token}")),
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+            ("Content-Length", "1000"),
+        ],
+    );
+    stream
+        .write_all(format!("POST /mcp HTTP/1.1\r\n{headers}{{\"jsonrpc\":").as_bytes())
+        .expect("send a head and the start of a body");
+    let reply = read_reply(&mut stream, false);
+    assert_eq!(reply.status, 408, "{}{}", reply.head, reply.body);
+    let error = error_of(&reply);
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("--body-timeout")),
+        "{error}"
+    );
+}
+
+#[test]
+fn idle_and_half_open_connections_are_closed_but_a_long_run_is_not() {
+    let home = Home::new();
+    config(&home);
+    let token = create_token(&home, &["t"]);
+    let hub = HttpHub::start(&home, &["--idle-timeout", "2"]);
+    // Connections that never send a byte, and one kept alive after a request.
+    let mut idle: Vec<TcpStream> = (0..20)
+        .map(|_| TcpStream::connect(("127.0.0.1", hub.port)).expect("connect"))
+        .collect();
+    let mut kept = TcpStream::connect(("127.0.0.1", hub.port)).expect("connect");
+    let headers = header_lines(&hub, &[("Content-Length", "0")]);
+    kept.write_all(format!("POST /mcp HTTP/1.1\r\n{headers}").as_bytes())
+        .expect("send");
+    assert_eq!(read_reply(&mut kept, false).status, 401);
+    idle.push(kept);
+    for (i, stream) in idle.iter_mut().enumerate() {
+        // A bound far above the 2 s configured, not a speed check.
+        stream
+            .set_read_timeout(Some(Duration::from_secs(60)))
+            .expect("a read bound");
+        let mut chunk = [0u8; 64];
+        match stream.read(&mut chunk) {
+            Ok(0) => {}
+            Err(e) if e.kind() == ErrorKind::ConnectionReset => {}
+            other => panic!("idle connection {i} was not closed: {other:?}"),
+        }
+    }
+    // A request in flight is never idle: a run longer than the idle timeout completes.
+    let script = "return await everything.triggerLongRunningOperation({ duration: 5, steps: 5 });";
+    let report = python_client_running(&hub, &["2026-07-28", &token, script]);
+    let envelope = &report["execute"]["structured"];
+    assert_eq!(envelope["status"], "completed", "{report}");
+}
+
+#[test]
+fn connections_past_the_cap_get_503_until_one_closes() {
+    let home = Home::new();
+    config(&home);
+    let hub = HttpHub::start(&home, &["--max-connections", "2", "--idle-timeout", "3600"]);
+    // Two connections the hub has served one request on and keeps open. The connection that
+    // checked the port may not have been let go yet: retry until it has (a bound, not a speed check).
+    let hold = || {
+        for _ in 0..300 {
+            let mut stream = TcpStream::connect(("127.0.0.1", hub.port)).expect("connect");
+            let headers = header_lines(&hub, &[("Content-Length", "0")]);
+            stream
+                .write_all(format!("POST /mcp HTTP/1.1\r\n{headers}").as_bytes())
+                .expect("send");
+            match read_reply(&mut stream, false).status {
+                401 => return stream,
+                503 => std::thread::sleep(Duration::from_millis(100)),
+                other => panic!("unexpected status {other}"),
+            }
+        }
+        panic!("the hub never freed a connection slot");
+    };
+    let mut held = vec![hold(), hold()];
+    let refused = post(&hub, &[], &initialize());
+    assert_eq!(refused.status, 503, "{}{}", refused.head, refused.body);
+    assert!(
+        header(&refused, "retry-after").is_some(),
+        "{}",
+        refused.head
+    );
+    let error = error_of(&refused);
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("--max-connections")),
+        "{error}"
+    );
+    // Closing one frees its slot once the hub has seen the close.
+    drop(held.pop());
+    let status = (0..300)
+        .map(|_| {
+            let status = post(&hub, &[], &initialize()).status;
+            if status == 503 {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            status
+        })
+        .find(|status| *status != 503);
+    assert_eq!(
+        status,
+        Some(401),
+        "the closed connection's slot was not freed"
+    );
+}
+
+#[test]
+fn malformed_bodies_get_400_with_a_json_rpc_error() {
+    let home = Home::new();
+    config(&home);
+    let token = create_token(&home, &["t"]);
+    let hub = HttpHub::start(&home, &[]);
+    let bearer = format!("Bearer {token}");
+    let start = initialize().to_string();
+    // The Content-Type sent (none when absent), the body, the JSON-RPC code, what it says.
+    let json = Some("application/json");
+    let cases = [
+        (Some("text/plain"), start.as_str(), -32700, "Content-Type"),
+        (None, start.as_str(), -32700, "Content-Type"),
+        (
+            json,
+            "{\"jsonrpc\": \"2.0\", \"id\": 1,",
+            -32700,
+            "not valid JSON",
+        ),
+        (json, "42", -32600, "JSON-RPC"),
+        (json, "{\"hello\": \"world\"}", -32600, "JSON-RPC"),
+        (
+            json,
+            "{\"jsonrpc\": \"1.0\", \"id\": 3, \"method\": \"ping\"}",
+            -32600,
+            "\"2.0\"",
+        ),
+        (json, "[]", -32600, "empty"),
+    ];
+    for (content_type, body, code, says) in cases {
+        let mut headers = vec![
+            ("Authorization", bearer.as_str()),
+            ("Accept", "application/json, text/event-stream"),
+        ];
+        headers.extend(content_type.map(|t| ("Content-Type", t)));
+        let reply = send(&hub, "POST", &headers, body, false);
+        assert_eq!(reply.status, 400, "{body}: {}{}", reply.head, reply.body);
+        assert!(
+            header(&reply, "content-type").is_some_and(|t| t.starts_with("application/json")),
+            "{}",
+            reply.head
+        );
+        let error = error_of(&reply);
+        assert_eq!(error["code"], code, "{body}: {error}");
+        assert!(
+            error["message"].as_str().is_some_and(|m| m.contains(says)),
+            "{body}: {error}"
+        );
+    }
+    // A request whose params do not fit its method keeps its id.
+    let reply = post(
+        &hub,
+        &[("Authorization", bearer.as_str())],
+        &json!({ "jsonrpc": "2.0", "id": 7, "method": "initialize", "params": "x" }),
+    );
+    assert_eq!(reply.status, 400, "{}{}", reply.head, reply.body);
+    let body: Value = serde_json::from_str(&reply.body).expect("JSON");
+    assert_eq!(body["id"], 7, "{body}");
+    assert_eq!(body["error"]["code"], -32602, "{body}");
+}
+
+#[test]
+fn a_batch_is_served_in_a_2025_03_26_session_and_refused_in_later_ones() {
+    let home = Home::new();
+    config(&home);
+    let token = create_token(&home, &["t"]);
+    let hub = HttpHub::start(&home, &[]);
+    let bearer = format!("Bearer {token}");
+    let batch = json!([
+        { "jsonrpc": "2.0", "id": 2, "method": "tools/list" },
+        { "jsonrpc": "2.0", "method": "notifications/roots/list_changed" },
+        { "jsonrpc": "2.0", "id": "three", "method": "ping" },
+        { "jsonrpc": "2.0", "id": 4, "method": "initialize", "params": initialize()["params"] },
+    ]);
+    let session = legacy_session(&hub, &bearer, "2025-03-26");
+    let headers = [
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("Authorization", bearer.as_str()),
+        ("Mcp-Session-Id", session.as_str()),
+    ];
+    let reply = send(&hub, "POST", &headers, &batch.to_string(), true);
+    assert_eq!(reply.status, 200, "{}{}", reply.head, reply.body);
+    let answers = events(&reply.body);
+    let answer = |id: Value| {
+        answers
+            .iter()
+            .find(|m| m["id"] == id)
+            .unwrap_or_else(|| panic!("no answer for {id}: {}", reply.body))
+    };
+    let tools = answer(json!(2))["result"]["tools"]
+        .as_array()
+        .expect("tools");
+    assert_eq!(tools.len(), 3, "{}", reply.body);
+    assert_eq!(
+        answer(json!("three"))["result"],
+        json!({}),
+        "{}",
+        reply.body
+    );
+    // 2025-03-26: "the initialize request MUST NOT be part of a JSON-RPC batch".
+    assert_eq!(answer(json!(4))["error"]["code"], -32600, "{}", reply.body);
+    // Notifications alone are accepted without a body.
+    let only = json!([{ "jsonrpc": "2.0", "method": "notifications/roots/list_changed" }]);
+    let reply = send(&hub, "POST", &headers, &only.to_string(), true);
+    assert_eq!(reply.status, 202, "{}{}", reply.head, reply.body);
+
+    // 2025-06-18 removed batches.
+    let session = legacy_session(&hub, &bearer, "2025-11-25");
+    let mut later = headers.to_vec();
+    later[3].1 = session.as_str();
+    later.push(("MCP-Protocol-Version", "2025-11-25"));
+    let reply = send(&hub, "POST", &later, &batch.to_string(), true);
+    assert_eq!(reply.status, 400, "{}{}", reply.head, reply.body);
+    let error = error_of(&reply);
+    assert_eq!(error["code"], -32600, "{error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("2025-06-18")),
+        "{error}"
+    );
+}
+
+#[test]
+fn deleting_a_session_answers_204_and_the_python_client_exits_quietly() {
+    let home = Home::new();
+    config(&home);
+    let token = create_token(&home, &["t"]);
+    let hub = HttpHub::start(&home, &[]);
+    let bearer = format!("Bearer {token}");
+    let session = legacy_session(&hub, &bearer, "2025-11-25");
+    let headers = [
+        ("Authorization", bearer.as_str()),
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let reply = send(&hub, "DELETE", &headers, "", false);
+    assert!(
+        [200, 204].contains(&reply.status),
+        "{}{}",
+        reply.head,
+        reply.body
+    );
+    let after = post(
+        &hub,
+        &headers,
+        &json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list" }),
+    );
+    assert_eq!(after.status, 404, "the session ended: {}", after.head);
+
+    // The SDK ends its session with DELETE on exit and warns on any other status.
+    let output = python_peer("hub_http_client.py")
+        .arg(hub.url())
+        .args(["legacy", &token])
+        .output()
+        .expect("run the Python client");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(!stderr.contains("Session termination failed"), "{stderr}");
 }
 
 /// The official MCP conformance suite against `hub serve --http`, for the scenarios that do not

@@ -1,0 +1,270 @@
+//! What a POST body must be before rmcp sees it: JSON sent as `application/json`, holding one
+//! JSON-RPC message or a batch of them. A body that is not is refused here with HTTP 400 and a
+//! JSON-RPC error (`-32700` when it is not JSON, `-32600` when it is not a JSON-RPC message,
+//! `-32602` when a request's params do not fit its method), where rmcp would answer 415 in
+//! plain text that a client cannot match to its request.
+//!
+//! A 2026-07-28 request (one with the per-request `_meta` protocol version) for `initialize`
+//! gets 404 and `-32601`: that revision removed the method, and a dual-era hub still serves it
+//! only to the clients that predate it, which send no such `_meta`.
+
+use http::{HeaderValue, StatusCode};
+use rmcp::model::ClientJsonRpcMessage;
+use serde_json::{Value, json};
+
+/// The `_meta` key that carries a request's protocol version from 2026-07-28 on.
+const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+
+/// A POST body that is JSON.
+pub enum Body {
+    /// One message; the body goes on to rmcp unchanged.
+    One,
+    /// A JSON-RPC batch (an array of one or more messages).
+    Batch(Vec<Value>),
+}
+
+/// A message refused before it reaches rmcp: the HTTP status and the JSON-RPC error, with the
+/// request's id when it had a usable one.
+#[derive(Debug)]
+pub struct Refusal {
+    pub status: StatusCode,
+    pub id: Value,
+    pub code: i64,
+    pub message: String,
+}
+
+impl Refusal {
+    fn new(status: StatusCode, id: Value, code: i64, message: impl Into<String>) -> Refusal {
+        Refusal {
+            status,
+            id,
+            code,
+            message: message.into(),
+        }
+    }
+
+    fn invalid(id: Value, message: impl Into<String>) -> Refusal {
+        Refusal::new(StatusCode::BAD_REQUEST, id, -32600, message)
+    }
+
+    /// The JSON-RPC error response.
+    pub fn to_message(&self) -> Value {
+        json!({
+            "jsonrpc": "2.0",
+            "id": self.id,
+            "error": { "code": self.code, "message": self.message },
+        })
+    }
+}
+
+/// Reads a POST body: `Content-Type: application/json`, valid JSON, and a JSON-RPC message (or
+/// a non-empty batch, whose messages [`check`] reads one by one).
+pub fn read(content_type: Option<&HeaderValue>, bytes: &[u8]) -> Result<Body, Refusal> {
+    let essence = content_type
+        .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned())
+        .map(|value| {
+            value
+                .split(';')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_string()
+        });
+    if !essence
+        .as_deref()
+        .is_some_and(|e| e.eq_ignore_ascii_case("application/json"))
+    {
+        let sent = essence.map_or("no Content-Type".to_string(), |e| {
+            format!("`{}`", e.chars().take(60).collect::<String>())
+        });
+        return Err(Refusal::new(
+            StatusCode::BAD_REQUEST,
+            Value::Null,
+            -32700,
+            format!(
+                "the body must be a JSON-RPC message sent with `Content-Type: application/json`; this request has {sent}"
+            ),
+        ));
+    }
+    let value: Value = serde_json::from_slice(bytes).map_err(|e| {
+        Refusal::new(
+            StatusCode::BAD_REQUEST,
+            Value::Null,
+            -32700,
+            format!("the body is not valid JSON ({e}); send one JSON-RPC message"),
+        )
+    })?;
+    match value {
+        Value::Array(items) if items.is_empty() => Err(Refusal::invalid(
+            Value::Null,
+            "the body is an empty JSON-RPC batch; send one message, or a batch of at least one",
+        )),
+        Value::Array(items) => Ok(Body::Batch(items)),
+        message => check(&message).map(|()| Body::One),
+    }
+}
+
+/// Checks that `message` is a JSON-RPC message rmcp can read: a request or notification
+/// (`method`) or a response (`result` or `error`), with `"jsonrpc": "2.0"`, whose params fit
+/// its method.
+pub fn check(message: &Value) -> Result<(), Refusal> {
+    let Value::Object(fields) = message else {
+        return Err(Refusal::invalid(
+            Value::Null,
+            format!(
+                "expected a JSON-RPC message: an object with \"jsonrpc\": \"2.0\", got {}",
+                kind(message)
+            ),
+        ));
+    };
+    let id = reply_id(message);
+    if fields.get("jsonrpc") != Some(&json!("2.0")) {
+        return Err(Refusal::invalid(
+            id,
+            "a JSON-RPC message needs \"jsonrpc\": \"2.0\"",
+        ));
+    }
+    let method = match fields.get("method") {
+        Some(Value::String(method)) => Some(method.as_str()),
+        Some(other) => {
+            return Err(Refusal::invalid(
+                id,
+                format!(
+                    "a JSON-RPC message's `method` must be a string, got {}",
+                    kind(other)
+                ),
+            ));
+        }
+        None if fields.contains_key("result") || fields.contains_key("error") => None,
+        None => {
+            return Err(Refusal::invalid(
+                id,
+                "the body is neither a JSON-RPC request or notification (`method`) nor a response (`result` or `error`)",
+            ));
+        }
+    };
+    if method == Some("initialize")
+        && message
+            .pointer("/params/_meta")
+            .and_then(Value::as_object)
+            .is_some_and(|meta| meta.contains_key(META_PROTOCOL_VERSION))
+    {
+        return Err(Refusal::new(
+            StatusCode::NOT_FOUND,
+            id,
+            -32601,
+            "MCP 2026-07-28 has no `initialize`: each request carries its protocol version in `_meta`, and `server/discover` lists what this hub supports. Clients of 2025-11-25 and earlier send `initialize` without that `_meta` and get a session",
+        ));
+    }
+    if let Err(e) = serde_json::from_value::<ClientJsonRpcMessage>(message.clone()) {
+        return Err(match (method, id) {
+            (Some(method), id) if !id.is_null() => Refusal::new(
+                StatusCode::BAD_REQUEST,
+                id,
+                -32602,
+                format!("the params of `{method}` do not fit that method: {e}"),
+            ),
+            (_, id) => Refusal::invalid(id, format!("the body is not a valid MCP message: {e}")),
+        });
+    }
+    Ok(())
+}
+
+/// The id to answer `message` with: its own when it is a string or a number, else null.
+pub fn reply_id(message: &Value) -> Value {
+    match message.get("id") {
+        Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
+        _ => Value::Null,
+    }
+}
+
+/// The JSON type of `value`, for error messages.
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json_type() -> HeaderValue {
+        HeaderValue::from_static("application/json; charset=utf-8")
+    }
+
+    fn refused(content_type: Option<&HeaderValue>, body: &str) -> Refusal {
+        match read(content_type, body.as_bytes()) {
+            Err(refusal) => refusal,
+            Ok(_) => panic!("{body} was accepted"),
+        }
+    }
+
+    #[test]
+    fn what_is_not_json_is_a_parse_error() {
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+        let plain = HeaderValue::from_static("text/plain");
+        for refusal in [
+            refused(Some(&plain), body),
+            refused(None, body),
+            refused(Some(&json_type()), "{\"jsonrpc\":"),
+        ] {
+            assert_eq!(
+                (refusal.status, refusal.code, &refusal.id),
+                (StatusCode::BAD_REQUEST, -32700, &Value::Null)
+            );
+        }
+        assert!(matches!(
+            read(Some(&json_type()), body.as_bytes()),
+            Ok(Body::One)
+        ));
+    }
+
+    #[test]
+    fn json_that_is_not_a_message_is_an_invalid_request_with_its_id() {
+        for (body, id) in [
+            ("42", Value::Null),
+            ("[]", Value::Null),
+            (r#"{"hello":"world"}"#, Value::Null),
+            (r#"{"jsonrpc":"1.0","id":3,"method":"ping"}"#, json!(3)),
+            (r#"{"jsonrpc":"2.0","id":"a","method":5}"#, json!("a")),
+        ] {
+            let refusal = refused(Some(&json_type()), body);
+            assert_eq!((refusal.code, refusal.id), (-32600, id), "{body}");
+        }
+        let refusal = refused(
+            Some(&json_type()),
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":"x"}"#,
+        );
+        assert_eq!((refusal.code, refusal.id), (-32602, json!(7)));
+    }
+
+    #[test]
+    fn a_modern_initialize_is_method_not_found_and_a_legacy_one_passes() {
+        let modern = r#"{"jsonrpc":"2.0","id":500,"method":"initialize","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+        let refusal = refused(Some(&json_type()), modern);
+        assert_eq!(
+            (refusal.status, refusal.code, refusal.id),
+            (StatusCode::NOT_FOUND, -32601, json!(500))
+        );
+        let legacy = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+        assert!(matches!(
+            read(Some(&json_type()), legacy.as_bytes()),
+            Ok(Body::One)
+        ));
+    }
+
+    #[test]
+    fn a_batch_is_read_whole() {
+        let body = r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}]"#;
+        let Ok(Body::Batch(items)) = read(Some(&json_type()), body.as_bytes()) else {
+            panic!("a batch");
+        };
+        assert_eq!(items.len(), 2);
+    }
+}
