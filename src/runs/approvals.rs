@@ -163,6 +163,15 @@ pub enum DecideError {
 
 const COLUMNS: &str = "run_id, seq, address, connection, preview, reason, created_at_ms, expires_at_ms, decision, decided_at_ms, decided_by, args_digest, consumed_at_ms";
 
+/// What was asked at a step before, as far as asking again there is concerned.
+struct AskedBefore {
+    address: String,
+    args_digest: Option<String>,
+    decision: Option<String>,
+    /// The call it allowed was sent.
+    used: bool,
+}
+
 /// An approval as read, with its preview still sealed.
 type SealedApproval = (Approval, Vec<u8>);
 
@@ -218,33 +227,41 @@ impl RunsStore {
         let expires = now + APPROVAL_TTL.as_millis() as u64;
         let preview = self.seal(&preview_context(run_id, call.seq), call.preview)?;
         self.write(|t| {
-            let existing: Option<(String, Option<String>, Option<String>, Option<i64>)> = t
+            let existing: Option<AskedBefore> = t
                 .query_row(
                     "SELECT address, args_digest, decision, consumed_at_ms FROM approvals WHERE run_id = ?1 AND seq = ?2",
                     params![run_id, call.seq as i64],
-                    |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
+                    |row| {
+                        Ok(AskedBefore {
+                            address: row.get(0)?,
+                            args_digest: row.get(1)?,
+                            decision: row.get(2)?,
+                            used: row.get::<_, Option<i64>>(3)?.is_some(),
+                        })
+                    },
                 )
                 .optional()?;
             let recorded = match &existing {
                 None => Recorded::New,
-                Some((address, digest, _, _))
-                    if address == call.address && digest.as_deref() == Some(call.args_digest) =>
+                Some(before)
+                    if before.address == call.address
+                        && before.args_digest.as_deref() == Some(call.args_digest) =>
                 {
                     return Ok(Recorded::Unchanged);
                 }
-                Some((_, _, _, Some(_))) => return Ok(Recorded::Unchanged),
+                Some(before) if before.used => return Ok(Recorded::Unchanged),
                 Some(_) => Recorded::Superseded,
             };
             t.execute(
                 "INSERT OR REPLACE INTO approvals (run_id, seq, address, connection, preview, reason, created_at_ms, expires_at_ms, args_digest) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                 params![run_id, call.seq as i64, call.address, call.connection, preview, call.reason, now as i64, expires as i64, call.args_digest],
             )?;
-            if let Some((address, _, decision, _)) = existing {
+            if let Some(before) = existing {
                 let detail = serde_json::json!({
                     "seq": call.seq,
                     "address": call.address,
-                    "replaces": address,
-                    "decision": decision,
+                    "replaces": before.address,
+                    "decision": before.decision,
                     "why": "the call reached this step with other arguments than the ones decided on",
                 });
                 audit_in(t, Some(run_id), "superseded", &detail)?;

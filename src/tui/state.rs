@@ -66,7 +66,7 @@ pub enum Action {
 pub enum Effect {
     /// Record `decision` on `approval` (for "always", also write the policy rule).
     Decide {
-        approval: Approval,
+        approval: Box<Approval>,
         decision: Decision,
     },
     /// Read the details of a run from the store and hand them to [`State::apply_detail`].
@@ -283,7 +283,7 @@ impl State {
                 let approval = self.confirm.take()?;
                 if yes {
                     return Some(Effect::Decide {
-                        approval,
+                        approval: Box::new(approval),
                         decision: Decision::AllowAlways,
                     });
                 }
@@ -370,7 +370,10 @@ impl State {
             self.confirm = Some(approval);
             return None;
         }
-        Some(Effect::Decide { approval, decision })
+        Some(Effect::Decide {
+            approval: Box::new(approval),
+            decision,
+        })
     }
 
     fn step(&mut self, by: isize) {
