@@ -23,15 +23,20 @@ command -v dbus-send >/dev/null || need_apt+=(dbus-bin)
 command -v gnome-keyring-daemon >/dev/null || need_apt+=(gnome-keyring)
 command -v secret-tool >/dev/null || need_apt+=(libsecret-tools)
 if [ ${#need_apt[@]} -gt 0 ]; then
-  sudo=()
-  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
-  "${sudo[@]}" apt-get update -qq
-  "${sudo[@]}" apt-get install -y -qq "${need_apt[@]}"
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "tests/setup.sh: the tests need Debian packages that are missing; install them as root:" >&2
+    echo "  apt-get update && apt-get install -y ${need_apt[*]}" >&2
+    echo "then run tests/setup.sh again." >&2
+    exit 1
+  fi
+  apt-get update -qq
+  apt-get install -y -qq "${need_apt[@]}"
 fi
 
 cd "$root/tests"
-if [ ! -d node_modules ] || [ package.json -nt node_modules ]; then
-  npm install --no-audit --no-fund --loglevel=error
+# `npm ci` installs exactly the committed lock file and never rewrites it.
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules ]; then
+  npm ci --no-audit --no-fund --loglevel=error
   touch node_modules
 fi
 cd "$root"
