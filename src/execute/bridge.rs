@@ -2,10 +2,12 @@
 //! catalogue, decided by policy on its own (approving a script never approves its calls
 //! wholesale), sent to the upstream through the source's chosen connection, and journaled.
 //!
-//! Secrets stay on this side: a call whose arguments carry a stored secret's value is refused
-//! (credentials reach an upstream only through its connection's headers or environment), and
-//! any secret an upstream echoes back is blanked before the script, the journal or the envelope
-//! sees it.
+//! Secrets stay on this side: a call whose arguments carry a stored secret's value (in any form
+//! [`Redaction`] knows) is refused (credentials reach an upstream only through its connection's
+//! headers or environment), and any secret an upstream echoes back, in any of those forms and
+//! anywhere in its answer (content, `structuredContent`, `_meta`, resources, error messages),
+//! is blanked before the script, the journal or the envelope sees it: inside the sandbox a
+//! script could transform it past recognition.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -128,7 +130,7 @@ impl Bridge for RunBridge {
         let args_digest = json_digest(&call.arguments);
         // A resumed run answers the calls it already made from its journal.
         if let Some(outcome) = self.replay.answer(call.seq, &address, &args_digest) {
-            return futures::future::ready(outcome).boxed();
+            return futures::future::ready(cleaned(&self.redaction, outcome)).boxed();
         }
         // Before policy: a call the token forbids must not reach the approval queue either.
         if let Some(failure) = self.token_refusal(&address) {
@@ -310,7 +312,8 @@ impl Bridge for RunBridge {
             render_search(catalog, index, &self.settings.policy, &request)
                 .unwrap_or_else(|e| e.to_string())
         });
-        futures::future::ready(text).boxed()
+        // Listings are blanked when they arrive; a cache written before that may not be.
+        futures::future::ready(self.redaction.clean(&text)).boxed()
     }
 
     fn describe(&self, targets: Vec<String>) -> BoxFuture<'static, String> {
@@ -322,8 +325,19 @@ impl Bridge for RunBridge {
             );
             describe(&visible, &targets, DEFAULT_BUDGET_TOKENS).unwrap_or_else(|e| e.to_string())
         });
-        futures::future::ready(text).boxed()
+        futures::future::ready(self.redaction.clean(&text)).boxed()
     }
+}
+
+/// A journaled answer as clean as a fresh one: a journal written by an older version, whose
+/// redaction knew fewer forms of a secret, must not hand the others to the script.
+fn cleaned(redaction: &Redaction, mut outcome: CallOutcome) -> CallOutcome {
+    match &mut outcome.result {
+        Ok(value) => redaction.clean_json(value),
+        Err(BridgeError::Failed(failure)) => failure.message = redaction.clean(&failure.message),
+        Err(BridgeError::Suspend(_)) => {}
+    }
+    outcome
 }
 
 /// An upstream failure as the script's `ToolError` shows it.
