@@ -15,7 +15,7 @@ use super::output::print;
 use super::{EXIT_FAILURE, credentials, load_settings, secret_lookup};
 use crate::cli::{CredentialListArgs, CredentialNameArgs, CredentialSetArgs, CredentialStore};
 use crate::config::{IMPLICIT_CONNECTION, Paths, Settings, SourceSettings};
-use crate::credentials::{Secret, StoreKind, check_name};
+use crate::credentials::{SHORTEST, Secret, StoreKind, WEAK, check_name};
 use crate::sources::{SourceStatus, Sources};
 
 impl From<CredentialStore> for StoreKind {
@@ -32,6 +32,9 @@ pub fn set(paths: &Paths, args: &CredentialSetArgs) -> anyhow::Result<ExitCode> 
     let settings = load_settings(paths)?;
     let value = read_value(&args.name)?;
     let store = credentials(paths).set(&args.name, &value, args.store.map(StoreKind::from))?;
+    if let Some(warning) = length_warning(&args.name, &value) {
+        crate::logging::notice(tracing::Level::WARN, &warning);
+    }
     let mut text = format!("stored `{}` in the {}\n", args.name, describe_store(store));
     match references(&settings).get(&args.name) {
         Some(users) => text.push_str(&format!("used by: {}\n", users.join(", "))),
@@ -42,6 +45,23 @@ pub fn set(paths: &Paths, args: &CredentialSetArgs) -> anyhow::Result<ExitCode> 
     }
     print(&text)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What to tell the user about a value too short to blank well from what upstreams echo back
+/// and from logs ([`SHORTEST`] and [`WEAK`] say why each bound is where it is).
+fn length_warning(name: &str, value: &Secret) -> Option<String> {
+    let length = value.expose().chars().count();
+    if length < SHORTEST {
+        Some(format!(
+            "`{name}` is stored, but at {length} characters it is too short to be blanked: it is not blanked from what upstreams echo back nor from logs, so if a server echoes it, scripts, the model and the logs see it. Use a value of at least {WEAK} characters if the service allows one."
+        ))
+    } else if length < WEAK {
+        Some(format!(
+            "`{name}` is only {length} characters long: it is blanked from what upstreams echo back and from logs, but ordinary text that happens to contain it (or its short encodings) is blanked too, and so few characters are easier to guess from what stays. Use a value of at least {WEAK} characters if the service allows one."
+        ))
+    } else {
+        None
+    }
 }
 
 pub fn list(paths: &Paths, args: &CredentialListArgs) -> anyhow::Result<ExitCode> {

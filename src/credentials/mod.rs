@@ -7,6 +7,7 @@
 //! nothing else sees them. In memory they are [`Secret`]s, wiped on drop and printed as `•••`.
 
 mod file;
+mod forms;
 mod index;
 mod keychain;
 mod passphrase;
@@ -26,7 +27,7 @@ pub use file::FileStore;
 pub use index::Index;
 pub use keychain::KeychainStore;
 pub use passphrase::Passphrase;
-pub use redaction::{MASK, RedactingStderr, Redaction};
+pub use redaction::{MASK, RedactingStderr, Redaction, SHORTEST, WEAK};
 pub use secret::Secret;
 
 use crate::env_vars;

@@ -4,10 +4,12 @@
 //! upstream through the source's chosen connection, and journaled with its answer. A call that
 //! asks runs only on a person's decision about exactly its arguments, used once.
 //!
-//! Secrets stay on this side: a call whose arguments carry a stored secret's value is refused
-//! (credentials reach an upstream only through its connection's headers or environment), and
-//! any secret an upstream echoes back is blanked before the script, the journal or the envelope
-//! sees it.
+//! Secrets stay on this side: a call whose arguments carry a stored secret's value (in any form
+//! [`Redaction`] knows) is refused (credentials reach an upstream only through its connection's
+//! headers or environment), and any secret an upstream echoes back, in any of those forms and
+//! anywhere in its answer (content, `structuredContent`, `_meta`, resources, error messages),
+//! is blanked before the script, the journal or the envelope sees it: inside the sandbox a
+//! script could transform it past recognition.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -174,7 +176,7 @@ impl Bridge for RunBridge {
         let args_digest = json_digest(&call.arguments);
         // A resumed run answers the calls it already made from its journal.
         if let Some(outcome) = self.replay.answer(call.seq, &address, &args_digest) {
-            return ready(outcome);
+            return ready(cleaned(&self.redaction, outcome));
         }
         // Before policy: a call the token forbids must not reach the approval queue either.
         if let Some(failure) = self.token_refusal(&address) {
@@ -328,7 +330,8 @@ impl Bridge for RunBridge {
             render_search(catalog, index, &self.policy.current(), &request)
                 .unwrap_or_else(|e| e.to_string())
         });
-        futures::future::ready(text).boxed()
+        // Listings are blanked when they arrive; a cache written before that may not be.
+        futures::future::ready(self.redaction.clean(&text)).boxed()
     }
 
     fn describe(&self, targets: Vec<String>) -> BoxFuture<'static, String> {
@@ -340,7 +343,7 @@ impl Bridge for RunBridge {
             );
             describe(&visible, &targets, DEFAULT_BUDGET_TOKENS).unwrap_or_else(|e| e.to_string())
         });
-        futures::future::ready(text).boxed()
+        futures::future::ready(self.redaction.clean(&text)).boxed()
     }
 }
 
@@ -367,6 +370,17 @@ fn not_sent(address: &str, error: &DispatchError) -> CallFailure {
         );
     }
     failure
+}
+
+/// A journaled answer as clean as a fresh one: a journal written by an older version, whose
+/// redaction knew fewer forms of a secret, must not hand the others to the script.
+fn cleaned(redaction: &Redaction, mut outcome: CallOutcome) -> CallOutcome {
+    match &mut outcome.result {
+        Ok(value) => redaction.clean_json(value),
+        Err(BridgeError::Failed(failure)) => failure.message = redaction.clean(&failure.message),
+        Err(BridgeError::Suspend(_)) => {}
+    }
+    outcome
 }
 
 /// An upstream failure as the script's `ToolError` shows it.

@@ -13,12 +13,12 @@ use tokio::task::JoinHandle;
 
 use super::error::{chain, handshake_cause, request_cause};
 use super::handler::{UpstreamHandler, tools_changed};
-use super::resolve::{Redactor, resolve_all};
+use super::resolve::resolve_all;
 use super::status::{SourceEvent, SourceStatus};
 use super::stdio::StdioChild;
 use super::{http, stdio};
 use crate::config::{ConnectionSettings, SourceSettings, Transport};
-use crate::credentials::SecretLookup;
+use crate::credentials::{Redaction, Secret, SecretLookup};
 
 /// The longest wait between two restart attempts.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
@@ -86,6 +86,9 @@ pub(crate) struct Link {
     started: AtomicBool,
     /// The process group of the current child of a stdio source, for a synchronous kill on drop.
     pgid: Mutex<Option<u32>>,
+    /// The secrets this connection sent its upstream, as of its last connect: what it could
+    /// echo back (in its tool listing, for one).
+    redaction: Mutex<Arc<Redaction>>,
     shared: Arc<Shared>,
 }
 
@@ -102,6 +105,7 @@ impl Link {
             state: watch::Sender::new(LinkState::Idle),
             started: AtomicBool::new(false),
             pgid: Mutex::new(None),
+            redaction: Mutex::new(Arc::new(Redaction::default())),
             shared,
         })
     }
@@ -142,6 +146,23 @@ impl Link {
             .pgid
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner()) = pid;
+    }
+
+    /// The redaction of the secrets this connection last sent its upstream.
+    pub(crate) fn redaction(&self) -> Arc<Redaction> {
+        self.redaction
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+
+    fn set_redaction(&self, secrets: Vec<Secret>) -> Arc<Redaction> {
+        let redaction = Arc::new(Redaction::new(secrets));
+        *self
+            .redaction
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = redaction.clone();
+        redaction
     }
 
     fn set(&self, state: LinkState) {
@@ -189,7 +210,9 @@ async fn supervise(link: Arc<Link>) {
             // Checked first, so nothing is spawned once shutdown has begun.
             biased;
             _ = stopping(&mut shutdown) => break,
-            connected = connect(&link) => connected,
+            // An upstream's refusal (an HTTP body, its stderr) may quote the secret it was
+            // given; the error is shown to people, logged and stored as the source's status.
+            connected = connect(&link) => connected.map_err(|error| link.redaction().clean(&error)),
         };
         let last_error = match connected {
             Ok((live, status)) => {
@@ -199,7 +222,7 @@ async fn supervise(link: Arc<Link>) {
                     status,
                 });
                 match serve_until_closed(live, &mut shutdown).await {
-                    Some(error) => error,
+                    Some(error) => link.redaction().clean(&error),
                     None => break,
                 }
             }
@@ -296,7 +319,7 @@ async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), String> {
     let events = link.is_default.then(|| link.shared.events.clone());
     let handler = UpstreamHandler::new(&source.name, events);
     let limit = source.connect_timeout;
-    let mut redactor = Redactor::default();
+    let mut resolved = Vec::new();
     let (running, child) = match &source.transport {
         Transport::Stdio { command, args, cwd } => {
             let env = resolve_all(
@@ -305,10 +328,11 @@ async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), String> {
                 &source.name,
                 &link.connection,
                 secrets,
-                &mut redactor,
+                &mut resolved,
             )?;
+            let redaction = link.set_redaction(resolved);
             let (mut child, transport) =
-                stdio::spawn(&source.name, command, args, cwd.as_deref(), env, redactor)?;
+                stdio::spawn(&source.name, command, args, cwd.as_deref(), env, redaction)?;
             link.set_pid(child.pid());
             match tokio::time::timeout(limit, handler.serve_with_lifecycle(transport, lifecycle()))
                 .await
@@ -328,8 +352,9 @@ async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), String> {
                 &source.name,
                 &link.connection,
                 secrets,
-                &mut redactor,
+                &mut resolved,
             )?;
+            link.set_redaction(resolved);
             let transport = http::transport(&source.name, url, headers)?;
             match tokio::time::timeout(limit, handler.serve_with_lifecycle(transport, lifecycle()))
                 .await

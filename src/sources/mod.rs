@@ -172,12 +172,18 @@ impl Sources {
         let peer = ready_peer(&link).await?;
         let request = "tools/list";
         let tools = with_timeout(&link, request, peer.list_all_tools()).await?;
+        // An upstream can echo its token into a description or a schema's default; blanked
+        // here, it reaches neither the cache on disk, nor search, describe or the sandbox.
+        let redaction = link.redaction();
         tools
             .into_iter()
             .map(|tool| {
-                let name = tool.name.to_string();
+                let name = redaction.clean(&tool.name);
                 serde_json::to_value(&tool)
-                    .and_then(serde_json::from_value)
+                    .and_then(|mut tool| {
+                        redaction.clean_json(&mut tool);
+                        serde_json::from_value(tool)
+                    })
                     .map_err(|error| SourceError::Upstream {
                         name: source.to_string(),
                         request: request.to_string(),

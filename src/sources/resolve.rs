@@ -5,41 +5,26 @@
 use std::collections::BTreeMap;
 
 use crate::config::template::{Part, Template};
-use crate::credentials::SecretLookup;
-
-/// The secret values a connection resolved, to blank out of anything an upstream prints (a
-/// server may echo its token on stderr, and stderr ends up in error messages and logs).
-#[derive(Clone, Default)]
-pub(crate) struct Redactor {
-    secrets: Vec<String>,
-}
-
-impl Redactor {
-    pub(crate) fn clean(&self, text: &str) -> String {
-        let mut out = text.to_string();
-        for secret in &self.secrets {
-            out = out.replace(secret.as_str(), "••••");
-        }
-        out
-    }
-}
+use crate::credentials::{Secret, SecretLookup};
 
 /// Resolves every value of `values` (the connection's `env` or `headers`). `what` is `env` or
 /// `header`, used in error messages together with the source and connection names. Secret
-/// values are added to `redactor`.
+/// values are added to `resolved`, to blank out of anything the upstream sends or prints (a
+/// server may echo its token in a result, a tool listing or on stderr, and stderr ends up in
+/// error messages and logs).
 pub(crate) fn resolve_all(
     values: &BTreeMap<String, Template>,
     what: &str,
     source: &str,
     connection: &str,
     secrets: &dyn SecretLookup,
-    redactor: &mut Redactor,
+    resolved: &mut Vec<Secret>,
 ) -> Result<Vec<(String, String)>, String> {
     values
         .iter()
         .map(|(key, template)| {
             let value = template
-                .resolve(|part| lookup(part, secrets, redactor))
+                .resolve(|part| lookup(part, secrets, resolved))
                 .map_err(|reason| {
                     format!(
                         "{what} `{key}` of source `{source}` (connection `{connection}`): {reason}"
@@ -53,7 +38,7 @@ pub(crate) fn resolve_all(
 fn lookup(
     part: &Part,
     secrets: &dyn SecretLookup,
-    redactor: &mut Redactor,
+    resolved: &mut Vec<Secret>,
 ) -> Result<String, String> {
     match part {
         Part::Literal(text) => Ok(text.clone()),
@@ -67,10 +52,7 @@ fn lookup(
         }),
         Part::Secret(name) => {
             let value = secrets.secret(name)?;
-            // Blanking very short values would mangle ordinary text and hide little.
-            if value.len() >= 4 {
-                redactor.secrets.push(value.clone());
-            }
+            resolved.push(Secret::new(value.clone()));
             Ok(value)
         }
     }
@@ -100,20 +82,20 @@ mod tests {
 
     #[test]
     fn resolves_secrets_and_literals() {
-        let mut redactor = Redactor::default();
+        let mut secrets = Vec::new();
         let resolved = resolve_all(
             &values(&[("Authorization", "Bearer ${secret:token}")]),
             "header",
             "gh",
             "work",
             &OneSecret,
-            &mut redactor,
+            &mut secrets,
         );
         assert_eq!(
             resolved,
             Ok(vec![("Authorization".into(), "Bearer s3cr3t".into())])
         );
-        assert_eq!(redactor.clean("token=s3cr3t!"), "token=••••!");
+        assert_eq!(secrets, vec![Secret::new("s3cr3t".into())]);
     }
 
     #[test]
@@ -124,7 +106,7 @@ mod tests {
             "github",
             "personal",
             &OneSecret,
-            &mut Redactor::default(),
+            &mut Vec::new(),
         )
         .expect_err("the variable is unset");
         assert!(
@@ -143,7 +125,7 @@ mod tests {
             "s",
             "default",
             &OneSecret,
-            &mut Redactor::default(),
+            &mut Vec::new(),
         )
         .expect_err("not stored");
         assert!(error.contains("secret `other` is not stored"), "{error}");

@@ -15,7 +15,7 @@ use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 use tokio::task::JoinHandle;
 
 use super::process_group::{self, Signal};
-use super::resolve::Redactor;
+use crate::credentials::Redaction;
 
 /// How many stderr lines are kept for error messages.
 const STDERR_TAIL_LINES: usize = 20;
@@ -49,7 +49,7 @@ pub(crate) fn spawn(
     args: &[String],
     cwd: Option<&Path>,
     env: Vec<(String, String)>,
-    redactor: Redactor,
+    redaction: Arc<Redaction>,
 ) -> Result<(StdioChild, StdioTransport), String> {
     let mut cmd = Command::new(command);
     cmd.args(args)
@@ -87,14 +87,14 @@ pub(crate) fn spawn(
         stderr,
         source.to_string(),
         tail.clone(),
-        redactor.clone(),
+        redaction.clone(),
     ));
     let noise = Arc::new(Mutex::new(Noise::default()));
     let tap = NoiseTap {
         inner: stdout,
         noise: noise.clone(),
         line: Vec::new(),
-        redactor,
+        redaction,
     };
     let spawned = StdioChild {
         child,
@@ -133,12 +133,12 @@ async fn read_stderr(
     mut stderr: ChildStderr,
     source: String,
     tail: Arc<Mutex<VecDeque<String>>>,
-    redactor: Redactor,
+    redaction: Arc<Redaction>,
 ) {
     let mut chunk = [0u8; 8192];
     let mut line = Vec::new();
     let keep = |line: &[u8]| {
-        let text = redactor.clean(String::from_utf8_lossy(line).trim_end());
+        let text = redaction.clean(String::from_utf8_lossy(line).trim_end());
         if text.is_empty() {
             return;
         }
@@ -364,7 +364,8 @@ pub(crate) struct NoiseTap<R> {
     noise: Arc<Mutex<Noise>>,
     /// The start of the current line, up to `MAX_LINE_CHARS` bytes.
     line: Vec<u8>,
-    redactor: Redactor,
+    /// The connection's secrets, blanked from the noise before it lands in an error message.
+    redaction: Arc<Redaction>,
 }
 
 impl<R> NoiseTap<R> {
@@ -390,7 +391,7 @@ impl<R> NoiseTap<R> {
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
             if noise.first.is_none() {
-                noise.first = Some(clip(&self.redactor.clean(text)));
+                noise.first = Some(clip(&self.redaction.clean(text)));
             }
         }
         self.line.clear();

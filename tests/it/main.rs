@@ -22,6 +22,7 @@ mod policy;
 mod raw;
 mod reaping;
 mod recovery;
+mod redaction;
 mod sandbox_hostile;
 mod search_quality;
 mod sources;

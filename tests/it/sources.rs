@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use capabilities::config::template::Template;
 use capabilities::config::{ConnectionSettings, SourceSettings, Transport};
-use capabilities::credentials::{NoSecretStore, SecretLookup};
+use capabilities::credentials::{MASK, NoSecretStore, SecretLookup};
 use capabilities::sources::{SourceError, SourceEvent, SourceStatus, Sources};
 use serde_json::{Map, Value, json};
 
@@ -352,7 +352,7 @@ async fn secrets_reach_the_upstream_but_never_an_error() {
     );
     let leaky_error = failure(&statuses, "leaky");
     assert!(
-        leaky_error.contains("starting with token ••••"),
+        leaky_error.contains(&format!("starting with token {MASK}")),
         "{leaky_error}"
     );
     assert!(

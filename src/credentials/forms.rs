@@ -1,0 +1,364 @@
+//! Every form in which a secret's value can show up in text that an upstream sends or that a
+//! log line holds, so that [`Redaction`](super::Redaction) can look for all of them at once.
+//!
+//! An upstream that echoes its token may write it as it is, JSON-escaped by any common library
+//! (Python's `json.dumps` with or without `ensure_ascii`, serde and `JSON.stringify`, Go's HTML-
+//! safe escaping, PHP's `\/`, Jackson's and .NET's upper-case `\u00E9`), percent-encoded (Python's
+//! `quote`, `quote_plus`, JavaScript's `encodeURIComponent`, `encodeURI`, form encoding),
+//! base64 or base64url, or hex; and a JSON document in a text result may hold any of those
+//! escaped once more. A log line adds our own layers: Rust's `{:?}` and the JSON of a
+//! `--log-format json` line. Each form is listed here once, for the secret and for each of its
+//! lines when it spans several (a multi-line value such as a PEM key is often printed a line at
+//! a time).
+//!
+//! Base64 cannot be matched by encoding the secret alone: inside a longer stream the secret can
+//! start at any of three byte offsets, and the characters at its edges mix its bits with its
+//! neighbours'. For each offset and alphabet, the form is the run of characters whose six bits
+//! all come from the secret (the same whatever surrounds it); [`Kind::Base64`] tells the
+//! redaction to blank the whole surrounding run, since the edge characters still carry a few
+//! bits each.
+
+use std::collections::HashSet;
+
+/// Values shorter than this, in characters, are not looked for: blanking them would mangle
+/// ordinary text, and their encodings are short enough to turn up anywhere by chance.
+pub const SHORTEST: usize = 4;
+
+/// How a form is matched and what is blanked around a match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum Kind {
+    /// Matched exactly; the match is blanked.
+    Text,
+    /// Matched exactly; the run of base64 characters around the match is blanked.
+    Base64,
+    /// Matched ignoring ASCII case (hex digits are written both ways); the match is blanked.
+    Hex,
+}
+
+/// The forms of `secret` to look for, each at least [`SHORTEST`] bytes long, without duplicates.
+/// Empty when the secret is shorter than [`SHORTEST`] characters.
+pub(super) fn forms(secret: &str) -> Vec<(String, Kind)> {
+    let mut out = Forms::default();
+    for value in values(secret) {
+        let mut upstream = vec![value.to_string()];
+        upstream.extend(JSON_STYLES.iter().map(|style| style.escape(value)));
+        upstream.extend(percent_forms(value));
+        // A JSON document (or a debug print) holding one of the above, as a text result, an
+        // error message or a raw protocol line can: escaped once more.
+        let mut emitted = upstream.clone();
+        for form in &upstream {
+            emitted.push(SERDE.escape(form));
+            emitted.push(PYTHON_ASCII.escape(form));
+        }
+        for form in emitted {
+            out.text_with_log_layers(form);
+        }
+        for (form, kind) in binary_forms(value.as_bytes()) {
+            for form in [SLASHED.escape(&form), form] {
+                out.push(form, kind);
+            }
+        }
+    }
+    out.list
+}
+
+/// The secret, and each of its lines when it has several, that is long enough to look for.
+fn values(secret: &str) -> Vec<&str> {
+    let mut values = vec![secret];
+    let lines: Vec<&str> = secret.split(['\n', '\r']).collect();
+    if lines.len() > 1 {
+        values.extend(lines.into_iter().filter(|line| !line.is_empty()));
+    }
+    values.retain(|value| value.chars().count() >= SHORTEST);
+    values.dedup();
+    values
+}
+
+/// The list being built, and what is in it already.
+#[derive(Default)]
+struct Forms {
+    list: Vec<(String, Kind)>,
+    seen: HashSet<String>,
+}
+
+impl Forms {
+    fn push(&mut self, form: String, kind: Kind) {
+        if form.len() >= SHORTEST && self.seen.insert(form.clone()) {
+            self.list.push((form, kind));
+        }
+    }
+
+    /// `form` as an upstream emits it, and as this process's log lines can hold it: debug-
+    /// printed (a dependency logging a message with `{:?}`), as a JSON string (a line of
+    /// `--log-format json`), and both.
+    fn text_with_log_layers(&mut self, form: String) {
+        let debug = debug_escape(&form);
+        let layered = [
+            SERDE.escape(&form),
+            SERDE.escape(&debug),
+            debug_escape(&SERDE.escape(&form)),
+            debug,
+        ];
+        self.push(form, Kind::Text);
+        for layer in layered {
+            self.push(layer, Kind::Text);
+        }
+    }
+}
+
+/// Rust's `{:?}` of a string, without its quotes.
+fn debug_escape(text: &str) -> String {
+    let quoted = format!("{text:?}");
+    quoted[1..quoted.len() - 1].to_string()
+}
+
+/// How one JSON library escapes the inside of a string.
+struct JsonStyle {
+    /// Everything past printable ASCII (DEL too, as Python does) as `\uXXXX`: UTF-16 units, so
+    /// astral characters as a pair.
+    ascii_only: bool,
+    /// `\u00E9` rather than `\u00e9`.
+    upper_hex: bool,
+    /// `/` as `\/`.
+    slash: bool,
+    /// Characters always written as `\uXXXX`: HTML-sensitive ones (Go, .NET), the quote
+    /// (.NET).
+    always_escaped: &'static str,
+    /// `\b` and `\f` as such rather than `\u0008` and `\u000c`.
+    short_controls: bool,
+}
+
+/// serde_json, `JSON.stringify`, and Python's `json.dumps(ensure_ascii=False)`.
+const SERDE: JsonStyle = JsonStyle {
+    ascii_only: false,
+    upper_hex: false,
+    slash: false,
+    always_escaped: "",
+    short_controls: true,
+};
+
+/// Python's `json.dumps` as it is by default.
+const PYTHON_ASCII: JsonStyle = JsonStyle {
+    ascii_only: true,
+    ..SERDE
+};
+
+/// PHP's `json_encode` with `JSON_UNESCAPED_UNICODE`: `\/`, which also changes base64.
+const SLASHED: JsonStyle = JsonStyle {
+    slash: true,
+    ..SERDE
+};
+
+/// The libraries whose escaping differs: each is one form per value.
+const JSON_STYLES: [JsonStyle; 8] = [
+    SERDE,
+    PYTHON_ASCII,
+    // Go's encoding/json: HTML-safe, and the two JavaScript line separators escaped.
+    JsonStyle {
+        always_escaped: "<>&\u{2028}\u{2029}",
+        short_controls: false,
+        ..SERDE
+    },
+    // PHP's json_encode with JSON_UNESCAPED_UNICODE.
+    SLASHED,
+    // PHP's json_encode.
+    JsonStyle {
+        ascii_only: true,
+        slash: true,
+        ..SERDE
+    },
+    // Jackson: control characters in upper-case hex.
+    JsonStyle {
+        upper_hex: true,
+        ..SERDE
+    },
+    // Java and .NET escaping everything past ASCII, in upper-case hex.
+    JsonStyle {
+        ascii_only: true,
+        upper_hex: true,
+        ..SERDE
+    },
+    // .NET's System.Text.Json default encoder.
+    JsonStyle {
+        ascii_only: true,
+        upper_hex: true,
+        always_escaped: "\"<>&'+`",
+        ..SERDE
+    },
+];
+
+impl JsonStyle {
+    fn escape(&self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len() + 8);
+        for c in text.chars() {
+            match c {
+                _ if self.always_escaped.contains(c) => self.unicode(&mut out, c),
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '/' if self.slash => out.push_str("\\/"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                '\u{8}' if self.short_controls => out.push_str("\\b"),
+                '\u{c}' if self.short_controls => out.push_str("\\f"),
+                c if c < ' ' || (self.ascii_only && c > '~') => self.unicode(&mut out, c),
+                c => out.push(c),
+            }
+        }
+        out
+    }
+
+    fn unicode(&self, out: &mut String, c: char) {
+        let mut units = [0u16; 2];
+        for unit in c.encode_utf16(&mut units) {
+            if self.upper_hex {
+                out.push_str(&format!("\\u{unit:04X}"));
+            } else {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        }
+    }
+}
+
+/// The characters besides ASCII letters and digits that each percent-encoder leaves as they
+/// are: Python's `quote(safe="")` and `quote_plus` (RFC 3986's unreserved), Python's `quote`,
+/// `encodeURIComponent`, `encodeURI`, and form encoding (`URLSearchParams`).
+const PERCENT_KEEPS: [&str; 5] = ["-._~", "-._~/", "-._~!'()*", "-._~!'()*;,/?:@&=+$#", "-._*"];
+
+/// The secret percent-encoded by each common encoder, with spaces as `%20` and as `+`, and in
+/// upper- and lower-case hex.
+fn percent_forms(value: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for keep in PERCENT_KEEPS {
+        for plus in [false, true] {
+            for upper in [true, false] {
+                out.push(percent_encode(value, keep, plus, upper));
+            }
+        }
+    }
+    out
+}
+
+fn percent_encode(value: &str, keep: &str, plus: bool, upper: bool) -> String {
+    let mut out = String::with_capacity(value.len() * 3);
+    for byte in value.bytes() {
+        if byte.is_ascii_alphanumeric() || keep.as_bytes().contains(&byte) {
+            out.push(char::from(byte));
+        } else if byte == b' ' && plus {
+            out.push('+');
+        } else if upper {
+            out.push_str(&format!("%{byte:02X}"));
+        } else {
+            out.push_str(&format!("%{byte:02x}"));
+        }
+    }
+    out
+}
+
+const BASE64_STANDARD: &[u8; 64] =
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+const BASE64_URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// True for a character of either base64 alphabet, its padding, or the backslash of an escaped
+/// `\/`: what a redaction blanks around a base64 match.
+pub(super) fn is_base64_char(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || matches!(byte, b'+' | b'/' | b'-' | b'_' | b'=' | b'\\')
+}
+
+/// The base64 forms (both alphabets, the secret at each of the three byte offsets in a longer
+/// stream; padding never falls inside them) and the hex form.
+fn binary_forms(bytes: &[u8]) -> Vec<(String, Kind)> {
+    let mut out = Vec::new();
+    for alphabet in [BASE64_STANDARD, BASE64_URL] {
+        for offset in 0..3 {
+            let mut stream = vec![0u8; offset];
+            stream.extend_from_slice(bytes);
+            let encoded = base64(&stream, alphabet);
+            // Character i holds bits 6i..6i+6 of the stream; the secret holds bits from 8 *
+            // offset to 8 * (offset + len).
+            let start = (8 * offset).div_ceil(6);
+            let end = 8 * (offset + bytes.len()) / 6;
+            if let Some(middle) = encoded.get(start..end) {
+                out.push((middle.to_string(), Kind::Base64));
+            }
+        }
+    }
+    let hex = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    out.push((hex, Kind::Hex));
+    out
+}
+
+/// Padded base64 of `bytes` in `alphabet`.
+fn base64(bytes: &[u8], alphabet: &[u8; 64]) -> String {
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | (u32::from(b) << (16 - 8 * i)));
+        for i in 0..=chunk.len() {
+            out.push(char::from(alphabet[((n >> (18 - 6 * i)) & 63) as usize]));
+        }
+        for _ in chunk.len()..3 {
+            out.push('=');
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn has(forms: &[(String, Kind)], form: &str) -> bool {
+        forms.iter().any(|(f, _)| f == form)
+    }
+
+    #[test]
+    fn forms_cover_the_common_escapings() {
+        let forms = forms("pé/\"x\u{1}");
+        for expected in [
+            "pé/\"x\u{1}",
+            // serde, JSON.stringify
+            "pé/\\\"x\\u0001",
+            // Python's json.dumps, then PHP's, then Jackson's and .NET's
+            "p\\u00e9/\\\"x\\u0001",
+            "p\\u00e9\\/\\\"x\\u0001",
+            "pé/\\\"x\\u0001",
+            "p\\u00E9/\\\"x\\u0001",
+            "p\\u00E9/\\u0022x\\u0001",
+            // Python's quote(safe=""), quote, quote_plus; lower-case hex
+            "p%C3%A9%2F%22x%01",
+            "p%C3%A9/%22x%01",
+            "p%c3%a9%2f%22x%01",
+            // Rust's {:?}, and a JSON log line holding it
+            "pé/\\\"x\\u{1}",
+            "pé/\\\\\\\"x\\\\u{1}",
+            // hex
+            "70c3a92f227801",
+        ] {
+            assert!(has(&forms, expected), "no {expected:?} in {forms:#?}");
+        }
+    }
+
+    #[test]
+    fn base64_forms_are_the_middles_at_each_offset() {
+        let forms = forms("abcdef");
+        // "abcdef" → YWJjZGVm; after one byte → AGFiY2RlZg==, of which "FiY2RlZ" depends on
+        // the secret alone; after two → AABhYmNkZWY=, of which "hYmNkZW" does.
+        for expected in ["YWJjZGVm", "FiY2RlZ", "hYmNkZW", "FiY2RlZ", "hYmNkZW"] {
+            assert!(has(&forms, expected), "no {expected:?} in {forms:#?}");
+        }
+    }
+
+    #[test]
+    fn each_long_enough_line_is_a_secret_of_its_own() {
+        let forms = forms("first-line\r\nsecond\nab");
+        assert!(has(&forms, "first-line"));
+        assert!(has(&forms, "second"));
+        assert!(has(&forms, "first-line\\r\\nsecond\\nab"));
+        assert!(!has(&forms, "ab"));
+        assert!(forms.iter().all(|(f, _)| f.len() >= SHORTEST));
+        assert!(super::forms("abc").is_empty());
+    }
+}

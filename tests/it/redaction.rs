@@ -1,0 +1,386 @@
+//! A stored secret that a real upstream echoes back in every encoding it could plausibly use
+//! (raw, JSON-escaped with and without `ensure_ascii`, percent-encoded, base64 and base64url at
+//! each alignment, hex; the whole secret and each of its lines) reaches neither the script (which
+//! tries to decode, parse and reverse everything it sees), nor the envelope, nor the logs at
+//! trace level in either format, nor any file of the home (the state store and its WAL, the
+//! catalogue cache). Random secrets, from proptest with a fixed seed; each case starts the binary
+//! a few times, so there are few cases (`PROPTEST_CASES` asks for more, `PROPTEST_RNG_SEED` for
+//! others). Also: `credential set` warns about values too short to scrub well.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::Duration;
+
+use proptest::prelude::*;
+use proptest::test_runner::{RngSeed, TestCaseError};
+use serde_json::Value;
+
+use crate::common::{free_port, listening_within, python_peer, repo};
+use crate::support::{Home, Run};
+
+const PASSPHRASE: &str = "correct horse battery staple";
+
+/// What the script does: call every tool in every encoding, then try every way it knows to get
+/// the secret back out of what it saw, and return all of it.
+const SCRIPT: &str = r#"
+const seen = [];
+const kinds = await enc.kinds({});
+for (const kind of kinds.result ?? kinds) {
+  seen.push(await enc.echo({ kind }));
+  for (const how of ["tool", "protocol"]) {
+    try { await enc.fail({ kind, how }) } catch (e) { seen.push(String(e.message)) }
+  }
+}
+seen.push(await enc.blobs({}), await enc.about({}));
+seen.push(await hub.search("describes itself with the credential"), await hub.describe("enc.about"));
+const texts = [];
+const walk = (v) => {
+  if (typeof v === "string") texts.push(v);
+  else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) { texts.push(k); walk(x) }
+};
+walk(seen);
+const out = new Set();
+const utf8 = (bytes) => new TextDecoder().decode(new Uint8Array(bytes));
+for (const t of texts) {
+  out.add(t);
+  out.add([...t].reverse().join(""));
+  try { walk(JSON.parse(t)) } catch {}
+  try { out.add(JSON.parse('"' + t + '"')) } catch {}
+  try { out.add(decodeURIComponent(t)) } catch {}
+  try { out.add(decodeURIComponent(t.replace(/\+/g, " "))) } catch {}
+  for (const run of t.match(/[A-Za-z0-9+\/_-]{4,}={0,2}/g) || []) {
+    for (const skip of [0, 1, 2, 3]) {
+      let b = run.slice(skip).replace(/-/g, "+").replace(/_/g, "/").replace(/=+$/, "");
+      b = b.slice(0, b.length - (b.length % 4 === 1 ? 1 : 0));
+      try { out.add(utf8([...atob(b + "===".slice((b.length + 3) % 4))].map((c) => c.charCodeAt(0)))) } catch {}
+    }
+  }
+  for (const run of t.match(/[0-9a-fA-F]{8,}/g) || []) {
+    for (const skip of [0, 1]) {
+      const pairs = run.slice(skip).match(/../g) || [];
+      out.add(utf8(pairs.map((p) => parseInt(p, 16))));
+    }
+  }
+}
+return [...out].filter((s) => s.length > 0);
+"#;
+
+/// The encoded strings the peer emits that carry the secret (or one of its lines), by kind.
+fn needles(secret: &str) -> Vec<(String, String)> {
+    let output = python_peer("echo_encodings_server.py")
+        .arg("needles")
+        .env("Y", secret)
+        .output()
+        .expect("the test venv's python runs (tests/setup.sh)");
+    assert!(output.status.success(), "{output:?}");
+    let pairs: Vec<(String, String)> =
+        serde_json::from_slice(&output.stdout).expect("the peer prints its needles as JSON");
+    let mut all = Vec::new();
+    for (kind, needle) in pairs {
+        // What the script's reversal would return, had anything survived.
+        if kind == "raw" {
+            all.push(("reversed".to_string(), needle.chars().rev().collect()));
+        }
+        all.push((kind, needle));
+    }
+    all
+}
+
+/// `text` as the layers between an upstream and a log line or a file can escape it: JSON (the
+/// envelope, the store, JSON log lines) and Rust's `{:?}` (debug-printed messages), stacked up
+/// to three deep (a debug-printed JSON message inside a JSON log line).
+fn escaped_forms(text: &str) -> Vec<String> {
+    let json = |s: &str| {
+        let quoted = serde_json::to_string(s).expect("JSON");
+        quoted[1..quoted.len() - 1].to_string()
+    };
+    let debug = |s: &str| {
+        let quoted = format!("{s:?}");
+        quoted[1..quoted.len() - 1].to_string()
+    };
+    let mut forms = vec![text.to_string()];
+    let mut layer = forms.clone();
+    for _ in 0..3 {
+        layer = layer
+            .iter()
+            .flat_map(|f| [json(f), debug(f)])
+            .filter(|f| !forms.contains(f))
+            .collect();
+        layer.sort();
+        layer.dedup();
+        forms.extend(layer.iter().cloned());
+    }
+    forms
+}
+
+fn contains(haystack: &[u8], needle: &[u8], ignore_case: bool) -> bool {
+    !needle.is_empty()
+        && haystack.windows(needle.len()).any(|w| {
+            if ignore_case {
+                w.eq_ignore_ascii_case(needle)
+            } else {
+                w == needle
+            }
+        })
+}
+
+/// Fails the case if `haystack` holds any needle in any escaped form.
+fn check(what: &str, haystack: &[u8], needles: &[(String, String)]) -> Result<(), TestCaseError> {
+    for (kind, needle) in needles {
+        for form in escaped_forms(needle) {
+            let hex = kind.eq_ignore_ascii_case("hex");
+            prop_assert!(
+                !contains(haystack, form.as_bytes(), hex),
+                "the {kind} form {form:?} of the secret is in the {what}:\n{}",
+                String::from_utf8_lossy(haystack)
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Every file under `dir`.
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read dir").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
+fn run(home: &Home, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Run {
+    let mut command = home.command(args);
+    command
+        .env("CAPABILITIES_PASSPHRASE", PASSPHRASE)
+        .env("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus")
+        .envs(env.iter().copied());
+    Run::with_stdin(&mut command, stdin)
+}
+
+/// Stores `secret`, runs the script at trace level in both log formats, and checks the
+/// envelope, the logs, what search and describe print, and every file of the home.
+fn echoes_leave_no_trace(home: &Home, secret: &str) -> Result<(), TestCaseError> {
+    let needles = needles(secret);
+    run(home, &["credential", "set", "y"], secret, &[]).ok();
+    for format in ["text", "json"] {
+        let exec = run(
+            home,
+            &["exec", "--json", "--output-budget", "65536", "-"],
+            SCRIPT,
+            &[
+                ("CAPABILITIES_LOG", "trace"),
+                ("CAPABILITIES_LOG_FORMAT", format),
+            ],
+        )
+        .ok();
+        let envelope: Value = serde_json::from_str(&exec.stdout).expect("a JSON envelope");
+        prop_assert_eq!(&envelope["status"], "completed", "{:#}", envelope);
+        prop_assert!(
+            envelope["truncated"] != true,
+            "the result was cut, so it cannot be checked whole"
+        );
+        // The upstream did echo (the blanks are there), and tracing did log.
+        let result = envelope["result"].to_string();
+        prop_assert!(result.contains("token=•••"), "{}", result);
+        prop_assert!(exec.stderr.contains("TRACE"), "no trace lines");
+        check("envelope", exec.stdout.as_bytes(), &needles)?;
+        check(
+            &format!("{format} trace log"),
+            exec.stderr.as_bytes(),
+            &needles,
+        )?;
+    }
+    for args in [
+        &["search", "describes itself with the credential"][..],
+        &["describe", "enc.about"],
+    ] {
+        let shown = run(home, args, "", &[]).ok();
+        check(&args.join(" "), shown.stdout.as_bytes(), &needles)?;
+    }
+    for file in files(home.path()) {
+        let bytes = std::fs::read(&file).expect("read a file of the home");
+        check(&file.display().to_string(), &bytes, &needles)?;
+    }
+    Ok(())
+}
+
+fn config(cases: u32) -> ProptestConfig {
+    let mut config = ProptestConfig::default();
+    if std::env::var_os("PROPTEST_CASES").is_none() {
+        config.cases = cases;
+    }
+    if std::env::var_os("PROPTEST_RNG_SEED").is_none() {
+        config.rng_seed = RngSeed::Fixed(0x13_0004);
+    }
+    // Each case starts processes: shrink a little, and reproduce by seed, not regression files.
+    config.max_shrink_iters = 16;
+    config.failure_persistence = None;
+    config
+}
+
+/// One line of a secret: letters and digits with what breaks naive matching mixed in.
+fn segment(specials: &'static str) -> impl Strategy<Value = String> {
+    let special: Vec<char> = specials.chars().collect();
+    let char = prop_oneof![
+        6 => proptest::char::range('a', 'z'),
+        2 => proptest::char::range('A', 'Z'),
+        2 => proptest::char::range('0', '9'),
+        4 => proptest::sample::select(special),
+    ];
+    // At least 8 characters, so no encoding of a line is short enough to turn up in a large
+    // trace log by chance.
+    proptest::collection::vec(char, 8..16).prop_map(|chars| chars.into_iter().collect())
+}
+
+/// Secrets of one to three lines with quotes, backslashes, slashes, spaces, `+`, `%`, non-ASCII
+/// (astral too) and control characters; never a NUL (it cannot be in an environment variable)
+/// nor a line break at the end (`credential set` drops one, as `echo` adds it).
+fn secrets() -> impl Strategy<Value = String> {
+    let specials = "\"\\/ +%&<'=é€中😀\u{1}\u{8}\t\u{c}\u{1b}\u{7f}\u{2028}";
+    let separator = proptest::sample::select(vec!["\n", "\r\n"]);
+    (
+        segment(specials),
+        proptest::collection::vec((separator, segment(specials)), 0..3),
+    )
+        .prop_map(|(first, rest)| {
+            rest.into_iter().fold(first, |mut s, (separator, line)| {
+                s.push_str(separator);
+                s.push_str(&line);
+                s
+            })
+        })
+}
+
+fn stdio_config(home: &Home) {
+    home.write_config(&format!(
+        r#"[credentials]
+store = "file"
+
+[policy]
+default = "allow"
+
+[sources.enc]
+command = "{python}"
+args = ["{server}"]
+env = {{ Y = "${{secret:y}}" }}
+"#,
+        python = repo().join(".venv/bin/python").display(),
+        server = repo()
+            .join("tests/peers/echo_encodings_server.py")
+            .display(),
+    ));
+}
+
+proptest! {
+    #![proptest_config(config(8))]
+
+    /// The secret reaches the upstream in its environment, as `--env 'Y=${secret:y}'` does.
+    #[test]
+    fn a_secret_echoed_in_any_encoding_reaches_no_output_log_or_file(secret in secrets()) {
+        let home = Home::new();
+        stdio_config(&home);
+        echoes_leave_no_trace(&home, &secret)?;
+    }
+}
+
+/// The echo server over Streamable HTTP on a free port, expecting `Bearer <secret>`.
+struct HttpEcho {
+    url: String,
+    child: Child,
+}
+
+impl HttpEcho {
+    fn start(secret: &str) -> HttpEcho {
+        let port = free_port();
+        let child = python_peer("echo_encodings_server.py")
+            .args(["http", &port.to_string()])
+            .env("Y", secret)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the test venv's python runs (tests/setup.sh)");
+        let server = HttpEcho {
+            url: format!("http://127.0.0.1:{port}/mcp"),
+            child,
+        };
+        assert!(
+            listening_within(port, Duration::from_secs(30)),
+            "the echo server did not listen on port {port}"
+        );
+        server
+    }
+}
+
+impl Drop for HttpEcho {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+proptest! {
+    #![proptest_config(config(4))]
+
+    /// The secret travels as `Authorization: Bearer …` (so only printable ASCII, as a header
+    /// value must be), where reqwest's and hyper's trace lines could show it too.
+    #[test]
+    fn a_secret_sent_as_a_header_and_echoed_reaches_no_output_log_or_file(
+        secret in segment("\"\\/ +%&<'=!~#"),
+    ) {
+        let server = HttpEcho::start(&secret);
+        let home = Home::new();
+        home.write_config(&format!(
+            r#"[credentials]
+store = "file"
+
+[policy]
+default = "allow"
+
+[sources.enc]
+url = "{url}"
+headers = {{ Authorization = "Bearer ${{secret:y}}" }}
+"#,
+            url = server.url,
+        ));
+        echoes_leave_no_trace(&home, &secret)?;
+    }
+}
+
+/// A value too short to scrub is stored with a warning that says so and what to do; a weak
+/// one is scrubbed, with a warning; a long one gets no warning.
+#[test]
+fn credential_set_warns_about_values_too_short_to_scrub() {
+    let home = Home::new();
+    home.write_config("[credentials]\nstore = \"file\"\n");
+    let tiny = run(&home, &["credential", "set", "pin"], "abc", &[]).ok();
+    assert!(
+        tiny.stderr.contains("warning:")
+            && tiny.stderr.contains("not blanked")
+            && tiny.stderr.contains("`pin`"),
+        "{}",
+        tiny.stderr
+    );
+    let weak = run(&home, &["credential", "set", "short"], "abc123", &[]).ok();
+    assert!(
+        weak.stderr.contains("warning:")
+            && weak.stderr.contains("`short`")
+            && weak.stderr.contains("at least 8"),
+        "{}",
+        weak.stderr
+    );
+    for run in [&tiny, &weak] {
+        assert!(!run.stderr.contains("abc"), "the value is never shown");
+    }
+    let fine = run(&home, &["credential", "set", "long"], "abcdefgh-1234", &[]).ok();
+    assert!(!fine.stderr.contains("warning"), "{}", fine.stderr);
+    assert!(fine.stdout.contains("stored `long`"), "{}", fine.stdout);
+}

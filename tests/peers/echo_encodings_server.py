@@ -1,0 +1,192 @@
+"""A real MCP server (Python `mcp` SDK) that echoes its credential back in every encoding a
+careless upstream could use, for the redaction tests. The credential is `Y` in its environment,
+as a source configured with `env = { Y = "${secret:y}" }` gets it.
+
+    echo_encodings_server.py stdio        serve MCP on stdio
+    echo_encodings_server.py http PORT    serve Streamable HTTP; every request must carry
+                                          `Authorization: Bearer $Y` (401 otherwise)
+    echo_encodings_server.py needles      print, as JSON, every encoded string the tools emit
+                                          that carries the credential or one of its lines (the
+                                          part of it that carries the credential, for base64),
+                                          so a test can look for each in what it captured
+
+Tools: `kinds` lists the encodings; `echo(kind)` returns the credential and each of its lines in
+that encoding as text, structured content (as a value and as a key), `_meta` and an embedded
+resource;
+`fail(kind, how)` fails with them in a tool error (`how = "tool"`) or a JSON-RPC error
+(`"protocol"`); `blobs` returns them as image, audio and blob data; `about` has them in its
+description and schema.
+"""
+
+import base64
+import json
+import os
+import re
+import sys
+import urllib.parse
+
+import uvicorn
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
+from mcp.types import (
+    AudioContent,
+    BlobResourceContents,
+    CallToolResult,
+    EmbeddedResource,
+    ImageContent,
+    TextContent,
+    TextResourceContents,
+)
+
+SECRET = os.environ.get("Y", "")
+# Bytes around the credential inside a base64 stream: 0, 1 or 2 of them before it puts it at
+# each of the three alignments.
+PREFIX = b"\xfa\x01"
+SUFFIX = b"!\x00"
+
+
+def lines(value: str) -> list[str]:
+    """The lines of a credential that spans several, as the hub splits them."""
+    parts = re.split(r"\r\n|\r|\n", value)
+    return parts if len(parts) > 1 else []
+
+
+def b64_middle(data: bytes, offset: int, alphabet: str) -> str:
+    """The base64 characters that depend on `data` alone when `offset` bytes come before it:
+    whatever surrounds it, they appear in the encoding of the whole stream."""
+    encode = base64.urlsafe_b64encode if alphabet == "url" else base64.b64encode
+    encoded = encode(bytes(offset) + data).decode()
+    start = -(-8 * offset // 6)
+    end = (8 * (offset + len(data))) // 6
+    return encoded[start:end]
+
+
+def b64_stream(value: str, offset: int, alphabet: str, padded: bool) -> str:
+    encode = base64.urlsafe_b64encode if alphabet == "url" else base64.b64encode
+    text = encode(PREFIX[:offset] + value.encode() + SUFFIX).decode()
+    return text if padded else text.rstrip("=")
+
+
+def encodings() -> dict:
+    """kind → (encode(value), needle(value)): what the tools emit, and the part of it a test
+    must never find."""
+    out = {
+        "raw": (lambda v: v, lambda v: v),
+        "json_ascii": (lambda v: json.dumps(v)[1:-1],) * 2,
+        "json_utf8": (lambda v: json.dumps(v, ensure_ascii=False)[1:-1],) * 2,
+        "json_text": (lambda v: json.dumps({"token": v}), lambda v: json.dumps(v)[1:-1]),
+        "quote": (lambda v: urllib.parse.quote(v, safe=""),) * 2,
+        "quote_slash": (urllib.parse.quote,) * 2,
+        "quote_plus": (urllib.parse.quote_plus,) * 2,
+        "hex": (lambda v: v.encode().hex(),) * 2,
+        "HEX": (lambda v: v.encode().hex().upper(),) * 2,
+    }
+    for alphabet in ("std", "url"):
+        for offset in range(3):
+            for padded in (True, False):
+                name = f"b64{alphabet}_{offset}{'' if padded else '_nopad'}"
+                out[name] = (
+                    lambda v, o=offset, a=alphabet, p=padded: b64_stream(v, o, a, p),
+                    lambda v, o=offset, a=alphabet: b64_middle(v.encode(), o, a),
+                )
+    return out
+
+
+ENCODINGS = encodings()
+
+
+def encoded(kind: str) -> str:
+    encode, _ = ENCODINGS[kind]
+    parts = [f"token={encode(SECRET)}"]
+    parts += [f"line{i}={encode(line)}" for i, line in enumerate(lines(SECRET))]
+    return "; ".join(parts)
+
+
+def needles() -> list[list[str]]:
+    out = []
+    for kind, (_, needle) in ENCODINGS.items():
+        for value in [SECRET, *lines(SECRET)]:
+            out.append([kind, needle(value)])
+    return out
+
+
+server = MCPServer("echo-encodings")
+
+
+@server.tool()
+def kinds() -> list[str]:
+    """The encodings `echo` and `fail` know."""
+    return list(ENCODINGS)
+
+
+@server.tool()
+def echo(kind: str) -> CallToolResult:
+    """Return the credential in encoding KIND everywhere a result can carry text."""
+    text = encoded(kind)
+    return CallToolResult(
+        content=[
+            TextContent(type="text", text=text),
+            EmbeddedResource(
+                type="resource",
+                resource=TextResourceContents(uri=f"echo://{kind}", text=text),
+            ),
+        ],
+        structured_content={"kind": kind, "value": text, text: "as a key"},
+        _meta={"echo": text},
+    )
+
+
+@server.tool()
+def fail(kind: str, how: str) -> str:
+    """Fail with the credential in encoding KIND in the message."""
+    message = f"upstream rejected {encoded(kind)}"
+    if how == "protocol":
+        raise MCPError(-32000, message, data={"echo": encoded(kind)})
+    raise ToolError(message)
+
+
+@server.tool()
+def blobs() -> CallToolResult:
+    """Return the credential as binary data: image, audio and a blob resource."""
+    data = base64.b64encode(SECRET.encode()).decode()
+    return CallToolResult(
+        content=[
+            ImageContent(type="image", data=data, mimeType="image/png"),
+            AudioContent(type="audio", data=data, mimeType="audio/wav"),
+            EmbeddedResource(
+                type="resource",
+                resource=BlobResourceContents(uri="echo://blob", blob=data, mimeType="application/octet-stream"),
+            ),
+        ]
+    )
+
+
+@server.tool(description=f"Describes itself with the credential: {encoded('raw')} / {encoded('json_ascii')}")
+def about(note: str = SECRET) -> str:
+    """Return nothing of interest."""
+    return "about"
+
+
+def require_bearer(app):
+    async def guarded(scope, receive, send):
+        if scope["type"] == "http":
+            headers = dict(scope.get("headers") or [])
+            if headers.get(b"authorization", b"").decode("latin-1") != f"Bearer {SECRET}":
+                await send({"type": "http.response.start", "status": 401, "headers": [(b"content-type", b"text/plain")]})
+                await send({"type": "http.response.body", "body": b"missing or wrong Authorization header"})
+                return
+        await app(scope, receive, send)
+
+    return guarded
+
+
+if __name__ == "__main__":
+    mode = sys.argv[1] if len(sys.argv) > 1 else "stdio"
+    if mode == "needles":
+        print(json.dumps(needles()))
+    elif mode == "http":
+        app = require_bearer(server.streamable_http_app())
+        uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[2]), log_level="warning")
+    else:
+        server.run()
