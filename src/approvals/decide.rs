@@ -90,9 +90,9 @@ pub fn decide(
     config_file: Option<&Path>,
     request: &DecisionRequest<'_>,
 ) -> Result<Vec<Approval>, DecideError> {
-    // The config as it was before this decision's rules, to put back if the decision is not
+    // The config before and after this decision's rules, to put back if the decision is not
     // recorded after all.
-    let written: RefCell<Option<(PathBuf, Option<String>)>> = RefCell::new(None);
+    let written: RefCell<Option<Written>> = RefCell::new(None);
     let recorded = store.record_decision(
         request.run_id,
         &request.seen,
@@ -107,13 +107,19 @@ pub fn decide(
                     "\"always allow\" needs a config to write its rule to".into(),
                 ));
             };
-            let before = std::fs::read_to_string(config_file).ok();
-            *written.borrow_mut() = Some((config_file.to_path_buf(), before));
+            let mut change = Written {
+                config_file: config_file.to_path_buf(),
+                before: std::fs::read_to_string(config_file).ok(),
+                after: None,
+            };
             let mut addresses: Vec<&str> = waiting.iter().map(|a| a.address.as_str()).collect();
             addresses.sort_unstable();
             addresses.dedup();
             for address in addresses {
-                add_rule(config_file, profile, address, Action::Allow, None).map_err(|e| {
+                let added = add_rule(config_file, profile, address, Action::Allow, None);
+                change.after = std::fs::read_to_string(config_file).ok();
+                *written.borrow_mut() = Some(change.clone());
+                added.map_err(|e| {
                     DecideError::Rule(format!("the rule for `{address}` was not written: {e:#}"))
                 })?;
             }
@@ -121,24 +127,41 @@ pub fn decide(
         },
     );
     if recorded.is_err()
-        && let Some((config_file, before)) = written.into_inner()
+        && let Some(change) = written.into_inner()
     {
-        restore(&config_file, before.as_deref());
+        change.undo();
     }
     recorded
 }
 
-/// Puts the config back as it was before a decision that did not happen.
-fn restore(config_file: &Path, before: Option<&str>) {
-    let restored = match before {
-        Some(text) => write_atomically(config_file, text),
-        None => std::fs::remove_file(config_file).map_err(anyhow::Error::from),
-    };
-    if let Err(e) = restored {
-        tracing::warn!(
-            "an \"always allow\" rule was written to {} but its decision was not recorded, and the file could not be put back: {e:#}; remove the rule by hand",
-            config_file.display()
-        );
+/// The config as a decision found and left it.
+#[derive(Clone)]
+struct Written {
+    config_file: PathBuf,
+    before: Option<String>,
+    after: Option<String>,
+}
+
+impl Written {
+    /// Puts the config back as it was before a decision that did not happen, unless someone
+    /// changed it since (putting it back would undo their edit too).
+    fn undo(self) {
+        let file = self.config_file.display();
+        if std::fs::read_to_string(&self.config_file).ok() != self.after {
+            tracing::warn!(
+                "an \"always allow\" rule was written to {file} but its decision was not recorded, and the file changed since; remove the rule by hand"
+            );
+            return;
+        }
+        let restored = match &self.before {
+            Some(text) => write_atomically(&self.config_file, text),
+            None => std::fs::remove_file(&self.config_file).map_err(anyhow::Error::from),
+        };
+        if let Err(e) = restored {
+            tracing::warn!(
+                "an \"always allow\" rule was written to {file} but its decision was not recorded, and the file could not be put back: {e:#}; remove the rule by hand"
+            );
+        }
     }
 }
 
@@ -156,7 +179,7 @@ mod tests {
     fn fixture() -> Fixture {
         let dir = tempfile::tempdir().unwrap();
         let store = RunsStore::open(&dir.path().join("s.sqlite")).unwrap();
-        store.begin_run("run_a", "code", 1, 2).unwrap();
+        let owner = store.begin_run("run_a", "code", 1, 2).unwrap();
         for (seq, address) in [(0, "gh.createIssue"), (1, "gh.deleteRepo")] {
             let call = PendingCall {
                 seq,
@@ -164,9 +187,9 @@ mod tests {
                 connection: None,
                 preview: "{}",
                 reason: "asks",
-                args_digest: "d",
+                call_digest: "d",
             };
-            store.record_pending("run_a", &call).unwrap();
+            store.record_pending("run_a", &owner, &call).unwrap();
         }
         let config_file = dir.path().join("config.toml");
         std::fs::write(&config_file, "[sources.gh]\ncommand = \"x\"\n").unwrap();
@@ -225,11 +248,11 @@ mod tests {
         let seen = vec![
             Seen {
                 seq: 0,
-                args_digest: "d".into(),
+                call_digest: "d".into(),
             },
             Seen {
                 seq: 1,
-                args_digest: "stale".into(),
+                call_digest: "stale".into(),
             },
         ];
         let err = decide(
@@ -257,7 +280,7 @@ mod tests {
         .unwrap();
         let seen = vec![Seen {
             seq: 0,
-            args_digest: "d".into(),
+            call_digest: "d".into(),
         }];
         let err = decide(
             &f.store,
@@ -277,7 +300,7 @@ mod tests {
             &request(
                 vec![Seen {
                     seq: 0,
-                    args_digest: "d".into(),
+                    call_digest: "d".into(),
                 }],
                 Decision::AllowAlways,
             ),

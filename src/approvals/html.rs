@@ -203,7 +203,7 @@ mod tests {
             decision: None,
             decided_at_ms: None,
             decided_by: None,
-            args_digest: "d".into(),
+            call_digest: "d".into(),
             consumed_at_ms: None,
         }
     }

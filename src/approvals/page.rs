@@ -441,12 +441,14 @@ mod tests {
             connection: Some("work"),
             preview: "{ title: \"x\" }",
             reason: "the default action asks",
-            args_digest: digest,
+            call_digest: digest,
         }
     }
 
     struct Fixture {
         _dir: tempfile::TempDir,
+        /// The claim on `run_a`, which records its pending calls.
+        owner: String,
         config: PathBuf,
         store: Arc<RunsStore>,
         page: ApprovalPage,
@@ -456,9 +458,9 @@ mod tests {
     async fn fixture() -> Fixture {
         let dir = tempfile::tempdir().unwrap();
         let store = Arc::new(RunsStore::open(&dir.path().join("state.sqlite")).unwrap());
-        store.begin_run("run_a", "code", 1, 2).unwrap();
+        let owner = store.begin_run("run_a", "code", 1, 2).unwrap();
         store
-            .record_pending("run_a", &pending(1, "gh.createIssue", "d1"))
+            .record_pending("run_a", &owner, &pending(1, "gh.createIssue", "d1"))
             .unwrap();
         let config = dir.path().join("config.toml");
         std::fs::write(&config, "[sources.gh]\ncommand = \"gh-mcp\"\n").unwrap();
@@ -467,6 +469,7 @@ mod tests {
             .unwrap();
         Fixture {
             _dir: dir,
+            owner,
             config,
             store,
             page,
@@ -518,7 +521,7 @@ mod tests {
         fn decide_elsewhere(&self, decision: Decision) {
             let seen = [Seen {
                 seq: 1,
-                args_digest: "d1".into(),
+                call_digest: "d1".into(),
             }];
             self.store
                 .record_decision("run_a", &seen, decision, "terminal", |_, _| Ok(()))
@@ -746,7 +749,7 @@ mod tests {
         f.decide_elsewhere(Decision::AllowOnce);
         // The run resumed and paused again at a later call the page's reader never saw.
         f.store
-            .record_pending("run_a", &pending(4, "gh.deleteRepo", "d4"))
+            .record_pending("run_a", &f.owner, &pending(4, "gh.deleteRepo", "d4"))
             .unwrap();
         let (status, body) = f
             .post(
@@ -768,7 +771,7 @@ mod tests {
         let (url, csrf) = f.open().await;
         // A replay reached the call with other arguments than the page shows.
         f.store
-            .record_pending("run_a", &pending(1, "gh.createIssue", "other"))
+            .record_pending("run_a", &f.owner, &pending(1, "gh.createIssue", "other"))
             .unwrap();
         let (status, body) = f
             .post(
@@ -780,7 +783,7 @@ mod tests {
         assert_eq!(status, 409, "{body}");
         let approval = f.store.approval("run_a", 1).unwrap().unwrap();
         assert_eq!(
-            (approval.decision, approval.args_digest.as_str()),
+            (approval.decision, approval.call_digest.as_str()),
             (None, "other")
         );
     }

@@ -159,7 +159,7 @@ mod tests {
         let tokens = Tokens::default();
         let seen = Seen {
             seq: 2,
-            args_digest: "d".into(),
+            call_digest: "d".into(),
         };
         let token = tokens.issue("run_a", vec![seen.clone()], 1_000, 0).unwrap();
         let grant = tokens.check(&token, None, 10).unwrap();

@@ -307,7 +307,7 @@ pub struct HubApproveArgs {
     /// Also add a policy rule that always allows the tool (asks for confirmation on a terminal).
     #[arg(long)]
     pub always: bool,
-    /// Do not ask for confirmation of --always.
+    /// Do not ask for confirmation on a terminal (needed for --always without one).
     #[arg(long, short = 'y', requires = "always")]
     pub yes: bool,
 }

@@ -33,8 +33,8 @@ pub fn approve(paths: &Paths, args: &HubApproveArgs) -> anyhow::Result<ExitCode>
         (false, false) => Decision::AllowOnce,
     };
     let waiting = waiting(&store, &args.run_id, args.call)?;
-    if decision == Decision::AllowAlways && !args.yes && !confirm_always(&waiting)? {
-        bail!("not approved; run the command again without --always to allow the call once");
+    if !args.yes && !confirm(&waiting, decision)? {
+        bail!("nothing was decided; the calls still wait");
     }
     let decided = decide_on(paths, &store, &args.run_id, &waiting, decision)?;
     print(&decided_text(&decided, decision))?;
@@ -74,18 +74,42 @@ fn decide_on(
     Ok(decided)
 }
 
-/// "Always" changes the policy for every future run, so a person confirms it on a terminal.
-fn confirm_always(waiting: &[Approval]) -> anyhow::Result<bool> {
+/// On a terminal, shows the calls exactly as they will be decided (the decision binds to these
+/// arguments) and asks before allowing them. Without a terminal the command decides what it
+/// prints, except "always", which changes the policy of every later run and needs `--yes`.
+fn confirm(waiting: &[Approval], decision: Decision) -> anyhow::Result<bool> {
     if !std::io::stdin().is_terminal() {
-        bail!(
-            "--always writes a policy rule; confirm it with --yes when there is no terminal to ask on"
+        if decision == Decision::AllowAlways {
+            bail!(
+                "--always writes a policy rule; confirm it with --yes when there is no terminal to ask on"
+            );
+        }
+        return Ok(true);
+    }
+    for approval in waiting {
+        let on = approval
+            .connection
+            .as_deref()
+            .map(|c| format!(" on connection `{c}`"))
+            .unwrap_or_default();
+        eprintln!(
+            "call {} of {}: {}{on} with {}\n  because {}",
+            approval.seq, approval.run_id, approval.address, approval.preview, approval.reason
         );
     }
     let tools: Vec<&str> = waiting.iter().map(|a| a.address.as_str()).collect();
-    eprint!(
-        "Always allow {} from now on, in every run? [y/N] ",
-        tools.join(", ")
-    );
+    let question = match decision {
+        Decision::AllowAlways => format!(
+            "Always allow {} from now on, in every run (a policy rule)?",
+            tools.join(", ")
+        ),
+        Decision::AllowRun => format!(
+            "Allow these, and {} for the rest of this run?",
+            tools.join(", ")
+        ),
+        Decision::AllowOnce | Decision::Deny => "Allow these calls once?".to_string(),
+    };
+    eprint!("{question} [y/N] ");
     std::io::stderr().flush()?;
     let mut answer = String::new();
     std::io::stdin().lock().read_line(&mut answer)?;

@@ -27,23 +27,31 @@ struct Watched {
     path: PathBuf,
     /// The profile whose rules apply (a hub's `--profile`).
     profile: Option<String>,
-    seen: Mutex<Seen>,
+    last: Mutex<LastRead>,
 }
 
 /// What the file looked like when it was last read.
 #[derive(Default)]
-struct Seen {
+struct LastRead {
     stamp: Option<Stamp>,
+    /// When it was read: a stamp vouches for the bytes only if the file had settled by then.
+    at: Option<SystemTime>,
     /// The bytes the current policy came from.
     loaded: Option<[u8; 32]>,
     /// Bytes that did not load, so the same broken edit is reported once.
     refused: Option<[u8; 32]>,
 }
 
+/// What `stat` says about the file: any write or replacement changes one of these, within the
+/// clock's granularity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Stamp {
     len: u64,
     modified: Option<SystemTime>,
+    /// Status change time (seconds, nanoseconds): `cp -p` and `touch -r` can restore the
+    /// modification time, never this.
+    changed: (i64, i64),
+    device: u64,
     inode: u64,
 }
 
@@ -51,20 +59,34 @@ impl Stamp {
     fn of(path: &Path) -> Option<Stamp> {
         let meta = std::fs::metadata(path).ok()?;
         #[cfg(unix)]
-        let inode = std::os::unix::fs::MetadataExt::ino(&meta);
+        let (changed, device, inode) = {
+            use std::os::unix::fs::MetadataExt;
+            ((meta.ctime(), meta.ctime_nsec()), meta.dev(), meta.ino())
+        };
         #[cfg(not(unix))]
-        let inode = 0;
+        let (changed, device, inode) = ((0, 0), 0, 0);
         Some(Stamp {
             len: meta.len(),
             modified: meta.modified().ok(),
+            changed,
+            device,
             inode,
         })
     }
+}
 
-    fn settled(&self) -> bool {
-        self.modified
-            .and_then(|m| m.elapsed().ok())
-            .is_some_and(|age| age >= SETTLED)
+impl LastRead {
+    /// True when the file is as it was read, and was read long enough after its last change
+    /// that no second write could hide inside the same clock tick.
+    fn still_current(&self, stamp: Option<Stamp>) -> bool {
+        let (Some(stamp), Some(at)) = (stamp, self.at) else {
+            return false;
+        };
+        self.stamp == Some(stamp)
+            && stamp
+                .modified
+                .and_then(|modified| at.duration_since(modified).ok())
+                .is_some_and(|settled| settled >= SETTLED)
     }
 }
 
@@ -77,20 +99,16 @@ impl LivePolicy {
         }
     }
 
-    /// `initial` (just loaded from `path`), then whatever `path` says whenever it changes; with a
-    /// `profile`, that profile's policy.
+    /// `initial` (loaded from `path` at start-up), then whatever `path` says: the file is read
+    /// again at the first look, since it may have changed between that load and now, and after
+    /// every change; with a `profile`, that profile's policy.
     pub fn watching(path: PathBuf, profile: Option<String>, initial: Policy) -> LivePolicy {
-        let seen = Seen {
-            stamp: Stamp::of(&path),
-            loaded: std::fs::read(&path).ok().map(|bytes| digest(&bytes)),
-            refused: None,
-        };
         LivePolicy {
             current: Mutex::new(Arc::new(initial)),
             watched: Some(Watched {
                 path,
                 profile,
-                seen: Mutex::new(seen),
+                last: Mutex::new(LastRead::default()),
             }),
         }
     }
@@ -112,12 +130,13 @@ impl LivePolicy {
 impl Watched {
     /// The policy the file holds now, when it changed and loads.
     fn reload(&self) -> Option<Policy> {
-        let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        let mut seen = self.last.lock().unwrap_or_else(|p| p.into_inner());
         let stamp = Stamp::of(&self.path);
-        if stamp.is_some() && stamp == seen.stamp && stamp.is_some_and(|s| s.settled()) {
+        if seen.still_current(stamp) {
             return None;
         }
         seen.stamp = stamp;
+        seen.at = Some(SystemTime::now());
         let Ok(bytes) = std::fs::read(&self.path) else {
             if seen.refused != Some([0; 32]) {
                 seen.refused = Some([0; 32]);
@@ -147,9 +166,11 @@ impl Watched {
             });
         match policy {
             Ok(policy) => {
-                seen.loaded = Some(now);
+                // The first read only confirms what start-up loaded.
+                if seen.loaded.replace(now).is_some() {
+                    tracing::info!("policy reloaded from {}", self.path.display());
+                }
                 seen.refused = None;
-                tracing::info!("policy reloaded from {}", self.path.display());
                 Some(policy)
             }
             Err(reason) => {
@@ -207,6 +228,23 @@ mod tests {
             "a broken edit keeps the last good policy"
         );
         std::fs::remove_file(&path).unwrap();
+        assert_eq!(action(&live, "gh.createIssue"), Action::Deny);
+    }
+
+    #[test]
+    fn an_edit_made_while_the_process_started_is_applied() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        let base = "[sources.gh]\ncommand = \"x\"\n";
+        std::fs::write(&path, base).unwrap();
+        let loaded_at_start = parse(&path, base).unwrap().policy;
+        // Edited after start-up read the file, before the policy began watching it.
+        std::fs::write(
+            &path,
+            format!("{base}[[policy.rules]]\nmatch = \"gh.*\"\naction = \"deny\"\n"),
+        )
+        .unwrap();
+        let live = LivePolicy::watching(path, None, loaded_at_start);
         assert_eq!(action(&live, "gh.createIssue"), Action::Deny);
     }
 

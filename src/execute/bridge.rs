@@ -25,7 +25,9 @@ use crate::catalog::tool::json_digest;
 use crate::config::LivePolicy;
 use crate::credentials::Redaction;
 use crate::policy::Action;
-use crate::runs::{Decision, Dispatch, DispatchError, PendingCall, RunsStore, TokenRecord};
+use crate::runs::{
+    Decision, Dispatch, DispatchError, PendingCall, Recorded, RunsStore, TokenRecord,
+};
 use crate::sandbox::{
     Bridge, BridgeError, CallFailure, CallOutcome, ErrorCode, Pending, PendingKind, ToolCall,
 };
@@ -82,8 +84,7 @@ impl RunBridge {
 
     /// What the run sent upstream, this attempt and earlier ones; read once the run is over.
     pub(crate) fn dispatched(&self) -> Dispatched {
-        self.dispatches
-            .summary(Dispatched::earlier(self.replay.journal()))
+        self.dispatches.summary(self.replay.journal())
     }
 
     /// Narrows the run to what `token` allows (nothing changes with `None`).
@@ -100,7 +101,7 @@ impl RunBridge {
         address: &str,
         connection: Option<&str>,
         reason: &str,
-        args_digest: &str,
+        call_digest: &str,
     ) -> BoxFuture<'static, CallOutcome> {
         let preview = preview(&call.arguments);
         let pending = PendingCall {
@@ -109,20 +110,31 @@ impl RunBridge {
             connection,
             preview: &preview,
             reason,
-            args_digest,
+            call_digest,
         };
-        if let Err(e) = self.store.record_pending(&self.run_id, &pending) {
+        let recorded = match self
+            .store
+            .record_pending(&self.run_id, &self.owner, &pending)
+        {
+            Ok(recorded) => recorded,
             // Without a record nobody can decide: the call is refused rather than left waiting.
-            return failed(not_sent(address, &DispatchError::Store(e)));
-        }
+            Err(e) => return failed(not_sent(address, &e)),
+        };
         let on = connection
             .map(|c| format!(" on connection `{c}`"))
             .unwrap_or_default();
+        // The person who decided on this step before saw another call: say why they are asked
+        // again.
+        let again = if recorded == Recorded::Superseded {
+            " (asked again: the call changed since the earlier decision)"
+        } else {
+            ""
+        };
         let pending = Pending {
             id: format!("{}/{}", self.run_id, call.seq),
             kind: PendingKind::Approval,
             address: Some(address.to_string()),
-            summary: format!("{address}{on} with {preview}: {reason}"),
+            summary: format!("{address}{on} with {preview}: {reason}{again}"),
             message: Some(format!(
                 "Tell the user that `{address}` needs their approval (`capabilities hub approve {}` in a terminal), then call execute with {{ \"resume\": \"{}\" }} once they have decided.",
                 self.run_id, self.run_id
@@ -173,9 +185,17 @@ impl RunBridge {
 impl Bridge for RunBridge {
     fn call(&self, call: ToolCall) -> BoxFuture<'static, CallOutcome> {
         let address = call.address();
-        let args_digest = json_digest(&call.arguments);
+        // The connection the call goes out on: the one it names, or its source's default.
+        let connection = call.connection.clone().or_else(|| {
+            self.catalog.read(|catalog, _| {
+                catalog
+                    .namespace(&call.namespace)
+                    .and_then(|n| n.connections.first().cloned())
+            })
+        });
+        let call_digest = call_digest(&address, connection.as_deref(), &call.arguments);
         // A resumed run answers the calls it already made from its journal.
-        if let Some(outcome) = self.replay.answer(call.seq, &address, &args_digest) {
+        if let Some(outcome) = self.replay.answer(call.seq, &address, &call_digest) {
             return ready(cleaned(&self.redaction, outcome));
         }
         // Before policy: a call the token forbids must not reach the approval queue either.
@@ -197,14 +217,9 @@ impl Bridge for RunBridge {
         let found = self.catalog.read(|catalog, _| {
             let namespace = catalog.namespace(&call.namespace)?;
             let tool = namespace.tools.iter().find(|t| t.name == call.tool)?;
-            let default_connection = namespace.connections.first().cloned();
-            Some((
-                tool.upstream_name.clone(),
-                tool.annotations.clone(),
-                default_connection,
-            ))
+            Some((tool.upstream_name.clone(), tool.annotations.clone()))
         });
-        let Some((upstream_name, annotations, default_connection)) = found else {
+        let Some((upstream_name, annotations)) = found else {
             return failed(CallFailure::new(
                 ErrorCode::UnknownTool,
                 format!("`{address}` is no longer in the catalogue"),
@@ -220,13 +235,24 @@ impl Bridge for RunBridge {
                 ));
             }
         };
-        let connection = call.connection.clone().or(default_connection);
+        let verdict = self.replay.verdict(call.seq, &address, &call_digest);
+        // A person's "no" to this very call stands, whatever the policy says by now.
+        if verdict == Verdict::Decided(Decision::Deny) {
+            let mut failure = CallFailure::new(
+                ErrorCode::PolicyDenied,
+                format!("the user denied `{address}`"),
+            );
+            failure.hint =
+                Some("Do not retry this call; tell the user what could not be done.".into());
+            return failed(failure);
+        }
         // Read now, not when the hub started: a rule written since applies to this call.
         let decision =
             self.policy
                 .current()
                 .evaluate(&address, connection.as_deref(), &annotations);
-        // The person's decision on this very call (tool and arguments), if it runs on one.
+        // The person's decision on this very call (tool, connection and arguments), if it runs
+        // on one and has not used it yet.
         let mut approved = None;
         match decision.action {
             Action::Deny => {
@@ -237,28 +263,21 @@ impl Bridge for RunBridge {
                 failure.hint = Some("This tool may not be called; do the task another way or ask the user to change the policy.".into());
                 return failed(failure);
             }
-            Action::Ask => match self.replay.verdict(call.seq, &address, &args_digest) {
-                Verdict::Decided(choice) if choice.allows() => approved = Some(choice),
-                Verdict::Decided(_) => {
-                    let mut failure = CallFailure::new(
-                        ErrorCode::PolicyDenied,
-                        format!("the user denied `{address}`"),
-                    );
-                    failure.hint = Some(
-                        "Do not retry this call; tell the user what could not be done.".into(),
-                    );
-                    return failed(failure);
-                }
+            Action::Ask => match verdict {
+                // A read an interrupted attempt sent on this decision goes again; the decision
+                // was used when it first went.
+                Verdict::Decided(_) if self.replay.resends(call.seq) => {}
+                Verdict::Decided(choice) => approved = Some(choice),
                 Verdict::NotAsked if self.replay.granted(&address) => {}
-                // Never asked, still waiting, or asked about other arguments: a person decides
-                // on exactly what this call would send.
+                // Never asked, still waiting, or asked about another call: a person decides on
+                // exactly what this call would send.
                 Verdict::NotAsked | Verdict::Waiting | Verdict::Changed => {
                     return self.ask(
                         &call,
                         &address,
                         connection.as_deref(),
                         &decision.reason,
-                        &args_digest,
+                        &call_digest,
                     );
                 }
             },
@@ -277,8 +296,8 @@ impl Bridge for RunBridge {
             let dispatch = Dispatch {
                 seq: call.seq,
                 address: &address,
-                connection: call.connection.as_deref(),
-                args_digest: &args_digest,
+                connection: connection.as_deref(),
+                call_digest: &call_digest,
                 mutating,
                 uses_approval: approved.is_some(),
             };
@@ -309,7 +328,7 @@ impl Bridge for RunBridge {
             };
             // So that a resumed run's recovery counts this call only if it may have acted.
             recovery::mark(&mut journaled, delivery, mutating);
-            if let Err(e) = store.record_answer(&run_id, call.seq, &journaled, ok, ms) {
+            if let Err(e) = store.record_answer(&run_id, &owner, call.seq, &journaled, ok, ms) {
                 // The call stays journaled as dispatched: a resume treats it as interrupted.
                 tracing::warn!("the answer to call {} of run {run_id} is not journaled: {e}", call.seq);
             }
@@ -381,6 +400,13 @@ fn cleaned(redaction: &Redaction, mut outcome: CallOutcome) -> CallOutcome {
         Err(BridgeError::Suspend(_)) => {}
     }
     outcome
+}
+
+/// The digest a journal entry and a person's decision are bound to: the tool, the connection the
+/// call goes out on, and its exact arguments. Another connection or another tool at the same
+/// step is another call.
+fn call_digest(address: &str, connection: Option<&str>, arguments: &Value) -> String {
+    json_digest(&json!({ "address": address, "connection": connection, "arguments": arguments }))
 }
 
 /// An upstream failure as the script's `ToolError` shows it.

@@ -27,9 +27,17 @@ impl Lease {
                     () = stopped.cancelled() => return,
                     () = tokio::time::sleep(RENEW_EVERY) => {}
                 }
-                match store.renew_claim(&run_id, &owner, now_ms()) {
-                    Ok(true) => {}
-                    Ok(false) => {
+                // SQLite may wait on another process's write: off the async threads.
+                let renewed = {
+                    let (store, run_id, owner) = (store.clone(), run_id.clone(), owner.clone());
+                    tokio::task::spawn_blocking(move || {
+                        store.renew_claim(&run_id, &owner, now_ms())
+                    })
+                    .await
+                };
+                match renewed {
+                    Ok(Ok(true)) => {}
+                    Ok(Ok(false)) => {
                         tracing::warn!(
                             "run {run_id} was taken over by another process; this attempt stops"
                         );
@@ -37,6 +45,7 @@ impl Lease {
                         return;
                     }
                     // The store may come back; if it does not, the journal refuses the calls.
+                    Ok(Err(e)) => tracing::warn!("the claim on run {run_id} was not renewed: {e}"),
                     Err(e) => tracing::warn!("the claim on run {run_id} was not renewed: {e}"),
                 }
             }

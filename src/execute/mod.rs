@@ -212,6 +212,14 @@ impl Executor {
             .store
             .run(run_id)?
             .ok_or_else(|| ResumeError::UnknownRun(run_id.to_string()))?;
+        // One run, one profile: its sources and policy are the ones it started with.
+        if record.profile != self.profile {
+            return Err(ResumeError::OtherProfile {
+                run_id: run_id.to_string(),
+                run: record.profile,
+                here: self.profile.clone(),
+            });
+        }
         let now = now_ms();
         let claim = match record.status.as_str() {
             "awaiting_approval" => {
@@ -222,16 +230,19 @@ impl Executor {
                     .filter(|a| a.decision.is_none())
                     .collect();
                 if let Some(expired) = undecided.iter().find(|a| a.is_expired_at(now)) {
-                    let address = expired.address.clone();
-                    return match self.store.claim_paused(run_id, now)? {
-                        Claim::Won { owner, .. } => Ok(self.expire(run_id, &owner, &address)?),
-                        Claim::Lost => self.current(run_id),
-                    };
+                    let error = EnvelopeError::new(
+                        ErrorCode::ApprovalExpired,
+                        format!(
+                            "nobody decided on `{}` within 30 minutes, so the run ended",
+                            expired.address
+                        ),
+                    );
+                    return self.end_without_running(&record, "awaiting_approval", error);
                 }
                 if !undecided.is_empty() {
                     return stored_envelope(&record);
                 }
-                self.store.claim_paused(run_id, now)?
+                self.store.claim(run_id, "awaiting_approval", now)?
             }
             "running" => {
                 let seen = self
@@ -250,12 +261,34 @@ impl Executor {
                 }
                 claim
             }
+            // Left running by a version that journaled calls only once answered: a write it had
+            // in flight left no trace, so the run cannot go on safely.
+            "interrupted" => {
+                let mut error = EnvelopeError::new(
+                    ErrorCode::Interrupted,
+                    "the run was interrupted while an older version of capabilities ran it, and that version journaled calls only once answered: what it had sent is not known, so nothing more was sent",
+                );
+                error.recovery = Some(Recovery::OUTCOME_UNKNOWN);
+                return self.end_without_running(&record, "interrupted", error);
+            }
             _ => return stored_envelope(&record),
         };
-        let Claim::Won { owner, .. } = claim else {
+        let Claim::Won { owner } = claim else {
             return self.current(run_id);
         };
         let replay = Arc::new(Replay::load(&self.store, run_id)?);
+        // A write an interrupted attempt sent without an answer may have acted: the run stops
+        // here rather than run its script again, whatever it would reach.
+        if let Some(stop) = replay.unanswered_write() {
+            let mut envelope = ExecuteEnvelope::rejected(
+                run_id,
+                EnvelopeError::new(stop.code(), stop.message()),
+                Vec::new(),
+            );
+            envelope.calls = journaled_calls(replay.journal());
+            recovery::apply(&mut envelope, &Dispatched::earlier(replay.journal()));
+            return Ok(self.finish(run_id, &owner, envelope));
+        }
         let run = Run {
             run_id: run_id.to_string(),
             owner,
@@ -265,6 +298,29 @@ impl Executor {
             output_budget_bytes: record.output_budget_bytes,
         };
         Ok(self.run(run, replay, cancel, token).await)
+    }
+
+    /// Ends a run that is `status` (and not running) with `error`, without running any of it:
+    /// claimed first, so two resumes do not both end it; the calls it made stay in the envelope.
+    fn end_without_running(
+        &self,
+        record: &RunRecord,
+        status: &str,
+        error: EnvelopeError,
+    ) -> Result<ExecuteEnvelope, ResumeError> {
+        let run_id = record.run_id.as_str();
+        let Claim::Won { owner } = self.store.claim(run_id, status, now_ms())? else {
+            return self.current(run_id);
+        };
+        let keep = error.recovery;
+        let mut envelope = ExecuteEnvelope::rejected(run_id, error, Vec::new());
+        let journal = self.store.journal(run_id)?;
+        envelope.calls = journaled_calls(&journal);
+        recovery::apply(&mut envelope, &Dispatched::earlier(&journal));
+        if let (Some(recovery), Some(error)) = (keep, envelope.error.as_mut()) {
+            error.recovery = Some(recovery);
+        }
+        Ok(self.finish(run_id, &owner, envelope))
     }
 
     /// What a resume that lost the race for a run returns: the run as it is now.
@@ -277,31 +333,6 @@ impl Executor {
             "running" => Ok(in_progress(run_id, &record)),
             _ => stored_envelope(&record),
         }
-    }
-
-    /// Ends a paused run (claimed by `owner`) whose approval nobody gave in time.
-    fn expire(
-        &self,
-        run_id: &str,
-        owner: &str,
-        address: &str,
-    ) -> Result<ExecuteEnvelope, ResumeError> {
-        let error = EnvelopeError::new(
-            ErrorCode::ApprovalExpired,
-            format!("nobody decided on `{address}` within 30 minutes, so the run ended"),
-        );
-        let mut envelope = ExecuteEnvelope::rejected(run_id, error, Vec::new());
-        if let Some(previous) = self
-            .store
-            .run(run_id)?
-            .and_then(|r| r.envelope)
-            .and_then(|e| serde_json::from_value::<ExecuteEnvelope>(e).ok())
-        {
-            envelope.calls = previous.calls;
-        }
-        let journal = self.store.journal(run_id)?;
-        recovery::apply(&mut envelope, &Dispatched::earlier(&journal));
-        Ok(self.finish(run_id, owner, envelope))
     }
 
     async fn run(
@@ -410,6 +441,12 @@ pub enum ResumeError {
         "run `{0}` ended without an envelope to return (it was stored by an older version); run its script again as a new execute"
     )]
     NoEnvelope(String),
+    #[error("{}", other_profile(run_id, run.as_deref(), here.as_deref()))]
+    OtherProfile {
+        run_id: String,
+        run: Option<String>,
+        here: Option<String>,
+    },
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -453,4 +490,35 @@ fn in_progress_envelope(run_id: &str, calls: Vec<crate::sandbox::CallSummary>) -
     envelope.error = Some(error);
     envelope.calls = calls;
     envelope
+}
+
+/// Why a run is not resumed here, and where it is.
+fn other_profile(run_id: &str, run: Option<&str>, here: Option<&str>) -> String {
+    let name = |profile: Option<&str>| match profile {
+        Some(name) => format!("profile `{name}`"),
+        None => "no profile".to_string(),
+    };
+    let where_to = match run {
+        Some(profile) => format!("a hub serving it (`capabilities hub serve --profile {profile}`)"),
+        None => format!("`capabilities exec --resume {run_id}` or a hub serving no profile"),
+    };
+    format!(
+        "run `{run_id}` was started under {}, and this process serves {}; a run keeps the sources and policy it started with, so resume it with {where_to}",
+        name(run),
+        name(here)
+    )
+}
+
+/// The calls a journal shows, for the envelope of a run that ends without running again.
+fn journaled_calls<'a>(
+    journal: impl IntoIterator<Item = &'a crate::runs::JournalEntry>,
+) -> Vec<crate::sandbox::CallSummary> {
+    journal
+        .into_iter()
+        .map(|e| crate::sandbox::CallSummary {
+            address: e.address.clone(),
+            ok: e.ok,
+            ms: e.ms,
+        })
+        .collect()
 }

@@ -128,11 +128,14 @@ impl Dispatches {
         }
     }
 
-    /// What this attempt sent, on top of what earlier attempts of the same run sent
-    /// ([`Dispatched::earlier`]).
-    pub fn summary(&self, earlier: Dispatched) -> Dispatched {
-        let mut dispatched = earlier;
-        for dispatch in self.lock().values() {
+    /// What this attempt sent, on top of what earlier attempts of the same run journaled
+    /// ([`Dispatched::earlier`]); a call this attempt sent again (a read an interrupted attempt
+    /// left unanswered) counts as this attempt saw it.
+    pub fn summary<'a>(&self, earlier: impl IntoIterator<Item = &'a JournalEntry>) -> Dispatched {
+        let sent = self.lock();
+        let mut dispatched =
+            Dispatched::earlier(earlier.into_iter().filter(|e| !sent.contains_key(&e.seq)));
+        for dispatch in sent.values() {
             let delivery = dispatch.delivery.unwrap_or(Delivery::Lost);
             dispatched.add(&dispatch.address, delivery, dispatch.mutating);
         }
@@ -300,7 +303,7 @@ mod tests {
             seq: 0,
             address: address.to_string(),
             connection: None,
-            args_digest: String::new(),
+            call_digest: String::new(),
             ok: result.get("error").is_none(),
             result,
             ms: 1,
@@ -383,14 +386,11 @@ mod tests {
         let dispatches = Dispatches::default();
         dispatches.start(0, "docs.search", true);
         dispatches.settle(0, Delivery::NotSent);
-        assert_eq!(
-            dispatches.summary(Dispatched::default()),
-            Dispatched::default()
-        );
+        assert_eq!(dispatches.summary([]), Dispatched::default());
 
         dispatches.start(1, "docs.read", false);
         dispatches.settle(1, Delivery::Answered);
-        let read_only = dispatches.summary(Dispatched::default());
+        let read_only = dispatches.summary([]);
         assert!(read_only.any && read_only.lost.is_empty() && read_only.writes.is_empty());
 
         dispatches.start(2, "docs.write", true);
@@ -400,8 +400,15 @@ mod tests {
         // Dropped mid-flight when the run ended: never settled.
         dispatches.start(4, "docs.hung", false);
         dispatches.start(5, "docs.slow", false);
-        let write = journaled("counter.write", json!({ "content": [] }), None);
-        let summary = dispatches.summary(Dispatched::earlier([&write, &write]));
+        // Earlier attempts' calls: a write, and the read an interrupted attempt left without an
+        // answer, which this attempt sent again (call 1) and got answered.
+        let mut write = journaled("counter.write", json!({ "content": [] }), None);
+        write.seq = 10;
+        let mut resent = journaled("docs.read", json!(null), None);
+        resent.seq = 1;
+        resent.state = CallState::Dispatched;
+        resent.mutating = false;
+        let summary = dispatches.summary([&write, &resent]);
         assert_eq!(summary.lost, ["docs.slow", "docs.hung"]);
         assert_eq!(summary.writes, ["counter.write", "docs.write"]);
         assert!(summary.any);

@@ -91,7 +91,7 @@ impl Replay {
     /// is to be sent (it never was, or it is a read whose answer was lost). A call that
     /// differs from the journal marks the run diverged, and a write sent without an answer
     /// marks it interrupted; either way it is refused.
-    pub fn answer(&self, seq: u64, address: &str, args_digest: &str) -> Option<CallOutcome> {
+    pub fn answer(&self, seq: u64, address: &str, call_digest: &str) -> Option<CallOutcome> {
         if let Some(stop) = self.stopped() {
             return Some(refused(
                 stop.code(),
@@ -99,7 +99,7 @@ impl Replay {
             ));
         }
         let entry = self.journal.get(&seq)?;
-        if entry.address != address || entry.args_digest != args_digest {
+        if entry.address != address || entry.call_digest != call_digest {
             let what = if entry.address != address {
                 format!(
                     "call {seq} was `{}` when the run paused, and is `{address}` now",
@@ -152,12 +152,33 @@ impl Replay {
     }
 
     /// What was decided about call `seq`, for exactly this tool and these arguments.
-    pub fn verdict(&self, seq: u64, address: &str, args_digest: &str) -> Verdict {
+    pub fn verdict(&self, seq: u64, address: &str, call_digest: &str) -> Verdict {
         match self.approvals.get(&seq) {
             None => Verdict::NotAsked,
-            Some(a) if a.address != address || a.args_digest != args_digest => Verdict::Changed,
+            Some(a) if a.address != address || a.call_digest != call_digest => Verdict::Changed,
             Some(a) => a.decision.map_or(Verdict::Waiting, Verdict::Decided),
         }
+    }
+
+    /// True when call `seq` is a read an interrupted attempt sent without an answer, which goes
+    /// again (after [`answer`](Self::answer) said so).
+    pub fn resends(&self, seq: u64) -> bool {
+        self.journal
+            .get(&seq)
+            .is_some_and(|e| e.state == CallState::Dispatched && !e.mutating)
+    }
+
+    /// The first write an interrupted attempt sent without an answer, if there is one. Such a
+    /// run is not run again at all: whether the script would even reach that call again is
+    /// not known, and the write may have acted.
+    pub fn unanswered_write(&self) -> Option<Stop> {
+        self.journal
+            .values()
+            .find(|e| e.state == CallState::Dispatched && e.mutating)
+            .map(|e| Stop::Interrupted {
+                seq: e.seq,
+                address: e.address.clone(),
+            })
     }
 
     /// The calls earlier attempts of the run journaled, in call order.

@@ -91,13 +91,13 @@ impl Elicitation {
             .into_iter()
             .find(|a| a.decision.is_none() && !a.is_expired_at(now))?;
         // A call recorded by an older version has no digest to bind an answer to.
-        if approval.args_digest.is_empty() {
+        if approval.call_digest.is_empty() {
             return None;
         }
         let state = State {
             run: run_id.to_string(),
             seq: approval.seq,
-            digest: approval.args_digest.clone(),
+            digest: approval.call_digest.clone(),
             nonce: new_run_id(),
         };
         let ttl = Duration::from_millis(approval.expires_at_ms.saturating_sub(now));
@@ -141,15 +141,16 @@ impl Elicitation {
                 RequestStateError::Expired => AnswerError::Expired,
                 _ => AnswerError::Tampered,
             })?;
+        // A malformed answer leaves the state usable for a proper one.
+        let decision = decision_of(responses.get(INPUT_KEY))?;
         if !store.consume_once(&state.nonce)? {
             return Err(AnswerError::Replayed(state.run));
         }
-        let decision = decision_of(responses.get(INPUT_KEY))?;
         let request = DecisionRequest {
             run_id: &state.run,
             seen: vec![Seen {
                 seq: state.seq,
-                args_digest: state.digest,
+                call_digest: state.digest,
             }],
             decision,
             channel: Channel::Elicitation,

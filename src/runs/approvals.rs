@@ -11,6 +11,7 @@ use rusqlite::{OptionalExtension, params};
 use serde::Serialize;
 use serde_json::Value;
 
+use super::journal::{DispatchError, check_owner};
 use super::store::{RunsStore, StoreError, now_ms, stored_bytes};
 
 /// How long a pending approval waits for a person.
@@ -85,7 +86,7 @@ pub struct Approval {
     /// Which channel decided: `terminal`, `dashboard`, `page`, `elicitation`, `exec`.
     pub decided_by: Option<String>,
     /// SHA-256 of the exact arguments the preview shows: a decision holds for these only.
-    pub args_digest: String,
+    pub call_digest: String,
     /// When the call this approval allowed was sent; an approval is used once.
     pub consumed_at_ms: Option<u64>,
 }
@@ -104,7 +105,7 @@ impl Approval {
     pub fn seen(&self) -> Seen {
         Seen {
             seq: self.seq,
-            args_digest: self.args_digest.clone(),
+            call_digest: self.call_digest.clone(),
         }
     }
 }
@@ -114,7 +115,7 @@ impl Approval {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Seen {
     pub seq: u64,
-    pub args_digest: String,
+    pub call_digest: String,
 }
 
 /// A call that asks for a person, as the bridge records it.
@@ -125,7 +126,7 @@ pub struct PendingCall<'a> {
     pub connection: Option<&'a str>,
     pub preview: &'a str,
     pub reason: &'a str,
-    pub args_digest: &'a str,
+    pub call_digest: &'a str,
 }
 
 /// What recording a pending call did.
@@ -147,12 +148,12 @@ pub enum DecideError {
         "there is no run `{0}`; `capabilities hub runs --pending` lists the runs waiting for a decision"
     )]
     UnknownRun(String),
-    #[error("run `{run_id}` has no call waiting for a decision{}", .seq.map(|s| format!(" at call {s}")).unwrap_or_default())]
+    #[error("run `{run_id}` has no call waiting for a decision{}; `capabilities hub runs --pending` lists the calls that wait", .seq.map(|s| format!(" at call {s}")).unwrap_or_default())]
     NothingPending { run_id: String, seq: Option<u64> },
     #[error("the approval of call {seq} of run `{run_id}` expired; run the script again")]
     Expired { run_id: String, seq: u64 },
     #[error(
-        "call {seq} of run `{run_id}` now waits with other arguments than the ones shown, so nothing was decided; look at it again (`capabilities hub runs --pending`) and decide on what it sends now"
+        "call {seq} of run `{run_id}` now waits with another tool, connection or arguments than the ones shown, so nothing was decided; look at it again (`capabilities hub runs --pending`) and decide on what it sends now"
     )]
     Changed { run_id: String, seq: u64 },
     #[error("{0}; nothing was decided")]
@@ -161,15 +162,13 @@ pub enum DecideError {
     Store(#[from] StoreError),
 }
 
-const COLUMNS: &str = "run_id, seq, address, connection, preview, reason, created_at_ms, expires_at_ms, decision, decided_at_ms, decided_by, args_digest, consumed_at_ms";
+const COLUMNS: &str = "run_id, seq, address, connection, preview, reason, created_at_ms, expires_at_ms, decision, decided_at_ms, decided_by, call_digest, consumed_at_ms";
 
 /// What was asked at a step before, as far as asking again there is concerned.
 struct AskedBefore {
     address: String,
-    args_digest: Option<String>,
+    call_digest: Option<String>,
     decision: Option<String>,
-    /// The call it allowed was sent.
-    used: bool,
 }
 
 /// An approval as read, with its preview still sealed.
@@ -177,21 +176,21 @@ type SealedApproval = (Approval, Vec<u8>);
 
 fn approval(row: &rusqlite::Row<'_>) -> rusqlite::Result<SealedApproval> {
     let decision: Option<String> = row.get(8)?;
-    let millis = |v: i64| v.max(0) as u64;
+    let unsigned = |v: i64| v.max(0) as u64;
     let approval = Approval {
         run_id: row.get(0)?,
-        seq: millis(row.get(1)?),
+        seq: unsigned(row.get(1)?),
         address: row.get(2)?,
         connection: row.get(3)?,
         preview: String::new(),
         reason: row.get(5)?,
-        created_at_ms: millis(row.get(6)?),
-        expires_at_ms: millis(row.get(7)?),
+        created_at_ms: unsigned(row.get(6)?),
+        expires_at_ms: unsigned(row.get(7)?),
         decision: decision.and_then(|d| d.parse().ok()),
-        decided_at_ms: row.get::<_, Option<i64>>(9)?.map(millis),
+        decided_at_ms: row.get::<_, Option<i64>>(9)?.map(unsigned),
         decided_by: row.get(10)?,
-        args_digest: row.get::<_, Option<String>>(11)?.unwrap_or_default(),
-        consumed_at_ms: row.get::<_, Option<i64>>(12)?.map(millis),
+        call_digest: row.get::<_, Option<String>>(11)?.unwrap_or_default(),
+        consumed_at_ms: row.get::<_, Option<i64>>(12)?.map(unsigned),
     };
     Ok((approval, stored_bytes(row, 4)?.unwrap_or_default()))
 }
@@ -217,54 +216,57 @@ impl RunsStore {
     /// Records that call `seq` of a run waits for a person. The same call asking again keeps
     /// its first record (creation time, and any decision); another call at the same step (a
     /// replay that reached it with other arguments, or another tool) replaces it, so no
-    /// decision is ever applied to arguments nobody saw. An approval already used stays.
+    /// decision is ever applied to a call nobody saw. Only the run's current `owner` records:
+    /// an attempt that lost its claim leaves the approvals alone.
     pub fn record_pending(
         &self,
         run_id: &str,
+        owner: &str,
         call: &PendingCall<'_>,
-    ) -> Result<Recorded, StoreError> {
+    ) -> Result<Recorded, DispatchError> {
         let now = now_ms();
         let expires = now + APPROVAL_TTL.as_millis() as u64;
         let preview = self.seal(&preview_context(run_id, call.seq), call.preview)?;
         self.write(|t| {
+            check_owner(t, run_id, owner)?;
             let existing: Option<AskedBefore> = t
                 .query_row(
-                    "SELECT address, args_digest, decision, consumed_at_ms FROM approvals WHERE run_id = ?1 AND seq = ?2",
+                    "SELECT address, call_digest, decision FROM approvals WHERE run_id = ?1 AND seq = ?2",
                     params![run_id, call.seq as i64],
                     |row| {
                         Ok(AskedBefore {
                             address: row.get(0)?,
-                            args_digest: row.get(1)?,
+                            call_digest: row.get(1)?,
                             decision: row.get(2)?,
-                            used: row.get::<_, Option<i64>>(3)?.is_some(),
                         })
                     },
                 )
-                .optional()?;
+                .optional()
+                .map_err(StoreError::from)?;
             let recorded = match &existing {
                 None => Recorded::New,
                 Some(before)
                     if before.address == call.address
-                        && before.args_digest.as_deref() == Some(call.args_digest) =>
+                        && before.call_digest.as_deref() == Some(call.call_digest) =>
                 {
                     return Ok(Recorded::Unchanged);
                 }
-                Some(before) if before.used => return Ok(Recorded::Unchanged),
                 Some(_) => Recorded::Superseded,
             };
             t.execute(
-                "INSERT OR REPLACE INTO approvals (run_id, seq, address, connection, preview, reason, created_at_ms, expires_at_ms, args_digest) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-                params![run_id, call.seq as i64, call.address, call.connection, preview, call.reason, now as i64, expires as i64, call.args_digest],
-            )?;
+                "INSERT OR REPLACE INTO approvals (run_id, seq, address, connection, preview, reason, created_at_ms, expires_at_ms, call_digest) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                params![run_id, call.seq as i64, call.address, call.connection, preview, call.reason, now as i64, expires as i64, call.call_digest],
+            )
+            .map_err(StoreError::from)?;
             if let Some(before) = existing {
                 let detail = serde_json::json!({
                     "seq": call.seq,
                     "address": call.address,
                     "replaces": before.address,
                     "decision": before.decision,
-                    "why": "the call reached this step with other arguments than the ones decided on",
+                    "why": "the call reached this step with another tool, connection or arguments than the ones decided on",
                 });
-                audit_in(t, Some(run_id), "superseded", &detail)?;
+                audit_in(t, Some(run_id), "superseded", &detail).map_err(StoreError::from)?;
             }
             Ok(recorded)
         })
@@ -367,7 +369,7 @@ impl RunsStore {
                         seq: Some(call.seq),
                     });
                 };
-                if current.args_digest != call.args_digest {
+                if current.call_digest != call.call_digest {
                     return Err(DecideError::Changed { run_id: run_id.to_string(), seq: call.seq });
                 }
                 if current.is_expired_at(now) {
@@ -382,7 +384,7 @@ impl RunsStore {
                     params![run_id, approval.seq as i64, decision.as_str(), now as i64, channel],
                 )
                 .map_err(StoreError::from)?;
-                let detail = serde_json::json!({ "seq": approval.seq, "address": approval.address, "decision": decision.as_str(), "channel": channel, "argsDigest": approval.args_digest });
+                let detail = serde_json::json!({ "seq": approval.seq, "address": approval.address, "decision": decision.as_str(), "channel": channel, "argsDigest": approval.call_digest });
                 audit_in(t, Some(run_id), "decision", &detail).map_err(StoreError::from)?;
                 approval.decision = Some(decision);
                 approval.decided_at_ms = Some(now);
@@ -452,11 +454,12 @@ fn audit_in(
 mod tests {
     use super::*;
 
-    fn store_with_run() -> (tempfile::TempDir, RunsStore) {
+    /// A store with one run, and the owner of its claim.
+    fn store_with_run() -> (tempfile::TempDir, RunsStore, String) {
         let dir = tempfile::tempdir().unwrap();
         let store = RunsStore::open(&dir.path().join("s.sqlite")).unwrap();
-        store.begin_run("run_a", "code", 1, 2).unwrap();
-        (dir, store)
+        let owner = store.begin_run("run_a", "code", 1, 2).unwrap();
+        (dir, store, owner)
     }
 
     fn pending<'a>(
@@ -471,14 +474,14 @@ mod tests {
             connection: Some("work"),
             preview,
             reason: "asks",
-            args_digest: digest,
+            call_digest: digest,
         }
     }
 
     fn seen(seq: u64, digest: &str) -> Seen {
         Seen {
             seq,
-            args_digest: digest.to_string(),
+            call_digest: digest.to_string(),
         }
     }
 
@@ -492,15 +495,15 @@ mod tests {
 
     #[test]
     fn a_decision_is_recorded_once_and_audited() {
-        let (_dir, store) = store_with_run();
+        let (_dir, store, owner) = store_with_run();
         let first = pending(2, "gh.createIssue", "{ title: \"x\" }", "d1");
         assert_eq!(
-            store.record_pending("run_a", &first).unwrap(),
+            store.record_pending("run_a", &owner, &first).unwrap(),
             Recorded::New
         );
         let again = pending(2, "gh.createIssue", "other", "d1");
         assert_eq!(
-            store.record_pending("run_a", &again).unwrap(),
+            store.record_pending("run_a", &owner, &again).unwrap(),
             Recorded::Unchanged
         );
         let waiting = store.pending_approvals().unwrap();
@@ -527,37 +530,44 @@ mod tests {
 
     #[test]
     fn a_decision_holds_only_for_the_arguments_shown() {
-        let (_dir, store) = store_with_run();
+        let (_dir, store, owner) = store_with_run();
         store
-            .record_pending("run_a", &pending(0, "a.b", "{ key: \"B\" }", "digest-b"))
+            .record_pending(
+                "run_a",
+                &owner,
+                &pending(0, "a.b", "{ key: \"B\" }", "digest-b"),
+            )
             .unwrap();
         let err = decide(&store, &[seen(0, "digest-a")], Decision::AllowOnce).unwrap_err();
         assert!(matches!(err, DecideError::Changed { seq: 0, .. }), "{err}");
-        assert!(err.to_string().contains("other arguments"), "{err}");
+        assert!(
+            err.to_string().contains("or arguments than the ones shown"),
+            "{err}"
+        );
         decide(&store, &[seen(0, "digest-b")], Decision::AllowOnce).unwrap();
 
         // The call comes back with other arguments: the decision no longer counts.
         let changed = pending(0, "a.b", "{ key: \"A\" }", "digest-a");
         assert_eq!(
-            store.record_pending("run_a", &changed).unwrap(),
+            store.record_pending("run_a", &owner, &changed).unwrap(),
             Recorded::Superseded
         );
         let approval = store.approval("run_a", 0).unwrap().unwrap();
         assert_eq!(approval.decision, None);
         assert_eq!(approval.preview, "{ key: \"A\" }");
-        assert_eq!(approval.args_digest, "digest-a");
+        assert_eq!(approval.call_digest, "digest-a");
         let audit = store.audit_log("run_a").unwrap();
         assert_eq!(audit.last().unwrap().1, "superseded");
     }
 
     #[test]
     fn all_or_nothing_when_one_call_changed_or_the_rule_fails() {
-        let (_dir, store) = store_with_run();
+        let (_dir, store, owner) = store_with_run();
         store
-            .record_pending("run_a", &pending(0, "a.b", "{}", "d0"))
+            .record_pending("run_a", &owner, &pending(0, "a.b", "{}", "d0"))
             .unwrap();
         store
-            .record_pending("run_a", &pending(1, "a.c", "{}", "d1"))
+            .record_pending("run_a", &owner, &pending(1, "a.c", "{}", "d1"))
             .unwrap();
         let err = decide(
             &store,
@@ -586,9 +596,9 @@ mod tests {
 
     #[test]
     fn concurrent_deciders_decide_once() {
-        let (_dir, store) = store_with_run();
+        let (_dir, store, owner) = store_with_run();
         store
-            .record_pending("run_a", &pending(0, "a.b", "{}", "d0"))
+            .record_pending("run_a", &owner, &pending(0, "a.b", "{}", "d0"))
             .unwrap();
         let outcomes: Vec<bool> = std::thread::scope(|scope| {
             let handles: Vec<_> = [
@@ -610,15 +620,25 @@ mod tests {
     }
 
     #[test]
+    fn only_the_runs_owner_records_what_waits() {
+        let (_dir, store, _) = store_with_run();
+        let err = store
+            .record_pending("run_a", "lost|claim", &pending(0, "a.b", "{}", "d"))
+            .unwrap_err();
+        assert!(matches!(err, DispatchError::NotOwner { .. }), "{err}");
+        assert!(store.approvals("run_a").unwrap().is_empty());
+    }
+
+    #[test]
     fn single_use_tokens_are_consumed_once() {
-        let (_dir, store) = store_with_run();
+        let (_dir, store, _) = store_with_run();
         assert!(store.consume_once("n1").unwrap());
         assert!(!store.consume_once("n1").unwrap());
     }
 
     #[test]
     fn unknown_runs_and_calls_are_named() {
-        let (_dir, store) = store_with_run();
+        let (_dir, store, owner) = store_with_run();
         let err = store
             .record_decision(
                 "run_zzz",
@@ -634,7 +654,7 @@ mod tests {
             "{err}"
         );
         store
-            .record_pending("run_a", &pending(1, "a.b", "{}", "d"))
+            .record_pending("run_a", &owner, &pending(1, "a.b", "{}", "d"))
             .unwrap();
         let err = decide(&store, &[seen(5, "d")], Decision::Deny)
             .unwrap_err()
@@ -644,9 +664,9 @@ mod tests {
 
     #[test]
     fn expired_approvals_cannot_be_decided() {
-        let (_dir, store) = store_with_run();
+        let (_dir, store, owner) = store_with_run();
         store
-            .record_pending("run_a", &pending(0, "a.b", "{}", "d"))
+            .record_pending("run_a", &owner, &pending(0, "a.b", "{}", "d"))
             .unwrap();
         store
             .with(|c| c.execute("UPDATE approvals SET expires_at_ms = 1", []))

@@ -18,7 +18,8 @@ use super::ids::new_run_id;
 use super::store::{RunsStore, StoreError};
 
 /// How long a claim lasts without renewal. Long enough that a busy machine renews in time,
-/// short enough that a run whose hub died on another machine is not stuck for long.
+/// short enough that a run whose process died is not stuck for long. Leases compare wall
+/// clocks: the SQLite store lives on one machine, so they are one clock.
 pub const LEASE: Duration = Duration::from_secs(30);
 
 /// How often a running run renews its claim.
@@ -47,7 +48,7 @@ impl ClaimRecord {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Claim {
     /// This caller owns the run now, as `owner`.
-    Won { owner: String, attempt: u64 },
+    Won { owner: String },
     /// The run was not in the state the caller expected (someone else claimed or finished it
     /// first); the caller reads it again and reports what it finds.
     Lost,
@@ -145,17 +146,18 @@ impl RunsStore {
         })
     }
 
-    /// Claims a run that paused for approval, so this caller alone resumes it.
-    pub fn claim_paused(&self, run_id: &str, now_ms: u64) -> Result<Claim, StoreError> {
+    /// Claims a run that is not running (it paused for approval, or an older version left it
+    /// `interrupted`) while it is still `status`, so this caller alone goes on with it.
+    pub fn claim(&self, run_id: &str, status: &str, now_ms: u64) -> Result<Claim, StoreError> {
         let owner = new_owner();
         let changed = self.with(|c| {
             c.execute(
                 "UPDATE runs SET status = 'running', owner = ?2, lease_until_ms = ?3, attempt = attempt + 1, updated_at_ms = ?4
-                 WHERE run_id = ?1 AND status = 'awaiting_approval'",
-                params![run_id, owner, lease_end(now_ms), now_ms as i64],
+                 WHERE run_id = ?1 AND status = ?5",
+                params![run_id, owner, lease_end(now_ms), now_ms as i64, status],
             )
         })?;
-        self.claimed(run_id, owner, changed)
+        Ok(claimed(owner, changed))
     }
 
     /// Takes over a `running` run whose owner is gone, as `seen` showed it: the claim changes
@@ -185,15 +187,7 @@ impl RunsStore {
                 ],
             )
         })?;
-        self.claimed(run_id, owner, changed)
-    }
-
-    fn claimed(&self, run_id: &str, owner: String, changed: usize) -> Result<Claim, StoreError> {
-        if changed != 1 {
-            return Ok(Claim::Lost);
-        }
-        let attempt = self.claim_record(run_id)?.map_or(1, |r| r.attempt);
-        Ok(Claim::Won { owner, attempt })
+        Ok(claimed(owner, changed))
     }
 
     /// Extends `owner`'s lease; false when the run is no longer its (taken over, or finished).
@@ -205,6 +199,14 @@ impl RunsStore {
             )
         })?;
         Ok(changed == 1)
+    }
+}
+
+fn claimed(owner: String, changed: usize) -> Claim {
+    if changed == 1 {
+        Claim::Won { owner }
+    } else {
+        Claim::Lost
     }
 }
 
@@ -240,7 +242,7 @@ mod tests {
         pause(&store, "run_a", &owner);
         let won: Vec<Claim> = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..8)
-                .map(|_| scope.spawn(|| store.claim_paused("run_a", 1_000).unwrap()))
+                .map(|_| scope.spawn(|| store.claim("run_a", "awaiting_approval", 1_000).unwrap()))
                 .collect();
             handles.into_iter().map(|h| h.join().unwrap()).collect()
         });
@@ -249,7 +251,7 @@ mod tests {
             .filter(|c| matches!(c, Claim::Won { .. }))
             .collect();
         assert_eq!(winners.len(), 1, "{won:?}");
-        assert!(matches!(winners[0], Claim::Won { attempt: 2, .. }));
+        assert_eq!(store.claim_record("run_a").unwrap().unwrap().attempt, 2);
     }
 
     #[test]
@@ -264,12 +266,10 @@ mod tests {
         let later = now + LEASE.as_millis() as u64 + 1;
         assert!(seen.is_interrupted_at(later));
         let second = match store.take_over("run_a", &seen, later).unwrap() {
-            Claim::Won { owner, attempt } => {
-                assert_eq!(attempt, 2);
-                owner
-            }
+            Claim::Won { owner } => owner,
             Claim::Lost => panic!("an expired lease is taken over"),
         };
+        assert_eq!(store.claim_record("run_a").unwrap().unwrap().attempt, 2);
         // A second taker saw the same, now stale, record.
         assert_eq!(store.take_over("run_a", &seen, later).unwrap(), Claim::Lost);
         // The old owner can neither renew nor finish: its claim is gone.

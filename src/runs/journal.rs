@@ -10,6 +10,7 @@
 use rusqlite::{OptionalExtension, params};
 use serde_json::Value;
 
+use super::seal::OpenError;
 use super::store::{RunsStore, StoreError, now_ms, stored_bytes};
 
 /// How far a journaled call got.
@@ -37,7 +38,7 @@ pub struct JournalEntry {
     pub address: String,
     pub connection: Option<String>,
     /// SHA-256 of the canonical arguments, to notice a replay that diverges.
-    pub args_digest: String,
+    pub call_digest: String,
     /// The raw `CallToolResult`, or `{"error": {...}}` when the call failed; `null` while only
     /// dispatched.
     pub result: Value,
@@ -55,7 +56,7 @@ pub struct Dispatch<'a> {
     pub seq: u64,
     pub address: &'a str,
     pub connection: Option<&'a str>,
-    pub args_digest: &'a str,
+    pub call_digest: &'a str,
     pub mutating: bool,
     /// The call runs on a person's decision, recorded for this call: that approval is used up.
     pub uses_approval: bool,
@@ -78,6 +79,30 @@ pub enum DispatchError {
     Store(#[from] StoreError),
 }
 
+/// Fails unless `owner` holds the claim on the running run `run_id`; checked inside the write
+/// transaction that depends on it.
+pub(super) fn check_owner(
+    t: &rusqlite::Transaction<'_>,
+    run_id: &str,
+    owner: &str,
+) -> Result<(), DispatchError> {
+    let current: Option<String> = t
+        .query_row(
+            "SELECT owner FROM runs WHERE run_id = ?1 AND status = 'running'",
+            params![run_id],
+            |row| row.get(0),
+        )
+        .optional()
+        .map_err(StoreError::from)?
+        .flatten();
+    if current.as_deref() != Some(owner) {
+        return Err(DispatchError::NotOwner {
+            run_id: run_id.to_string(),
+        });
+    }
+    Ok(())
+}
+
 fn result_context(run_id: &str, seq: u64) -> String {
     format!("calls.result:{run_id}:{seq}")
 }
@@ -95,27 +120,14 @@ impl RunsStore {
         let placeholder = self.seal(&result_context(run_id, call.seq), "null")?;
         let now = now_ms() as i64;
         self.write(|t| {
-            let current: Option<String> = t
-                .query_row(
-                    "SELECT owner FROM runs WHERE run_id = ?1 AND status = 'running'",
-                    params![run_id],
-                    |row| row.get(0),
-                )
-                .optional()
-                .map_err(StoreError::from)?
-                .flatten();
-            if current.as_deref() != Some(owner) {
-                return Err(DispatchError::NotOwner {
-                    run_id: run_id.to_string(),
-                });
-            }
+            check_owner(t, run_id, owner)?;
             if call.uses_approval {
                 let used = t
                     .execute(
                         "UPDATE approvals SET consumed_at_ms = ?4
-                         WHERE run_id = ?1 AND seq = ?2 AND args_digest = ?3 AND consumed_at_ms IS NULL
+                         WHERE run_id = ?1 AND seq = ?2 AND call_digest = ?3 AND consumed_at_ms IS NULL
                            AND decision IN ('allow_once', 'allow_run', 'allow_always')",
-                        params![run_id, call.seq as i64, call.args_digest, now],
+                        params![run_id, call.seq as i64, call.call_digest, now],
                     )
                     .map_err(StoreError::from)?;
                 if used != 1 {
@@ -127,17 +139,17 @@ impl RunsStore {
             }
             let journaled = t
                 .execute(
-                    "INSERT INTO calls (run_id, seq, address, connection, args_digest, result, ok, ms, recorded_at_ms, state, mutating)
+                    "INSERT INTO calls (run_id, seq, address, connection, call_digest, result, ok, ms, recorded_at_ms, state, mutating)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, 0, ?7, 'dispatched', ?8)
                      ON CONFLICT (run_id, seq) DO UPDATE SET recorded_at_ms = excluded.recorded_at_ms
                      WHERE calls.state = 'dispatched' AND calls.mutating = 0 AND excluded.mutating = 0
-                       AND calls.address = excluded.address AND calls.args_digest = excluded.args_digest",
+                       AND calls.address = excluded.address AND calls.call_digest = excluded.call_digest",
                     params![
                         run_id,
                         call.seq as i64,
                         call.address,
                         call.connection,
-                        call.args_digest,
+                        call.call_digest,
                         placeholder,
                         now,
                         call.mutating
@@ -154,22 +166,26 @@ impl RunsStore {
         })
     }
 
-    /// Records the answer to a dispatched call.
+    /// Records the answer to a call `owner`'s attempt dispatched; an attempt that lost its claim
+    /// meanwhile records nothing (the call stays dispatched, its outcome unknown to the run).
     pub fn record_answer(
         &self,
         run_id: &str,
+        owner: &str,
         seq: u64,
         result: &Value,
         ok: bool,
         ms: u64,
-    ) -> Result<(), StoreError> {
+    ) -> Result<(), DispatchError> {
         let result = self.seal(&result_context(run_id, seq), &result.to_string())?;
-        self.with(|c| {
-            c.execute(
+        self.write(|t| {
+            check_owner(t, run_id, owner)?;
+            t.execute(
                 "UPDATE calls SET state = ?3, result = ?4, ok = ?5, ms = ?6, recorded_at_ms = ?7 WHERE run_id = ?1 AND seq = ?2",
                 params![run_id, seq as i64, CallState::Answered.as_str(), result, ok, ms as i64, now_ms() as i64],
             )
-            .map(|_| ())
+            .map_err(StoreError::from)?;
+            Ok(())
         })
     }
 
@@ -178,7 +194,7 @@ impl RunsStore {
         self.unlock_key()?;
         let sealed: Vec<(JournalEntry, Vec<u8>)> = self.with(|c| {
             let mut statement = c.prepare_cached(
-                "SELECT seq, address, connection, args_digest, result, ok, ms, state, mutating FROM calls WHERE run_id = ?1 ORDER BY seq",
+                "SELECT seq, address, connection, call_digest, result, ok, ms, state, mutating FROM calls WHERE run_id = ?1 ORDER BY seq",
             )?;
             let rows = statement.query_map(params![run_id], |row| {
                 let state: String = row.get(7)?;
@@ -186,14 +202,15 @@ impl RunsStore {
                     seq: row.get::<_, i64>(0)?.max(0) as u64,
                     address: row.get(1)?,
                     connection: row.get(2)?,
-                    args_digest: row.get(3)?,
+                    call_digest: row.get(3)?,
                     result: Value::Null,
                     ok: row.get(5)?,
                     ms: row.get::<_, i64>(6)?.max(0) as u64,
-                    state: if state == CallState::Dispatched.as_str() {
-                        CallState::Dispatched
-                    } else {
+                    // Anything but a recorded answer may have acted without one.
+                    state: if state == CallState::Answered.as_str() {
                         CallState::Answered
+                    } else {
+                        CallState::Dispatched
                     },
                     mutating: row.get::<_, Option<bool>>(8)?.unwrap_or(true),
                 };
@@ -204,8 +221,10 @@ impl RunsStore {
         sealed
             .into_iter()
             .map(|(mut entry, result)| {
-                let opened = self.open_text(&result_context(run_id, entry.seq), &result)?;
-                entry.result = serde_json::from_str(&opened).unwrap_or(Value::Null);
+                let context = result_context(run_id, entry.seq);
+                let opened = self.open_text(&context, &result)?;
+                entry.result = serde_json::from_str(&opened)
+                    .map_err(|_| self.sealed_error(&context, OpenError::Rejected))?;
                 Ok(entry)
             })
             .collect()
@@ -227,14 +246,14 @@ pub(crate) mod tests {
                     seq: entry.seq,
                     address: &entry.address,
                     connection: entry.connection.as_deref(),
-                    args_digest: &entry.args_digest,
+                    call_digest: &entry.call_digest,
                     mutating: entry.mutating,
                     uses_approval: false,
                 },
             )
             .unwrap();
         store
-            .record_answer(run_id, entry.seq, &entry.result, entry.ok, entry.ms)
+            .record_answer(run_id, owner, entry.seq, &entry.result, entry.ok, entry.ms)
             .unwrap();
     }
 
@@ -243,7 +262,7 @@ pub(crate) mod tests {
             seq,
             address: "counter.write",
             connection: None,
-            args_digest: digest,
+            call_digest: digest,
             mutating,
             uses_approval: false,
         }
@@ -268,7 +287,14 @@ pub(crate) mod tests {
             "{again}"
         );
         store
-            .record_answer("run_a", 0, &serde_json::json!({"content": []}), true, 4)
+            .record_answer(
+                "run_a",
+                &owner,
+                0,
+                &serde_json::json!({"content": []}),
+                true,
+                4,
+            )
             .unwrap();
         let journal = store.journal("run_a").unwrap();
         assert_eq!(
@@ -289,9 +315,9 @@ pub(crate) mod tests {
             connection: None,
             preview: "{}",
             reason: "asks",
-            args_digest: "d",
+            call_digest: "d",
         };
-        store.record_pending("run_a", &pending).unwrap();
+        store.record_pending("run_a", &owner, &pending).unwrap();
         let approved = Dispatch {
             uses_approval: true,
             ..dispatch(0, "d", true)
@@ -305,7 +331,7 @@ pub(crate) mod tests {
         );
         let seen = [Seen {
             seq: 0,
-            args_digest: "d".into(),
+            call_digest: "d".into(),
         }];
         store
             .record_decision("run_a", &seen, Decision::AllowOnce, "terminal", |_, _| {
@@ -357,7 +383,7 @@ pub(crate) mod tests {
         // A later attempt: the read may be sent again, the write never.
         let seen = store.claim_record("run_a").unwrap().unwrap();
         let later = now_ms() + super::super::claims::LEASE.as_millis() as u64 + 1;
-        let Claim::Won { owner: next, .. } = store.take_over("run_a", &seen, later).unwrap() else {
+        let Claim::Won { owner: next } = store.take_over("run_a", &seen, later).unwrap() else {
             panic!("the expired claim is taken over");
         };
         store

@@ -34,7 +34,7 @@ mod summary;
 mod tokens;
 
 pub use approvals::{APPROVAL_TTL, Approval, DecideError, Decision, PendingCall, Recorded, Seen};
-pub use claims::{Claim, ClaimRecord, LEASE, RENEW_EVERY, owner_is_gone};
+pub use claims::{Claim, ClaimRecord, RENEW_EVERY};
 pub use ids::{new_run_id, new_seed};
 pub use journal::{CallState, Dispatch, DispatchError, JournalEntry};
 pub use keys::KeySource;

@@ -90,8 +90,11 @@ CREATE TABLE IF NOT EXISTS tokens (
 ",
     // 2: a run is claimed by one owner at a time, with a lease (`claims`); a call is journaled
     // as dispatched before it leaves and as answered when it comes back; an approval records
-    // when the call it allowed was sent, so it is used once. Grants "for this run" are read off
-    // the approvals whose call was sent, so their table goes.
+    // when the call it allowed was sent, so it is used once. A call's digest covers its tool and
+    // connection as well as its arguments. Grants "for this run" are read off the approvals
+    // whose call was sent, so their table goes. A run an older version left running journaled
+    // its calls only once answered, so a write it had in flight left no trace: it cannot be
+    // taken over safely, and is marked interrupted (a resume ends it with the outcome unknown).
     "
 ALTER TABLE runs ADD COLUMN owner TEXT;
 ALTER TABLE runs ADD COLUMN lease_until_ms INTEGER;
@@ -99,7 +102,10 @@ ALTER TABLE runs ADD COLUMN attempt INTEGER NOT NULL DEFAULT 1;
 ALTER TABLE calls ADD COLUMN state TEXT NOT NULL DEFAULT 'answered';
 ALTER TABLE calls ADD COLUMN mutating INTEGER;
 ALTER TABLE approvals ADD COLUMN consumed_at_ms INTEGER;
+ALTER TABLE calls RENAME COLUMN args_digest TO call_digest;
+ALTER TABLE approvals RENAME COLUMN args_digest TO call_digest;
 DROP TABLE IF EXISTS run_grants;
+UPDATE runs SET status = 'interrupted' WHERE status = 'running';
 ",
 ];
 
@@ -113,6 +119,10 @@ pub enum MigrateError {
         "it was written by a newer version of capabilities (schema {found}, this one knows {VERSION}); upgrade capabilities, or use another data directory"
     )]
     Newer { found: i64 },
+    #[error(
+        "it records schema version {found}, which no version of capabilities writes; it was changed by something else — restore it from a backup"
+    )]
+    Unknown { found: i64 },
     #[error(transparent)]
     Sql(#[from] rusqlite::Error),
 }
@@ -128,6 +138,9 @@ pub fn migrate(connection: &mut Connection) -> Result<(), MigrateError> {
     let found = version(&transaction)?;
     if found > VERSION {
         return Err(MigrateError::Newer { found });
+    }
+    if found < 0 {
+        return Err(MigrateError::Unknown { found });
     }
     for step in STEPS.iter().skip(usize::try_from(found).unwrap_or(0)) {
         transaction.execute_batch(step)?;
@@ -153,20 +166,29 @@ mod tests {
         // What the last unversioned release created, with a run in it.
         connection.execute_batch(STEPS[0]).unwrap();
         connection
-            .execute(
-                "INSERT INTO runs (run_id, status, code, seed, start_time_ms, created_at_ms, updated_at_ms) VALUES ('run_a', 'completed', 'x', 1, 2, 3, 3)",
-                [],
+            .execute_batch(
+                "INSERT INTO runs (run_id, status, code, seed, start_time_ms, created_at_ms, updated_at_ms) VALUES ('run_a', 'completed', 'x', 1, 2, 3, 3);
+                 INSERT INTO runs (run_id, status, code, seed, start_time_ms, created_at_ms, updated_at_ms) VALUES ('run_b', 'running', 'x', 1, 2, 3, 3);",
             )
             .unwrap();
         migrate(&mut connection).unwrap();
         migrate(&mut connection).unwrap();
         assert_eq!(version(&connection).unwrap(), VERSION);
-        let (status, attempt): (String, i64) = connection
-            .query_row("SELECT status, attempt FROM runs", [], |row| {
-                Ok((row.get(0)?, row.get(1)?))
-            })
+        let rows: Vec<(String, String, i64)> = connection
+            .prepare("SELECT run_id, status, attempt FROM runs ORDER BY run_id")
+            .unwrap()
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
             .unwrap();
-        assert_eq!((status.as_str(), attempt), ("completed", 1));
+        assert_eq!(
+            rows,
+            [
+                ("run_a".into(), "completed".into(), 1),
+                // Its calls were journaled only once answered: it cannot be taken over.
+                ("run_b".into(), "interrupted".into(), 1)
+            ]
+        );
     }
 
     #[test]

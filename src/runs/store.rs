@@ -38,7 +38,9 @@ pub enum StoreError {
         path: PathBuf,
         source: super::schema::MigrateError,
     },
-    #[error("the state store failed: {0}")]
+    #[error(
+        "the state store failed: {0}; if it keeps failing, `capabilities doctor` checks the store and its key"
+    )]
     Sql(#[from] rusqlite::Error),
     #[error(
         "cannot use the key that encrypts the runs in {path}: {reason}. Make it readable again (`capabilities doctor` checks the credential stores), or give up the runs stored so far with `capabilities hub runs --clear` (tokens and settings are kept)"
@@ -85,6 +87,9 @@ pub struct RunRecord {
     pub envelope: Option<Value>,
     /// The client's `outputBudgetBytes`, kept so a resumed run returns what the first asked for.
     pub output_budget_bytes: Option<u64>,
+    /// The profile whose sources and policy the run was started under; only a process serving
+    /// the same one may go on with it.
+    pub profile: Option<String>,
 }
 
 /// Who started a run: the MCP client's name (or `exec`), the hub's profile, and the client's
@@ -239,8 +244,7 @@ impl RunsStore {
             ),
         ];
         let sealing_failed = |e: OpenError| rusqlite::Error::ToSqlConversionFailure(Box::new(e));
-        self.with(|c| {
-            let transaction = c.unchecked_transaction()?;
+        self.write(|transaction| -> Result<(), StoreError> {
             let done: Option<i64> = transaction
                 .query_row(
                     "SELECT 1 FROM meta WHERE name = 'sealed_at_rest'",
@@ -277,7 +281,7 @@ impl RunsStore {
                     [],
                 )?;
             }
-            transaction.commit()
+            Ok(())
         })
     }
 
@@ -286,13 +290,11 @@ impl RunsStore {
     /// starts a new history with a new key. Tokens and source statuses stay. Returns how many
     /// runs were deleted.
     pub fn clear_runs(&self) -> Result<usize, StoreError> {
-        let deleted = self.with(|c| {
-            let transaction = c.unchecked_transaction()?;
+        let deleted = self.write(|transaction| -> Result<usize, StoreError> {
             let runs = transaction.execute("DELETE FROM runs", [])?;
             for table in ["calls", "approvals", "audit", "consumed_states", "meta"] {
                 transaction.execute(&format!("DELETE FROM {table}"), [])?;
             }
-            transaction.commit()?;
             Ok(runs)
         })?;
         *self.cipher.lock().unwrap_or_else(|p| p.into_inner()) = None;
@@ -361,8 +363,7 @@ impl RunsStore {
     /// Records the key's place and check value unless another process did first; returns what
     /// is recorded now.
     fn record_key(&self, source: KeySource, check: &[u8]) -> Result<(String, Vec<u8>), StoreError> {
-        self.with(|c| {
-            let transaction = c.unchecked_transaction()?;
+        self.write(|transaction| -> Result<(String, Vec<u8>), StoreError> {
             let inserted = transaction.execute(
                 "INSERT OR IGNORE INTO meta (name, value) VALUES ('key_source', ?1)",
                 params![source.as_str()],
@@ -378,7 +379,6 @@ impl RunsStore {
                 [],
                 |row| Ok((row.get::<_, String>(0)?, row.get::<_, Vec<u8>>(1)?)),
             )?;
-            transaction.commit()?;
             Ok(recorded)
         })
     }
@@ -406,7 +406,7 @@ impl RunsStore {
         String::from_utf8(opened).map_err(|_| self.sealed_error(context, OpenError::Rejected))
     }
 
-    fn sealed_error(&self, context: &str, source: OpenError) -> StoreError {
+    pub(super) fn sealed_error(&self, context: &str, source: OpenError) -> StoreError {
         StoreError::Sealed {
             path: self.path.clone(),
             what: describe_context(context),
@@ -512,7 +512,7 @@ impl RunsStore {
         self.unlock_key()?;
         let sealed = self.with(|c| {
             c.query_row(
-                "SELECT run_id, status, code, seed, start_time_ms, created_at_ms, envelope, output_budget_bytes FROM runs WHERE run_id = ?1",
+                "SELECT run_id, status, code, seed, start_time_ms, created_at_ms, envelope, output_budget_bytes, profile FROM runs WHERE run_id = ?1",
                 params![run_id],
                 sealed_run,
             )
@@ -589,7 +589,19 @@ fn refuse_damaged(path: &Path) -> Result<(), StoreError> {
         header[28], header[29], header[30], header[31],
     ]));
     let count_is_current = header[24..28] == header[92..96];
-    if count_is_current && page_size > 0 && bytes_on_disk < pages.saturating_mul(page_size) {
+    // A checkpoint cut short (the process killed while it copied pages from the write-ahead
+    // log) leaves the file short of its new count; the log still holds the pages, and SQLite
+    // finishes the copy. Likewise a rollback journal.
+    let recovering = ["-wal", "-journal"].iter().any(|suffix| {
+        let mut beside = path.as_os_str().to_owned();
+        beside.push(suffix);
+        std::fs::metadata(Path::new(&beside)).is_ok_and(|m| m.len() > 0)
+    });
+    if count_is_current
+        && !recovering
+        && page_size > 0
+        && bytes_on_disk < pages.saturating_mul(page_size)
+    {
         return damaged(&format!(
             "is truncated: it has {bytes_on_disk} bytes, though its header counts {pages} pages of {page_size}"
         ));
@@ -615,6 +627,7 @@ fn sealed_run(row: &rusqlite::Row<'_>) -> rusqlite::Result<SealedRun> {
             created_at_ms: row.get::<_, i64>(5)? as u64,
             envelope: None,
             output_budget_bytes: row.get::<_, Option<i64>>(7)?.map(|v| v as u64),
+            profile: row.get(8)?,
         },
         code: stored_bytes(row, 2)?.unwrap_or_default(),
         envelope: stored_bytes(row, 6)?,
@@ -696,7 +709,7 @@ mod tests {
             seq,
             address: "counter.write".into(),
             connection: None,
-            args_digest: "d".into(),
+            call_digest: "d".into(),
             result,
             ok: true,
             ms: 1,
@@ -740,9 +753,9 @@ mod tests {
             connection: None,
             preview: "{ key: \"PREVIEW-MARKER\" }",
             reason: "asks",
-            args_digest: "d",
+            call_digest: "d",
         };
-        store.record_pending("run_a", &pending).unwrap();
+        store.record_pending("run_a", &owner, &pending).unwrap();
         store
             .finish_run(
                 "run_a",
@@ -905,7 +918,7 @@ mod tests {
             .with(|c| {
                 c.execute_batch(
                     "INSERT INTO runs (run_id, status, code, seed, start_time_ms, created_at_ms, updated_at_ms, envelope) VALUES ('run_old', 'awaiting_approval', 'OLD-SCRIPT', 1, 2, 3, 3, '{\"result\":\"OLD-ENVELOPE\"}');
-                     INSERT INTO calls (run_id, seq, address, args_digest, result, ok, ms, recorded_at_ms) VALUES ('run_old', 0, 'counter.write', 'd', '{\"text\":\"OLD-RESULT\"}', 1, 1, 3);
+                     INSERT INTO calls (run_id, seq, address, call_digest, result, ok, ms, recorded_at_ms) VALUES ('run_old', 0, 'counter.write', 'd', '{\"text\":\"OLD-RESULT\"}', 1, 1, 3);
                      INSERT INTO approvals (run_id, seq, address, preview, reason, created_at_ms, expires_at_ms) VALUES ('run_old', 1, 'counter.publish', 'OLD-PREVIEW', 'asks', 3, 4);",
                 )
             })

@@ -115,7 +115,7 @@ mod tests {
                 seq,
                 address: address.into(),
                 connection: None,
-                args_digest: "d".into(),
+                call_digest: "d".into(),
                 result: serde_json::json!({}),
                 ok: true,
                 ms: 1,

@@ -20,7 +20,7 @@ pub fn approval(run_id: &str, seq: u64, address: &str, age_ms: u64) -> Approval 
         decision: None,
         decided_at_ms: None,
         decided_by: None,
-        args_digest: "d".into(),
+        call_digest: "d".into(),
         consumed_at_ms: None,
     }
 }
@@ -124,7 +124,7 @@ pub fn detail() -> RunDetail {
         seq,
         address: address.into(),
         connection: Some("default".into()),
-        args_digest: "d".into(),
+        call_digest: "d".into(),
         result: serde_json::json!({}),
         ok,
         ms,
@@ -147,6 +147,7 @@ pub fn detail() -> RunDetail {
                 "pending": [{ "id": "run_aaaaaaaaaaaaaaaaaaaaaaaaaa/1", "kind": "approval", "address": "counter.publish", "summary": "counter.publish({ key: \"b\" })" }]
             })),
             output_budget_bytes: None,
+            profile: None,
         },
         journal: vec![entry(0, "counter.write", true, 12)],
         approvals: vec![approval("run_aaaaaaaaaaaaaaaaaaaaaaaaaa", 1, "counter.publish", 95_000)],

@@ -183,7 +183,7 @@ mod tests {
             connection: None,
             preview: "{}",
             reason: "ask",
-            args_digest: "d",
+            call_digest: "d",
         }
     }
 
@@ -205,12 +205,12 @@ mod tests {
             "an empty home is an empty dashboard"
         );
         let store = RunsStore::open(&paths.state_database()).unwrap();
-        store.begin_run("run_a", "code", 1, 2).unwrap();
+        let owner = store.begin_run("run_a", "code", 1, 2).unwrap();
         store
-            .record_pending("run_a", &pending(0, "counter.publish"))
+            .record_pending("run_a", &owner, &pending(0, "counter.publish"))
             .unwrap();
         store
-            .record_pending("run_a", &pending(1, "counter.write"))
+            .record_pending("run_a", &owner, &pending(1, "counter.write"))
             .unwrap();
         let waiting = loader.snapshot().approvals;
         assert_eq!(waiting.len(), 2);
@@ -245,9 +245,9 @@ mod tests {
         let snapshot = loader.snapshot();
         assert_eq!(snapshot.problems.len(), 1, "{:?}", snapshot.problems);
         let store = RunsStore::open(&paths.state_database()).unwrap();
-        store.begin_run("run_a", "code", 1, 2).unwrap();
+        let owner = store.begin_run("run_a", "code", 1, 2).unwrap();
         store
-            .record_pending("run_a", &pending(0, "counter.publish"))
+            .record_pending("run_a", &owner, &pending(0, "counter.publish"))
             .unwrap();
         let waiting = loader.snapshot().approvals;
         let err = loader

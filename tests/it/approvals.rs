@@ -189,7 +189,7 @@ fn a_run_that_no_longer_matches_its_journal_stops_without_writing() {
     // As if the first call had been to another tool: the replay must not guess.
     tamper(
         &home,
-        "UPDATE calls SET args_digest = 'different' WHERE seq = 0",
+        "UPDATE calls SET call_digest = 'different' WHERE seq = 0",
     );
     home.run(&["hub", "approve", &run_id]).ok();
     let resumed = home.run(&["exec", "--resume", &run_id, "--json"]);

@@ -90,7 +90,7 @@ fn the_readme_example_runs_two_sources_in_one_script() {
     let journal = store.journal(run_id).expect("journal");
     let journaled: Vec<&str> = journal.iter().map(|e| e.address.as_str()).collect();
     assert_eq!(journaled, calls.iter().map(|(a, _)| *a).collect::<Vec<_>>());
-    assert!(journal.iter().all(|e| e.args_digest.len() == 64));
+    assert!(journal.iter().all(|e| e.call_digest.len() == 64));
     let stored = store.run(run_id).expect("run").expect("stored");
     assert_eq!(stored.status, "completed");
     assert!(stored.code.contains("Promise.all"));

@@ -34,12 +34,20 @@ fn ledger_config(home: &Home, policy: &str) -> PathBuf {
     ledger
 }
 
-/// The lines the ledger server wrote, one per write it performed.
+/// The lines the ledger server wrote: one per write it performed, and one per read it got.
 fn ledger_lines(ledger: &Path) -> Vec<String> {
     std::fs::read_to_string(ledger)
         .unwrap_or_default()
         .lines()
         .map(str::to_string)
+        .collect()
+}
+
+/// The writes the ledger server performed.
+fn writes(ledger: &Path) -> Vec<String> {
+    ledger_lines(ledger)
+        .into_iter()
+        .filter(|line| line.starts_with("write"))
         .collect()
 }
 
@@ -121,7 +129,7 @@ fn concurrent_resumes_in_two_hubs_on_one_store_send_the_approved_write_once() {
     );
     assert!(statuses.iter().any(|s| s == "completed"), "{statuses:?}");
     assert_eq!(
-        ledger_lines(&ledger),
+        writes(&ledger),
         ["write k"],
         "the write reached the upstream once"
     );
@@ -129,7 +137,7 @@ fn concurrent_resumes_in_two_hubs_on_one_store_send_the_approved_write_once() {
     let [mut first, second] = hubs;
     let again = first.call(20, "execute", json!({ "resume": run_id }));
     assert_eq!(again["result"]["structuredContent"]["status"], "completed");
-    assert_eq!(ledger_lines(&ledger), ["write k"]);
+    assert_eq!(writes(&ledger), ["write k"]);
     assert_eq!(first.close(), Some(0));
     assert_eq!(second.close(), Some(0));
 }
@@ -163,7 +171,7 @@ fn concurrent_exec_resumes_across_processes_send_the_approved_write_once() {
     }
     assert!(runs.iter().any(|r| r.code == 0));
     assert_eq!(
-        ledger_lines(&ledger),
+        writes(&ledger),
         ["write k"],
         "the write reached the upstream once"
     );
@@ -219,7 +227,7 @@ fn kill_9_during_a_slow_write_leaves_an_interrupted_run_that_never_writes_again(
     assert_eq!(again.code, 1);
     assert_eq!(envelope_again["error"]["code"], "interrupted");
     assert_eq!(
-        ledger_lines(&ledger),
+        writes(&ledger),
         ["write k"],
         "the write was never sent again"
     );
@@ -254,7 +262,7 @@ fn a_decision_covers_only_the_arguments_it_was_shown() {
         "the new arguments are shown: {second}"
     );
     assert!(
-        ledger_lines(&ledger).is_empty(),
+        writes(&ledger).is_empty(),
         "nothing nobody approved was sent"
     );
     let listed = home.run(&["hub", "runs", "--json"]).ok();
@@ -273,7 +281,7 @@ fn a_decision_covers_only_the_arguments_it_was_shown() {
     let (done, third) = exec_json(&home, &["exec", "--resume", &run_id, "--json"], "");
     assert_eq!(done.code, 0, "{third}\n{}", done.stderr);
     assert_eq!(third["result"]["result"], "wrote A");
-    assert_eq!(ledger_lines(&ledger), ["write A"]);
+    assert_eq!(writes(&ledger), ["write A"]);
 }
 
 /// Runs `script` through the Python SDK client over HTTP and returns its envelope.
@@ -362,4 +370,161 @@ fn an_emptied_truncated_or_overwritten_store_is_refused_with_what_to_do() {
             String::from_utf8_lossy(&now[..now.len().min(40)])
         );
     }
+}
+
+/// Starts `hub serve` on `home`, sends `code` to `execute` without waiting for the answer, waits
+/// until the ledger has `line` (the upstream got the call), and kills the hub with SIGKILL.
+fn kill_hub_once_ledger_has(home: &Home, ledger: &Path, code: &str, line: &str) {
+    let mut hub = Raw::hub(home);
+    hub.initialize("2025-11-25");
+    hub.send(
+        &json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": { "name": "execute", "arguments": { "code": code } } })
+            .to_string(),
+    );
+    wait_for_line(ledger, line);
+    hub.child.kill().expect("kill -9 the hub");
+    hub.child.wait().expect("reap the hub");
+}
+
+fn only_run_id(home: &Home) -> String {
+    let listed: Value =
+        serde_json::from_str(&home.run(&["hub", "runs", "--json"]).ok().stdout).expect("runs");
+    run_id(&listed[0])
+}
+
+#[test]
+fn a_write_left_in_flight_ends_the_run_even_where_the_script_would_not_reach_it_again() {
+    let home = Home::new();
+    let ledger = ledger_config(
+        &home,
+        "[[policy.rules]]\nmatch = \"ledger.slowWrite\"\naction = \"allow\"\n",
+    );
+    // A resume answers the read at once, before the timer: the script would return early and
+    // report `completed`, hiding the write the first attempt sent.
+    let code = r#"
+        let late = false;
+        setTimeout(() => { late = true; }, 300);
+        await ledger.slowRead({ seconds: 2 });
+        if (!late) return "nothing written";
+        return await ledger.slowWrite({ key: "A", seconds: 600 });
+    "#;
+    kill_hub_once_ledger_has(&home, &ledger, code, "write A");
+    let run_id = only_run_id(&home);
+    let (resumed, envelope) = exec_json(&home, &["exec", "--resume", &run_id, "--json"], "");
+    assert_eq!(resumed.code, 1, "{envelope}");
+    assert_eq!(envelope["error"]["code"], "interrupted", "{envelope}");
+    assert_eq!(
+        envelope["error"]["recovery"]["execute_request"],
+        "do_not_replay"
+    );
+    assert_eq!(writes(&ledger), ["write A"]);
+}
+
+#[test]
+fn an_approved_read_left_in_flight_is_sent_again_on_its_own_decision() {
+    let home = Home::new();
+    let ledger = ledger_config(&home, "[policy]\nread_only = \"ask\"\n");
+    let code = r#"return await ledger.slowRead({ seconds: 3 });"#;
+    let (paused, first) = exec_json(&home, &["exec", "-", "--json"], code);
+    assert_eq!(paused.code, 3, "{first}");
+    let run_id = run_id(&first);
+    home.run(&["hub", "approve", &run_id]).ok();
+    // The approved read reaches the upstream; its process dies before the answer.
+    let mut hub = Raw::hub(&home);
+    hub.initialize("2025-11-25");
+    hub.send(
+        &json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": { "name": "execute", "arguments": { "resume": run_id } } })
+            .to_string(),
+    );
+    wait_for_line(&ledger, "read");
+    hub.child.kill().expect("kill -9 the hub");
+    hub.child.wait().expect("reap the hub");
+
+    let (done, envelope) = exec_json(&home, &["exec", "--resume", &run_id, "--json"], "");
+    assert_eq!(done.code, 0, "{envelope}\n{}", done.stderr);
+    assert_eq!(envelope["result"]["result"], "read", "{envelope}");
+    assert_eq!(
+        ledger_lines(&ledger),
+        ["read", "read"],
+        "a read may go twice"
+    );
+}
+
+/// The ledger with two connections, `personal` (the default) and `work`; writes say which.
+fn ledger_with_connections(home: &Home) -> PathBuf {
+    let ledger = ledger_config(home, "");
+    let config = std::fs::read_to_string(home.config_path()).expect("config");
+    home.write_config(&format!(
+        "{config}\n[sources.ledger.connections.personal]\ndefault = true\nenv = {{ LEDGER_TAG = \"personal\" }}\n\n[sources.ledger.connections.work]\nenv = {{ LEDGER_TAG = \"work\" }}\n"
+    ));
+    ledger
+}
+
+#[test]
+fn a_decision_covers_only_the_connection_it_was_shown() {
+    let home = Home::new();
+    let ledger = ledger_with_connections(&home);
+    let script = r#"
+        let connection = "personal";
+        setTimeout(() => { connection = "work"; }, 300);
+        await ledger.slowRead({ seconds: 2 });
+        return await ledger.write({ key: "A" }, { connection });
+    "#;
+    let (_, first) = exec_json(&home, &["exec", "-", "--json"], script);
+    let summary = first["pending"][0]["summary"].as_str().unwrap_or_default();
+    assert!(summary.contains("on connection `work`"), "{first}");
+    let run_id = run_id(&first);
+    home.run(&["hub", "approve", &run_id]).ok();
+
+    let (resumed, second) = exec_json(&home, &["exec", "--resume", &run_id, "--json"], "");
+    assert_eq!(resumed.code, 3, "asks again: {second}");
+    let summary = second["pending"][0]["summary"].as_str().unwrap_or_default();
+    assert!(
+        summary.contains("on connection `personal`") && summary.contains("asked again"),
+        "{second}"
+    );
+    assert!(
+        writes(&ledger).is_empty(),
+        "nothing went out on a connection nobody approved"
+    );
+}
+
+#[test]
+fn a_denied_call_stays_denied_after_the_policy_allows_its_tool() {
+    let home = Home::new();
+    let ledger = ledger_config(&home, "");
+    let code = r#"try { return await ledger.write({ key: "A" }); } catch (e) { return e.code; }"#;
+    let (_, first) = exec_json(&home, &["exec", "-", "--json"], code);
+    let run_id = run_id(&first);
+    home.run(&["hub", "deny", &run_id]).ok();
+    home.run(&["policy", "set", "ledger.write", "allow"]).ok();
+    let (done, envelope) = exec_json(&home, &["exec", "--resume", &run_id, "--json"], "");
+    assert_eq!(done.code, 0, "{envelope}");
+    assert_eq!(envelope["result"], "policy_denied", "{envelope}");
+    assert!(writes(&ledger).is_empty());
+}
+
+#[test]
+fn a_run_is_resumed_only_under_the_profile_it_started_with() {
+    let home = Home::new();
+    ledger_config(&home, "[profiles.work]\nsources = [\"ledger\"]\n");
+    let mut hub = Raw::spawn(home.command(&["hub", "serve", "--profile", "work"]));
+    hub.initialize("2025-11-25");
+    let paused = hub.call(
+        1,
+        "execute",
+        json!({ "code": r#"return await ledger.write({ key: "A" });"# }),
+    );
+    let envelope = &paused["result"]["structuredContent"];
+    assert_eq!(envelope["status"], "awaiting_approval", "{paused}");
+    let run_id = run_id(envelope);
+    assert_eq!(hub.close(), Some(0));
+    home.run(&["hub", "approve", &run_id]).ok();
+    let refused = home.run(&["exec", "--resume", &run_id]).fails();
+    assert!(
+        refused.stderr.contains("started under profile `work`")
+            && refused.stderr.contains("hub serve --profile work"),
+        "{}",
+        refused.stderr
+    );
 }

@@ -13,9 +13,13 @@ from mcp.types import ToolAnnotations
 
 server = MCPServer("ledger")
 LEDGER_FILE = os.environ["LEDGER_FILE"]
+# Set per connection, so a line says which connection a write went out on.
+TAG = os.environ.get("LEDGER_TAG")
 
 
 def append(line: str) -> None:
+    if TAG:
+        line = f"{line} via {TAG}"
     # One write(2) of one line with O_APPEND: lines from concurrent processes never interleave.
     fd = os.open(LEDGER_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
@@ -49,7 +53,8 @@ def slow_write(key: str, seconds: float) -> str:
 
 @server.tool(annotations=ToolAnnotations(readOnlyHint=True))
 def slow_read(seconds: float) -> str:
-    """Take SECONDS to answer, changing nothing."""
+    """Take SECONDS to answer, changing nothing (the ledger notes that a read arrived)."""
+    append("read")
     time.sleep(seconds)
     return "read"
 
