@@ -6,7 +6,8 @@
 //!
 //! | module | owns |
 //! |---|---|
-//! | [`approvals`] | approval channels in the hub process: the one-time browser approval page |
+//! | [`app`] | the application context (paths, credentials, settings) and the engine verbs share |
+//! | [`approvals`] | the one `decide()` every approval channel uses, and the browser approval page |
 //! | [`cli`] | the clap definitions (`*Args`) of every verb; no logic |
 //! | [`commands`] | one function per verb; the only place (with the TUI) that prints |
 //! | [`config`] | `config.toml`: paths, schema, `${secret:…}`/`${env:…}` references, validation |
@@ -29,6 +30,7 @@
 //! that needs a person pauses the run in `runs`; `approvals`, `tui` and the `hub approve` command
 //! record the decision there, and `execute` resumes the run from its journal.
 
+pub mod app;
 pub mod approvals;
 pub mod catalog;
 pub mod cli;

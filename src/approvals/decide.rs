@@ -7,12 +7,12 @@
 //! audit line are recorded. A rule that cannot be written decides nothing, and a decision that
 //! cannot be recorded takes its rule back.
 
-use std::cell::RefCell;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use crate::config::edit::{add_rule, write_atomically};
 use crate::policy::Action;
-use crate::runs::{Approval, DecideError, Decision, RunsStore, Seen, now_ms};
+use crate::runs::{Approval, BeforeCommit, DecideError, Decision, Seen, Store, now_ms};
 
 /// Where a decision was made; recorded with it and in the audit trail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,17 +52,19 @@ pub struct DecisionRequest<'a> {
 
 /// The calls of `run_id` that wait for a decision now (only call `seq` when given), for a
 /// channel to show; an error says why there is nothing to decide.
-pub fn waiting(
-    store: &RunsStore,
+pub async fn waiting(
+    store: &Store,
     run_id: &str,
     seq: Option<u64>,
 ) -> Result<Vec<Approval>, DecideError> {
-    if store.run_status(run_id)?.is_none() {
+    if store.runs().claim_record(run_id).await?.is_none() {
         return Err(DecideError::UnknownRun(run_id.to_string()));
     }
     let now = now_ms();
     let undecided: Vec<Approval> = store
-        .approvals(run_id)?
+        .approvals()
+        .of_run(run_id)
+        .await?
         .into_iter()
         .filter(|a| a.decision.is_none() && seq.is_none_or(|s| s == a.seq))
         .collect();
@@ -85,49 +87,56 @@ pub fn waiting(
 /// without one cannot decide "always"), among the rules of the profile the run was made under
 /// (the top-level rules without one), so it applies where the run's policy came from. Returns
 /// the approvals decided.
-pub fn decide(
-    store: &RunsStore,
+pub async fn decide(
+    store: &Store,
     config_file: Option<&Path>,
     request: &DecisionRequest<'_>,
 ) -> Result<Vec<Approval>, DecideError> {
     // The config before and after this decision's rules, to put back if the decision is not
     // recorded after all.
-    let written: RefCell<Option<Written>> = RefCell::new(None);
-    let recorded = store.record_decision(
-        request.run_id,
-        &request.seen,
-        request.decision,
-        request.channel.as_str(),
-        |waiting, profile| {
-            if request.decision != Decision::AllowAlways {
-                return Ok(());
-            }
-            let Some(config_file) = config_file else {
-                return Err(DecideError::Rule(
-                    "\"always allow\" needs a config to write its rule to".into(),
-                ));
-            };
-            let mut change = Written {
-                config_file: config_file.to_path_buf(),
-                before: std::fs::read_to_string(config_file).ok(),
-                after: None,
-            };
-            let mut addresses: Vec<&str> = waiting.iter().map(|a| a.address.as_str()).collect();
-            addresses.sort_unstable();
-            addresses.dedup();
-            for address in addresses {
-                let added = add_rule(config_file, profile, address, Action::Allow, None);
-                change.after = std::fs::read_to_string(config_file).ok();
-                *written.borrow_mut() = Some(change.clone());
-                added.map_err(|e| {
-                    DecideError::Rule(format!("the rule for `{address}` was not written: {e:#}"))
-                })?;
-            }
-            Ok(())
-        },
-    );
+    let written: Arc<Mutex<Option<Written>>> = Arc::new(Mutex::new(None));
+    let decision = request.decision;
+    let config_file = config_file.map(Path::to_path_buf);
+    let record = written.clone();
+    let before_commit: BeforeCommit<'static> = Box::new(move |waiting, profile| {
+        if decision != Decision::AllowAlways {
+            return Ok(());
+        }
+        let Some(config_file) = config_file.as_deref() else {
+            return Err(DecideError::Rule(
+                "\"always allow\" needs a config to write its rule to".into(),
+            ));
+        };
+        let mut change = Written {
+            config_file: config_file.to_path_buf(),
+            before: std::fs::read_to_string(config_file).ok(),
+            after: None,
+        };
+        let mut addresses: Vec<&str> = waiting.iter().map(|a| a.address.as_str()).collect();
+        addresses.sort_unstable();
+        addresses.dedup();
+        for address in addresses {
+            let added = add_rule(config_file, profile, address, Action::Allow, None);
+            change.after = std::fs::read_to_string(config_file).ok();
+            *record.lock().unwrap_or_else(|p| p.into_inner()) = Some(change.clone());
+            added.map_err(|e| {
+                DecideError::Rule(format!("the rule for `{address}` was not written: {e:#}"))
+            })?;
+        }
+        Ok(())
+    });
+    let recorded = store
+        .approvals()
+        .decide(
+            request.run_id,
+            request.seen.clone(),
+            request.decision,
+            request.channel.as_str(),
+            before_commit,
+        )
+        .await;
     if recorded.is_err()
-        && let Some(change) = written.into_inner()
+        && let Some(change) = written.lock().unwrap_or_else(|p| p.into_inner()).take()
     {
         change.undo();
     }
@@ -168,28 +177,24 @@ impl Written {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runs::PendingCall;
+    use crate::runs::testing::{begin, pending, store_in};
 
     struct Fixture {
         _dir: tempfile::TempDir,
-        store: RunsStore,
+        store: Store,
         config_file: PathBuf,
     }
 
-    fn fixture() -> Fixture {
+    async fn fixture() -> Fixture {
         let dir = tempfile::tempdir().unwrap();
-        let store = RunsStore::open(&dir.path().join("s.sqlite")).unwrap();
-        let owner = store.begin_run("run_a", "code", 1, 2).unwrap();
+        let store = store_in(dir.path()).await;
+        let owner = begin(&store, "run_a", "code").await;
         for (seq, address) in [(0, "gh.createIssue"), (1, "gh.deleteRepo")] {
-            let call = PendingCall {
-                seq,
-                address,
-                connection: None,
-                preview: "{}",
-                reason: "asks",
-                call_digest: "d",
-            };
-            store.record_pending("run_a", &owner, &call).unwrap();
+            store
+                .approvals()
+                .record_pending("run_a", &owner, pending(seq, address, "d"))
+                .await
+                .unwrap();
         }
         let config_file = dir.path().join("config.toml");
         std::fs::write(&config_file, "[sources.gh]\ncommand = \"x\"\n").unwrap();
@@ -209,10 +214,18 @@ mod tests {
         }
     }
 
-    #[test]
-    fn always_writes_its_rule_and_records_the_decision_together() {
-        let f = fixture();
+    fn seen(seq: u64, digest: &str) -> Seen {
+        Seen {
+            seq,
+            call_digest: digest.into(),
+        }
+    }
+
+    #[tokio::test]
+    async fn always_writes_its_rule_and_records_the_decision_together() {
+        let f = fixture().await;
         let seen = waiting(&f.store, "run_a", None)
+            .await
             .unwrap()
             .iter()
             .map(Approval::seen)
@@ -222,6 +235,7 @@ mod tests {
             Some(f.config_file.as_path()),
             &request(seen, Decision::AllowAlways),
         )
+        .await
         .unwrap();
         assert_eq!(decided.len(), 2);
         let text = std::fs::read_to_string(&f.config_file).unwrap();
@@ -229,37 +243,22 @@ mod tests {
             text.contains("gh.createIssue") && text.contains("gh.deleteRepo"),
             "{text}"
         );
-        assert_eq!(
-            f.store
-                .approval("run_a", 0)
-                .unwrap()
-                .unwrap()
-                .decided_by
-                .as_deref(),
-            Some("elicitation")
-        );
+        let approval = f.store.approvals().get("run_a", 0).await.unwrap().unwrap();
+        assert_eq!(approval.decided_by.as_deref(), Some("elicitation"));
     }
 
-    #[test]
-    fn a_decision_that_is_not_recorded_takes_its_rule_back() {
-        let f = fixture();
+    #[tokio::test]
+    async fn a_decision_that_is_not_recorded_takes_its_rule_back() {
+        let f = fixture().await;
         let original = std::fs::read_to_string(&f.config_file).unwrap();
-        // The first call still waits as seen; the second was shown with other arguments.
-        let seen = vec![
-            Seen {
-                seq: 0,
-                call_digest: "d".into(),
-            },
-            Seen {
-                seq: 1,
-                call_digest: "stale".into(),
-            },
-        ];
+        // The first call still waits as seen; the second was shown as another call.
+        let seen = vec![seen(0, "d"), seen(1, "stale")];
         let err = decide(
             &f.store,
             Some(f.config_file.as_path()),
             &request(seen, Decision::AllowAlways),
         )
+        .await
         .unwrap_err();
         assert!(matches!(err, DecideError::Changed { seq: 1, .. }), "{err}");
         assert_eq!(
@@ -267,55 +266,53 @@ mod tests {
             original,
             "no rule without a decision"
         );
-        assert_eq!(f.store.pending_approvals().unwrap().len(), 2);
+        assert_eq!(f.store.approvals().pending().await.unwrap().len(), 2);
     }
 
-    #[test]
-    fn a_rule_that_cannot_be_written_decides_nothing() {
-        let f = fixture();
+    #[tokio::test]
+    async fn a_rule_that_cannot_be_written_decides_nothing() {
+        let f = fixture().await;
         std::fs::write(
             &f.config_file,
             "[sources.gh]\ncommand = \"x\"\n[policy]\nrules = 3\n",
         )
         .unwrap();
-        let seen = vec![Seen {
-            seq: 0,
-            call_digest: "d".into(),
-        }];
         let err = decide(
             &f.store,
             Some(f.config_file.as_path()),
-            &request(seen, Decision::AllowAlways),
+            &request(vec![seen(0, "d")], Decision::AllowAlways),
         )
+        .await
         .unwrap_err()
         .to_string();
         assert!(
             err.contains("was not written") && err.ends_with("nothing was decided"),
             "{err}"
         );
-        assert_eq!(f.store.pending_approvals().unwrap().len(), 2);
+        assert_eq!(f.store.approvals().pending().await.unwrap().len(), 2);
         let err = decide(
             &f.store,
             None,
-            &request(
-                vec![Seen {
-                    seq: 0,
-                    call_digest: "d".into(),
-                }],
-                Decision::AllowAlways,
-            ),
+            &request(vec![seen(0, "d")], Decision::AllowAlways),
         )
+        .await
         .unwrap_err()
         .to_string();
         assert!(err.contains("needs a config"), "{err}");
     }
 
-    #[test]
-    fn nothing_to_decide_is_named() {
-        let f = fixture();
-        let err = waiting(&f.store, "run_zzz", None).unwrap_err().to_string();
+    #[tokio::test]
+    async fn nothing_to_decide_is_named() {
+        let f = fixture().await;
+        let err = waiting(&f.store, "run_zzz", None)
+            .await
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("no run `run_zzz`"), "{err}");
-        let err = waiting(&f.store, "run_a", Some(7)).unwrap_err().to_string();
+        let err = waiting(&f.store, "run_a", Some(7))
+            .await
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("at call 7"), "{err}");
     }
 }

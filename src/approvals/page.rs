@@ -23,7 +23,7 @@ use url::Url;
 use super::decide::{self, Channel, DecisionRequest};
 use super::html;
 use super::tokens::{Grant, Refusal, Tokens};
-use crate::runs::{Approval, DecideError, Decision, RunsStore, StoreError};
+use crate::runs::{Approval, DecideError, Decision, Store, StoreError};
 
 /// Why no link could be made.
 #[derive(Debug, thiserror::Error)]
@@ -43,7 +43,7 @@ pub enum PageError {
 }
 
 struct Shared {
-    store: Arc<RunsStore>,
+    store: Store,
     /// The config "always allow" writes its rule to.
     config_file: PathBuf,
     tokens: Tokens,
@@ -70,10 +70,7 @@ fn now_ms() -> u64 {
 impl ApprovalPage {
     /// Binds 127.0.0.1 on a free port and serves the page on the current tokio runtime.
     /// `config_file` is where "always allow" writes its policy rule.
-    pub async fn start(
-        store: Arc<RunsStore>,
-        config_file: PathBuf,
-    ) -> std::io::Result<ApprovalPage> {
+    pub async fn start(store: Store, config_file: PathBuf) -> std::io::Result<ApprovalPage> {
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await?;
         let address = listener.local_addr()?;
         let host = format!("127.0.0.1:{}", address.port());
@@ -108,12 +105,14 @@ impl ApprovalPage {
 
     /// A one-time link to decide the calls of `run_id` that wait now. Each call makes a new link;
     /// it stops working after one decision, or when those approvals expire.
-    pub fn url_for(&self, run_id: &str) -> Result<Url, PageError> {
+    pub async fn url_for(&self, run_id: &str) -> Result<Url, PageError> {
         let now = now_ms();
         let waiting: Vec<Approval> = self
             .shared
             .store
-            .approvals(run_id)?
+            .approvals()
+            .of_run(run_id)
+            .await?
             .into_iter()
             .filter(|a| a.decision.is_none() && !a.is_expired_at(now))
             .collect();
@@ -216,21 +215,13 @@ async fn not_found(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Res
 }
 
 /// The calls a grant covers, as stored now and still with the arguments the link was made
-/// for (a call that came back with others is not this link's to show or decide); read on the
-/// blocking pool (SQLite may wait on another process's write).
-async fn granted_calls(shared: &Arc<Shared>, grant: &Grant) -> Result<Vec<Approval>, Response> {
-    let (shared, grant) = (shared.clone(), grant.clone());
-    let read = tokio::task::spawn_blocking(move || {
-        shared.store.approvals(&grant.run_id).map(|all| {
-            all.into_iter()
-                .filter(|a| grant.calls.contains(&a.seen()))
-                .collect()
-        })
-    })
-    .await;
-    match read {
-        Ok(Ok(calls)) => Ok(calls),
-        Ok(Err(e)) => Err(internal(&e.to_string())),
+/// for (a call that came back with others is not this link's to show or decide).
+async fn granted_calls(shared: &Shared, grant: &Grant) -> Result<Vec<Approval>, Response> {
+    match shared.store.approvals().of_run(&grant.run_id).await {
+        Ok(all) => Ok(all
+            .into_iter()
+            .filter(|a| grant.calls.contains(&a.seen()))
+            .collect()),
         Err(e) => Err(internal(&e.to_string())),
     }
 }
@@ -355,12 +346,7 @@ async fn decide(
         Ok(grant) => grant,
         Err(refusal) => return refused(refusal),
     };
-    let recorded = {
-        let (shared, grant) = (shared.clone(), grant.clone());
-        tokio::task::spawn_blocking(move || record(&shared, &grant, decision)).await
-    };
-    let outcome = recorded.unwrap_or_else(|e| Outcome::Retry(internal(&e.to_string())));
-    match outcome {
+    match record(&shared, &grant, decision).await {
         Outcome::Retry(response) => {
             shared.tokens.release(&token);
             response
@@ -391,13 +377,10 @@ async fn decide(
 /// [`decide`](decide::decide): an
 /// "always" rule goes into the config with it, and a config that refuses it leaves the run
 /// waiting.
-fn record(shared: &Shared, grant: &Grant, decision: Decision) -> Outcome {
-    let calls: Vec<Approval> = match shared.store.approvals(&grant.run_id) {
-        Ok(all) => all
-            .into_iter()
-            .filter(|a| grant.calls.contains(&a.seen()))
-            .collect(),
-        Err(e) => return Outcome::Retry(internal(&e.to_string())),
+async fn record(shared: &Shared, grant: &Grant, decision: Decision) -> Outcome {
+    let calls = match granted_calls(shared, grant).await {
+        Ok(calls) => calls,
+        Err(response) => return Outcome::Retry(response),
     };
     let waiting: Vec<&Approval> = calls.iter().filter(|a| a.decision.is_none()).collect();
     if waiting.is_empty() {
@@ -409,7 +392,7 @@ fn record(shared: &Shared, grant: &Grant, decision: Decision) -> Outcome {
         decision,
         channel: Channel::Page,
     };
-    match decide::decide(&shared.store, Some(&shared.config_file), &request) {
+    match decide::decide(&shared.store, Some(&shared.config_file), &request).await {
         Ok(decided) => Outcome::Decided(decided),
         // Another channel got there between the read above and this write.
         Err(DecideError::NothingPending { .. } | DecideError::Changed { .. }) => {
@@ -432,16 +415,17 @@ fn record(shared: &Shared, grant: &Grant, decision: Decision) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runs::testing::{begin, store_in};
     use crate::runs::{PendingCall, Seen};
 
-    fn pending<'a>(seq: u64, address: &'a str, digest: &'a str) -> PendingCall<'a> {
+    fn pending(seq: u64, address: &str, digest: &str) -> PendingCall {
         PendingCall {
             seq,
-            address,
-            connection: Some("work"),
-            preview: "{ title: \"x\" }",
-            reason: "the default action asks",
-            call_digest: digest,
+            address: address.to_string(),
+            connection: Some("work".into()),
+            preview: "{ title: \"x\" }".into(),
+            reason: "the default action asks".into(),
+            call_digest: digest.to_string(),
         }
     }
 
@@ -450,17 +434,19 @@ mod tests {
         /// The claim on `run_a`, which records its pending calls.
         owner: String,
         config: PathBuf,
-        store: Arc<RunsStore>,
+        store: Store,
         page: ApprovalPage,
         http: reqwest::Client,
     }
 
     async fn fixture() -> Fixture {
         let dir = tempfile::tempdir().unwrap();
-        let store = Arc::new(RunsStore::open(&dir.path().join("state.sqlite")).unwrap());
-        let owner = store.begin_run("run_a", "code", 1, 2).unwrap();
+        let store = store_in(dir.path()).await;
+        let owner = begin(&store, "run_a", "code").await;
         store
-            .record_pending("run_a", &owner, &pending(1, "gh.createIssue", "d1"))
+            .approvals()
+            .record_pending("run_a", &owner, pending(1, "gh.createIssue", "d1"))
+            .await
             .unwrap();
         let config = dir.path().join("config.toml");
         std::fs::write(&config, "[sources.gh]\ncommand = \"gh-mcp\"\n").unwrap();
@@ -487,7 +473,7 @@ mod tests {
 
         /// Loads the page the way a browser would and returns its link and CSRF value.
         async fn open(&self) -> (Url, String) {
-            let url = self.page.url_for("run_a").unwrap();
+            let url = self.page.url_for("run_a").await.unwrap();
             let (status, body) = self.get(&url).await;
             assert_eq!(status, 200, "{body}");
             let csrf = body
@@ -518,18 +504,29 @@ mod tests {
         }
 
         /// A decision from another channel, on the call as the fixture made it.
-        fn decide_elsewhere(&self, decision: Decision) {
-            let seen = [Seen {
+        async fn decide_elsewhere(&self, decision: Decision) {
+            let seen = vec![Seen {
                 seq: 1,
                 call_digest: "d1".into(),
             }];
             self.store
-                .record_decision("run_a", &seen, decision, "terminal", |_, _| Ok(()))
+                .approvals()
+                .decide("run_a", seen, decision, "terminal", Box::new(|_, _| Ok(())))
+                .await
                 .unwrap();
         }
 
-        fn decided_by(&self) -> Option<String> {
-            self.store.approval("run_a", 1).unwrap().unwrap().decided_by
+        async fn approval(&self, seq: u64) -> Approval {
+            self.store
+                .approvals()
+                .get("run_a", seq)
+                .await
+                .unwrap()
+                .unwrap()
+        }
+
+        async fn decided_by(&self) -> Option<String> {
+            self.approval(1).await.decided_by
         }
     }
 
@@ -546,7 +543,7 @@ mod tests {
             .await;
         assert_eq!(status, 200, "{body}");
         assert!(body.contains("The agent can continue"), "{body}");
-        let approval = f.store.approval("run_a", 1).unwrap().unwrap();
+        let approval = f.approval(1).await;
         assert_eq!(
             (approval.decision, approval.decided_by.as_deref()),
             (Some(Decision::AllowRun), Some(Channel::Page.as_str()))
@@ -566,7 +563,10 @@ mod tests {
             "a spent link does not even show the page"
         );
         assert!(
-            matches!(f.page.url_for("run_a"), Err(PageError::NothingPending(_))),
+            matches!(
+                f.page.url_for("run_a").await,
+                Err(PageError::NothingPending(_))
+            ),
             "no link for a run with nothing waiting"
         );
     }
@@ -591,7 +591,7 @@ mod tests {
             .unwrap();
         assert_eq!(response.status().as_u16(), 403);
         assert!(response.text().await.unwrap().contains("only answers at"));
-        assert_eq!(f.decided_by(), None, "nothing was decided");
+        assert_eq!(f.decided_by().await, None, "nothing was decided");
         let (status, _) = f.post(&url, Some(f.origin()), &form).await;
         assert_eq!(status, 200, "the refusals did not spend the link");
     }
@@ -621,7 +621,7 @@ mod tests {
             .await;
         assert_eq!(status, 400);
         assert!(body.contains("no decision"), "{body}");
-        assert_eq!(f.decided_by(), None);
+        assert_eq!(f.decided_by().await, None);
     }
 
     #[tokio::test]
@@ -662,7 +662,7 @@ mod tests {
             "{body}"
         );
         assert_eq!(
-            f.decided_by(),
+            f.decided_by().await,
             None,
             "nothing is decided before the confirmation"
         );
@@ -686,10 +686,7 @@ mod tests {
                 && config.contains("action = \"allow\""),
             "{config}"
         );
-        assert_eq!(
-            f.store.approval("run_a", 1).unwrap().unwrap().decision,
-            Some(Decision::AllowAlways)
-        );
+        assert_eq!(f.approval(1).await.decision, Some(Decision::AllowAlways));
     }
 
     #[tokio::test]
@@ -706,7 +703,7 @@ mod tests {
             .await;
         assert_eq!(status, 409);
         assert!(body.contains("nothing was decided"), "{body}");
-        assert_eq!(f.decided_by(), None);
+        assert_eq!(f.decided_by().await, None);
         let (status, _) = f
             .post(
                 &url,
@@ -721,7 +718,7 @@ mod tests {
     async fn a_call_decided_in_the_terminal_first_is_not_decided_again() {
         let f = fixture().await;
         let (url, csrf) = f.open().await;
-        f.decide_elsewhere(Decision::Deny);
+        f.decide_elsewhere(Decision::Deny).await;
         let (status, body) = f.get(&url).await;
         assert_eq!(status, 200);
         assert!(
@@ -736,20 +733,19 @@ mod tests {
             )
             .await;
         assert_eq!(status, 409);
-        assert_eq!(
-            f.store.approval("run_a", 1).unwrap().unwrap().decision,
-            Some(Decision::Deny)
-        );
+        assert_eq!(f.approval(1).await.decision, Some(Decision::Deny));
     }
 
     #[tokio::test]
     async fn a_link_only_covers_the_calls_that_waited_when_it_was_made() {
         let f = fixture().await;
         let (url, csrf) = f.open().await;
-        f.decide_elsewhere(Decision::AllowOnce);
+        f.decide_elsewhere(Decision::AllowOnce).await;
         // The run resumed and paused again at a later call the page's reader never saw.
         f.store
-            .record_pending("run_a", &f.owner, &pending(4, "gh.deleteRepo", "d4"))
+            .approvals()
+            .record_pending("run_a", &f.owner, pending(4, "gh.deleteRepo", "d4"))
+            .await
             .unwrap();
         let (status, body) = f
             .post(
@@ -759,10 +755,7 @@ mod tests {
             )
             .await;
         assert_eq!(status, 409, "{body}");
-        assert_eq!(
-            f.store.approval("run_a", 4).unwrap().unwrap().decision,
-            None
-        );
+        assert_eq!(f.approval(4).await.decision, None);
     }
 
     #[tokio::test]
@@ -771,7 +764,9 @@ mod tests {
         let (url, csrf) = f.open().await;
         // A replay reached the call with other arguments than the page shows.
         f.store
-            .record_pending("run_a", &f.owner, &pending(1, "gh.createIssue", "other"))
+            .approvals()
+            .record_pending("run_a", &f.owner, pending(1, "gh.createIssue", "other"))
+            .await
             .unwrap();
         let (status, body) = f
             .post(
@@ -781,7 +776,7 @@ mod tests {
             )
             .await;
         assert_eq!(status, 409, "{body}");
-        let approval = f.store.approval("run_a", 1).unwrap().unwrap();
+        let approval = f.approval(1).await;
         assert_eq!(
             (approval.decision, approval.call_digest.as_str()),
             (None, "other")
@@ -792,9 +787,7 @@ mod tests {
     async fn an_expired_approval_gets_no_link_and_an_expired_link_decides_nothing() {
         let f = fixture().await;
         let (url, csrf) = f.open().await;
-        f.store
-            .with(|c| c.execute("UPDATE approvals SET expires_at_ms = 1", []))
-            .unwrap();
+        crate::runs::testing::tamper(&f.store, "UPDATE approvals SET expires_at_ms = 1");
         let (status, body) = f
             .post(
                 &url,
@@ -805,7 +798,7 @@ mod tests {
         assert_eq!(status, 403);
         assert!(body.contains("expired"), "{body}");
         assert!(matches!(
-            f.page.url_for("run_a"),
+            f.page.url_for("run_a").await,
             Err(PageError::NothingPending(_))
         ));
     }

@@ -9,51 +9,50 @@ use anyhow::bail;
 use serde_json::json;
 
 use super::output::print;
+use crate::app::App;
 use crate::approvals::{Channel, DecisionRequest, decide, waiting};
 use crate::cli::{HubApproveArgs, HubDenyArgs, HubRunsArgs};
-use crate::config::Paths;
-use crate::runs::{Approval, Decision, RunsStore};
+use crate::runs::{Approval, Decision, Store};
 
-fn open_existing_store(paths: &Paths) -> anyhow::Result<RunsStore> {
-    let path = paths.state_database();
-    if !path.exists() {
-        bail!(
+async fn open_existing_store(app: &App) -> anyhow::Result<Store> {
+    match app.existing_store().await? {
+        Some(store) => Ok(store),
+        None => bail!(
             "there are no runs yet ({} does not exist); runs appear once a script was executed",
-            path.display()
-        );
+            app.paths.state_database().display()
+        ),
     }
-    super::open_store(paths)
 }
 
-pub fn approve(paths: &Paths, args: &HubApproveArgs) -> anyhow::Result<ExitCode> {
-    let store = open_existing_store(paths)?;
+pub async fn approve(app: &App, args: &HubApproveArgs) -> anyhow::Result<ExitCode> {
+    let store = open_existing_store(app).await?;
     let decision = match (args.always, args.for_run) {
         (true, _) => Decision::AllowAlways,
         (false, true) => Decision::AllowRun,
         (false, false) => Decision::AllowOnce,
     };
-    let waiting = waiting(&store, &args.run_id, args.call)?;
+    let waiting = waiting(&store, &args.run_id, args.call).await?;
     if !args.yes && !confirm(&waiting, decision)? {
         bail!("nothing was decided; the calls still wait");
     }
-    let decided = decide_on(paths, &store, &args.run_id, &waiting, decision)?;
+    let decided = decide_on(app, &store, &args.run_id, &waiting, decision).await?;
     print(&decided_text(&decided, decision))?;
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn deny(paths: &Paths, args: &HubDenyArgs) -> anyhow::Result<ExitCode> {
-    let store = open_existing_store(paths)?;
-    let waiting = waiting(&store, &args.run_id, args.call)?;
-    let decided = decide_on(paths, &store, &args.run_id, &waiting, Decision::Deny)?;
+pub async fn deny(app: &App, args: &HubDenyArgs) -> anyhow::Result<ExitCode> {
+    let store = open_existing_store(app).await?;
+    let waiting = waiting(&store, &args.run_id, args.call).await?;
+    let decided = decide_on(app, &store, &args.run_id, &waiting, Decision::Deny).await?;
     print(&decided_text(&decided, Decision::Deny))?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// Decides on the calls this command read (and printed, for `--always`): a call whose arguments
 /// changed since is not decided.
-fn decide_on(
-    paths: &Paths,
-    store: &RunsStore,
+async fn decide_on(
+    app: &App,
+    store: &Store,
     run_id: &str,
     waiting: &[Approval],
     decision: Decision,
@@ -64,7 +63,7 @@ fn decide_on(
         decision,
         channel: Channel::Terminal,
     };
-    let mut decided = decide(store, Some(&paths.config_file), &request)?;
+    let mut decided = decide(store, Some(&app.paths.config_file), &request).await?;
     // The record carries no preview (deciding needs no key); show the one that was decided on.
     for approval in &mut decided {
         if let Some(shown) = waiting.iter().find(|w| w.seq == approval.seq) {
@@ -133,15 +132,13 @@ fn decided_text(decided: &[Approval], decision: Decision) -> String {
     text
 }
 
-pub fn runs(paths: &Paths, args: &HubRunsArgs) -> anyhow::Result<ExitCode> {
-    let path = paths.state_database();
-    if !path.exists() {
+pub async fn runs(app: &App, args: &HubRunsArgs) -> anyhow::Result<ExitCode> {
+    let Some(store) = app.existing_store().await? else {
         print(if args.json { "[]\n" } else { "No runs yet.\n" })?;
         return Ok(ExitCode::SUCCESS);
-    }
-    let store = super::open_store(paths)?;
+    };
     if args.clear {
-        let deleted = store.clear_runs()?;
+        let deleted = store.runs().clear().await?;
         print(&format!(
             "Deleted {deleted} run(s) with their journals, approvals and audit trail; the next run starts a new history with a new key. Bearer tokens and settings are kept.\n"
         ))?;
@@ -149,10 +146,12 @@ pub fn runs(paths: &Paths, args: &HubRunsArgs) -> anyhow::Result<ExitCode> {
     }
     // Listings read no run's script, envelope or results: only what ran, and the previews of
     // the calls that wait.
-    let mut runs = store.run_summaries(usize::from(args.limit))?;
+    let mut runs = store.runs().summaries(usize::from(args.limit)).await?;
     if args.pending {
         let pending: Vec<String> = store
-            .pending_approvals()?
+            .approvals()
+            .pending()
+            .await?
             .into_iter()
             .map(|a| a.run_id)
             .collect();
@@ -162,21 +161,25 @@ pub fn runs(paths: &Paths, args: &HubRunsArgs) -> anyhow::Result<ExitCode> {
         let mut rows = Vec::new();
         for run in &runs {
             let calls: Vec<_> = store
-                .call_rows(&run.run_id)?
+                .journal()
+                .rows(&run.run_id)
+                .await?
                 .into_iter()
                 .map(|e| json!({ "seq": e.seq, "address": e.address, "connection": e.connection, "ok": e.ok, "ms": e.ms }))
                 .collect();
             let audit: Vec<_> = store
-                .audit_log(&run.run_id)?
+                .approvals()
+                .audit_log(&run.run_id)
+                .await?
                 .into_iter()
-                .map(|(at, kind, detail)| json!({ "atMs": at, "kind": kind, "detail": detail }))
+                .map(|line| json!({ "atMs": line.at_ms, "kind": line.kind, "detail": line.detail }))
                 .collect();
             rows.push(json!({
                 "runId": run.run_id,
                 "status": run.status,
                 "createdAtMs": run.created_at_ms,
                 "calls": calls,
-                "approvals": store.approvals(&run.run_id)?,
+                "approvals": store.approvals().of_run(&run.run_id).await?,
                 "audit": audit,
             }));
         }
@@ -197,7 +200,9 @@ pub fn runs(paths: &Paths, args: &HubRunsArgs) -> anyhow::Result<ExitCode> {
     );
     for run in &runs {
         let waiting: Vec<String> = store
-            .approvals(&run.run_id)?
+            .approvals()
+            .of_run(&run.run_id)
+            .await?
             .into_iter()
             .filter(|a| a.decision.is_none())
             .map(|a| format!("call {} {} {}", a.seq, a.address, a.preview))

@@ -11,10 +11,11 @@ use anyhow::{Context, bail};
 use serde_json::json;
 use zeroize::Zeroizing;
 
+use super::EXIT_FAILURE;
 use super::output::print;
-use super::{EXIT_FAILURE, credentials, load_settings, secret_lookup};
+use crate::app::App;
 use crate::cli::{CredentialListArgs, CredentialNameArgs, CredentialSetArgs, CredentialStore};
-use crate::config::{IMPLICIT_CONNECTION, Paths, Settings, SourceSettings};
+use crate::config::{IMPLICIT_CONNECTION, Settings, SourceSettings};
 use crate::credentials::{SHORTEST, Secret, StoreKind, WEAK, check_name};
 use crate::sources::{SourceStatus, Sources};
 
@@ -27,11 +28,13 @@ impl From<CredentialStore> for StoreKind {
     }
 }
 
-pub fn set(paths: &Paths, args: &CredentialSetArgs) -> anyhow::Result<ExitCode> {
+pub fn set(app: &App, args: &CredentialSetArgs) -> anyhow::Result<ExitCode> {
     check_name(&args.name)?;
-    let settings = load_settings(paths)?;
+    let settings = app.settings()?;
     let value = read_value(&args.name)?;
-    let store = credentials(paths).set(&args.name, &value, args.store.map(StoreKind::from))?;
+    let store = app
+        .credentials()
+        .set(&args.name, &value, args.store.map(StoreKind::from))?;
     if let Some(warning) = length_warning(&args.name, &value) {
         crate::logging::notice(tracing::Level::WARN, &warning);
     }
@@ -64,9 +67,9 @@ fn length_warning(name: &str, value: &Secret) -> Option<String> {
     }
 }
 
-pub fn list(paths: &Paths, args: &CredentialListArgs) -> anyhow::Result<ExitCode> {
-    let settings = load_settings(paths)?;
-    let stored: BTreeMap<String, StoreKind> = credentials(paths).list()?.into_iter().collect();
+pub fn list(app: &App, args: &CredentialListArgs) -> anyhow::Result<ExitCode> {
+    let settings = app.settings()?;
+    let stored: BTreeMap<String, StoreKind> = app.credentials().list()?.into_iter().collect();
     let users = references(&settings);
     let mut names: Vec<&String> = stored.keys().chain(users.keys()).collect();
     names.sort();
@@ -123,10 +126,10 @@ pub fn list(paths: &Paths, args: &CredentialListArgs) -> anyhow::Result<ExitCode
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn remove(paths: &Paths, args: &CredentialNameArgs) -> anyhow::Result<ExitCode> {
+pub fn remove(app: &App, args: &CredentialNameArgs) -> anyhow::Result<ExitCode> {
     check_name(&args.name)?;
-    let settings = load_settings(paths)?;
-    let store = credentials(paths).remove(&args.name)?;
+    let settings = app.settings()?;
+    let store = app.credentials().remove(&args.name)?;
     let mut text = format!(
         "removed `{}` from the {}\n",
         args.name,
@@ -144,10 +147,10 @@ pub fn remove(paths: &Paths, args: &CredentialNameArgs) -> anyhow::Result<ExitCo
 
 /// Reads the secret, then connects each connection that references it (alone, as its source's
 /// only connection) and reports how each went.
-pub async fn test(paths: &Paths, args: &CredentialNameArgs) -> anyhow::Result<ExitCode> {
+pub async fn test(app: &App, args: &CredentialNameArgs) -> anyhow::Result<ExitCode> {
     check_name(&args.name)?;
-    let settings = load_settings(paths)?;
-    let stores = credentials(paths);
+    let settings = app.settings()?;
+    let stores = app.credentials();
     let name = args.name.clone();
     // The keychain may block (for up to its timeout); keep it off the runtime's threads.
     let read = tokio::task::spawn_blocking(move || {
@@ -177,7 +180,7 @@ pub async fn test(paths: &Paths, args: &CredentialNameArgs) -> anyhow::Result<Ex
         .map(|s| s.connect_timeout + s.request_timeout)
         .max()
         .unwrap_or(Duration::ZERO);
-    let sources = Sources::start(connections, secret_lookup());
+    let sources = Sources::start(connections, app.secrets());
     let statuses = sources.wait_settled(longest + Duration::from_secs(1)).await;
     sources.shutdown().await;
     let mut failed = false;

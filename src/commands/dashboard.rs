@@ -3,20 +3,20 @@
 
 use std::process::ExitCode;
 
+use crate::app::App;
 use crate::cli::DashboardArgs;
-use crate::config::Paths;
 use crate::env_vars;
 use crate::tui::{self, Options};
 
-pub async fn run(paths: &Paths, args: &DashboardArgs) -> anyhow::Result<ExitCode> {
+pub async fn run(app: &App, args: &DashboardArgs) -> anyhow::Result<ExitCode> {
     let color = std::env::var_os(env_vars::NO_COLOR).is_none();
     tui::run(
-        paths,
+        &app.paths,
         Options {
             bell: args.bell,
             color,
         },
-        super::credentials(paths),
+        app.credentials(),
     )
     .await?;
     Ok(ExitCode::SUCCESS)

@@ -5,16 +5,16 @@ use std::process::ExitCode;
 
 use anyhow::bail;
 
+use super::load_catalog;
 use super::output::print;
-use super::{load_catalog, load_settings};
+use crate::app::App;
 use crate::catalog::describe::describe;
 use crate::cli::DescribeArgs;
-use crate::config::Paths;
 use crate::policy::Action;
 
-pub async fn run(paths: &Paths, args: &DescribeArgs) -> anyhow::Result<ExitCode> {
-    let settings = load_settings(paths)?;
-    let catalog = load_catalog(paths, &settings, args.refresh).await?;
+pub async fn run(app: &App, args: &DescribeArgs) -> anyhow::Result<ExitCode> {
+    let settings = app.settings()?;
+    let catalog = load_catalog(app, &settings, args.refresh).await?;
     let policy = &settings.policy;
     let visible: Vec<_> = catalog
         .namespaces

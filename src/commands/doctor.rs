@@ -7,10 +7,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use super::EXIT_FAILURE;
 use super::credential::{describe_store, references};
 use super::output::print;
-use super::{EXIT_FAILURE, credentials};
-use crate::config::{Paths, Settings, Transport};
+use crate::app::App;
+use crate::config::{Settings, Transport};
 use crate::credentials::{SecretStore, StoreKind};
 use crate::env_vars;
 use crate::runs::KeySource;
@@ -47,26 +48,26 @@ impl Report {
     }
 }
 
-pub fn run(paths: &Paths) -> anyhow::Result<ExitCode> {
+pub async fn run(app: &App) -> anyhow::Result<ExitCode> {
     let mut report = Report {
         text: String::new(),
         problems: 0,
     };
-    let settings = match crate::config::load(&paths.config_file) {
+    let settings = match crate::config::load(&app.paths.config_file) {
         Ok(settings) => {
-            let exists = paths.config_file.exists();
+            let exists = app.paths.config_file.exists();
             report.ok(
                 "config",
                 if exists {
                     format!(
                         "{}: {} source(s)",
-                        paths.config_file.display(),
+                        app.paths.config_file.display(),
                         settings.sources.len()
                     )
                 } else {
                     format!(
                         "{} does not exist yet; `capabilities init` writes one",
-                        paths.config_file.display()
+                        app.paths.config_file.display()
                     )
                 },
             );
@@ -77,12 +78,12 @@ pub fn run(paths: &Paths) -> anyhow::Result<ExitCode> {
             None
         }
     };
-    check_stores(&mut report, paths, settings.as_ref());
+    check_stores(&mut report, app, settings.as_ref());
     if let Some(settings) = &settings {
         check_programs(&mut report, settings);
     }
-    check_data_dir(&mut report, &paths.data_dir);
-    check_state_key(&mut report, paths);
+    check_data_dir(&mut report, &app.paths.data_dir);
+    check_state_key(&mut report, app).await;
     let summary = match report.problems {
         0 => "everything checked works\n".to_string(),
         n => format!("{n} problem(s) found\n"),
@@ -95,8 +96,8 @@ pub fn run(paths: &Paths) -> anyhow::Result<ExitCode> {
     })
 }
 
-fn check_stores(report: &mut Report, paths: &Paths, settings: Option<&Settings>) {
-    let stores = credentials(paths);
+fn check_stores(report: &mut Report, app: &App, settings: Option<&Settings>) {
+    let stores = app.credentials();
     let keychain_works = match stores.keychain().probe() {
         Ok(()) => {
             report.ok("keychain", format!("the {KEYCHAIN} answers"));
@@ -265,8 +266,8 @@ fn check_data_dir(report: &mut Report, dir: &Path) {
 }
 
 /// Where the key that encrypts runs at rest is kept, and whether it opens them.
-fn check_state_key(report: &mut Report, paths: &Paths) {
-    let path = paths.state_database();
+async fn check_state_key(report: &mut Report, app: &App) {
+    let path = app.paths.state_database();
     if !path.exists() {
         report.ok(
             "runs",
@@ -274,16 +275,16 @@ fn check_state_key(report: &mut Report, paths: &Paths) {
         );
         return;
     }
-    let store = match super::open_store(paths) {
+    let store = match app.store().await {
         Ok(store) => store,
         Err(e) => return report.fail("runs", format!("{e:#}")),
     };
-    let source = match store.key_source() {
+    let source = match store.keys().source().await {
         Ok(Some(source)) => source,
         Ok(None) => return report.ok("runs", "no run has been stored yet"),
         Err(e) => return report.fail("runs", e.to_string()),
     };
-    if let Err(e) = store.unlock_key() {
+    if let Err(e) = store.keys().unlock().await {
         return report.fail("runs", e.to_string());
     }
     match source {
@@ -291,7 +292,7 @@ fn check_state_key(report: &mut Report, paths: &Paths) {
             "runs",
             format!(
                 "encrypted with the key in {} (no keychain or passphrase was usable when the store was created): it protects copies of {}, not someone who can read the whole data directory",
-                store.key_file_path().display(),
+                store.keys().file_path().display(),
                 path.display()
             ),
         ),

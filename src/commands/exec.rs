@@ -3,41 +3,38 @@
 
 use std::io::{BufRead, IsTerminal, Read, Write};
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use anyhow::{Context, bail};
 
 use super::output::print;
-use super::{Engine, load_settings, start_engine};
+use crate::app::{App, Engine};
 use crate::approvals::{Channel, DecisionRequest, decide, waiting};
 use crate::cli::ExecArgs;
-use crate::config::{LivePolicy, Paths, settle_time};
-use crate::execute::Executor;
-use crate::runs::{Decision, RunsStore};
+use crate::config::settle_time;
+use crate::runs::{Decision, Store};
 use crate::sandbox::{CancelToken, ExecuteEnvelope, Status};
 
-pub async fn run(paths: &Paths, args: &ExecArgs) -> anyhow::Result<ExitCode> {
+pub async fn run(app: &App, args: &ExecArgs) -> anyhow::Result<ExitCode> {
     let code = match &args.script {
         Some(script) => Some(read_script(script)?),
         None => None,
     };
-    let settings = Arc::new(load_settings(paths)?);
+    let settings = app.settings()?;
     if settings.sources.is_empty() {
         tracing::warn!(
             "no sources are configured in {}; the script can only use built-ins",
-            paths.config_file.display()
+            app.paths.config_file.display()
         );
     }
-    let Engine {
-        store,
-        sources,
-        catalog,
-    } = start_engine(paths, &settings)?;
-    catalog.settle(settle_time(&settings.sources)).await;
-    // A rule written while the script waits on a person (another terminal's `policy set`, or
-    // "always" at this very prompt) applies to its next call.
-    let policy = LivePolicy::watching(paths.config_file.clone(), None, settings.policy.clone());
-    let executor = Executor::new(catalog, settings, store).with_policy(Arc::new(policy));
+    // The policy follows the config: a rule written while the script waits on a person
+    // (another terminal's `policy set`, or "always" at this very prompt) applies to its next
+    // call.
+    let engine: Engine = app.engine(settings, None).await?;
+    engine
+        .catalog
+        .settle(settle_time(&engine.settings.sources))
+        .await;
+    let executor = engine.executor();
     let mut envelope = match (code, &args.resume) {
         (Some(code), _) => {
             executor
@@ -58,20 +55,20 @@ pub async fn run(paths: &Paths, args: &ExecArgs) -> anyhow::Result<ExitCode> {
         && std::io::stderr().is_terminal()
         && args.script.as_deref() != Some("-");
     while interactive && envelope.status == Status::AwaitingApproval {
-        if !ask_inline(paths, executor.store(), &envelope.run_id)? {
+        if !ask_inline(app, executor.store(), &envelope.run_id).await? {
             break;
         }
         envelope = executor
             .resume(&envelope.run_id, CancelToken::new(), None)
             .await?;
     }
-    sources.shutdown().await;
+    engine.sources.shutdown().await;
     report(&envelope, args.json)
 }
 
 /// Asks on the terminal about every undecided call of the run; false when the user quits.
-fn ask_inline(paths: &Paths, store: &RunsStore, run_id: &str) -> anyhow::Result<bool> {
-    for approval in waiting(store, run_id, None)? {
+async fn ask_inline(app: &App, store: &Store, run_id: &str) -> anyhow::Result<bool> {
+    for approval in waiting(store, run_id, None).await? {
         let on = approval
             .connection
             .as_deref()
@@ -103,7 +100,7 @@ fn ask_inline(paths: &Paths, store: &RunsStore, run_id: &str) -> anyhow::Result<
             decision,
             channel: Channel::Exec,
         };
-        decide(store, Some(&paths.config_file), &request)?;
+        decide(store, Some(&app.paths.config_file), &request).await?;
     }
     Ok(true)
 }

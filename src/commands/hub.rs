@@ -11,16 +11,14 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use tokio::net::TcpListener;
 
-use super::{Engine, load_settings, start_engine};
+use crate::app::App;
 use crate::cli::HubServeArgs;
-use crate::config::{LivePolicy, Paths, Settings};
-use crate::execute::Executor;
 use crate::hub::{self, HttpLimits, HttpOptions, Hub, Origin, is_remote};
-use crate::runs::RunsStore;
+use crate::runs::Store;
 use crate::sources::{SourceEvent, SourceStatus, Sources};
 use tokio::sync::broadcast::error::RecvError;
 
-pub async fn serve(paths: &Paths, args: &HubServeArgs) -> anyhow::Result<ExitCode> {
+pub async fn serve(app: &App, args: &HubServeArgs) -> anyhow::Result<ExitCode> {
     // Before anything starts: a refused origin or address must not leave sources running.
     let allowed_origins = args
         .allowed_origins
@@ -36,36 +34,19 @@ pub async fn serve(paths: &Paths, args: &HubServeArgs) -> anyhow::Result<ExitCod
         }
         None => None,
     };
-    let settings = load_settings(paths)?;
-    let settings = Arc::new(match &args.profile {
-        Some(profile) => for_profile(settings, profile)?,
-        None => settings,
-    });
-    if settings.sources.is_empty() {
+    let engine = app.engine(app.settings()?, args.profile.as_deref()).await?;
+    if engine.settings.sources.is_empty() {
         tracing::warn!(
             "no sources are configured in {}; the hub serves its tools but has nothing to search",
-            paths.config_file.display()
+            app.paths.config_file.display()
         );
     }
-    let Engine {
-        store,
-        sources,
-        catalog,
-    } = start_engine(paths, &settings)?;
-    record_source_statuses(&sources, store.clone());
-    // Rules written while the hub runs (`policy set`, "always allow" from any channel, an edit
-    // by hand) apply to its next call.
-    let policy = LivePolicy::watching(
-        paths.config_file.clone(),
-        args.profile.clone(),
-        settings.policy.clone(),
-    );
-    let executor = Arc::new(
-        Executor::new(catalog.clone(), settings.clone(), store.clone())
-            .with_policy(Arc::new(policy))
-            .with_profile(args.profile.clone()),
-    );
-    let hub = Hub::new(catalog, settings, executor).with_approval_page(paths.config_file.clone());
+    record_source_statuses(&engine.sources, engine.store.clone());
+    let executor = Arc::new(engine.executor());
+    let store = engine.store.clone();
+    let sources = engine.sources.clone();
+    let hub = Hub::new(engine.catalog, engine.settings, executor)
+        .with_approval_page(app.paths.config_file.clone());
     let served = match listener {
         Some(listener) => {
             let options = HttpOptions {
@@ -151,78 +132,34 @@ fn ensure_open_files(wanted: usize) {
 fn ensure_open_files(_wanted: usize) {}
 
 /// Keeps each source's status in the store, where the dashboard (another process) reads it.
-fn record_source_statuses(sources: &Arc<Sources>, store: Arc<RunsStore>) {
+fn record_source_statuses(sources: &Arc<Sources>, store: Store) {
     let mut events = sources.subscribe();
-    let record = move |name: &str, status: &SourceStatus| {
-        let (word, tools, error) = match status {
-            SourceStatus::Connecting => ("connecting", 0, None),
-            SourceStatus::Ready { tool_count, .. } => ("ready", *tool_count, None),
-            SourceStatus::Failed { error } => ("failed", 0, Some(error.as_str())),
-            SourceStatus::Restarting { last_error, .. } => {
-                ("restarting", 0, Some(last_error.as_str()))
-            }
-            SourceStatus::Disabled => ("disabled", 0, None),
-        };
-        if let Err(e) = store.record_source_status(name, word, tools, error) {
-            tracing::debug!("cannot record the status of `{name}`: {e}");
-        }
-    };
-    for (name, status) in sources.statuses() {
-        record(&name, &status);
-    }
+    let initial = sources.statuses();
     tokio::spawn(async move {
+        let record = async |name: &str, status: &SourceStatus| {
+            let (word, tools, error) = match status {
+                SourceStatus::Connecting => ("connecting", 0, None),
+                SourceStatus::Ready { tool_count, .. } => ("ready", *tool_count, None),
+                SourceStatus::Failed { error } => ("failed", 0, Some(error.as_str())),
+                SourceStatus::Restarting { last_error, .. } => {
+                    ("restarting", 0, Some(last_error.as_str()))
+                }
+                SourceStatus::Disabled => ("disabled", 0, None),
+            };
+            let recorded = store.source_status().record(name, word, tools, error).await;
+            if let Err(e) = recorded {
+                tracing::debug!("cannot record the status of `{name}`: {e}");
+            }
+        };
+        for (name, status) in initial {
+            record(&name, &status).await;
+        }
         loop {
             match events.recv().await {
-                Ok(SourceEvent::StatusChanged { source, status }) => record(&source, &status),
+                Ok(SourceEvent::StatusChanged { source, status }) => record(&source, &status).await,
                 Ok(SourceEvent::ToolsChanged { .. }) | Err(RecvError::Lagged(_)) => {}
                 Err(RecvError::Closed) => break,
             }
         }
     });
-}
-
-/// The settings with only the profile's sources, and the profile's policy.
-fn for_profile(mut settings: Settings, name: &str) -> anyhow::Result<Settings> {
-    let Some(profile) = settings.profiles.get(name).cloned() else {
-        let known: Vec<&str> = settings.profiles.keys().map(String::as_str).collect();
-        if known.is_empty() {
-            bail!(
-                "there is no profile `{name}`: the config defines none; add one, e.g. [profiles.{name}] sources = [\"…\"]"
-            );
-        }
-        bail!(
-            "there is no profile `{name}`; profiles in the config: {}",
-            known.join(", ")
-        );
-    };
-    settings
-        .sources
-        .retain(|s| profile.sources.contains(&s.name));
-    settings.policy = profile.policy;
-    Ok(settings)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_profile_keeps_only_its_sources_and_unknown_ones_are_named() {
-        let path = std::path::Path::new("config.toml");
-        let text = "[sources.a]\ncommand = \"x\"\n[sources.b]\ncommand = \"y\"\n[profiles.work]\nsources = [\"b\"]\n";
-        let settings = crate::config::load::parse(path, text).unwrap();
-        let work = for_profile(settings.clone(), "work").unwrap();
-        assert_eq!(
-            work.sources
-                .iter()
-                .map(|s| s.name.as_str())
-                .collect::<Vec<_>>(),
-            ["b"]
-        );
-        let err = for_profile(settings, "home").unwrap_err().to_string();
-        assert_eq!(
-            err,
-            "there is no profile `home`; profiles in the config: work"
-        );
-    }
 }

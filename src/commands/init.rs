@@ -5,12 +5,12 @@ use std::process::ExitCode;
 use anyhow::bail;
 
 use super::output::print;
+use crate::app::App;
 use crate::cli::InitArgs;
-use crate::config::Paths;
 use crate::config::edit::write_atomically;
 use crate::config::starter::{REFERENCE, STARTER};
 
-pub fn run(paths: &Paths, args: &InitArgs) -> anyhow::Result<ExitCode> {
+pub fn run(app: &App, args: &InitArgs) -> anyhow::Result<ExitCode> {
     if args.reference {
         print(REFERENCE)?;
         return Ok(ExitCode::SUCCESS);
@@ -19,7 +19,7 @@ pub fn run(paths: &Paths, args: &InitArgs) -> anyhow::Result<ExitCode> {
         print(STARTER)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let path = &paths.config_file;
+    let path = &app.paths.config_file;
     if path.exists() && !args.force {
         bail!(
             "{} already exists; keep it, or run `capabilities init --force` to replace it with the starter (your sources would be lost)",

@@ -11,8 +11,8 @@ use anyhow::{Context, bail};
 use serde_json::{Map, Value, json};
 
 use super::output::print;
+use crate::app::App;
 use crate::cli::{InstallArgs, InstallClient};
-use crate::config::Paths;
 use crate::env_vars;
 
 /// How the client starts the hub.
@@ -22,8 +22,8 @@ struct Launch {
     env: Vec<(String, String)>,
 }
 
-pub fn run(paths: &Paths, args: &InstallArgs) -> anyhow::Result<ExitCode> {
-    let launch = launch(paths, args.profile.as_deref())?;
+pub fn run(app: &App, args: &InstallArgs) -> anyhow::Result<ExitCode> {
+    let launch = launch(app, args.profile.as_deref())?;
     if args.client == InstallClient::Print {
         let snippet = json!({ "mcpServers": { &args.name: json_entry(&launch, false) } });
         print(&format!("{}\n", serde_json::to_string_pretty(&snippet)?))?;
@@ -103,7 +103,7 @@ pub fn run(paths: &Paths, args: &InstallArgs) -> anyhow::Result<ExitCode> {
 /// This binary, `hub serve`, and whatever tells it where the config is when that is not the
 /// default (an explicit `--config`, `$CAPABILITIES_HOME`, `$CAPABILITIES_CONFIG`): the client
 /// starts the hub with neither our working directory nor our environment.
-fn launch(paths: &Paths, profile: Option<&str>) -> anyhow::Result<Launch> {
+fn launch(app: &App, profile: Option<&str>) -> anyhow::Result<Launch> {
     let exe = std::env::current_exe().context("cannot find the path of this program")?;
     let command = exe.canonicalize().unwrap_or(exe).display().to_string();
     let mut args = vec!["hub".to_string(), "serve".to_string()];
@@ -119,11 +119,11 @@ fn launch(paths: &Paths, profile: Option<&str>) -> anyhow::Result<Launch> {
             ));
         }
     }
-    let environment_default = Paths::discover(None)?;
-    if environment_default.config_file != paths.config_file {
+    let environment_default = crate::config::Paths::discover(None)?;
+    if environment_default.config_file != app.paths.config_file {
         args.extend([
             "--config".to_string(),
-            absolute(&paths.config_file).display().to_string(),
+            absolute(&app.paths.config_file).display().to_string(),
         ]);
     }
     Ok(Launch { command, args, env })

@@ -23,6 +23,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches};
 
+use crate::app::App;
 use crate::cli::{Cli, Command, CredentialCommand, HubCommand, SourceCommand, TokenCommand};
 use crate::config::{Paths, Settings};
 
@@ -71,36 +72,36 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
 }
 
 fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
-    let paths = Paths::discover(cli.config.as_deref())?;
-    let _ = PATHS.set(paths.clone());
+    let app = App::new(Paths::discover(cli.config.as_deref())?);
+    let app = &app;
     match cli.command {
-        Command::Init(args) => init::run(&paths, &args),
+        Command::Init(args) => init::run(app, &args),
         Command::Completions(args) => completions::run(&args),
-        Command::Source(SourceCommand::Add(args)) => run_async(source::add(&paths, &args)),
-        Command::Source(SourceCommand::List(args)) => run_async(source::list(&paths, &args)),
-        Command::Source(SourceCommand::Remove(args)) => source::remove(&paths, &args),
-        Command::Source(SourceCommand::Test(args)) => run_async(source::test(&paths, &args)),
-        Command::Search(args) => run_async(search::run(&paths, &args)),
-        Command::Describe(args) => run_async(describe::run(&paths, &args)),
-        Command::Exec(args) => run_async(exec::run(&paths, &args)),
-        Command::Policy(command) => policy::run(&paths, &command),
-        Command::Hub(HubCommand::Serve(args)) => run_async(hub::serve(&paths, &args)),
-        Command::Hub(HubCommand::Approve(args)) => approvals::approve(&paths, &args),
-        Command::Hub(HubCommand::Deny(args)) => approvals::deny(&paths, &args),
-        Command::Hub(HubCommand::Runs(args)) => approvals::runs(&paths, &args),
-        Command::Install(args) => install::run(&paths, &args),
-        Command::Source(SourceCommand::Import(args)) => source::import(&paths, &args),
-        Command::Credential(CredentialCommand::Set(args)) => credential::set(&paths, &args),
-        Command::Credential(CredentialCommand::List(args)) => credential::list(&paths, &args),
-        Command::Credential(CredentialCommand::Remove(args)) => credential::remove(&paths, &args),
+        Command::Source(SourceCommand::Add(args)) => run_async(source::add(app, &args)),
+        Command::Source(SourceCommand::List(args)) => run_async(source::list(app, &args)),
+        Command::Source(SourceCommand::Remove(args)) => source::remove(app, &args),
+        Command::Source(SourceCommand::Test(args)) => run_async(source::test(app, &args)),
+        Command::Search(args) => run_async(search::run(app, &args)),
+        Command::Describe(args) => run_async(describe::run(app, &args)),
+        Command::Exec(args) => run_async(exec::run(app, &args)),
+        Command::Policy(command) => policy::run(app, &command),
+        Command::Hub(HubCommand::Serve(args)) => run_async(hub::serve(app, &args)),
+        Command::Hub(HubCommand::Approve(args)) => run_async(approvals::approve(app, &args)),
+        Command::Hub(HubCommand::Deny(args)) => run_async(approvals::deny(app, &args)),
+        Command::Hub(HubCommand::Runs(args)) => run_async(approvals::runs(app, &args)),
+        Command::Install(args) => install::run(app, &args),
+        Command::Source(SourceCommand::Import(args)) => source::import(app, &args),
+        Command::Credential(CredentialCommand::Set(args)) => credential::set(app, &args),
+        Command::Credential(CredentialCommand::List(args)) => credential::list(app, &args),
+        Command::Credential(CredentialCommand::Remove(args)) => credential::remove(app, &args),
         Command::Credential(CredentialCommand::Test(args)) => {
-            run_async(credential::test(&paths, &args))
+            run_async(credential::test(app, &args))
         }
-        Command::Doctor => doctor::run(&paths),
-        Command::Dashboard(args) => run_async(dashboard::run(&paths, &args)),
-        Command::Token(TokenCommand::Create(args)) => token::create(&paths, &args),
-        Command::Token(TokenCommand::List(args)) => token::list(&paths, &args),
-        Command::Token(TokenCommand::Revoke(args)) => token::revoke(&paths, &args),
+        Command::Doctor => run_async(doctor::run(app)),
+        Command::Dashboard(args) => run_async(dashboard::run(app, &args)),
+        Command::Token(TokenCommand::Create(args)) => run_async(token::create(app, &args)),
+        Command::Token(TokenCommand::List(args)) => run_async(token::list(app, &args)),
+        Command::Token(TokenCommand::Revoke(args)) => run_async(token::revoke(app, &args)),
     }
 }
 
@@ -127,25 +128,20 @@ fn run_async(
     outcome
 }
 
-/// Loads and validates the config; its errors already name the file, line and fix.
-fn load_settings(paths: &Paths) -> anyhow::Result<Settings> {
-    Ok(crate::config::load(&paths.config_file)?)
-}
-
 /// The catalogue of every configured source; fails with the next step when there are none.
 async fn load_catalog(
-    paths: &Paths,
+    app: &App,
     settings: &Settings,
     refresh: bool,
 ) -> anyhow::Result<crate::catalog::Catalog> {
     if settings.sources.is_empty() {
         anyhow::bail!(
             "no sources are configured in {}; add one, e.g. `capabilities source add everything -- npx -y @modelcontextprotocol/server-everything`",
-            paths.config_file.display()
+            app.paths.config_file.display()
         );
     }
-    let cache = crate::catalog::cache::ListingCache::new(paths.catalog_cache_dir());
-    let catalog = crate::catalog::load::load(settings, &cache, refresh, secret_lookup()).await;
+    let cache = crate::catalog::cache::ListingCache::new(app.paths.catalog_cache_dir());
+    let catalog = crate::catalog::load::load(settings, &cache, refresh, app.secrets()).await;
     let addresses: Vec<String> = catalog
         .tools()
         .map(crate::catalog::ToolDefinition::address)
@@ -159,60 +155,4 @@ async fn load_catalog(
         }
     }
     Ok(catalog)
-}
-
-/// The paths of this process, set once by `dispatch`, so [`secret_lookup`] can open the stores.
-static PATHS: std::sync::OnceLock<Paths> = std::sync::OnceLock::new();
-/// One set of stores per process, so every connection shares one cache of values read.
-static CREDENTIALS: std::sync::OnceLock<std::sync::Arc<crate::credentials::Credentials>> =
-    std::sync::OnceLock::new();
-
-/// The credential stores of this process: the keychain and the encrypted file of the data
-/// directory, new secrets going where `[credentials] store` says.
-fn credentials(paths: &Paths) -> std::sync::Arc<crate::credentials::Credentials> {
-    CREDENTIALS
-        .get_or_init(|| {
-            // A broken config is reported by the verb that loads it; until then, the default store.
-            let store = crate::config::load(&paths.config_file)
-                .map(|s| s.credential_store)
-                .unwrap_or(crate::credentials::StoreKind::Keychain);
-            std::sync::Arc::new(crate::credentials::Credentials::new(&paths.data_dir, store))
-        })
-        .clone()
-}
-
-/// What `exec` and `hub serve` run on: the state store, the sources (connecting in the
-/// background) and the live catalogue that follows them.
-struct Engine {
-    store: std::sync::Arc<crate::runs::RunsStore>,
-    sources: std::sync::Arc<crate::sources::Sources>,
-    catalog: std::sync::Arc<crate::catalog::live::LiveCatalog>,
-}
-
-/// The state store, its key kept in the user's credential store where one works.
-fn open_store(paths: &Paths) -> anyhow::Result<crate::runs::RunsStore> {
-    Ok(crate::runs::RunsStore::open(&paths.state_database())?.with_credentials(credentials(paths)))
-}
-
-fn start_engine(paths: &Paths, settings: &Settings) -> anyhow::Result<Engine> {
-    let store = std::sync::Arc::new(open_store(paths)?);
-    let sources = crate::sources::Sources::start(settings.sources.clone(), secret_lookup());
-    let catalog = crate::catalog::live::LiveCatalog::start(
-        settings.clone(),
-        crate::catalog::cache::ListingCache::new(paths.catalog_cache_dir()),
-        sources.clone(),
-    );
-    Ok(Engine {
-        store,
-        sources,
-        catalog,
-    })
-}
-
-/// Where `${secret:NAME}` values come from for this process.
-fn secret_lookup() -> std::sync::Arc<dyn crate::credentials::SecretLookup> {
-    match PATHS.get() {
-        Some(paths) => credentials(paths),
-        None => std::sync::Arc::new(crate::credentials::NoSecretStore),
-    }
 }

@@ -5,26 +5,26 @@ use std::process::ExitCode;
 
 use anyhow::bail;
 
-use super::load_settings;
 use super::output::print;
+use crate::app::App;
 use crate::catalog::ToolDefinition;
 use crate::catalog::cache::ListingCache;
 use crate::cli::{PolicyAction, PolicyCommand, PolicyExplainArgs, PolicySetArgs};
+use crate::config::Settings;
 use crate::config::edit::add_rule;
-use crate::config::{Paths, Settings};
 use crate::policy::{Action, unmatched_rules};
 
-pub fn run(paths: &Paths, command: &PolicyCommand) -> anyhow::Result<ExitCode> {
+pub fn run(app: &App, command: &PolicyCommand) -> anyhow::Result<ExitCode> {
     match command {
-        PolicyCommand::Show => show(paths),
-        PolicyCommand::Set(args) => set(paths, args),
-        PolicyCommand::Explain(args) => explain(paths, args),
+        PolicyCommand::Show => show(app),
+        PolicyCommand::Set(args) => set(app, args),
+        PolicyCommand::Explain(args) => explain(app, args),
     }
 }
 
 /// Every tool of every enabled source, as last listed.
-fn cached_tools(paths: &Paths, settings: &Settings) -> Vec<ToolDefinition> {
-    let cache = ListingCache::new(paths.catalog_cache_dir());
+fn cached_tools(app: &App, settings: &Settings) -> Vec<ToolDefinition> {
+    let cache = ListingCache::new(app.paths.catalog_cache_dir());
     settings
         .sources
         .iter()
@@ -34,8 +34,8 @@ fn cached_tools(paths: &Paths, settings: &Settings) -> Vec<ToolDefinition> {
         .collect()
 }
 
-fn show(paths: &Paths) -> anyhow::Result<ExitCode> {
-    let settings = load_settings(paths)?;
+fn show(app: &App) -> anyhow::Result<ExitCode> {
+    let settings = app.settings()?;
     let policy = &settings.policy;
     let mut text = format!(
         "Defaults: read-only tools {}, destructive tools {}, every other tool {}.\n",
@@ -61,7 +61,7 @@ fn show(paths: &Paths) -> anyhow::Result<ExitCode> {
             profile.policy.rules.len()
         ));
     }
-    let addresses: Vec<String> = cached_tools(paths, &settings)
+    let addresses: Vec<String> = cached_tools(app, &settings)
         .iter()
         .map(ToolDefinition::address)
         .collect();
@@ -78,21 +78,21 @@ fn show(paths: &Paths) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn set(paths: &Paths, args: &PolicySetArgs) -> anyhow::Result<ExitCode> {
+fn set(app: &App, args: &PolicySetArgs) -> anyhow::Result<ExitCode> {
     let action = match args.action {
         PolicyAction::Allow => Action::Allow,
         PolicyAction::Ask => Action::Ask,
         PolicyAction::Deny => Action::Deny,
     };
     add_rule(
-        &paths.config_file,
+        &app.paths.config_file,
         None,
         &args.pattern,
         action,
         args.connection.as_deref(),
     )?;
-    let settings = load_settings(paths)?;
-    let addresses: Vec<String> = cached_tools(paths, &settings)
+    let settings = app.settings()?;
+    let addresses: Vec<String> = cached_tools(app, &settings)
         .iter()
         .map(ToolDefinition::address)
         .collect();
@@ -100,7 +100,7 @@ fn set(paths: &Paths, args: &PolicySetArgs) -> anyhow::Result<ExitCode> {
         "{} {} in {}\n",
         action,
         args.pattern,
-        paths.config_file.display()
+        app.paths.config_file.display()
     );
     if !addresses.is_empty()
         && unmatched_rules(&settings.policy, &addresses)
@@ -116,9 +116,9 @@ fn set(paths: &Paths, args: &PolicySetArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn explain(paths: &Paths, args: &PolicyExplainArgs) -> anyhow::Result<ExitCode> {
-    let settings = load_settings(paths)?;
-    let tools = cached_tools(paths, &settings);
+fn explain(app: &App, args: &PolicyExplainArgs) -> anyhow::Result<ExitCode> {
+    let settings = app.settings()?;
+    let tools = cached_tools(app, &settings);
     let Some(tool) = tools.iter().find(|t| t.address() == args.address) else {
         let addresses: Vec<String> = tools.iter().map(ToolDefinition::address).collect();
         let near = crate::catalog::closest::closest(

@@ -5,16 +5,16 @@ use std::process::ExitCode;
 
 use anyhow::bail;
 
+use super::load_catalog;
 use super::output::print;
-use super::{load_catalog, load_settings};
+use crate::app::App;
 use crate::catalog::results::{SearchRequest, render_search};
 use crate::catalog::search::SearchIndex;
 use crate::cli::SearchArgs;
-use crate::config::Paths;
 
-pub async fn run(paths: &Paths, args: &SearchArgs) -> anyhow::Result<ExitCode> {
-    let settings = load_settings(paths)?;
-    let catalog = load_catalog(paths, &settings, args.refresh).await?;
+pub async fn run(app: &App, args: &SearchArgs) -> anyhow::Result<ExitCode> {
+    let settings = app.settings()?;
+    let catalog = load_catalog(app, &settings, args.refresh).await?;
     let mut index = SearchIndex::new();
     for namespace in &catalog.namespaces {
         index.set_namespace(&namespace.name, &namespace.tools);

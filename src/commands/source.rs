@@ -9,15 +9,15 @@ use anyhow::bail;
 use serde_json::json;
 
 use super::output::print;
-use super::{load_settings, secret_lookup};
+use crate::app::App;
 use crate::catalog::cache::{CachedListing, ListingCache};
 use crate::catalog::tool::build_namespace;
 use crate::cli::{SourceAddArgs, SourceImportArgs, SourceListArgs, SourceNameArgs};
 use crate::config::edit::{NewSource, add_source, remove_source};
-use crate::config::{Paths, SourceSettings, Transport, settle_time};
+use crate::config::{SourceSettings, Transport, settle_time};
 use crate::sources::{SourceStatus, Sources};
 
-pub async fn add(paths: &Paths, args: &SourceAddArgs) -> anyhow::Result<ExitCode> {
+pub async fn add(app: &App, args: &SourceAddArgs) -> anyhow::Result<ExitCode> {
     let source = match (&args.url, args.command.split_first()) {
         (Some(url), _) => NewSource::Http {
             url: url.clone(),
@@ -33,16 +33,16 @@ pub async fn add(paths: &Paths, args: &SourceAddArgs) -> anyhow::Result<ExitCode
             "give the command that starts the server after `--`, or an HTTP endpoint with --url"
         ),
     };
-    add_source(&paths.config_file, &args.name, &source)?;
+    add_source(&app.paths.config_file, &args.name, &source)?;
     print(&format!(
         "Added source `{}` to {}\n",
         args.name,
-        paths.config_file.display()
+        app.paths.config_file.display()
     ))?;
     if args.no_test {
         return Ok(ExitCode::SUCCESS);
     }
-    test_one(paths, &args.name, true).await
+    test_one(app, &args.name, true).await
 }
 
 /// Splits `KEY=VALUE` arguments at the first `=`.
@@ -58,9 +58,9 @@ fn pairs(values: &[String], flag: &str) -> anyhow::Result<Vec<(String, String)>>
         .collect()
 }
 
-pub fn remove(paths: &Paths, args: &SourceNameArgs) -> anyhow::Result<ExitCode> {
-    remove_source(&paths.config_file, &args.name)?;
-    if let Err(e) = ListingCache::new(paths.catalog_cache_dir()).remove(&args.name) {
+pub fn remove(app: &App, args: &SourceNameArgs) -> anyhow::Result<ExitCode> {
+    remove_source(&app.paths.config_file, &args.name)?;
+    if let Err(e) = ListingCache::new(app.paths.catalog_cache_dir()).remove(&args.name) {
         tracing::warn!(
             "could not delete the cached listing of `{}`: {e}",
             args.name
@@ -69,18 +69,18 @@ pub fn remove(paths: &Paths, args: &SourceNameArgs) -> anyhow::Result<ExitCode> 
     print(&format!(
         "Removed source `{}` from {}\n",
         args.name,
-        paths.config_file.display()
+        app.paths.config_file.display()
     ))?;
     Ok(ExitCode::SUCCESS)
 }
 
-pub async fn test(paths: &Paths, args: &SourceNameArgs) -> anyhow::Result<ExitCode> {
-    test_one(paths, &args.name, false).await
+pub async fn test(app: &App, args: &SourceNameArgs) -> anyhow::Result<ExitCode> {
+    test_one(app, &args.name, false).await
 }
 
 /// Connects to one source, lists its tools, caches the listing and reports.
-async fn test_one(paths: &Paths, name: &str, just_added: bool) -> anyhow::Result<ExitCode> {
-    let settings = load_settings(paths)?;
+async fn test_one(app: &App, name: &str, just_added: bool) -> anyhow::Result<ExitCode> {
+    let settings = app.settings()?;
     let Some(source) = settings.source(name).cloned() else {
         let known: Vec<&str> = settings.sources.iter().map(|s| s.name.as_str()).collect();
         if known.is_empty() {
@@ -94,7 +94,7 @@ async fn test_one(paths: &Paths, name: &str, just_added: bool) -> anyhow::Result
         );
     };
     let started = Instant::now();
-    let manager = Sources::start(vec![source.clone()], secret_lookup());
+    let manager = Sources::start(vec![source.clone()], app.secrets());
     manager
         .wait_settled(settle_time(std::slice::from_ref(&source)))
         .await;
@@ -121,7 +121,7 @@ async fn test_one(paths: &Paths, name: &str, just_added: bool) -> anyhow::Result
             Some(Ok(tools)),
         ) => {
             let tools = build_namespace(name, tools);
-            let cache = ListingCache::new(paths.catalog_cache_dir());
+            let cache = ListingCache::new(app.paths.catalog_cache_dir());
             if let Err(e) = cache.write(name, &CachedListing::new(&source, tools.clone())) {
                 tracing::warn!("cannot cache the tools of `{name}`: {e:#}");
             }
@@ -162,20 +162,20 @@ async fn test_one(paths: &Paths, name: &str, just_added: bool) -> anyhow::Result
     }
 }
 
-pub async fn list(paths: &Paths, args: &SourceListArgs) -> anyhow::Result<ExitCode> {
-    let settings = load_settings(paths)?;
+pub async fn list(app: &App, args: &SourceListArgs) -> anyhow::Result<ExitCode> {
+    let settings = app.settings()?;
     if settings.sources.is_empty() {
         if args.json {
             print("[]\n")?;
         } else {
             print(&format!(
                 "No sources in {}.\nAdd one, e.g.: capabilities source add everything -- npx -y @modelcontextprotocol/server-everything\n",
-                paths.config_file.display()
+                app.paths.config_file.display()
             ))?;
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let statuses = live_statuses(&settings.sources, secret_lookup()).await;
+    let statuses = live_statuses(&settings.sources, app.secrets()).await;
     if args.json {
         let rows: Vec<serde_json::Value> = settings
             .sources
@@ -290,7 +290,7 @@ fn table(sources: &[SourceSettings], statuses: &[SourceStatus]) -> String {
 }
 
 /// Imports the servers of another MCP client's config, reporting each one imported or skipped.
-pub fn import(paths: &Paths, args: &SourceImportArgs) -> anyhow::Result<ExitCode> {
+pub fn import(app: &App, args: &SourceImportArgs) -> anyhow::Result<ExitCode> {
     let text = std::fs::read_to_string(&args.file).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => anyhow::anyhow!(
             "there is no file at {}; pass the client's config, e.g. ~/.cursor/mcp.json",
@@ -299,9 +299,9 @@ pub fn import(paths: &Paths, args: &SourceImportArgs) -> anyhow::Result<ExitCode
         _ => anyhow::Error::new(e).context(format!("cannot read {}", args.file.display())),
     })?;
     let entries = crate::config::import::read_client_config(&args.file, &text)?;
-    let existing: Vec<String> = match crate::config::load(&paths.config_file) {
+    let existing: Vec<String> = match crate::config::load(&app.paths.config_file) {
         Ok(settings) => settings.sources.into_iter().map(|s| s.name).collect(),
-        Err(_) if !paths.config_file.exists() => Vec::new(),
+        Err(_) if !app.paths.config_file.exists() => Vec::new(),
         Err(e) => return Err(e.into()),
     };
     let (mut imported, mut skipped, mut warnings) = (Vec::new(), Vec::new(), Vec::new());
@@ -326,7 +326,7 @@ pub fn import(paths: &Paths, args: &SourceImportArgs) -> anyhow::Result<ExitCode
             }
         };
         if !args.dry_run
-            && let Err(e) = add_source(&paths.config_file, &entry.name, &source)
+            && let Err(e) = add_source(&app.paths.config_file, &entry.name, &source)
         {
             skipped.push(format!("{}{renamed}: {e:#}", entry.name));
             continue;
@@ -355,7 +355,7 @@ pub fn import(paths: &Paths, args: &SourceImportArgs) -> anyhow::Result<ExitCode
         "{verb} {} source(s) from {} into {}",
         imported.len(),
         args.file.display(),
-        paths.config_file.display()
+        app.paths.config_file.display()
     );
     out.push_str(if imported.is_empty() { ".\n" } else { ":\n" });
     imported

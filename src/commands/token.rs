@@ -7,21 +7,20 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use serde_json::json;
 
-use super::load_settings;
 use super::output::print;
+use crate::app::App;
 use crate::cli::{TokenCreateArgs, TokenListArgs, TokenNameArgs};
-use crate::config::Paths;
-use crate::runs::{RunsStore, TokenRecord, now_ms};
+use crate::runs::{TokenRecord, now_ms};
 
-pub fn create(paths: &Paths, args: &TokenCreateArgs) -> anyhow::Result<ExitCode> {
+pub async fn create(app: &App, args: &TokenCreateArgs) -> anyhow::Result<ExitCode> {
     check_name(&args.name)?;
     if let Some(profile) = &args.profile {
-        let settings = load_settings(paths)?;
+        let settings = app.settings()?;
         if !settings.profiles.contains_key(profile) {
             let known: Vec<&str> = settings.profiles.keys().map(String::as_str).collect();
             bail!(
                 "there is no profile `{profile}` in {}; {}",
-                paths.config_file.display(),
+                app.paths.config_file.display(),
                 if known.is_empty() {
                     "the config defines none".to_string()
                 } else {
@@ -41,13 +40,16 @@ pub fn create(paths: &Paths, args: &TokenCreateArgs) -> anyhow::Result<ExitCode>
         Some(text) => Some(now_ms().saturating_add(parse_duration(text)?.as_millis() as u64)),
         None => None,
     };
-    let store = RunsStore::open(&paths.state_database())?;
-    let secret = store.create_token(
-        &args.name,
-        args.profile.as_deref(),
-        expires_at_ms,
-        &args.allow,
-    )?;
+    let store = app.store().await?;
+    let secret = store
+        .tokens()
+        .create(
+            &args.name,
+            args.profile.as_deref(),
+            expires_at_ms,
+            &args.allow,
+        )
+        .await?;
     // The only place a token is ever shown: stdout alone, so `$(capabilities token create x)` works.
     print(&format!("{secret}\n"))?;
     eprintln!(
@@ -57,9 +59,8 @@ pub fn create(paths: &Paths, args: &TokenCreateArgs) -> anyhow::Result<ExitCode>
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn list(paths: &Paths, args: &TokenListArgs) -> anyhow::Result<ExitCode> {
-    let store = RunsStore::open(&paths.state_database())?;
-    let tokens = store.tokens()?;
+pub async fn list(app: &App, args: &TokenListArgs) -> anyhow::Result<ExitCode> {
+    let tokens = app.store().await?.tokens().list().await?;
     let now = now_ms();
     if args.json {
         let rows: Vec<_> = tokens
@@ -115,9 +116,8 @@ pub fn list(paths: &Paths, args: &TokenListArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn revoke(paths: &Paths, args: &TokenNameArgs) -> anyhow::Result<ExitCode> {
-    let store = RunsStore::open(&paths.state_database())?;
-    store.revoke_token(&args.name)?;
+pub async fn revoke(app: &App, args: &TokenNameArgs) -> anyhow::Result<ExitCode> {
+    app.store().await?.tokens().revoke(&args.name).await?;
     eprintln!(
         "token `{}` revoked; the hub refuses it from the next request on",
         args.name

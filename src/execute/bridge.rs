@@ -25,9 +25,7 @@ use crate::catalog::tool::json_digest;
 use crate::config::LivePolicy;
 use crate::credentials::Redaction;
 use crate::policy::Action;
-use crate::runs::{
-    Decision, Dispatch, DispatchError, PendingCall, Recorded, RunsStore, TokenRecord,
-};
+use crate::runs::{Decision, Dispatch, DispatchError, PendingCall, Recorded, Store, TokenRecord};
 use crate::sandbox::{
     Bridge, BridgeError, CallFailure, CallOutcome, ErrorCode, Pending, PendingKind, ToolCall,
 };
@@ -40,13 +38,19 @@ use super::replay::{Replay, Verdict};
 /// How many tools `hub.search` shows.
 const HUB_SEARCH_LIMIT: usize = 10;
 
+/// The bridge of one attempt of a run; its calls run as futures of their own, so what they
+/// share sits behind one `Arc`.
 pub struct RunBridge {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
     run_id: String,
     /// This attempt's claim on the run: the journal sends calls for its owner only.
     owner: String,
     catalog: Arc<LiveCatalog>,
     policy: Arc<LivePolicy>,
-    store: Arc<RunsStore>,
+    store: Store,
     /// The values of the secrets the config references.
     redaction: Arc<Redaction>,
     /// What a resumed run already did; empty for a new run.
@@ -59,90 +63,41 @@ pub struct RunBridge {
 
 impl RunBridge {
     /// `replay` is empty for a new run and loaded from the store for a resumed one; `owner`
-    /// holds the run's claim.
+    /// holds the run's claim; with a `token` (an HTTP client's), every call must be one the
+    /// token allows.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         run_id: String,
         owner: String,
         catalog: Arc<LiveCatalog>,
         policy: Arc<LivePolicy>,
-        store: Arc<RunsStore>,
+        store: Store,
         redaction: Arc<Redaction>,
         replay: Arc<Replay>,
+        token: Option<TokenRecord>,
     ) -> RunBridge {
         RunBridge {
-            run_id,
-            owner,
-            catalog,
-            policy,
-            store,
-            redaction,
-            replay,
-            token: None,
-            dispatches: Dispatches::default(),
+            inner: Arc::new(Inner {
+                run_id,
+                owner,
+                catalog,
+                policy,
+                store,
+                redaction,
+                replay,
+                token,
+                dispatches: Dispatches::default(),
+            }),
         }
     }
 
     /// What the run sent upstream, this attempt and earlier ones; read once the run is over.
     pub(crate) fn dispatched(&self) -> Dispatched {
-        self.dispatches.summary(self.replay.journal())
+        self.inner.dispatches.summary(self.inner.replay.journal())
     }
+}
 
-    /// Narrows the run to what `token` allows (nothing changes with `None`).
-    pub fn with_token(mut self, token: Option<TokenRecord>) -> RunBridge {
-        self.token = token;
-        self
-    }
-
-    /// Records that this call waits for a person (replacing what another call asked at the same
-    /// step) and suspends it; the run pauses once nothing else is in flight.
-    fn ask(
-        &self,
-        call: &ToolCall,
-        address: &str,
-        connection: Option<&str>,
-        reason: &str,
-        call_digest: &str,
-    ) -> BoxFuture<'static, CallOutcome> {
-        let preview = preview(&call.arguments);
-        let pending = PendingCall {
-            seq: call.seq,
-            address,
-            connection,
-            preview: &preview,
-            reason,
-            call_digest,
-        };
-        let recorded = match self
-            .store
-            .record_pending(&self.run_id, &self.owner, &pending)
-        {
-            Ok(recorded) => recorded,
-            // Without a record nobody can decide: the call is refused rather than left waiting.
-            Err(e) => return failed(not_sent(address, &e)),
-        };
-        let on = connection
-            .map(|c| format!(" on connection `{c}`"))
-            .unwrap_or_default();
-        // The person who decided on this step before saw another call: say why they are asked
-        // again.
-        let again = if recorded == Recorded::Superseded {
-            " (asked again: the call changed since the earlier decision)"
-        } else {
-            ""
-        };
-        let pending = Pending {
-            id: format!("{}/{}", self.run_id, call.seq),
-            kind: PendingKind::Approval,
-            address: Some(address.to_string()),
-            summary: format!("{address}{on} with {preview}: {reason}{again}"),
-            message: Some(format!(
-                "Tell the user that `{address}` needs their approval (`capabilities hub approve {}` in a terminal), then call execute with {{ \"resume\": \"{}\" }} once they have decided.",
-                self.run_id, self.run_id
-            )),
-        };
-        ready(CallOutcome::from(Err(BridgeError::Suspend(pending))))
-    }
-
+impl Inner {
     /// What the run's token lets it call, for `hub.search` and `hub.describe` to show only that.
     fn token_permits(&self) -> Option<impl Fn(&str) -> bool + '_> {
         self.token
@@ -152,9 +107,9 @@ impl RunBridge {
 
     /// Why the run's token forbids calling `address` now, if it does. The token is read again
     /// from the store, so a revocation stops a script that is already running.
-    fn token_refusal(&self, address: &str) -> Option<CallFailure> {
+    async fn token_refusal(&self, address: &str) -> Option<CallFailure> {
         let token = self.token.as_ref()?;
-        let (message, hint) = match self.store.active_token(&token.name) {
+        let (message, hint) = match self.store.tokens().active(&token.name).await {
             Ok(Some(current)) if current.allows(address) => return None,
             Ok(Some(current)) => (
                 format!(
@@ -180,10 +135,61 @@ impl RunBridge {
         failure.hint = Some(hint.into());
         Some(failure)
     }
-}
 
-impl Bridge for RunBridge {
-    fn call(&self, call: ToolCall) -> BoxFuture<'static, CallOutcome> {
+    /// Records that this call waits for a person (replacing what another call asked at the same
+    /// step) and suspends it; the run pauses once nothing else is in flight.
+    async fn ask(
+        &self,
+        call: &ToolCall,
+        address: &str,
+        connection: Option<&str>,
+        reason: &str,
+        call_digest: &str,
+    ) -> CallOutcome {
+        let preview = preview(&call.arguments);
+        let pending = PendingCall {
+            seq: call.seq,
+            address: address.to_string(),
+            connection: connection.map(str::to_string),
+            preview: preview.clone(),
+            reason: reason.to_string(),
+            call_digest: call_digest.to_string(),
+        };
+        let recorded = match self
+            .store
+            .approvals()
+            .record_pending(&self.run_id, &self.owner, pending)
+            .await
+        {
+            Ok(recorded) => recorded,
+            // Without a record nobody can decide: the call is refused rather than left waiting.
+            Err(e) => return failed(not_sent(address, &e)),
+        };
+        let on = connection
+            .map(|c| format!(" on connection `{c}`"))
+            .unwrap_or_default();
+        // The person who decided on this step before saw another call: say why they are asked
+        // again.
+        let again = if recorded == Recorded::Superseded {
+            " (asked again: the call changed since the earlier decision)"
+        } else {
+            ""
+        };
+        let pending = Pending {
+            id: format!("{}/{}", self.run_id, call.seq),
+            kind: PendingKind::Approval,
+            address: Some(address.to_string()),
+            summary: format!("{address}{on} with {preview}: {reason}{again}"),
+            message: Some(format!(
+                "Tell the user that `{address}` needs their approval (`capabilities hub approve {}` in a terminal), then call execute with {{ \"resume\": \"{}\" }} once they have decided.",
+                self.run_id, self.run_id
+            )),
+        };
+        CallOutcome::from(Err(BridgeError::Suspend(pending)))
+    }
+
+    /// One call of the script, from the journal's answer (a resumed run) to the upstream's.
+    async fn call(&self, call: ToolCall) -> CallOutcome {
         let address = call.address();
         // The connection the call goes out on: the one it names, or its source's default.
         let connection = call.connection.clone().or_else(|| {
@@ -196,15 +202,14 @@ impl Bridge for RunBridge {
         let call_digest = call_digest(&address, connection.as_deref(), &call.arguments);
         // A resumed run answers the calls it already made from its journal.
         if let Some(outcome) = self.replay.answer(call.seq, &address, &call_digest) {
-            return ready(cleaned(&self.redaction, outcome));
+            return cleaned(&self.redaction, outcome);
         }
         // Before policy: a call the token forbids must not reach the approval queue either.
-        if let Some(failure) = self.token_refusal(&address) {
+        if let Some(failure) = self.token_refusal(&address).await {
             return failed(failure);
         }
         // Before policy: a refused call must not reach the approval queue with its arguments.
-        let redaction = self.redaction.clone();
-        if redaction.found_in(&call.arguments) {
+        if self.redaction.found_in(&call.arguments) {
             let mut failure = CallFailure::new(
                 ErrorCode::PolicyDenied,
                 format!(
@@ -272,106 +277,130 @@ impl Bridge for RunBridge {
                 // Never asked, still waiting, or asked about another call: a person decides on
                 // exactly what this call would send.
                 Verdict::NotAsked | Verdict::Waiting | Verdict::Changed => {
-                    return self.ask(
-                        &call,
-                        &address,
-                        connection.as_deref(),
-                        &decision.reason,
-                        &call_digest,
-                    );
+                    return self
+                        .ask(
+                            &call,
+                            &address,
+                            connection.as_deref(),
+                            &decision.reason,
+                            &call_digest,
+                        )
+                        .await;
                 }
             },
             Action::Allow => {}
         }
-        let sources = self.catalog.sources().clone();
-        let store = self.store.clone();
-        let run_id = self.run_id.clone();
-        let owner = self.owner.clone();
-        let dispatches = self.dispatches.clone();
-        let replay = self.replay.clone();
         // As in MCP's defaults, a tool may write unless its upstream marks it read-only.
         let mutating = !annotations.is_read_only();
-        async move {
-            let started = Instant::now();
-            let dispatch = Dispatch {
-                seq: call.seq,
-                address: &address,
-                connection: connection.as_deref(),
-                call_digest: &call_digest,
-                mutating,
-                uses_approval: approved.is_some(),
-            };
-            // Journaled before it leaves, for this run's owner only, using up its approval.
-            if let Err(e) = store.record_dispatch(&run_id, &owner, &dispatch) {
-                return CallOutcome::from(Err(BridgeError::Failed(not_sent(&address, &e))));
-            }
-            if approved == Some(Decision::AllowRun) {
-                replay.grant(&address);
-            }
-            dispatches.start(call.seq, &address, mutating);
-            let outcome = sources.call_tool(&call.namespace, call.connection.as_deref(), &upstream_name, arguments).await;
-            let delivery = recovery::delivery(&outcome);
-            dispatches.settle(call.seq, delivery);
-            let ms = started.elapsed().as_millis() as u64;
-            let (result, mut journaled, ok) = match outcome {
-                Ok(mut raw) => {
-                    redaction.clean_json(&mut raw);
-                    let ok = raw.get("isError") != Some(&Value::Bool(true));
-                    (Ok(raw.clone()), raw, ok)
-                }
-                Err(error) => {
-                    let mut failure = failure_from(&error);
-                    failure.message = redaction.clean(&failure.message);
-                    let journaled = json!({ "error": { "code": failure.code.as_str(), "message": failure.message } });
-                    (Err(BridgeError::Failed(failure)), journaled, false)
-                }
-            };
-            // So that a resumed run's recovery counts this call only if it may have acted.
-            recovery::mark(&mut journaled, delivery, mutating);
-            if let Err(e) = store.record_answer(&run_id, &owner, call.seq, &journaled, ok, ms) {
-                // The call stays journaled as dispatched: a resume treats it as interrupted.
-                tracing::warn!("the answer to call {} of run {run_id} is not journaled: {e}", call.seq);
-            }
-            CallOutcome { result, ms: Some(ms) }
+        let started = Instant::now();
+        let dispatch = Dispatch {
+            seq: call.seq,
+            address: address.clone(),
+            connection: connection.clone(),
+            call_digest,
+            mutating,
+            uses_approval: approved.is_some(),
+        };
+        // Journaled before it leaves, for this run's owner only, using up its approval.
+        if let Err(e) = self
+            .store
+            .journal()
+            .dispatch(&self.run_id, &self.owner, dispatch)
+            .await
+        {
+            return failed(not_sent(&address, &e));
         }
-        .boxed()
+        if approved == Some(Decision::AllowRun) {
+            self.replay.grant(&address);
+        }
+        self.dispatches.start(call.seq, &address, mutating);
+        let outcome = self
+            .catalog
+            .sources()
+            .call_tool(
+                &call.namespace,
+                call.connection.as_deref(),
+                &upstream_name,
+                arguments,
+            )
+            .await;
+        let delivery = recovery::delivery(&outcome);
+        self.dispatches.settle(call.seq, delivery);
+        let ms = started.elapsed().as_millis() as u64;
+        let (result, mut journaled, ok) = match outcome {
+            Ok(mut raw) => {
+                self.redaction.clean_json(&mut raw);
+                let ok = raw.get("isError") != Some(&Value::Bool(true));
+                (Ok(raw.clone()), raw, ok)
+            }
+            Err(error) => {
+                let mut failure = failure_from(&error);
+                failure.message = self.redaction.clean(&failure.message);
+                let journaled = json!({ "error": { "code": failure.code.as_str(), "message": failure.message } });
+                (Err(BridgeError::Failed(failure)), journaled, false)
+            }
+        };
+        // So that a resumed run's recovery counts this call only if it may have acted.
+        recovery::mark(&mut journaled, delivery, mutating);
+        let answered = self
+            .store
+            .journal()
+            .answer(&self.run_id, &self.owner, call.seq, &journaled, ok, ms)
+            .await;
+        if let Err(e) = answered {
+            // The call stays journaled as dispatched: a resume treats it as interrupted.
+            tracing::warn!(
+                "the answer to call {} of run {} is not journaled: {e}",
+                call.seq,
+                self.run_id
+            );
+        }
+        CallOutcome {
+            result,
+            ms: Some(ms),
+        }
+    }
+}
+
+impl Bridge for RunBridge {
+    fn call(&self, call: ToolCall) -> BoxFuture<'static, CallOutcome> {
+        let inner = self.inner.clone();
+        async move { inner.call(call).await }.boxed()
     }
 
     fn search(&self, query: String) -> BoxFuture<'static, String> {
-        let text = self.catalog.read(|catalog, index| {
-            let permits = self.token_permits();
+        let inner = &self.inner;
+        let text = inner.catalog.read(|catalog, index| {
+            let permits = inner.token_permits();
             let request = SearchRequest {
                 query: &query,
                 namespace: None,
                 limit: HUB_SEARCH_LIMIT,
                 permits: permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
             };
-            render_search(catalog, index, &self.policy.current(), &request)
+            render_search(catalog, index, &inner.policy.current(), &request)
                 .unwrap_or_else(|e| e.to_string())
         });
         // Listings are blanked when they arrive; a cache written before that may not be.
-        futures::future::ready(self.redaction.clean(&text)).boxed()
+        futures::future::ready(inner.redaction.clean(&text)).boxed()
     }
 
     fn describe(&self, targets: Vec<String>) -> BoxFuture<'static, String> {
-        let text = self.catalog.read(|catalog, _| {
-            let permits = self.token_permits();
+        let inner = &self.inner;
+        let text = inner.catalog.read(|catalog, _| {
+            let permits = inner.token_permits();
             let visible = catalog.visible_tools(
-                &self.policy.current(),
+                &inner.policy.current(),
                 permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
             );
             describe(&visible, &targets, DEFAULT_BUDGET_TOKENS).unwrap_or_else(|e| e.to_string())
         });
-        futures::future::ready(self.redaction.clean(&text)).boxed()
+        futures::future::ready(inner.redaction.clean(&text)).boxed()
     }
 }
 
-fn ready(outcome: CallOutcome) -> BoxFuture<'static, CallOutcome> {
-    futures::future::ready(outcome).boxed()
-}
-
-fn failed(failure: CallFailure) -> BoxFuture<'static, CallOutcome> {
-    ready(CallOutcome::from(Err(BridgeError::Failed(failure))))
+fn failed(failure: CallFailure) -> CallOutcome {
+    CallOutcome::from(Err(BridgeError::Failed(failure)))
 }
 
 /// Why the journal refused a call, which was therefore never sent.

@@ -4,11 +4,9 @@
 //! lease and another took the run over), the run is cancelled: the journal already refuses its
 //! calls, and stopping at once saves it from running on for nothing.
 
-use std::sync::Arc;
-
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use crate::runs::{RENEW_EVERY, RunsStore, now_ms};
+use crate::runs::{RENEW_EVERY, Store, now_ms};
 use crate::sandbox::CancelToken;
 
 /// Renews the claim until dropped.
@@ -18,7 +16,7 @@ pub struct Lease {
 
 impl Lease {
     /// Starts renewing `owner`'s claim on `run_id`; cancels `run` if the claim is lost.
-    pub fn keep(store: Arc<RunsStore>, run_id: String, owner: String, run: CancelToken) -> Lease {
+    pub fn keep(store: Store, run_id: String, owner: String, run: CancelToken) -> Lease {
         let stop = CancellationToken::new();
         let stopped = stop.clone();
         tokio::spawn(async move {
@@ -27,17 +25,9 @@ impl Lease {
                     () = stopped.cancelled() => return,
                     () = tokio::time::sleep(RENEW_EVERY) => {}
                 }
-                // SQLite may wait on another process's write: off the async threads.
-                let renewed = {
-                    let (store, run_id, owner) = (store.clone(), run_id.clone(), owner.clone());
-                    tokio::task::spawn_blocking(move || {
-                        store.renew_claim(&run_id, &owner, now_ms())
-                    })
-                    .await
-                };
-                match renewed {
-                    Ok(Ok(true)) => {}
-                    Ok(Ok(false)) => {
+                match store.runs().renew(&run_id, &owner, now_ms()).await {
+                    Ok(true) => {}
+                    Ok(false) => {
                         tracing::warn!(
                             "run {run_id} was taken over by another process; this attempt stops"
                         );
@@ -45,7 +35,6 @@ impl Lease {
                         return;
                     }
                     // The store may come back; if it does not, the journal refuses the calls.
-                    Ok(Err(e)) => tracing::warn!("the claim on run {run_id} was not renewed: {e}"),
                     Err(e) => tracing::warn!("the claim on run {run_id} was not renewed: {e}"),
                 }
             }

@@ -21,7 +21,7 @@ use crate::catalog::live::LiveCatalog;
 use crate::config::{LivePolicy, Settings};
 use crate::credentials::{Redaction, Secret};
 use crate::runs::{
-    Claim, RunOrigin, RunRecord, RunsStore, StoreError, TokenRecord, new_run_id, new_seed, now_ms,
+    Claim, NewRun, RunRecord, Store, StoreError, TokenRecord, new_run_id, new_seed, now_ms,
 };
 use crate::sandbox::{
     self, CancelToken, EnvelopeError, ErrorCode, ExecuteEnvelope, ExecuteRequest, Namespaces,
@@ -38,7 +38,7 @@ pub struct Executor {
     settings: Arc<Settings>,
     /// The policy each call is decided by, kept in step with the config.
     policy: Arc<LivePolicy>,
-    store: Arc<RunsStore>,
+    store: Store,
     /// The values of the secrets the config references, read on the first run.
     redaction: OnceLock<Arc<Redaction>>,
     /// The profile the hub serves, recorded with each run.
@@ -49,11 +49,7 @@ pub struct Executor {
 }
 
 impl Executor {
-    pub fn new(
-        catalog: Arc<LiveCatalog>,
-        settings: Arc<Settings>,
-        store: Arc<RunsStore>,
-    ) -> Executor {
+    pub fn new(catalog: Arc<LiveCatalog>, settings: Arc<Settings>, store: Store) -> Executor {
         Executor {
             catalog,
             policy: Arc::new(LivePolicy::fixed(settings.policy.clone())),
@@ -155,18 +151,16 @@ impl Executor {
             .unwrap_or(0);
         // A secret typed into a script is never stored (its calls are refused by the bridge).
         let stored_code = self.redaction().clean(&code);
-        let origin = RunOrigin {
-            client,
-            profile: self.profile.as_deref(),
-            output_budget_bytes,
-        };
-        let owner = match self.store.begin_run_from(
-            &run_id,
-            &stored_code,
+        let new_run = NewRun {
+            run_id: run_id.clone(),
+            code: stored_code,
             seed,
             start_time_ms,
-            &origin,
-        ) {
+            client: client.map(str::to_string),
+            profile: self.profile.clone(),
+            output_budget_bytes,
+        };
+        let owner = match self.store.runs().begin(new_run).await {
             Ok(owner) => owner,
             Err(e) => {
                 // A run that cannot be journaled could neither pause nor resume safely, so
@@ -210,7 +204,9 @@ impl Executor {
     ) -> Result<ExecuteEnvelope, ResumeError> {
         let record = self
             .store
-            .run(run_id)?
+            .runs()
+            .get(run_id)
+            .await?
             .ok_or_else(|| ResumeError::UnknownRun(run_id.to_string()))?;
         // One run, one profile: its sources and policy are the ones it started with.
         if record.profile != self.profile {
@@ -225,7 +221,9 @@ impl Executor {
             "awaiting_approval" => {
                 let undecided: Vec<_> = self
                     .store
-                    .approvals(run_id)?
+                    .approvals()
+                    .of_run(run_id)
+                    .await?
                     .into_iter()
                     .filter(|a| a.decision.is_none())
                     .collect();
@@ -237,25 +235,37 @@ impl Executor {
                             expired.address
                         ),
                     );
-                    return self.end_without_running(&record, "awaiting_approval", error);
+                    return self
+                        .end_without_running(&record, "awaiting_approval", error)
+                        .await;
                 }
                 if !undecided.is_empty() {
                     return stored_envelope(&record);
                 }
-                self.store.claim(run_id, "awaiting_approval", now)?
+                self.store
+                    .runs()
+                    .claim(run_id, "awaiting_approval", now)
+                    .await?
             }
             "running" => {
                 let seen = self
                     .store
-                    .claim_record(run_id)?
+                    .runs()
+                    .claim_record(run_id)
+                    .await?
                     .ok_or_else(|| ResumeError::UnknownRun(run_id.to_string()))?;
                 if !seen.is_interrupted_at(now) {
                     return Ok(in_progress(run_id, &record));
                 }
-                let claim = self.store.take_over(run_id, &seen, now)?;
+                let claim = self.store.runs().take_over(run_id, &seen, now).await?;
                 if matches!(claim, Claim::Won { .. }) {
                     let detail = serde_json::json!({ "previousOwner": seen.owner, "attempt": seen.attempt + 1 });
-                    if let Err(e) = self.store.audit(Some(run_id), "taken_over", &detail) {
+                    let audited = self
+                        .store
+                        .approvals()
+                        .audit(Some(run_id), "taken_over", detail)
+                        .await;
+                    if let Err(e) = audited {
                         tracing::warn!("the takeover of run {run_id} is not audited: {e}");
                     }
                 }
@@ -269,14 +279,16 @@ impl Executor {
                     "the run was interrupted while an older version of capabilities ran it, and that version journaled calls only once answered: what it had sent is not known, so nothing more was sent",
                 );
                 error.recovery = Some(Recovery::OUTCOME_UNKNOWN);
-                return self.end_without_running(&record, "interrupted", error);
+                return self
+                    .end_without_running(&record, "interrupted", error)
+                    .await;
             }
             _ => return stored_envelope(&record),
         };
         let Claim::Won { owner } = claim else {
-            return self.current(run_id);
+            return self.current(run_id).await;
         };
-        let replay = Arc::new(Replay::load(&self.store, run_id)?);
+        let replay = Arc::new(Replay::load(&self.store, run_id).await?);
         // A write an interrupted attempt sent without an answer may have acted: the run stops
         // here rather than run its script again, whatever it would reach.
         if let Some(stop) = replay.unanswered_write() {
@@ -287,7 +299,7 @@ impl Executor {
             );
             envelope.calls = journaled_calls(replay.journal());
             recovery::apply(&mut envelope, &Dispatched::earlier(replay.journal()));
-            return Ok(self.finish(run_id, &owner, envelope));
+            return Ok(self.finish(run_id, &owner, envelope).await);
         }
         let run = Run {
             run_id: run_id.to_string(),
@@ -302,32 +314,35 @@ impl Executor {
 
     /// Ends a run that is `status` (and not running) with `error`, without running any of it:
     /// claimed first, so two resumes do not both end it; the calls it made stay in the envelope.
-    fn end_without_running(
+    async fn end_without_running(
         &self,
         record: &RunRecord,
         status: &str,
         error: EnvelopeError,
     ) -> Result<ExecuteEnvelope, ResumeError> {
         let run_id = record.run_id.as_str();
-        let Claim::Won { owner } = self.store.claim(run_id, status, now_ms())? else {
-            return self.current(run_id);
+        let claim = self.store.runs().claim(run_id, status, now_ms()).await?;
+        let Claim::Won { owner } = claim else {
+            return self.current(run_id).await;
         };
         let keep = error.recovery;
         let mut envelope = ExecuteEnvelope::rejected(run_id, error, Vec::new());
-        let journal = self.store.journal(run_id)?;
+        let journal = self.store.journal().entries(run_id).await?;
         envelope.calls = journaled_calls(&journal);
         recovery::apply(&mut envelope, &Dispatched::earlier(&journal));
         if let (Some(recovery), Some(error)) = (keep, envelope.error.as_mut()) {
             error.recovery = Some(recovery);
         }
-        Ok(self.finish(run_id, &owner, envelope))
+        Ok(self.finish(run_id, &owner, envelope).await)
     }
 
     /// What a resume that lost the race for a run returns: the run as it is now.
-    fn current(&self, run_id: &str) -> Result<ExecuteEnvelope, ResumeError> {
+    async fn current(&self, run_id: &str) -> Result<ExecuteEnvelope, ResumeError> {
         let record = self
             .store
-            .run(run_id)?
+            .runs()
+            .get(run_id)
+            .await?
             .ok_or_else(|| ResumeError::UnknownRun(run_id.to_string()))?;
         match record.status.as_str() {
             "running" => Ok(in_progress(run_id, &record)),
@@ -348,18 +363,16 @@ impl Executor {
         request.output_budget_bytes = run.output_budget_bytes;
         request.seed = run.seed;
         request.start_time_ms = run.start_time_ms;
-        let bridge = Arc::new(
-            RunBridge::new(
-                run.run_id.clone(),
-                run.owner.clone(),
-                self.catalog.clone(),
-                self.policy.clone(),
-                self.store.clone(),
-                self.redaction(),
-                replay.clone(),
-            )
-            .with_token(token.cloned()),
-        );
+        let bridge = Arc::new(RunBridge::new(
+            run.run_id.clone(),
+            run.owner.clone(),
+            self.catalog.clone(),
+            self.policy.clone(),
+            self.store.clone(),
+            self.redaction(),
+            replay.clone(),
+            token.cloned(),
+        ));
         let lease = Lease::keep(
             self.store.clone(),
             run.run_id.clone(),
@@ -379,14 +392,19 @@ impl Executor {
         // The sandbox aborts every call future when the run ends, so a call still marked in
         // flight now was cut off and counts as lost.
         recovery::apply(&mut envelope, &bridge.dispatched());
-        self.finish(&run.run_id, &run.owner, envelope)
+        self.finish(&run.run_id, &run.owner, envelope).await
     }
 
     /// Records how `owner`'s attempt ended and returns the envelope as stored, so the client and
     /// the store (the dashboard, a later resume) see the same one, with secrets blanked in both.
     /// An attempt that lost its claim meanwhile records nothing: the run's new owner decides
     /// how it ends, and the client is told to resume for that.
-    fn finish(&self, run_id: &str, owner: &str, envelope: ExecuteEnvelope) -> ExecuteEnvelope {
+    async fn finish(
+        &self,
+        run_id: &str,
+        owner: &str,
+        envelope: ExecuteEnvelope,
+    ) -> ExecuteEnvelope {
         let status = serde_json::to_value(envelope.status)
             .ok()
             .and_then(|v| v.as_str().map(String::from))
@@ -399,7 +417,12 @@ impl Executor {
             }
         };
         self.redaction().clean_json(&mut stored);
-        match self.store.finish_run(run_id, owner, &status, &stored) {
+        match self
+            .store
+            .runs()
+            .finish(run_id, owner, &status, &stored)
+            .await
+        {
             Ok(true) => {}
             Ok(false) => {
                 tracing::warn!(
@@ -414,7 +437,7 @@ impl Executor {
         serde_json::from_value(stored).unwrap_or(envelope)
     }
 
-    pub fn store(&self) -> &Arc<RunsStore> {
+    pub fn store(&self) -> &Store {
         &self.store
     }
 }

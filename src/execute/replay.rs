@@ -10,7 +10,7 @@ use std::sync::Mutex;
 
 use serde_json::Value;
 
-use crate::runs::{Approval, CallState, Decision, JournalEntry, RunsStore, StoreError};
+use crate::runs::{Approval, CallState, Decision, JournalEntry, Store, StoreError};
 use crate::sandbox::{BridgeError, CallFailure, CallOutcome, ErrorCode};
 
 use super::recovery;
@@ -70,19 +70,23 @@ pub enum Verdict {
 
 impl Replay {
     /// Everything the store holds about `run_id`.
-    pub fn load(store: &RunsStore, run_id: &str) -> Result<Replay, StoreError> {
+    pub async fn load(store: &Store, run_id: &str) -> Result<Replay, StoreError> {
         Ok(Replay {
             journal: store
-                .journal(run_id)?
+                .journal()
+                .entries(run_id)
+                .await?
                 .into_iter()
                 .map(|e| (e.seq, e))
                 .collect(),
             approvals: store
-                .approvals(run_id)?
+                .approvals()
+                .of_run(run_id)
+                .await?
                 .into_iter()
                 .map(|a| (a.seq, a))
                 .collect(),
-            grants: Mutex::new(store.run_grants(run_id)?),
+            grants: Mutex::new(store.approvals().grants(run_id).await?),
             stop: Mutex::new(None),
         })
     }

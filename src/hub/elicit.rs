@@ -19,9 +19,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::approvals::{Channel, DecisionRequest, decide};
-use crate::runs::{
-    Approval, DecideError, Decision, RunsStore, Seen, StoreError, new_run_id, now_ms,
-};
+use crate::runs::{Approval, DecideError, Decision, Seen, Store, StoreError, new_run_id, now_ms};
 
 /// The key of the one input request in an `input_required` result.
 const INPUT_KEY: &str = "approval";
@@ -76,17 +74,19 @@ pub struct Elicitation;
 impl Elicitation {
     /// The codec of `store`'s signing key (derived anew each time: one hash, and the store
     /// keeps its key unlocked).
-    fn codec(&self, store: &RunsStore) -> Result<RequestStateCodec, AnswerError> {
-        let key = store.derived_key(KEY_PURPOSE)?;
+    async fn codec(&self, store: &Store) -> Result<RequestStateCodec, AnswerError> {
+        let key = store.keys().derived(KEY_PURPOSE).await?;
         RequestStateCodec::try_new(key.to_vec()).map_err(AnswerError::Signing)
     }
 
     /// The `input_required` result asking about the first undecided call of a paused run, or
     /// `None` when nothing waits (decided meanwhile) or the approval has expired.
-    pub fn request(&self, store: &RunsStore, run_id: &str) -> Option<InputRequiredResult> {
+    pub async fn request(&self, store: &Store, run_id: &str) -> Option<InputRequiredResult> {
         let now = now_ms();
         let approval = store
-            .approvals(run_id)
+            .approvals()
+            .of_run(run_id)
+            .await
             .ok()?
             .into_iter()
             .find(|a| a.decision.is_none() && !a.is_expired_at(now))?;
@@ -101,7 +101,7 @@ impl Elicitation {
             nonce: new_run_id(),
         };
         let ttl = Duration::from_millis(approval.expires_at_ms.saturating_sub(now));
-        let codec = match self.codec(store) {
+        let codec = match self.codec(store).await {
             Ok(codec) => codec,
             Err(e) => {
                 // The client still gets the pending envelope and the other channels.
@@ -127,15 +127,16 @@ impl Elicitation {
     /// [`decide`], bound to the arguments the form showed; "always" writes its rule to
     /// `config_file`.
     /// Returns the run to resume.
-    pub fn answer(
+    pub async fn answer(
         &self,
-        store: &RunsStore,
+        store: &Store,
         config_file: Option<&Path>,
         request_state: &str,
         responses: &InputResponses,
     ) -> Result<String, AnswerError> {
         let state: State = self
-            .codec(store)?
+            .codec(store)
+            .await?
             .open_json_with(request_state, ASSOCIATED)
             .map_err(|e| match e {
                 RequestStateError::Expired => AnswerError::Expired,
@@ -143,7 +144,7 @@ impl Elicitation {
             })?;
         // A malformed answer leaves the state usable for a proper one.
         let decision = decision_of(responses.get(INPUT_KEY))?;
-        if !store.consume_once(&state.nonce)? {
+        if !store.approvals().consume_once(&state.nonce).await? {
             return Err(AnswerError::Replayed(state.run));
         }
         let request = DecisionRequest {
@@ -155,7 +156,7 @@ impl Elicitation {
             decision,
             channel: Channel::Elicitation,
         };
-        match decide(store, config_file, &request) {
+        match decide(store, config_file, &request).await {
             Ok(_) => Ok(state.run),
             Err(DecideError::Expired { .. }) => Err(AnswerError::Expired),
             Err(DecideError::NothingPending { .. } | DecideError::Changed { .. }) => {

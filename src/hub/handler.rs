@@ -118,6 +118,7 @@ impl Hub {
         let Some(page) = page else { return };
         let opened = page
             .url_for(&envelope.run_id)
+            .await
             .map_err(|e| e.to_string())
             .and_then(|url| open_in_browser(&url).map_err(|e| e.to_string()));
         match opened {
@@ -260,6 +261,7 @@ impl Hub {
                 && let Some(form) = self
                     .elicitation
                     .request(self.executor.store(), &envelope.run_id)
+                    .await
             {
                 return CallToolResponse::InputRequired(form);
             }
@@ -283,6 +285,7 @@ impl Hub {
                 request_state,
                 responses,
             )
+            .await
             .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
         // As for `execute({ resume })`: the answer may reach a hub that has just started (any
         // process sharing the store may take it), so its sources may still be connecting.

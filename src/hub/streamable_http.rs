@@ -35,7 +35,7 @@ use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
 use super::Hub;
-use crate::runs::{RunsStore, TokenRecord};
+use crate::runs::{Store, TokenRecord};
 pub use connections::Limits as HttpLimits;
 pub use origin::Origin;
 use origin::Origins;
@@ -60,7 +60,7 @@ type Mcp = StreamableHttpService<Hub, LocalSessionManager>;
 
 /// What the hub checks and serves on each request.
 struct Door {
-    store: Arc<RunsStore>,
+    store: Store,
     /// The profile this hub serves; a token bound to another profile is refused.
     profile: Option<String>,
     origins: Origins,
@@ -82,11 +82,7 @@ pub struct HttpOptions {
 }
 
 /// Serves `hub` on `options.listener` until the process ends.
-pub async fn serve_http(
-    hub: Hub,
-    store: Arc<RunsStore>,
-    options: HttpOptions,
-) -> anyhow::Result<()> {
+pub async fn serve_http(hub: Hub, store: Store, options: HttpOptions) -> anyhow::Result<()> {
     let mut hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
     hosts.extend(options.extra_hosts);
     let config = StreamableHttpServerConfig::default()
@@ -159,7 +155,7 @@ impl Door {
 
     /// Lets a request through only with an active bearer token for this hub's profile.
     async fn authorized(&self, mut request: Request<Body>) -> Response<Body> {
-        match self.token(request.headers()) {
+        match self.token(request.headers()).await {
             Ok(token) => {
                 request.extensions_mut().insert(token);
             }
@@ -186,13 +182,13 @@ impl Door {
     }
 
     /// The token of the request, or the refusal to send.
-    fn token(&self, headers: &http::HeaderMap) -> Result<TokenRecord, Box<Response<Body>>> {
+    async fn token(&self, headers: &http::HeaderMap) -> Result<TokenRecord, Box<Response<Body>>> {
         let Some(secret) = bearer(headers) else {
             return Err(Box::new(unauthorized(
                 "this hub needs `Authorization: Bearer <token>`; create a token with `capabilities token create NAME`",
             )));
         };
-        let token = match self.store.token_for_secret(secret) {
+        let token = match self.store.tokens().for_secret(secret).await {
             Ok(Some(token)) => token,
             Ok(None) => {
                 return Err(Box::new(unauthorized(

@@ -62,7 +62,7 @@ pub async fn run(
     }
     let mut loader = Loader::new(paths.clone()).with_credentials(credentials);
     let mut state = State::new(options.color);
-    state.apply_snapshot(loader.snapshot(), now_ms());
+    state.apply_snapshot(loader.snapshot().await, now_ms());
     let mut screen = Screen::enter()?;
     state.resize(screen.terminal.size()?.height);
     let mut events = EventStream::new();
@@ -75,8 +75,8 @@ pub async fn run(
                 Some(Ok(Event::Key(key))) => {
                     let effect = keys::action(&state, key).and_then(|action| state.update(action));
                     if let Some(effect) = effect {
-                        perform(effect, &mut loader, &mut state);
-                        refresh(&mut loader, &mut state, options.bell)?;
+                        perform(effect, &mut loader, &mut state).await;
+                        refresh(&mut loader, &mut state, options.bell).await?;
                     }
                 }
                 Some(Ok(Event::Resize(_, height))) => state.resize(height),
@@ -85,29 +85,29 @@ pub async fn run(
                 // The terminal went away: nobody is left to look.
                 None => break,
             },
-            _ = poll.tick() => refresh(&mut loader, &mut state, options.bell)?,
+            _ = poll.tick() => refresh(&mut loader, &mut state, options.bell).await?,
         }
     }
     Ok(())
 }
 
-fn perform(effect: Effect, loader: &mut Loader, state: &mut State) {
+async fn perform(effect: Effect, loader: &mut Loader, state: &mut State) {
     match effect {
         Effect::Decide { approval, decision } => {
-            let outcome = loader.decide(&approval, decision);
+            let outcome = loader.decide(&approval, decision).await;
             state.decided(&approval, decision, outcome);
         }
         Effect::LoadDetail(run_id) => {
-            let detail = loader.detail(&run_id);
+            let detail = loader.detail(&run_id).await;
             state.apply_detail(&run_id, detail);
         }
     }
 }
 
-fn refresh(loader: &mut Loader, state: &mut State, bell: bool) -> anyhow::Result<()> {
-    let arrived = state.apply_snapshot(loader.snapshot(), now_ms());
+async fn refresh(loader: &mut Loader, state: &mut State, bell: bool) -> anyhow::Result<()> {
+    let arrived = state.apply_snapshot(loader.snapshot().await, now_ms());
     if let Some(run_id) = state.detail_run_id().map(String::from) {
-        let detail = loader.detail(&run_id);
+        let detail = loader.detail(&run_id).await;
         state.apply_detail(&run_id, detail);
     }
     if bell && arrived > 0 {

@@ -156,8 +156,11 @@ pub fn lines(detail: &RunDetail) -> Vec<DetailLine> {
             Kind::Heading,
             format!("Audit ({})", detail.audit.len()),
         ));
-        for (_, kind, entry) in &detail.audit {
-            out.push(line(Kind::Quiet, format!("{kind}  {entry}")));
+        for audited in &detail.audit {
+            out.push(line(
+                Kind::Quiet,
+                format!("{}  {}", audited.kind, audited.detail),
+            ));
         }
     }
     out

@@ -10,7 +10,7 @@ use crate::approvals::{Channel, DecisionRequest, decide};
 use crate::catalog::cache::ListingCache;
 use crate::config::Paths;
 use crate::credentials::Credentials;
-use crate::runs::{Approval, Decision, RunsStore};
+use crate::runs::{Approval, Decision, Store};
 
 /// How many recent runs the runs pane lists.
 const RUN_LIMIT: usize = 200;
@@ -31,7 +31,7 @@ pub struct Loader {
     credentials: Option<Arc<Credentials>>,
     /// Opened on first use and again after a failure, so a dashboard started before the data
     /// directory exists (or while it is unreadable) recovers by itself.
-    store: Option<RunsStore>,
+    store: Option<Store>,
     configured: Vec<ConfiguredSource>,
     config_problem: Option<String>,
     configured_at: Option<(Instant, Option<SystemTime>)>,
@@ -55,30 +55,31 @@ impl Loader {
         self
     }
 
-    fn store(&mut self) -> Result<&RunsStore, String> {
-        if self.store.is_none() {
-            let store = RunsStore::open(&self.paths.state_database()).map_err(|e| e.to_string())?;
-            self.store = Some(match &self.credentials {
-                Some(credentials) => store.with_credentials(credentials.clone()),
-                None => store,
-            });
+    async fn store(&mut self) -> Result<Store, String> {
+        if let Some(store) = &self.store {
+            return Ok(store.clone());
         }
-        self.store
-            .as_ref()
-            .ok_or_else(|| "the state store is not open".to_string())
+        let store = Store::open(&self.paths.state_database(), self.credentials.clone())
+            .await
+            .map_err(|e| e.to_string())?;
+        self.store = Some(store.clone());
+        Ok(store)
     }
 
     /// Everything the main screen shows, read now. What cannot be read becomes a problem line
     /// instead of an error, so the rest of the screen stays live.
-    pub fn snapshot(&mut self) -> Snapshot {
+    pub async fn snapshot(&mut self) -> Snapshot {
         self.refresh_configured();
         let mut snapshot = Snapshot::default();
-        let read = self.store().and_then(|store| {
-            let approvals = store.pending_approvals().map_err(|e| e.to_string())?;
-            let runs = store.run_summaries(RUN_LIMIT).map_err(|e| e.to_string())?;
-            let reported = store.source_statuses().map_err(|e| e.to_string())?;
-            Ok((approvals, runs, reported))
-        });
+        let read = async {
+            let store = self.store().await?;
+            let text = |e: crate::runs::StoreError| e.to_string();
+            let approvals = store.approvals().pending().await.map_err(text)?;
+            let runs = store.runs().summaries(RUN_LIMIT).await.map_err(text)?;
+            let reported = store.source_status().list().await.map_err(text)?;
+            Ok::<_, String>((approvals, runs, reported))
+        }
+        .await;
         let reported = match read {
             Ok((approvals, runs, reported)) => {
                 snapshot.approvals = approvals;
@@ -136,34 +137,36 @@ impl Loader {
         }
     }
 
-    pub fn detail(&mut self, run_id: &str) -> Result<Option<RunDetail>, String> {
-        let store = self.store()?;
-        let read = || -> Result<Option<RunDetail>, crate::runs::StoreError> {
-            let Some(run) = store.run(run_id)? else {
+    pub async fn detail(&mut self, run_id: &str) -> Result<Option<RunDetail>, String> {
+        let store = self.store().await?;
+        let read = async {
+            let Some(run) = store.runs().get(run_id).await? else {
                 return Ok(None);
             };
             Ok(Some(RunDetail {
-                journal: store.journal(run_id)?,
-                approvals: store.approvals(run_id)?,
-                audit: store.audit_log(run_id)?,
+                journal: store.journal().entries(run_id).await?,
+                approvals: store.approvals().of_run(run_id).await?,
+                audit: store.approvals().audit_log(run_id).await?,
                 run,
             }))
         };
-        read().map_err(|e| e.to_string())
+        read.await
+            .map_err(|e: crate::runs::StoreError| e.to_string())
     }
 
     /// Records a decision as the `dashboard` channel through the one [`decide`], bound to the
-    /// arguments the dashboard showed; "always" writes its rule with it, or decides nothing.
-    pub fn decide(&mut self, approval: &Approval, decision: Decision) -> Result<(), String> {
+    /// call the dashboard showed; "always" writes its rule with it, or decides nothing.
+    pub async fn decide(&mut self, approval: &Approval, decision: Decision) -> Result<(), String> {
         let config_file = self.paths.config_file.clone();
-        let store = self.store()?;
+        let store = self.store().await?;
         let request = DecisionRequest {
             run_id: &approval.run_id,
             seen: vec![approval.seen()],
             decision,
             channel: Channel::Dashboard,
         };
-        decide(store, Some(&config_file), &request)
+        decide(&store, Some(&config_file), &request)
+            .await
             .map(|_| ())
             .map_err(|e| e.to_string())
     }
@@ -174,18 +177,7 @@ mod tests {
     use std::path::Path;
 
     use super::*;
-    use crate::runs::PendingCall;
-
-    fn pending(seq: u64, address: &str) -> PendingCall<'_> {
-        PendingCall {
-            seq,
-            address,
-            connection: None,
-            preview: "{}",
-            reason: "ask",
-            call_digest: "d",
-        }
-    }
+    use crate::runs::testing::{begin, pending};
 
     fn paths(dir: &Path) -> Paths {
         Paths {
@@ -194,34 +186,41 @@ mod tests {
         }
     }
 
-    #[test]
-    fn decisions_are_recorded_as_the_dashboard_and_always_writes_a_rule() {
+    #[tokio::test]
+    async fn decisions_are_recorded_as_the_dashboard_and_always_writes_a_rule() {
         let dir = tempfile::tempdir().unwrap();
         let paths = paths(dir.path());
         std::fs::write(&paths.config_file, "[sources.counter]\ncommand = \"x\"\n").unwrap();
         let mut loader = Loader::new(paths.clone());
         assert!(
-            loader.snapshot().approvals.is_empty(),
+            loader.snapshot().await.approvals.is_empty(),
             "an empty home is an empty dashboard"
         );
-        let store = RunsStore::open(&paths.state_database()).unwrap();
-        let owner = store.begin_run("run_a", "code", 1, 2).unwrap();
+        let store = Store::open(&paths.state_database(), None).await.unwrap();
+        let owner = begin(&store, "run_a", "code").await;
         store
-            .record_pending("run_a", &owner, &pending(0, "counter.publish"))
+            .approvals()
+            .record_pending("run_a", &owner, pending(0, "counter.publish", "d"))
+            .await
             .unwrap();
         store
-            .record_pending("run_a", &owner, &pending(1, "counter.write"))
+            .approvals()
+            .record_pending("run_a", &owner, pending(1, "counter.write", "d"))
+            .await
             .unwrap();
-        let waiting = loader.snapshot().approvals;
+        let waiting = loader.snapshot().await.approvals;
         assert_eq!(waiting.len(), 2);
-        loader.decide(&waiting[0], Decision::AllowAlways).unwrap();
+        loader
+            .decide(&waiting[0], Decision::AllowAlways)
+            .await
+            .unwrap();
         assert!(
             std::fs::read_to_string(&paths.config_file)
                 .unwrap()
                 .contains("counter.publish")
         );
-        loader.decide(&waiting[1], Decision::Deny).unwrap();
-        let decided = store.approvals("run_a").unwrap();
+        loader.decide(&waiting[1], Decision::Deny).await.unwrap();
+        let decided = store.approvals().of_run("run_a").await.unwrap();
         assert!(
             decided
                 .iter()
@@ -229,52 +228,49 @@ mod tests {
         );
         let again = loader
             .decide(&waiting[0], Decision::AllowAlways)
+            .await
             .unwrap_err();
         assert!(again.contains("no call waiting"), "{again}");
-        let detail = loader.detail("run_a").unwrap().unwrap();
+        let detail = loader.detail("run_a").await.unwrap().unwrap();
         assert_eq!(detail.audit.len(), 2);
-        assert!(loader.detail("run_zzz").unwrap().is_none());
+        assert!(loader.detail("run_zzz").await.unwrap().is_none());
     }
 
-    #[test]
-    fn a_broken_config_is_a_problem_line_and_blocks_always() {
+    #[tokio::test]
+    async fn a_broken_config_is_a_problem_line_and_blocks_always() {
         let dir = tempfile::tempdir().unwrap();
         let paths = paths(dir.path());
         std::fs::write(&paths.config_file, "[sources.x\n").unwrap();
         let mut loader = Loader::new(paths.clone());
-        let snapshot = loader.snapshot();
+        let snapshot = loader.snapshot().await;
         assert_eq!(snapshot.problems.len(), 1, "{:?}", snapshot.problems);
-        let store = RunsStore::open(&paths.state_database()).unwrap();
-        let owner = store.begin_run("run_a", "code", 1, 2).unwrap();
+        let store = Store::open(&paths.state_database(), None).await.unwrap();
+        let owner = begin(&store, "run_a", "code").await;
         store
-            .record_pending("run_a", &owner, &pending(0, "counter.publish"))
+            .approvals()
+            .record_pending("run_a", &owner, pending(0, "counter.publish", "d"))
+            .await
             .unwrap();
-        let waiting = loader.snapshot().approvals;
+        let waiting = loader.snapshot().await.approvals;
         let err = loader
             .decide(&waiting[0], Decision::AllowAlways)
+            .await
             .unwrap_err();
         assert!(
             err.contains("was not written") && err.contains("nothing was decided"),
             "{err}"
         );
-        assert!(
-            store
-                .approval("run_a", 0)
-                .unwrap()
-                .unwrap()
-                .decision
-                .is_none(),
-            "the call still waits"
-        );
+        let approval = store.approvals().get("run_a", 0).await.unwrap().unwrap();
+        assert!(approval.decision.is_none(), "the call still waits");
     }
 
-    #[test]
-    fn configured_sources_show_their_cached_tools() {
+    #[tokio::test]
+    async fn configured_sources_show_their_cached_tools() {
         let dir = tempfile::tempdir().unwrap();
         let paths = paths(dir.path());
         std::fs::write(&paths.config_file, "[sources.time]\ncommand = \"x\"\n").unwrap();
         let mut loader = Loader::new(paths);
-        let sources = loader.snapshot().sources;
+        let sources = loader.snapshot().await.sources;
         assert_eq!(sources.len(), 1);
         assert_eq!(
             (sources[0].status.as_str(), sources[0].tool_count),
@@ -282,13 +278,13 @@ mod tests {
         );
     }
 
-    #[test]
-    fn an_unusable_data_directory_is_a_problem_line() {
+    #[tokio::test]
+    async fn an_unusable_data_directory_is_a_problem_line() {
         let dir = tempfile::tempdir().unwrap();
         // A file where the data directory should be: the store cannot be created under it.
         std::fs::write(dir.path().join("data"), "").unwrap();
         let mut loader = Loader::new(paths(dir.path()));
-        let snapshot = loader.snapshot();
+        let snapshot = loader.snapshot().await;
         assert!(
             snapshot.problems.iter().any(|p| p.contains("state store")),
             "{:?}",

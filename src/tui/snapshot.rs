@@ -2,9 +2,7 @@
 //! the queue, the runs and the sources, and the [`RunDetail`] of one run. Loading them is the app
 //! loop's job; this module only defines them and merges the two views of the sources.
 
-use serde_json::Value;
-
-use crate::runs::{Approval, JournalEntry, RunRecord, RunSummary, SourceStatusRecord};
+use crate::runs::{Approval, AuditLine, JournalEntry, RunRecord, RunSummary, SourceStatusRecord};
 
 /// Everything the main screen shows, as of one poll.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -47,7 +45,7 @@ pub struct RunDetail {
     pub journal: Vec<JournalEntry>,
     pub approvals: Vec<Approval>,
     /// `(at_ms, kind, detail)`, oldest first.
-    pub audit: Vec<(u64, String, Value)>,
+    pub audit: Vec<AuditLine>,
 }
 
 /// The sources pane: what hubs reported wins, since it is live; configured sources nobody

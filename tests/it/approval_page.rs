@@ -6,12 +6,10 @@
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::process::Stdio;
-use std::sync::Arc;
 use std::time::Duration;
 
 use capabilities::approvals::ApprovalPage;
-use capabilities::config::Paths;
-use capabilities::runs::{Decision, RunsStore};
+use capabilities::runs::{Decision, Store};
 use fantoccini::{Client, ClientBuilder, Locator};
 use futures::FutureExt;
 use serde_json::json;
@@ -96,12 +94,10 @@ fn pause(home: &Home, code: &str) -> String {
     paused["runId"].as_str().expect("runId").to_string()
 }
 
-fn store(home: &Home) -> Arc<RunsStore> {
-    let paths = Paths {
-        config_file: home.config_path(),
-        data_dir: home.path().join("data"),
-    };
-    Arc::new(RunsStore::open(&paths.state_database()).expect("the state store"))
+async fn store(home: &Home) -> Store {
+    Store::open(&home.path().join("data/state.sqlite"), None)
+        .await
+        .expect("the state store")
 }
 
 async fn text(browser: &Client, css: &str) -> String {
@@ -135,11 +131,11 @@ async fn approving_on_the_page_lets_the_run_resume_and_complete() {
     let home = Home::new();
     let counts_file = counter_config(&home);
     let run_id = pause(&home, SCRIPT);
-    let store = store(&home);
+    let store = store(&home).await;
     let page = ApprovalPage::start(store.clone(), home.config_path())
         .await
         .expect("the page starts");
-    let url = page.url_for(&run_id).expect("a link");
+    let url = page.url_for(&run_id).await.expect("a link");
     with_browser(|browser| async move {
         browser.goto(url.as_str()).await.expect("the page opens");
         assert_eq!(text(&browser, ".address").await, "counter.publish");
@@ -156,7 +152,9 @@ async fn approving_on_the_page_lets_the_run_resume_and_complete() {
     .await;
 
     let approval = store
-        .approvals(&run_id)
+        .approvals()
+        .of_run(&run_id)
+        .await
         .expect("approvals")
         .pop()
         .expect("one approval");
@@ -178,11 +176,11 @@ async fn a_wrong_or_reused_link_is_refused() {
     let home = Home::new();
     counter_config(&home);
     let run_id = pause(&home, SCRIPT);
-    let store = store(&home);
+    let store = store(&home).await;
     let page = ApprovalPage::start(store.clone(), home.config_path())
         .await
         .expect("the page starts");
-    let url = page.url_for(&run_id).expect("a link");
+    let url = page.url_for(&run_id).await.expect("a link");
     with_browser(|browser| async move {
         let mut wrong = url.clone();
         wrong.set_path("/approve/0000000000000000000000000000000000000000000000000000000000000000");
@@ -223,7 +221,9 @@ async fn a_wrong_or_reused_link_is_refused() {
     .await;
 
     let approval = store
-        .approvals(&run_id)
+        .approvals()
+        .of_run(&run_id)
+        .await
         .expect("approvals")
         .pop()
         .expect("one approval");
@@ -232,12 +232,9 @@ async fn a_wrong_or_reused_link_is_refused() {
         Some(Decision::AllowRun),
         "the replayed deny changed nothing"
     );
-    let audit = store.audit_log(&run_id).expect("audit");
+    let audit = store.approvals().audit_log(&run_id).await.expect("audit");
     assert_eq!(
-        audit
-            .iter()
-            .filter(|(_, kind, _)| kind == "decision")
-            .count(),
+        audit.iter().filter(|line| line.kind == "decision").count(),
         1,
         "{audit:?}"
     );
@@ -254,11 +251,11 @@ async fn markup_in_arguments_shows_as_text_and_secrets_stay_hidden() {
         serde_json::to_string(attack).expect("json")
     );
     let run_id = pause(&home, &code);
-    let store = store(&home);
+    let store = store(&home).await;
     let page = ApprovalPage::start(store.clone(), home.config_path())
         .await
         .expect("the page starts");
-    let url = page.url_for(&run_id).expect("a link");
+    let url = page.url_for(&run_id).await.expect("a link");
     with_browser(|browser| async move {
         browser.goto(url.as_str()).await.expect("goto");
         let preview = text(&browser, ".preview").await;
@@ -298,11 +295,11 @@ async fn always_allow_is_confirmed_on_the_page_and_becomes_a_policy_rule() {
     let home = Home::new();
     let counts_file = counter_config(&home);
     let run_id = pause(&home, SCRIPT);
-    let store = store(&home);
+    let store = store(&home).await;
     let page = ApprovalPage::start(store.clone(), home.config_path())
         .await
         .expect("the page starts");
-    let url = page.url_for(&run_id).expect("a link");
+    let url = page.url_for(&run_id).await.expect("a link");
     let config_file = home.config_path();
     with_browser(|browser| async move {
         browser.goto(url.as_str()).await.expect("goto");
@@ -336,7 +333,7 @@ async fn always_allow_is_confirmed_on_the_page_and_becomes_a_policy_rule() {
     let config = std::fs::read_to_string(home.config_path()).expect("config");
     assert!(config.contains("match = \"counter.publish\""), "{config}");
     assert_eq!(
-        store.approvals(&run_id).expect("approvals")[0].decision,
+        store.approvals().of_run(&run_id).await.expect("approvals")[0].decision,
         Some(Decision::AllowAlways)
     );
     envelope(&home.run(&["exec", "--resume", &run_id, "--json"]).ok());

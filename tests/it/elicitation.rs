@@ -85,14 +85,21 @@ fn the_python_client_decides_through_the_form() {
     assert_eq!(counts.get("publish:expire"), None, "{counts}");
     assert_eq!(counts["write:accept-2"], 1, "{counts}");
 
-    let store = capabilities::runs::RunsStore::open(&database).expect("store");
-    let decided_by: Vec<String> = store
-        .run_summaries(20)
-        .expect("runs")
-        .iter()
-        .flat_map(|r| store.approvals(&r.run_id).expect("approvals"))
-        .filter_map(|a| a.decided_by)
-        .collect();
+    let decided_by: Vec<String> = crate::support::block_on(async {
+        let store = capabilities::runs::Store::open(&database, None)
+            .await
+            .expect("store");
+        let mut decided_by = Vec::new();
+        for run in store.runs().summaries(20).await.expect("runs") {
+            let approvals = store
+                .approvals()
+                .of_run(&run.run_id)
+                .await
+                .expect("approvals");
+            decided_by.extend(approvals.into_iter().filter_map(|a| a.decided_by));
+        }
+        decided_by
+    });
     assert!(
         decided_by.iter().all(|c| c == "elicitation"),
         "{decided_by:?}"

@@ -2,7 +2,6 @@
 //! results, tool failures a script can catch, the journal in the SQLite store, and the errors a
 //! user meets.
 
-use capabilities::runs::RunsStore;
 use serde_json::Value;
 
 use crate::common::{everything_js, mcp_server_time, repo};
@@ -85,13 +84,15 @@ fn the_readme_example_runs_two_sources_in_one_script() {
     );
 
     // Every call is in the journal, in order, under the envelope's run id.
-    let store = RunsStore::open(&home.path().join("data/state.sqlite")).expect("store");
+    let store = crate::support::store_of(&home);
     let run_id = envelope["runId"].as_str().expect("runId");
-    let journal = store.journal(run_id).expect("journal");
+    let journal = crate::support::block_on(store.journal().entries(run_id)).expect("journal");
     let journaled: Vec<&str> = journal.iter().map(|e| e.address.as_str()).collect();
     assert_eq!(journaled, calls.iter().map(|(a, _)| *a).collect::<Vec<_>>());
     assert!(journal.iter().all(|e| e.call_digest.len() == 64));
-    let stored = store.run(run_id).expect("run").expect("stored");
+    let stored = crate::support::block_on(store.runs().get(run_id))
+        .expect("run")
+        .expect("stored");
     assert_eq!(stored.status, "completed");
     assert!(stored.code.contains("Promise.all"));
 }

@@ -510,9 +510,8 @@ fn a_run_waiting_for_approval_resumes_after_the_user_approves() {
         "the terminal fallback is named: {paused}"
     );
     // The hub records its sources' status for the dashboard.
-    let store =
-        capabilities::runs::RunsStore::open(&home.path().join("data/state.sqlite")).expect("store");
-    let statuses = store.source_statuses().expect("statuses");
+    let store = crate::support::store_of(&home);
+    let statuses = crate::support::block_on(store.source_status().list()).expect("statuses");
     assert!(
         statuses
             .iter()

@@ -109,3 +109,21 @@ impl Run {
         self
     }
 }
+
+/// Runs a future of the library (its state store is async) from a synchronous test.
+pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime")
+        .block_on(future)
+}
+
+/// The state store of `home`, opened as a process of its own would.
+pub fn store_of(home: &Home) -> capabilities::runs::Store {
+    block_on(capabilities::runs::Store::open(
+        &home.path().join("data/state.sqlite"),
+        None,
+    ))
+    .expect("the state store")
+}

@@ -1,0 +1,16 @@
+//! The store's handles, one per concern: the narrow, async API the rest of the code uses.
+//! Each runs its backend work off the async threads and deals only in opened values.
+
+mod approvals;
+mod journal;
+mod keys;
+mod runs;
+mod sources;
+mod tokens;
+
+pub use approvals::Approvals;
+pub use journal::Journal;
+pub use keys::Keys;
+pub use runs::Runs;
+pub use sources::SourceStatuses;
+pub use tokens::Tokens;

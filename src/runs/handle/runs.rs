@@ -1,0 +1,378 @@
+//! The `runs` handle: starting a run, claiming it (a resume, a takeover), renewing and giving up
+//! the claim when it ends, reading it back, listing and clearing runs.
+
+use serde_json::Value;
+
+use super::super::claims::{lease_end, new_owner};
+use super::super::error::StoreError;
+use super::super::records::{Claim, ClaimRecord, NewRun, RunRecord, RunSummary};
+use super::super::vault::Place;
+use super::super::{Store, now_ms};
+
+/// Runs in the store.
+pub struct Runs<'a>(pub(in crate::runs) &'a Store);
+
+impl Runs<'_> {
+    /// Records a new run, claimed by the caller (see `claims`); returns the claim's owner.
+    pub async fn begin(&self, run: NewRun) -> Result<String, StoreError> {
+        self.0
+            .call(move |db, vault| {
+                let now = now_ms();
+                let owner = new_owner();
+                let code = vault.seal(
+                    db,
+                    Place::Script {
+                        run_id: &run.run_id,
+                    },
+                    &run.code,
+                )?;
+                db.insert_run(&run, &code, &owner, lease_end(now), now)?;
+                Ok(owner)
+            })
+            .await
+    }
+
+    /// A run with its script and envelope opened.
+    pub async fn get(&self, run_id: &str) -> Result<Option<RunRecord>, StoreError> {
+        let run_id = run_id.to_string();
+        self.0
+            .call(move |db, vault| {
+                // First, so values an older version stored in the clear are sealed before read.
+                vault.unlock(db)?;
+                let Some(stored) = db.run(&run_id)? else {
+                    return Ok(None);
+                };
+                let mut record = stored.record;
+                record.code = vault.open(db, Place::Script { run_id: &run_id }, &stored.code)?;
+                if let Some(envelope) = &stored.envelope {
+                    record.envelope =
+                        Some(vault.open_json(db, Place::Envelope { run_id: &run_id }, envelope)?);
+                }
+                Ok(Some(record))
+            })
+            .await
+    }
+
+    /// The run's status and claim, without opening anything sealed (so deciding on a run
+    /// needs no key).
+    pub async fn claim_record(&self, run_id: &str) -> Result<Option<ClaimRecord>, StoreError> {
+        let run_id = run_id.to_string();
+        self.0.call(move |db, _| db.claim_record(&run_id)).await
+    }
+
+    /// Claims a run that is not running (it paused for approval, or an older version left it
+    /// `interrupted`) while it is still `status`, so this caller alone goes on with it.
+    pub async fn claim(
+        &self,
+        run_id: &str,
+        status: &str,
+        now_ms: u64,
+    ) -> Result<Claim, StoreError> {
+        let (run_id, status) = (run_id.to_string(), status.to_string());
+        self.0
+            .call(move |db, _| {
+                let owner = new_owner();
+                let won = db.claim(&run_id, &status, &owner, lease_end(now_ms), now_ms)?;
+                Ok(claimed(owner, won))
+            })
+            .await
+    }
+
+    /// Takes over a `running` run whose owner is gone, as `seen` showed it: the claim changes
+    /// only if nobody renewed, finished or took over the run since.
+    pub async fn take_over(
+        &self,
+        run_id: &str,
+        seen: &ClaimRecord,
+        now_ms: u64,
+    ) -> Result<Claim, StoreError> {
+        if !seen.is_interrupted_at(now_ms) {
+            return Ok(Claim::Lost);
+        }
+        let (run_id, seen) = (run_id.to_string(), seen.clone());
+        self.0
+            .call(move |db, _| {
+                let owner = new_owner();
+                let won = db.take_over(&run_id, &seen, &owner, lease_end(now_ms), now_ms)?;
+                Ok(claimed(owner, won))
+            })
+            .await
+    }
+
+    /// Extends `owner`'s lease; false when the run is no longer its (taken over, or finished).
+    pub async fn renew(&self, run_id: &str, owner: &str, now_ms: u64) -> Result<bool, StoreError> {
+        let (run_id, owner) = (run_id.to_string(), owner.to_string());
+        self.0
+            .call(move |db, _| db.renew_claim(&run_id, &owner, lease_end(now_ms)))
+            .await
+    }
+
+    /// Records how `owner`'s attempt of a run ended (or that it paused) and gives up the
+    /// claim. False, and nothing written, when the run is no longer `owner`'s: another process
+    /// took it over, and its outcome is the one that counts.
+    pub async fn finish(
+        &self,
+        run_id: &str,
+        owner: &str,
+        status: &str,
+        envelope: &Value,
+    ) -> Result<bool, StoreError> {
+        let (run_id, owner, status) = (run_id.to_string(), owner.to_string(), status.to_string());
+        let envelope = envelope.to_string();
+        self.0
+            .call(move |db, vault| {
+                let sealed = vault.seal(db, Place::Envelope { run_id: &run_id }, &envelope)?;
+                db.finish_run(&run_id, &owner, &status, &sealed, now_ms())
+            })
+            .await
+    }
+
+    /// The most recent runs, newest first; a run whose process is gone mid-run is listed as
+    /// `interrupted`.
+    pub async fn summaries(&self, limit: usize) -> Result<Vec<RunSummary>, StoreError> {
+        self.0
+            .call(move |db, _| {
+                let now = now_ms();
+                Ok(db
+                    .run_summaries(limit)?
+                    .into_iter()
+                    .map(|(mut summary, claim)| {
+                        if claim.is_interrupted_at(now) {
+                            summary.status = "interrupted".to_string();
+                        }
+                        summary
+                    })
+                    .collect())
+            })
+            .await
+    }
+
+    /// Deletes every run with its journal, approvals and audit trail, the used elicitation
+    /// states, and the record of the runs' key (and the key file), so the next run starts a
+    /// new history with a new key. Tokens and source statuses stay. Returns how many runs were
+    /// deleted.
+    pub async fn clear(&self) -> Result<usize, StoreError> {
+        self.0
+            .call(move |db, vault| {
+                let deleted = db.clear_runs()?;
+                vault.forget()?;
+                Ok(deleted)
+            })
+            .await
+    }
+}
+
+fn claimed(owner: String, won: bool) -> Claim {
+    if won {
+        Claim::Won { owner }
+    } else {
+        Claim::Lost
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::super::claims::LEASE;
+    use super::super::super::records::{CallState, JournalEntry};
+    use super::super::super::testing::{begin, journal_call, store_in, tamper};
+    use super::*;
+
+    fn entry(seq: u64, address: &str, result: Value) -> JournalEntry {
+        JournalEntry {
+            seq,
+            address: address.into(),
+            connection: None,
+            call_digest: "d".into(),
+            result,
+            ok: true,
+            ms: 3,
+            state: CallState::Answered,
+            mutating: true,
+        }
+    }
+
+    #[tokio::test]
+    async fn runs_and_journals_survive_reopening() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let store = store_in(dir.path()).await;
+            let owner = begin(&store, "run_a", "return 1").await;
+            journal_call(
+                &store,
+                "run_a",
+                &owner,
+                &entry(0, "everything.echo", json!({"content": []})),
+            )
+            .await;
+            let finished = store
+                .runs()
+                .finish(
+                    "run_a",
+                    &owner,
+                    "completed",
+                    &json!({"status": "completed"}),
+                )
+                .await
+                .unwrap();
+            assert!(finished);
+        }
+        let store = store_in(dir.path()).await;
+        let run = store.runs().get("run_a").await.unwrap().unwrap();
+        assert_eq!(
+            (run.status.as_str(), run.seed, run.code.as_str()),
+            ("completed", 1, "return 1")
+        );
+        assert_eq!(run.envelope.unwrap()["status"], "completed");
+        let journal = store.journal().entries("run_a").await.unwrap();
+        assert_eq!(journal.len(), 1);
+        assert_eq!(journal[0].address, "everything.echo");
+        assert!(store.runs().get("run_missing").await.unwrap().is_none());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn only_one_of_many_resumes_claims_a_paused_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_in(dir.path()).await;
+        let owner = begin(&store, "run_a", "code").await;
+        let paused = json!({"status": "awaiting_approval"});
+        assert!(
+            store
+                .runs()
+                .finish("run_a", &owner, "awaiting_approval", &paused)
+                .await
+                .unwrap()
+        );
+        let claims = (0..8).map(|_| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                store
+                    .runs()
+                    .claim("run_a", "awaiting_approval", 1_000)
+                    .await
+                    .unwrap()
+            })
+        });
+        let mut won = Vec::new();
+        for claim in claims {
+            won.push(claim.await.unwrap());
+        }
+        let winners = won
+            .iter()
+            .filter(|c| matches!(c, Claim::Won { .. }))
+            .count();
+        assert_eq!(winners, 1, "{won:?}");
+        let record = store.runs().claim_record("run_a").await.unwrap().unwrap();
+        assert_eq!((record.status.as_str(), record.attempt), ("running", 2));
+    }
+
+    #[tokio::test]
+    async fn a_live_claim_is_never_taken_over_and_an_expired_one_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_in(dir.path()).await;
+        let first = begin(&store, "run_a", "code").await;
+        let now = now_ms();
+        let seen = store.runs().claim_record("run_a").await.unwrap().unwrap();
+        assert!(!seen.is_interrupted_at(now), "this process is alive");
+        assert_eq!(
+            store.runs().take_over("run_a", &seen, now).await.unwrap(),
+            Claim::Lost
+        );
+
+        let later = now + LEASE.as_millis() as u64 + 1;
+        let Claim::Won { owner: second } =
+            store.runs().take_over("run_a", &seen, later).await.unwrap()
+        else {
+            panic!("an expired lease is taken over");
+        };
+        // A second taker saw the same, now stale, record.
+        assert_eq!(
+            store.runs().take_over("run_a", &seen, later).await.unwrap(),
+            Claim::Lost
+        );
+        // The old owner can neither renew nor finish: its claim is gone.
+        assert!(!store.runs().renew("run_a", &first, later).await.unwrap());
+        assert!(store.runs().renew("run_a", &second, later).await.unwrap());
+        let finished = store
+            .runs()
+            .finish("run_a", &first, "completed", &json!({}))
+            .await
+            .unwrap();
+        assert!(!finished);
+        let record = store.runs().claim_record("run_a").await.unwrap().unwrap();
+        assert_eq!((record.status.as_str(), record.attempt), ("running", 2));
+    }
+
+    #[tokio::test]
+    async fn listings_count_calls_and_name_interrupted_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_in(dir.path()).await;
+        let owner = begin(&store, "run_a", "code").await;
+        begin(&store, "run_b", "code").await;
+        for (seq, address) in [(0, "counter.write"), (1, "counter.publish")] {
+            journal_call(&store, "run_a", &owner, &entry(seq, address, json!({}))).await;
+        }
+        tamper(
+            &store,
+            "UPDATE runs SET lease_until_ms = 1 WHERE run_id = 'run_b'",
+        );
+        let summaries = store.runs().summaries(10).await.unwrap();
+        let rows: Vec<_> = summaries
+            .iter()
+            .map(|s| {
+                (
+                    s.run_id.as_str(),
+                    s.status.as_str(),
+                    s.calls,
+                    s.last_call.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("run_b", "interrupted", 0, None),
+                ("run_a", "running", 2, Some("counter.publish"))
+            ]
+        );
+        assert_eq!(store.runs().summaries(1).await.unwrap().len(), 1);
+
+        // Listing calls opens no result: a result that would not open does not matter there.
+        tamper(&store, "UPDATE calls SET result = x'00' WHERE seq = 0");
+        let rows = store.journal().rows("run_a").await.unwrap();
+        assert_eq!(rows.len(), 2);
+        assert!(store.journal().entries("run_a").await.is_err());
+    }
+
+    #[tokio::test]
+    async fn clearing_the_runs_keeps_the_tokens_and_starts_a_new_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_in(dir.path()).await;
+        let owner = begin(&store, "run_a", "return 1").await;
+        journal_call(&store, "run_a", &owner, &entry(0, "a.b", json!(1))).await;
+        store
+            .tokens()
+            .create("laptop", None, None, &[])
+            .await
+            .unwrap();
+        let key_file = dir.path().join(crate::runs::KEY_FILE_NAME);
+        let old_key = std::fs::read(&key_file).unwrap();
+
+        assert_eq!(store.runs().clear().await.unwrap(), 1);
+        assert!(!key_file.exists());
+        assert_eq!(
+            store.tokens().list().await.unwrap().len(),
+            1,
+            "tokens are kept"
+        );
+        assert!(store.runs().get("run_a").await.unwrap().is_none());
+        assert!(store.journal().entries("run_a").await.unwrap().is_empty());
+
+        begin(&store, "run_b", "return 2").await;
+        assert_ne!(std::fs::read(&key_file).unwrap(), old_key, "a new key");
+        let reopened = store_in(dir.path()).await;
+        let run = reopened.runs().get("run_b").await.unwrap().unwrap();
+        assert_eq!(run.code, "return 2");
+    }
+}
