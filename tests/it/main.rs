@@ -22,6 +22,7 @@ mod raw;
 mod reaping;
 mod recovery;
 mod sandbox_hostile;
+mod sandbox_prelude;
 mod search_quality;
 mod sources;
 mod support;
