@@ -4,6 +4,7 @@
 function makeClock(start) {
   let now = start;
   return {
+    __proto__: null,
     get now() {
       return now;
     },
@@ -34,56 +35,59 @@ function installDeterminism(g, host, clock) {
   const random = function random() {
     return nextU32() / 4294967296;
   };
-  Object.defineProperty(Math, "random", { value: random, writable: false, configurable: false });
+  defineFixed(Math, "random", random);
 
-  const hex = (n) => (n >>> 0).toString(16).padStart(8, "0");
+  const hex = (n) => StringPrototypePadStart(NumberPrototypeToString(n >>> 0, 16), 8, "0");
   const crypto = {
     getRandomValues(array) {
-      if (!ArrayBuffer.isView(array) || array instanceof Float32Array || array instanceof Float64Array || array instanceof DataView) {
+      // The typed array's own tag, not `instanceof`: a script can fake prototypes but not tags.
+      const kind = TypedArrayPrototypeGetSymbolToStringTag(array);
+      if (kind === undefined || kind === "Float16Array" || kind === "Float32Array" || kind === "Float64Array") {
         throw new TypeError("getRandomValues needs an integer typed array");
       }
-      if (array.byteLength > 65536) {
+      const length = TypedArrayPrototypeGetByteLength(array);
+      if (length > 65536) {
         throw new RangeError("getRandomValues accepts at most 65536 bytes");
       }
-      const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
-      for (let i = 0; i < bytes.length; i++) bytes[i] = nextU32() & 0xff;
+      const bytes = new Uint8Array(TypedArrayPrototypeGetBuffer(array), TypedArrayPrototypeGetByteOffset(array), length);
+      for (let i = 0; i < length; i++) bytes[i] = nextU32() & 0xff;
       return array;
     },
     randomUUID() {
-      const w = [nextU32(), nextU32(), nextU32(), nextU32()];
-      w[1] = (w[1] & 0xffff0fff) | 0x00004000; // version 4
-      w[2] = (w[2] & 0x3fffffff) | 0x80000000; // RFC 4122 variant
-      const h = w.map(hex).join("");
-      return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+      const w0 = nextU32();
+      const w1 = (nextU32() & 0xffff0fff) | 0x00004000; // version 4
+      const w2 = (nextU32() & 0x3fffffff) | 0x80000000; // RFC 4122 variant
+      const w3 = nextU32();
+      const h = hex(w0) + hex(w1) + hex(w2) + hex(w3);
+      const part = (from, to) => StringPrototypeSlice(h, from, to);
+      return part(0, 8) + "-" + part(8, 12) + "-" + part(12, 16) + "-" + part(16, 20) + "-" + part(20, 32);
     },
   };
-  Object.freeze(crypto);
+  ObjectFreeze(crypto);
 
-  const RealDate = Date;
   const LogicalDate = function Date(...args) {
-    if (new.target === undefined) return new RealDate(clock.now).toString();
-    if (args.length === 0) return Reflect.construct(RealDate, [clock.now], new.target);
-    return Reflect.construct(RealDate, args, new.target);
+    if (new.target === undefined) return DatePrototypeToString(new NativeDate(clock.now));
+    if (args.length === 0) return ReflectConstruct(NativeDate, [clock.now], new.target);
+    return ReflectConstruct(NativeDate, args, new.target);
   };
-  Object.defineProperty(LogicalDate, "prototype", { value: RealDate.prototype, writable: false });
+  ObjectDefineProperty(LogicalDate, "prototype", { __proto__: null, value: NativeDate.prototype, writable: false });
   LogicalDate.now = function now() {
     return clock.now;
   };
-  LogicalDate.parse = RealDate.parse;
-  LogicalDate.UTC = RealDate.UTC;
-  Object.defineProperty(RealDate.prototype, "constructor", { value: LogicalDate, writable: false, configurable: false });
-  Object.freeze(LogicalDate);
+  LogicalDate.parse = NativeDate.parse;
+  LogicalDate.UTC = NativeDate.UTC;
+  defineFixed(NativeDate.prototype, "constructor", LogicalDate);
+  ObjectFreeze(LogicalDate);
 
   const start = clock.now;
-  const performance = Object.freeze({
+  const performance = ObjectFreeze({
     timeOrigin: start,
     now() {
       return clock.now - start;
     },
   });
 
-  const fixed = { value: undefined, writable: false, configurable: false, enumerable: false };
-  Object.defineProperty(g, "crypto", { ...fixed, value: crypto });
-  Object.defineProperty(g, "Date", { ...fixed, value: LogicalDate });
-  Object.defineProperty(g, "performance", { ...fixed, value: performance });
+  defineFixed(g, "crypto", crypto);
+  defineFixed(g, "Date", LogicalDate);
+  defineFixed(g, "performance", performance);
 }

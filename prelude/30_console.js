@@ -1,43 +1,80 @@
 // console: formats arguments like a terminal would and hands each line to the host, which keeps
 // them within the log budget. Once the budget is spent, formatting stops too.
 
-function formatValue(value, stringify) {
-  if (typeof value === "string") return value;
-  if (value === undefined) return "undefined";
-  if (typeof value === "function") return `[Function ${value.name || "anonymous"}]`;
-  if (typeof value === "bigint") return `${value}n`;
-  if (typeof value === "symbol") return value.toString();
-  if (value instanceof Error) return `${value.name}: ${value.message}`;
-  const seen = [];
+function formatValue(value) {
   try {
-    const text = stringify(value, function (key, v) {
-      if (typeof v === "bigint") return `${v}n`;
-      if (typeof v === "function") return `[Function ${v.name || "anonymous"}]`;
-      if (v === undefined) return v;
-      if (v instanceof Map) return { "[Map]": Array.from(v.entries()) };
-      if (v instanceof Set) return { "[Set]": Array.from(v.values()) };
-      if (v instanceof Error) return `${v.name}: ${v.message}`;
-      if (typeof v === "object" && v !== null) {
-        // Only ancestors count as cycles; a shared object seen twice prints twice.
-        while (seen.length > 0 && seen[seen.length - 1] !== this) seen.pop();
-        if (seen.includes(v)) return "[Circular]";
-        seen.push(v);
-      }
-      return v;
-    });
-    return text === undefined ? String(value) : text;
-  } catch (e) {
-    return String(value);
+    return formatUnchecked(value);
+  } catch (_) {
+    // A script's getter or toJSON threw; the line still prints.
+  }
+  try {
+    return ObjectPrototypeToString(value);
+  } catch (_) {
+    return "[unprintable]";
   }
 }
 
-function installConsole(g, host, stringify) {
+function errorText(e) {
+  const name = e.name;
+  const message = e.message;
+  return (typeof name === "string" ? name : "Error") + ": " + (typeof message === "string" ? message : "");
+}
+
+function formatUnchecked(value) {
+  if (typeof value === "string") return value;
+  if (value === undefined) return "undefined";
+  if (typeof value === "function") return "[Function " + functionName(value) + "]";
+  if (typeof value === "bigint") return value + "n";
+  if (typeof value === "symbol") return SymbolPrototypeToString(value);
+  if (isInstance(Error, value)) return errorText(value);
+  // Ancestors of the value being written, to print cycles as [Circular].
+  const seen = newList();
+  const text = JSONStringify(value, function (key, v) {
+    if (typeof v === "bigint") return v + "n";
+    if (typeof v === "function") return "[Function " + functionName(v) + "]";
+    if (typeof v === "symbol") return undefined;
+    if (typeof v !== "object" || v === null) return v;
+    if (isInstance(Map, v)) {
+      const entries = newList();
+      MapPrototypeForEach(v, (x, k) => {
+        const pair = newList();
+        pair[0] = k;
+        pair[1] = x;
+        entries[entries.length] = pair;
+      });
+      return { __proto__: null, "[Map]": entries };
+    }
+    if (isInstance(Set, v)) {
+      const values = newList();
+      SetPrototypeForEach(v, (x) => {
+        values[values.length] = x;
+      });
+      return { __proto__: null, "[Set]": values };
+    }
+    if (isInstance(Error, v)) return errorText(v);
+    // Only ancestors count as cycles; a shared object seen twice prints twice.
+    while (seen.length > 0 && seen[seen.length - 1] !== this) seen.length--;
+    for (let i = 0; i < seen.length; i++) {
+      if (seen[i] === v) return "[Circular]";
+    }
+    seen[seen.length] = v;
+    return v;
+  });
+  return text === undefined ? ObjectPrototypeToString(value) : text;
+}
+
+function installConsole(g, host) {
+  const log = host.log;
   let full = false;
   const emit = (level) =>
     function (...args) {
       if (full) return;
-      const line = args.map((a) => formatValue(a, stringify)).join(" ");
-      full = !host.log(level, line);
+      let line = "";
+      for (let i = 0; i < args.length; i++) {
+        if (i > 0) line += " ";
+        line += formatValue(args[i]);
+      }
+      full = !log(level, line);
     };
   const console = {
     log: emit("log"),
@@ -47,6 +84,6 @@ function installConsole(g, host, stringify) {
     error: emit("error"),
     trace: emit("trace"),
   };
-  Object.freeze(console);
-  Object.defineProperty(g, "console", { value: console, writable: false, configurable: false, enumerable: false });
+  ObjectFreeze(console);
+  defineFixed(g, "console", console);
 }

@@ -1,38 +1,75 @@
 // TextEncoder/TextDecoder (UTF-8 only) and the spec's base64 helpers (decodeBase64/encodeBase64,
 // implemented on the host so the limits and validation match the spec exactly).
 
-function utf8Encode(text) {
-  const out = [];
-  for (let i = 0; i < text.length; i++) {
-    let c = text.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const d = text.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
-        i++;
-      }
-    }
-    if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd; // lone surrogate
-    if (c < 0x80) out.push(c);
-    else if (c < 0x800) out.push(0xc0 | (c >> 6), 0x80 | (c & 63));
-    else if (c < 0x10000) out.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
-    else out.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+// The code point at `i`; a lone surrogate reads as U+FFFD. Code points above U+FFFF span two units.
+function codePointAt(text, i) {
+  const c = StringPrototypeCharCodeAt(text, i);
+  if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+    const d = StringPrototypeCharCodeAt(text, i + 1);
+    if (d >= 0xdc00 && d <= 0xdfff) return 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
   }
-  return new Uint8Array(out);
+  return c >= 0xd800 && c <= 0xdfff ? 0xfffd : c;
 }
 
-function utf8Decode(bytes, fatal) {
+function utf8Size(c) {
+  return c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+}
+
+// Writes `c` at `at` and returns the next position.
+function writeUtf8(out, at, c) {
+  if (c < 0x80) {
+    out[at] = c;
+    return at + 1;
+  }
+  if (c < 0x800) {
+    out[at] = 0xc0 | (c >> 6);
+    out[at + 1] = 0x80 | (c & 63);
+    return at + 2;
+  }
+  if (c < 0x10000) {
+    out[at] = 0xe0 | (c >> 12);
+    out[at + 1] = 0x80 | ((c >> 6) & 63);
+    out[at + 2] = 0x80 | (c & 63);
+    return at + 3;
+  }
+  out[at] = 0xf0 | (c >> 18);
+  out[at + 1] = 0x80 | ((c >> 12) & 63);
+  out[at + 2] = 0x80 | ((c >> 6) & 63);
+  out[at + 3] = 0x80 | (c & 63);
+  return at + 4;
+}
+
+// Two passes (size, then bytes) so the result is one exact Uint8Array.
+function utf8Encode(text) {
+  let size = 0;
+  for (let i = 0; i < text.length; ) {
+    const c = codePointAt(text, i);
+    i += c > 0xffff ? 2 : 1;
+    size += utf8Size(c);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (let i = 0; i < text.length; ) {
+    const c = codePointAt(text, i);
+    i += c > 0xffff ? 2 : 1;
+    at = writeUtf8(out, at, c);
+  }
+  return out;
+}
+
+function utf8Decode(bytes, start, fatal) {
+  const length = TypedArrayPrototypeGetLength(bytes);
   let out = "";
-  let i = 0;
+  let i = start;
   const bad = () => {
     if (fatal) throw new TypeError("The encoded data was not valid UTF-8");
     out += "\ufffd";
   };
-  while (i < bytes.length) {
+  while (i < length) {
     const b = bytes[i];
     let need = 0, c = 0, min = 0;
     if (b < 0x80) {
-      out += String.fromCharCode(b);
+      out += StringFromCharCode(b);
       i++;
       continue;
     } else if (b >= 0xc2 && b <= 0xdf) { need = 1; c = b & 31; min = 0x80; }
@@ -41,25 +78,41 @@ function utf8Decode(bytes, fatal) {
     else { bad(); i++; continue; }
     let j = 1;
     for (; j <= need; j++) {
+      if (i + j >= length) break;
       const n = bytes[i + j];
-      if (n === undefined || (n & 0xc0) !== 0x80) break;
+      if ((n & 0xc0) !== 0x80) break;
       c = (c << 6) | (n & 63);
     }
     if (j <= need || c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) {
       bad();
-      i += Math.max(1, j);
+      i += MathMax(1, j);
       continue;
     }
-    out += String.fromCodePoint(c);
+    out += StringFromCodePoint(c);
     i += need + 1;
   }
   return out;
 }
 
+// A Uint8Array over the bytes of an ArrayBuffer, a typed array or a DataView, read through the
+// captured getters (a script's `buffer` getter could point anywhere in its own memory otherwise).
 function toBytes(input) {
   if (input === undefined) return new Uint8Array(0);
-  if (input instanceof ArrayBuffer) return new Uint8Array(input);
-  if (ArrayBuffer.isView(input)) return new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+  if (isInstance(ArrayBuffer, input)) return new Uint8Array(input);
+  if (ArrayBufferIsView(input)) {
+    if (TypedArrayPrototypeGetSymbolToStringTag(input) !== undefined) {
+      return new Uint8Array(
+        TypedArrayPrototypeGetBuffer(input),
+        TypedArrayPrototypeGetByteOffset(input),
+        TypedArrayPrototypeGetByteLength(input),
+      );
+    }
+    return new Uint8Array(
+      DataViewPrototypeGetBuffer(input),
+      DataViewPrototypeGetByteOffset(input),
+      DataViewPrototypeGetByteLength(input),
+    );
+  }
   throw new TypeError("TextDecoder.decode needs an ArrayBuffer or a typed array");
 }
 
@@ -72,22 +125,32 @@ function installEncoding(g, host) {
       return utf8Encode(String(text));
     }
     encodeInto(text, target) {
-      const bytes = utf8Encode(String(text));
-      const n = Math.min(bytes.length, target.length);
-      target.set(bytes.subarray(0, n));
-      return { read: String(text).length, written: n };
+      if (TypedArrayPrototypeGetSymbolToStringTag(target) !== "Uint8Array") {
+        throw new TypeError("TextEncoder.encodeInto needs a Uint8Array");
+      }
+      const source = String(text);
+      const room = TypedArrayPrototypeGetLength(target);
+      let read = 0;
+      let written = 0;
+      while (read < source.length) {
+        const c = codePointAt(source, read);
+        if (written + utf8Size(c) > room) break;
+        written = writeUtf8(target, written, c);
+        read += c > 0xffff ? 2 : 1;
+      }
+      return { read, written };
     }
   }
   class TextDecoder {
     #fatal;
     #ignoreBOM;
     constructor(label = "utf-8", options = {}) {
-      const name = String(label).trim().toLowerCase();
+      const name = StringPrototypeToLowerCase(StringPrototypeTrim(String(label)));
       if (name !== "utf-8" && name !== "utf8" && name !== "unicode-1-1-utf-8") {
-        throw new RangeError(`TextDecoder supports only utf-8, not ${label}`);
+        throw new RangeError("TextDecoder supports only utf-8, not " + name);
       }
-      this.#fatal = Boolean(options && options.fatal);
-      this.#ignoreBOM = Boolean(options && options.ignoreBOM);
+      this.#fatal = !!(options && options.fatal);
+      this.#ignoreBOM = !!(options && options.ignoreBOM);
     }
     get encoding() {
       return "utf-8";
@@ -99,20 +162,25 @@ function installEncoding(g, host) {
       return this.#ignoreBOM;
     }
     decode(input) {
-      let bytes = toBytes(input);
-      if (!this.#ignoreBOM && bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
-        bytes = bytes.subarray(3);
-      }
-      return utf8Decode(bytes, this.#fatal);
+      const bytes = toBytes(input);
+      const bom =
+        !this.#ignoreBOM &&
+        TypedArrayPrototypeGetLength(bytes) >= 3 &&
+        bytes[0] === 0xef &&
+        bytes[1] === 0xbb &&
+        bytes[2] === 0xbf;
+      return utf8Decode(bytes, bom ? 3 : 0, this.#fatal);
     }
   }
+  const hostDecodeBase64 = host.decodeBase64;
+  const hostEncodeBase64 = host.encodeBase64;
   const decodeBase64 = function decodeBase64(text) {
     if (typeof text !== "string") throw new TypeError("decodeBase64 accepts a string only");
-    return host.decodeBase64(text);
+    return hostDecodeBase64(text);
   };
   const encodeBase64 = function encodeBase64(text, urlSafe = false) {
     if (typeof text !== "string") throw new TypeError("encodeBase64 accepts a string only");
-    return host.encodeBase64(text, Boolean(urlSafe));
+    return hostEncodeBase64(text, !!urlSafe);
   };
   // QuickJS's own atob/btoa, held to the same 1 MiB per conversion as the helpers above.
   const nativeAtob = g.atob;
@@ -127,11 +195,10 @@ function installEncoding(g, host) {
     if (text.length > 1048576) throw new RangeError("btoa encodes at most 1 MiB");
     return nativeBtoa(text);
   };
-  const fixed = { writable: false, configurable: false, enumerable: false };
-  Object.defineProperty(g, "atob", { ...fixed, value: atob });
-  Object.defineProperty(g, "btoa", { ...fixed, value: btoa });
-  Object.defineProperty(g, "TextEncoder", { ...fixed, value: TextEncoder });
-  Object.defineProperty(g, "TextDecoder", { ...fixed, value: TextDecoder });
-  Object.defineProperty(g, "decodeBase64", { ...fixed, value: decodeBase64 });
-  Object.defineProperty(g, "encodeBase64", { ...fixed, value: encodeBase64 });
+  defineFixed(g, "atob", atob);
+  defineFixed(g, "btoa", btoa);
+  defineFixed(g, "TextEncoder", TextEncoder);
+  defineFixed(g, "TextDecoder", TextDecoder);
+  defineFixed(g, "decodeBase64", decodeBase64);
+  defineFixed(g, "encodeBase64", encodeBase64);
 }

@@ -1,53 +1,90 @@
 // structuredClone for the data a script handles: plain objects and arrays, Date, RegExp, Map,
 // Set, ArrayBuffer, typed arrays, DataView, Error, and cycles. Functions and symbols refuse.
+// Copies are filled while they inherit nothing, so a setter on a prototype never sees a value.
+
+function regExpFlags(r) {
+  return (
+    (RegExpPrototypeGetHasIndices(r) ? "d" : "") +
+    (RegExpPrototypeGetGlobal(r) ? "g" : "") +
+    (RegExpPrototypeGetIgnoreCase(r) ? "i" : "") +
+    (RegExpPrototypeGetMultiline(r) ? "m" : "") +
+    (RegExpPrototypeGetDotAll(r) ? "s" : "") +
+    (RegExpPrototypeGetUnicode(r) ? "u" : "") +
+    (RegExpPrototypeGetUnicodeSets(r) ? "v" : "") +
+    (RegExpPrototypeGetSticky(r) ? "y" : "")
+  );
+}
 
 function installClone(g) {
-  const cloneError = (what) => new DOMException(`${what} could not be cloned`, "DataCloneError");
+  const typedArrays = {
+    __proto__: null,
+    Int8Array,
+    Uint8Array,
+    Uint8ClampedArray,
+    Int16Array,
+    Uint16Array,
+    Int32Array,
+    Uint32Array,
+    Float16Array,
+    Float32Array,
+    Float64Array,
+    BigInt64Array,
+    BigUint64Array,
+  };
+  const cloneError = (what) => new DOMException(what + " could not be cloned", "DataCloneError");
   const structuredClone = function structuredClone(value) {
     const seen = new Map();
     const walk = (v) => {
       if (v === null || (typeof v !== "object" && typeof v !== "function" && typeof v !== "symbol")) return v;
-      if (typeof v === "function") throw cloneError(`function ${v.name || "anonymous"}`);
-      if (typeof v === "symbol") throw cloneError(v.toString());
-      if (seen.has(v)) return seen.get(v);
+      if (typeof v === "function") throw cloneError("function " + functionName(v));
+      if (typeof v === "symbol") throw cloneError(SymbolPrototypeToString(v));
+      if (MapPrototypeHas(seen, v)) return MapPrototypeGet(seen, v);
       let out;
-      if (Array.isArray(v)) {
-        out = new Array(v.length);
-        seen.set(v, out);
-        for (let i = 0; i < v.length; i++) if (i in v) out[i] = walk(v[i]);
-        return out;
+      if (ArrayIsArray(v)) {
+        const length = v.length;
+        out = ObjectSetPrototypeOf(new Array(length), null);
+        MapPrototypeSet(seen, v, out);
+        for (let i = 0; i < length; i++) if (i in v) out[i] = walk(v[i]);
+        return ObjectSetPrototypeOf(out, ArrayPrototype);
       }
-      if (v instanceof Date) out = new Date(v.getTime());
-      else if (v instanceof RegExp) out = new RegExp(v.source, v.flags);
-      else if (v instanceof ArrayBuffer) out = v.slice(0);
-      else if (v instanceof DataView) out = new DataView(walk(v.buffer), v.byteOffset, v.byteLength);
-      else if (ArrayBuffer.isView(v)) out = new v.constructor(walk(v.buffer), v.byteOffset, v.length);
-      else if (v instanceof Map) {
+      if (isInstance(NativeDate, v)) out = new NativeDate(DatePrototypeGetTime(v));
+      else if (isInstance(RegExp, v)) out = new RegExp(RegExpPrototypeGetSource(v), regExpFlags(v));
+      else if (isInstance(ArrayBuffer, v)) {
+        out = new ArrayBuffer(ArrayBufferPrototypeGetByteLength(v));
+        TypedArrayPrototypeSet(new Uint8Array(out), new Uint8Array(v));
+      } else if (isInstance(DataView, v)) {
+        out = new DataView(walk(DataViewPrototypeGetBuffer(v)), DataViewPrototypeGetByteOffset(v), DataViewPrototypeGetByteLength(v));
+      } else if (ArrayBufferIsView(v)) {
+        const Kind = typedArrays[TypedArrayPrototypeGetSymbolToStringTag(v)];
+        out = new Kind(walk(TypedArrayPrototypeGetBuffer(v)), TypedArrayPrototypeGetByteOffset(v), TypedArrayPrototypeGetLength(v));
+      } else if (isInstance(Map, v)) {
         out = new Map();
-        seen.set(v, out);
-        for (const [k, x] of v) out.set(walk(k), walk(x));
+        MapPrototypeSet(seen, v, out);
+        MapPrototypeForEach(v, (x, k) => MapPrototypeSet(out, walk(k), walk(x)));
         return out;
-      } else if (v instanceof Set) {
+      } else if (isInstance(Set, v)) {
         out = new Set();
-        seen.set(v, out);
-        for (const x of v) out.add(walk(x));
+        MapPrototypeSet(seen, v, out);
+        SetPrototypeForEach(v, (x) => SetPrototypeAdd(out, walk(x)));
         return out;
-      } else if (v instanceof Error) {
+      } else if (isInstance(Error, v)) {
         out = new Error(v.message);
-        out.name = v.name;
-        if (v.stack !== undefined) out.stack = v.stack;
-      } else if (v instanceof Promise || v instanceof WeakMap || v instanceof WeakSet) {
-        throw cloneError(Object.prototype.toString.call(v));
+        defineData(out, "name", v.name, true);
+        const stack = errorStack(v);
+        if (stack !== null) defineData(out, "stack", stack, false);
+      } else if (isInstance(Promise, v) || isInstance(WeakMap, v) || isInstance(WeakSet, v)) {
+        throw cloneError(ObjectPrototypeToString(v));
       } else {
-        out = {};
-        seen.set(v, out);
-        for (const k of Object.keys(v)) out[k] = walk(v[k]);
-        return out;
+        out = ObjectCreate(null);
+        MapPrototypeSet(seen, v, out);
+        const keys = ObjectKeys(v);
+        for (let i = 0; i < keys.length; i++) out[keys[i]] = walk(v[keys[i]]);
+        return ObjectSetPrototypeOf(out, ObjectPrototype);
       }
-      seen.set(v, out);
+      MapPrototypeSet(seen, v, out);
       return out;
     };
     return walk(value);
   };
-  Object.defineProperty(g, "structuredClone", { value: structuredClone, writable: false, configurable: false, enumerable: false });
+  defineFixed(g, "structuredClone", structuredClone);
 }

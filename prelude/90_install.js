@@ -1,30 +1,29 @@
 // Entry point: the host calls install(host) once per run, before the user's code loads, and keeps
-// the returned helpers for reading the result and the error.
+// the returned helpers for reading the result and the error and for waiting on the script's
+// promise, and the namespaces it could not install (their names are taken by globals).
 
 export default function install(host) {
-  const g = globalThis;
-  const stringify = JSON.stringify;
-  const parse = JSON.parse;
-  const tagged = new WeakSet();
+  const g = globalObject;
   const clock = makeClock(host.start);
 
   lockdown(g);
   installDeterminism(g, host, clock);
-  installTimers(g, host, clock, { maxTimerMs: host.maxTimerMs, maxPendingTimers: host.maxPendingTimers });
-  installConsole(g, host, stringify);
+  installTimers(g, host, clock);
+  installConsole(g, host);
   installEncoding(g, host);
   installClone(g);
-  installTools(g, host, clock, stringify, parse, tagged);
+  const skipped = installTools(g, host, clock);
 
   // Returns [true, json] or [false, prefix] when the value cannot fit `budget` bytes anyway, so a
   // 50 MB string is never copied into JSON just to be refused.
   const finish = (value, budget) => {
     if (value === undefined || typeof value === "function" || typeof value === "symbol") return [true, "null"];
-    if (typeof value === "string" && value.length > budget) return [false, value.slice(0, budget)];
-    const json = stringify(value);
+    if (typeof value === "string" && value.length > budget) return [false, StringPrototypeSlice(value, 0, budget)];
+    const json = JSONStringify(value);
     return [true, json === undefined ? "null" : json];
   };
 
+  // A script's value: whatever it says, it is not the host's.
   const field = (e, key) => {
     try {
       const v = e[key];
@@ -33,25 +32,44 @@ export default function install(host) {
       return null;
     }
   };
-  const describeError = (e) => {
-    if (e === null || (typeof e !== "object" && typeof e !== "function")) {
-      let text;
-      try {
-        text = typeof e === "string" ? e : stringify(e) ?? String(e);
-      } catch (_) {
-        text = String(e);
-      }
-      return stringify({ name: null, message: text, stack: null, code: null, hint: null });
+  const stackOf = (e) => {
+    try {
+      return errorStack(e);
+    } catch (_) {
+      return null;
     }
-    const trusted = tagged.has(e);
-    return stringify({
-      name: field(e, "name"),
-      message: field(e, "message") ?? formatValue(e, stringify),
-      stack: field(e, "stack"),
-      code: trusted ? field(e, "code") : null,
-      hint: trusted ? field(e, "hint") : null,
-      address: trusted ? field(e, "address") : null,
-    });
   };
-  return { finish, describeError };
+  // The thrown value for the host: [name, message, stack, code, hint, address], in a list that
+  // inherits nothing (JSON.stringify would consult Array.prototype, which a script can change).
+  // Code, hint and address come only from the brand record of an error the prelude made for the
+  // host; for anything else they are null, whatever the value claims.
+  const fields = (name, message, stack, code, hint, address) => {
+    const list = newList();
+    list[0] = name;
+    list[1] = message;
+    list[2] = stack;
+    list[3] = code;
+    list[4] = hint;
+    list[5] = address;
+    return list;
+  };
+  const describeError = (e) => {
+    const isObject = e !== null && (typeof e === "object" || typeof e === "function");
+    const record = isObject ? WeakMapPrototypeGet(hostErrors, e) : undefined;
+    if (record !== undefined) {
+      return fields(record.name, record.message, record.stack, record.code, record.hint, record.address);
+    }
+    if (isObject) {
+      const message = field(e, "message") ?? formatValue(e);
+      return fields(field(e, "name"), message, stackOf(e), null, null, null);
+    }
+    let message;
+    try {
+      message = typeof e === "string" ? e : JSONStringify(e) ?? String(e);
+    } catch (_) {
+      message = String(e);
+    }
+    return fields(null, message, null, null, null, null);
+  };
+  return { finish, describeError, whenSettled, skipped };
 }

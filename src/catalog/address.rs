@@ -62,7 +62,10 @@ pub fn assign_tool_names<'a>(
 ) -> BTreeMap<String, String> {
     let mut by_base: BTreeMap<String, Vec<&str>> = BTreeMap::new();
     for name in upstream_names {
-        by_base.entry(tool_name(name)).or_default().push(name);
+        by_base
+            .entry(callable(tool_name(name)))
+            .or_default()
+            .push(name);
     }
     let mut taken: BTreeSet<String> = by_base.keys().cloned().collect();
     let mut assigned = BTreeMap::new();
@@ -88,6 +91,19 @@ pub fn assign_tool_names<'a>(
         }
     }
     assigned
+}
+
+/// Names the language itself reads on any object: `await ns` reads `then`, JSON.stringify reads
+/// `toJSON`, `String(ns)` reads `toString` and `valueOf`. The sandbox never exposes a tool under
+/// one of them (those reads would call it), so a tool named like one gets `Tool` appended.
+const PROBED_NAMES: &[&str] = &["then", "toJSON", "toString", "valueOf"];
+
+fn callable(name: String) -> String {
+    if PROBED_NAMES.contains(&name.as_str()) {
+        format!("{name}Tool")
+    } else {
+        name
+    }
 }
 
 /// JavaScript's reserved words (strict mode included) and the values no name may shadow:
@@ -143,14 +159,12 @@ pub(crate) const JS_RESERVED_WORDS: &[&str] = &[
     "undefined",
 ];
 
-/// Besides [`JS_RESERVED_WORDS`], names a script cannot use as a source's global: the globals
-/// the sandbox prelude defines and the built-ins scripts rely on.
-const RESERVED_NAMESPACES: &[&str] = &[
-    "arguments",
-    "eval",
-    "NaN",
-    "Infinity",
-    "globalThis",
+/// The globals of the sandbox: JavaScript's built-ins as QuickJS-ng defines them, the ones the
+/// prelude adds, and names scripts rely on. A source named like one would hide it from scripts,
+/// or (for the prelude's own) not be installed at all. A test reads the real list from a sandbox
+/// run (`every_sandbox_global_is_refused_as_a_source_name`), so this cannot fall behind.
+const SANDBOX_GLOBALS: &[&str] = &[
+    // The prelude's.
     "hub",
     "console",
     "sleep",
@@ -166,24 +180,93 @@ const RESERVED_NAMESPACES: &[&str] = &[
     "ToolError",
     "crypto",
     "performance",
-    "Math",
-    "Date",
-    "JSON",
+    // The type `describe` gives a call's options argument.
+    "CallOptions",
+    // The language's.
+    "arguments",
+    "eval",
+    "NaN",
+    "Infinity",
+    "globalThis",
     "Object",
+    "Function",
     "Array",
-    "String",
     "Number",
     "Boolean",
-    "Promise",
-    "Error",
-    "TypeError",
+    "String",
     "Symbol",
-    "Map",
-    "Set",
-    "RegExp",
+    "BigInt",
+    "Math",
+    "JSON",
     "Reflect",
     "Proxy",
-    "CallOptions",
+    "Promise",
+    "Date",
+    "RegExp",
+    "Map",
+    "Set",
+    "WeakMap",
+    "WeakSet",
+    "WeakRef",
+    "FinalizationRegistry",
+    "Iterator",
+    "Error",
+    "EvalError",
+    "RangeError",
+    "ReferenceError",
+    "SyntaxError",
+    "TypeError",
+    "URIError",
+    "InternalError",
+    "AggregateError",
+    "SuppressedError",
+    "DOMException",
+    "DisposableStack",
+    "AsyncDisposableStack",
+    "ArrayBuffer",
+    "SharedArrayBuffer",
+    "DataView",
+    "Atomics",
+    "Int8Array",
+    "Uint8Array",
+    "Uint8ClampedArray",
+    "Int16Array",
+    "Uint16Array",
+    "Int32Array",
+    "Uint32Array",
+    "BigInt64Array",
+    "BigUint64Array",
+    "Float16Array",
+    "Float32Array",
+    "Float64Array",
+    "parseInt",
+    "parseFloat",
+    "isNaN",
+    "isFinite",
+    "decodeURI",
+    "decodeURIComponent",
+    "encodeURI",
+    "encodeURIComponent",
+    "escape",
+    "unescape",
+    "queueMicrotask",
+];
+
+/// What every object inherits from Object.prototype, the global object included: a global of
+/// that name would hide the inherited one from every bare reference in a script.
+const OBJECT_PROTOTYPE_MEMBERS: &[&str] = &[
+    "__proto__",
+    "constructor",
+    "toString",
+    "toLocaleString",
+    "valueOf",
+    "hasOwnProperty",
+    "isPrototypeOf",
+    "propertyIsEnumerable",
+    "__defineGetter__",
+    "__defineSetter__",
+    "__lookupGetter__",
+    "__lookupSetter__",
 ];
 
 /// Why a source name cannot be a namespace, or `None` when it can.
@@ -204,12 +287,26 @@ pub fn namespace_problem(name: &str) -> Option<String> {
             tool_name(name)
         ));
     }
-    if JS_RESERVED_WORDS.contains(&name) || RESERVED_NAMESPACES.contains(&name) {
-        return Some(format!(
-            "source name `{name}` is reserved in the sandbox; pick another, e.g. `{name}_source`"
-        ));
-    }
-    None
+    let why = if JS_RESERVED_WORDS.contains(&name) {
+        "it is a JavaScript reserved word".to_string()
+    } else if SANDBOX_GLOBALS.contains(&name) {
+        format!("scripts already have a global `{name}`")
+    } else if OBJECT_PROTOTYPE_MEMBERS.contains(&name) {
+        format!(
+            "every JavaScript object inherits `{name}` from Object.prototype, and a global of that name would hide it"
+        )
+    } else {
+        return None;
+    };
+    let base = name.trim_matches('_');
+    let suggestion = if base.is_empty() {
+        "source".to_string()
+    } else {
+        format!("{base}_source")
+    };
+    Some(format!(
+        "source name `{name}` is reserved in the sandbox: {why}; pick another, e.g. `{suggestion}`"
+    ))
 }
 
 #[cfg(test)]
@@ -263,5 +360,45 @@ mod tests {
         assert!(namespace_problem("2x").is_some());
         assert!(namespace_problem("hub").unwrap().contains("reserved"));
         assert!(namespace_problem("").is_some());
+    }
+
+    #[test]
+    fn object_prototype_members_are_refused_with_a_reason_and_a_name() {
+        for name in OBJECT_PROTOTYPE_MEMBERS {
+            let problem = namespace_problem(name).unwrap_or_default();
+            assert!(problem.contains("Object.prototype"), "{problem}");
+        }
+        assert_eq!(
+            namespace_problem("__proto__").as_deref(),
+            Some(
+                "source name `__proto__` is reserved in the sandbox: every JavaScript object inherits `__proto__` from Object.prototype, and a global of that name would hide it; pick another, e.g. `proto_source`"
+            )
+        );
+        assert!(
+            namespace_problem("constructor")
+                .unwrap_or_default()
+                .ends_with("e.g. `constructor_source`")
+        );
+        assert!(
+            namespace_problem("Map")
+                .unwrap_or_default()
+                .contains("scripts already have a global `Map`")
+        );
+        assert!(
+            namespace_problem("class")
+                .unwrap_or_default()
+                .contains("reserved word")
+        );
+        assert!(namespace_problem("toStringly").is_none());
+    }
+
+    #[test]
+    fn tools_named_like_probed_members_stay_callable() {
+        let names = assign_tool_names(["then", "to_string", "valueOf", "toJSON", "constructor"]);
+        assert_eq!(names["then"], "thenTool");
+        assert_eq!(names["to_string"], "toStringTool");
+        assert_eq!(names["valueOf"], "valueOfTool");
+        assert_eq!(names["toJSON"], "toJSONTool");
+        assert_eq!(names["constructor"], "constructor");
     }
 }

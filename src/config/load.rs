@@ -680,6 +680,30 @@ mod tests {
     }
 
     #[test]
+    fn source_names_every_object_has_are_refused_with_a_fix() {
+        for name in [
+            "__proto__",
+            "constructor",
+            "toString",
+            "valueOf",
+            "hasOwnProperty",
+        ] {
+            let e = err(&format!(
+                "[sources.ok]\ncommand = \"x\"\n[sources.{name}]\ncommand = \"x\"\n"
+            ));
+            assert_eq!(e.line, 3, "{e}");
+            assert!(
+                e.message
+                    .contains(&format!("source name `{name}` is reserved"))
+                    && e.message.contains("Object.prototype")
+                    && e.message.contains("_source`"),
+                "{e}"
+            );
+            assert!(e.help.is_some_and(|h| h.contains("rename")), "{name}");
+        }
+    }
+
+    #[test]
     fn reference_syntax_errors_point_into_the_value() {
         let e = err("[sources.a]\ncommand = \"x\"\nenv = { TOKEN = \"abc ${sekret:t}\" }\n");
         assert_eq!(e.line, 3);

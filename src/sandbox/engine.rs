@@ -2,17 +2,20 @@
 //! (metered memory, stack limit, deadline interrupt, no `Eval`), install the prelude, run the
 //! script on the blocking pool with an outer timeout, and turn what happened into the envelope.
 
-use std::sync::Arc;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context as TaskContext, Poll, Waker};
 use std::time::Instant;
 
 use rquickjs::context::intrinsic::{
     DOMException, Date, Json, MapSet, Promise as PromiseIntrinsic, Proxy, RegExp, TypedArrays,
 };
+use rquickjs::convert::Coerced;
 use rquickjs::{
-    Array, AsyncContext, AsyncRuntime, CatchResultExt, CaughtError, Ctx, Function, Module, Object,
-    Promise, Value,
+    Array, AsyncContext, AsyncRuntime, CatchResultExt, CaughtError, Ctx, FromJs, Function, Module,
+    Object, Promise, Value,
 };
-use serde::Deserialize;
 use tokio::runtime::Handle;
 use tracing::Instrument;
 
@@ -138,7 +141,9 @@ enum Outcome {
     Engine(String),
 }
 
-#[derive(Debug, Default, Deserialize)]
+/// A thrown value as the prelude's `describeError` reports it. Code, hint and address are set
+/// only for errors the prelude made for the host (branded), never from what a script threw.
+#[derive(Debug, Default)]
 struct Thrown {
     name: Option<String>,
     message: String,
@@ -147,6 +152,21 @@ struct Thrown {
     hint: Option<String>,
     /// The tool's address, for errors from tool calls.
     address: Option<String>,
+}
+
+impl Thrown {
+    /// Reads `[name, message, stack, code, hint, address]`.
+    fn from_fields(fields: &Array<'_>) -> Option<Thrown> {
+        let text = |i: usize| fields.get::<Option<String>>(i).ok().flatten();
+        Some(Thrown {
+            name: text(0),
+            message: text(1)?,
+            stack: text(2),
+            code: text(3),
+            hint: text(4),
+            address: text(5),
+        })
+    }
 }
 
 async fn execute(
@@ -216,12 +236,16 @@ async fn execute(
         runtime
             .set_host_promise_rejection_tracker(Some(Box::new(
                 move |_ctx, _promise, reason, handled| {
+                    // Described before taking the lock: reading `name` and `message` may run a
+                    // script's getter, which may log, which takes the lock too.
+                    let text = (!handled).then(|| describe_reason(&reason));
                     let mut state = shared.lock();
-                    if handled {
-                        state.unhandled_rejections -= 1;
-                    } else {
-                        state.unhandled_rejections += 1;
-                        state.last_rejection = Some(describe_reason(&reason));
+                    match text {
+                        None => state.unhandled_rejections -= 1,
+                        Some(text) => {
+                            state.unhandled_rejections += 1;
+                            state.last_rejection = Some(text);
+                        }
                     }
                 },
             )))
@@ -298,6 +322,14 @@ async fn drive<'js>(
         Ok(helpers) => helpers,
         Err(e) => return Outcome::Engine(format!("the prelude failed to install: {e}")),
     };
+    if !helpers.skipped.is_empty() {
+        let mut state = shared.lock();
+        for ns in &helpers.skipped {
+            state.notices.push(format!(
+                "source `{ns}` is not reachable in this run: a sandbox global has that name; rename the source"
+            ));
+        }
+    }
     let main = match load_user(&ctx, user).await {
         Ok(main) => main,
         Err(e) => return classify_error(&ctx, &helpers, e, &meter),
@@ -316,7 +348,7 @@ async fn drive<'js>(
         }
     };
     let value = tokio::select! {
-        value = promise.into_future::<Value<'js>>() => value,
+        value = Settled::new(promise, helpers.when_settled.clone()) => value,
         () = stop => return Outcome::Stopped,
     };
     match value.catch(&ctx) {
@@ -328,6 +360,10 @@ async fn drive<'js>(
 struct Helpers<'js> {
     finish: Function<'js>,
     describe_error: Function<'js>,
+    /// `whenSettled(promise, onFulfilled, onRejected)` from the prelude's primordials.
+    when_settled: Function<'js>,
+    /// Namespaces the prelude did not install because a global already has the name.
+    skipped: Vec<String>,
 }
 
 async fn install<'js>(
@@ -346,7 +382,75 @@ async fn install<'js>(
     Ok(Helpers {
         finish: helpers.get("finish")?,
         describe_error: helpers.get("describeError")?,
+        when_settled: helpers.get("whenSettled")?,
+        skipped: helpers.get("skipped")?,
     })
+}
+
+/// Waits for the script's promise. rquickjs's `Promise::into_future` looks up and calls the
+/// promise's `then`, which a script can replace (and so run its code inside the host's wait, or
+/// fail it); this registers through the prelude's captured `whenSettled` instead, and the outcome
+/// is always read from the engine's own promise state.
+struct Settled<'js> {
+    promise: Promise<'js>,
+    when_settled: Function<'js>,
+    waker: Option<Arc<Mutex<Waker>>>,
+}
+
+impl<'js> Settled<'js> {
+    fn new(promise: Promise<'js>, when_settled: Function<'js>) -> Self {
+        Settled {
+            promise,
+            when_settled,
+            waker: None,
+        }
+    }
+}
+
+impl<'js> Future for Settled<'js> {
+    type Output = rquickjs::Result<Value<'js>>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
+        let this = self.get_mut();
+        if let Some(result) = this.promise.result() {
+            return Poll::Ready(result);
+        }
+        let ctx = this.promise.ctx().clone();
+        // An interrupt inside a job (deadline, a fatal limit) ends the wait; other pending
+        // exceptions belong to jobs whose promises carry them.
+        if ctx.has_exception() {
+            let exception = ctx.catch();
+            if exception.is_uncatchable_error() {
+                return Poll::Ready(Err(ctx.throw(exception)));
+            }
+        }
+        if let Some(waker) = &this.waker {
+            waker
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .clone_from(cx.waker());
+            return Poll::Pending;
+        }
+        let waker = Arc::new(Mutex::new(cx.waker().clone()));
+        let inner = waker.clone();
+        let wake = match Function::new(ctx.clone(), move || {
+            inner
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .wake_by_ref();
+        }) {
+            Ok(wake) => wake,
+            Err(e) => return Poll::Ready(Err(e)),
+        };
+        if let Err(e) = this
+            .when_settled
+            .call::<_, ()>((this.promise.clone(), wake.clone(), wake))
+        {
+            return Poll::Ready(Err(e));
+        }
+        this.waker = Some(waker);
+        Poll::Pending
+    }
 }
 
 async fn load_user<'js>(ctx: &Ctx<'js>, user: &[u8]) -> rquickjs::Result<Function<'js>> {
@@ -392,9 +496,19 @@ fn finish<'js>(
 }
 
 fn is_type_error(exception: &rquickjs::Exception<'_>) -> bool {
-    exception
-        .get::<_, String>("name")
-        .is_ok_and(|name| name == "TypeError")
+    read_field::<String>(exception.as_object(), "name").is_some_and(|name| name == "TypeError")
+}
+
+/// Reads `key` of a thrown object without the prelude. A script's getter may run; an exception
+/// it throws is dropped, so that nothing later takes it for the run's own.
+fn read_field<'js, T: FromJs<'js>>(object: &Object<'js>, key: &str) -> Option<T> {
+    let ctx = object.ctx();
+    let clean = !ctx.has_exception();
+    let value = object.get::<_, T>(key).ok();
+    if clean && ctx.has_exception() {
+        ctx.catch();
+    }
+    value
 }
 
 fn classify_error<'js>(
@@ -428,21 +542,25 @@ fn caught<'js>(
         CaughtError::Error(e) => return Outcome::Engine(e.to_string()),
     };
     let plain = describe_reason(&value);
-    let described: Result<String, _> = helpers.describe_error.call((value,)).catch(ctx);
+    let described: Result<Array, _> = helpers.describe_error.call((value,)).catch(ctx);
     match described
         .ok()
-        .and_then(|json| serde_json::from_str::<Thrown>(&json).ok())
+        .and_then(|fields| Thrown::from_fields(&fields))
     {
         Some(thrown) => Outcome::Threw(thrown),
         None => Outcome::Aborted(plain),
     }
 }
 
-/// A short text for a thrown value without running any JavaScript.
+/// A short text for a thrown value, without the prelude (see [`read_field`]).
 fn describe_reason(value: &Value<'_>) -> String {
     if let Some(exception) = value.as_exception() {
-        let name: Option<String> = exception.get("name").ok();
-        let message = exception.message().unwrap_or_default();
+        let object = exception.as_object();
+        let name: Option<String> = read_field(object, "name");
+        let message = read_field::<Option<Coerced<String>>>(object, "message")
+            .flatten()
+            .map(|m| m.0)
+            .unwrap_or_default();
         return match name {
             Some(name) if !name.is_empty() => format!("{name}: {message}"),
             _ => message,
@@ -474,7 +592,9 @@ fn envelope(
     deadline: Instant,
 ) -> ExecuteEnvelope {
     let mut state = shared.lock();
-    let mut out = ExecuteEnvelope::new(&request.run_id, Status::Failed, normalised.notices.clone());
+    let mut notices = normalised.notices.clone();
+    notices.append(&mut state.notices);
+    let mut out = ExecuteEnvelope::new(&request.run_id, Status::Failed, notices);
     out.calls = state.calls.iter().flatten().cloned().collect();
     out.logs = std::mem::take(&mut state.logs);
     out.truncated = Truncated {

@@ -63,17 +63,13 @@ pub fn build<'js>(
     host.set("start", request.start_time_ms as f64)?;
     host.set("maxTimerMs", MAX_TIMER_MS as f64)?;
     host.set("maxPendingTimers", MAX_PENDING_TIMERS as f64)?;
-    let listing: serde_json::Map<String, Value> = env
+    // Pairs, not an object: a namespace called `__proto__` is then just a string.
+    let listing: Vec<Value> = env
         .namespaces
         .iter()
-        .map(|(ns, tools)| {
-            (
-                ns.clone(),
-                Value::Array(tools.iter().map(|t| json!(t.name)).collect()),
-            )
-        })
+        .map(|(ns, tools)| json!([ns, tools.iter().map(|t| &t.name).collect::<Vec<_>>()]))
         .collect();
-    host.set("namespaces", Value::Object(listing).to_string())?;
+    host.set("namespaces", Value::Array(listing).to_string())?;
 
     let e = env.clone();
     host.set(

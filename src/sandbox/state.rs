@@ -33,6 +33,8 @@ pub struct RunState {
     /// Rejections nobody handled (yet), and the latest one's text.
     pub unhandled_rejections: i64,
     pub last_rejection: Option<String>,
+    /// Notices found while running (a namespace the prelude could not install).
+    pub notices: Vec<String>,
     /// The one timer wake-up in flight; replacing it resolves the old one with `false`.
     pub wake: Option<oneshot::Sender<()>>,
 }

@@ -170,6 +170,38 @@ fn source_add_rejects_bad_input_without_touching_the_config() {
 }
 
 #[test]
+fn source_names_every_object_has_are_refused_end_to_end() {
+    let home = Home::new();
+    home.write_config("# keep me\n");
+    for name in ["__proto__", "constructor", "toString", "valueOf"] {
+        let run = home
+            .run(&["source", "add", "--no-test", name, "--", "x"])
+            .fails();
+        assert!(
+            run.stderr
+                .contains(&format!("source name `{name}` is reserved in the sandbox"))
+                && run.stderr.contains("Object.prototype")
+                && run.stderr.contains("_source`"),
+            "{name}: {}",
+            run.stderr
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(home.config_path()).unwrap(),
+        "# keep me\n"
+    );
+    // A config written before the rule (or by hand) fails to load with the same explanation.
+    home.write_config("[sources.constructor]\ncommand = \"x\"\n");
+    let run = home.run(&["source", "list"]).fails();
+    assert!(
+        run.stderr.contains("source name `constructor` is reserved")
+            && run.stderr.contains("constructor_source"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
 fn a_broken_config_names_file_line_and_fix() {
     let home = Home::new();
     home.write_config("[sources.a]\ncommand = \"x\"\nargz = [\"y\"]\n");

@@ -24,6 +24,7 @@ mod reaping;
 mod recovery;
 mod redaction;
 mod sandbox_hostile;
+mod sandbox_prelude;
 mod search_quality;
 mod sources;
 mod support;

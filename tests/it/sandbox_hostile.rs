@@ -15,7 +15,7 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
 /// Tools with every kind of behaviour a real upstream can show.
-struct TestBridge;
+pub(crate) struct TestBridge;
 
 impl Bridge for TestBridge {
     fn call(&self, call: ToolCall) -> BoxFuture<'static, CallOutcome> {
@@ -60,7 +60,7 @@ impl Bridge for TestBridge {
     }
 }
 
-fn namespaces() -> Arc<Namespaces> {
+pub(crate) fn namespaces() -> Arc<Namespaces> {
     let any = json!({ "type": "object" });
     let typed =
         json!({ "type": "object", "properties": { "n": { "type": "number" } }, "required": ["n"] });
@@ -89,7 +89,7 @@ fn namespaces() -> Arc<Namespaces> {
     Arc::new(Namespaces::from([("test".to_string(), tools)]))
 }
 
-fn request(code: &str) -> RunRequest {
+pub(crate) fn request(code: &str) -> RunRequest {
     let mut request = RunRequest::new("run-1", code, namespaces());
     request.limits = Limits {
         run_timeout: Duration::from_secs(2),
@@ -102,16 +102,16 @@ fn request(code: &str) -> RunRequest {
     request
 }
 
-async fn exec(code: &str) -> ExecuteEnvelope {
+pub(crate) async fn exec(code: &str) -> ExecuteEnvelope {
     run(request(code), Arc::new(TestBridge)).await
 }
 
-async fn exec_with(request: RunRequest) -> ExecuteEnvelope {
+pub(crate) async fn exec_with(request: RunRequest) -> ExecuteEnvelope {
     run(request, Arc::new(TestBridge)).await
 }
 
 #[track_caller]
-fn assert_code(envelope: &ExecuteEnvelope, code: ErrorCode) {
+pub(crate) fn assert_code(envelope: &ExecuteEnvelope, code: ErrorCode) {
     assert_eq!(
         envelope.error_code(),
         Some(code),
@@ -122,7 +122,7 @@ fn assert_code(envelope: &ExecuteEnvelope, code: ErrorCode) {
 }
 
 #[track_caller]
-fn assert_result(envelope: &ExecuteEnvelope, expected: Value) {
+pub(crate) fn assert_result(envelope: &ExecuteEnvelope, expected: Value) {
     assert_eq!(
         envelope.status,
         Status::Completed,

@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use oxc_ast::ast::*;
 use oxc_ast_visit::{Visit, walk};
 
+use crate::catalog::address::namespace_problem;
 use crate::sandbox::request::Namespaces;
 
 /// Finds calls to tools a namespace does not have.
@@ -44,6 +45,10 @@ impl<'a> Visit<'a> for ToolsCheck<'_> {
         if let Expression::StaticMemberExpression(member) = &it.callee
             && let Expression::Identifier(object) = &member.object
             && let Some(tools) = self.namespaces.get(object.name.as_str())
+            // A name no source may have (a global, an Object.prototype member) only reaches
+            // the sandbox from an older config or a direct request; the prelude decides there
+            // whether it is the namespace or the built-in, so it is not checked here.
+            && namespace_problem(&object.name).is_none()
         {
             let name = member.property.name.as_str();
             if !tools.iter().any(|t| t.name == name) {
