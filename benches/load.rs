@@ -141,10 +141,9 @@ struct Hub {
 /// which a SIGKILL would orphan); SIGKILL only if it does not end in time.
 impl Drop for Hub {
     fn drop(&mut self) {
-        if let Ok(pid) = libc::pid_t::try_from(self.child.id()) {
-            // SAFETY: kill(2) with a pid this process spawned and has not yet reaped.
-            unsafe { libc::kill(pid, libc::SIGTERM) };
-        }
+        let _ = std::process::Command::new("kill")
+            .args(["-s", "TERM", &self.child.id().to_string()])
+            .status();
         let deadline = Instant::now() + Duration::from_secs(10);
         while Instant::now() < deadline {
             if let Ok(Some(_)) = self.child.try_wait() {
@@ -422,8 +421,7 @@ fn cpu_seconds(pid: u32) -> f64 {
         .iter()
         .filter_map(|&i| fields.get(i)?.parse::<u64>().ok())
         .sum();
-    // SAFETY: sysconf only reads a system constant.
-    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1);
+    let per_second = clock_ticks_per_second();
     ticks as f64 / per_second as f64
 }
 
@@ -639,4 +637,17 @@ fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| repo().join("target"))
+}
+
+/// The kernel's clock ticks per second, the unit of the CPU times in `/proc/<pid>/stat`, as
+/// `getconf CLK_TCK` reports it (100 on every Linux we know; that if it cannot be asked).
+fn clock_ticks_per_second() -> i64 {
+    std::process::Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|out| String::from_utf8(out.stdout).ok())
+        .and_then(|text| text.trim().parse::<i64>().ok())
+        .unwrap_or(100)
+        .max(1)
 }

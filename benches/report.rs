@@ -22,7 +22,7 @@ use std::time::{Duration, Instant, SystemTime};
 use capabilities::catalog::describe::{DEFAULT_BUDGET_TOKENS, describe};
 use capabilities::hub::surface;
 use capabilities::sandbox::{Bridge, Status, run};
-use capabilities::tokens;
+use capabilities::token_count;
 
 use synthetic::{Recorded, queries};
 
@@ -38,7 +38,9 @@ fn grew(bytes: usize) {
     PEAK.fetch_max(live, Ordering::Relaxed);
 }
 
-// SAFETY: every call is passed on to `System` unchanged; this type only counts.
+// SAFETY: every call is passed on to `System` unchanged; this type only counts. A global
+// allocator can only be written with `unsafe`, and measuring memory needs one.
+#[allow(unsafe_code)]
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract, which `System` shares.
@@ -102,7 +104,7 @@ fn main() {
     let tools = recorded.one_namespace(500);
     let described = describe(&tools, &["big".to_string()], DEFAULT_BUDGET_TOKENS)
         .unwrap_or_else(|e| panic!("describe big: {e}"));
-    report.describe_tokens = tokens::count(&described);
+    report.describe_tokens = token_count::count(&described);
     sandbox_memory(&mut report);
 
     let since = std::fs::metadata(target.join("bench-report.start"))
@@ -155,7 +157,7 @@ struct SearchNumbers {
 /// instructions) against the `tools/list` JSON of every tool of the same servers.
 fn token_economy(recorded: &Recorded, report: &mut Report) {
     let tools = serde_json::to_string(&surface::tools()).unwrap_or_default();
-    report.surface_tokens = tokens::count(&tools) + tokens::count(surface::INSTRUCTIONS);
+    report.surface_tokens = token_count::count(&tools) + token_count::count(surface::INSTRUCTIONS);
 
     // Copies of a server list the same JSON, so each distinct listing is counted once.
     let mut counted: HashMap<(usize, usize), usize> = HashMap::new();
@@ -166,7 +168,7 @@ fn token_economy(recorded: &Recorded, report: &mut Report) {
             .map(|copy| {
                 *counted.entry((copy.server, copy.tools)).or_insert_with(|| {
                     let tools = &recorded.servers[copy.server].tools[..copy.tools];
-                    tokens::count(&serde_json::to_string(tools).unwrap_or_default())
+                    token_count::count(&serde_json::to_string(tools).unwrap_or_default())
                 })
             })
             .sum()

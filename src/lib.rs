@@ -13,14 +13,15 @@
 //! | [`config`] | `config.toml`: paths, schema, `${secret:…}`/`${env:…}` references, validation |
 //! | [`credentials`] | secrets: the OS keychain or an encrypted file; redaction; the state-store key |
 //! | [`sources`] | upstream MCP clients (rmcp): stdio children and Streamable HTTP, timeouts, restarts |
-//! | [`catalog`] | the namespaced tool index: addresses, the cache, BM25F search, TypeScript, describe |
+//! | [`model`] | the shared vocabulary, depending on nothing: tool definitions, addresses, annotations |
+//! | [`catalog`] | the namespaced tool index: the cache, BM25F search, TypeScript, describe |
 //! | [`execute`] | one `execute` run: the sandbox's bridge to policy, sources and the journal |
 //! | [`hub`] | the MCP server: three tools (search, describe, execute) over stdio and Streamable HTTP |
 //! | [`policy`] | pure allow / ask / deny decisions |
 //! | [`runs`] | the SQLite state store (encrypted at rest): runs, journals, approvals, audit, tokens |
 //! | [`sandbox`] | the QuickJS runtime that runs `execute` scripts |
 //! | [`tui`] | `capabilities dashboard`: live runs and the approval queue (ratatui) |
-//! | [`tokens`] | o200k_base token counting for budgets |
+//! | [`token_count`] | o200k_base token counting for budgets |
 //! | [`tls`] | the rustls crypto provider every HTTP client uses; TLS failures in plain words |
 //! | [`env_vars`] | every environment variable read |
 //! | [`logging`] | logs on stderr as text or JSON lines, request and run ids, OpenTelemetry export |
@@ -41,12 +42,13 @@ pub mod env_vars;
 pub mod execute;
 pub mod hub;
 pub mod logging;
+pub mod model;
 pub mod policy;
 pub mod runs;
 pub mod sandbox;
 pub mod sources;
 pub mod tls;
-pub mod tokens;
+pub mod token_count;
 pub mod tui;
 
 use std::process::ExitCode;

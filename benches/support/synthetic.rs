@@ -5,8 +5,8 @@
 
 use capabilities::catalog::fixtures::{RecordedServer, fixture_dir, load_all};
 use capabilities::catalog::search::SearchIndex;
-use capabilities::catalog::tool::build_namespace;
-use capabilities::catalog::{ToolDefinition, UpstreamTool};
+use capabilities::model::tool::build_namespace;
+use capabilities::model::{ToolDefinition, UpstreamTool};
 
 /// The recorded servers and their catalogue definitions, loaded once.
 pub struct Recorded {

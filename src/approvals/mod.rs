@@ -8,7 +8,7 @@
 //! |---|---|
 //! | `decide` | the one decision function: checks, "always" rules, the record, all or nothing |
 //! | `page` | the HTTP server on 127.0.0.1: showing pending calls, taking decisions |
-//! | `tokens` | one-time, unguessable links bound to a run's waiting calls, and their CSRF values |
+//! | `links` | one-time, unguessable links bound to a run's waiting calls, and their CSRF values |
 //! | `html` | the server-rendered, escaped HTML of each page |
 //! | `browser` | opening a link in the user's browser, or saying why it cannot |
 //!
@@ -21,8 +21,8 @@
 mod browser;
 mod decide;
 mod html;
+mod links;
 mod page;
-mod tokens;
 
 pub use browser::{OpenError, open_in_browser};
 pub use decide::{Channel, DecisionRequest, decide, waiting};

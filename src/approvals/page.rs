@@ -22,7 +22,7 @@ use url::Url;
 
 use super::decide::{self, Channel, DecisionRequest};
 use super::html;
-use super::tokens::{Grant, Refusal, Tokens};
+use super::links::{Grant, Refusal, Tokens};
 use crate::runs::{Approval, DecideError, Decision, Store, StoreError};
 
 /// Why no link could be made.

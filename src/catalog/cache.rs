@@ -8,9 +8,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::tool::ToolDefinition;
 use crate::config::SourceSettings;
 use crate::config::edit::write_atomically;
+use crate::model::tool::ToolDefinition;
 
 /// A listing older than this is fetched again.
 pub const MAX_AGE: Duration = Duration::from_secs(6 * 60 * 60);

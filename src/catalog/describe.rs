@@ -4,10 +4,10 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use super::address::tool_name;
-use super::tool::ToolDefinition;
 use super::typescript::NamespaceTypes;
-use crate::tokens;
+use crate::model::address::tool_name;
+use crate::model::tool::ToolDefinition;
+use crate::token_count;
 
 /// The budget when the caller names none, in o200k_base tokens.
 pub const DEFAULT_BUDGET_TOKENS: usize = 2_500;
@@ -135,7 +135,7 @@ pub fn describe(
     for _ in 0..PLAN_ROUNDS {
         let plan = plan(&models, &requests, budget_tokens.saturating_sub(reserve));
         text = plan.render(&models, budget_tokens);
-        let used = tokens::count(&text);
+        let used = token_count::count(&text);
         if used <= budget_tokens || plan.shown <= 1 {
             break;
         }
@@ -192,7 +192,11 @@ fn closest(target: &str, candidates: &[String]) -> Vec<String> {
     [target, tail]
         .into_iter()
         .map(|query| {
-            super::closest::closest(query, candidates.iter().map(String::as_str), SUGGESTIONS)
+            crate::model::closest::closest(
+                query,
+                candidates.iter().map(String::as_str),
+                SUGGESTIONS,
+            )
         })
         .find(|found| !found.is_empty())
         .map(|found| found.into_iter().map(String::from).collect())
@@ -245,17 +249,17 @@ fn plan(
                 Item::Tool(_) => model.assemble(&empty, &[]),
                 Item::Type(_) => model.assemble(&[], &empty),
             };
-            tokens::count(&text)
+            token_count::count(&text)
         } else {
             0
         };
-        let cost = tokens::count(&member) + wrapper;
+        let cost = token_count::count(&member) + wrapper;
         let member = if used + cost <= budget {
             Some((member, cost))
         } else if plan.shown == 0 {
             // Something must be shown, or the model could never see this item at all.
             render_item(model, &item, false).map(|m| {
-                let cost = tokens::count(&m) + wrapper;
+                let cost = token_count::count(&m) + wrapper;
                 (m, cost)
             })
         } else {
@@ -354,8 +358,8 @@ fn thousands(n: usize) -> String {
 mod tests {
     use super::*;
     use crate::catalog::fixtures::{definitions, fixture_dir, load_all};
-    use crate::catalog::tool::{UpstreamTool, build_namespace};
     use crate::catalog::typescript::tests::parses;
+    use crate::model::tool::{UpstreamTool, build_namespace};
     use serde_json::json;
 
     fn fixtures() -> Vec<ToolDefinition> {
@@ -515,12 +519,12 @@ declare namespace github {
         let tools = github();
         let full = describe(&tools, &targets(&["github"]), 2_500).unwrap_or_default();
         assert!(!full.contains("Not shown"), "{full}");
-        let budget = tokens::count(&full) - 20;
+        let budget = token_count::count(&full) - 20;
         let text = describe(&tools, &targets(&["github"]), budget).unwrap_or_default();
         assert!(
-            tokens::count(&text) <= budget,
+            token_count::count(&text) <= budget,
             "{} > {budget}\n{text}",
-            tokens::count(&text)
+            token_count::count(&text)
         );
         // The return type is the last thing requested, so it is what gives way; the type only
         // it needs is not listed, since describing `github.Issue` brings it along.
@@ -552,9 +556,9 @@ declare namespace github {
             .collect();
         let text = describe(&tools, &targets(&["big"]), DEFAULT_BUDGET_TOKENS).unwrap_or_default();
         assert!(
-            tokens::count(&text) <= DEFAULT_BUDGET_TOKENS,
+            token_count::count(&text) <= DEFAULT_BUDGET_TOKENS,
             "{} tokens",
-            tokens::count(&text)
+            token_count::count(&text)
         );
         assert!(
             text.contains("more (search with a namespace lists them)"),
@@ -585,9 +589,9 @@ declare namespace github {
         for budget in [DEFAULT_BUDGET_TOKENS, 1_000, 4_000] {
             let text = describe(&tools, &targets(&["big"]), budget).unwrap_or_default();
             assert!(
-                tokens::count(&text) <= budget,
+                token_count::count(&text) <= budget,
                 "{} > {budget}",
-                tokens::count(&text)
+                token_count::count(&text)
             );
         }
     }
@@ -658,9 +662,9 @@ declare namespace github {
             let text = describe(&tools, &[namespace.to_string()], DEFAULT_BUDGET_TOKENS)
                 .unwrap_or_default();
             assert!(
-                tokens::count(&text) <= DEFAULT_BUDGET_TOKENS,
+                token_count::count(&text) <= DEFAULT_BUDGET_TOKENS,
                 "{namespace}: {}",
-                tokens::count(&text)
+                token_count::count(&text)
             );
             parses(&text);
         }

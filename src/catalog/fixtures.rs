@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::tool::{ToolDefinition, UpstreamTool, build_namespace};
+use crate::model::tool::{ToolDefinition, UpstreamTool, build_namespace};
 
 /// One recorded `tools/list` of one real server.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -11,9 +11,9 @@ use tokio::sync::broadcast::error::RecvError;
 use super::cache::{CachedListing, ListingCache};
 use super::load::namespace_for;
 use super::search::SearchIndex;
-use super::tool::build_namespace;
 use super::{Catalog, Origin};
 use crate::config::Settings;
+use crate::model::tool::build_namespace;
 use crate::sources::{SourceEvent, SourceStatus, Sources};
 
 /// The catalogue and its index, replaced namespace by namespace.

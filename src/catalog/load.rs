@@ -6,10 +6,10 @@
 use std::sync::Arc;
 
 use super::cache::{CachedListing, ListingCache};
-use super::tool::build_namespace;
 use super::{Catalog, Namespace, Origin};
 use crate::config::{IMPLICIT_CONNECTION, Settings, SourceSettings, settle_time};
 use crate::credentials::SecretLookup;
+use crate::model::tool::build_namespace;
 use crate::sources::{SourceStatus, Sources};
 
 /// Loads every configured source's tools. With `refresh`, every enabled source is listed live.

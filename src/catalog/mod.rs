@@ -1,23 +1,21 @@
 //! The catalogue: every tool of every source under its address (`namespace.tool`), built from
-//! upstream listings (`tool`, `address`), cached on disk (`cache`), loaded and refreshed from the
-//! sources (`load`), ranked by BM25F (`search`), rendered as TypeScript (`typescript`) and
-//! described within a token budget (`describe`).
+//! upstream listings (the definitions themselves are `crate::model`'s), cached on disk (`cache`),
+//! loaded and refreshed from the sources (`load`, `live`), ranked by BM25F (`search`, rendered by
+//! `results`), rendered as TypeScript (`typescript`) and described within a token budget
+//! (`describe`).
 
-pub mod address;
 pub mod cache;
-pub mod closest;
 pub mod describe;
 pub mod fixtures;
 pub mod live;
 pub mod load;
 pub mod results;
 pub mod search;
-pub mod tool;
 pub mod typescript;
 
 use std::time::SystemTime;
 
-pub use tool::{Annotations, ToolDefinition, UpstreamTool};
+use crate::model::{ToolDefinition, UpstreamTool};
 
 /// Where a namespace's tools came from, so output can say how fresh they are.
 #[derive(Debug, Clone, PartialEq, Eq)]

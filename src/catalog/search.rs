@@ -10,7 +10,7 @@ use foldhash::fast::RandomState;
 use rust_stemmers::{Algorithm, Stemmer};
 use serde_json::Value;
 
-use super::tool::ToolDefinition;
+use crate::model::tool::ToolDefinition;
 
 /// The fields of a tool document. Each has its own weight and length normalisation; the
 /// discriminant is the field's slot in per-field arrays.
@@ -559,7 +559,7 @@ fn walk_schema(schema: &Value, depth: usize, f: &mut impl FnMut(&str, Option<&st
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::tool::{UpstreamTool, build_namespace};
+    use crate::model::tool::{UpstreamTool, build_namespace};
     use serde_json::json;
 
     fn tool(name: &str, description: &str, schema: Value) -> UpstreamTool {

@@ -4,6 +4,8 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+mod help;
+
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 #[derive(Debug, Parser)]
@@ -14,7 +16,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     long_about = "capabilities connects to your MCP servers (\"sources\"), keeps a catalogue of their tools, \
 and lets you (or your agent) find them with `search`, read their exact TypeScript types with `describe`, \
 and call them from one sandboxed script.",
-    after_help = "Quick start:\n  capabilities init\n  capabilities source add everything -- npx -y @modelcontextprotocol/server-everything\n  capabilities search \"echo a message\"\n  capabilities describe everything.echo",
+    after_help = help::QUICK_START,
     propagate_version = true
 )]
 pub struct Cli {
@@ -58,7 +60,7 @@ pub enum LogFormat {
 pub enum Command {
     /// Write a commented starter config.
     #[command(
-        after_help = "Examples:\n  capabilities init\n  capabilities init --print > my-config.toml\n  capabilities init --reference | less"
+        after_help = help::INIT
     )]
     Init(InitArgs),
 
@@ -68,25 +70,25 @@ pub enum Command {
 
     /// Find tools by what you want to do; prints one-line TypeScript signatures, best match first.
     #[command(
-        after_help = "Examples:\n  capabilities search \"echo a message\"\n  capabilities search \"create issue\" --namespace github --limit 5\n  capabilities search \"\" --namespace everything   # list one source"
+        after_help = help::SEARCH
     )]
     Search(SearchArgs),
 
     /// Print exact TypeScript declarations of tools, namespaces or named types.
     #[command(
-        after_help = "Examples:\n  capabilities describe everything.echo\n  capabilities describe everything --budget 4000\n  capabilities describe github.createIssue github.Issue"
+        after_help = help::DESCRIBE
     )]
     Describe(DescribeArgs),
 
     /// Run a JavaScript (or TypeScript) script against your sources in the sandbox.
     #[command(
-        after_help = "Examples:\n  capabilities exec script.js\n  echo 'return await everything.echo({ message: \"hi\" })' | capabilities exec -\n  capabilities exec --json config-examples/multi-source.js | jq .calls\n  capabilities exec --resume run_4f2k…   # after `capabilities hub approve run_4f2k…`\n\nThe script is the body of an async function: each source is a global object of async functions, and what it returns is the result.\nOn a terminal, calls that need approval are asked about inline.\nExit status: 0 completed, 1 failed, 3 waiting for an approval or a connection, 4 cancelled, 5 being run by another process (resume again shortly)."
+        after_help = help::EXEC
     )]
     Exec(ExecArgs),
 
     /// Print a shell completion script.
     #[command(
-        after_help = "Examples:\n  capabilities completions bash > ~/.local/share/bash-completion/completions/capabilities\n  capabilities completions zsh > ~/.zfunc/_capabilities\n  capabilities completions fish > ~/.config/fish/completions/capabilities.fish"
+        after_help = help::COMPLETIONS
     )]
     Completions(CompletionsArgs),
 
@@ -96,7 +98,7 @@ pub enum Command {
 
     /// Print the MCP client config that starts the hub, or write it into the client's config file.
     #[command(
-        after_help = "Examples:\n  capabilities install print\n  capabilities install cursor            # show what would change\n  capabilities install cursor --write    # change it (the old file is backed up)\n  capabilities install claude --write --profile work\n\nClients: claude (Claude Code, ~/.claude.json), claude-desktop, cursor (~/.cursor/mcp.json), codex (~/.codex/config.toml), print (the generic mcpServers JSON)."
+        after_help = help::INSTALL
     )]
     Install(InstallArgs),
 
@@ -106,7 +108,7 @@ pub enum Command {
 
     /// Check this machine: the config, which credential store works here, and what the sources need.
     #[command(
-        after_help = "Example:\n  capabilities doctor\n\nExit status: 0 when everything the config needs works, 1 otherwise."
+        after_help = help::DOCTOR
     )]
     Doctor,
 
@@ -117,7 +119,7 @@ pub enum Command {
     /// Watch every run on this machine and decide on waiting calls, live, in a terminal UI.
     #[command(
         alias = "tui",
-        after_help = "Examples:\n  capabilities dashboard\n  capabilities tui --bell   # ring the terminal bell when a call starts waiting\n\nKeys: a allow once, r allow for this run, A always allow (asks first), d deny, enter details, / filter, ? help, q quit.\nIt reads the state store that every hub and `exec` share, so it works whether or not a hub is running."
+        after_help = help::DASHBOARD
     )]
     Dashboard(DashboardArgs),
 
@@ -143,23 +145,23 @@ pub struct InitArgs {
 pub enum SourceCommand {
     /// Add a source: a command started over stdio (after `--`), or a Streamable HTTP `--url`.
     #[command(
-        after_help = "Examples:\n  capabilities source add everything -- npx -y @modelcontextprotocol/server-everything\n  capabilities source add time --env TZ=Europe/Paris -- uvx mcp-server-time\n  capabilities source add github --url https://api.githubcopilot.com/mcp/ --header 'Authorization=Bearer ${secret:github}'\n\nValues of --env and --header may hold ${secret:NAME} or ${env:VAR} references; they are stored as written."
+        after_help = help::SOURCE_ADD
     )]
     Add(SourceAddArgs),
     /// Connect to every source and list them with their live status and tool counts.
     #[command(
-        after_help = "Examples:\n  capabilities source list\n  capabilities source list --json | jq '.[] | select(.status != \"ready\")'"
+        after_help = help::SOURCE_LIST
     )]
     List(SourceListArgs),
     /// Remove a source from the config.
-    #[command(after_help = "Example:\n  capabilities source remove everything")]
+    #[command(after_help = help::SOURCE_REMOVE)]
     Remove(SourceNameArgs),
     /// Connect to one source, list its tools, and report what happened.
-    #[command(after_help = "Example:\n  capabilities source test everything")]
+    #[command(after_help = help::SOURCE_TEST)]
     Test(SourceNameArgs),
     /// Import the MCP servers of a client config (the `mcpServers` JSON of Claude, Cursor and others).
     #[command(
-        after_help = "Examples:\n  capabilities source import ~/.cursor/mcp.json\n  capabilities source import claude_desktop_config.json --dry-run\n  capabilities source import ~/.codex/config.toml\n\nStdio entries (command, args, env, cwd) and HTTP entries (url, headers) are imported; names become identifiers (my-server → myServer). `${VAR}` in values becomes `${env:VAR}`."
+        after_help = help::SOURCE_IMPORT
     )]
     Import(SourceImportArgs),
 }
@@ -274,22 +276,22 @@ pub struct SourceImportArgs {
 pub enum HubCommand {
     /// Serve search, describe and execute to an MCP client over stdin/stdout, or over HTTP.
     #[command(
-        after_help = "Examples:\n  capabilities hub serve\n  capabilities hub serve --profile work\n  capabilities hub serve --http 127.0.0.1:8931   # Streamable HTTP at http://127.0.0.1:8931/mcp\n  capabilities hub serve --http 0.0.0.0:8931 --allow-remote --allowed-host hub.example.com\n\nMCP clients start the stdio hub themselves: `capabilities install print` shows the config entry.\nOver HTTP every request needs `Authorization: Bearer <token>` (see `capabilities token create`).\nLogs go to stderr: CAPABILITIES_LOG=info for an access log with a request id per request, --log-format json for JSON lines."
+        after_help = help::HUB_SERVE
     )]
     Serve(HubServeArgs),
     /// Approve the pending calls of a paused run; the agent then resumes it.
     #[command(
-        after_help = "Examples:\n  capabilities hub approve run_4f2k…            # allow the pending call(s) once\n  capabilities hub approve run_4f2k… --for-run  # and every later call of the same tool in this run\n  capabilities hub approve run_4f2k… --always   # and write a policy rule that allows the tool\n  capabilities hub approve run_4f2k… --call 3   # only call 3\n\nWorks whether or not a hub is running: the decision goes to the state store."
+        after_help = help::HUB_APPROVE
     )]
     Approve(HubApproveArgs),
     /// Deny the pending calls of a paused run.
     #[command(
-        after_help = "Examples:\n  capabilities hub deny run_4f2k…\n  capabilities hub deny run_4f2k… --call 3"
+        after_help = help::HUB_DENY
     )]
     Deny(HubDenyArgs),
     /// List recent runs, or only those waiting for a decision.
     #[command(
-        after_help = "Examples:\n  capabilities hub runs\n  capabilities hub runs --pending\n  capabilities hub runs --json | jq '.[0].calls'"
+        after_help = help::HUB_RUNS
     )]
     Runs(HubRunsArgs),
 }
@@ -376,16 +378,16 @@ pub struct HubServeArgs {
 pub enum TokenCommand {
     /// Create a bearer token and print it once; only its hash is stored.
     #[command(
-        after_help = "Examples:\n  capabilities token create laptop\n  capabilities token create ci --profile work --expires 30d\n  capabilities token create reader --allow 'everything.*' --allow 'time.getCurrentTime'\n\nThe token is printed on stdout and never shown again. Clients send it as `Authorization: Bearer <token>`.\nWith --allow, each call a script makes must match one of the patterns (`*` matches anything), checked on every call."
+        after_help = help::TOKEN_CREATE
     )]
     Create(TokenCreateArgs),
     /// List tokens (never their values): profile, patterns, expiry, and whether revoked.
     #[command(
-        after_help = "Examples:\n  capabilities token list\n  capabilities token list --json | jq '.[] | select(.status == \"active\")'"
+        after_help = help::TOKEN_LIST
     )]
     List(TokenListArgs),
     /// Revoke a token; the hub refuses it from the next request (or call) on.
-    #[command(after_help = "Example:\n  capabilities token revoke laptop")]
+    #[command(after_help = help::TOKEN_REVOKE)]
     Revoke(TokenNameArgs),
 }
 
@@ -450,19 +452,19 @@ pub enum InstallClient {
 pub enum CredentialCommand {
     /// Store a secret, read from a hidden prompt (or standard input when it is not a terminal).
     #[command(
-        after_help = "Examples:\n  capabilities credential set github-personal\n  gh auth token | capabilities credential set github-personal\n  CAPABILITIES_PASSPHRASE=… capabilities credential set github-work --store file < token.txt\n\nThen reference it from a connection: headers = { Authorization = \"Bearer ${secret:github-personal}\" }.\nThe value is never taken from the command line, where shell history and `ps` would see it."
+        after_help = help::CREDENTIAL_SET
     )]
     Set(CredentialSetArgs),
     /// List stored secrets: name, store, and the connections that reference each (never values).
     #[command(
-        after_help = "Examples:\n  capabilities credential list\n  capabilities credential list --json | jq '.[] | select(.stored | not)'"
+        after_help = help::CREDENTIAL_LIST
     )]
     List(CredentialListArgs),
     /// Delete a secret from its store.
-    #[command(after_help = "Example:\n  capabilities credential remove github-work")]
+    #[command(after_help = help::CREDENTIAL_REMOVE)]
     Remove(CredentialNameArgs),
     /// Check that a secret can be read, then connect every connection that references it.
-    #[command(after_help = "Example:\n  capabilities credential test github-personal")]
+    #[command(after_help = help::CREDENTIAL_TEST)]
     Test(CredentialNameArgs),
 }
 
@@ -499,16 +501,16 @@ pub enum CredentialStore {
 #[derive(Debug, Subcommand)]
 pub enum PolicyCommand {
     /// Print the defaults and rules, and warn about rules that match no tool.
-    #[command(after_help = "Example:\n  capabilities policy show")]
+    #[command(after_help = help::POLICY_SHOW)]
     Show,
     /// Add a rule (or change the action of the rule with the same pattern).
     #[command(
-        after_help = "Examples:\n  capabilities policy set 'github.search*' allow\n  capabilities policy set '*.delete*' deny\n  capabilities policy set 'github.*' ask --connection work"
+        after_help = help::POLICY_SET
     )]
     Set(PolicySetArgs),
     /// Say which rule decides a tool, and why.
     #[command(
-        after_help = "Examples:\n  capabilities policy explain everything.echo\n  capabilities policy explain github.createIssue --connection work"
+        after_help = help::POLICY_EXPLAIN
     )]
     Explain(PolicyExplainArgs),
 }

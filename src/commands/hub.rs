@@ -99,32 +99,13 @@ async fn bind(address: SocketAddr, allow_remote: bool) -> anyhow::Result<TcpList
 /// hard limit is lower.
 #[cfg(unix)]
 fn ensure_open_files(wanted: usize) {
-    let wanted = wanted as libc::rlim_t;
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit and setrlimit only read and write the struct passed to them.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
-        return;
-    }
-    let current = limit.rlim_cur;
-    if current >= wanted {
-        return;
-    }
-    let raised = wanted.min(limit.rlim_max);
-    if raised > current {
-        let mut new = limit;
-        new.rlim_cur = raised;
-        // SAFETY: as above.
-        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &new) } != 0 {
-            return;
-        }
-    }
-    if raised < wanted {
-        tracing::warn!(
+    let wanted = wanted as u64;
+    match rlimit::increase_nofile_limit(wanted) {
+        Ok(raised) if raised < wanted => tracing::warn!(
             "this process may open at most {raised} files, and --max-connections needs about {wanted} (one per connection, plus room for the sources and the store); near that, new connections wait to be accepted instead of getting 503: raise the hard limit (`ulimit -Hn`) or lower --max-connections"
-        );
+        ),
+        Ok(_) => {}
+        Err(e) => tracing::debug!("the limit on open files was not raised: {e}"),
     }
 }
 

@@ -144,7 +144,7 @@ async fn load_catalog(
     let catalog = crate::catalog::load::load(settings, &cache, refresh, app.secrets()).await;
     let addresses: Vec<String> = catalog
         .tools()
-        .map(crate::catalog::ToolDefinition::address)
+        .map(crate::model::ToolDefinition::address)
         .collect();
     if !addresses.is_empty() {
         for rule in crate::policy::unmatched_rules(&settings.policy, &addresses) {

@@ -7,11 +7,11 @@ use anyhow::bail;
 
 use super::output::print;
 use crate::app::App;
-use crate::catalog::ToolDefinition;
 use crate::catalog::cache::ListingCache;
 use crate::cli::{PolicyAction, PolicyCommand, PolicyExplainArgs, PolicySetArgs};
 use crate::config::Settings;
 use crate::config::edit::add_rule;
+use crate::model::ToolDefinition;
 use crate::policy::{Action, unmatched_rules};
 
 pub fn run(app: &App, command: &PolicyCommand) -> anyhow::Result<ExitCode> {
@@ -121,11 +121,8 @@ fn explain(app: &App, args: &PolicyExplainArgs) -> anyhow::Result<ExitCode> {
     let tools = cached_tools(app, &settings);
     let Some(tool) = tools.iter().find(|t| t.address() == args.address) else {
         let addresses: Vec<String> = tools.iter().map(ToolDefinition::address).collect();
-        let near = crate::catalog::closest::closest(
-            &args.address,
-            addresses.iter().map(String::as_str),
-            3,
-        );
+        let near =
+            crate::model::closest::closest(&args.address, addresses.iter().map(String::as_str), 3);
         if near.is_empty() {
             bail!(
                 "`{}` is not a catalogued tool; find addresses with `capabilities search`",

@@ -11,10 +11,10 @@ use serde_json::json;
 use super::output::print;
 use crate::app::App;
 use crate::catalog::cache::{CachedListing, ListingCache};
-use crate::catalog::tool::build_namespace;
 use crate::cli::{SourceAddArgs, SourceImportArgs, SourceListArgs, SourceNameArgs};
 use crate::config::edit::{NewSource, add_source, remove_source};
 use crate::config::{SourceSettings, Transport, settle_time};
+use crate::model::tool::build_namespace;
 use crate::sources::{SourceStatus, Sources};
 
 pub async fn add(app: &App, args: &SourceAddArgs) -> anyhow::Result<ExitCode> {

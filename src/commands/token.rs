@@ -42,7 +42,7 @@ pub async fn create(app: &App, args: &TokenCreateArgs) -> anyhow::Result<ExitCod
     };
     let store = app.store().await?;
     let secret = store
-        .tokens()
+        .bearer_tokens()
         .create(
             &args.name,
             args.profile.as_deref(),
@@ -60,7 +60,7 @@ pub async fn create(app: &App, args: &TokenCreateArgs) -> anyhow::Result<ExitCod
 }
 
 pub async fn list(app: &App, args: &TokenListArgs) -> anyhow::Result<ExitCode> {
-    let tokens = app.store().await?.tokens().list().await?;
+    let tokens = app.store().await?.bearer_tokens().list().await?;
     let now = now_ms();
     if args.json {
         let rows: Vec<_> = tokens
@@ -117,7 +117,11 @@ pub async fn list(app: &App, args: &TokenListArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub async fn revoke(app: &App, args: &TokenNameArgs) -> anyhow::Result<ExitCode> {
-    app.store().await?.tokens().revoke(&args.name).await?;
+    app.store()
+        .await?
+        .bearer_tokens()
+        .revoke(&args.name)
+        .await?;
     eprintln!(
         "token `{}` revoked; the hub refuses it from the next request on",
         args.name

@@ -10,7 +10,7 @@ use toml_edit::{DocumentMut, InlineTable, Item, Table, value};
 use super::load;
 use super::starter;
 use super::template::Template;
-use crate::catalog::address::namespace_problem;
+use crate::model::address::namespace_problem;
 
 /// How a new source is reached, as the user typed it.
 #[derive(Debug, Clone)]

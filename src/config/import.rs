@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::edit::NewSource;
 use super::template::Template;
-use crate::catalog::address::{namespace_problem, tool_name};
+use crate::model::address::{namespace_problem, tool_name};
 
 /// One server of the client's config and what becomes of it.
 #[derive(Debug, Clone)]

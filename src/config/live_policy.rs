@@ -192,7 +192,7 @@ fn digest(bytes: &[u8]) -> [u8; 32] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::tool::Annotations;
+    use crate::model::tool::Annotations;
     use crate::policy::Action;
 
     fn action(policy: &LivePolicy, address: &str) -> Action {

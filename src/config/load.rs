@@ -15,9 +15,10 @@ use super::options::{
 };
 use super::settings::*;
 use super::template::Template;
-use crate::catalog::address::namespace_problem;
 use crate::credentials::StoreKind;
+use crate::model::address::namespace_problem;
 use crate::policy::{Action, Policy, Rule};
+use crate::sandbox::Limits;
 
 /// A problem in a config file, with where it is and how to fix it.
 #[derive(Debug, Clone, PartialEq, Eq)]

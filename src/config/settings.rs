@@ -7,6 +7,7 @@ use std::time::Duration;
 use super::template::Template;
 use crate::credentials::StoreKind;
 use crate::policy::Policy;
+use crate::sandbox::Limits;
 
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -101,32 +102,6 @@ pub const IMPLICIT_CONNECTION: &str = "default";
 pub struct ProfileSettings {
     pub sources: Vec<String>,
     pub policy: Policy,
-}
-
-/// Run limits; the defaults are also the maxima (config may lower, never raise).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    pub run_timeout: Duration,
-    pub max_calls: u64,
-    pub memory_bytes: u64,
-    pub stack_bytes: u64,
-    pub result_bytes: u64,
-    pub log_bytes: u64,
-    pub code_bytes: u64,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            run_timeout: Duration::from_secs(60),
-            max_calls: 100,
-            memory_bytes: 64 << 20,
-            stack_bytes: 1 << 20,
-            result_bytes: 16 << 10,
-            log_bytes: 4 << 10,
-            code_bytes: 64 << 10,
-        }
-    }
 }
 
 /// How long to wait for `sources` to settle (ready or failed): the longest connect timeout, plus

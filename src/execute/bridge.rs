@@ -21,9 +21,9 @@ use serde_json::{Value, json};
 use crate::catalog::describe::{DEFAULT_BUDGET_TOKENS, describe};
 use crate::catalog::live::LiveCatalog;
 use crate::catalog::results::{SearchRequest, render_search};
-use crate::catalog::tool::json_digest;
 use crate::config::LivePolicy;
 use crate::credentials::Redaction;
+use crate::model::tool::json_digest;
 use crate::policy::Action;
 use crate::runs::{Decision, Dispatch, DispatchError, PendingCall, Recorded, Store, TokenRecord};
 use crate::sandbox::{
@@ -109,7 +109,7 @@ impl Inner {
     /// from the store, so a revocation stops a script that is already running.
     async fn token_refusal(&self, address: &str) -> Option<CallFailure> {
         let token = self.token.as_ref()?;
-        let (message, hint) = match self.store.tokens().active(&token.name).await {
+        let (message, hint) = match self.store.bearer_tokens().active(&token.name).await {
             Ok(Some(current)) if current.allows(address) => return None,
             Ok(Some(current)) => (
                 format!(

@@ -188,7 +188,7 @@ impl Door {
                 "this hub needs `Authorization: Bearer <token>`; create a token with `capabilities token create NAME`",
             )));
         };
-        let token = match self.store.tokens().for_secret(secret).await {
+        let token = match self.store.bearer_tokens().for_secret(secret).await {
             Ok(Some(token)) => token,
             Ok(None) => {
                 return Err(Box::new(unauthorized(

@@ -175,7 +175,7 @@ pub trait ApprovalRecords {
 }
 
 /// Bearer tokens, kept as the SHA-256 of their secrets.
-pub trait TokenRecords {
+pub trait BearerTokenRecords {
     /// Stores a token unless an active one has the name (a revoked one's name is reused);
     /// false when one does.
     fn insert_token(&self, record: &TokenRecord, hash: &str) -> Result<bool, StoreError>;
@@ -211,7 +211,7 @@ pub trait Backend:
     RunRecords
     + JournalRecords
     + ApprovalRecords
-    + TokenRecords
+    + BearerTokenRecords
     + SourceStatusRecords
     + KeyRecords
     + Send

@@ -9,6 +9,7 @@
 //! the run's current owner (see `record_dispatch`), so an owner that lost its claim while it
 //! was stalled can never send another call.
 
+use std::path::Path;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -83,31 +84,19 @@ pub fn owner_is_gone(owner: &str) -> bool {
     theirs[3].parse::<u32>().is_ok_and(process_is_dead)
 }
 
-#[cfg(unix)]
+/// True when process `pid` is known to be gone: no `/proc/<pid>`, or only its zombie (a killed
+/// child its parent has not reaped yet runs nothing). Without `/proc` nothing is known.
 fn process_is_dead(pid: u32) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
-        return false;
-    };
-    if pid <= 0 {
+    if !Path::new("/proc/self").exists() {
         return false;
     }
-    // A killed child its parent has not reaped yet still answers `kill`; it runs nothing.
-    if let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        && let Some(state) = stat
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
             .rsplit_once(')')
             .and_then(|(_, rest)| rest.trim().chars().next())
-    {
-        return matches!(state, 'Z' | 'X');
+            .is_some_and(|state| matches!(state, 'Z' | 'X')),
+        Err(e) => e.kind() == std::io::ErrorKind::NotFound,
     }
-    // SAFETY: `kill` with signal 0 only checks that the process exists and may be signalled;
-    // it sends nothing and touches no memory of ours.
-    let alive = unsafe { libc::kill(pid, 0) } == 0;
-    !alive && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
-}
-
-#[cfg(not(unix))]
-fn process_is_dead(_pid: u32) -> bool {
-    false
 }
 
 #[cfg(test)]

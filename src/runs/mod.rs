@@ -2,7 +2,7 @@
 //! replayed), pending approvals and the decisions on them, an audit trail, the last status each
 //! source reported, and the hashes of the bearer tokens `hub serve --http` accepts. One
 //! [`Store`] is shared by every part of a process; its handles (`store.runs()`,
-//! `store.journal()`, `store.approvals()`, `store.tokens()`, `store.source_status()`,
+//! `store.journal()`, `store.approvals()`, `store.bearer_tokens()`, `store.source_status()`,
 //! `store.keys()`) are narrow async APIs over one backend seam. Scripts, results, envelopes and
 //! argument previews are encrypted at rest with the state key; only the vault seals and opens.
 //!
@@ -14,7 +14,7 @@
 //!
 //! | file | owns |
 //! |---|---|
-//! | `handle/` | the handles: `runs`, `journal`, `approvals`, `tokens`, `source_status`, `keys` |
+//! | `handle/` | the handles: `runs`, `journal`, `approvals`, `bearer_tokens`, `source_status`, `keys` |
 //! | `records` | the records as the rest of the code sees them: plain, opened values |
 //! | `backend` | the seam: one trait per concern, implemented by each database |
 //! | `sqlite/` | the embedded backend (one SQLite file in the data directory), its schema |
@@ -41,7 +41,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 pub use backend::BeforeCommit;
 pub use claims::RENEW_EVERY;
 pub use error::{DecideError, DispatchError, StoreError, TokenError};
-pub use handle::{Approvals, Journal, Keys, Runs, SourceStatuses, Tokens};
+pub use handle::{Approvals, BearerTokens, Journal, Keys, Runs, SourceStatuses};
 pub use ids::{new_run_id, new_seed};
 pub use keys::KeySource;
 pub use records::{
@@ -122,8 +122,8 @@ impl Store {
         Approvals(self)
     }
 
-    pub fn tokens(&self) -> Tokens<'_> {
-        Tokens(self)
+    pub fn bearer_tokens(&self) -> BearerTokens<'_> {
+        BearerTokens(self)
     }
 
     pub fn source_status(&self) -> SourceStatuses<'_> {

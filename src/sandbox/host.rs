@@ -17,8 +17,8 @@ use super::envelope::CallSummary;
 use super::error::ErrorCode;
 use super::request::{MAX_PENDING_TIMERS, MAX_TIMER_MS, Namespaces, RunRequest, ToolSpec};
 use super::state::Shared;
-use super::unwrap::{Unwrapped, unwrap_result};
-use crate::catalog::closest::closest;
+use super::tool_result::{Unwrapped, unwrap_result};
+use crate::model::closest::closest;
 
 /// Everything the host functions need, cloned into each of them.
 #[derive(Clone)]

@@ -14,15 +14,19 @@
 //! | `compile` | source → bytecode outside the sandbox; the prelude, once per process |
 //! | `host` | the Rust functions behind the prelude (tool calls, console, timers, base64) |
 //! | `state` | what a run records while it runs |
-//! | `unwrap` | MCP `CallToolResult` → the value a script sees |
+//! | `tool_result` | MCP `CallToolResult` → the value a script sees |
 //! | `alloc` | the metering allocator (memory limit, OOM flag) |
 //! | `bridge`, `request`, `envelope`, `error`, `cancel` | the public types |
 
+// The metering allocator implements rquickjs's unsafe `Allocator`.
+#[allow(unsafe_code)]
 mod alloc;
 mod base64;
 pub mod bridge;
 pub mod cancel;
 mod compile;
+// Loads precompiled module bytecode and adds one intrinsic through rquickjs's raw API.
+#[allow(unsafe_code)]
 mod engine;
 pub mod envelope;
 pub mod error;
@@ -31,7 +35,7 @@ mod normalise;
 mod parser_pool;
 pub mod request;
 mod state;
-mod unwrap;
+mod tool_result;
 
 pub use bridge::{Bridge, BridgeError, CallFailure, CallOutcome, ToolCall};
 pub use cancel::CancelToken;
@@ -41,4 +45,4 @@ pub use envelope::{
     ProviderExecution, Recovery, RecoveryCode, Status, Truncated,
 };
 pub use error::ErrorCode;
-pub use request::{Namespaces, RunRequest, ToolSpec};
+pub use request::{Limits, Namespaces, RunRequest, ToolSpec};

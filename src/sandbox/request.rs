@@ -7,7 +7,31 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::config::Limits;
+/// A run's limits; the defaults are also the maxima (a config may lower them, never raise them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub run_timeout: Duration,
+    pub max_calls: u64,
+    pub memory_bytes: u64,
+    pub stack_bytes: u64,
+    pub result_bytes: u64,
+    pub log_bytes: u64,
+    pub code_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            run_timeout: Duration::from_secs(60),
+            max_calls: 100,
+            memory_bytes: 64 << 20,
+            stack_bytes: 1 << 20,
+            result_bytes: 16 << 10,
+            log_bytes: 4 << 10,
+            code_bytes: 64 << 10,
+        }
+    }
+}
 
 /// The smallest and largest output budget a client may ask for, and the default.
 pub const OUTPUT_BUDGET_MIN: u64 = 1_024;

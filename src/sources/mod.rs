@@ -32,6 +32,8 @@ mod error;
 mod handler;
 mod http;
 mod link;
+// Signals whole process groups (`killpg`), which only libc offers.
+#[allow(unsafe_code)]
 mod process_group;
 mod resolve;
 mod signals;
@@ -53,9 +55,9 @@ pub use signals::termination_signal;
 pub use status::{SourceEvent, SourceStatus};
 
 use self::link::{Link, LinkState, Shared};
-use crate::catalog::tool::UpstreamTool;
 use crate::config::SourceSettings;
 use crate::credentials::SecretLookup;
+use crate::model::tool::UpstreamTool;
 
 /// How many events a slow subscriber may fall behind before it misses some.
 const EVENT_CAPACITY: usize = 256;

@@ -1,10 +1,11 @@
 //! `capabilities dashboard`: the runs of every hub on this machine and the queue of calls waiting
 //! for a person, live, with a key per decision.
 //!
-//! Built like gitui: the [`state`] (no I/O) changes only through actions that [`keys`] makes of
-//! key presses; [`render`] and [`panes`] draw it with pure functions; [`app`] runs the loop and
-//! performs the effects the state asks for, through [`load`], against the state store that every
-//! process shares, so the dashboard needs no hub running.
+//! Built in the Elm Architecture: the [`state`] (the model, no I/O) changes only through the
+//! actions (messages) that [`keys`] makes of key presses, in `State::update`, which returns the
+//! effects it wants performed; [`render`] and [`panes`] are the view, pure functions of the
+//! state; [`app`] runs the loop and performs the effects through [`load`], against the state
+//! store that every process shares, so the dashboard needs no hub running.
 
 mod app;
 mod detail;

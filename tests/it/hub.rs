@@ -347,7 +347,8 @@ fn malformed_input_gets_errors_that_say_what_is_wrong_and_the_server_keeps_servi
 
 /// Tool definitions plus instructions, in o200k_base tokens, as one JSON text.
 fn surface_tokens(tools: &Value, instructions: &str) -> usize {
-    capabilities::tokens::count(&tools.to_string()) + capabilities::tokens::count(instructions)
+    capabilities::token_count::count(&tools.to_string())
+        + capabilities::token_count::count(instructions)
 }
 
 /// Every tool of a server listed directly, in tokens: the cost of the classic setup.
@@ -357,7 +358,7 @@ fn direct_listing_tokens(mut command: Command) -> usize {
     server.initialize("2025-06-18");
     let listed = server.request(1, "tools/list", json!({}));
     let _ = server.close();
-    capabilities::tokens::count(&listed["result"]["tools"].to_string())
+    capabilities::token_count::count(&listed["result"]["tools"].to_string())
 }
 
 #[test]
@@ -470,11 +471,7 @@ fn search_names_sources_still_connecting_and_stdin_eof_leaves_no_processes() {
 fn sigterm_stops_the_hub_and_its_sources() {
     let mark = 50_001 + (std::process::id() % 10_000) * 2;
     let (_home, mut hub, needle) = hub_with_hanging_source(mark);
-    // SAFETY: kill(2) on a pid we own; no memory is involved.
-    assert_eq!(
-        unsafe { libc::kill(hub.child.id() as i32, libc::SIGTERM) },
-        0
-    );
+    crate::support::send_signal(hub.child.id(), "TERM");
     let status = hub.child.wait().expect("wait");
     assert_eq!(status.code(), Some(143));
     wait_for("the source's processes to be gone", || {
@@ -544,11 +541,7 @@ fn a_paused_run_survives_kill_9_of_the_hub() {
         .as_str()
         .expect("runId")
         .to_string();
-    // SAFETY: kill(2) on a child we own; no memory is involved.
-    assert_eq!(
-        unsafe { libc::kill(hub.child.id() as i32, libc::SIGKILL) },
-        0
-    );
+    crate::support::send_signal(hub.child.id(), "KILL");
     let _ = hub.child.wait();
 
     home.run(&["hub", "approve", &run_id]).ok();

@@ -1,6 +1,9 @@
 //! The one integration-test binary: each module drives the real `capabilities` binary or the
 //! library against real peers (server-everything from npm, Python MCP servers from the venv).
 
+// A test's helpers unwrap what the test set up: a failure there is the test failing, loudly.
+#![allow(clippy::unwrap_used)]
+
 mod approval_page;
 mod approvals;
 mod at_rest;

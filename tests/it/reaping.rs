@@ -37,10 +37,10 @@ pub fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
     }
 }
 
-fn interrupted_run_leaves_no_processes(signal: i32, expected_code: i32) {
+fn interrupted_run_leaves_no_processes(name: &str, signal: u32, expected_code: i32) {
     let home = Home::new();
     // Unique sleep lengths mark this test's grandchildren in the process table.
-    let mark = 40_000 + (std::process::id() % 10_000) * 2 + signal as u32;
+    let mark = 40_000 + (std::process::id() % 10_000) * 2 + signal;
     home.write_config(&format!(
         "[sources.hangs]\ncommand = \"sh\"\nargs = [\"-c\", \"sleep {mark} & sleep {mark}.5\"]\nconnect_timeout_secs = 60\n"
     ));
@@ -54,9 +54,7 @@ fn interrupted_run_leaves_no_processes(signal: i32, expected_code: i32) {
     wait_for("the source's processes to start", || {
         processes_with(&needle).len() >= 2
     });
-    // SAFETY: kill(2) on a pid we own; no memory is involved.
-    let rc = unsafe { libc::kill(child.id() as i32, signal) };
-    assert_eq!(rc, 0);
+    crate::support::send_signal(child.id(), name);
     let status = child.wait().expect("wait");
     assert_eq!(status.code(), Some(expected_code));
     wait_for("the source's processes to be gone", || {
@@ -66,10 +64,10 @@ fn interrupted_run_leaves_no_processes(signal: i32, expected_code: i32) {
 
 #[test]
 fn sigterm_takes_children_and_grandchildren_down() {
-    interrupted_run_leaves_no_processes(libc::SIGTERM, 143);
+    interrupted_run_leaves_no_processes("TERM", 15, 143);
 }
 
 #[test]
 fn ctrl_c_takes_children_and_grandchildren_down() {
-    interrupted_run_leaves_no_processes(libc::SIGINT, 130);
+    interrupted_run_leaves_no_processes("INT", 2, 130);
 }

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use capabilities::config::Limits;
+use capabilities::sandbox::Limits;
 use capabilities::sandbox::{
     Bridge, BridgeError, CallFailure, CallOutcome, CancelToken, ErrorCode, ExecuteEnvelope,
     Namespaces, Pending, PendingKind, RunRequest, Status, ToolCall, ToolSpec, run, run_with_cancel,

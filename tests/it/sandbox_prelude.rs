@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use capabilities::catalog::address::namespace_problem;
+use capabilities::model::address::namespace_problem;
 use capabilities::sandbox::{
     Bridge, CallOutcome, ErrorCode, ExecuteEnvelope, Namespaces, RunRequest, Status, ToolCall,
     ToolSpec, run,

@@ -127,3 +127,13 @@ pub fn store_of(home: &Home) -> capabilities::runs::Store {
     ))
     .expect("the state store")
 }
+
+/// Sends signal `name` (`TERM`, `INT`, `HUP`, `KILL`) to `pid` with the system's `kill`, as a
+/// person or a service manager would.
+pub fn send_signal(pid: u32, name: &str) {
+    let status = Command::new("kill")
+        .args(["-s", name, &pid.to_string()])
+        .status()
+        .expect("run kill");
+    assert!(status.success(), "kill -s {name} {pid} failed");
+}

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::catalog::tool::ToolDefinition;
+use crate::model::tool::ToolDefinition;
 
 /// Defaults longer than this (as JSON) are left out of the JSDoc; they cost tokens and rarely help.
 const MAX_DEFAULT_CHARS: usize = 120;

@@ -32,7 +32,7 @@ mod walk;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use super::tool::ToolDefinition;
+use crate::model::tool::ToolDefinition;
 use doc::tool_doc;
 use model::{NamedType, ToolTypes, Ty, collect_refs, push_unique};
 use names::pascal;
@@ -252,7 +252,7 @@ impl NamespaceTypes {
 pub(crate) mod tests {
     use super::*;
     use crate::catalog::fixtures::{definitions, fixture_dir, load_all};
-    use crate::catalog::tool::Annotations;
+    use crate::model::tool::Annotations;
     use serde_json::{Value, json};
 
     pub(super) fn tool(

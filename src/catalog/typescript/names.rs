@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::catalog::address::JS_RESERVED_WORDS;
+use crate::model::address::JS_RESERVED_WORDS;
 
 /// Besides JavaScript's reserved words ([`JS_RESERVED_WORDS`]), words that cannot name a type:
 /// TypeScript's keywords and built-in type names.

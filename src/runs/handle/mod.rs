@@ -2,15 +2,15 @@
 //! Each runs its backend work off the async threads and deals only in opened values.
 
 mod approvals;
+mod bearer_tokens;
 mod journal;
 mod keys;
 mod runs;
 mod sources;
-mod tokens;
 
 pub use approvals::Approvals;
+pub use bearer_tokens::BearerTokens;
 pub use journal::Journal;
 pub use keys::Keys;
 pub use runs::Runs;
 pub use sources::SourceStatuses;
-pub use tokens::Tokens;

@@ -352,7 +352,7 @@ mod tests {
         let owner = begin(&store, "run_a", "return 1").await;
         journal_call(&store, "run_a", &owner, &entry(0, "a.b", json!(1))).await;
         store
-            .tokens()
+            .bearer_tokens()
             .create("laptop", None, None, &[])
             .await
             .unwrap();
@@ -362,7 +362,7 @@ mod tests {
         assert_eq!(store.runs().clear().await.unwrap(), 1);
         assert!(!key_file.exists());
         assert_eq!(
-            store.tokens().list().await.unwrap().len(),
+            store.bearer_tokens().list().await.unwrap().len(),
             1,
             "tokens are kept"
         );

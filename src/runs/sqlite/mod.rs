@@ -10,16 +10,16 @@
 //! | `runs` | runs, their claims, listings |
 //! | `journal` | calls dispatched and answered |
 //! | `approvals` | pending calls, decisions, grants, single-use states, the audit trail |
-//! | `tokens`, `sources` | bearer tokens, source statuses |
+//! | `bearer_tokens`, `sources` | bearer tokens (their hashes), source statuses |
 //! | `keys` | the key record and the sealing of an older version's clear values |
 
 mod approvals;
+mod bearer_tokens;
 mod journal;
 mod keys;
 mod runs;
 mod schema;
 mod sources;
-mod tokens;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -260,7 +260,7 @@ mod tests {
         let store = Store::open(&path, None).await.unwrap();
         begin(&store, "run_a", "return 1").await;
         store
-            .tokens()
+            .bearer_tokens()
             .create("laptop", None, None, &[])
             .await
             .unwrap();

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use oxc_ast::ast::*;
 use oxc_ast_visit::{Visit, walk};
 
-use crate::catalog::address::namespace_problem;
+use crate::model::address::namespace_problem;
 use crate::sandbox::request::Namespaces;
 
 /// Finds calls to tools a namespace does not have.

@@ -3,7 +3,7 @@
 use rusqlite::{OptionalExtension, params};
 
 use super::{Sqlite, unsigned};
-use crate::runs::backend::TokenRecords;
+use crate::runs::backend::BearerTokenRecords;
 use crate::runs::error::StoreError;
 use crate::runs::records::TokenRecord;
 
@@ -22,7 +22,7 @@ fn record(row: &rusqlite::Row<'_>) -> rusqlite::Result<TokenRecord> {
     })
 }
 
-impl TokenRecords for Sqlite {
+impl BearerTokenRecords for Sqlite {
     fn insert_token(&self, record: &TokenRecord, hash: &str) -> Result<bool, StoreError> {
         let allow = serde_json::to_string(&record.allow).unwrap_or_else(|_| "[]".into());
         self.write(|t| -> Result<bool, StoreError> {

@@ -1,4 +1,4 @@
-//! The `tokens` handle: bearer tokens for `hub serve --http`, each kept only as the SHA-256 of
+//! The `bearer_tokens` handle: bearer tokens for `hub serve --http`, each kept only as the SHA-256 of
 //! its secret, with the profile and address patterns that narrow what its holder may call. The
 //! hub looks a token up on every HTTP request and again on every call inside a script, so
 //! `token revoke` (another process sharing the store) takes effect at once.
@@ -13,7 +13,7 @@ use super::super::{Store, now_ms};
 const PREFIX: &str = "cap_";
 
 /// Bearer tokens.
-pub struct Tokens<'a>(pub(in crate::runs) &'a Store);
+pub struct BearerTokens<'a>(pub(in crate::runs) &'a Store);
 
 /// The hex SHA-256 of a token secret: what the store keeps and looks up.
 fn hash(secret: &str) -> String {
@@ -32,7 +32,7 @@ fn new_secret() -> Result<String, TokenError> {
     Ok(format!("{PREFIX}{hex}"))
 }
 
-impl Tokens<'_> {
+impl BearerTokens<'_> {
     /// Stores a new token and returns its secret, which is never stored or shown again. A
     /// revoked token's name may be reused.
     pub async fn create(
@@ -104,7 +104,7 @@ mod tests {
     async fn a_token_is_found_by_its_secret_until_revoked() {
         let dir = tempfile::tempdir().unwrap();
         let store = store_in(dir.path()).await;
-        let tokens = store.tokens();
+        let tokens = store.bearer_tokens();
         let secret = tokens
             .create("ci", Some("work"), None, &["everything.*".into()])
             .await
@@ -133,11 +133,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = store_in(dir.path()).await;
         let secret = store
-            .tokens()
+            .bearer_tokens()
             .create("old", None, Some(1), &[])
             .await
             .unwrap();
-        assert!(store.tokens().for_secret(&secret).await.unwrap().is_none());
-        assert_eq!(store.tokens().list().await.unwrap().len(), 1);
+        assert!(
+            store
+                .bearer_tokens()
+                .for_secret(&secret)
+                .await
+                .unwrap()
+                .is_none()
+        );
+        assert_eq!(store.bearer_tokens().list().await.unwrap().len(), 1);
     }
 }

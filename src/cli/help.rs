@@ -1,0 +1,154 @@
+//! The examples and notes each verb's `--help` ends with, kept apart so the clap definitions
+//! stay readable and the examples read as they print.
+
+pub const QUICK_START: &str = r#"Quick start:
+  capabilities init
+  capabilities source add everything -- npx -y @modelcontextprotocol/server-everything
+  capabilities search "echo a message"
+  capabilities describe everything.echo"#;
+
+pub const INIT: &str = r#"Examples:
+  capabilities init
+  capabilities init --print > my-config.toml
+  capabilities init --reference | less"#;
+
+pub const SEARCH: &str = r#"Examples:
+  capabilities search "echo a message"
+  capabilities search "create issue" --namespace github --limit 5
+  capabilities search "" --namespace everything   # list one source"#;
+
+pub const DESCRIBE: &str = r#"Examples:
+  capabilities describe everything.echo
+  capabilities describe everything --budget 4000
+  capabilities describe github.createIssue github.Issue"#;
+
+pub const EXEC: &str = r#"Examples:
+  capabilities exec script.js
+  echo 'return await everything.echo({ message: "hi" })' | capabilities exec -
+  capabilities exec --json config-examples/multi-source.js | jq .calls
+  capabilities exec --resume run_4f2k…   # after `capabilities hub approve run_4f2k…`
+
+The script is the body of an async function: each source is a global object of async functions, and what it returns is the result.
+On a terminal, calls that need approval are asked about inline.
+Exit status: 0 completed, 1 failed, 3 waiting for an approval or a connection, 4 cancelled, 5 being run by another process (resume again shortly)."#;
+
+pub const COMPLETIONS: &str = r#"Examples:
+  capabilities completions bash > ~/.local/share/bash-completion/completions/capabilities
+  capabilities completions zsh > ~/.zfunc/_capabilities
+  capabilities completions fish > ~/.config/fish/completions/capabilities.fish"#;
+
+pub const INSTALL: &str = r#"Examples:
+  capabilities install print
+  capabilities install cursor            # show what would change
+  capabilities install cursor --write    # change it (the old file is backed up)
+  capabilities install claude --write --profile work
+
+Clients: claude (Claude Code, ~/.claude.json), claude-desktop, cursor (~/.cursor/mcp.json), codex (~/.codex/config.toml), print (the generic mcpServers JSON)."#;
+
+pub const DOCTOR: &str = r#"Example:
+  capabilities doctor
+
+Exit status: 0 when everything the config needs works, 1 otherwise."#;
+
+pub const DASHBOARD: &str = r#"Examples:
+  capabilities dashboard
+  capabilities tui --bell   # ring the terminal bell when a call starts waiting
+
+Keys: a allow once, r allow for this run, A always allow (asks first), d deny, enter details, / filter, ? help, q quit.
+It reads the state store that every hub and `exec` share, so it works whether or not a hub is running."#;
+
+pub const SOURCE_ADD: &str = r#"Examples:
+  capabilities source add everything -- npx -y @modelcontextprotocol/server-everything
+  capabilities source add time --env TZ=Europe/Paris -- uvx mcp-server-time
+  capabilities source add github --url https://api.githubcopilot.com/mcp/ --header 'Authorization=Bearer ${secret:github}'
+
+Values of --env and --header may hold ${secret:NAME} or ${env:VAR} references; they are stored as written."#;
+
+pub const SOURCE_LIST: &str = r#"Examples:
+  capabilities source list
+  capabilities source list --json | jq '.[] | select(.status != "ready")'"#;
+
+pub const SOURCE_REMOVE: &str = r#"Example:
+  capabilities source remove everything"#;
+
+pub const SOURCE_TEST: &str = r#"Example:
+  capabilities source test everything"#;
+
+pub const SOURCE_IMPORT: &str = r#"Examples:
+  capabilities source import ~/.cursor/mcp.json
+  capabilities source import claude_desktop_config.json --dry-run
+  capabilities source import ~/.codex/config.toml
+
+Stdio entries (command, args, env, cwd) and HTTP entries (url, headers) are imported; names become identifiers (my-server → myServer). `${VAR}` in values becomes `${env:VAR}`."#;
+
+pub const HUB_SERVE: &str = r#"Examples:
+  capabilities hub serve
+  capabilities hub serve --profile work
+  capabilities hub serve --http 127.0.0.1:8931   # Streamable HTTP at http://127.0.0.1:8931/mcp
+  capabilities hub serve --http 0.0.0.0:8931 --allow-remote --allowed-host hub.example.com
+
+MCP clients start the stdio hub themselves: `capabilities install print` shows the config entry.
+Over HTTP every request needs `Authorization: Bearer <token>` (see `capabilities token create`).
+Logs go to stderr: CAPABILITIES_LOG=info for an access log with a request id per request, --log-format json for JSON lines."#;
+
+pub const HUB_APPROVE: &str = r#"Examples:
+  capabilities hub approve run_4f2k…            # allow the pending call(s) once
+  capabilities hub approve run_4f2k… --for-run  # and every later call of the same tool in this run
+  capabilities hub approve run_4f2k… --always   # and write a policy rule that allows the tool
+  capabilities hub approve run_4f2k… --call 3   # only call 3
+
+Works whether or not a hub is running: the decision goes to the state store."#;
+
+pub const HUB_DENY: &str = r#"Examples:
+  capabilities hub deny run_4f2k…
+  capabilities hub deny run_4f2k… --call 3"#;
+
+pub const HUB_RUNS: &str = r#"Examples:
+  capabilities hub runs
+  capabilities hub runs --pending
+  capabilities hub runs --json | jq '.[0].calls'"#;
+
+pub const TOKEN_CREATE: &str = r#"Examples:
+  capabilities token create laptop
+  capabilities token create ci --profile work --expires 30d
+  capabilities token create reader --allow 'everything.*' --allow 'time.getCurrentTime'
+
+The token is printed on stdout and never shown again. Clients send it as `Authorization: Bearer <token>`.
+With --allow, each call a script makes must match one of the patterns (`*` matches anything), checked on every call."#;
+
+pub const TOKEN_LIST: &str = r#"Examples:
+  capabilities token list
+  capabilities token list --json | jq '.[] | select(.status == "active")'"#;
+
+pub const TOKEN_REVOKE: &str = r#"Example:
+  capabilities token revoke laptop"#;
+
+pub const CREDENTIAL_SET: &str = r#"Examples:
+  capabilities credential set github-personal
+  gh auth token | capabilities credential set github-personal
+  CAPABILITIES_PASSPHRASE=… capabilities credential set github-work --store file < token.txt
+
+Then reference it from a connection: headers = { Authorization = "Bearer ${secret:github-personal}" }.
+The value is never taken from the command line, where shell history and `ps` would see it."#;
+
+pub const CREDENTIAL_LIST: &str = r#"Examples:
+  capabilities credential list
+  capabilities credential list --json | jq '.[] | select(.stored | not)'"#;
+
+pub const CREDENTIAL_REMOVE: &str = r#"Example:
+  capabilities credential remove github-work"#;
+
+pub const CREDENTIAL_TEST: &str = r#"Example:
+  capabilities credential test github-personal"#;
+
+pub const POLICY_SHOW: &str = r#"Example:
+  capabilities policy show"#;
+
+pub const POLICY_SET: &str = r#"Examples:
+  capabilities policy set 'github.search*' allow
+  capabilities policy set '*.delete*' deny
+  capabilities policy set 'github.*' ask --connection work"#;
+
+pub const POLICY_EXPLAIN: &str = r#"Examples:
+  capabilities policy explain everything.echo
+  capabilities policy explain github.createIssue --connection work"#;

@@ -1,0 +1,14 @@
+//! The shared vocabulary: what a tool is and what it is called, which every other module speaks
+//! and which depends on nothing else in the crate.
+//!
+//! | file | owns |
+//! |---|---|
+//! | `tool` | an upstream tool as listed, its definition under an address, annotations, digests |
+//! | `address` | addresses: tool names in lowerCamelCase, valid source names, reserved words |
+//! | `closest` | the closest names to a misspelt one, for "did you mean …" |
+
+pub mod address;
+pub mod closest;
+pub mod tool;
+
+pub use tool::{Annotations, ToolDefinition, UpstreamTool};
