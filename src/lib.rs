@@ -10,7 +10,7 @@
 //! | [`approvals`] | the one `decide()` every approval channel uses, and the browser approval page |
 //! | [`cli`] | the clap definitions (`*Args`) of every verb; no logic |
 //! | [`commands`] | one function per verb; the only place (with the TUI) that prints |
-//! | [`config`] | `config.toml`: paths, schema, `${secret:…}`/`${env:…}` references, validation |
+//! | [`config`] | `config.toml`: paths, schema, references, validation; the policy that follows it |
 //! | [`credentials`] | secrets: the OS keychain or an encrypted file; redaction; the state-store key |
 //! | [`sources`] | upstream MCP clients (rmcp): stdio children and Streamable HTTP, timeouts, restarts |
 //! | [`model`] | the shared vocabulary, depending on nothing: tool definitions, addresses, annotations |
@@ -18,7 +18,7 @@
 //! | [`execute`] | one `execute` run: the sandbox's bridge to policy, sources and the journal |
 //! | [`hub`] | the MCP server: three tools (search, describe, execute) over stdio and Streamable HTTP |
 //! | [`policy`] | pure allow / ask / deny decisions |
-//! | [`runs`] | the SQLite state store (encrypted at rest): runs, journals, approvals, audit, tokens |
+//! | [`runs`] | the state store: claims, journals, approvals, audit, bearer tokens; encrypted at rest |
 //! | [`sandbox`] | the QuickJS runtime that runs `execute` scripts |
 //! | [`tui`] | `capabilities dashboard`: live runs and the approval queue (ratatui) |
 //! | [`token_count`] | o200k_base token counting for budgets |
@@ -26,10 +26,12 @@
 //! | [`env_vars`] | every environment variable read |
 //! | [`logging`] | logs on stderr as text or JSON lines, request and run ids, OpenTelemetry export |
 //!
-//! A request flows `hub` (or `commands`) → `catalog` (search, describe) or `execute` → `sandbox`
-//! → back through `execute`'s bridge (`policy`, `runs`) → `sources` → the upstream server. A call
-//! that needs a person pauses the run in `runs`; `approvals`, `tui` and the `hub approve` command
-//! record the decision there, and `execute` resumes the run from its journal.
+//! A request flows `hub` (or `commands`, through `app`) → `catalog` (search, describe) or
+//! `execute` → `sandbox` → back through `execute`'s bridge (`policy`, then the journal in `runs`)
+//! → `sources` → the upstream server. A call that needs a person pauses the run in `runs`;
+//! every channel (`approvals`' page, `tui`, `hub approve`, the `exec` prompt, an elicitation
+//! answer in `hub`) records the decision through `approvals::decide`, and `execute` resumes the
+//! run from its journal. Every module may use `model`; no import cycle runs between modules.
 
 pub mod app;
 pub mod approvals;

@@ -4,11 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::surface::{
-    DESCRIBE_BUDGET_MAX, DESCRIBE_BUDGET_MIN, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX,
-};
-use crate::catalog::describe::{DEFAULT_BUDGET_TOKENS, MAX_TARGETS};
-use crate::sandbox::request::{OUTPUT_BUDGET_MAX, OUTPUT_BUDGET_MIN};
+use super::fields::{self, Field, Kind};
 
 /// A mistake in the arguments, worded for the model.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -41,16 +37,14 @@ pub enum ExecuteArgs {
 
 impl SearchArgs {
     pub fn parse(arguments: &Map<String, Value>) -> Result<SearchArgs, ArgsError> {
-        let args = Fields::new("search", arguments, &["query", "namespace", "limit"])?;
+        let args = Fields::new("search", arguments, fields::SEARCH)?;
         let query = args.string("query")?.ok_or_else(|| {
             ArgsError(
                 "search needs `query`: what you want to do, e.g. {\"query\": \"create an issue\"}"
                     .into(),
             )
         })?;
-        let limit = args
-            .integer("limit", 1, SEARCH_LIMIT_MAX)?
-            .unwrap_or(SEARCH_LIMIT_DEFAULT);
+        let limit = args.whole("limit")?;
         Ok(SearchArgs {
             query,
             namespace: args.string("namespace")?,
@@ -61,7 +55,7 @@ impl SearchArgs {
 
 impl DescribeArgs {
     pub fn parse(arguments: &Map<String, Value>) -> Result<DescribeArgs, ArgsError> {
-        let args = Fields::new("describe", arguments, &["targets", "budget"])?;
+        let args = Fields::new("describe", arguments, fields::DESCRIBE)?;
         let targets = match args.get("targets") {
             None => {
                 return Err(ArgsError(
@@ -87,15 +81,15 @@ impl DescribeArgs {
                 )));
             }
         };
-        if targets.is_empty() || targets.len() > MAX_TARGETS {
+        if let Some(Kind::Texts { min, max }) = args.kind("targets")
+            && !(min..=max).contains(&targets.len())
+        {
             return Err(ArgsError(format!(
-                "`targets` must hold 1 to {MAX_TARGETS} items, got {}; split larger requests over several calls",
+                "`targets` must hold {min} to {max} items, got {}; split larger requests over several calls",
                 targets.len()
             )));
         }
-        let budget = args
-            .integer("budget", DESCRIBE_BUDGET_MIN, DESCRIBE_BUDGET_MAX)?
-            .unwrap_or(DEFAULT_BUDGET_TOKENS as u64);
+        let budget = args.whole("budget")?;
         Ok(DescribeArgs {
             targets,
             budget: budget as usize,
@@ -110,14 +104,10 @@ impl ExecuteArgs {
         arguments: &Map<String, Value>,
         max_code_bytes: u64,
     ) -> Result<ExecuteArgs, ArgsError> {
-        let args = Fields::new(
-            "execute",
-            arguments,
-            &["code", "outputBudgetBytes", "resume"],
-        )?;
+        let args = Fields::new("execute", arguments, fields::EXECUTE)?;
         let code = args.string("code")?;
         let resume = args.string("resume")?;
-        let budget = args.integer("outputBudgetBytes", OUTPUT_BUDGET_MIN, OUTPUT_BUDGET_MAX)?;
+        let budget = args.integer("outputBudgetBytes")?;
         match (code, resume) {
             (Some(_), Some(_)) => Err(ArgsError(
                 "send exactly one of `code` (a new run) or `resume` (continue a waiting run), not both".into(),
@@ -138,29 +128,44 @@ impl ExecuteArgs {
     }
 }
 
-/// The arguments object of one tool, checked for unknown fields.
+/// The arguments object of one tool, checked against its table (`fields`) for unknown fields.
 struct Fields<'a> {
     tool: &'static str,
     map: &'a Map<String, Value>,
+    table: &'static [Field],
 }
 
 impl<'a> Fields<'a> {
     fn new(
         tool: &'static str,
         map: &'a Map<String, Value>,
-        known: &[&str],
+        table: &'static [Field],
     ) -> Result<Fields<'a>, ArgsError> {
-        if let Some(unknown) = map.keys().find(|k| !known.contains(&k.as_str())) {
-            let known = known
+        if let Some(unknown) = map.keys().find(|k| fields::field(table, k).is_none()) {
+            let known = table
                 .iter()
-                .map(|k| format!("`{k}`"))
+                .map(|f| format!("`{}`", f.name))
                 .collect::<Vec<_>>()
                 .join(", ");
             return Err(ArgsError(format!(
                 "{tool} has no argument `{unknown}`; it takes {known}"
             )));
         }
-        Ok(Fields { tool, map })
+        Ok(Fields { tool, map, table })
+    }
+
+    /// What the table says field `name` holds.
+    fn kind(&self, name: &str) -> Option<Kind> {
+        fields::field(self.table, name).map(|f| f.kind)
+    }
+
+    /// A whole number field, or its default when absent.
+    fn whole(&self, name: &str) -> Result<u64, ArgsError> {
+        let default = match self.kind(name) {
+            Some(Kind::Whole { default, .. }) => default,
+            _ => None,
+        };
+        Ok(self.integer(name)?.or(default).unwrap_or(0))
     }
 
     /// The field, with JSON `null` read as absent.
@@ -180,9 +185,14 @@ impl<'a> Fields<'a> {
         }
     }
 
-    fn integer(&self, name: &str, min: u64, max: u64) -> Result<Option<u64>, ArgsError> {
+    /// A whole number field within the table's bounds, if present.
+    fn integer(&self, name: &str) -> Result<Option<u64>, ArgsError> {
         let Some(value) = self.get(name) else {
             return Ok(None);
+        };
+        let (min, max) = match self.kind(name) {
+            Some(Kind::Whole { min, max, .. }) => (min, max),
+            _ => (0, u64::MAX),
         };
         match value.as_u64().or_else(|| {
             value

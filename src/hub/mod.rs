@@ -7,7 +7,8 @@
 //! | file | owns |
 //! |---|---|
 //! | `surface` | the three tool definitions and the server instructions (the fixed cost) |
-//! | `args` | reading each tool's arguments, with errors that name the field |
+//! | `fields` | the arguments of each tool, once: their schemas and their bounds |
+//! | `args` | reading each tool's arguments against `fields`, with errors that name the field |
 //! | `handler` | the `ServerHandler`: search, describe and execute on the live catalogue |
 //! | `stdio` | the transport: JSON-RPC lines, with errors for lines that are not messages |
 //! | `streamable_http` | Streamable HTTP at `/mcp`: Origin and bearer-token checks, JSON-RPC bodies and batches, session recovery, connection limits |
@@ -20,6 +21,7 @@
 
 mod args;
 mod elicit;
+mod fields;
 mod handler;
 mod stdio;
 mod streamable_http;

@@ -7,19 +7,11 @@ use std::sync::Arc;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
-use crate::catalog::describe::{DEFAULT_BUDGET_TOKENS, MAX_TARGETS};
-use crate::sandbox::request::{OUTPUT_BUDGET_MAX, OUTPUT_BUDGET_MIN};
+use super::fields::{self, input_schema};
 
 pub const SEARCH: &str = "search";
 pub const DESCRIBE: &str = "describe";
 pub const EXECUTE: &str = "execute";
-
-/// `search`'s default and largest `limit`.
-pub const SEARCH_LIMIT_DEFAULT: u64 = 10;
-pub const SEARCH_LIMIT_MAX: u64 = 50;
-/// The range of `describe`'s `budget`, in tokens.
-pub const DESCRIBE_BUDGET_MIN: u64 = 200;
-pub const DESCRIBE_BUDGET_MAX: u64 = 20_000;
 
 pub const INSTRUCTIONS: &str = "The user's tools from all their MCP servers, used through code. search finds tools by task, \
 describe shows their TypeScript types, execute runs one JavaScript script that calls them. Prefer one execute with several \
@@ -44,55 +36,32 @@ pub fn tools() -> Vec<Tool> {
 }
 
 fn search() -> Tool {
-    let input = json!({
-        "type": "object",
-        "properties": {
-            "query": { "type": "string", "description": "What you want to do, in a few words." },
-            "namespace": { "type": "string", "description": "Search or list only this source." },
-            "limit": { "type": "integer", "minimum": 1, "maximum": SEARCH_LIMIT_MAX, "default": SEARCH_LIMIT_DEFAULT },
-        },
-        "required": ["query"],
-    });
-    Tool::new(SEARCH, SEARCH_DESCRIPTION, object(input)).with_annotations(read_only())
+    Tool::new(
+        SEARCH,
+        SEARCH_DESCRIPTION,
+        object(input_schema(fields::SEARCH)),
+    )
+    .with_annotations(read_only())
 }
 
 fn describe() -> Tool {
-    let input = json!({
-        "type": "object",
-        "properties": {
-            "targets": {
-                "type": "array",
-                "items": { "type": "string" },
-                "minItems": 1,
-                "maxItems": MAX_TARGETS,
-                "description": "Addresses, namespaces or type names.",
-            },
-            "budget": {
-                "type": "integer",
-                "minimum": DESCRIBE_BUDGET_MIN,
-                "maximum": DESCRIBE_BUDGET_MAX,
-                "default": DEFAULT_BUDGET_TOKENS,
-                "description": "Most tokens to return.",
-            },
-        },
-        "required": ["targets"],
-    });
-    Tool::new(DESCRIBE, DESCRIBE_DESCRIPTION, object(input)).with_annotations(read_only())
+    Tool::new(
+        DESCRIBE,
+        DESCRIBE_DESCRIPTION,
+        object(input_schema(fields::DESCRIBE)),
+    )
+    .with_annotations(read_only())
 }
 
 fn execute() -> Tool {
-    let input = json!({
-        "type": "object",
-        "properties": {
-            "code": { "type": "string", "description": "The body of an async function." },
-            "outputBudgetBytes": { "type": "integer", "minimum": OUTPUT_BUDGET_MIN, "maximum": OUTPUT_BUDGET_MAX },
-            "resume": { "type": "string", "description": "The runId of a run waiting for the user." },
-        },
-    });
     let annotations = ToolAnnotations::new().read_only(false).open_world(true);
-    Tool::new(EXECUTE, EXECUTE_DESCRIPTION, object(input))
-        .with_raw_output_schema(object(envelope_schema()))
-        .with_annotations(annotations)
+    Tool::new(
+        EXECUTE,
+        EXECUTE_DESCRIPTION,
+        object(input_schema(fields::EXECUTE)),
+    )
+    .with_raw_output_schema(object(envelope_schema()))
+    .with_annotations(annotations)
 }
 
 /// The `ExecuteEnvelope` as JSON Schema: what `execute` returns as structured content.
