@@ -18,6 +18,7 @@ use super::template::Template;
 use crate::credentials::StoreKind;
 use crate::model::address::namespace_problem;
 use crate::policy::{Action, Policy, Rule};
+use crate::runs::Retention;
 use crate::sandbox::Limits;
 
 /// A problem in a config file, with where it is and how to fix it.
@@ -205,12 +206,14 @@ impl Ctx<'_> {
             );
         }
         let limits = self.limits(&options.limits)?;
+        let retention = self.retention(&options.limits)?;
         let credential_store = self.credential_store(&options.credentials)?;
         Ok(Settings {
             sources,
             profiles,
             policy,
             limits,
+            retention,
             credential_store,
         })
     }
@@ -547,52 +550,83 @@ impl Ctx<'_> {
         }
     }
 
-    fn limits(&self, options: &LimitsOptions) -> Result<Limits, ConfigError> {
-        let d = Limits::default();
-        let cap = |value: &Option<Spanned<u64>>,
-                   max: u64,
-                   unit: u64,
-                   key: &str|
-         -> Result<u64, ConfigError> {
-            match value {
-                None => Ok(max),
-                Some(v) => {
-                    let raw = *v.get_ref();
-                    let bytes = raw.saturating_mul(unit);
-                    if raw == 0 {
-                        Err(self.at(
-                            v,
-                            format!("limits.{key} must be greater than 0"),
-                            format!("remove it for the default of {}", max / unit),
-                        ))
-                    } else if bytes > max {
-                        Err(self.at(
-                            v,
-                            format!(
-                                "limits.{key} = {raw} is above the built-in maximum of {}",
-                                max / unit
-                            ),
-                            "limits may lower the defaults, never raise them",
-                        ))
-                    } else {
-                        Ok(bytes)
-                    }
+    /// A `[limits]` value: the default when absent; never 0, never above the default (`max`).
+    /// `unit` is what one of the config's numbers is worth in the default's unit.
+    fn cap(
+        &self,
+        value: &Option<Spanned<u64>>,
+        max: u64,
+        unit: u64,
+        key: &str,
+    ) -> Result<u64, ConfigError> {
+        match value {
+            None => Ok(max),
+            Some(v) => {
+                let raw = *v.get_ref();
+                let bytes = raw.saturating_mul(unit);
+                if raw == 0 {
+                    Err(self.at(
+                        v,
+                        format!("limits.{key} must be greater than 0"),
+                        format!("remove it for the default of {}", max / unit),
+                    ))
+                } else if bytes > max {
+                    Err(self.at(
+                        v,
+                        format!(
+                            "limits.{key} = {raw} is above the built-in maximum of {}",
+                            max / unit
+                        ),
+                        "limits may lower the defaults, never raise them",
+                    ))
+                } else {
+                    Ok(bytes)
                 }
             }
-        };
+        }
+    }
+
+    fn limits(&self, options: &LimitsOptions) -> Result<Limits, ConfigError> {
+        let d = Limits::default();
         Ok(Limits {
-            run_timeout: Duration::from_secs(cap(
+            run_timeout: Duration::from_secs(self.cap(
                 &options.run_timeout_secs,
                 d.run_timeout.as_secs(),
                 1,
                 "run_timeout_secs",
             )?),
-            max_calls: cap(&options.max_calls, d.max_calls, 1, "max_calls")?,
-            memory_bytes: cap(&options.memory_mib, d.memory_bytes, 1 << 20, "memory_mib")?,
-            stack_bytes: cap(&options.stack_kib, d.stack_bytes, 1 << 10, "stack_kib")?,
-            result_bytes: cap(&options.result_bytes, d.result_bytes, 1, "result_bytes")?,
-            log_bytes: cap(&options.log_bytes, d.log_bytes, 1, "log_bytes")?,
-            code_bytes: cap(&options.code_bytes, d.code_bytes, 1, "code_bytes")?,
+            max_calls: self.cap(&options.max_calls, d.max_calls, 1, "max_calls")?,
+            memory_bytes: self.cap(&options.memory_mib, d.memory_bytes, 1 << 20, "memory_mib")?,
+            stack_bytes: self.cap(&options.stack_kib, d.stack_bytes, 1 << 10, "stack_kib")?,
+            result_bytes: self.cap(&options.result_bytes, d.result_bytes, 1, "result_bytes")?,
+            log_bytes: self.cap(&options.log_bytes, d.log_bytes, 1, "log_bytes")?,
+            code_bytes: self.cap(&options.code_bytes, d.code_bytes, 1, "code_bytes")?,
+            final_value_bytes: self.cap(
+                &options.final_value_bytes,
+                d.final_value_bytes,
+                1,
+                "final_value_bytes",
+            )?,
+            tool_result_bytes: self.cap(
+                &options.tool_result_bytes,
+                d.tool_result_bytes,
+                1,
+                "tool_result_bytes",
+            )?,
+        })
+    }
+
+    fn retention(&self, options: &LimitsOptions) -> Result<Retention, ConfigError> {
+        let d = Retention::default();
+        Ok(Retention {
+            max_results: self.cap(&options.stored_results, d.max_results, 1, "stored_results")?,
+            max_bytes: self.cap(&options.stored_kib, d.max_bytes, 1 << 10, "stored_kib")?,
+            ttl: Duration::from_secs(self.cap(
+                &options.stored_ttl_secs,
+                d.ttl.as_secs(),
+                1,
+                "stored_ttl_secs",
+            )?),
         })
     }
 }

@@ -117,6 +117,16 @@ pub struct LimitsOptions {
     pub log_bytes: Option<Spanned<u64>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code_bytes: Option<Spanned<u64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_value_bytes: Option<Spanned<u64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_result_bytes: Option<Spanned<u64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stored_results: Option<Spanned<u64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stored_kib: Option<Spanned<u64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stored_ttl_secs: Option<Spanned<u64>>,
 }
 
 /// Where `capabilities credential set` keeps secrets unless told otherwise.

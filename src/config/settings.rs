@@ -7,6 +7,7 @@ use std::time::Duration;
 use super::template::Template;
 use crate::credentials::StoreKind;
 use crate::policy::Policy;
+use crate::runs::Retention;
 use crate::sandbox::Limits;
 
 #[derive(Debug, Clone)]
@@ -16,6 +17,8 @@ pub struct Settings {
     pub profiles: BTreeMap<String, ProfileSettings>,
     pub policy: Policy,
     pub limits: Limits,
+    /// How long and how many results too large to send are kept for `hub.read`.
+    pub retention: Retention,
     /// The store new secrets go to (`[credentials] store`).
     pub credential_store: StoreKind,
 }
@@ -32,6 +35,7 @@ impl Settings {
             profiles: BTreeMap::new(),
             policy: Policy::default(),
             limits: Limits::default(),
+            retention: Retention::default(),
             credential_store: StoreKind::Keychain,
         }
     }

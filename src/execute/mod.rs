@@ -21,11 +21,12 @@ use crate::catalog::live::LiveCatalog;
 use crate::config::{LivePolicy, Settings};
 use crate::credentials::{Redaction, Secret};
 use crate::runs::{
-    Claim, NewRun, RunRecord, Store, StoreError, TokenRecord, new_run_id, new_seed, now_ms,
+    CallState, Claim, NewRun, RunRecord, Store, StoreError, TokenRecord, new_run_id, new_seed,
+    now_ms,
 };
 use crate::sandbox::{
-    self, CancelToken, EnvelopeError, ErrorCode, ExecuteEnvelope, ExecuteRequest, Namespaces,
-    ProviderExecution, Recovery, RunRequest, Status,
+    self, CallEnd, CancelToken, EnvelopeError, ErrorCode, ExecuteEnvelope, ExecuteRequest,
+    Namespaces, ProviderExecution, Recovery, RunRequest, Status,
 };
 
 use self::lease::Lease;
@@ -542,6 +543,11 @@ fn journaled_calls<'a>(
             address: e.address.clone(),
             ok: e.ok,
             ms: e.ms,
+            outcome: Some(match (e.state, e.ok) {
+                (CallState::Dispatched, _) => CallEnd::Unknown,
+                (CallState::Answered, true) => CallEnd::Done,
+                (CallState::Answered, false) => CallEnd::Failed,
+            }),
         })
         .collect()
 }

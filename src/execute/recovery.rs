@@ -230,6 +230,8 @@ pub fn recovery(code: ErrorCode, dispatched: &Dispatched) -> Option<Recovery> {
         | ErrorCode::Internal
         | ErrorCode::Interrupted
         | ErrorCode::RunInProgress => None,
+        ErrorCode::RowTooLarge => Some(Recovery::ADJUST_PROJECTION),
+        ErrorCode::ResultUnavailable => Some(Recovery::RESULT_UNAVAILABLE),
     }
 }
 
@@ -512,6 +514,8 @@ mod tests {
                 | ErrorCode::Internal
                 | ErrorCode::Interrupted
                 | ErrorCode::RunInProgress => None,
+                ErrorCode::RowTooLarge => Some(Recovery::ADJUST_PROJECTION),
+                ErrorCode::ResultUnavailable => Some(Recovery::RESULT_UNAVAILABLE),
                 _ => Some(Recovery::CORRECT_ARGUMENTS),
             };
             assert_eq!(recovery(code, &nothing), expected, "{code}");

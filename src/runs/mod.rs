@@ -46,8 +46,8 @@ pub use ids::{new_run_id, new_seed};
 pub use keys::KeySource;
 pub use records::{
     APPROVAL_TTL, Approval, AuditLine, CallRow, CallState, Claim, ClaimRecord, Decision, Dispatch,
-    JournalEntry, NewRun, PendingCall, Recorded, RunRecord, RunSummary, Seen, SourceStatusRecord,
-    TokenRecord,
+    JournalEntry, NewRun, PendingCall, Recorded, Retention, RunRecord, RunSummary, Seen,
+    SourceStatusRecord, TokenRecord,
 };
 pub use seal::OpenError;
 

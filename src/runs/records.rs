@@ -11,6 +11,28 @@ use serde_json::Value;
 /// How long a pending approval waits for a person.
 pub const APPROVAL_TTL: Duration = Duration::from_secs(30 * 60);
 
+/// How many stored results (`hub.read` snapshots) one scope keeps, and for how long. A config's
+/// `[limits]` may lower these, never raise them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retention {
+    /// The most results one scope keeps; the oldest goes first.
+    pub max_results: u64,
+    /// Their most total bytes (as JSON) in one scope; the oldest goes first.
+    pub max_bytes: u64,
+    /// How long one is kept after it was made; reading it does not extend it.
+    pub ttl: Duration,
+}
+
+impl Default for Retention {
+    fn default() -> Self {
+        Retention {
+            max_results: 16,
+            max_bytes: 4 << 20,
+            ttl: Duration::from_secs(5 * 60),
+        }
+    }
+}
+
 /// One run as stored.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunRecord {

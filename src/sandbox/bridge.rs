@@ -77,6 +77,19 @@ impl From<Result<Value, BridgeError>> for CallOutcome {
     }
 }
 
+/// `hub.read(resultRef, { path, fields, offset })`: one page of a stored result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadRequest {
+    pub result_ref: String,
+    /// An RFC 6901 JSON Pointer to an array in the stored value; `""` (or none) is the root.
+    pub path: String,
+    /// Literal immediate keys to keep of each row; `None` keeps whole rows.
+    pub fields: Option<Vec<String>>,
+    pub offset: u64,
+    /// The calling run's output budget: the page, serialized as it will be sent, fits it.
+    pub budget: usize,
+}
+
 /// What the sandbox needs from the hub. Futures are spawned on the caller's tokio runtime (not
 /// on the thread that runs JavaScript), and dropped (aborted) when the run ends.
 pub trait Bridge: Send + Sync + 'static {
@@ -86,4 +99,26 @@ pub trait Bridge: Send + Sync + 'static {
     fn search(&self, query: String) -> BoxFuture<'static, String>;
     /// `hub.describe(targets)`: the same text the `describe` tool returns.
     fn describe(&self, targets: Vec<String>) -> BoxFuture<'static, String>;
+    /// `hub.read(...)`: a page of a stored result, as `{ items, offset, total, returned,
+    /// nextOffset, complete }`. A hub that stores nothing has nothing to read.
+    fn read(&self, request: ReadRequest) -> BoxFuture<'static, Result<Value, CallFailure>> {
+        Box::pin(std::future::ready(Err(unavailable(&request.result_ref))))
+    }
+    /// `hub.get(resultRef)`: a stored result whole, for the script to slice and aggregate.
+    fn get(&self, result_ref: String) -> BoxFuture<'static, Result<Value, CallFailure>> {
+        Box::pin(std::future::ready(Err(unavailable(&result_ref))))
+    }
+}
+
+/// The failure of reading a stored result that is not there (expired, evicted, unknown, or
+/// someone else's).
+pub fn unavailable(result_ref: &str) -> CallFailure {
+    let mut failure = CallFailure::new(
+        ErrorCode::ResultUnavailable,
+        format!(
+            "the stored result `{result_ref}` is not available: it expired, was evicted, or was never stored for this client"
+        ),
+    );
+    failure.hint = Some(ErrorCode::ResultUnavailable.hint().to_string());
+    failure
 }

@@ -78,6 +78,29 @@ impl Recovery {
         provider_execution: ProviderExecution::NotStarted,
         automatic_replay: false,
     };
+    /// The result was too large to send and is stored: run `nextRequest` as it is.
+    pub const USE_NEXT_REQUEST: Recovery = Recovery {
+        code: Some(RecoveryCode::McpResultStored),
+        execute_request: ExecuteRequest::UseNextRequest,
+        provider_execution: ProviderExecution::Completed,
+        automatic_replay: false,
+    };
+    /// A page of a stored result did not fit as asked: the provider work is done, change only
+    /// what the script reads and returns.
+    pub const ADJUST_PROJECTION: Recovery = Recovery {
+        code: Some(RecoveryCode::McpResultRowTooLarge),
+        execute_request: ExecuteRequest::AdjustProjection,
+        provider_execution: ProviderExecution::Completed,
+        automatic_replay: false,
+    };
+    /// A stored result is gone: the script must change; whether its calls may run again is the
+    /// caller's decision to make explicitly.
+    pub const RESULT_UNAVAILABLE: Recovery = Recovery {
+        code: Some(RecoveryCode::McpResultUnavailable),
+        execute_request: ExecuteRequest::CorrectArguments,
+        provider_execution: ProviderExecution::NotStarted,
+        automatic_replay: false,
+    };
 }
 
 /// Why the recovery is what it is, when the decision alone does not say it.
@@ -87,6 +110,12 @@ pub enum RecoveryCode {
     /// A call that reached an upstream may have changed something there (or its answer was
     /// lost), so what the run did is not known from the request alone.
     McpExecutionOutcomeUnknown,
+    /// The result is stored; `nextRequest` reads it.
+    McpResultStored,
+    /// One row of a stored result does not fit the budget with the fields asked for.
+    McpResultRowTooLarge,
+    /// A stored result expired, was evicted, or belongs to someone else.
+    McpResultUnavailable,
 }
 
 /// What to do with the execute request that failed.
@@ -99,6 +128,10 @@ pub enum ExecuteRequest {
     DoNotReplay,
     /// It may be sent again as it is.
     Unchanged,
+    /// The provider work is done: change only what the script returns (its projection).
+    AdjustProjection,
+    /// Run the envelope's `nextRequest` exactly as it is.
+    UseNextRequest,
 }
 
 /// How far the upstream work of the run got.
@@ -109,6 +142,8 @@ pub enum ProviderExecution {
     NotStarted,
     /// A call reached an upstream, and what it did there is not known.
     Unknown,
+    /// The provider work is done; only what is returned is left to settle.
+    Completed,
 }
 
 /// One tool call the script made, in issue order.
@@ -117,6 +152,62 @@ pub struct CallSummary {
     pub address: String,
     pub ok: bool,
     pub ms: u64,
+    /// How the call ended; a run that stopped mid-call lists it too. Envelopes stored by an
+    /// older version do not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<CallEnd>,
+}
+
+/// How one call of a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallEnd {
+    /// It ran and answered.
+    Done,
+    /// It was sent and failed (the tool or its upstream said so).
+    Failed,
+    /// It never left the hub (policy, arguments, a limit, a source that was down).
+    NotSent,
+    /// It was in flight when the run ended: it may have taken effect.
+    Unknown,
+}
+
+/// A result too large for the output budget, kept in the state store for `hub.read` (`stored`
+/// in the envelope).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Stored {
+    pub result_ref: String,
+    /// The size of the stored value as JSON.
+    pub bytes: u64,
+    pub output_budget_bytes: u64,
+    pub expires_at_ms: u64,
+    pub collections: Vec<Collection>,
+    /// False when discovery stopped at one of its bounds: more arrays may be there.
+    pub collections_complete: bool,
+    /// The value's shape (keys, types, lengths), never its scalar values.
+    pub preview: Value,
+    /// Always `use_next_request`: run `nextRequest` as it is; nothing needs to run again.
+    pub recovery: Recovery,
+}
+
+/// An array inside a stored result, as `hub.read` can page it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Collection {
+    /// RFC 6901 JSON Pointer to the array; `""` for a root array.
+    pub path: String,
+    pub rows: u64,
+    /// The immediate keys seen in its rows.
+    pub fields: Vec<String>,
+    /// False when not every row was inspected or some names were left out.
+    pub fields_complete: bool,
+}
+
+/// The request that reads on from a stored result: send it to `execute` exactly as it is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NextRequest {
+    pub code: String,
 }
 
 /// What kind of person-side action a pending call waits for.
@@ -173,6 +264,15 @@ pub struct ExecuteEnvelope {
     pub truncated: Truncated,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notices: Vec<String>,
+    /// The result, when it was too large to send and was kept for `hub.read`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stored: Option<Stored>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_request: Option<NextRequest>,
+    /// The result as JSON when it was over the output budget but within the final-value cap:
+    /// the sandbox hands it over for the hub to store (never sent, never stored as is).
+    #[serde(skip)]
+    pub oversized: Option<String>,
 }
 
 impl ExecuteEnvelope {
@@ -188,6 +288,9 @@ impl ExecuteEnvelope {
             pending: Vec::new(),
             truncated: Truncated::default(),
             notices,
+            stored: None,
+            next_request: None,
+            oversized: None,
         }
     }
 

@@ -53,11 +53,15 @@ pub enum ErrorCode {
     Interrupted,
     /// Another request (or another hub) is running the run right now; resume again shortly.
     RunInProgress,
+    /// A stored result is not there any more (expired, evicted), or never was for this client.
+    ResultUnavailable,
+    /// One row of a stored result does not fit the output budget with the fields asked for.
+    RowTooLarge,
 }
 
 impl ErrorCode {
     /// Every code, in declaration order (for docs and tests).
-    pub const ALL: [ErrorCode; 22] = [
+    pub const ALL: [ErrorCode; 24] = [
         ErrorCode::SyntaxError,
         ErrorCode::RuntimeError,
         ErrorCode::Timeout,
@@ -80,6 +84,8 @@ impl ErrorCode {
         ErrorCode::ApprovalExpired,
         ErrorCode::Interrupted,
         ErrorCode::RunInProgress,
+        ErrorCode::ResultUnavailable,
+        ErrorCode::RowTooLarge,
     ];
 
     /// The stable wire name.
@@ -107,6 +113,8 @@ impl ErrorCode {
             ErrorCode::ApprovalExpired => "approval_expired",
             ErrorCode::Interrupted => "interrupted",
             ErrorCode::RunInProgress => "run_in_progress",
+            ErrorCode::ResultUnavailable => "result_unavailable",
+            ErrorCode::RowTooLarge => "row_too_large",
         }
     }
 
@@ -171,6 +179,12 @@ impl ErrorCode {
             }
             ErrorCode::RunInProgress => {
                 "Call execute with the same { \"resume\": runId } again in a few seconds for the run's result; do not send its script again, or its calls would run twice."
+            }
+            ErrorCode::ResultUnavailable => {
+                "The stored result is gone. Decide whether running its calls again is safe before you do: never repeat a write just to get its result back."
+            }
+            ErrorCode::RowTooLarge => {
+                "Pick fewer fields with hub.read(ref, { fields }), or read the row with hub.get(ref) and return only the part you need."
             }
         }
     }

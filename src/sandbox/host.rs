@@ -13,7 +13,7 @@ use tracing::Instrument;
 
 use super::base64;
 use super::bridge::{Bridge, BridgeError, CallFailure, ToolCall};
-use super::envelope::CallSummary;
+use super::envelope::{CallEnd, CallSummary};
 use super::error::ErrorCode;
 use super::request::{MAX_PENDING_TIMERS, MAX_TIMER_MS, Namespaces, RunRequest, ToolSpec};
 use super::state::Shared;
@@ -427,7 +427,13 @@ async fn finish_call(env: HostEnv, started: Started) -> rquickjs::Result<String>
             .ok()
             .and_then(|i| state.calls.get_mut(i))
         {
-            *slot = Some(CallSummary { address, ok, ms });
+            let outcome = Some(if ok { CallEnd::Done } else { CallEnd::Failed });
+            *slot = Some(CallSummary {
+                address,
+                ok,
+                ms,
+                outcome,
+            });
         }
     }
     env.shared.changed.notify_one();

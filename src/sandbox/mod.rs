@@ -37,12 +37,14 @@ pub mod request;
 mod state;
 mod tool_result;
 
-pub use bridge::{Bridge, BridgeError, CallFailure, CallOutcome, ToolCall};
+pub use bridge::{
+    Bridge, BridgeError, CallFailure, CallOutcome, ReadRequest, ToolCall, unavailable,
+};
 pub use cancel::CancelToken;
 pub use engine::{run, run_with_cancel};
 pub use envelope::{
-    CallSummary, EnvelopeError, ExecuteEnvelope, ExecuteRequest, Pending, PendingKind,
-    ProviderExecution, Recovery, RecoveryCode, Status, Truncated,
+    CallEnd, CallSummary, Collection, EnvelopeError, ExecuteEnvelope, ExecuteRequest, NextRequest,
+    Pending, PendingKind, ProviderExecution, Recovery, RecoveryCode, Status, Stored, Truncated,
 };
 pub use error::ErrorCode;
 pub use request::{Limits, Namespaces, RunRequest, ToolSpec};

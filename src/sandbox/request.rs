@@ -17,6 +17,11 @@ pub struct Limits {
     pub result_bytes: u64,
     pub log_bytes: u64,
     pub code_bytes: u64,
+    /// The largest final value a run may produce: one over the output budget but within this
+    /// is stored for `hub.read` instead of sent; one over this fails with `result_too_large`.
+    pub final_value_bytes: u64,
+    /// The largest result one tool call may bring into the sandbox (as JSON).
+    pub tool_result_bytes: u64,
 }
 
 impl Default for Limits {
@@ -29,6 +34,8 @@ impl Default for Limits {
             result_bytes: 16 << 10,
             log_bytes: 4 << 10,
             code_bytes: 64 << 10,
+            final_value_bytes: 1 << 20,
+            tool_result_bytes: 1 << 20,
         }
     }
 }
