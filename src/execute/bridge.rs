@@ -11,7 +11,7 @@
 //! is blanked before the script, the journal or the envelope sees it: inside the sandbox a
 //! script could transform it past recognition.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use futures::FutureExt;
@@ -23,11 +23,15 @@ use crate::catalog::live::LiveCatalog;
 use crate::catalog::results::{SearchRequest, render_search};
 use crate::config::LivePolicy;
 use crate::credentials::Redaction;
+use crate::model::json_size::json_size;
 use crate::model::tool::json_digest;
 use crate::policy::Action;
-use crate::runs::{Decision, Dispatch, DispatchError, PendingCall, Recorded, Store, TokenRecord};
+use crate::runs::{
+    Decision, Dispatch, DispatchError, PendingCall, Recorded, Store, TokenRecord, scope_of,
+};
 use crate::sandbox::{
-    Bridge, BridgeError, CallFailure, CallOutcome, ErrorCode, Pending, PendingKind, ToolCall,
+    Bridge, BridgeError, CallFailure, CallOutcome, ErrorCode, Limits, Pending, PendingKind,
+    ToolCall, unavailable,
 };
 use crate::sources::SourceError;
 
@@ -59,6 +63,12 @@ struct Inner {
     token: Option<TokenRecord>,
     /// How far each call of this attempt got towards its upstream, for the recovery contract.
     dispatches: Dispatches,
+    /// Whose stored results `hub.read` and `hub.get` may open: the token's, or the local user's.
+    scope: String,
+    /// The largest answer (as JSON) one call may bring back.
+    tool_result_bytes: u64,
+    /// The stored result read last, parsed: a script paging through one reads it again and again.
+    last_read: Mutex<Option<(String, Arc<Value>)>>,
 }
 
 impl RunBridge {
@@ -85,10 +95,21 @@ impl RunBridge {
                 store,
                 redaction,
                 replay,
+                scope: scope_of(token.as_ref()),
                 token,
                 dispatches: Dispatches::default(),
+                tool_result_bytes: Limits::default().tool_result_bytes,
+                last_read: Mutex::new(None),
             }),
         }
+    }
+
+    /// Refuses an upstream answer over `bytes` of JSON (the config's `tool_result_bytes`).
+    pub fn with_tool_result_cap(mut self, bytes: u64) -> RunBridge {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.tool_result_bytes = bytes;
+        }
+        self
     }
 
     /// What the run sent upstream, this attempt and earlier ones; read once the run is over.
@@ -134,6 +155,43 @@ impl Inner {
         let mut failure = CallFailure::new(ErrorCode::PolicyDenied, message);
         failure.hint = Some(hint.into());
         Some(failure)
+    }
+
+    /// The stored result `result_ref`, if this run's scope may read it. Kept parsed for the rest
+    /// of the attempt: a script paging through one reads it again and again.
+    async fn stored(&self, result_ref: &str) -> Result<Arc<Value>, CallFailure> {
+        {
+            let last = self.last_read.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some((kept, value)) = last.as_ref()
+                && kept == result_ref
+            {
+                return Ok(value.clone());
+            }
+        }
+        let text = match self
+            .store
+            .stored_results()
+            .read(&self.scope, result_ref)
+            .await
+        {
+            Ok(Some(text)) => text,
+            Ok(None) => return Err(unavailable(result_ref)),
+            Err(e) => {
+                return Err(CallFailure::new(
+                    ErrorCode::Internal,
+                    format!("the stored result `{result_ref}` cannot be read: {e}"),
+                ));
+            }
+        };
+        let value = Arc::new(serde_json::from_str::<Value>(&text).map_err(|e| {
+            CallFailure::new(
+                ErrorCode::Internal,
+                format!("the stored result `{result_ref}` is not JSON any more: {e}"),
+            )
+        })?);
+        *self.last_read.lock().unwrap_or_else(|p| p.into_inner()) =
+            Some((result_ref.to_string(), value.clone()));
+        Ok(value)
     }
 
     /// Records that this call waits for a person (replacing what another call asked at the same
@@ -328,6 +386,13 @@ impl Inner {
         self.dispatches.settle(call.seq, delivery);
         let ms = started.elapsed().as_millis() as u64;
         let (result, mut journaled, ok) = match outcome {
+            // Refused before anything else looks at it: an answer this large would fill the
+            // journal and the script's heap. The call did run upstream.
+            Ok(raw) if json_size(&raw) > self.tool_result_bytes => {
+                let failure = too_large_answer(&address, json_size(&raw), self.tool_result_bytes);
+                let journaled = json!({ "error": { "code": failure.code.as_str(), "message": failure.message } });
+                (Err(BridgeError::Failed(failure)), journaled, false)
+            }
             Ok(mut raw) => {
                 self.redaction.clean_json(&mut raw);
                 let ok = raw.get("isError") != Some(&Value::Bool(true));
@@ -397,6 +462,11 @@ impl Bridge for RunBridge {
         });
         futures::future::ready(inner.redaction.clean(&text)).boxed()
     }
+
+    fn get(&self, result_ref: String) -> BoxFuture<'static, Result<Value, CallFailure>> {
+        let inner = self.inner.clone();
+        async move { Ok(Value::clone(&*inner.stored(&result_ref).await?)) }.boxed()
+    }
 }
 
 fn failed(failure: CallFailure) -> CallOutcome {
@@ -436,6 +506,20 @@ fn cleaned(redaction: &Redaction, mut outcome: CallOutcome) -> CallOutcome {
 /// step is another call.
 fn call_digest(address: &str, connection: Option<&str>, arguments: &Value) -> String {
     json_digest(&json!({ "address": address, "connection": connection, "arguments": arguments }))
+}
+
+/// An answer over the per-call cap, which the script never sees.
+fn too_large_answer(address: &str, size: u64, cap: u64) -> CallFailure {
+    let mut failure = CallFailure::new(
+        ErrorCode::ResultTooLarge,
+        format!(
+            "`{address}` answered with {size} bytes of JSON; one call may bring back at most {cap} bytes, so the answer was dropped (the call did run)"
+        ),
+    );
+    failure.hint = Some(
+        "Ask the tool for less: a filter, a smaller page, fewer fields. Do not repeat a call that changes something just to see its answer.".into(),
+    );
+    failure
 }
 
 /// An upstream failure as the script's `ToolError` shows it.

@@ -364,16 +364,19 @@ impl Executor {
         request.output_budget_bytes = run.output_budget_bytes;
         request.seed = run.seed;
         request.start_time_ms = run.start_time_ms;
-        let bridge = Arc::new(RunBridge::new(
-            run.run_id.clone(),
-            run.owner.clone(),
-            self.catalog.clone(),
-            self.policy.clone(),
-            self.store.clone(),
-            self.redaction(),
-            replay.clone(),
-            token.cloned(),
-        ));
+        let bridge = Arc::new(
+            RunBridge::new(
+                run.run_id.clone(),
+                run.owner.clone(),
+                self.catalog.clone(),
+                self.policy.clone(),
+                self.store.clone(),
+                self.redaction(),
+                replay.clone(),
+                token.cloned(),
+            )
+            .with_tool_result_cap(self.settings.limits.tool_result_bytes),
+        );
         let lease = Lease::keep(
             self.store.clone(),
             run.run_id.clone(),

@@ -27,7 +27,7 @@ const DESCRIBE_DESCRIPTION: &str = "Get exact TypeScript declarations for tools:
 const EXECUTE_DESCRIPTION: &str = "Run JavaScript in a sandbox where each of the user's sources is a global object of async functions: \
 await github.createIssue({ owner, repo, title }). TypeScript annotations are allowed and stripped. Write the body of an async \
 function and return what you need; run independent calls in parallel with Promise.all. There is no network or filesystem besides \
-these functions. If a call needs the user's approval, the result says so: tell the user, then continue with { \"resume\": \"<runId>\" } after they decide. Never ask the user for passwords or \
+these functions. A result too large to send is stored: page through it with hub.read(resultRef, { path, fields, offset }) as the envelope's nextRequest shows, without calling the tools again. If a call needs the user's approval, the result says so: tell the user, then continue with { \"resume\": \"<runId>\" } after they decide. Never ask the user for passwords or \
 tokens in chat. Send exactly one of code or resume.";
 
 /// The three tools, in the order `tools/list` gives them.
@@ -83,8 +83,8 @@ fn envelope_schema() -> Value {
                         "type": "object",
                         "properties": {
                             "code": { "type": "string" },
-                            "execute_request": { "enum": ["correct_arguments", "do_not_replay", "unchanged"] },
-                            "provider_execution": { "enum": ["not_started", "unknown"] },
+                            "execute_request": { "enum": ["correct_arguments", "do_not_replay", "unchanged", "adjust_projection", "use_next_request"] },
+                            "provider_execution": { "enum": ["not_started", "unknown", "completed"] },
                             "automatic_replay": { "const": false },
                         },
                     },
@@ -96,7 +96,12 @@ fn envelope_schema() -> Value {
                 "type": "array",
                 "items": {
                     "type": "object",
-                    "properties": { "address": { "type": "string" }, "ok": { "type": "boolean" }, "ms": { "type": "integer" } },
+                    "properties": {
+                        "address": { "type": "string" },
+                        "ok": { "type": "boolean" },
+                        "ms": { "type": "integer" },
+                        "outcome": { "enum": ["done", "failed", "not_sent", "unknown"] },
+                    },
                 },
             },
             "pending": {
@@ -114,6 +119,19 @@ fn envelope_schema() -> Value {
             },
             "truncated": { "type": "object", "properties": { "result": { "type": "boolean" }, "logs": { "type": "boolean" } } },
             "notices": strings,
+            "stored": {
+                "type": "object",
+                "properties": {
+                    "resultRef": { "type": "string" },
+                    "bytes": { "type": "integer" },
+                    "outputBudgetBytes": { "type": "integer" },
+                    "expiresAtMs": { "type": "integer" },
+                    "collections": { "type": "array" },
+                    "collectionsComplete": { "type": "boolean" },
+                    "preview": {},
+                },
+            },
+            "nextRequest": { "type": "object", "properties": { "code": { "type": "string" } } },
         },
         "required": ["runId", "status", "calls"],
     })

@@ -6,9 +6,11 @@
 //! | `tool` | an upstream tool as listed, its definition under an address, annotations, digests |
 //! | `address` | addresses: tool names in lowerCamelCase, valid source names, reserved words |
 //! | `closest` | the closest names to a misspelt one, for "did you mean …" |
+//! | `json_size` | the size of a JSON value as text, measured without writing it |
 
 pub mod address;
 pub mod closest;
+pub mod json_size;
 pub mod tool;
 
 pub use tool::{Annotations, ToolDefinition, UpstreamTool};

@@ -14,7 +14,8 @@ use serde_json::Value;
 use super::error::{DecideError, DispatchError, StoreError};
 use super::records::{
     Approval, AuditLine, CallRow, ClaimRecord, Decision, Dispatch, JournalEntry, NewRun,
-    PendingCall, Recorded, RunRecord, RunSummary, Seen, SourceStatusRecord, TokenRecord,
+    PendingCall, Recorded, Retention, RunRecord, RunSummary, Seen, SourceStatusRecord,
+    StoredResult, TokenRecord,
 };
 use super::seal::OpenError;
 use super::vault::{Place, Sealed};
@@ -195,6 +196,27 @@ pub trait SourceStatusRecords {
 /// Seals a value an older version stored in the clear, for its place.
 pub type Sealer<'a> = dyn Fn(Place<'_>, &str) -> Result<Sealed, OpenError> + 'a;
 
+/// Results too large to send, kept a few minutes for `hub.read`, per scope.
+pub trait StoredResultRecords {
+    /// Keeps `value` as `stored.result_ref` and, in the same step, drops every expired result
+    /// and then the scope's oldest until it holds at most `retention`'s count and bytes (the
+    /// new one included). Returns how many of the scope's results it dropped.
+    fn keep_result(
+        &self,
+        stored: &StoredResult,
+        value: &Sealed,
+        retention: &Retention,
+        now_ms: u64,
+    ) -> Result<u64, StoreError>;
+    /// The sealed value of `result_ref` if `scope` made it and it has not expired at `now_ms`.
+    fn stored_result(
+        &self,
+        scope: &str,
+        result_ref: &str,
+        now_ms: u64,
+    ) -> Result<Option<Sealed>, StoreError>;
+}
+
 /// Where the state key is kept and its check value; never the key.
 pub trait KeyRecords {
     /// `(where the key is kept, its check value)`, once a first run recorded them.
@@ -214,6 +236,7 @@ pub trait Backend:
     + BearerTokenRecords
     + SourceStatusRecords
     + KeyRecords
+    + StoredResultRecords
     + Send
     + Sync
 {

@@ -1,11 +1,21 @@
-//! Run ids and seeds: random, from the operating system, so a run id cannot be guessed.
+//! Run ids, stored-result references and seeds: random, from the operating system, so an id
+//! cannot be guessed.
 
 /// 128 random bits as 26 lower-case base32 characters, prefixed `run_`.
 pub fn new_run_id() -> String {
+    random_id("run_")
+}
+
+/// A stored result's reference: 128 random bits, prefixed `res_`.
+pub fn new_result_ref() -> String {
+    random_id("res_")
+}
+
+fn random_id(prefix: &str) -> String {
     const ALPHABET: &[u8; 32] = b"abcdefghijklmnopqrstuvwxyz234567";
     let value = u128::from_le_bytes(random_bytes::<16>());
-    let mut id = String::with_capacity(30);
-    id.push_str("run_");
+    let mut id = String::with_capacity(prefix.len() + 26);
+    id.push_str(prefix);
     for i in 0..26 {
         id.push(ALPHABET[((value >> (i * 5)) & 31) as usize] as char);
     }

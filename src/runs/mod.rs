@@ -1,10 +1,12 @@
 //! The state store: every run, the journal of its tool calls (so a run can be inspected and
 //! replayed), pending approvals and the decisions on them, an audit trail, the last status each
-//! source reported, and the hashes of the bearer tokens `hub serve --http` accepts. One
+//! source reported, the hashes of the bearer tokens `hub serve --http` accepts, and results too
+//! large to send, kept a few minutes for `hub.read`. One
 //! [`Store`] is shared by every part of a process; its handles (`store.runs()`,
 //! `store.journal()`, `store.approvals()`, `store.bearer_tokens()`, `store.source_status()`,
-//! `store.keys()`) are narrow async APIs over one backend seam. Scripts, results, envelopes and
-//! argument previews are encrypted at rest with the state key; only the vault seals and opens.
+//! `store.stored_results()`, `store.keys()`) are narrow async APIs over one backend seam.
+//! Scripts, results, envelopes, argument previews and stored results are encrypted at rest with
+//! the state key; only the vault seals and opens.
 //!
 //! The guarantees "a call that needs a person never runs without their decision, and never runs
 //! twice" are invariants of the store, not of one process: a run is claimed before it runs
@@ -14,7 +16,7 @@
 //!
 //! | file | owns |
 //! |---|---|
-//! | `handle/` | the handles: `runs`, `journal`, `approvals`, `bearer_tokens`, `source_status`, `keys` |
+//! | `handle/` | the handles: `runs`, `journal`, `approvals`, `bearer_tokens`, `source_status`, `stored_results`, `keys` |
 //! | `records` | the records as the rest of the code sees them: plain, opened values |
 //! | `backend` | the seam: one trait per concern, implemented by each database |
 //! | `sqlite/` | the embedded backend (one SQLite file in the data directory), its schema |
@@ -41,7 +43,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 pub use backend::BeforeCommit;
 pub use claims::RENEW_EVERY;
 pub use error::{DecideError, DispatchError, StoreError, TokenError};
-pub use handle::{Approvals, BearerTokens, Journal, Keys, Runs, SourceStatuses};
+pub use handle::{
+    Approvals, BearerTokens, Journal, Kept, Keys, LOCAL_SCOPE, Runs, SourceStatuses, StoredResults,
+    scope_of,
+};
 pub use ids::{new_run_id, new_seed};
 pub use keys::KeySource;
 pub use records::{
@@ -128,6 +133,10 @@ impl Store {
 
     pub fn source_status(&self) -> SourceStatuses<'_> {
         SourceStatuses(self)
+    }
+
+    pub fn stored_results(&self) -> StoredResults<'_> {
+        StoredResults(self)
     }
 
     pub fn keys(&self) -> Keys<'_> {

@@ -33,6 +33,20 @@ impl Default for Retention {
     }
 }
 
+/// A result kept for `hub.read`, without its value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredResult {
+    pub result_ref: String,
+    /// Who may read it: `token:<name>:<created>` for an HTTP client, `local` for the user.
+    pub scope: String,
+    /// The run whose result it is.
+    pub run_id: String,
+    /// The size of its JSON.
+    pub bytes: u64,
+    pub created_at_ms: u64,
+    pub expires_at_ms: u64,
+}
+
 /// One run as stored.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunRecord {

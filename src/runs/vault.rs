@@ -18,10 +18,25 @@ use super::seal::{OpenError, StateCipher};
 /// no longer opens.
 #[derive(Debug, Clone, Copy)]
 pub enum Place<'a> {
-    Script { run_id: &'a str },
-    Envelope { run_id: &'a str },
-    Result { run_id: &'a str, seq: u64 },
-    Preview { run_id: &'a str, seq: u64 },
+    Script {
+        run_id: &'a str,
+    },
+    Envelope {
+        run_id: &'a str,
+    },
+    Result {
+        run_id: &'a str,
+        seq: u64,
+    },
+    Preview {
+        run_id: &'a str,
+        seq: u64,
+    },
+    /// A stored result, bound to whoever may read it: moved to another scope, it does not open.
+    StoredResult {
+        scope: &'a str,
+        result_ref: &'a str,
+    },
 }
 
 impl Place<'_> {
@@ -33,6 +48,9 @@ impl Place<'_> {
             Place::Envelope { run_id } => format!("runs.envelope:{run_id}"),
             Place::Result { run_id, seq } => format!("calls.result:{run_id}:{seq}"),
             Place::Preview { run_id, seq } => format!("approvals.preview:{run_id}:{seq}"),
+            Place::StoredResult { scope, result_ref } => {
+                format!("stored_results.value:{scope}:{result_ref}")
+            }
         }
     }
 
@@ -45,6 +63,7 @@ impl Place<'_> {
             Place::Preview { run_id, seq } => {
                 format!("the argument preview of call {seq} of run {run_id}")
             }
+            Place::StoredResult { result_ref, .. } => format!("the stored result {result_ref}"),
         }
     }
 }

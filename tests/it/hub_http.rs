@@ -88,7 +88,7 @@ fn python_client(hub: &HttpHub, mode: &str, token: &str) -> Value {
 }
 
 /// The client with its arguments after the URL: mode, token and optionally a script.
-fn python_client_running(hub: &HttpHub, args: &[&str]) -> Value {
+pub(crate) fn python_client_running(hub: &HttpHub, args: &[&str]) -> Value {
     json_report(python_peer("hub_http_client.py").arg(hub.url()).args(args))
 }
 

@@ -19,6 +19,7 @@ mod guarantees;
 mod hub;
 mod hub_http;
 mod install;
+mod large_results;
 mod live_catalog;
 mod logging;
 mod policy;

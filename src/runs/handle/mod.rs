@@ -7,6 +7,7 @@ mod journal;
 mod keys;
 mod runs;
 mod sources;
+mod stored_results;
 
 pub use approvals::Approvals;
 pub use bearer_tokens::BearerTokens;
@@ -14,3 +15,4 @@ pub use journal::Journal;
 pub use keys::Keys;
 pub use runs::Runs;
 pub use sources::SourceStatuses;
+pub use stored_results::{Kept, LOCAL_SCOPE, StoredResults, scope_of};

@@ -11,6 +11,7 @@
 //! | `journal` | calls dispatched and answered |
 //! | `approvals` | pending calls, decisions, grants, single-use states, the audit trail |
 //! | `bearer_tokens`, `sources` | bearer tokens (their hashes), source statuses |
+//! | `stored_results` | results kept for `hub.read`, evicted by age, count and size |
 //! | `keys` | the key record and the sealing of an older version's clear values |
 
 mod approvals;
@@ -20,6 +21,7 @@ mod keys;
 mod runs;
 mod schema;
 mod sources;
+mod stored_results;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

@@ -204,7 +204,14 @@ impl RunRecords for Sqlite {
     fn clear_runs(&self) -> Result<usize, StoreError> {
         self.write(|t| -> Result<usize, StoreError> {
             let runs = t.execute("DELETE FROM runs", [])?;
-            for table in ["calls", "approvals", "audit", "consumed_states", "meta"] {
+            for table in [
+                "calls",
+                "approvals",
+                "audit",
+                "consumed_states",
+                "meta",
+                "stored_results",
+            ] {
                 t.execute(&format!("DELETE FROM {table}"), [])?;
             }
             Ok(runs)

@@ -107,6 +107,21 @@ ALTER TABLE approvals RENAME COLUMN args_digest TO call_digest;
 DROP TABLE IF EXISTS run_grants;
 UPDATE runs SET status = 'interrupted' WHERE status = 'running';
 ",
+    // 3: results too large to send, kept for `hub.read` for a few minutes, per scope (the
+    // bearer token, or the local user) — not per run, so a later run of the same client reads
+    // them.
+    "
+CREATE TABLE stored_results (
+    result_ref    TEXT PRIMARY KEY,
+    scope         TEXT NOT NULL,
+    run_id        TEXT NOT NULL,
+    bytes         INTEGER NOT NULL,
+    value         BLOB NOT NULL,
+    created_at_ms INTEGER NOT NULL,
+    expires_at_ms INTEGER NOT NULL
+);
+CREATE INDEX stored_results_by_scope ON stored_results (scope, created_at_ms);
+",
 ];
 
 /// The version this build migrates to.
