@@ -2,7 +2,8 @@
 //! catalogue's tools, answer its calls through [`RunBridge`] (policy, then the upstream, then the
 //! journal), and store the run. A failed run's error carries the recovery contract (may the
 //! client send it again?) from what the bridge saw reach the upstreams. Shared by
-//! `capabilities exec` and the hub.
+//! `capabilities exec` and the hub. A result too large for the output budget is described,
+//! fitted and paged by `stored` (pure functions; the store keeps the value).
 
 mod bridge;
 mod lease;
@@ -10,6 +11,7 @@ mod missing_source;
 mod preview;
 mod recovery;
 mod replay;
+pub(crate) mod stored;
 mod tools;
 
 use std::sync::{Arc, Mutex, OnceLock};

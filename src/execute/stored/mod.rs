@@ -1,0 +1,33 @@
+//! Results too large for the output budget, on the hub's side: what the envelope's `stored`
+//! says about one (the arrays it holds, its shape, all fitted to the budget), the `nextRequest`
+//! that starts reading it, and the page `hub.read` answers with. Pure functions over
+//! `serde_json::Value`: the state store keeps the value and the sandbox calls the bridge;
+//! nothing here stores, waits or does I/O.
+//!
+//! | file | owns |
+//! |---|---|
+//! | `discover` | the collections (arrays) a value holds, found within fixed bounds |
+//! | `preview` | the value's shape as text: keys, types, lengths, never a scalar of the data |
+//! | `metadata` | `stored` and `nextRequest`, cut down until they fit the output budget |
+//! | `next_request` | the script that reads the first page of the largest collection |
+//! | `page` | one page of a collection: as many whole rows as fit, or an error that says why |
+//! | `pointer` | RFC 6901 JSON Pointers: escaping keys, parsing paths |
+//! | `size` | the length of compact JSON as serde_json and JavaScript write it, without writing it |
+
+// The store and the sandbox's `hub.read` (built separately) are the callers; until they are
+// wired in, only the tests use these functions.
+#![allow(dead_code, unused_imports)]
+
+mod discover;
+mod metadata;
+mod next_request;
+mod page;
+mod pointer;
+mod preview;
+mod size;
+
+pub(crate) use discover::discover;
+pub(crate) use metadata::{MIN_BUDGET, fit_metadata};
+pub(crate) use next_request::next_request_code;
+pub(crate) use page::{PageError, page, read_page};
+pub(crate) use preview::preview;
