@@ -31,13 +31,14 @@ use crate::runs::{
 };
 use crate::sandbox::{
     Bridge, BridgeError, CallFailure, CallOutcome, ErrorCode, Limits, Pending, PendingKind,
-    ToolCall, unavailable,
+    ReadRequest, ToolCall, unavailable,
 };
 use crate::sources::SourceError;
 
 use super::preview::preview;
 use super::recovery::{self, Dispatched, Dispatches};
 use super::replay::{Replay, Verdict};
+use super::stored::read_page;
 
 /// How many tools `hub.search` shows.
 const HUB_SEARCH_LIMIT: usize = 10;
@@ -461,6 +462,11 @@ impl Bridge for RunBridge {
             describe(&visible, &targets, DEFAULT_BUDGET_TOKENS).unwrap_or_else(|e| e.to_string())
         });
         futures::future::ready(inner.redaction.clean(&text)).boxed()
+    }
+
+    fn read(&self, request: ReadRequest) -> BoxFuture<'static, Result<Value, CallFailure>> {
+        let inner = self.inner.clone();
+        async move { read_page(&*inner.stored(&request.result_ref).await?, &request) }.boxed()
     }
 
     fn get(&self, result_ref: String) -> BoxFuture<'static, Result<Value, CallFailure>> {

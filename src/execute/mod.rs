@@ -6,6 +6,7 @@
 //! fitted and paged by `stored` (pure functions; the store keeps the value).
 
 mod bridge;
+mod keep;
 mod lease;
 mod missing_source;
 mod preview;
@@ -24,7 +25,7 @@ use crate::config::{LivePolicy, Settings};
 use crate::credentials::{Redaction, Secret};
 use crate::runs::{
     CallState, Claim, NewRun, RunRecord, Store, StoreError, TokenRecord, new_run_id, new_seed,
-    now_ms,
+    now_ms, scope_of,
 };
 use crate::sandbox::{
     self, CallEnd, CancelToken, EnvelopeError, ErrorCode, ExecuteEnvelope, ExecuteRequest,
@@ -385,8 +386,18 @@ impl Executor {
             run.owner.clone(),
             cancel.clone(),
         );
+        let budget = request.result_budget();
         let mut envelope = sandbox::run_with_cancel(request, bridge.clone(), cancel).await;
         drop(lease);
+        keep::keep_oversized(
+            &mut envelope,
+            &self.store,
+            &self.redaction(),
+            self.settings.retention,
+            &scope_of(token),
+            budget,
+        )
+        .await;
         missing_source::explain(&mut envelope, self.catalog.sources());
         if let Some(stop) = replay.stopped() {
             // Whatever the script made of the refused call, the run must not look successful.

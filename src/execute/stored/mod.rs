@@ -14,10 +14,6 @@
 //! | `pointer` | RFC 6901 JSON Pointers: escaping keys, parsing paths |
 //! | `size` | the length of compact JSON as serde_json and JavaScript write it, without writing it |
 
-// The store and the sandbox's `hub.read` (built separately) are the callers; until they are
-// wired in, only the tests use these functions.
-#![allow(dead_code, unused_imports)]
-
 mod discover;
 mod metadata;
 mod next_request;
@@ -26,8 +22,5 @@ mod pointer;
 mod preview;
 mod size;
 
-pub(crate) use discover::discover;
-pub(crate) use metadata::{MIN_BUDGET, fit_metadata};
-pub(crate) use next_request::next_request_code;
-pub(crate) use page::{PageError, page, read_page};
-pub(crate) use preview::preview;
+pub(crate) use metadata::fit_metadata;
+pub(crate) use page::read_page;

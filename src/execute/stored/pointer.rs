@@ -1,8 +1,6 @@
 //! RFC 6901 JSON Pointers, the paths `stored.collections` advertises and `hub.read` takes:
 //! escaping an object key into a token and parsing a path back into keys.
 
-use std::fmt::Write as _;
-
 /// A key as one pointer token: `~` becomes `~0` and `/` becomes `~1` (in that order, so that
 /// `~1` in a key is not read back as `/`).
 pub(super) fn escape(key: &str) -> String {
@@ -15,14 +13,6 @@ pub(super) fn child(parent: &str, key: &str) -> String {
     path.push_str(parent);
     path.push('/');
     path.push_str(&escape(key));
-    path
-}
-
-/// The pointer of row `index` under the pointer `parent`.
-pub(super) fn index(parent: &str, index: usize) -> String {
-    let mut path = parent.to_string();
-    // Writing to a String cannot fail.
-    let _ = write!(path, "/{index}");
     path
 }
 
@@ -83,7 +73,6 @@ mod tests {
         assert_eq!(escape("m~n"), "m~0n");
         assert_eq!(escape("~1"), "~01");
         assert_eq!(child("", "a/b"), "/a~1b");
-        assert_eq!(index("/items", 3), "/items/3");
     }
 
     #[test]

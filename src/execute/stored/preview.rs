@@ -72,11 +72,6 @@ pub(super) const LEVELS: [Detail; 6] = [
 /// Elements of an array read for the kinds it holds.
 const KINDS_SAMPLED: usize = 32;
 
-/// The preview at the most detail.
-pub(crate) fn preview(value: &Value) -> Value {
-    preview_at(value, Some(LEVELS[0]))
-}
-
 /// The preview at `detail`; `None` leaves the shape out.
 pub(super) fn preview_at(value: &Value, detail: Option<Detail>) -> Value {
     match detail {

@@ -1,0 +1,83 @@
+//! A run's result too large to send, kept: the sandbox hands over a final value that is over
+//! the output budget but within the final-value cap, and this stores it (blanked of secrets,
+//! sealed, in the caller's scope) and turns the envelope into one that says where it is —
+//! `stored`, a `nextRequest` that reads it, and a notice — so the run completes without its
+//! calls ever running again.
+
+use serde_json::Value;
+
+use crate::credentials::Redaction;
+use crate::runs::{Retention, Store};
+use crate::sandbox::{EnvelopeError, ErrorCode, ExecuteEnvelope, Recovery, Status};
+
+use super::stored::fit_metadata;
+
+/// Stores `envelope.oversized`, if the sandbox left one, for `scope`. A result that cannot be
+/// kept fails the run with `result_too_large`, saying why; its calls are done either way.
+pub async fn keep_oversized(
+    envelope: &mut ExecuteEnvelope,
+    store: &Store,
+    redaction: &Redaction,
+    retention: Retention,
+    scope: &str,
+    budget: usize,
+) {
+    let Some(json) = envelope.oversized.take() else {
+        return;
+    };
+    if envelope.status != Status::Completed {
+        return;
+    }
+    let fail = |envelope: &mut ExecuteEnvelope, message: String| {
+        envelope.status = Status::Failed;
+        envelope.error = Some(EnvelopeError::new(ErrorCode::ResultTooLarge, message));
+    };
+    let mut value: Value = match serde_json::from_str(&json) {
+        Ok(value) => value,
+        Err(e) => return fail(envelope, format!("the result cannot be stored: {e}")),
+    };
+    // Secrets an upstream echoed are blanked before the value is kept, as in every envelope.
+    redaction.clean_json(&mut value);
+    let json = value.to_string();
+    let bytes = json.len() as u64;
+    let kept = store
+        .stored_results()
+        .keep(scope, &envelope.run_id, json, retention)
+        .await;
+    let kept = match kept {
+        Ok(Some(kept)) => kept,
+        Ok(None) => {
+            return fail(
+                envelope,
+                format!(
+                    "the result is {bytes} bytes of JSON: over the output budget of {budget} bytes, and over the {} bytes `[limits] stored_kib` lets one client keep",
+                    retention.max_bytes
+                ),
+            );
+        }
+        Err(e) => {
+            return fail(
+                envelope,
+                format!(
+                    "the result is {bytes} bytes of JSON, over the output budget of {budget} bytes, and could not be stored: {e}"
+                ),
+            );
+        }
+    };
+    let (stored, next_request) = fit_metadata(
+        &value,
+        &kept.result_ref,
+        bytes,
+        budget,
+        kept.expires_at_ms,
+        Recovery::USE_NEXT_REQUEST,
+    );
+    let ttl = retention.ttl.as_secs();
+    envelope.notices.push(format!(
+        "The result ({bytes} bytes) is over the output budget ({budget} bytes), so it is stored as {} for {ttl} s: run nextRequest as it is to read it in pages with hub.read; nothing runs again.",
+        kept.result_ref
+    ));
+    envelope.result = None;
+    envelope.stored = Some(stored);
+    envelope.next_request = Some(next_request);
+}
