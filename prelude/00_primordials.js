@@ -73,6 +73,7 @@ const JSONParse = JSON.parse;
 const JSONStringify = JSON.stringify;
 const MathFloor = Math.floor;
 const MathMax = Math.max;
+const NumberIsSafeInteger = Number.isSafeInteger;
 const ObjectCreate = Object.create;
 const ObjectDefineProperty = Object.defineProperty;
 const ObjectFreeze = Object.freeze;

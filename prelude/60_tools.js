@@ -1,5 +1,5 @@
 // The tools: one frozen global per namespace whose functions call the host, `hub` for
-// search/describe, and ToolError.
+// search/describe and for reading stored results (read/get), and ToolError.
 //
 // Errors the prelude makes for the host are branded: `hostErrors` maps each one to a frozen record
 // of what the host said, taken when the error is made, and describeError (90_install.js) reads
@@ -36,6 +36,75 @@ function promised(body) {
     return body();
   } catch (e) {
     return rejected(e);
+  }
+}
+
+// hub.read's options, each read once, and only the options object's own enumerable keys: nothing
+// a script puts on Object.prototype (a getter named `path`) is consulted, and a getter or a Proxy
+// on the options runs once per key, so what is checked is what is sent.
+const READ_OPTIONS = { __proto__: null, path: true, fields: true, offset: true };
+const MAX_READ_FIELDS = 64;
+const READ_USAGE = 'like { path: "/items", fields: ["id", "title"], offset: 0 }';
+
+function readOptions(options) {
+  const out = { __proto__: null, path: "", fields: null, offset: 0 };
+  if (options === undefined) return out;
+  if (options === null || typeof options !== "object" || ArrayIsArray(options)) {
+    throw new TypeError("hub.read: options must be an object " + READ_USAGE);
+  }
+  const keys = ObjectKeys(options);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    if (READ_OPTIONS[key] !== true) {
+      throw new TypeError('hub.read: unknown option "' + key + '"; the options are path, fields and offset, ' + READ_USAGE);
+    }
+    const value = options[key];
+    if (value === undefined) continue;
+    if (key === "path") out.path = readPath(value);
+    else if (key === "fields") out.fields = readFields(value);
+    else out.offset = readOffset(value);
+  }
+  return out;
+}
+
+function readPath(path) {
+  // A JSON Pointer (RFC 6901) is "" or starts with "/".
+  if (typeof path !== "string" || (path !== "" && StringPrototypeCharCodeAt(path, 0) !== 47)) {
+    throw new TypeError('hub.read: path must be a JSON Pointer string such as "/items" ("" is the whole result)');
+  }
+  return path;
+}
+
+function readFields(fields) {
+  const usage = "hub.read: fields must be an array of 1 to " + MAX_READ_FIELDS + " distinct, non-empty field names";
+  if (!ArrayIsArray(fields)) throw new TypeError(usage);
+  const count = fields.length;
+  if (!NumberIsSafeInteger(count) || count < 1 || count > MAX_READ_FIELDS) throw new TypeError(usage);
+  const list = newList();
+  const seen = new Map();
+  for (let i = 0; i < count; i++) {
+    // A hole would be read from Array.prototype; `own` reads only the array's own elements.
+    const name = own(fields, i);
+    if (typeof name !== "string" || name === "") {
+      throw new TypeError("hub.read: fields[" + i + "] must be a non-empty string");
+    }
+    if (MapPrototypeHas(seen, name)) throw new TypeError('hub.read: fields lists "' + name + '" twice');
+    MapPrototypeSet(seen, name, true);
+    list[i] = name;
+  }
+  return list;
+}
+
+function readOffset(offset) {
+  if (typeof offset !== "number" || !NumberIsSafeInteger(offset) || offset < 0) {
+    throw new TypeError("hub.read: offset must be a non-negative integer (a page's nextOffset)");
+  }
+  return offset;
+}
+
+function checkResultRef(what, resultRef) {
+  if (typeof resultRef !== "string" || resultRef === "") {
+    throw new TypeError(what + ": resultRef must be a non-empty string (stored.resultRef of an envelope)");
   }
 }
 
@@ -115,8 +184,29 @@ function installTools(g, host, clock) {
     return brand(e, "TypeError", "unknown_tool", message, null, null);
   };
 
+  // A promise for a stored result's host reply: its value, or a branded error with the
+  // failure's code (result_unavailable, row_too_large, result_too_large) under `address`.
+  const storedReply = (pending, address) =>
+    new Promise((resolve, reject) => {
+      whenSettled(
+        pending,
+        (text) => {
+          const reply = JSONParse(text);
+          if (own(reply, "ok") === true) {
+            resolve(own(reply, "value"));
+            return;
+          }
+          const error = own(reply, "error");
+          reject(hostError(own(error, "code"), own(error, "message"), own(error, "hint"), address, own(error, "status"), own(error, "retryable")));
+        },
+        reject,
+      );
+    });
+
   const hostSearch = host.search;
   const hostDescribe = host.describe;
+  const hostRead = host.read;
+  const hostGet = host.get;
   const hub = {
     search(query) {
       return promised(() => {
@@ -135,6 +225,26 @@ function installTools(g, host, clock) {
         for (let i = 0; i < list.length; i++) if (typeof list[i] !== "string") valid = false;
         if (!valid) throw new TypeError("hub.describe needs an address string or an array of 1 to 10 of them");
         return fromHost(hostDescribe(JSONStringify(list)));
+      });
+    },
+    // Not tool calls: they do not count toward the call limit and are not listed in `calls`.
+    read(resultRef, options, ...extra) {
+      return promised(() => {
+        if (extra.length !== 0) {
+          throw new TypeError("hub.read takes a resultRef and an optional options object " + READ_USAGE + ", nothing more");
+        }
+        checkResultRef("hub.read", resultRef);
+        const o = readOptions(options);
+        return storedReply(hostRead(resultRef, o.path, o.fields, o.offset), "hub.read");
+      });
+    },
+    get(resultRef, ...extra) {
+      return promised(() => {
+        if (extra.length !== 0) {
+          throw new TypeError("hub.get takes exactly one argument, a resultRef; read part of a stored result with hub.read(resultRef, { path, fields, offset })");
+        }
+        checkResultRef("hub.get", resultRef);
+        return storedReply(hostGet(resultRef), "hub.get");
       });
     },
   };

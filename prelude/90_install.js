@@ -14,13 +14,27 @@ export default function install(host) {
   installClone(g);
   const skipped = installTools(g, host, clock);
 
-  // Returns [true, json] or [false, prefix] when the value cannot fit `budget` bytes anyway, so a
-  // 50 MB string is never copied into JSON just to be refused.
-  const finish = (value, budget) => {
-    if (value === undefined || typeof value === "function" || typeof value === "symbol") return [true, "null"];
-    if (typeof value === "string" && value.length > budget) return [false, StringPrototypeSlice(value, 0, budget)];
-    const json = JSONStringify(value);
-    return [true, json === undefined ? "null" : json];
+  // The script's value as [units, text, whole]: the length of its JSON in UTF-16 units (never
+  // more than its UTF-8 bytes), and the whole JSON, or only its first `prefixUnits` units when it
+  // is over `cap` for certain. Nothing over the cap is copied out of the runtime just to be
+  // refused, and a string over it is not even written as JSON.
+  const finish = (value, cap, prefixUnits) => {
+    const list = newList();
+    let json;
+    if (value === undefined || typeof value === "function" || typeof value === "symbol") json = "null";
+    else if (typeof value === "string" && value.length + 2 > cap) {
+      list[0] = value.length + 2;
+      list[1] = JSONStringify(StringPrototypeSlice(value, 0, prefixUnits));
+      list[2] = false;
+      return list;
+    } else {
+      json = JSONStringify(value);
+      if (json === undefined) json = "null";
+    }
+    list[0] = json.length;
+    list[1] = json.length > cap ? StringPrototypeSlice(json, 0, prefixUnits) : json;
+    list[2] = json.length <= cap;
+    return list;
   };
 
   // A script's value: whatever it says, it is not the host's.

@@ -16,6 +16,7 @@ use rquickjs::{
     Array, AsyncContext, AsyncRuntime, CatchResultExt, CaughtError, Ctx, FromJs, Function, Module,
     Object, Promise, Value,
 };
+use serde::de::IgnoredAny;
 use tokio::runtime::Handle;
 use tracing::Instrument;
 
@@ -26,6 +27,7 @@ use super::compile::{SCRIPT_NAME, compile_module, position_in_stack, prelude_byt
 use super::envelope::{EnvelopeError, ExecuteEnvelope, PendingKind, Status, Truncated};
 use super::error::ErrorCode;
 use super::host::{self, HostEnv};
+use super::measure::{JsonSize, thousands};
 use super::normalise::{Normalised, normalise};
 use super::parser_pool::run_on_big_stack;
 use super::request::RunRequest;
@@ -49,7 +51,10 @@ pub async fn run_with_cancel(
     // What the run logs, here and on the thread and tasks it uses, carries its id (and, inside
     // a hub request, the request's id from the span around this one).
     let span = tracing::info_span!("run", run_id = %request.run_id);
-    run_in_span(request, bridge, cancel).instrument(span).await
+    let budget = request.result_budget();
+    let mut envelope = run_in_span(request, bridge, cancel).instrument(span).await;
+    envelope.bound(budget);
+    envelope
 }
 
 async fn run_in_span(
@@ -125,9 +130,11 @@ fn parse_on_big_stack(request: &RunRequest) -> Result<Normalised, EnvelopeError>
 enum Outcome {
     /// The JSON of the return value.
     Returned(String),
-    /// The return value would not fit the budget: its size so far and a prefix.
+    /// The JSON of a return value over the output budget but within the final-value cap.
+    Oversized(String),
+    /// The return value is over the final-value cap: its size and a prefix of its JSON.
     TooLarge {
-        size: usize,
+        size: JsonSize,
         prefix: String,
     },
     /// The return value is not JSON.
@@ -279,15 +286,20 @@ async fn execute(
         io,
         max_calls: request.limits.max_calls,
         log_budget: usize::try_from(request.limits.log_bytes).unwrap_or(usize::MAX),
+        read_budget: request.result_budget(),
+        tool_result_bytes: usize::try_from(request.limits.tool_result_bytes).unwrap_or(usize::MAX),
     };
-    let budget = request.result_budget();
+    let limits = (
+        request.result_budget(),
+        usize::try_from(request.limits.final_value_bytes).unwrap_or(usize::MAX),
+    );
     let js = {
         let request = request.clone();
         let shared = shared.clone();
         let meter = meter.clone();
         let user = user_bytecode.as_slice();
         context.async_with(async move |ctx| {
-            drive(ctx, env, &request, prelude, user, budget, shared, meter).await
+            drive(ctx, env, &request, prelude, user, limits, shared, meter).await
         })
     };
     let outcome = tokio::select! {
@@ -311,7 +323,7 @@ async fn drive<'js>(
     request: &RunRequest,
     prelude: &'static [u8],
     user: &[u8],
-    budget: usize,
+    limits: (usize, usize),
     shared: Arc<Shared>,
     meter: Arc<MemoryMeter>,
 ) -> Outcome {
@@ -352,7 +364,7 @@ async fn drive<'js>(
         () = stop => return Outcome::Stopped,
     };
     match value.catch(&ctx) {
-        Ok(value) => finish(&ctx, &helpers, value, budget, &meter),
+        Ok(value) => finish(&ctx, &helpers, value, limits, &meter),
         Err(e) => caught(&ctx, &helpers, e, &meter),
     }
 }
@@ -461,16 +473,25 @@ async fn load_user<'js>(ctx: &Ctx<'js>, user: &[u8]) -> rquickjs::Result<Functio
     module.get("default")
 }
 
+/// Turns the script's value into the run's outcome: JSON within the output budget is the result,
+/// JSON within the final-value cap goes to the hub to store, anything larger is refused.
 fn finish<'js>(
     ctx: &Ctx<'js>,
     helpers: &Helpers<'js>,
     value: Value<'js>,
-    budget: usize,
+    limits: (usize, usize),
     meter: &MemoryMeter,
 ) -> Outcome {
-    let pair: Result<Array, _> = helpers.finish.call((value, budget)).catch(ctx);
-    let pair = match pair {
-        Ok(pair) => pair,
+    let (budget, final_cap) = limits;
+    // A cap under the budget would refuse what the budget lets through.
+    let cap = final_cap.max(budget);
+    let prefix_units = budget / 2;
+    let list: Result<Array, _> = helpers
+        .finish
+        .call((value, cap as f64, prefix_units as f64))
+        .catch(ctx);
+    let list = match list {
+        Ok(list) => list,
         // JSON.stringify reports BigInt and cycles as TypeErrors; anything else (an interrupt
         // inside a getter or toJSON, out of memory) is classified like any other abort.
         Err(CaughtError::Exception(e)) if is_type_error(&e) => {
@@ -478,21 +499,32 @@ fn finish<'js>(
         }
         Err(e) => return caught(ctx, helpers, e, meter),
     };
-    let fits: bool = pair.get(0).unwrap_or(false);
-    let text: String = pair.get(1).unwrap_or_default();
-    if fits && text.len() <= budget {
-        Outcome::Returned(text)
+    let units: f64 = list.get(0).unwrap_or(f64::INFINITY);
+    let mut text: String = list.get(1).unwrap_or_default();
+    let whole: bool = list.get(2).unwrap_or(false);
+    let size = if whole {
+        let bytes = text.len();
+        if bytes <= budget {
+            return Outcome::Returned(text);
+        }
+        if bytes <= cap {
+            return Outcome::Oversized(text);
+        }
+        JsonSize::Exact(bytes)
     } else {
-        let size = text.len();
-        let mut cut = budget.min(text.len()) / 2;
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        Outcome::TooLarge {
-            size,
-            prefix: text[..cut].to_string(),
-        }
+        // Each UTF-16 unit is at least one byte of UTF-8.
+        JsonSize::AtLeast(if units.is_finite() {
+            units as usize
+        } else {
+            cap + 1
+        })
+    };
+    let mut cut = prefix_units.min(text.len());
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
     }
+    text.truncate(cut);
+    Outcome::TooLarge { size, prefix: text }
 }
 
 fn is_type_error(exception: &rquickjs::Exception<'_>) -> bool {
@@ -595,7 +627,8 @@ fn envelope(
     let mut notices = normalised.notices.clone();
     notices.append(&mut state.notices);
     let mut out = ExecuteEnvelope::new(&request.run_id, Status::Failed, notices);
-    out.calls = state.calls.iter().flatten().cloned().collect();
+    // Every ending lists every call, those still in flight too (as `unknown`).
+    out.calls = state.calls.iter().map(|call| call.summary()).collect();
     out.logs = std::mem::take(&mut state.logs);
     out.truncated = Truncated {
         result: false,
@@ -640,42 +673,55 @@ fn envelope(
     }
     out.status = Status::Failed;
     out.error = match outcome {
-        Outcome::Returned(json) => {
-            if state.unhandled_rejections > 0 {
-                let reason = state.last_rejection.clone().unwrap_or_default();
-                Some(EnvelopeError {
-                    code: ErrorCode::RuntimeError,
-                    message: format!("Unhandled promise rejection: {reason}"),
-                    hint: Some("Await every promise (or attach .catch): a call that was not awaited failed.".into()),
-                    recovery: None,
-                })
-            } else {
-                match serde_json::from_str(&json) {
-                    Ok(value) => {
-                        out.status = Status::Completed;
-                        out.result = Some(value);
-                        None
-                    }
-                    Err(e) => fail(
-                        ErrorCode::InvalidResult,
-                        format!("the result is not JSON: {e}"),
-                    ),
-                }
-            }
+        Outcome::Returned(_) | Outcome::Oversized(_) if state.unhandled_rejections > 0 => {
+            let reason = state.last_rejection.clone().unwrap_or_default();
+            Some(EnvelopeError {
+                code: ErrorCode::RuntimeError,
+                message: format!("Unhandled promise rejection: {reason}"),
+                hint: Some(
+                    "Await every promise (or attach .catch): a call that was not awaited failed."
+                        .into(),
+                ),
+                recovery: None,
+            })
         }
+        // The hub stores it and sends what it has room for.
+        Outcome::Oversized(json) => match serde_json::from_str::<IgnoredAny>(&json) {
+            Ok(_) => {
+                out.status = Status::Completed;
+                out.oversized = Some(json);
+                None
+            }
+            Err(e) => fail(
+                ErrorCode::InvalidResult,
+                format!("the result is not JSON: {e}"),
+            ),
+        },
+        Outcome::Returned(json) => match serde_json::from_str(&json) {
+            Ok(value) => {
+                out.status = Status::Completed;
+                out.result = Some(value);
+                None
+            }
+            Err(e) => fail(
+                ErrorCode::InvalidResult,
+                format!("the result is not JSON: {e}"),
+            ),
+        },
         Outcome::TooLarge { size, prefix } => {
             out.truncated.result = true;
             out.result = Some(serde_json::Value::String(prefix));
             let budget = request.result_budget();
-            let size = if size > budget {
-                format!("at least {size}")
-            } else {
-                size.to_string()
-            };
+            let cap = usize::try_from(request.limits.final_value_bytes)
+                .unwrap_or(usize::MAX)
+                .max(budget);
             fail(
                 ErrorCode::ResultTooLarge,
                 format!(
-                    "the result is {size} bytes of JSON; the output budget is {budget} bytes (result holds the start of it)"
+                    "the result is {} bytes of JSON; at most {} bytes can be kept ({} are sent directly, more is stored for hub.read); result holds the start of it",
+                    size.describe(),
+                    thousands(cap),
+                    thousands(budget)
                 ),
             )
         }

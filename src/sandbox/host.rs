@@ -1,5 +1,7 @@
 //! The host object the prelude's `install(host)` receives: the Rust functions behind tool calls,
-//! `hub.search`/`hub.describe`, console, timers and the base64 helpers, plus the run's constants.
+//! `hub.search`/`hub.describe`/`hub.read`/`hub.get`, console, timers and the base64 helpers, plus
+//! the run's constants. Nothing larger than the run's `tool_result_bytes` enters the sandbox from
+//! here: a value is measured as JSON before it is written out for the script.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -12,11 +14,12 @@ use tokio::sync::oneshot;
 use tracing::Instrument;
 
 use super::base64;
-use super::bridge::{Bridge, BridgeError, CallFailure, ToolCall};
-use super::envelope::{CallEnd, CallSummary};
+use super::bridge::{Bridge, BridgeError, CallFailure, ReadRequest, ToolCall};
+use super::envelope::CallEnd;
 use super::error::ErrorCode;
+use super::measure::{JsonSize, cut_text, json_size, thousands};
 use super::request::{MAX_PENDING_TIMERS, MAX_TIMER_MS, Namespaces, RunRequest, ToolSpec};
-use super::state::Shared;
+use super::state::{CallRecord, Shared};
 use super::tool_result::{Unwrapped, unwrap_result};
 use crate::model::closest::closest;
 
@@ -30,7 +33,15 @@ pub struct HostEnv {
     pub io: Handle,
     pub max_calls: u64,
     pub log_budget: usize,
+    /// The run's output budget: what one `hub.read` page must fit.
+    pub read_budget: usize,
+    /// The largest value (as JSON) one tool call or `hub.get` may bring into the sandbox.
+    pub tool_result_bytes: usize,
 }
+
+/// How far a value over `tool_result_bytes` is measured before its size is reported as "at
+/// least": counting allocates nothing, but a value of gigabytes should not cost seconds.
+const MEASURE_MAX: usize = 64 << 20;
 
 /// Aborts a spawned bridge task when the run drops it, so nothing outlives the run.
 struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
@@ -118,6 +129,57 @@ pub fn build<'js>(
                             .await
                             .unwrap_or_else(|_| "describe failed".to_string()),
                     )
+                }
+            }),
+        )?,
+    )?;
+
+    let e = env.clone();
+    host.set(
+        "read",
+        Function::new(
+            ctx.clone(),
+            Async(
+                move |result_ref: String,
+                      path: String,
+                      fields: Option<Vec<String>>,
+                      offset: f64| {
+                    // The prelude checked every argument; these checks only keep a bug there
+                    // from reaching the hub as a wrong offset.
+                    let task = read_offset(offset).map(|offset| {
+                        let request = ReadRequest {
+                            result_ref,
+                            path,
+                            fields,
+                            offset,
+                            budget: e.read_budget,
+                        };
+                        AbortOnDrop(e.io.spawn(e.bridge.read(request).in_current_span()))
+                    });
+                    let cap = e.tool_result_bytes;
+                    async move {
+                        let answer = match task {
+                            Ok(mut task) => joined("hub.read", task.join().await),
+                            Err(failure) => Err(failure),
+                        };
+                        Ok::<_, rquickjs::Error>(stored_reply("hub.read", answer, cap))
+                    }
+                },
+            ),
+        )?,
+    )?;
+
+    let e = env.clone();
+    host.set(
+        "get",
+        Function::new(
+            ctx.clone(),
+            Async(move |result_ref: String| {
+                let mut task = AbortOnDrop(e.io.spawn(e.bridge.get(result_ref).in_current_span()));
+                let cap = e.tool_result_bytes;
+                async move {
+                    let answer = joined("hub.get", task.join().await);
+                    Ok::<_, rquickjs::Error>(stored_reply("hub.get", answer, cap))
                 }
             }),
         )?,
@@ -232,11 +294,96 @@ pub fn unknown_tool_message(namespaces: &Namespaces, ns: &str, name: &str) -> St
     }
 }
 
+/// `offset` as the prelude passes it: a non-negative safe integer.
+fn read_offset(offset: f64) -> Result<u64, CallFailure> {
+    const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+    if (0.0..=MAX_SAFE_INTEGER).contains(&offset) && offset.fract() == 0.0 {
+        Ok(offset as u64)
+    } else {
+        Err(CallFailure::new(
+            ErrorCode::InvalidArguments,
+            format!("hub.read: offset must be a non-negative integer, not {offset}"),
+        ))
+    }
+}
+
+/// A stored-result task's answer, or why it has none.
+fn joined(
+    what: &str,
+    answer: Result<Result<Value, CallFailure>, tokio::task::JoinError>,
+) -> Result<Value, CallFailure> {
+    answer.unwrap_or_else(|join| {
+        Err(CallFailure::new(
+            ErrorCode::Internal,
+            format!("{what} failed inside the hub: {join}"),
+        ))
+    })
+}
+
+/// The reply to `hub.read`/`hub.get` that the prelude parses: the value, unless it is too large
+/// to enter the sandbox, or the failure.
+fn stored_reply(what: &str, answer: Result<Value, CallFailure>, cap: usize) -> String {
+    let failure = match answer {
+        Ok(value) => match too_large(&value, cap) {
+            None => return json!({ "ok": true, "value": value }).to_string(),
+            Some(size) => {
+                let mut failure = CallFailure::new(
+                    ErrorCode::ResultTooLarge,
+                    format!(
+                        "{what}: the stored result is {} bytes of JSON; at most {} bytes of one value may enter the sandbox",
+                        size.describe(),
+                        thousands(cap)
+                    ),
+                );
+                failure.hint = Some(
+                    "Read the stored result in pages with hub.read(resultRef, { path, fields, offset }) instead of whole; nothing needs to run again.".into(),
+                );
+                failure
+            }
+        },
+        Err(failure) => failure,
+    };
+    reply_error(&bounded(failure, cap), 0)
+}
+
+/// The size of `value` as JSON when it is over `cap`, measured without writing it out.
+fn too_large(value: &Value, cap: usize) -> Option<JsonSize> {
+    let size = json_size(value, cap.max(MEASURE_MAX));
+    size.exceeds(cap).then_some(size)
+}
+
+/// A failure whose texts fit the cap on what enters the sandbox (an upstream's error text can be
+/// as large as any result).
+fn bounded(mut failure: CallFailure, cap: usize) -> CallFailure {
+    cut_text(&mut failure.message, cap);
+    if let Some(hint) = failure.hint.as_mut() {
+        cut_text(hint, cap);
+    }
+    failure
+}
+
+/// How far a call the bridge failed got, by what the code means: the hub refuses these before
+/// anything leaves it. Any other failure may have come from the upstream.
+fn failed_outcome(code: ErrorCode) -> CallEnd {
+    match code {
+        ErrorCode::PolicyDenied
+        | ErrorCode::InvalidArguments
+        | ErrorCode::UnknownTool
+        | ErrorCode::CallLimit
+        | ErrorCode::ReplayDivergence
+        | ErrorCode::ApprovalExpired
+        | ErrorCode::RunInProgress
+        | ErrorCode::Cancelled => CallEnd::NotSent,
+        _ => CallEnd::Failed,
+    }
+}
+
 /// A call after its synchronous checks: either an answer already, or a bridge task to await.
 enum Started {
     Ready(String),
     Running {
-        seq: u64,
+        /// Its place in the run's list of calls.
+        index: usize,
         address: String,
         task: AbortOnDrop<super::bridge::CallOutcome>,
         at: Instant,
@@ -282,10 +429,23 @@ fn start_call(
         Ok(arguments) => arguments,
         Err(failure) => return Started::Ready(reply_error(&failure, 0)),
     };
-    let seq = {
+    let (seq, index) = {
         let mut state = env.shared.lock();
-        let seq = state.calls.len() as u64;
+        // Refused calls are listed (not sent): the script started them, and the envelope says
+        // which of its calls did not happen.
+        if env.shared.should_stop() {
+            // The run is ending (a limit, a cancel): nothing more leaves it.
+            let code = state
+                .fatal
+                .as_ref()
+                .map_or(ErrorCode::Cancelled, |fatal| fatal.code);
+            state.calls.push(CallRecord::refused(address.clone()));
+            let message = format!("{address} was not sent: the run is ending ({code})");
+            return Started::Ready(reply_error(&CallFailure::new(code, message), 0));
+        }
+        let seq = state.sent;
         if seq >= env.max_calls {
+            state.calls.push(CallRecord::refused(address.clone()));
             drop(state);
             let message = format!(
                 "{address} would be call {} of a run; the limit is {}",
@@ -298,9 +458,11 @@ fn start_call(
                 0,
             ));
         }
-        state.calls.push(None);
+        state.sent += 1;
+        let index = state.calls.len();
+        state.calls.push(CallRecord::sent(address.clone()));
         state.in_flight += 1;
-        seq
+        (seq, index)
     };
     let call = ToolCall {
         seq,
@@ -312,7 +474,7 @@ fn start_call(
     // The call runs on the I/O runtime, in the run's span (entered on this thread).
     let task = AbortOnDrop(env.io.spawn(env.bridge.call(call).in_current_span()));
     Started::Running {
-        seq,
+        index,
         address,
         task,
         at: Instant::now(),
@@ -372,46 +534,71 @@ fn check_arguments(
 }
 
 async fn finish_call(env: HostEnv, started: Started) -> rquickjs::Result<String> {
-    let (seq, address, mut task, at) = match started {
+    let (index, address, mut task, at) = match started {
         Started::Ready(reply) => return Ok(reply),
         Started::Running {
-            seq,
+            index,
             address,
             task,
             at,
-        } => (seq, address, task, at),
+        } => (index, address, task, at),
     };
     let outcome = task.join().await;
     let measured = u64::try_from(at.elapsed().as_millis()).unwrap_or(u64::MAX);
-    let (reply, ok, ms) = match outcome {
+    let cap = env.tool_result_bytes;
+    let (reply, ok, ms, end) = match outcome {
         Err(join) => {
             let failure = CallFailure::new(
                 ErrorCode::Internal,
                 format!("{address}: the call failed inside the hub: {join}"),
             );
-            (reply_error(&failure, measured), false, measured)
+            // Whether it reached the upstream before the hub failed is not known.
+            let reply = reply_error(&failure, measured);
+            (reply, false, measured, CallEnd::Unknown)
         }
         Ok(outcome) => {
             let ms = outcome.ms.unwrap_or(measured);
             match outcome.result {
                 Ok(raw) => match unwrap_result(raw) {
-                    Unwrapped::Value(value) => (
-                        json!({ "ok": true, "ms": ms, "value": value }).to_string(),
-                        true,
-                        ms,
-                    ),
-                    Unwrapped::ToolFailed(message) => (
-                        reply_error(&CallFailure::new(ErrorCode::ToolError, message), ms),
-                        false,
-                        ms,
-                    ),
+                    Unwrapped::Value(value) => match too_large(&value, cap) {
+                        None => {
+                            let reply = json!({ "ok": true, "ms": ms, "value": value }).to_string();
+                            (reply, true, ms, CallEnd::Done)
+                        }
+                        // The call ran; only its result stays out of the sandbox.
+                        Some(size) => {
+                            let mut failure = CallFailure::new(
+                                ErrorCode::ResultTooLarge,
+                                format!(
+                                    "{address}: the result is {} bytes of JSON; at most {} bytes of one tool result may enter the sandbox",
+                                    size.describe(),
+                                    thousands(cap)
+                                ),
+                            );
+                            failure.hint = Some(
+                                "Ask the tool for less: a filter, a page, or fewer fields. The call itself ran: do not repeat a write to get its result.".into(),
+                            );
+                            (reply_error(&failure, ms), false, ms, CallEnd::Done)
+                        }
+                    },
+                    Unwrapped::ToolFailed(message) => {
+                        let failure = bounded(CallFailure::new(ErrorCode::ToolError, message), cap);
+                        (reply_error(&failure, ms), false, ms, CallEnd::Failed)
+                    }
                 },
-                Err(BridgeError::Failed(failure)) => (reply_error(&failure, ms), false, ms),
+                Err(BridgeError::Failed(failure)) => {
+                    let end = failed_outcome(failure.code);
+                    (reply_error(&bounded(failure, cap), ms), false, ms, end)
+                }
                 Err(BridgeError::Suspend(pending)) => {
                     {
                         let mut state = env.shared.lock();
                         state.in_flight = state.in_flight.saturating_sub(1);
                         state.pending.push(pending);
+                        // It waits for a person: nothing was sent.
+                        if let Some(record) = state.calls.get_mut(index) {
+                            record.end(false, ms, CallEnd::NotSent);
+                        }
                     }
                     env.shared.changed.notify_one();
                     // The script never gets an answer: the run stops once nothing else is in flight.
@@ -423,17 +610,8 @@ async fn finish_call(env: HostEnv, started: Started) -> rquickjs::Result<String>
     {
         let mut state = env.shared.lock();
         state.in_flight = state.in_flight.saturating_sub(1);
-        if let Some(slot) = usize::try_from(seq)
-            .ok()
-            .and_then(|i| state.calls.get_mut(i))
-        {
-            let outcome = Some(if ok { CallEnd::Done } else { CallEnd::Failed });
-            *slot = Some(CallSummary {
-                address,
-                ok,
-                ms,
-                outcome,
-            });
+        if let Some(record) = state.calls.get_mut(index) {
+            record.end(ok, ms, end);
         }
     }
     env.shared.changed.notify_one();

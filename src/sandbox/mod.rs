@@ -12,7 +12,8 @@
 //! | `normalise/` | code shapes, TypeScript blanking, the static unknown-tool check |
 //! | `parser_pool` | big-stack threads for the recursive parser |
 //! | `compile` | source → bytecode outside the sandbox; the prelude, once per process |
-//! | `host` | the Rust functions behind the prelude (tool calls, console, timers, base64) |
+//! | `host` | the Rust functions behind the prelude (tool calls, `hub.*`, console, timers, base64) |
+//! | `measure` | sizes as JSON without writing it out; cutting text to fit |
 //! | `state` | what a run records while it runs |
 //! | `tool_result` | MCP `CallToolResult` → the value a script sees |
 //! | `alloc` | the metering allocator (memory limit, OOM flag) |
@@ -31,6 +32,7 @@ mod engine;
 pub mod envelope;
 pub mod error;
 mod host;
+mod measure;
 mod normalise;
 mod parser_pool;
 pub mod request;
@@ -43,8 +45,9 @@ pub use bridge::{
 pub use cancel::CancelToken;
 pub use engine::{run, run_with_cancel};
 pub use envelope::{
-    CallEnd, CallSummary, Collection, EnvelopeError, ExecuteEnvelope, ExecuteRequest, NextRequest,
-    Pending, PendingKind, ProviderExecution, Recovery, RecoveryCode, Status, Stored, Truncated,
+    CallEnd, CallSummary, Collection, ENVELOPE_MAX_BYTES, ERROR_TEXT_MAX_BYTES, EnvelopeError,
+    ExecuteEnvelope, ExecuteRequest, NextRequest, Pending, PendingKind, ProviderExecution,
+    Recovery, RecoveryCode, Status, Stored, Truncated,
 };
 pub use error::ErrorCode;
 pub use request::{Limits, Namespaces, RunRequest, ToolSpec};

@@ -3,10 +3,11 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
 
 use tokio::sync::{Notify, oneshot};
 
-use super::envelope::{CallSummary, EnvelopeError, Pending};
+use super::envelope::{CallEnd, CallSummary, EnvelopeError, Pending};
 use super::error::ErrorCode;
 
 /// Shared by everything that takes part in one run.
@@ -19,10 +20,69 @@ pub struct Shared {
     pub changed: Notify,
 }
 
+/// One call the run started, as the envelope will list it.
+#[derive(Debug)]
+pub struct CallRecord {
+    /// Until the call ends: `ok: false`, outcome `unknown` (sent) or `not_sent` (refused).
+    pub summary: CallSummary,
+    /// When it was sent, while it is in flight: a call the run ends without an answer to is
+    /// listed with the time it had been in flight.
+    pub in_flight_since: Option<Instant>,
+}
+
+impl CallRecord {
+    /// A call handed to the bridge just now.
+    pub fn sent(address: String) -> Self {
+        CallRecord {
+            summary: CallSummary {
+                address,
+                ok: false,
+                ms: 0,
+                outcome: Some(CallEnd::Unknown),
+            },
+            in_flight_since: Some(Instant::now()),
+        }
+    }
+
+    /// A call the sandbox refused because of the run (its call limit, its ending).
+    pub fn refused(address: String) -> Self {
+        CallRecord {
+            summary: CallSummary {
+                address,
+                ok: false,
+                ms: 0,
+                outcome: Some(CallEnd::NotSent),
+            },
+            in_flight_since: None,
+        }
+    }
+
+    /// Records how the call ended.
+    pub fn end(&mut self, ok: bool, ms: u64, outcome: CallEnd) {
+        self.summary.ok = ok;
+        self.summary.ms = ms;
+        self.summary.outcome = Some(outcome);
+        self.in_flight_since = None;
+    }
+
+    /// The call as the envelope lists it now.
+    pub fn summary(&self) -> CallSummary {
+        let mut summary = self.summary.clone();
+        if let Some(since) = self.in_flight_since {
+            summary.ms = u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX);
+        }
+        summary
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct RunState {
-    /// Indexed by call sequence number; `None` while in flight or when suspended.
-    pub calls: Vec<Option<CallSummary>>,
+    /// Every call the script started, in issue order: those handed to the bridge and those
+    /// refused because the limit was reached or the run was ending. A call in flight finds its
+    /// record by index.
+    pub calls: Vec<CallRecord>,
+    /// How many calls went to the bridge: the next call's sequence number.
+    pub sent: u64,
     pub in_flight: usize,
     pub pending: Vec<Pending>,
     pub fatal: Option<EnvelopeError>,

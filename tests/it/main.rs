@@ -29,6 +29,7 @@ mod recovery;
 mod redaction;
 mod sandbox_hostile;
 mod sandbox_prelude;
+mod sandbox_results;
 mod search_quality;
 mod sources;
 mod support;

@@ -7,8 +7,9 @@ use std::time::Duration;
 
 use capabilities::sandbox::Limits;
 use capabilities::sandbox::{
-    Bridge, BridgeError, CallFailure, CallOutcome, CancelToken, ErrorCode, ExecuteEnvelope,
-    Namespaces, Pending, PendingKind, RunRequest, Status, ToolCall, ToolSpec, run, run_with_cancel,
+    Bridge, BridgeError, CallEnd, CallFailure, CallOutcome, CancelToken, ErrorCode,
+    ExecuteEnvelope, Namespaces, Pending, PendingKind, ReadRequest, RunRequest, Status, ToolCall,
+    ToolSpec, run, run_with_cancel, unavailable,
 };
 use futures::FutureExt;
 use futures::future::BoxFuture;
@@ -43,6 +44,10 @@ impl Bridge for TestBridge {
                     message: None,
                 })),
                 "hang" => futures::future::pending().await,
+                "big" => {
+                    let bytes = call.arguments["bytes"].as_u64().unwrap_or(0);
+                    Ok(text("x".repeat(usize::try_from(bytes).unwrap_or(0))))
+                }
                 _ => Ok(text("?".into())),
             };
             // A fixed duration, as a journal replay would report it, keeps envelopes identical.
@@ -58,6 +63,44 @@ impl Bridge for TestBridge {
     fn describe(&self, targets: Vec<String>) -> BoxFuture<'static, String> {
         async move { format!("declare const {};", targets.join(",")) }.boxed()
     }
+
+    /// Stored results: `gone` is not there, `wide` has a row too large for the budget; any other
+    /// reference answers with a page that echoes what was asked.
+    fn read(&self, request: ReadRequest) -> BoxFuture<'static, Result<Value, CallFailure>> {
+        async move {
+            match request.result_ref.as_str() {
+                "gone" => Err(unavailable("gone")),
+                "wide" => {
+                    let mut failure = CallFailure::new(
+                        ErrorCode::RowTooLarge,
+                        "row 0 of /items is 70,000 bytes with the fields asked for",
+                    );
+                    failure.hint = Some(ErrorCode::RowTooLarge.hint().into());
+                    Err(failure)
+                }
+                _ => Ok(json!({
+                    "items": [{ "id": 1 }],
+                    "asked": {
+                        "ref": request.result_ref, "path": request.path, "fields": request.fields,
+                        "offset": request.offset, "budget": request.budget,
+                    },
+                })),
+            }
+        }
+        .boxed()
+    }
+
+    /// `gone` is not there, `huge` is a 2 MiB value; any other reference is a small one.
+    fn get(&self, result_ref: String) -> BoxFuture<'static, Result<Value, CallFailure>> {
+        async move {
+            match result_ref.as_str() {
+                "gone" => Err(unavailable("gone")),
+                "huge" => Ok(json!({ "blob": "x".repeat(2 << 20) })),
+                _ => Ok(json!({ "ref": result_ref, "rows": [1, 2, 3] })),
+            }
+        }
+        .boxed()
+    }
 }
 
 pub(crate) fn namespaces() -> Arc<Namespaces> {
@@ -72,7 +115,7 @@ pub(crate) fn namespaces() -> Arc<Namespaces> {
         ))
     };
     let mut tools: Vec<_> = [
-        "echo", "plain", "image", "fail", "deny", "flaky", "ask", "hang",
+        "echo", "plain", "image", "fail", "deny", "flaky", "ask", "hang", "big",
     ]
     .iter()
     .map(|n| tool(n, &any))
@@ -346,7 +389,11 @@ async fn call_limit_cannot_be_caught() {
     let code = "for (let i = 0; i < 50; i++) { try { await test.echo({ i }) } catch (e) {} } return 'done'";
     let envelope = exec(code).await;
     assert_code(&envelope, ErrorCode::CallLimit);
-    assert_eq!(envelope.calls.len(), 10);
+    // Ten ran; the eleventh was refused at the limit and is listed as not sent.
+    let outcomes: Vec<Option<CallEnd>> = envelope.calls.iter().map(|c| c.outcome).collect();
+    let mut expected = vec![Some(CallEnd::Done); 10];
+    expected.push(Some(CallEnd::NotSent));
+    assert_eq!(outcomes, expected, "{envelope:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -365,11 +412,21 @@ async fn fifty_megabyte_result_is_refused() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn results_over_a_small_budget_are_refused() {
-    let mut small =
-        request("return Array.from({ length: 500 }, (_, i) => ({ i, name: 'item ' + i }))");
+async fn results_over_a_small_budget_are_handed_over_to_be_stored() {
+    let code = "return Array.from({ length: 500 }, (_, i) => ({ i, name: 'item ' + i }))";
+    let mut small = request(code);
     small.output_budget_bytes = Some(1024);
-    assert_code(&exec_with(small).await, ErrorCode::ResultTooLarge);
+    let envelope = exec_with(small).await;
+    assert_eq!(envelope.status, Status::Completed, "{envelope:?}");
+    assert_eq!(envelope.result, None);
+    let stored: Value =
+        serde_json::from_str(envelope.oversized.as_deref().unwrap_or("null")).unwrap_or_default();
+    assert_eq!(stored[499], json!({ "i": 499, "name": "item 499" }));
+    // Over the final-value cap it is refused.
+    let mut capped = request(code);
+    capped.output_budget_bytes = Some(1024);
+    capped.limits.final_value_bytes = 2048;
+    assert_code(&exec_with(capped).await, ErrorCode::ResultTooLarge);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -542,7 +599,18 @@ async fn calls_needing_approval_stop_the_run() {
     let envelope = exec("const a = await test.echo({}); await Promise.all([test.ask({}), test.ask({}), test.echo({})]); return 1").await;
     assert_eq!(envelope.status, Status::AwaitingApproval, "{envelope:?}");
     assert_eq!(envelope.pending.len(), 2);
-    assert_eq!(envelope.calls.len(), 2);
+    // The calls waiting for a person are listed too: they were not sent.
+    let outcomes: Vec<Option<CallEnd>> = envelope.calls.iter().map(|c| c.outcome).collect();
+    assert_eq!(
+        outcomes,
+        [
+            CallEnd::Done,
+            CallEnd::NotSent,
+            CallEnd::NotSent,
+            CallEnd::Done
+        ]
+        .map(Some)
+    );
     assert!(envelope.error.is_none() && envelope.result.is_none());
     // Once recorded, a waiting call stops the run even if the script did not await it.
     let unawaited = exec("test.ask({}); await sleep(50); return 1").await;

@@ -191,6 +191,10 @@ fn extras() -> Vec<Target> {
         "apply",
         "construct",
         "0",
+        // hub.read's options.
+        "path",
+        "fields",
+        "offset",
     ] {
         targets.push(Target::new("Object.prototype", &format!("{key:?}"), true));
     }
@@ -283,6 +287,11 @@ const EXERCISE: &str = r#"
     out.fired = fired;
     out.search = await hub.search("issues");
     out.describe = await hub.describe(["test.echo"]);
+    out.read = await hub.read("ref-1", { path: "/items", fields: ["id", "name"], offset: 2 });
+    // Not `out.get`: the table overrides Object.prototype.get, and the script's own `out` inherits it.
+    out.whole = await hub.get("ref-1");
+    try { await hub.read("gone"); } catch (e) { out.gone = [e.code, e.address, e instanceof ToolError]; }
+    try { await hub.read("ref-1", { fields: ["id", "id"] }); } catch (e) { out.twice = e.message; }
     out.b64 = [encodeBase64("hi"), decodeBase64("aGk="), atob(btoa("hi"))];
     return out;
 "#;
@@ -385,6 +394,22 @@ async fn overriding_any_builtin_the_prelude_uses_changes_nothing() {
     assert!(result.get("cleared").is_none(), "{result}");
     assert_eq!(result["search"], json!("results for issues"));
     assert_eq!(result["describe"], json!("declare const test.echo;"));
+    assert_eq!(
+        result["read"]["asked"],
+        json!({ "ref": "ref-1", "path": "/items", "fields": ["id", "name"], "offset": 2, "budget": 16384 })
+    );
+    assert_eq!(
+        result["whole"],
+        json!({ "ref": "ref-1", "rows": [1, 2, 3] })
+    );
+    assert_eq!(
+        result["gone"],
+        json!(["result_unavailable", "hub.read", true])
+    );
+    assert_eq!(
+        result["twice"],
+        json!("hub.read: fields lists \"id\" twice")
+    );
     assert_eq!(result["b64"], json!(["aGk=", "hi", "hi"]));
     let uuid = result["uuid"].as_str().unwrap_or_default();
     assert!(
@@ -444,7 +469,7 @@ const TRIPWIRE: &str = r#"
         arr: [1, { b: 2 }], map: new Map([[1, 2]]), set: new Set([3]), date: new Date(0),
         bytes: new Uint8Array(8), buffer: new ArrayBuffer(4), view: new DataView(new ArrayBuffer(4)),
         re: /a+/giu, err: new TypeError("bad"), cyclic: { name: "c" }, symbol: Symbol("s"),
-        long: "x".repeat(20000), u16: new Uint16Array([0xffff]),
+        long: "x".repeat(20000), huge: "x".repeat(1100000), u16: new Uint16Array([0xffff]),
     };
     pre.cyclic.self = pre.cyclic;
     const apply = Reflect.apply, construct = Reflect.construct, ownKeys = Reflect.ownKeys;
@@ -544,6 +569,14 @@ const TRIPWIRE: &str = r#"
     out.search = await hub.search("issues");
     out.describe = await hub.describe(["test.echo", "test.fail"]);
     try { await hub.describe([]); } catch (e) { out.describeEmpty = true; }
+    out.read = (await hub.read("ref-1", { path: "/items", fields: ["id"], offset: 1 })).asked;
+    out.readDefaults = (await hub.read("ref-1")).asked;
+    out.whole = (await hub.get("ref-1")).ref;
+    try { await hub.read("gone"); } catch (e) { out.gone = e.code; }
+    try { await hub.get("ref-1", 2); } catch (e) { out.getExtra = true; }
+    try { await hub.read("ref-1", { fields: ["a", "a"] }); } catch (e) { out.twice = true; }
+    try { await hub.read("ref-1", { offset: -1 }); } catch (e) { out.negative = true; }
+    try { await hub.read("ref-1", { pth: "/a" }); } catch (e) { out.unknownOption = true; }
     out.b64 = encodeBase64("hi") + decodeBase64("aGk=") + atob(btoa("hi"));
     ENDING
 "#;
@@ -592,6 +625,20 @@ async fn the_prelude_touches_no_builtin_a_script_can_change() {
         ("randomView", json!(true)),
         ("fired", json!(3)),
         ("describeEmpty", json!(true)),
+        (
+            "read",
+            json!({ "ref": "ref-1", "path": "/items", "fields": ["id"], "offset": 1, "budget": 16384 }),
+        ),
+        (
+            "readDefaults",
+            json!({ "ref": "ref-1", "path": "", "fields": null, "offset": 0, "budget": 16384 }),
+        ),
+        ("whole", json!("ref-1")),
+        ("gone", json!("result_unavailable")),
+        ("getExtra", json!(true)),
+        ("twice", json!(true)),
+        ("negative", json!(true)),
+        ("unknownOption", json!(true)),
         ("b64", json!("aGk=hihi")),
     ] {
         assert_eq!(out[key], expected, "{key}: {out}");
@@ -603,10 +650,18 @@ async fn the_prelude_touches_no_builtin_a_script_can_change() {
         returned.logs[0]
     );
 
-    // The result path for a string over the budget.
+    // The result paths: a value over the budget (handed over to be stored), a string over the
+    // final-value cap (refused before it is written as JSON), an object over it.
     let long = tripwire("return pre.long;").await;
     assert_untripped(&long);
-    assert_code(&long, ErrorCode::ResultTooLarge);
+    assert_eq!(long.status, Status::Completed, "{long:?}");
+    assert!(long.oversized.is_some());
+    let huge = tripwire("return pre.huge;").await;
+    assert_untripped(&huge);
+    assert_code(&huge, ErrorCode::ResultTooLarge);
+    let huge = tripwire("return [pre.huge];").await;
+    assert_untripped(&huge);
+    assert_code(&huge, ErrorCode::ResultTooLarge);
 
     // The error paths: a host error rethrown, a forged object, a script's own Error.
     let denied = tripwire(
