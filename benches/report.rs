@@ -19,7 +19,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
+use capabilities::catalog::cache::ListingCache;
 use capabilities::catalog::describe::{DEFAULT_BUDGET_TOKENS, describe};
+use capabilities::catalog::live::LiveCatalog;
+use capabilities::config::Settings;
+use capabilities::credentials::NoSecretStore;
+use capabilities::execute::Executor;
+use capabilities::runs::Store;
+use capabilities::sandbox::CancelToken;
+use capabilities::sources::Sources;
 use capabilities::hub::surface;
 use capabilities::sandbox::{Bridge, Status, run};
 use capabilities::token_count;
@@ -106,6 +114,7 @@ fn main() {
         .unwrap_or_else(|e| panic!("describe big: {e}"));
     report.describe_tokens = token_count::count(&described);
     sandbox_memory(&mut report);
+    stored_results(&mut report);
 
     let since = std::fs::metadata(target.join("bench-report.start"))
         .and_then(|m| m.modified())
@@ -143,6 +152,16 @@ struct Report {
     describe_tokens: usize,
     /// (what ran, peak heap bytes above the baseline).
     run_memory: Vec<(String, usize)>,
+    /// Runs around a stored result, each timed on its own.
+    stored: Vec<TimedRuns>,
+}
+
+/// Percentiles of one kind of run.
+struct TimedRuns {
+    label: &'static str,
+    runs: usize,
+    p50: Duration,
+    p99: Duration,
 }
 
 struct SearchNumbers {
@@ -255,6 +274,70 @@ fn sandbox_memory(report: &mut Report) {
         batch();
         let peak = PEAK.load(Ordering::Relaxed).saturating_sub(baseline);
         report.run_memory.push((label.to_string(), peak));
+    }
+}
+
+/// How many times each stored-result run is timed.
+const STORED_RUNS: usize = 200;
+
+/// A script whose value is a listing of about 1 MiB (10,000 rows of ~100 bytes).
+const ONE_MIB: &str = "return { rows: Array.from({ length: 10000 }, (_, i) => ({ id: i, subject: `message ${i}`, body: 'x'.repeat(64) })) };";
+
+/// Storing a 1 MiB result and reading one page of it, through the executor a hub uses (sandbox,
+/// bridge, a real SQLite store with the state key): the same listing returned as its size
+/// (nothing stored: the baseline), returned whole (stored, sealed, described), and one
+/// `hub.read` page of it (opened, parsed, paged), each run timed on its own.
+fn stored_results(report: &mut Report) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("temp dir: {e}"));
+    let executor = runtime.block_on(async {
+        let store = Store::open(&dir.path().join("state.sqlite"), None)
+            .await
+            .unwrap_or_else(|e| panic!("store: {e}"));
+        let settings = Settings::empty();
+        let sources = Sources::start(Vec::new(), Arc::new(NoSecretStore));
+        let catalog = LiveCatalog::start(
+            settings.clone(),
+            ListingCache::new(dir.path().join("catalog")),
+            sources,
+        );
+        Executor::new(catalog, Arc::new(settings), store)
+    });
+    let execute = |code: &str| {
+        runtime.block_on(executor.execute(code.to_string(), None, CancelToken::new()))
+    };
+    let stored = execute(ONE_MIB);
+    let result_ref = stored
+        .stored
+        .as_ref()
+        .unwrap_or_else(|| panic!("not stored: {:?}", stored.error))
+        .result_ref
+        .clone();
+    let measured = format!("const v = (() => {{ {ONE_MIB} }})(); return JSON.stringify(v).length;");
+    let page = format!("return await hub.read({result_ref:?}, {{ path: \"/rows\" }});");
+    let cases: [(&'static str, &str); 3] = [
+        ("make the 1 MiB listing, return its size (baseline)", &measured),
+        ("make the 1 MiB listing, return it (stored)", ONE_MIB),
+        ("read one page of the stored listing", &page),
+    ];
+    for (label, code) in cases {
+        let mut times = Vec::with_capacity(STORED_RUNS);
+        for _ in 0..STORED_RUNS {
+            let started = Instant::now();
+            let envelope = execute(code);
+            times.push(started.elapsed());
+            assert_eq!(envelope.status, Status::Completed, "{label}: {:?}", envelope.error);
+        }
+        times.sort();
+        report.stored.push(TimedRuns {
+            label,
+            runs: times.len(),
+            p50: percentile(&times, 0.50),
+            p99: percentile(&times, 0.99),
+        });
     }
 }
 
@@ -488,6 +571,26 @@ impl Report {
                 *bytes as f64 / (1 << 20) as f64
             );
         }
+
+        let _ = writeln!(out, "\n## Large results (stored for hub.read)\n");
+        let _ = writeln!(out, "| run | p50 | p99 | runs |");
+        let _ = writeln!(out, "|---|---|---|---|");
+        for t in &self.stored {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} |",
+                t.label,
+                duration(Some(&(t.p50.as_secs_f64() * 1e9))),
+                duration(Some(&(t.p99.as_secs_f64() * 1e9))),
+                t.runs
+            );
+        }
+        let _ = writeln!(
+            out,
+            "\nEach is one whole execute in-process against a SQLite store; storing costs the difference \
+             between the first two (keeping, sealing and describing the value), and a page read opens, \
+             parses and pages the stored value in a new run."
+        );
 
         let _ = writeln!(out, "\n## Hub over stdio (real child processes)\n");
         let _ = writeln!(out, "| round trip | median |");

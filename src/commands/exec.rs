@@ -11,7 +11,7 @@ use crate::app::{App, Engine};
 use crate::approvals::{Channel, DecisionRequest, decide, waiting};
 use crate::cli::ExecArgs;
 use crate::config::settle_time;
-use crate::runs::{Decision, Store};
+use crate::runs::{Decision, LOCAL_SCOPE, Store};
 use crate::sandbox::{CancelToken, ExecuteEnvelope, Status};
 
 pub async fn run(app: &App, args: &ExecArgs) -> anyhow::Result<ExitCode> {
@@ -63,7 +63,18 @@ pub async fn run(app: &App, args: &ExecArgs) -> anyhow::Result<ExitCode> {
             .await?;
     }
     engine.sources.shutdown().await;
-    report(&envelope, args.json)
+    // A person at a terminal gets the whole result, even one too large for an agent's budget:
+    // it was stored for this user, so it is read back from there.
+    let whole = match (&envelope.stored, args.json) {
+        (Some(stored), false) => executor
+            .store()
+            .stored_results()
+            .read(LOCAL_SCOPE, &stored.result_ref)
+            .await?
+            .and_then(|text| serde_json::from_str(&text).ok()),
+        _ => None,
+    };
+    report(&envelope, whole.as_ref(), args.json)
 }
 
 /// Asks on the terminal about every undecided call of the run; false when the user quits.
@@ -122,7 +133,13 @@ fn read_script(path: &str) -> anyhow::Result<String> {
     }
 }
 
-fn report(envelope: &ExecuteEnvelope, json: bool) -> anyhow::Result<ExitCode> {
+/// Prints the run as `--json` asks, or for a person: its result on stdout (`stored_value` for a
+/// result that was stored), everything else on stderr.
+fn report(
+    envelope: &ExecuteEnvelope,
+    stored_value: Option<&serde_json::Value>,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
     let code = match envelope.status {
         Status::Completed => 0,
         Status::Failed => 1,
@@ -145,7 +162,7 @@ fn report(envelope: &ExecuteEnvelope, json: bool) -> anyhow::Result<ExitCode> {
     }
     match envelope.status {
         Status::Completed => {
-            let text = match &envelope.result {
+            let text = match envelope.result.as_ref().or(stored_value) {
                 Some(serde_json::Value::String(s)) => s.clone(),
                 Some(value) => serde_json::to_string_pretty(value)?,
                 None => "undefined".into(),

@@ -23,7 +23,7 @@ use crate::catalog::live::LiveCatalog;
 use crate::catalog::results::{SearchRequest, render_search};
 use crate::config::LivePolicy;
 use crate::credentials::Redaction;
-use crate::model::json_size::json_size;
+use crate::model::json_size::{JsonSize, json_size};
 use crate::model::tool::json_digest;
 use crate::policy::Action;
 use crate::runs::{
@@ -386,11 +386,12 @@ impl Inner {
         let delivery = recovery::delivery(&outcome);
         self.dispatches.settle(call.seq, delivery);
         let ms = started.elapsed().as_millis() as u64;
+        let cap = usize::try_from(self.tool_result_bytes).unwrap_or(usize::MAX);
         let (result, mut journaled, ok) = match outcome {
             // Refused before anything else looks at it: an answer this large would fill the
             // journal and the script's heap. The call did run upstream.
-            Ok(raw) if json_size(&raw) > self.tool_result_bytes => {
-                let failure = too_large_answer(&address, json_size(&raw), self.tool_result_bytes);
+            Ok(raw) if json_size(&raw, cap).exceeds(cap) => {
+                let failure = too_large_answer(&address, json_size(&raw, usize::MAX), cap);
                 let journaled = json!({ "error": { "code": failure.code.as_str(), "message": failure.message } });
                 (Err(BridgeError::Failed(failure)), journaled, false)
             }
@@ -515,11 +516,12 @@ fn call_digest(address: &str, connection: Option<&str>, arguments: &Value) -> St
 }
 
 /// An answer over the per-call cap, which the script never sees.
-fn too_large_answer(address: &str, size: u64, cap: u64) -> CallFailure {
+fn too_large_answer(address: &str, size: JsonSize, cap: usize) -> CallFailure {
     let mut failure = CallFailure::new(
         ErrorCode::ResultTooLarge,
         format!(
-            "`{address}` answered with {size} bytes of JSON; one call may bring back at most {cap} bytes, so the answer was dropped (the call did run)"
+            "`{address}` answered with {} bytes of JSON; one call may bring back at most {cap} bytes, so the answer was dropped (the call did run)",
+            size.bytes()
         ),
     );
     failure.hint = Some(

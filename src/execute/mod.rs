@@ -389,6 +389,18 @@ impl Executor {
         let budget = request.result_budget();
         let mut envelope = sandbox::run_with_cancel(request, bridge.clone(), cancel).await;
         drop(lease);
+        missing_source::explain(&mut envelope, self.catalog.sources());
+        if let Some(stop) = replay.stopped() {
+            // Whatever the script made of the refused call, the run must not look successful.
+            envelope.status = Status::Failed;
+            envelope.result = None;
+            envelope.oversized = None;
+            envelope.pending.clear();
+            envelope.error = Some(EnvelopeError::new(stop.code(), stop.message()));
+        }
+        // Bounded before a result is kept: bounding may hand over a result that only fit
+        // without the rest of the envelope.
+        envelope.bound(budget);
         keep::keep_oversized(
             &mut envelope,
             &self.store,
@@ -398,17 +410,10 @@ impl Executor {
             budget,
         )
         .await;
-        missing_source::explain(&mut envelope, self.catalog.sources());
-        if let Some(stop) = replay.stopped() {
-            // Whatever the script made of the refused call, the run must not look successful.
-            envelope.status = Status::Failed;
-            envelope.result = None;
-            envelope.pending.clear();
-            envelope.error = Some(EnvelopeError::new(stop.code(), stop.message()));
-        }
         // The sandbox aborts every call future when the run ends, so a call still marked in
         // flight now was cut off and counts as lost.
         recovery::apply(&mut envelope, &bridge.dispatched());
+        envelope.bound(budget);
         self.finish(&run.run_id, &run.owner, envelope).await
     }
 

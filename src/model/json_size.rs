@@ -1,45 +1,90 @@
-//! The size of a JSON value as compact UTF-8 text, without building the text: how the limits on
-//! results (a tool call's, a run's) measure what they cap.
+//! The size of a value as compact JSON, counted without writing the JSON: what the caps on tool
+//! results, the final value and the envelope measure.
 
-use serde_json::Value;
+use std::io;
 
-/// Counts bytes written and drops them.
-struct Counter(u64);
+use serde::Serialize;
 
-impl std::io::Write for Counter {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0 = self.0.saturating_add(bytes.len() as u64);
-        Ok(bytes.len())
+/// The size of a value as compact JSON (serde_json), counted up to a point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JsonSize {
+    Exact(usize),
+    /// Counting stopped here: the JSON is at least this long.
+    AtLeast(usize),
+}
+
+impl JsonSize {
+    /// The bytes counted (all of them when exact).
+    pub fn bytes(self) -> usize {
+        match self {
+            JsonSize::Exact(n) | JsonSize::AtLeast(n) => n,
+        }
     }
 
-    fn flush(&mut self) -> std::io::Result<()> {
+    pub fn exceeds(self, max: usize) -> bool {
+        match self {
+            JsonSize::Exact(n) | JsonSize::AtLeast(n) => n > max,
+        }
+    }
+}
+
+/// Counts the bytes written and gives up once past `stop_after`, so measuring a huge value costs
+/// no memory and at most `stop_after` bytes of work.
+struct Counter {
+    bytes: usize,
+    stop_after: usize,
+}
+
+impl io::Write for Counter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.bytes = self.bytes.saturating_add(buf.len());
+        if self.bytes > self.stop_after {
+            return Err(io::Error::other("past the measuring limit"));
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
         Ok(())
     }
 }
 
-/// The length of `serde_json::to_string(value)` in bytes.
-pub fn json_size(value: &Value) -> u64 {
-    let mut counter = Counter(0);
-    // Writing a `Value` fails only when the writer does, and this one never does.
-    let _ = serde_json::to_writer(&mut counter, value);
-    counter.0
+/// The JSON size of `value`, exact when it is at most `stop_after` bytes.
+pub fn json_size<T: Serialize + ?Sized>(value: &T, stop_after: usize) -> JsonSize {
+    let mut counter = Counter {
+        bytes: 0,
+        stop_after,
+    };
+    match serde_json::to_writer(&mut counter, value) {
+        Ok(()) => JsonSize::Exact(counter.bytes),
+        // Only the counter fails, and only past its limit (serde_json cannot fail on a `Value`
+        // or on the envelope's plain types otherwise).
+        Err(_) => JsonSize::AtLeast(counter.bytes),
+    }
+}
+
+/// The exact JSON size of a small value (an envelope, one of its parts).
+pub fn json_len<T: Serialize + ?Sized>(value: &T) -> usize {
+    match json_size(value, usize::MAX) {
+        JsonSize::Exact(n) | JsonSize::AtLeast(n) => n,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
-    use super::json_size;
+    use super::*;
 
     #[test]
-    fn the_size_is_that_of_the_compact_text() {
-        for value in [
-            json!(null),
-            json!("é\"\n\u{1F600}"),
-            json!({"a": [1, 2.5, {"b": "x"}], "c": true}),
-        ] {
-            let text = serde_json::to_string(&value).unwrap();
-            assert_eq!(json_size(&value), text.len() as u64, "{text}");
-        }
+    fn sizes_match_serde_json_and_stop_early() {
+        let value = json!({ "a": [1, "x\n\"y"], "é": null });
+        let text = value.to_string();
+        assert_eq!(json_size(&value, usize::MAX), JsonSize::Exact(text.len()));
+        assert_eq!(json_len(&value), text.len());
+        let stopped = json_size(&value, 4);
+        assert!(matches!(stopped, JsonSize::AtLeast(n) if n > 4 && n <= text.len()));
+        assert!(stopped.exceeds(4));
+        assert!(!JsonSize::Exact(4).exceeds(4));
     }
 }

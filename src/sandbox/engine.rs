@@ -24,14 +24,17 @@ use super::alloc::{MemoryMeter, MeteredAllocator};
 use super::bridge::Bridge;
 use super::cancel::CancelToken;
 use super::compile::{SCRIPT_NAME, compile_module, position_in_stack, prelude_bytecode};
-use super::envelope::{EnvelopeError, ExecuteEnvelope, PendingKind, Status, Truncated};
+use super::envelope::{
+    EnvelopeError, ExecuteEnvelope, PAGE_MAX_BYTES, PendingKind, Status, Truncated,
+};
 use super::error::ErrorCode;
 use super::host::{self, HostEnv};
-use super::measure::{JsonSize, thousands};
+use super::measure::{describe, thousands};
 use super::normalise::{Normalised, normalise};
 use super::parser_pool::run_on_big_stack;
 use super::request::RunRequest;
 use super::state::Shared;
+use crate::model::json_size::JsonSize;
 
 /// Memory the host may still use after the script hit its limit, to read the error.
 const HOST_HEADROOM: usize = 4 << 20;
@@ -286,7 +289,7 @@ async fn execute(
         io,
         max_calls: request.limits.max_calls,
         log_budget: usize::try_from(request.limits.log_bytes).unwrap_or(usize::MAX),
-        read_budget: request.result_budget(),
+        read_budget: request.result_budget().min(PAGE_MAX_BYTES),
         tool_result_bytes: usize::try_from(request.limits.tool_result_bytes).unwrap_or(usize::MAX),
     };
     let limits = (
@@ -719,7 +722,7 @@ fn envelope(
                 ErrorCode::ResultTooLarge,
                 format!(
                     "the result is {} bytes of JSON; at most {} bytes can be kept ({} are sent directly, more is stored for hub.read); result holds the start of it",
-                    size.describe(),
+                    describe(size),
                     thousands(cap),
                     thousands(budget)
                 ),

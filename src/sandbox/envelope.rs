@@ -5,11 +5,17 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::ErrorCode;
-use super::measure::{cut_text, json_len};
+use super::measure::cut_text;
+use crate::model::json_size::json_len;
 
 /// The most bytes a whole envelope takes as JSON: whatever a script does, its answer stays a size
 /// a client and a model can take in.
 pub const ENVELOPE_MAX_BYTES: usize = 64 << 10;
+
+/// The most bytes one `hub.read` page takes: with the largest output budget, a page the size of
+/// the budget would leave the envelope no room for its own fields, be handed over as too large
+/// and stored again instead of read.
+pub const PAGE_MAX_BYTES: usize = ENVELOPE_MAX_BYTES - (1 << 10);
 
 /// The most bytes of an error's message (and of its hint); less when the output budget is
 /// smaller.

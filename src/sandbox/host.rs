@@ -17,11 +17,12 @@ use super::base64;
 use super::bridge::{Bridge, BridgeError, CallFailure, ReadRequest, ToolCall};
 use super::envelope::CallEnd;
 use super::error::ErrorCode;
-use super::measure::{JsonSize, cut_text, json_size, thousands};
+use super::measure::{cut_text, describe, thousands};
 use super::request::{MAX_PENDING_TIMERS, MAX_TIMER_MS, Namespaces, RunRequest, ToolSpec};
 use super::state::{CallRecord, Shared};
 use super::tool_result::{Unwrapped, unwrap_result};
 use crate::model::closest::closest;
+use crate::model::json_size::{JsonSize, json_size};
 
 /// Everything the host functions need, cloned into each of them.
 #[derive(Clone)]
@@ -331,7 +332,7 @@ fn stored_reply(what: &str, answer: Result<Value, CallFailure>, cap: usize) -> S
                     ErrorCode::ResultTooLarge,
                     format!(
                         "{what}: the stored result is {} bytes of JSON; at most {} bytes of one value may enter the sandbox",
-                        size.describe(),
+                        describe(size),
                         thousands(cap)
                     ),
                 );
@@ -571,7 +572,7 @@ async fn finish_call(env: HostEnv, started: Started) -> rquickjs::Result<String>
                                 ErrorCode::ResultTooLarge,
                                 format!(
                                     "{address}: the result is {} bytes of JSON; at most {} bytes of one tool result may enter the sandbox",
-                                    size.describe(),
+                                    describe(size),
                                     thousands(cap)
                                 ),
                             );

@@ -1,75 +1,7 @@
-//! Sizes as JSON without building the JSON: what the caps on tool results, the final value and
-//! the envelope are measured with, and the numbers their messages print.
+//! Text cut to fit a size (escapes counted as JSON writes them), and the numbers the size
+//! messages print. Sizes themselves are measured with `crate::model::json_size`.
 
-use std::io;
-
-use serde::Serialize;
-
-/// The size of a value as compact JSON (serde_json), counted up to a point.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum JsonSize {
-    Exact(usize),
-    /// Counting stopped here: the JSON is at least this long.
-    AtLeast(usize),
-}
-
-impl JsonSize {
-    pub fn exceeds(self, max: usize) -> bool {
-        match self {
-            JsonSize::Exact(n) | JsonSize::AtLeast(n) => n > max,
-        }
-    }
-
-    /// `1,843,201` or `at least 67,108,865`, for messages.
-    pub fn describe(self) -> String {
-        match self {
-            JsonSize::Exact(n) => thousands(n),
-            JsonSize::AtLeast(n) => format!("at least {}", thousands(n)),
-        }
-    }
-}
-
-/// Counts the bytes written and gives up once past `stop_after`, so measuring a huge value costs
-/// no memory and at most `stop_after` bytes of work.
-struct Counter {
-    bytes: usize,
-    stop_after: usize,
-}
-
-impl io::Write for Counter {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.bytes = self.bytes.saturating_add(buf.len());
-        if self.bytes > self.stop_after {
-            return Err(io::Error::other("past the measuring limit"));
-        }
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-/// The JSON size of `value`, exact when it is at most `stop_after` bytes.
-pub fn json_size<T: Serialize + ?Sized>(value: &T, stop_after: usize) -> JsonSize {
-    let mut counter = Counter {
-        bytes: 0,
-        stop_after,
-    };
-    match serde_json::to_writer(&mut counter, value) {
-        Ok(()) => JsonSize::Exact(counter.bytes),
-        // Only the counter fails, and only past its limit (serde_json cannot fail on a `Value`
-        // or on the envelope's plain types otherwise).
-        Err(_) => JsonSize::AtLeast(counter.bytes),
-    }
-}
-
-/// The exact JSON size of a small value (an envelope, one of its parts).
-pub fn json_len<T: Serialize + ?Sized>(value: &T) -> usize {
-    match json_size(value, usize::MAX) {
-        JsonSize::Exact(n) | JsonSize::AtLeast(n) => n,
-    }
-}
+use crate::model::json_size::JsonSize;
 
 /// The bytes one char takes inside a JSON string as serde_json escapes it.
 fn escaped_len(c: char) -> usize {
@@ -103,6 +35,14 @@ pub fn cut_text(text: &mut String, max: usize) {
     text.push_str(&marker);
 }
 
+/// `1,843,201` or `at least 67,108,865`, for messages.
+pub fn describe(size: JsonSize) -> String {
+    match size {
+        JsonSize::Exact(n) => thousands(n),
+        JsonSize::AtLeast(n) => format!("at least {}", thousands(n)),
+    }
+}
+
 /// `1843201` → `1,843,201`.
 pub fn thousands(n: usize) -> String {
     let digits = n.to_string();
@@ -118,21 +58,8 @@ pub fn thousands(n: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
-
     use super::*;
-
-    #[test]
-    fn sizes_match_serde_json_and_stop_early() {
-        let value = json!({ "a": [1, "x\n\"y"], "é": null });
-        let text = value.to_string();
-        assert_eq!(json_size(&value, usize::MAX), JsonSize::Exact(text.len()));
-        assert_eq!(json_len(&value), text.len());
-        let stopped = json_size(&value, 4);
-        assert!(matches!(stopped, JsonSize::AtLeast(n) if n > 4 && n <= text.len()));
-        assert!(stopped.exceeds(4));
-        assert!(!JsonSize::Exact(4).exceeds(4));
-    }
+    use crate::model::json_size::json_len;
 
     #[test]
     fn cut_text_counts_escapes_keeps_char_boundaries_and_says_how_long_it_was() {

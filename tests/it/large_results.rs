@@ -158,6 +158,25 @@ fn a_2000_row_listing_is_stored_and_its_next_request_runs_as_it_is() {
         ["list 2000"],
         "the provider ran once"
     );
+    // A person running the script at a terminal gets the whole value on stdout.
+    let whole = Run::with_stdin(&mut home.command(&["exec", "-"]), LIST_2000);
+    assert_eq!(whole.code, 0, "{}", whole.stderr);
+    let value: Value = serde_json::from_str(&whole.stdout).expect("the whole value as JSON");
+    assert_eq!(value["rows"].as_array().map(Vec::len), Some(2000));
+    assert!(whole.stderr.contains("stored as res_"), "{}", whole.stderr);
+}
+
+#[test]
+fn a_large_value_without_arrays_is_stored_and_its_next_request_shows_a_part_of_it() {
+    let home = Home::new();
+    rows_config(&home, "");
+    let (_, stored) = exec(&home, "return { text: 'é'.repeat(20000), n: 1 };", &[]);
+    assert_eq!(stored["status"], "completed", "{stored}");
+    assert_eq!(stored["stored"]["collections"], json!([]), "{stored}");
+    let code = stored["nextRequest"]["code"].as_str().expect("nextRequest");
+    let (_, part) = exec(&home, code, &[]);
+    assert_eq!(part["status"], "completed", "{part}");
+    assert_eq!(part["result"], json!(["text", "n"]), "{part}");
 }
 
 #[test]
@@ -199,6 +218,7 @@ fn paging_with_fields_sees_every_row_once_at_every_budget_and_the_provider_runs_
             pages += 1;
             assert_eq!(page["status"], "completed", "{page}");
             let result = &page["result"];
+            assert!(result.is_object(), "budget {budget}: {page}");
             assert!(
                 result.to_string().len() <= budget as usize,
                 "a page over {budget} bytes: {}",
@@ -288,7 +308,10 @@ fn a_row_too_large_and_a_bad_projection_say_what_to_change() {
 #[test]
 fn expired_evicted_and_unknown_references_are_unavailable_and_say_not_to_repeat_writes() {
     let home = Home::new();
-    let calls = rows_config(&home, "[limits]\nstored_results = 2\nstored_ttl_secs = 2\n");
+    let calls = rows_config(
+        &home,
+        "[policy]\ndestructive = \"allow\"\n\n[limits]\nstored_results = 2\nstored_ttl_secs = 2\n",
+    );
     let mut refs = Vec::new();
     for _ in 0..3 {
         let (_, stored) = exec(&home, "return await rows.createRows({ n: 400 });", &[]);
@@ -383,11 +406,13 @@ fn the_calls_list_is_true_at_the_call_limit_and_at_the_time_limit() {
     );
     assert_eq!(limited["error"]["code"], "call_limit", "{limited}");
     let listed = limited["calls"].as_array().expect("calls");
-    assert_eq!(listed.len(), 5, "{limited}");
+    assert_eq!(listed.len(), 6, "{limited}");
     assert_eq!(listed[0]["address"], "rows.slowRead", "{limited}");
-    for call in &listed[1..] {
+    for call in &listed[1..5] {
         assert_eq!(call["outcome"], "done", "{limited}");
     }
+    // The call over the limit is listed as never sent.
+    assert_eq!(listed[5]["outcome"], "not_sent", "{limited}");
     // The read still in flight went out: the provider work had started, and how it ended is
     // not known.
     assert_eq!(listed[0]["outcome"], "unknown", "{limited}");

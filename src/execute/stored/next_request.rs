@@ -34,7 +34,7 @@ pub(super) fn get_code(reference: &str) -> String {
     format!(
         "const value = await hub.get({reference});\n\
          // Return one part at a time: value[key], or value.slice(start, end) of a string.\n\
-         return typeof value === \"string\" ? value.slice(0, 100) : Object.keys(value);"
+         return typeof value === \"string\" ? value.slice(0, 100) : Object.keys(value).slice(0, 100);"
     )
 }
 
