@@ -172,8 +172,14 @@ _capabilities() {
             capabilities__subcmd__help__subcmd__source,list)
                 cmd="capabilities__subcmd__help__subcmd__source__subcmd__list"
                 ;;
+            capabilities__subcmd__help__subcmd__source,refresh)
+                cmd="capabilities__subcmd__help__subcmd__source__subcmd__refresh"
+                ;;
             capabilities__subcmd__help__subcmd__source,remove)
                 cmd="capabilities__subcmd__help__subcmd__source__subcmd__remove"
+                ;;
+            capabilities__subcmd__help__subcmd__source,review)
+                cmd="capabilities__subcmd__help__subcmd__source__subcmd__review"
                 ;;
             capabilities__subcmd__help__subcmd__source,test)
                 cmd="capabilities__subcmd__help__subcmd__source__subcmd__test"
@@ -253,8 +259,14 @@ _capabilities() {
             capabilities__subcmd__source,list)
                 cmd="capabilities__subcmd__source__subcmd__list"
                 ;;
+            capabilities__subcmd__source,refresh)
+                cmd="capabilities__subcmd__source__subcmd__refresh"
+                ;;
             capabilities__subcmd__source,remove)
                 cmd="capabilities__subcmd__source__subcmd__remove"
+                ;;
+            capabilities__subcmd__source,review)
+                cmd="capabilities__subcmd__source__subcmd__review"
                 ;;
             capabilities__subcmd__source,test)
                 cmd="capabilities__subcmd__source__subcmd__test"
@@ -271,8 +283,14 @@ _capabilities() {
             capabilities__subcmd__source__subcmd__help,list)
                 cmd="capabilities__subcmd__source__subcmd__help__subcmd__list"
                 ;;
+            capabilities__subcmd__source__subcmd__help,refresh)
+                cmd="capabilities__subcmd__source__subcmd__help__subcmd__refresh"
+                ;;
             capabilities__subcmd__source__subcmd__help,remove)
                 cmd="capabilities__subcmd__source__subcmd__help__subcmd__remove"
+                ;;
+            capabilities__subcmd__source__subcmd__help,review)
+                cmd="capabilities__subcmd__source__subcmd__help__subcmd__review"
                 ;;
             capabilities__subcmd__source__subcmd__help,test)
                 cmd="capabilities__subcmd__source__subcmd__help__subcmd__test"
@@ -1030,7 +1048,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__help__subcmd__source)
-            opts="add list remove test import"
+            opts="add list remove test import refresh review"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1085,7 +1103,35 @@ _capabilities() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        capabilities__subcmd__help__subcmd__source__subcmd__refresh)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         capabilities__subcmd__help__subcmd__source__subcmd__remove)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__help__subcmd__source__subcmd__review)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1712,7 +1758,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__source)
-            opts="-h -V --config --log-format --otel-endpoint --help --version add list remove test import help"
+            opts="-h -V --config --log-format --otel-endpoint --help --version add list remove test import refresh review help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1780,7 +1826,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__source__subcmd__help)
-            opts="add list remove test import help"
+            opts="add list remove test import refresh review help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1849,7 +1895,35 @@ _capabilities() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        capabilities__subcmd__source__subcmd__help__subcmd__refresh)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         capabilities__subcmd__source__subcmd__help__subcmd__remove)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__source__subcmd__help__subcmd__review)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1929,8 +2003,60 @@ _capabilities() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        capabilities__subcmd__source__subcmd__refresh)
+            opts="-h -V --config --log-format --otel-endpoint --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --otel-endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         capabilities__subcmd__source__subcmd__remove)
             opts="-h -V --config --log-format --otel-endpoint --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --otel-endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__source__subcmd__review)
+            opts="-h -V --yes --config --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

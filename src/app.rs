@@ -89,6 +89,7 @@ impl App {
             ListingCache::new(self.paths.catalog_cache_dir()),
             sources.clone(),
         );
+        catalog.record_versions(store.clone()).await;
         // Rules written while it runs (`policy set`, "always allow" from any channel, an edit
         // by hand) apply to its next call.
         let policy = Arc::new(LivePolicy::watching(

@@ -112,11 +112,16 @@ pub async fn decide(
             before: std::fs::read_to_string(config_file).ok(),
             after: None,
         };
-        let mut addresses: Vec<&str> = waiting.iter().map(|a| a.address.as_str()).collect();
-        addresses.sort_unstable();
-        addresses.dedup();
-        for address in addresses {
-            let added = add_rule(config_file, profile, address, Action::Allow, None);
+        // Each rule records the version of the tool the person saw, for the record of what
+        // they trusted.
+        let mut granted: Vec<(&str, Option<&str>)> = waiting
+            .iter()
+            .map(|a| (a.address.as_str(), a.tool_version.as_deref()))
+            .collect();
+        granted.sort_unstable();
+        granted.dedup_by(|a, b| a.0 == b.0);
+        for (address, version) in granted {
+            let added = add_rule(config_file, profile, address, Action::Allow, None, version);
             change.after = std::fs::read_to_string(config_file).ok();
             *record.lock().unwrap_or_else(|p| p.into_inner()) = Some(change.clone());
             added.map_err(|e| {
@@ -139,6 +144,24 @@ pub async fn decide(
         && let Some(change) = written.lock().unwrap_or_else(|p| p.into_inner()).take()
     {
         change.undo();
+    }
+    // "Always" trusts the version of each tool the person was shown: a tool that changed asks
+    // no more once its new version is allowed for good. After the decision, so a crash in
+    // between leaves the tool asking, never trusted without one.
+    if let (Ok(decided), Decision::AllowAlways) = (&recorded, decision) {
+        for approval in decided {
+            if let Some(version) = &approval.tool_version
+                && let Err(e) = store
+                    .tool_versions()
+                    .confirm(&approval.address, version, request.channel.as_str())
+                    .await
+            {
+                tracing::warn!(
+                    "`{}` was allowed for good, but its version is not confirmed: {e}",
+                    approval.address
+                );
+            }
+        }
     }
     recorded
 }

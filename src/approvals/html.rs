@@ -23,7 +23,7 @@ pub fn escape(text: &str) -> String {
 }
 
 const STYLE: &str = "body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#1b1b1b}\
-h1{font-size:1.4rem}code,pre{font-family:ui-monospace,monospace}pre{background:#f3f3f3;padding:.6rem;white-space:pre-wrap;word-break:break-all}\
+h1{font-size:1.4rem}code,pre{font-family:ui-monospace,monospace}pre{background:#f3f3f3;padding:.6rem;white-space:pre-wrap;word-break:break-all}.reason{white-space:pre-wrap}\
 .call{border:1px solid #ccc;border-radius:6px;padding:0 1rem;margin:1rem 0}dt{font-weight:600}dd{margin:0 0 .5rem 0}\
 button{font-size:1rem;padding:.4rem .9rem;margin:.2rem .4rem .2rem 0;cursor:pointer}.deny{color:#a00}.note{color:#555;font-size:.9rem}";
 
@@ -205,6 +205,7 @@ mod tests {
             decided_by: None,
             call_digest: "d".into(),
             consumed_at_ms: None,
+            tool_version: None,
         }
     }
 

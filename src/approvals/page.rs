@@ -426,6 +426,7 @@ mod tests {
             preview: "{ title: \"x\" }".into(),
             reason: "the default action asks".into(),
             call_digest: digest.to_string(),
+            tool_version: None,
         }
     }
 

@@ -105,7 +105,23 @@ impl ListingCache {
     pub fn dir(&self) -> &Path {
         &self.dir
     }
+
+    /// Tells running hubs that listings were refreshed on demand (`source refresh`): they take
+    /// the new listings from here instead of waiting for their own next listing.
+    pub fn mark_refreshed(&self) -> anyhow::Result<()> {
+        write_atomically(&self.dir.join(REFRESHED), &unix_now().to_string())
+    }
+
+    /// When listings were last refreshed on demand, if ever.
+    pub fn refreshed_at(&self) -> Option<SystemTime> {
+        std::fs::metadata(self.dir.join(REFRESHED))
+            .and_then(|m| m.modified())
+            .ok()
+    }
 }
+
+/// The marker [`ListingCache::mark_refreshed`] writes.
+const REFRESHED: &str = ".refreshed";
 
 #[cfg(test)]
 mod tests {

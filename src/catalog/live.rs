@@ -4,7 +4,8 @@
 //! the search index and the on-disk cache in step.
 
 use std::collections::HashSet;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::broadcast::error::RecvError;
 
@@ -13,7 +14,9 @@ use super::load::namespace_for;
 use super::search::SearchIndex;
 use super::{Catalog, Origin};
 use crate::config::Settings;
+use crate::model::ToolDefinition;
 use crate::model::tool::build_namespace;
+use crate::runs::{Store, WeakStore};
 use crate::sources::{SourceEvent, SourceStatus, Sources};
 
 /// The catalogue and its index, replaced namespace by namespace.
@@ -22,7 +25,18 @@ pub struct LiveCatalog {
     sources: Arc<Sources>,
     settings: Settings,
     cache: ListingCache,
+    /// Where each listing's tool versions are recorded, once a store is attached: the first
+    /// version of a tool counts as confirmed only if it is recorded before a later one. Weak:
+    /// the catalogue outlives the verb that uses the store (its follower task ends on its own),
+    /// and must not keep the database open past it.
+    versions: OnceLock<WeakStore>,
+    /// The last on-demand refresh (`source refresh`) taken from the cache, and when the marker
+    /// was last looked at.
+    refresh_seen: Mutex<(Option<SystemTime>, Option<Instant>)>,
 }
+
+/// How often a read looks for an on-demand refresh: one `stat` at most this often.
+const REFRESH_CHECK: Duration = Duration::from_secs(1);
 
 struct State {
     catalog: Catalog,
@@ -70,14 +84,31 @@ impl LiveCatalog {
             }),
             sources,
             settings,
+            refresh_seen: Mutex::new((cache.refreshed_at(), None)),
             cache,
+            versions: OnceLock::new(),
         });
         tokio::spawn(follow(live.clone(), events));
         live
     }
 
+    /// Records the versions of every tool listed now and at each listing from here on in
+    /// `store`, so a tool that changes later is known to have changed.
+    pub async fn record_versions(&self, store: Store) {
+        let tools: Vec<ToolDefinition> = self.read(|catalog, _| {
+            catalog
+                .namespaces
+                .iter()
+                .flat_map(|n| n.tools.iter().cloned())
+                .collect()
+        });
+        record(&store, &tools).await;
+        let _ = self.versions.set(store.downgrade());
+    }
+
     /// A number that changes whenever any namespace's tools change.
     pub fn generation(&self) -> u64 {
+        self.pick_up_refresh();
         self.state
             .read()
             .unwrap_or_else(|p| p.into_inner())
@@ -86,6 +117,7 @@ impl LiveCatalog {
 
     /// Runs `f` over the current catalogue and index.
     pub fn read<T>(&self, f: impl FnOnce(&Catalog, &SearchIndex) -> T) -> T {
+        self.pick_up_refresh();
         let state = self.state.read().unwrap_or_else(|p| p.into_inner());
         f(&state.catalog, &state.index)
     }
@@ -144,6 +176,10 @@ impl LiveCatalog {
                     tracing::warn!("cannot cache the tools of `{name}`: {e:#}");
                 }
                 index.set_namespace(name, &tools);
+                if let Some(store) = self.versions.get().and_then(WeakStore::upgrade) {
+                    let tools = tools.clone();
+                    tokio::spawn(async move { record(&store, &tools).await });
+                }
                 namespace.tools = tools;
                 namespace.origin = Origin::Live;
                 listed_names.insert(name.to_string());
@@ -180,6 +216,64 @@ impl LiveCatalog {
         }
     }
 
+    /// Takes the listings `source refresh` wrote, once per refresh: each namespace whose fresh
+    /// cached listing differs from what this process serves is replaced by it.
+    fn pick_up_refresh(&self) {
+        {
+            let mut seen = self.refresh_seen.lock().unwrap_or_else(|p| p.into_inner());
+            if seen.1.is_some_and(|at| at.elapsed() < REFRESH_CHECK) {
+                return;
+            }
+            seen.1 = Some(Instant::now());
+            let marker = self.cache.refreshed_at();
+            if marker.is_none() || marker == seen.0 {
+                return;
+            }
+            seen.0 = marker;
+        }
+        let mut replaced = Vec::new();
+        let mut state = self.state.write().unwrap_or_else(|p| p.into_inner());
+        let State {
+            catalog,
+            index,
+            generation,
+            ..
+        } = &mut *state;
+        for source in self.settings.sources.iter().filter(|s| s.enabled) {
+            let Some(listing) = self.cache.read(&source.name) else {
+                continue;
+            };
+            let Some(namespace) = catalog
+                .namespaces
+                .iter_mut()
+                .find(|n| n.name == source.name)
+            else {
+                continue;
+            };
+            let hashes = |tools: &[ToolDefinition]| -> Vec<String> {
+                tools.iter().map(|t| t.hash.clone()).collect()
+            };
+            if !listing.is_fresh_for(source) || hashes(&listing.tools) == hashes(&namespace.tools) {
+                continue;
+            }
+            index.set_namespace(&source.name, &listing.tools);
+            namespace.origin = Origin::Cached {
+                fetched_at: listing.fetched_at(),
+            };
+            namespace.tools = listing.tools;
+            replaced.extend(namespace.tools.iter().cloned());
+            *generation += 1;
+        }
+        drop(state);
+        if let (Some(store), false) = (
+            self.versions.get().and_then(WeakStore::upgrade),
+            replaced.is_empty(),
+        ) && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(async move { record(&store, &replaced).await });
+        }
+    }
+
     /// True when the namespace should be listed on becoming ready: never listed by this process
     /// and its cached listing is not fresh, or it was listed before (so this is a restart).
     fn needs_listing(&self, name: &str) -> bool {
@@ -191,6 +285,14 @@ impl LiveCatalog {
             state.catalog.namespace(name).map(|n| &n.origin),
             Some(Origin::Cached { .. })
         )
+    }
+}
+
+/// Records `tools`' versions; a store that cannot is logged (each call checks its tool's version
+/// again before it runs).
+async fn record(store: &Store, tools: &[ToolDefinition]) {
+    if let Err(e) = store.tool_versions().observe(tools).await {
+        tracing::warn!("cannot record the versions of the tools listed: {e}");
     }
 }
 

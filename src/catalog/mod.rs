@@ -2,9 +2,10 @@
 //! upstream listings (the definitions themselves are `crate::model`'s), cached on disk (`cache`),
 //! loaded and refreshed from the sources (`load`, `live`), ranked by BM25F (`search`, rendered by
 //! `results`), rendered as TypeScript (`typescript`) and described within a token budget
-//! (`describe`).
+//! (`describe`); tools whose definition changed since a person confirmed it (`changes`).
 
 pub mod cache;
+pub mod changes;
 pub mod describe;
 pub mod fixtures;
 pub mod live;

@@ -1,10 +1,11 @@
 //! `search` answers in plain text, exactly in the spec's shape: a header per namespace (with its
 //! connections, the default starred), a signature line and a description line per tool, `[asks]`
-//! where policy wants a person, a count of tools a deny policy hides, and a hint when truncated.
+//! where policy wants a person, `[changed]` where the definition changed since it was confirmed, a count of tools a deny policy hides, and a hint when truncated.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+use super::changes::ChangedTools;
 use super::search::{Ranking, SearchIndex};
 use super::typescript::NamespaceTypes;
 use super::{Catalog, Namespace, Origin, ToolDefinition};
@@ -19,6 +20,9 @@ pub struct SearchRequest<'a> {
     /// The addresses this client may call at all (a bearer token's patterns); the others are
     /// hidden like denied tools. `None` for a client with no such limit.
     pub permits: Option<&'a dyn Fn(&str) -> bool>,
+    /// Tools whose definition changed since a person confirmed it: marked `[changed]`, and
+    /// `[asks]` when the policy makes their calls ask until someone confirms.
+    pub changed: Option<&'a ChangedTools>,
 }
 
 /// A search that cannot run, with what to do instead.
@@ -75,9 +79,17 @@ pub fn render_search(
         if request.permits.is_some_and(|permits| !permits(&address)) {
             return Action::Deny;
         }
-        policy
+        let action = policy
             .evaluate(&address, connection, &tool.annotations)
-            .action
+            .action;
+        let changed = request
+            .changed
+            .is_some_and(|c| c.asks(tool, policy.confirm_changes));
+        if action == Action::Allow && changed {
+            Action::Ask
+        } else {
+            action
+        }
     };
     let visible: Vec<(&ToolDefinition, Action)> = matches
         .iter()
@@ -134,12 +146,17 @@ pub fn render_search(
                 .signature(&tool.name)
                 .map(|s| shorten_signature(&s))
                 .unwrap_or_else(|| format!("{}(input: unknown): Promise<unknown>", tool.address()));
-            let marker = if *action == Action::Ask {
+            let asks = if *action == Action::Ask {
                 "   [asks]"
             } else {
                 ""
             };
-            let _ = writeln!(out, "  {signature}{marker}");
+            let changed = if request.changed.is_some_and(|c| c.contains(&tool.address())) {
+                "   [changed]"
+            } else {
+                ""
+            };
+            let _ = writeln!(out, "  {signature}{asks}{changed}");
             let summary = summary(&tool.description);
             if !summary.is_empty() {
                 let _ = writeln!(out, "    {summary}");

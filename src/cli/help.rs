@@ -74,6 +74,18 @@ pub const SOURCE_REMOVE: &str = r#"Example:
 pub const SOURCE_TEST: &str = r#"Example:
   capabilities source test everything"#;
 
+pub const SOURCE_REFRESH: &str = r#"Examples:
+  capabilities source refresh
+  capabilities source refresh github
+
+Running hubs take the new listings at their next request. A tool whose definition changed asks again before its calls (a tool that may write, by default) until you confirm it with `capabilities source review`."#;
+
+pub const SOURCE_REVIEW: &str = r#"Examples:
+  capabilities source review
+  capabilities source review github --yes
+
+Each changed tool is shown as a diff of its TypeScript declaration (signature, types, description) and annotations, from the version you last confirmed to the one listed now. On a terminal you confirm each; `--yes` confirms them all."#;
+
 pub const SOURCE_IMPORT: &str = r#"Examples:
   capabilities source import ~/.cursor/mcp.json
   capabilities source import claude_desktop_config.json --dry-run

@@ -164,6 +164,27 @@ pub enum SourceCommand {
         after_help = help::SOURCE_IMPORT
     )]
     Import(SourceImportArgs),
+    /// List the tools of every source (or one) again now, and say which changed.
+    #[command(after_help = help::SOURCE_REFRESH)]
+    Refresh(SourceRefreshArgs),
+    /// Show how each changed tool differs from the version you confirmed, and confirm it.
+    #[command(after_help = help::SOURCE_REVIEW)]
+    Review(SourceReviewArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SourceRefreshArgs {
+    /// Only this source (default: every enabled source).
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct SourceReviewArgs {
+    /// Only this source's tools (default: every source).
+    pub name: Option<String>,
+    /// Confirm every change shown without asking.
+    #[arg(long)]
+    pub yes: bool,
 }
 
 #[derive(Debug, Args)]

@@ -9,6 +9,7 @@ mod doctor;
 pub use completions::generated_files;
 mod describe;
 mod exec;
+mod freshness;
 mod hub;
 mod init;
 mod install;
@@ -91,6 +92,8 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Hub(HubCommand::Runs(args)) => run_async(approvals::runs(app, &args)),
         Command::Install(args) => install::run(app, &args),
         Command::Source(SourceCommand::Import(args)) => source::import(app, &args),
+        Command::Source(SourceCommand::Refresh(args)) => run_async(freshness::refresh(app, &args)),
+        Command::Source(SourceCommand::Review(args)) => run_async(freshness::review(app, &args)),
         Command::Credential(CredentialCommand::Set(args)) => credential::set(app, &args),
         Command::Credential(CredentialCommand::List(args)) => credential::list(app, &args),
         Command::Credential(CredentialCommand::Remove(args)) => credential::remove(app, &args),

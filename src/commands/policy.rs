@@ -90,6 +90,7 @@ fn set(app: &App, args: &PolicySetArgs) -> anyhow::Result<ExitCode> {
         &args.pattern,
         action,
         args.connection.as_deref(),
+        None,
     )?;
     let settings = app.settings()?;
     let addresses: Vec<String> = cached_tools(app, &settings)

@@ -8,6 +8,7 @@ use anyhow::bail;
 use super::load_catalog;
 use super::output::print;
 use crate::app::App;
+use crate::catalog::changes::ChangedTools;
 use crate::catalog::results::{SearchRequest, render_search};
 use crate::catalog::search::SearchIndex;
 use crate::cli::SearchArgs;
@@ -19,12 +20,19 @@ pub async fn run(app: &App, args: &SearchArgs) -> anyhow::Result<ExitCode> {
     for namespace in &catalog.namespaces {
         index.set_namespace(&namespace.name, &namespace.tools);
     }
+    // Only a store that exists knows of changes; searching does not create one.
+    let unconfirmed = match app.existing_store().await? {
+        Some(store) => store.tool_versions().unconfirmed().await?,
+        None => Vec::new(),
+    };
+    let changed = ChangedTools::listed(&catalog, &unconfirmed);
     let request = SearchRequest {
         query: &args.query,
         namespace: args.namespace.as_deref(),
         limit: usize::from(args.limit),
         // The user at their own terminal may see every tool the policy allows.
         permits: None,
+        changed: Some(&changed),
     };
     match render_search(&catalog, &index, &settings.policy, &request) {
         Ok(text) => {

@@ -125,6 +125,20 @@ async fn test_one(app: &App, name: &str, just_added: bool) -> anyhow::Result<Exi
             if let Err(e) = cache.write(name, &CachedListing::new(&source, tools.clone())) {
                 tracing::warn!("cannot cache the tools of `{name}`: {e:#}");
             }
+            // The tools as the user added (or tested) the source: the versions a later change
+            // is measured against.
+            let recorded = match app.store().await {
+                Ok(store) => store
+                    .tool_versions()
+                    .observe(&tools)
+                    .await
+                    .map(|_| ())
+                    .map_err(anyhow::Error::from),
+                Err(e) => Err(e),
+            };
+            if let Err(e) = recorded {
+                tracing::warn!("cannot record the versions of `{name}`'s tools: {e:#}");
+            }
             let server = [server_name, server_version]
                 .into_iter()
                 .flatten()

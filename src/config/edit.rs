@@ -122,6 +122,7 @@ pub fn add_rule(
     pattern: &str,
     action: crate::policy::Action,
     connection: Option<&str>,
+    version: Option<&str>,
 ) -> anyhow::Result<()> {
     let mut doc = read_document(path)?;
     let (table, place) = match profile {
@@ -169,6 +170,9 @@ pub fn add_rule(
     match existing.and_then(|i| rules.get_mut(i)) {
         Some(existing) => {
             existing.insert("action", value(action.as_str()));
+            if let Some(version) = version {
+                existing.insert("version", value(version));
+            }
         }
         None => {
             let mut rule = Table::new();
@@ -176,6 +180,9 @@ pub fn add_rule(
             rule.insert("action", value(action.as_str()));
             if let Some(connection) = connection {
                 rule.insert("connection", value(connection));
+            }
+            if let Some(version) = version {
+                rule.insert("version", value(version));
             }
             rules.push(rule);
         }
@@ -298,6 +305,7 @@ mod tests {
             "gh.createIssue",
             crate::policy::Action::Allow,
             None,
+            None,
         )
         .unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
@@ -311,6 +319,7 @@ mod tests {
             "gh.createIssue",
             crate::policy::Action::Deny,
             None,
+            Some("3f2a9c"),
         )
         .unwrap();
         let settings = load::parse(&path, &std::fs::read_to_string(&path).unwrap()).unwrap();
@@ -320,9 +329,17 @@ mod tests {
             "the same pattern is updated, not added twice"
         );
         assert_eq!(settings.policy.rules[0].action, crate::policy::Action::Deny);
-        let err = add_rule(&path, None, "nope.x", crate::policy::Action::Allow, None)
-            .unwrap_err()
-            .to_string();
+        assert_eq!(settings.policy.rules[0].version.as_deref(), Some("3f2a9c"));
+        let err = add_rule(
+            &path,
+            None,
+            "nope.x",
+            crate::policy::Action::Allow,
+            None,
+            None,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("source `nope`"), "{err}");
     }
 
@@ -336,14 +353,14 @@ mod tests {
         )
         .unwrap();
         let allow = crate::policy::Action::Allow;
-        add_rule(&path, Some("work"), "gh.createIssue", allow, None).unwrap();
+        add_rule(&path, Some("work"), "gh.createIssue", allow, None, None).unwrap();
         let settings = load::parse(&path, &std::fs::read_to_string(&path).unwrap()).unwrap();
         assert!(settings.policy.rules.is_empty(), "not the top-level rules");
         assert_eq!(
             settings.profiles["work"].policy.rules[0].pattern,
             "gh.createIssue"
         );
-        let err = add_rule(&path, Some("home"), "gh.createIssue", allow, None)
+        let err = add_rule(&path, Some("home"), "gh.createIssue", allow, None, None)
             .unwrap_err()
             .to_string();
         assert!(err.contains("no profile `home`"), "{err}");

@@ -10,14 +10,14 @@ use std::time::Duration;
 use toml::Spanned;
 
 use super::options::{
-    ConfigOptions, ConnectionOptions, CredentialsOptions, LimitsOptions, PolicyOptions,
-    RuleOptions, SourceOptions,
+    ConfigOptions, ConnectionOptions, CredentialsOptions, FreshnessOptions, LimitsOptions,
+    PolicyOptions, RuleOptions, SourceOptions,
 };
 use super::settings::*;
 use super::template::Template;
 use crate::credentials::StoreKind;
 use crate::model::address::namespace_problem;
-use crate::policy::{Action, Policy, Rule};
+use crate::policy::{Action, ConfirmChanges, Policy, Rule};
 use crate::runs::Retention;
 use crate::sandbox::Limits;
 
@@ -176,7 +176,7 @@ impl Ctx<'_> {
         for (name, source) in &options.sources {
             sources.push(self.source(name, source)?);
         }
-        let policy = self.policy(&options.policy, &sources)?;
+        let policy = self.policy(&options.policy, &options.freshness, &sources)?;
         let mut profiles = BTreeMap::new();
         for (name, profile) in &options.profiles {
             let mut names = Vec::new();
@@ -445,13 +445,25 @@ impl Ctx<'_> {
     fn policy(
         &self,
         options: &PolicyOptions,
+        freshness: &FreshnessOptions,
         sources: &[SourceSettings],
     ) -> Result<Policy, ConfigError> {
+        let confirm_changes = match &freshness.confirm {
+            None => ConfirmChanges::default(),
+            Some(v) => v.get_ref().parse().map_err(|e: String| {
+                self.at(
+                    v,
+                    format!("freshness.confirm: {e}"),
+                    "`writes` asks again before a changed tool that may write; `all` before any changed tool; `none` only marks them",
+                )
+            })?,
+        };
         Ok(Policy {
             read_only: self.action(&options.read_only, Action::Allow, "read_only")?,
             destructive: self.action(&options.destructive, Action::Ask, "destructive")?,
             default: self.action(&options.default, Action::Ask, "default")?,
             rules: self.rules(&options.rules, sources)?,
+            confirm_changes,
         })
     }
 
@@ -469,6 +481,7 @@ impl Ctx<'_> {
                         pattern: pattern.clone(),
                         action: self.rule_action(rule)?,
                         connection: self.rule_connection(rule, None, sources)?,
+                        version: rule.version.as_ref().map(|v| v.get_ref().clone()),
                     });
                     continue;
                 }
@@ -495,6 +508,7 @@ impl Ctx<'_> {
                 pattern: pattern.clone(),
                 action: self.rule_action(rule)?,
                 connection: self.rule_connection(rule, source, sources)?,
+                version: rule.version.as_ref().map(|v| v.get_ref().clone()),
             });
         }
         Ok(out)

@@ -19,6 +19,18 @@ pub struct ConfigOptions {
     pub limits: LimitsOptions,
     #[serde(default)]
     pub credentials: CredentialsOptions,
+    #[serde(default)]
+    pub freshness: FreshnessOptions,
+}
+
+/// What happens when a tool's definition changes after a person trusted it.
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FreshnessOptions {
+    /// Which changed tools ask before each call until the change is confirmed: `writes` (the
+    /// default), `all` or `none`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirm: Option<Spanned<String>>,
 }
 
 /// One upstream MCP server. Exactly one of `command` (stdio) or `url` (Streamable HTTP).
@@ -97,6 +109,9 @@ pub struct RuleOptions {
     pub action: Spanned<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connection: Option<Spanned<String>>,
+    /// The version of the tool's definition the rule was granted for (written by "always").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<Spanned<String>>,
 }
 
 /// Run limits. Each may only lower the built-in default.

@@ -11,6 +11,7 @@
 //! is blanked before the script, the journal or the envelope sees it: inside the sandbox a
 //! script could transform it past recognition.
 
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -23,6 +24,7 @@ use crate::catalog::live::LiveCatalog;
 use crate::catalog::results::{SearchRequest, render_search};
 use crate::config::LivePolicy;
 use crate::credentials::Redaction;
+use crate::model::ToolDefinition;
 use crate::model::json_size::{JsonSize, json_size};
 use crate::model::tool::json_digest;
 use crate::policy::Action;
@@ -35,6 +37,7 @@ use crate::sandbox::{
 };
 use crate::sources::SourceError;
 
+use super::freshness::{self, ConfirmedVersions, change_asks};
 use super::preview::preview;
 use super::recovery::{self, Dispatched, Dispatches};
 use super::replay::{Replay, Verdict};
@@ -42,6 +45,16 @@ use super::stored::read_page;
 
 /// How many tools `hub.search` shows.
 const HUB_SEARCH_LIMIT: usize = 10;
+
+/// What a call that needs a person asks about.
+struct Asked<'a> {
+    address: &'a str,
+    connection: Option<&'a str>,
+    reason: &'a str,
+    call_digest: &'a str,
+    /// The version of the tool's definition the person decides on.
+    tool_version: Option<String>,
+}
 
 /// The bridge of one attempt of a run; its calls run as futures of their own, so what they
 /// share sits behind one `Arc`.
@@ -70,6 +83,13 @@ struct Inner {
     tool_result_bytes: u64,
     /// The stored result read last, parsed: a script paging through one reads it again and again.
     last_read: Mutex<Option<(String, Arc<Value>)>>,
+    /// Tool versions known to be confirmed, shared by every run of the process.
+    confirmed: Arc<ConfirmedVersions>,
+    /// Sources this attempt listed again after a call looked stale: once each is enough.
+    relisted: Mutex<HashSet<String>>,
+    /// The hints that gave a changed tool's new signature, so the run's error keeps them when
+    /// its recovery advice replaces the hint.
+    stale_hints: Mutex<Vec<String>>,
 }
 
 impl RunBridge {
@@ -101,8 +121,22 @@ impl RunBridge {
                 dispatches: Dispatches::default(),
                 tool_result_bytes: Limits::default().tool_result_bytes,
                 last_read: Mutex::new(None),
+                confirmed: Arc::default(),
+                relisted: Mutex::new(HashSet::new()),
+                stale_hints: Mutex::new(Vec::new()),
             }),
         }
+    }
+
+    /// Shares the process's record of confirmed tool versions (see `freshness`).
+    pub(crate) fn with_confirmed_versions(
+        mut self,
+        confirmed: Arc<ConfirmedVersions>,
+    ) -> RunBridge {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.confirmed = confirmed;
+        }
+        self
     }
 
     /// Refuses an upstream answer over `bytes` of JSON (the config's `tool_result_bytes`).
@@ -111,6 +145,15 @@ impl RunBridge {
             inner.tool_result_bytes = bytes;
         }
         self
+    }
+
+    /// The new signatures of tools that turned out to have changed during the run.
+    pub(crate) fn stale_hints(&self) -> Vec<String> {
+        self.inner
+            .stale_hints
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// What the run sent upstream, this attempt and earlier ones; read once the run is over.
@@ -197,14 +240,14 @@ impl Inner {
 
     /// Records that this call waits for a person (replacing what another call asked at the same
     /// step) and suspends it; the run pauses once nothing else is in flight.
-    async fn ask(
-        &self,
-        call: &ToolCall,
-        address: &str,
-        connection: Option<&str>,
-        reason: &str,
-        call_digest: &str,
-    ) -> CallOutcome {
+    async fn ask(&self, call: &ToolCall, asked: Asked<'_>) -> CallOutcome {
+        let Asked {
+            address,
+            connection,
+            reason,
+            call_digest,
+            tool_version,
+        } = asked;
         let preview = preview(&call.arguments);
         let pending = PendingCall {
             seq: call.seq,
@@ -213,6 +256,7 @@ impl Inner {
             preview: preview.clone(),
             reason: reason.to_string(),
             call_digest: call_digest.to_string(),
+            tool_version,
         };
         let recorded = match self
             .store
@@ -238,7 +282,11 @@ impl Inner {
             id: format!("{}/{}", self.run_id, call.seq),
             kind: PendingKind::Approval,
             address: Some(address.to_string()),
-            summary: format!("{address}{on} with {preview}: {reason}{again}"),
+            // The reason's first line: a changed tool's diff is for the person deciding.
+            summary: format!(
+                "{address}{on} with {preview}: {}{again}",
+                reason.lines().next().unwrap_or_default()
+            ),
             message: Some(format!(
                 "Tell the user that `{address}` needs their approval (`capabilities hub approve {}` in a terminal), then call execute with {{ \"resume\": \"{}\" }} once they have decided.",
                 self.run_id, self.run_id
@@ -280,10 +328,13 @@ impl Inner {
         }
         let found = self.catalog.read(|catalog, _| {
             let namespace = catalog.namespace(&call.namespace)?;
-            let tool = namespace.tools.iter().find(|t| t.name == call.tool)?;
-            Some((tool.upstream_name.clone(), tool.annotations.clone()))
+            namespace
+                .tools
+                .iter()
+                .find(|t| t.name == call.tool)
+                .cloned()
         });
-        let Some((upstream_name, annotations)) = found else {
+        let Some(tool) = found else {
             return failed(CallFailure::new(
                 ErrorCode::UnknownTool,
                 format!("`{address}` is no longer in the catalogue"),
@@ -310,11 +361,21 @@ impl Inner {
                 Some("Do not retry this call; tell the user what could not be done.".into());
             return failed(failure);
         }
+        let annotations = tool.annotations.clone();
         // Read now, not when the hub started: a rule written since applies to this call.
-        let decision =
-            self.policy
-                .current()
-                .evaluate(&address, connection.as_deref(), &annotations);
+        let policy = self.policy.current();
+        let mut decision = policy.evaluate(&address, connection.as_deref(), &annotations);
+        // A tool whose definition changed since a person confirmed it asks, whatever the rules
+        // say: the rules were written for what it was.
+        let mut tool_version = None;
+        if decision.action != Action::Deny
+            && let Some(reason) =
+                change_asks(&self.store, &self.confirmed, &tool, policy.confirm_changes).await
+        {
+            decision.action = Action::Ask;
+            decision.reason = reason;
+            tool_version = Some(tool.hash.clone());
+        }
         // The person's decision on this very call (tool, connection and arguments), if it runs
         // on one and has not used it yet.
         let mut approved = None;
@@ -336,15 +397,15 @@ impl Inner {
                 // Never asked, still waiting, or asked about another call: a person decides on
                 // exactly what this call would send.
                 Verdict::NotAsked | Verdict::Waiting | Verdict::Changed => {
-                    return self
-                        .ask(
-                            &call,
-                            &address,
-                            connection.as_deref(),
-                            &decision.reason,
-                            &call_digest,
-                        )
-                        .await;
+                    let asked = Asked {
+                        address: &address,
+                        connection: connection.as_deref(),
+                        reason: &decision.reason,
+                        call_digest: &call_digest,
+                        // "Always" confirms the version the person saw.
+                        tool_version: Some(tool_version.unwrap_or_else(|| tool.hash.clone())),
+                    };
+                    return self.ask(&call, asked).await;
                 }
             },
             Action::Allow => {}
@@ -379,10 +440,11 @@ impl Inner {
             .call_tool(
                 &call.namespace,
                 call.connection.as_deref(),
-                &upstream_name,
+                &tool.upstream_name,
                 arguments,
             )
             .await;
+        let stale = freshness::looks_stale(&outcome);
         let delivery = recovery::delivery(&outcome);
         self.dispatches.settle(call.seq, delivery);
         let ms = started.elapsed().as_millis() as u64;
@@ -422,10 +484,57 @@ impl Inner {
                 self.run_id
             );
         }
+        let result = if stale {
+            self.explain_stale(&tool, result).await
+        } else {
+            result
+        };
         CallOutcome {
             result,
             ms: Some(ms),
         }
+    }
+
+    /// A failure that looked like the script had an old definition in mind: the source is
+    /// listed again (once per attempt), and when `tool` did change the failure says what it is
+    /// now. The catalogue serves the new version from then on.
+    async fn explain_stale(
+        &self,
+        tool: &ToolDefinition,
+        result: Result<Value, BridgeError>,
+    ) -> Result<Value, BridgeError> {
+        let first = self
+            .relisted
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(tool.namespace.clone());
+        if !first {
+            return result;
+        }
+        self.catalog.relist(&tool.namespace).await;
+        let now = self.catalog.read(|catalog, _| {
+            catalog.namespace(&tool.namespace).and_then(|n| {
+                n.tools
+                    .iter()
+                    .find(|t| t.upstream_name == tool.upstream_name)
+                    .cloned()
+            })
+        });
+        let Some(hint) = freshness::stale_hint(tool, now.as_ref()) else {
+            return result;
+        };
+        let mut failure = match result {
+            Ok(answer) => CallFailure::new(ErrorCode::ToolError, freshness::error_text(&answer)),
+            Err(BridgeError::Failed(failure)) => failure,
+            suspended @ Err(BridgeError::Suspend(_)) => return suspended,
+        };
+        let hint = self.redaction.clean(&hint);
+        self.stale_hints
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(hint.clone());
+        failure.hint = Some(hint);
+        Err(BridgeError::Failed(failure))
     }
 }
 
@@ -436,20 +545,25 @@ impl Bridge for RunBridge {
     }
 
     fn search(&self, query: String) -> BoxFuture<'static, String> {
-        let inner = &self.inner;
-        let text = inner.catalog.read(|catalog, index| {
-            let permits = inner.token_permits();
-            let request = SearchRequest {
-                query: &query,
-                namespace: None,
-                limit: HUB_SEARCH_LIMIT,
-                permits: permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
-            };
-            render_search(catalog, index, &inner.policy.current(), &request)
-                .unwrap_or_else(|e| e.to_string())
-        });
-        // Listings are blanked when they arrive; a cache written before that may not be.
-        futures::future::ready(inner.redaction.clean(&text)).boxed()
+        let inner = self.inner.clone();
+        async move {
+            let changed = super::changed_tools(&inner.store, &inner.catalog).await;
+            let text = inner.catalog.read(|catalog, index| {
+                let permits = inner.token_permits();
+                let request = SearchRequest {
+                    query: &query,
+                    namespace: None,
+                    limit: HUB_SEARCH_LIMIT,
+                    permits: permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
+                    changed: Some(&changed),
+                };
+                render_search(catalog, index, &inner.policy.current(), &request)
+                    .unwrap_or_else(|e| e.to_string())
+            });
+            // Listings are blanked when they arrive; a cache written before that may not be.
+            inner.redaction.clean(&text)
+        }
+        .boxed()
     }
 
     fn describe(&self, targets: Vec<String>) -> BoxFuture<'static, String> {

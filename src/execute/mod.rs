@@ -6,6 +6,7 @@
 //! fitted and paged by `stored` (pure functions; the store keeps the value).
 
 mod bridge;
+mod freshness;
 mod keep;
 mod lease;
 mod missing_source;
@@ -20,6 +21,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 pub use bridge::RunBridge;
 
+use crate::catalog::changes::ChangedTools;
 use crate::catalog::live::LiveCatalog;
 use crate::config::{LivePolicy, Settings};
 use crate::credentials::{Redaction, Secret};
@@ -32,6 +34,7 @@ use crate::sandbox::{
     Namespaces, ProviderExecution, Recovery, RunRequest, Status,
 };
 
+use self::freshness::ConfirmedVersions;
 use self::lease::Lease;
 use self::recovery::Dispatched;
 use self::replay::Replay;
@@ -50,6 +53,8 @@ pub struct Executor {
     /// The sandbox's view of the catalogue, built once per catalogue generation: building it
     /// renders every signature and compiles every input schema.
     namespaces: Mutex<Option<(u64, Arc<Namespaces>)>>,
+    /// Tool versions known to be confirmed, so calls of them skip the store.
+    confirmed: Arc<ConfirmedVersions>,
 }
 
 impl Executor {
@@ -62,6 +67,7 @@ impl Executor {
             redaction: OnceLock::new(),
             profile: None,
             namespaces: Mutex::new(None),
+            confirmed: Arc::default(),
         }
     }
 
@@ -378,7 +384,8 @@ impl Executor {
                 replay.clone(),
                 token.cloned(),
             )
-            .with_tool_result_cap(self.settings.limits.tool_result_bytes),
+            .with_tool_result_cap(self.settings.limits.tool_result_bytes)
+            .with_confirmed_versions(self.confirmed.clone()),
         );
         let lease = Lease::keep(
             self.store.clone(),
@@ -413,6 +420,17 @@ impl Executor {
         // The sandbox aborts every call future when the run ends, so a call still marked in
         // flight now was cut off and counts as lost.
         recovery::apply(&mut envelope, &bridge.dispatched());
+        // Whatever the recovery says to do first, a tool that changed under the script says
+        // how to call it now.
+        if let Some(error) = envelope.error.as_mut() {
+            for stale in bridge.stale_hints() {
+                match &mut error.hint {
+                    Some(hint) if hint.contains(&stale) => {}
+                    Some(hint) => *hint = format!("{hint} {stale}"),
+                    None => error.hint = Some(stale),
+                }
+            }
+        }
         envelope.bound(budget);
         self.finish(&run.run_id, &run.owner, envelope).await
     }
@@ -461,6 +479,23 @@ impl Executor {
 
     pub fn store(&self) -> &Store {
         &self.store
+    }
+
+    /// The tools listed now whose definition changed since a person confirmed it. A store that
+    /// cannot say is logged and counts as no change: calls still check each version themselves.
+    pub async fn changed_tools(&self) -> ChangedTools {
+        changed_tools(&self.store, &self.catalog).await
+    }
+}
+
+/// [`Executor::changed_tools`], for the bridge too.
+async fn changed_tools(store: &Store, catalog: &LiveCatalog) -> ChangedTools {
+    match store.tool_versions().unconfirmed().await {
+        Ok(unconfirmed) => catalog.read(|catalog, _| ChangedTools::listed(catalog, &unconfirmed)),
+        Err(e) => {
+            tracing::warn!("cannot read which tools changed: {e}");
+            ChangedTools::default()
+        }
     }
 }
 

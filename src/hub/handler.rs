@@ -134,7 +134,7 @@ impl Hub {
         }
     }
 
-    fn search(
+    async fn search(
         &self,
         arguments: &Map<String, Value>,
         token: Option<&TokenRecord>,
@@ -144,11 +144,13 @@ impl Hub {
             Err(e) => return tool_error(e.0),
         };
         let permits = token.map(|token| move |address: &str| token.allows(address));
+        let changed = self.executor.changed_tools().await;
         let request = SearchRequest {
             query: &args.query,
             namespace: args.namespace.as_deref(),
             limit: args.limit,
             permits: permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
+            changed: Some(&changed),
         };
         // The policy as the config says now: a rule written since the hub started applies.
         let policy = self.executor.policy().current();
@@ -475,7 +477,7 @@ impl ServerHandler for Hub {
         traced(span, async move {
             let arguments = request.arguments.unwrap_or_default();
             let result = match request.name.as_ref() {
-                SEARCH => self.search(&arguments, token(&context).as_ref()),
+                SEARCH => self.search(&arguments, token(&context).as_ref()).await,
                 DESCRIBE => {
                     self.describe(&arguments, token(&context).as_ref(), &context.ct)
                         .await

@@ -1,5 +1,7 @@
 //! Policy: which calls run (`allow`), which need a person (`ask`) and which are hidden and refused
-//! (`deny`). Pure: `evaluate` looks only at the address, connection, annotations and rules.
+//! (`deny`), and which tools whose definition changed since a person confirmed it ask again
+//! ([`ConfirmChanges`]). Pure: `evaluate` looks only at the address, connection, annotations and
+//! rules.
 
 use std::fmt;
 use std::str::FromStr;
@@ -50,6 +52,10 @@ pub struct Rule {
     pub pattern: String,
     pub action: Action,
     pub connection: Option<String>,
+    /// The version of the tool's definition a person granted the rule for ("always" from an
+    /// approval records it): the record of what they trusted. A later version of the tool asks
+    /// again until it is confirmed, whatever the rule says (see [`ConfirmChanges`]).
+    pub version: Option<String>,
 }
 
 impl Rule {
@@ -69,6 +75,55 @@ impl Rule {
     }
 }
 
+/// Which tools whose definition changed since a person confirmed it ask before each call until
+/// someone confirms the new version (`[freshness] confirm`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ConfirmChanges {
+    /// Tools that may write, in the old version or the new one: a read tool that became a
+    /// write, or a write that now claims to be read-only, asks too. Changed read-only tools are
+    /// marked, not stopped.
+    #[default]
+    Writes,
+    /// Every changed tool.
+    All,
+    /// None: changes are marked only.
+    None,
+}
+
+impl ConfirmChanges {
+    /// Whether a call of a changed tool asks, from whether the tool is read-only now and was in
+    /// the version last confirmed (`None` when no version was confirmed).
+    pub fn asks(self, read_only_now: bool, read_only_before: Option<bool>) -> bool {
+        match self {
+            ConfirmChanges::All => true,
+            ConfirmChanges::None => false,
+            ConfirmChanges::Writes => !read_only_now || read_only_before != Some(true),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConfirmChanges::Writes => "writes",
+            ConfirmChanges::All => "all",
+            ConfirmChanges::None => "none",
+        }
+    }
+}
+
+impl FromStr for ConfirmChanges {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "writes" => Ok(ConfirmChanges::Writes),
+            "all" => Ok(ConfirmChanges::All),
+            "none" => Ok(ConfirmChanges::None),
+            other => Err(format!(
+                "`{other}` is not a choice; use `writes`, `all` or `none`"
+            )),
+        }
+    }
+}
+
 /// Defaults by annotation plus the rules, most specific first.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Policy {
@@ -76,6 +131,8 @@ pub struct Policy {
     pub destructive: Action,
     pub default: Action,
     pub rules: Vec<Rule>,
+    /// Which changed tools ask again.
+    pub confirm_changes: ConfirmChanges,
 }
 
 impl Default for Policy {
@@ -85,6 +142,7 @@ impl Default for Policy {
             destructive: Action::Ask,
             default: Action::Ask,
             rules: Vec::new(),
+            confirm_changes: ConfirmChanges::default(),
         }
     }
 }
@@ -192,6 +250,7 @@ mod tests {
 
     fn rule(pattern: &str, action: Action, connection: Option<&str>) -> Rule {
         Rule {
+            version: None,
             pattern: pattern.into(),
             action,
             connection: connection.map(Into::into),
@@ -252,6 +311,31 @@ mod tests {
         assert_eq!(
             p.evaluate("github.createIssue", None, &read_only()).action,
             Action::Deny
+        );
+    }
+
+    #[test]
+    fn a_changed_tool_asks_when_either_version_may_write() {
+        let writes = ConfirmChanges::Writes;
+        assert!(writes.asks(false, Some(false)), "a write that changed");
+        assert!(writes.asks(false, Some(true)), "a read that became a write");
+        assert!(
+            writes.asks(true, Some(false)),
+            "a write that now claims to read"
+        );
+        assert!(writes.asks(true, None), "nothing was ever confirmed");
+        assert!(
+            !writes.asks(true, Some(true)),
+            "a read-only tool is only marked"
+        );
+        assert!(ConfirmChanges::All.asks(true, Some(true)));
+        assert!(!ConfirmChanges::None.asks(false, Some(false)));
+        assert_eq!("all".parse(), Ok(ConfirmChanges::All));
+        assert!(
+            "some"
+                .parse::<ConfirmChanges>()
+                .unwrap_err()
+                .contains("writes")
         );
     }
 

@@ -14,8 +14,8 @@ use serde_json::Value;
 use super::error::{DecideError, DispatchError, StoreError};
 use super::records::{
     Approval, AuditLine, CallRow, ClaimRecord, Decision, Dispatch, JournalEntry, NewRun,
-    PendingCall, Recorded, Retention, RunRecord, RunSummary, Seen, SourceStatusRecord,
-    StoredResult, TokenRecord,
+    PendingCall, Recorded, Retention, RunRecord, RunSummary, Seen, SeenVersion, SourceStatusRecord,
+    StoredResult, TokenRecord, ToolVersion, Unconfirmed, VersionState,
 };
 use super::seal::OpenError;
 use super::vault::{Place, Sealed};
@@ -217,6 +217,29 @@ pub trait StoredResultRecords {
     ) -> Result<Option<Sealed>, StoreError>;
 }
 
+/// The versions of every tool's definition and which a person confirmed.
+pub trait ToolVersionRecords {
+    /// Records each version not seen before (the first version of a tool confirmed as
+    /// `first seen`) and says, for each, whether it is confirmed, in one step.
+    fn observe_versions(
+        &self,
+        seen: &[SeenVersion],
+        now_ms: u64,
+    ) -> Result<Vec<VersionState>, StoreError>;
+    /// Marks `version` of `address` confirmed by `by`; false when that version was never seen.
+    fn confirm_version(
+        &self,
+        address: &str,
+        version: &str,
+        by: &str,
+        now_ms: u64,
+    ) -> Result<bool, StoreError>;
+    /// Every version seen and not confirmed.
+    fn unconfirmed_versions(&self) -> Result<Vec<Unconfirmed>, StoreError>;
+    /// The version of `address` confirmed last, if any.
+    fn last_confirmed_version(&self, address: &str) -> Result<Option<ToolVersion>, StoreError>;
+}
+
 /// Where the state key is kept and its check value; never the key.
 pub trait KeyRecords {
     /// `(where the key is kept, its check value)`, once a first run recorded them.
@@ -237,6 +260,7 @@ pub trait Backend:
     + SourceStatusRecords
     + KeyRecords
     + StoredResultRecords
+    + ToolVersionRecords
     + Send
     + Sync
 {

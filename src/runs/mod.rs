@@ -4,7 +4,7 @@
 //! large to send, kept a few minutes for `hub.read`. One
 //! [`Store`] is shared by every part of a process; its handles (`store.runs()`,
 //! `store.journal()`, `store.approvals()`, `store.bearer_tokens()`, `store.source_status()`,
-//! `store.stored_results()`, `store.keys()`) are narrow async APIs over one backend seam.
+//! `store.stored_results()`, `store.tool_versions()`, `store.keys()`) are narrow async APIs over one backend seam.
 //! Scripts, results, envelopes, argument previews and stored results are encrypted at rest with
 //! the state key; only the vault seals and opens.
 //!
@@ -16,7 +16,7 @@
 //!
 //! | file | owns |
 //! |---|---|
-//! | `handle/` | the handles: `runs`, `journal`, `approvals`, `bearer_tokens`, `source_status`, `stored_results`, `keys` |
+//! | `handle/` | the handles: `runs`, `journal`, `approvals`, `bearer_tokens`, `source_status`, `stored_results`, `tool_versions`, `keys` |
 //! | `records` | the records as the rest of the code sees them: plain, opened values |
 //! | `backend` | the seam: one trait per concern, implemented by each database |
 //! | `sqlite/` | the embedded backend (one SQLite file in the data directory), its schema |
@@ -45,14 +45,14 @@ pub use claims::RENEW_EVERY;
 pub use error::{DecideError, DispatchError, StoreError, TokenError};
 pub use handle::{
     Approvals, BearerTokens, Journal, Kept, Keys, LOCAL_SCOPE, Runs, SourceStatuses, StoredResults,
-    scope_of,
+    ToolVersions, scope_of,
 };
 pub use ids::{new_run_id, new_seed};
 pub use keys::KeySource;
 pub use records::{
     APPROVAL_TTL, Approval, AuditLine, CallRow, CallState, Claim, ClaimRecord, Decision, Dispatch,
     JournalEntry, NewRun, PendingCall, Recorded, Retention, RunRecord, RunSummary, Seen,
-    SourceStatusRecord, TokenRecord,
+    SeenVersion, SourceStatusRecord, TokenRecord, ToolVersion, Unconfirmed, VersionState,
 };
 pub use seal::OpenError;
 
@@ -83,6 +83,17 @@ struct Inner {
     vault: Vault,
 }
 
+/// A [`Store`] that may have been closed; see [`Store::downgrade`].
+#[derive(Clone)]
+pub struct WeakStore(std::sync::Weak<Inner>);
+
+impl WeakStore {
+    /// The store, while some part of the process still uses it.
+    pub fn upgrade(&self) -> Option<Store> {
+        self.0.upgrade().map(|inner| Store { inner })
+    }
+}
+
 impl Store {
     /// Opens (creating) the SQLite store at `path`. Its key goes to the user's credential store
     /// when `credentials` can hold it (the key file beside the database is the fallback, and a
@@ -108,6 +119,13 @@ impl Store {
         })
         .await;
         opened.map_err(|e| StoreError::Worker(e.to_string()))?
+    }
+
+    /// A handle that does not keep the store open: a process closes its database (and SQLite
+    /// folds its write-ahead log back in) when the last [`Store`] goes, which a background task
+    /// holding one would otherwise delay past the process's end.
+    pub fn downgrade(&self) -> WeakStore {
+        WeakStore(Arc::downgrade(&self.inner))
     }
 
     /// Where the records live, for messages.
@@ -137,6 +155,10 @@ impl Store {
 
     pub fn stored_results(&self) -> StoredResults<'_> {
         StoredResults(self)
+    }
+
+    pub fn tool_versions(&self) -> ToolVersions<'_> {
+        ToolVersions(self)
     }
 
     pub fn keys(&self) -> Keys<'_> {
@@ -194,6 +216,7 @@ pub(crate) mod testing {
             preview: "{}".to_string(),
             reason: "asks".to_string(),
             call_digest: digest.to_string(),
+            tool_version: None,
         }
     }
 

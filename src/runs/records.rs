@@ -47,6 +47,50 @@ pub struct StoredResult {
     pub expires_at_ms: u64,
 }
 
+/// One version of a tool's definition as the store knows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolVersion {
+    pub address: String,
+    /// The definition's digest (`ToolDefinition::hash`).
+    pub version: String,
+    /// The definition as listed, for showing what changed.
+    pub definition: Value,
+    pub read_only: bool,
+    pub first_seen_ms: u64,
+    /// When a person confirmed it (the first version of a tool counts as confirmed when seen).
+    pub confirmed_at_ms: Option<u64>,
+    /// Who or what confirmed it: `first seen`, `source review`, an approval channel.
+    pub confirmed_by: Option<String>,
+}
+
+/// A version seen now, to record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeenVersion {
+    pub address: String,
+    pub version: String,
+    pub definition: Value,
+    pub read_only: bool,
+}
+
+/// A version of a tool seen and not confirmed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unconfirmed {
+    pub address: String,
+    pub version: String,
+    /// Whether the last confirmed version was read-only; `None` when none was confirmed.
+    pub read_only_before: Option<bool>,
+}
+
+/// Whether the version of a tool seen now is one a person trusts.
+#[derive(Debug, Clone, PartialEq)]
+pub enum VersionState {
+    /// Confirmed, or the first version ever seen of the tool.
+    Confirmed,
+    /// Another version was seen before and this one is not confirmed; `confirmed` is the last
+    /// confirmed one, if any.
+    Changed { confirmed: Option<Box<ToolVersion>> },
+}
+
 /// One run as stored.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunRecord {
@@ -257,6 +301,9 @@ pub struct Approval {
     pub call_digest: String,
     /// When the call this approval allowed was sent; an approval is used once.
     pub consumed_at_ms: Option<u64>,
+    /// The tool version the person was asked about when the call asked because its tool
+    /// changed; deciding "always" confirms it.
+    pub tool_version: Option<String>,
 }
 
 impl Approval {
@@ -295,6 +342,9 @@ pub struct PendingCall {
     pub preview: String,
     pub reason: String,
     pub call_digest: String,
+    /// The version of the tool's definition the person is asked about, when the call asks
+    /// because its tool changed: an "always" decision confirms it.
+    pub tool_version: Option<String>,
 }
 
 /// What recording a pending call did.

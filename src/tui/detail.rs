@@ -105,7 +105,10 @@ pub fn lines(detail: &RunDetail) -> Vec<DetailLine> {
                     format::one_line(&approval.preview)
                 ),
             ));
-            out.push(line(Kind::Quiet, format!("    {}", approval.reason)));
+            // A changed tool's reason carries the diff of its definition, line by line.
+            for reason in approval.reason.lines() {
+                out.push(line(Kind::Quiet, format!("    {reason}")));
+            }
         }
     }
 

@@ -22,6 +22,7 @@ pub fn approval(run_id: &str, seq: u64, address: &str, age_ms: u64) -> Approval 
         decided_by: None,
         call_digest: "d".into(),
         consumed_at_ms: None,
+        tool_version: None,
     }
 }
 

@@ -14,6 +14,7 @@ mod credentials;
 mod dashboard;
 mod elicitation;
 mod exec;
+mod freshness;
 mod generated;
 mod guarantees;
 mod hub;

@@ -8,6 +8,7 @@ mod keys;
 mod runs;
 mod sources;
 mod stored_results;
+mod tool_versions;
 
 pub use approvals::Approvals;
 pub use bearer_tokens::BearerTokens;
@@ -16,3 +17,4 @@ pub use keys::Keys;
 pub use runs::Runs;
 pub use sources::SourceStatuses;
 pub use stored_results::{Kept, LOCAL_SCOPE, StoredResults, scope_of};
+pub use tool_versions::ToolVersions;

@@ -13,7 +13,7 @@ use crate::runs::error::{DecideError, DispatchError, StoreError};
 use crate::runs::records::{Approval, AuditLine, Decision, PendingCall, Recorded, Seen};
 use crate::runs::vault::Sealed;
 
-const COLUMNS: &str = "run_id, seq, address, connection, preview, reason, created_at_ms, expires_at_ms, decision, decided_at_ms, decided_by, call_digest, consumed_at_ms";
+const COLUMNS: &str = "run_id, seq, address, connection, preview, reason, created_at_ms, expires_at_ms, decision, decided_at_ms, decided_by, call_digest, consumed_at_ms, tool_version";
 
 fn stored_approval(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredApproval> {
     let decision: Option<String> = row.get(8)?;
@@ -32,6 +32,7 @@ fn stored_approval(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredApproval> 
             decided_by: row.get(10)?,
             call_digest: row.get::<_, Option<String>>(11)?.unwrap_or_default(),
             consumed_at_ms: row.get::<_, Option<i64>>(12)?.map(unsigned),
+            tool_version: row.get(13)?,
         },
         preview: sealed(row, 4)?.unwrap_or_else(|| Sealed::stored(Vec::new())),
     })
@@ -81,7 +82,7 @@ impl ApprovalRecords for Sqlite {
                 Some(_) => Recorded::Superseded,
             };
             t.execute(
-                "INSERT OR REPLACE INTO approvals (run_id, seq, address, connection, preview, reason, created_at_ms, expires_at_ms, call_digest) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                "INSERT OR REPLACE INTO approvals (run_id, seq, address, connection, preview, reason, created_at_ms, expires_at_ms, call_digest, tool_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                 params![
                     run_id,
                     call.seq as i64,
@@ -91,7 +92,8 @@ impl ApprovalRecords for Sqlite {
                     call.reason,
                     now_ms as i64,
                     expires_at_ms as i64,
-                    call.call_digest
+                    call.call_digest,
+                    call.tool_version
                 ],
             )
             .map_err(StoreError::from)?;

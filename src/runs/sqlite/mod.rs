@@ -12,6 +12,7 @@
 //! | `approvals` | pending calls, decisions, grants, single-use states, the audit trail |
 //! | `bearer_tokens`, `sources` | bearer tokens (their hashes), source statuses |
 //! | `stored_results` | results kept for `hub.read`, evicted by age, count and size |
+//! | `tool_versions` | every version of every tool's definition, and which are confirmed |
 //! | `keys` | the key record and the sealing of an older version's clear values |
 
 mod approvals;
@@ -22,6 +23,7 @@ mod runs;
 mod schema;
 mod sources;
 mod stored_results;
+mod tool_versions;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

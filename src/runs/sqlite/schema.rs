@@ -122,6 +122,22 @@ CREATE TABLE stored_results (
 );
 CREATE INDEX stored_results_by_scope ON stored_results (scope, created_at_ms);
 ",
+    // 4: every version of every tool's definition, when it was first seen and whether a person
+    // confirmed it; a pending call records the version it asked about when it asked because
+    // its tool changed.
+    "
+CREATE TABLE tool_versions (
+    address         TEXT NOT NULL,
+    version         TEXT NOT NULL,
+    definition      TEXT NOT NULL,
+    read_only       INTEGER NOT NULL,
+    first_seen_ms   INTEGER NOT NULL,
+    confirmed_at_ms INTEGER,
+    confirmed_by    TEXT,
+    PRIMARY KEY (address, version)
+);
+ALTER TABLE approvals ADD COLUMN tool_version TEXT;
+",
 ];
 
 /// The version this build migrates to.

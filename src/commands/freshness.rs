@@ -1,0 +1,195 @@
+//! `capabilities source refresh|review`: list sources again on demand and say which tools
+//! changed, and show each change as a diff from the version the user confirmed, confirming it.
+//! A changed tool that may write asks before each call until it is confirmed here (or allowed
+//! "always" from an approval).
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::process::ExitCode;
+
+use anyhow::bail;
+
+use super::output::print;
+use crate::app::App;
+use crate::catalog::Catalog;
+use crate::catalog::cache::ListingCache;
+use crate::catalog::changes::{ChangedTools, review_diff};
+use crate::catalog::load::load;
+use crate::cli::{SourceRefreshArgs, SourceReviewArgs};
+use crate::config::Settings;
+use crate::model::ToolDefinition;
+use crate::runs::VersionState;
+
+pub async fn refresh(app: &App, args: &SourceRefreshArgs) -> anyhow::Result<ExitCode> {
+    let settings = only(app.settings()?, args.name.as_deref())?;
+    let cache = ListingCache::new(app.paths.catalog_cache_dir());
+    let before: Vec<(String, Vec<ToolDefinition>)> = settings
+        .sources
+        .iter()
+        .map(|s| {
+            let tools = cache.read(&s.name).map(|l| l.tools).unwrap_or_default();
+            (s.name.clone(), tools)
+        })
+        .collect();
+    let catalog = load(&settings, &cache, true, app.secrets()).await;
+    // Running hubs take these listings at their next request.
+    if let Err(e) = cache.mark_refreshed() {
+        tracing::warn!("running hubs will not see this refresh before their own: {e:#}");
+    }
+    let store = app.store().await?;
+    let mut text = String::new();
+    let mut any_changed = false;
+    for namespace in &catalog.namespaces {
+        if let crate::catalog::Origin::Unavailable { error } = &namespace.origin {
+            text.push_str(&format!("{}: not listed: {error}\n", namespace.name));
+            continue;
+        }
+        let states = store.tool_versions().observe(&namespace.tools).await?;
+        let changed: Vec<String> = namespace
+            .tools
+            .iter()
+            .zip(&states)
+            .filter(|(_, state)| matches!(state, VersionState::Changed { .. }))
+            .map(|(tool, _)| tool.name.clone())
+            .collect();
+        let old = before
+            .iter()
+            .find(|(name, _)| *name == namespace.name)
+            .map(|(_, tools)| tools.as_slice())
+            .unwrap_or_default();
+        let added: Vec<&str> = namespace
+            .tools
+            .iter()
+            .filter(|t| !old.iter().any(|o| o.name == t.name))
+            .map(|t| t.name.as_str())
+            .collect();
+        let gone: Vec<&str> = old
+            .iter()
+            .filter(|o| !namespace.tools.iter().any(|t| t.name == o.name))
+            .map(|o| o.name.as_str())
+            .collect();
+        text.push_str(&format!(
+            "{}: {} tools",
+            namespace.name,
+            namespace.tools.len()
+        ));
+        for (what, names) in [
+            (
+                "changed since confirmed",
+                changed.iter().map(String::as_str).collect(),
+            ),
+            ("new", added),
+            ("gone", gone),
+        ] {
+            if !names.is_empty() {
+                text.push_str(&format!("; {what}: {}", names.join(", ")));
+            }
+        }
+        text.push('\n');
+        any_changed |= !changed.is_empty();
+    }
+    if any_changed {
+        text.push_str(&format!(
+            "Review the changes with `capabilities source review{}`; until then a changed tool that may write asks before each call.\n",
+            args.name.as_deref().map(|n| format!(" {n}")).unwrap_or_default()
+        ));
+    }
+    print(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub async fn review(app: &App, args: &SourceReviewArgs) -> anyhow::Result<ExitCode> {
+    let settings = only(app.settings()?, args.name.as_deref())?;
+    let Some(store) = app.existing_store().await? else {
+        print("No tool has changed: nothing was recorded here yet.\n")?;
+        return Ok(ExitCode::SUCCESS);
+    };
+    let cache = ListingCache::new(app.paths.catalog_cache_dir());
+    let catalog: Catalog = load(&settings, &cache, false, app.secrets()).await;
+    let unconfirmed = store.tool_versions().unconfirmed().await?;
+    let changed = ChangedTools::listed(&catalog, &unconfirmed);
+    let tools: Vec<&ToolDefinition> = catalog
+        .tools()
+        .filter(|t| changed.contains(&t.address()))
+        .collect();
+    if tools.is_empty() {
+        print("No tool has changed since it was confirmed.\n")?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    let mut left = 0;
+    for tool in tools {
+        let before = store
+            .tool_versions()
+            .last_confirmed(&tool.address())
+            .await?;
+        let before_tool: Option<ToolDefinition> =
+            before.and_then(|b| serde_json::from_value(b.definition).ok());
+        print(&format!(
+            "{} changed{}:\n{}\n",
+            tool.address(),
+            if before_tool.is_none() {
+                " (no version of it was ever confirmed)"
+            } else {
+                ""
+            },
+            review_diff(before_tool.as_ref(), tool)
+        ))?;
+        let confirm = args.yes || (interactive && ask(&tool.address())?);
+        if confirm {
+            store
+                .tool_versions()
+                .confirm(&tool.address(), &tool.hash, "source review")
+                .await?;
+            print(&format!("Confirmed {}.\n\n", tool.address()))?;
+        } else {
+            left += 1;
+        }
+    }
+    if left > 0 {
+        print(&format!(
+            "{left} change(s) not confirmed; calls of those tools that may write keep asking. Confirm with `capabilities source review{} --yes`.\n",
+            args.name
+                .as_deref()
+                .map(|n| format!(" {n}"))
+                .unwrap_or_default()
+        ))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Asks on the terminal whether to confirm the change of `address`.
+fn ask(address: &str) -> anyhow::Result<bool> {
+    loop {
+        eprint!("Confirm this version of {address}? [y/N] ");
+        std::io::stderr().flush()?;
+        let mut answer = String::new();
+        if std::io::stdin().lock().read_line(&mut answer)? == 0 {
+            return Ok(false);
+        }
+        match answer.trim() {
+            "y" | "Y" | "yes" => return Ok(true),
+            "" | "n" | "N" | "no" => return Ok(false),
+            _ => eprintln!("Type y or n."),
+        }
+    }
+}
+
+/// The settings with only the source named `name`, if one is given.
+fn only(mut settings: Settings, name: Option<&str>) -> anyhow::Result<Settings> {
+    let Some(name) = name else {
+        return Ok(settings);
+    };
+    if settings.source(name).is_none() {
+        let known: Vec<&str> = settings.sources.iter().map(|s| s.name.as_str()).collect();
+        bail!(
+            "there is no source named `{name}`; {}",
+            if known.is_empty() {
+                "add one with `capabilities source add NAME -- COMMAND ARGS…`".to_string()
+            } else {
+                format!("known sources: {}", known.join(", "))
+            }
+        );
+    }
+    settings.sources.retain(|s| s.name == name);
+    Ok(settings)
+}
