@@ -25,11 +25,11 @@ use capabilities::catalog::live::LiveCatalog;
 use capabilities::config::Settings;
 use capabilities::credentials::NoSecretStore;
 use capabilities::execute::Executor;
+use capabilities::hub::surface;
 use capabilities::runs::Store;
 use capabilities::sandbox::CancelToken;
-use capabilities::sources::Sources;
-use capabilities::hub::surface;
 use capabilities::sandbox::{Bridge, Status, run};
+use capabilities::sources::Sources;
 use capabilities::token_count;
 
 use synthetic::{Recorded, queries};
@@ -306,9 +306,8 @@ fn stored_results(report: &mut Report) {
         );
         Executor::new(catalog, Arc::new(settings), store)
     });
-    let execute = |code: &str| {
-        runtime.block_on(executor.execute(code.to_string(), None, CancelToken::new()))
-    };
+    let execute =
+        |code: &str| runtime.block_on(executor.execute(code.to_string(), None, CancelToken::new()));
     let stored = execute(ONE_MIB);
     let result_ref = stored
         .stored
@@ -319,7 +318,10 @@ fn stored_results(report: &mut Report) {
     let measured = format!("const v = (() => {{ {ONE_MIB} }})(); return JSON.stringify(v).length;");
     let page = format!("return await hub.read({result_ref:?}, {{ path: \"/rows\" }});");
     let cases: [(&'static str, &str); 3] = [
-        ("make the 1 MiB listing, return its size (baseline)", &measured),
+        (
+            "make the 1 MiB listing, return its size (baseline)",
+            &measured,
+        ),
         ("make the 1 MiB listing, return it (stored)", ONE_MIB),
         ("read one page of the stored listing", &page),
     ];
@@ -329,7 +331,12 @@ fn stored_results(report: &mut Report) {
             let started = Instant::now();
             let envelope = execute(code);
             times.push(started.elapsed());
-            assert_eq!(envelope.status, Status::Completed, "{label}: {:?}", envelope.error);
+            assert_eq!(
+                envelope.status,
+                Status::Completed,
+                "{label}: {:?}",
+                envelope.error
+            );
         }
         times.sort();
         report.stored.push(TimedRuns {

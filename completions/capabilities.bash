@@ -578,12 +578,16 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__dashboard)
-            opts="-h -V --bell --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --bell --profile --config --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -604,13 +608,17 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__describe)
-            opts="-h -V --budget --refresh --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --budget --refresh --profile --config --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --budget)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -660,7 +668,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__exec)
-            opts="-h -V --resume --json --output-budget --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --resume --json --output-budget --profile --config --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -671,6 +679,10 @@ _capabilities() {
                     return 0
                     ;;
                 --output-budget)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1514,13 +1526,17 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__policy__subcmd__explain)
-            opts="-h -V --connection --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --connection --profile --config --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --connection)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1614,13 +1630,17 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__policy__subcmd__set)
-            opts="-h -V --connection --config --log-format --otel-endpoint --help --version allow ask deny"
+            opts="-h -V --connection --profile --config --log-format --otel-endpoint --help --version allow ask deny"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --connection)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1644,12 +1664,16 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__policy__subcmd__show)
-            opts="-h -V --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --profile --config --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1670,7 +1694,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__search)
-            opts="-n -l -h -V --namespace --limit --refresh --config --log-format --otel-endpoint --help --version"
+            opts="-n -l -h -V --namespace --limit --refresh --profile --config --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1689,6 +1713,10 @@ _capabilities() {
                     return 0
                     ;;
                 -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1904,12 +1932,16 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__source__subcmd__list)
-            opts="-h -V --json --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --json --profile --config --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -70,6 +70,8 @@ struct Inner {
     tool_result_bytes: u64,
     /// The stored result read last, parsed: a script paging through one reads it again and again.
     last_read: Mutex<Option<(String, Arc<Value>)>>,
+    /// The line `hub.search` starts with under a profile, naming it and its sources.
+    search_header: Option<String>,
 }
 
 impl RunBridge {
@@ -101,6 +103,7 @@ impl RunBridge {
                 dispatches: Dispatches::default(),
                 tool_result_bytes: Limits::default().tool_result_bytes,
                 last_read: Mutex::new(None),
+                search_header: None,
             }),
         }
     }
@@ -109,6 +112,15 @@ impl RunBridge {
     pub fn with_tool_result_cap(mut self, bytes: u64) -> RunBridge {
         if let Some(inner) = Arc::get_mut(&mut self.inner) {
             inner.tool_result_bytes = bytes;
+        }
+        self
+    }
+
+    /// Starts `hub.search` answers with `header` (the profile's, e.g. `profile: work (sources:
+    /// github)`), as the hub's own search does.
+    pub fn with_search_header(mut self, header: Option<String>) -> RunBridge {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.search_header = header;
         }
         self
     }
@@ -448,6 +460,10 @@ impl Bridge for RunBridge {
             render_search(catalog, index, &inner.policy.current(), &request)
                 .unwrap_or_else(|e| e.to_string())
         });
+        let text = match &inner.search_header {
+            Some(header) => format!("{header}\n\n{text}"),
+            None => text,
+        };
         // Listings are blanked when they arrive; a cache written before that may not be.
         futures::future::ready(inner.redaction.clean(&text)).boxed()
     }

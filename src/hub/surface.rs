@@ -132,6 +132,8 @@ fn envelope_schema() -> Value {
                 },
             },
             "nextRequest": { "type": "object", "properties": { "code": { "type": "string" } } },
+            // A string; typed as anything to keep the surface within its 1,000 tokens.
+            "profile": {},
         },
         "required": ["runId", "status", "calls"],
     })
@@ -191,6 +193,7 @@ mod tests {
         );
         envelope.logs.push("log".into());
         envelope.truncated.result = true;
+        envelope.profile = Some("work".into());
         let value = serde_json::to_value(&envelope).unwrap();
         assert!(validator.is_valid(&value), "{value}");
         for recovery in [
