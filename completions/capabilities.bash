@@ -596,12 +596,16 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__dashboard)
-            opts="-h -V --bell --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --bell --profile --config --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -622,13 +626,17 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__describe)
-            opts="-h -V --budget --refresh --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --budget --refresh --profile --config --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --budget)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -678,7 +686,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__exec)
-            opts="-h -V --resume --json --output-budget --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --resume --json --output-budget --profile --config --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -689,6 +697,10 @@ _capabilities() {
                     return 0
                     ;;
                 --output-budget)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1560,13 +1572,17 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__policy__subcmd__explain)
-            opts="-h -V --connection --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --connection --profile --config --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --connection)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1660,13 +1676,17 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__policy__subcmd__set)
-            opts="-h -V --connection --config --log-format --otel-endpoint --help --version allow ask deny"
+            opts="-h -V --connection --profile --config --log-format --otel-endpoint --help --version allow ask deny"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --connection)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1690,12 +1710,16 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__policy__subcmd__show)
-            opts="-h -V --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --profile --config --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1716,7 +1740,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__search)
-            opts="-n -l -h -V --namespace --limit --refresh --config --log-format --otel-endpoint --help --version"
+            opts="-n -l -h -V --namespace --limit --refresh --profile --config --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1735,6 +1759,10 @@ _capabilities() {
                     return 0
                     ;;
                 -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1978,12 +2006,16 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__source__subcmd__list)
-            opts="-h -V --json --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --json --profile --config --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

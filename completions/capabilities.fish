@@ -78,6 +78,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from add" -l no-test -d 'Write the source without connecting to it first'
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from add" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from add" -s V -l version -d 'Print version'
+complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from list" -l profile -d 'List only this profile\'s sources' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from list" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from list" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
 json\t'One JSON object per line, every one with a request_id: timestamp, level, target, request_id, run_id, message, fields, spans'"
@@ -127,6 +128,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c capabilities -n "__fish_capabilities_using_subcommand search" -s n -l namespace -d 'Search (or list) only this source' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand search" -s l -l limit -d 'Show at most this many tools' -r
+complete -c capabilities -n "__fish_capabilities_using_subcommand search" -l profile -d 'Search only this profile\'s sources, under its policy' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand search" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
 complete -c capabilities -n "__fish_capabilities_using_subcommand search" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
 json\t'One JSON object per line, every one with a request_id: timestamp, level, target, request_id, run_id, message, fields, spans'"
@@ -135,6 +137,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand search" -l ref
 complete -c capabilities -n "__fish_capabilities_using_subcommand search" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capabilities -n "__fish_capabilities_using_subcommand search" -s V -l version -d 'Print version'
 complete -c capabilities -n "__fish_capabilities_using_subcommand describe" -l budget -d 'Token budget of the output (o200k_base tokens)' -r
+complete -c capabilities -n "__fish_capabilities_using_subcommand describe" -l profile -d 'Describe only this profile\'s tools, under its policy' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand describe" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
 complete -c capabilities -n "__fish_capabilities_using_subcommand describe" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
 json\t'One JSON object per line, every one with a request_id: timestamp, level, target, request_id, run_id, message, fields, spans'"
@@ -144,6 +147,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand describe" -s h
 complete -c capabilities -n "__fish_capabilities_using_subcommand describe" -s V -l version -d 'Print version'
 complete -c capabilities -n "__fish_capabilities_using_subcommand exec" -l resume -d 'Continue a run that waited for approval (after `capabilities hub approve RUN_ID`)' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand exec" -l output-budget -d 'Largest result to return, in bytes of JSON (1,024 to 65,536)' -r
+complete -c capabilities -n "__fish_capabilities_using_subcommand exec" -l profile -d 'Run with only this profile\'s sources, under its policy; a run resumes only under the profile it started with' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand exec" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
 complete -c capabilities -n "__fish_capabilities_using_subcommand exec" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
 json\t'One JSON object per line, every one with a request_id: timestamp, level, target, request_id, run_id, message, fields, spans'"
@@ -215,7 +219,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fis
 complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from help" -f -a "deny" -d 'Deny the pending calls of a paused run'
 complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from help" -f -a "runs" -d 'List recent runs, or only those waiting for a decision'
 complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c capabilities -n "__fish_capabilities_using_subcommand install" -l profile -d 'Start the hub with this profile' -r
+complete -c capabilities -n "__fish_capabilities_using_subcommand install" -l profile -d 'Start the hub with this profile (`hub serve --profile NAME`); it must be in the config' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand install" -l name -d 'The server\'s name in the client\'s config' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand install" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
 complete -c capabilities -n "__fish_capabilities_using_subcommand install" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -283,6 +287,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and no
 complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and not __fish_seen_subcommand_from show set explain help" -f -a "set" -d 'Add a rule (or change the action of the rule with the same pattern)'
 complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and not __fish_seen_subcommand_from show set explain help" -f -a "explain" -d 'Say which rule decides a tool, and why'
 complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and not __fish_seen_subcommand_from show set explain help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from show" -l profile -d 'Show this profile\'s policy: the defaults with its own rules' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from show" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
 complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from show" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
 json\t'One JSON object per line, every one with a request_id: timestamp, level, target, request_id, run_id, message, fields, spans'"
@@ -290,6 +295,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __
 complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
 complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from set" -l connection -d 'Apply only to calls through this connection' -r
+complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from set" -l profile -d 'Add the rule to this profile\'s rules instead of the config\'s' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from set" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
 complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from set" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
 json\t'One JSON object per line, every one with a request_id: timestamp, level, target, request_id, run_id, message, fields, spans'"
@@ -297,6 +303,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __
 complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from set" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from set" -s V -l version -d 'Print version'
 complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from explain" -l connection -d 'The connection the call would use (default: the source\'s default)' -r
+complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from explain" -l profile -d 'Decide as this profile\'s policy would (the tool must be one of its sources\')' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from explain" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
 complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from explain" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
 json\t'One JSON object per line, every one with a request_id: timestamp, level, target, request_id, run_id, message, fields, spans'"
@@ -307,6 +314,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __
 complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from help" -f -a "set" -d 'Add a rule (or change the action of the rule with the same pattern)'
 complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from help" -f -a "explain" -d 'Say which rule decides a tool, and why'
 complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c capabilities -n "__fish_capabilities_using_subcommand dashboard" -l profile -d 'Show only this profile\'s runs, waiting calls and sources' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand dashboard" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
 complete -c capabilities -n "__fish_capabilities_using_subcommand dashboard" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
 json\t'One JSON object per line, every one with a request_id: timestamp, level, target, request_id, run_id, message, fields, spans'"

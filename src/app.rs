@@ -5,8 +5,6 @@
 
 use std::sync::{Arc, OnceLock};
 
-use anyhow::bail;
-
 use crate::catalog::cache::ListingCache;
 use crate::catalog::live::LiveCatalog;
 use crate::config::{LivePolicy, Paths, Settings};
@@ -55,6 +53,12 @@ impl App {
         Ok(crate::config::load(&self.paths.config_file)?)
     }
 
+    /// The config as a verb's `--profile` sees it: only the profile's sources, under its
+    /// policy; the whole config without one. An unknown profile is an error naming the known.
+    pub fn settings_for(&self, profile: Option<&str>) -> anyhow::Result<Settings> {
+        Ok(self.settings()?.for_profile(profile)?)
+    }
+
     /// The state store, its key kept in the user's credential store where one works.
     pub async fn store(&self) -> anyhow::Result<Store> {
         Ok(Store::open(&self.paths.state_database(), Some(self.credentials())).await?)
@@ -69,19 +73,13 @@ impl App {
         Ok(Some(self.store().await?))
     }
 
-    /// Starts what runs scripts: the store, `settings`' sources (connecting in the background,
-    /// only `profile`'s with one), the live catalogue that follows them, and the policy — the
-    /// profile's — kept in step with the config file.
-    pub async fn engine(
-        &self,
-        settings: Settings,
-        profile: Option<&str>,
-    ) -> anyhow::Result<Engine> {
-        let settings = match profile {
-            Some(profile) => for_profile(settings, profile)?,
-            None => settings,
-        };
+    /// Starts what runs scripts on `settings` (narrowed to a profile by
+    /// [`settings_for`](Self::settings_for), or whole): the store, their sources (connecting in
+    /// the background), the live catalogue that follows them, and their policy, kept in step
+    /// with the config file.
+    pub async fn engine(&self, settings: Settings) -> anyhow::Result<Engine> {
         let settings = Arc::new(settings);
+        let profile = settings.profile.clone();
         let store = self.store().await?;
         let sources = Sources::start(settings.sources.clone(), self.secrets());
         let catalog = LiveCatalog::start(
@@ -94,7 +92,7 @@ impl App {
         // by hand) apply to its next call.
         let policy = Arc::new(LivePolicy::watching(
             self.paths.config_file.clone(),
-            profile.map(str::to_string),
+            profile.clone(),
             settings.policy.clone(),
         ));
         Ok(Engine {
@@ -103,7 +101,7 @@ impl App {
             sources,
             catalog,
             policy,
-            profile: profile.map(str::to_string),
+            profile,
         })
     }
 }
@@ -129,51 +127,5 @@ impl Engine {
         )
         .with_policy(self.policy.clone())
         .with_profile(self.profile.clone())
-    }
-}
-
-/// The settings with only the profile's sources, and the profile's policy.
-fn for_profile(mut settings: Settings, name: &str) -> anyhow::Result<Settings> {
-    let Some(profile) = settings.profiles.get(name).cloned() else {
-        let known: Vec<&str> = settings.profiles.keys().map(String::as_str).collect();
-        if known.is_empty() {
-            bail!(
-                "there is no profile `{name}`: the config defines none; add one, e.g. [profiles.{name}] sources = [\"…\"]"
-            );
-        }
-        bail!(
-            "there is no profile `{name}`; profiles in the config: {}",
-            known.join(", ")
-        );
-    };
-    settings
-        .sources
-        .retain(|s| profile.sources.contains(&s.name));
-    settings.policy = profile.policy;
-    Ok(settings)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_profile_keeps_only_its_sources_and_unknown_ones_are_named() {
-        let path = std::path::Path::new("config.toml");
-        let text = "[sources.a]\ncommand = \"x\"\n[sources.b]\ncommand = \"y\"\n[profiles.work]\nsources = [\"b\"]\n";
-        let settings = crate::config::load::parse(path, text).unwrap();
-        let work = for_profile(settings.clone(), "work").unwrap();
-        assert_eq!(
-            work.sources
-                .iter()
-                .map(|s| s.name.as_str())
-                .collect::<Vec<_>>(),
-            ["b"]
-        );
-        let err = for_profile(settings, "home").unwrap_err().to_string();
-        assert_eq!(
-            err,
-            "there is no profile `home`; profiles in the config: work"
-        );
     }
 }

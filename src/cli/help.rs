@@ -15,21 +15,25 @@ pub const INIT: &str = r#"Examples:
 pub const SEARCH: &str = r#"Examples:
   capabilities search "echo a message"
   capabilities search "create issue" --namespace github --limit 5
-  capabilities search "" --namespace everything   # list one source"#;
+  capabilities search "" --namespace everything   # list one source
+  capabilities search "create issue" --profile work   # only the profile's sources, under its policy"#;
 
 pub const DESCRIBE: &str = r#"Examples:
   capabilities describe everything.echo
   capabilities describe everything --budget 4000
-  capabilities describe github.createIssue github.Issue"#;
+  capabilities describe github.createIssue github.Issue
+  capabilities describe github --profile work"#;
 
 pub const EXEC: &str = r#"Examples:
   capabilities exec script.js
   echo 'return await everything.echo({ message: "hi" })' | capabilities exec -
   capabilities exec --json config-examples/multi-source.js | jq .calls
   capabilities exec --resume run_4f2k…   # after `capabilities hub approve run_4f2k…`
+  capabilities exec --profile work script.js   # only the profile's sources, under its policy
 
 The script is the body of an async function: each source is a global object of async functions, and what it returns is the result.
 On a terminal, calls that need approval are asked about inline.
+A run resumes only under the profile it started with: `exec --resume RUN_ID --profile NAME` for a run started under NAME.
 Exit status: 0 completed, 1 failed, 3 waiting for an approval or a connection, 4 cancelled, 5 being run by another process (resume again shortly)."#;
 
 pub const COMPLETIONS: &str = r#"Examples:
@@ -53,6 +57,7 @@ Exit status: 0 when everything the config needs works, 1 otherwise."#;
 pub const DASHBOARD: &str = r#"Examples:
   capabilities dashboard
   capabilities tui --bell   # ring the terminal bell when a call starts waiting
+  capabilities dashboard --profile work   # only that profile's runs, waiting calls and sources
 
 Keys: a allow once, r allow for this run, A always allow (asks first), d deny, enter details, / filter, ? help, q quit.
 It reads the state store that every hub and `exec` share, so it works whether or not a hub is running."#;
@@ -66,7 +71,8 @@ Values of --env and --header may hold ${secret:NAME} or ${env:VAR} references; t
 
 pub const SOURCE_LIST: &str = r#"Examples:
   capabilities source list
-  capabilities source list --json | jq '.[] | select(.status != "ready")'"#;
+  capabilities source list --json | jq '.[] | select(.status != "ready")'
+  capabilities source list --profile work"#;
 
 pub const SOURCE_REMOVE: &str = r#"Example:
   capabilities source remove everything"#;
@@ -153,14 +159,19 @@ pub const CREDENTIAL_REMOVE: &str = r#"Example:
 pub const CREDENTIAL_TEST: &str = r#"Example:
   capabilities credential test github-personal"#;
 
-pub const POLICY_SHOW: &str = r#"Example:
-  capabilities policy show"#;
+pub const POLICY_SHOW: &str = r#"Examples:
+  capabilities policy show
+  capabilities policy show --profile work   # the defaults with the profile's own rules"#;
 
 pub const POLICY_SET: &str = r#"Examples:
   capabilities policy set 'github.search*' allow
   capabilities policy set '*.delete*' deny
-  capabilities policy set 'github.*' ask --connection work"#;
+  capabilities policy set 'github.*' ask --connection work
+  capabilities policy set 'github.*' allow --profile work   # a rule of that profile only
+
+A profile's rules replace the config's [[policy.rules]] for runs under it; the defaults are shared."#;
 
 pub const POLICY_EXPLAIN: &str = r#"Examples:
   capabilities policy explain everything.echo
-  capabilities policy explain github.createIssue --connection work"#;
+  capabilities policy explain github.createIssue --connection work
+  capabilities policy explain github.createIssue --profile work"#;

@@ -216,6 +216,9 @@ pub struct SourceListArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// List only this profile's sources.
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -237,6 +240,9 @@ pub struct SearchArgs {
     /// Re-list every source instead of using cached listings.
     #[arg(long)]
     pub refresh: bool,
+    /// Search only this profile's sources, under its policy.
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -250,6 +256,9 @@ pub struct DescribeArgs {
     /// Re-list every source instead of using cached listings.
     #[arg(long)]
     pub refresh: bool,
+    /// Describe only this profile's tools, under its policy.
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -266,6 +275,10 @@ pub struct ExecArgs {
     /// Largest result to return, in bytes of JSON (1,024 to 65,536).
     #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1024..=65536))]
     pub output_budget: Option<u64>,
+    /// Run with only this profile's sources, under its policy; a run resumes only under the
+    /// profile it started with.
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -447,7 +460,7 @@ pub struct InstallArgs {
     /// Change the client's config file (after backing it up) instead of only showing the change.
     #[arg(long)]
     pub write: bool,
-    /// Start the hub with this profile.
+    /// Start the hub with this profile (`hub serve --profile NAME`); it must be in the config.
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,
     /// The server's name in the client's config.
@@ -523,7 +536,7 @@ pub enum CredentialStore {
 pub enum PolicyCommand {
     /// Print the defaults and rules, and warn about rules that match no tool.
     #[command(after_help = help::POLICY_SHOW)]
-    Show,
+    Show(PolicyShowArgs),
     /// Add a rule (or change the action of the rule with the same pattern).
     #[command(
         after_help = help::POLICY_SET
@@ -537,6 +550,13 @@ pub enum PolicyCommand {
 }
 
 #[derive(Debug, Args)]
+pub struct PolicyShowArgs {
+    /// Show this profile's policy: the defaults with its own rules.
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
+}
+
+#[derive(Debug, Args)]
 pub struct PolicySetArgs {
     /// An address pattern: `namespace.tool` with `*` as a wildcard.
     pub pattern: String,
@@ -545,6 +565,9 @@ pub struct PolicySetArgs {
     /// Apply only to calls through this connection.
     #[arg(long, value_name = "NAME")]
     pub connection: Option<String>,
+    /// Add the rule to this profile's rules instead of the config's.
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -561,6 +584,9 @@ pub struct PolicyExplainArgs {
     /// The connection the call would use (default: the source's default).
     #[arg(long, value_name = "NAME")]
     pub connection: Option<String>,
+    /// Decide as this profile's policy would (the tool must be one of its sources').
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -568,4 +594,7 @@ pub struct DashboardArgs {
     /// Ring the terminal bell when a new call waits for a decision.
     #[arg(long)]
     pub bell: bool,
+    /// Show only this profile's runs, waiting calls and sources.
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
 }

@@ -1,5 +1,6 @@
 //! `capabilities dashboard` (alias `tui`): hands the terminal to the dashboard until the person
-//! quits. Colour follows `NO_COLOR`.
+//! quits; `--profile` shows only that profile's runs, waiting calls and sources. Colour follows
+//! `NO_COLOR`.
 
 use std::process::ExitCode;
 
@@ -10,11 +11,17 @@ use crate::tui::{self, Options};
 
 pub async fn run(app: &App, args: &DashboardArgs) -> anyhow::Result<ExitCode> {
     let color = std::env::var_os(env_vars::NO_COLOR).is_none();
+    // An unknown profile is refused before the screen is taken; once running, a profile that
+    // disappears from the config is a problem line.
+    if args.profile.is_some() {
+        app.settings_for(args.profile.as_deref())?;
+    }
     tui::run(
         &app.paths,
         Options {
             bell: args.bell,
             color,
+            profile: args.profile.clone(),
         },
         app.credentials(),
     )

@@ -1,19 +1,20 @@
 //! `capabilities describe`: exact TypeScript declarations of the tools, namespaces or named
-//! types asked for, within a token budget. Tools a deny policy hides cannot be described.
+//! types asked for, within a token budget. Tools a deny policy hides cannot be described; under
+//! `--profile`, only the profile's tools, by its policy.
 
 use std::process::ExitCode;
 
 use anyhow::bail;
 
-use super::load_catalog;
 use super::output::print;
+use super::{load_catalog, profile_note};
 use crate::app::App;
 use crate::catalog::describe::describe;
 use crate::cli::DescribeArgs;
 use crate::policy::Action;
 
 pub async fn run(app: &App, args: &DescribeArgs) -> anyhow::Result<ExitCode> {
-    let settings = app.settings()?;
+    let settings = app.settings_for(args.profile.as_deref())?;
     let catalog = load_catalog(app, &settings, args.refresh).await?;
     let policy = &settings.policy;
     let visible: Vec<_> = catalog
@@ -38,6 +39,6 @@ pub async fn run(app: &App, args: &DescribeArgs) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Err(e) => bail!("{e}"),
+        Err(e) => bail!("{e}{}", profile_note(&settings)),
     }
 }

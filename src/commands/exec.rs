@@ -1,5 +1,6 @@
-//! `capabilities exec SCRIPT|-`: run one script against the configured sources and print its
-//! result (or the whole envelope with `--json`); the exit status says how the run ended.
+//! `capabilities exec SCRIPT|-`: run one script against the configured sources (a profile's,
+//! with `--profile`) and print its result (or the whole envelope with `--json`); the exit status
+//! says how the run ended.
 
 use std::io::{BufRead, IsTerminal, Read, Write};
 use std::process::ExitCode;
@@ -19,17 +20,23 @@ pub async fn run(app: &App, args: &ExecArgs) -> anyhow::Result<ExitCode> {
         Some(script) => Some(read_script(script)?),
         None => None,
     };
-    let settings = app.settings()?;
+    let settings = app.settings_for(args.profile.as_deref())?;
     if settings.sources.is_empty() {
-        tracing::warn!(
-            "no sources are configured in {}; the script can only use built-ins",
-            app.paths.config_file.display()
-        );
+        match &settings.profile {
+            Some(profile) => tracing::warn!(
+                "profile `{profile}` has no sources in {}; the script can only use built-ins",
+                app.paths.config_file.display()
+            ),
+            None => tracing::warn!(
+                "no sources are configured in {}; the script can only use built-ins",
+                app.paths.config_file.display()
+            ),
+        }
     }
     // The policy follows the config: a rule written while the script waits on a person
     // (another terminal's `policy set`, or "always" at this very prompt) applies to its next
     // call.
-    let engine: Engine = app.engine(settings, None).await?;
+    let engine: Engine = app.engine(settings).await?;
     engine
         .catalog
         .settle(settle_time(&engine.settings.sources))
@@ -47,7 +54,15 @@ pub async fn run(app: &App, args: &ExecArgs) -> anyhow::Result<ExitCode> {
                 )
                 .await
         }
-        (None, Some(run_id)) => executor.resume(run_id, CancelToken::new(), None).await?,
+        (None, Some(run_id)) => match executor.resume(run_id, CancelToken::new(), None).await {
+            Ok(envelope) => envelope,
+            // Refused before anything ran (another profile's run, an unknown id): the sources
+            // that started connecting go down with the answer.
+            Err(e) => {
+                engine.sources.shutdown().await;
+                return Err(e.into());
+            }
+        },
         (None, None) => bail!("give a script file, `-` for standard input, or --resume RUN_ID"),
     };
     // On a terminal, ask about each pending call right here and carry on.
@@ -182,8 +197,13 @@ fn report(
             for pending in &envelope.pending {
                 eprintln!("  - {}", pending.summary);
             }
+            let profile = envelope
+                .profile
+                .as_deref()
+                .map(|p| format!(" --profile {p}"))
+                .unwrap_or_default();
             eprintln!(
-                "Decide with `capabilities hub approve {id}` (or `hub deny {id}`), then continue with `capabilities exec --resume {id}`.",
+                "Decide with `capabilities hub approve {id}` (or `hub deny {id}`), then continue with `capabilities exec --resume {id}{profile}`.",
                 id = envelope.run_id
             );
         }

@@ -34,12 +34,20 @@ pub async fn serve(app: &App, args: &HubServeArgs) -> anyhow::Result<ExitCode> {
         }
         None => None,
     };
-    let engine = app.engine(app.settings()?, args.profile.as_deref()).await?;
+    let engine = app
+        .engine(app.settings_for(args.profile.as_deref())?)
+        .await?;
     if engine.settings.sources.is_empty() {
-        tracing::warn!(
-            "no sources are configured in {}; the hub serves its tools but has nothing to search",
-            app.paths.config_file.display()
-        );
+        match &engine.profile {
+            Some(profile) => tracing::warn!(
+                "profile `{profile}` has no sources in {}; the hub serves its tools but has nothing to search",
+                app.paths.config_file.display()
+            ),
+            None => tracing::warn!(
+                "no sources are configured in {}; the hub serves its tools but has nothing to search",
+                app.paths.config_file.display()
+            ),
+        }
     }
     record_source_statuses(&engine.sources, engine.store.clone());
     let executor = Arc::new(engine.executor());

@@ -23,6 +23,11 @@ struct Launch {
 }
 
 pub fn run(app: &App, args: &InstallArgs) -> anyhow::Result<ExitCode> {
+    // A hub started with a profile the config lacks would fail in the client, where nobody
+    // reads its stderr: refuse it here, naming the profiles there are.
+    if args.profile.is_some() {
+        app.settings_for(args.profile.as_deref())?;
+    }
     let launch = launch(app, args.profile.as_deref())?;
     if args.client == InstallClient::Print {
         let snippet = json!({ "mcpServers": { &args.name: json_entry(&launch, false) } });

@@ -131,13 +131,20 @@ fn run_async(
     outcome
 }
 
-/// The catalogue of every configured source; fails with the next step when there are none.
+/// The catalogue of every source of `settings` (a profile's, under `--profile`); fails with the
+/// next step when there are none.
 async fn load_catalog(
     app: &App,
     settings: &Settings,
     refresh: bool,
 ) -> anyhow::Result<crate::catalog::Catalog> {
     if settings.sources.is_empty() {
+        if let Some(profile) = &settings.profile {
+            anyhow::bail!(
+                "profile `{profile}` has no sources; name some in [profiles.{profile}] sources = [\"…\"] in {}",
+                app.paths.config_file.display()
+            );
+        }
         anyhow::bail!(
             "no sources are configured in {}; add one, e.g. `capabilities source add everything -- npx -y @modelcontextprotocol/server-everything`",
             app.paths.config_file.display()
@@ -158,4 +165,17 @@ async fn load_catalog(
         }
     }
     Ok(catalog)
+}
+
+/// What a "not found" under `--profile` adds: that only the profile's sources were looked in,
+/// so a tool of another source is not missing from the config, only from the profile.
+fn profile_note(settings: &Settings) -> String {
+    let Some(profile) = &settings.profile else {
+        return String::new();
+    };
+    let sources: Vec<&str> = settings.sources.iter().map(|s| s.name.as_str()).collect();
+    format!(
+        "\n  note: only the sources of profile `{profile}` were looked in ({}); without --profile, every source is",
+        sources.join(", ")
+    )
 }

@@ -1,14 +1,17 @@
-//! `capabilities policy show|set|explain`: the allow / ask / deny policy from the terminal.
-//! These read tool listings from the cache only, so they never start a server.
+//! `capabilities policy show|set|explain`: the allow / ask / deny policy from the terminal, the
+//! config's or, with `--profile`, a profile's (the config's defaults with the profile's own
+//! rules, over its sources only). These read tool listings from the cache only, so they never
+//! start a server.
 
 use std::process::ExitCode;
 
 use anyhow::bail;
 
 use super::output::print;
+use super::profile_note;
 use crate::app::App;
 use crate::catalog::cache::ListingCache;
-use crate::cli::{PolicyAction, PolicyCommand, PolicyExplainArgs, PolicySetArgs};
+use crate::cli::{PolicyAction, PolicyCommand, PolicyExplainArgs, PolicySetArgs, PolicyShowArgs};
 use crate::config::Settings;
 use crate::config::edit::add_rule;
 use crate::model::ToolDefinition;
@@ -16,13 +19,13 @@ use crate::policy::{Action, unmatched_rules};
 
 pub fn run(app: &App, command: &PolicyCommand) -> anyhow::Result<ExitCode> {
     match command {
-        PolicyCommand::Show => show(app),
+        PolicyCommand::Show(args) => show(app, args),
         PolicyCommand::Set(args) => set(app, args),
         PolicyCommand::Explain(args) => explain(app, args),
     }
 }
 
-/// Every tool of every enabled source, as last listed.
+/// Every tool of every enabled source of `settings` (a profile's, when narrowed), as last listed.
 fn cached_tools(app: &App, settings: &Settings) -> Vec<ToolDefinition> {
     let cache = ListingCache::new(app.paths.catalog_cache_dir());
     settings
@@ -34,15 +37,27 @@ fn cached_tools(app: &App, settings: &Settings) -> Vec<ToolDefinition> {
         .collect()
 }
 
-fn show(app: &App) -> anyhow::Result<ExitCode> {
-    let settings = app.settings()?;
+fn show(app: &App, args: &PolicyShowArgs) -> anyhow::Result<ExitCode> {
+    let settings = app.settings_for(args.profile.as_deref())?;
     let policy = &settings.policy;
-    let mut text = format!(
+    let mut text = String::new();
+    if let Some(header) = settings.profile_header() {
+        text.push_str(&format!(
+            "{header}\nThe profile's own rules replace the config's [[policy.rules]]; the defaults are the config's.\n"
+        ));
+    }
+    text.push_str(&format!(
         "Defaults: read-only tools {}, destructive tools {}, every other tool {}.\n",
         policy.read_only, policy.destructive, policy.default
-    );
+    ));
+    let set = match &settings.profile {
+        Some(profile) => {
+            format!("capabilities policy set PATTERN allow|ask|deny --profile {profile}")
+        }
+        None => "capabilities policy set PATTERN allow|ask|deny".to_string(),
+    };
     if policy.rules.is_empty() {
-        text.push_str("No rules. Add one with `capabilities policy set PATTERN allow|ask|deny`.\n");
+        text.push_str(&format!("No rules. Add one with `{set}`.\n"));
     } else {
         text.push_str("Rules (the most specific wins; among equals, the most restrictive):\n");
         for rule in &policy.rules {
@@ -54,12 +69,15 @@ fn show(app: &App) -> anyhow::Result<ExitCode> {
             text.push_str(&format!("  {:5}  {}{on}\n", rule.action, rule.pattern));
         }
     }
-    for (name, profile) in &settings.profiles {
-        text.push_str(&format!(
-            "Profile `{name}`: sources {}; {} rule(s) of its own.\n",
-            profile.sources.join(", "),
-            profile.policy.rules.len()
-        ));
+    // The whole config's view lists its profiles; a profile's view is that profile alone.
+    if settings.profile.is_none() {
+        for (name, profile) in &settings.profiles {
+            text.push_str(&format!(
+                "Profile `{name}`: sources {}; {} rule(s) of its own (`policy show --profile {name}`).\n",
+                profile.sources.join(", "),
+                profile.policy.rules.len()
+            ));
+        }
     }
     let addresses: Vec<String> = cached_tools(app, &settings)
         .iter()
@@ -84,21 +102,27 @@ fn set(app: &App, args: &PolicySetArgs) -> anyhow::Result<ExitCode> {
         PolicyAction::Ask => Action::Ask,
         PolicyAction::Deny => Action::Deny,
     };
+    // An unknown profile is refused here, with the profiles there are, before the file changes.
+    app.settings_for(args.profile.as_deref())?;
     add_rule(
         &app.paths.config_file,
-        None,
+        args.profile.as_deref(),
         &args.pattern,
         action,
         args.connection.as_deref(),
         None,
     )?;
-    let settings = app.settings()?;
+    let settings = app.settings_for(args.profile.as_deref())?;
     let addresses: Vec<String> = cached_tools(app, &settings)
         .iter()
         .map(ToolDefinition::address)
         .collect();
+    let place = match &settings.profile {
+        Some(profile) => format!(" (profile `{profile}`)"),
+        None => String::new(),
+    };
     let mut text = format!(
-        "{} {} in {}\n",
+        "{} {} in {}{place}\n",
         action,
         args.pattern,
         app.paths.config_file.display()
@@ -118,22 +142,35 @@ fn set(app: &App, args: &PolicySetArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn explain(app: &App, args: &PolicyExplainArgs) -> anyhow::Result<ExitCode> {
-    let settings = app.settings()?;
+    let settings = app.settings_for(args.profile.as_deref())?;
     let tools = cached_tools(app, &settings);
     let Some(tool) = tools.iter().find(|t| t.address() == args.address) else {
+        let namespace = args.address.split('.').next().unwrap_or_default();
+        if let Some(profile) = &settings.profile
+            && settings.left_out.iter().any(|s| s == namespace)
+        {
+            let sources: Vec<&str> = settings.sources.iter().map(|s| s.name.as_str()).collect();
+            bail!(
+                "`{}` is not in profile `{profile}`: its source `{namespace}` is not one of the profile's ({}), so no run under it can call the tool",
+                args.address,
+                sources.join(", ")
+            );
+        }
         let addresses: Vec<String> = tools.iter().map(ToolDefinition::address).collect();
         let near =
             crate::model::closest::closest(&args.address, addresses.iter().map(String::as_str), 3);
         if near.is_empty() {
             bail!(
-                "`{}` is not a catalogued tool; find addresses with `capabilities search`",
-                args.address
+                "`{}` is not a catalogued tool; find addresses with `capabilities search`{}",
+                args.address,
+                profile_note(&settings)
             );
         }
         bail!(
-            "`{}` is not a catalogued tool; closest: {}",
+            "`{}` is not a catalogued tool; closest: {}{}",
             args.address,
-            near.join(", ")
+            near.join(", "),
+            profile_note(&settings)
         );
     };
     let source = settings.source(&tool.namespace);
@@ -155,9 +192,12 @@ fn explain(app: &App, args: &PolicyExplainArgs) -> anyhow::Result<ExitCode> {
         settings
             .policy
             .evaluate(&tool.address(), connection.as_deref(), &tool.annotations);
-    let on = connection
+    let mut on = connection
         .map(|c| format!(" through connection `{c}`"))
         .unwrap_or_default();
+    if let Some(profile) = &settings.profile {
+        on.push_str(&format!(" under profile `{profile}`"));
+    }
     print(&format!(
         "{}{on}: {}\n  because {}\n",
         tool.address(),

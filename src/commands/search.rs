@@ -1,12 +1,13 @@
 //! `capabilities search`: load the catalogue (cached listings, live where needed) and print the
-//! spec's plain-text answer.
+//! spec's plain-text answer; under `--profile`, only the profile's tools, marked by its policy,
+//! after a line that names the profile.
 
 use std::process::ExitCode;
 
 use anyhow::bail;
 
-use super::load_catalog;
 use super::output::print;
+use super::{load_catalog, profile_note};
 use crate::app::App;
 use crate::catalog::changes::ChangedTools;
 use crate::catalog::results::{SearchRequest, render_search};
@@ -14,7 +15,7 @@ use crate::catalog::search::SearchIndex;
 use crate::cli::SearchArgs;
 
 pub async fn run(app: &App, args: &SearchArgs) -> anyhow::Result<ExitCode> {
-    let settings = app.settings()?;
+    let settings = app.settings_for(args.profile.as_deref())?;
     let catalog = load_catalog(app, &settings, args.refresh).await?;
     let mut index = SearchIndex::new();
     for namespace in &catalog.namespaces {
@@ -36,9 +37,12 @@ pub async fn run(app: &App, args: &SearchArgs) -> anyhow::Result<ExitCode> {
     };
     match render_search(&catalog, &index, &settings.policy, &request) {
         Ok(text) => {
+            if let Some(header) = settings.profile_header() {
+                print(&format!("{header}\n\n"))?;
+            }
             print(&text)?;
             Ok(ExitCode::SUCCESS)
         }
-        Err(e) => bail!("{e}"),
+        Err(e) => bail!("{e}{}", profile_note(&settings)),
     }
 }

@@ -1,5 +1,6 @@
 //! `capabilities source add|list|remove|test|import`: edit the sources in the config (one by
-//! one, or all of another MCP client's at once), and connect to them to show what each one is doing.
+//! one, or all of another MCP client's at once), and connect to them to show what each one is
+//! doing (`list --profile` only a profile's).
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -177,10 +178,15 @@ async fn test_one(app: &App, name: &str, just_added: bool) -> anyhow::Result<Exi
 }
 
 pub async fn list(app: &App, args: &SourceListArgs) -> anyhow::Result<ExitCode> {
-    let settings = app.settings()?;
+    let settings = app.settings_for(args.profile.as_deref())?;
     if settings.sources.is_empty() {
         if args.json {
             print("[]\n")?;
+        } else if let Some(profile) = &settings.profile {
+            print(&format!(
+                "Profile `{profile}` has no sources.\nName some in [profiles.{profile}] sources = [\"…\"] in {}\n",
+                app.paths.config_file.display()
+            ))?;
         } else {
             print(&format!(
                 "No sources in {}.\nAdd one, e.g.: capabilities source add everything -- npx -y @modelcontextprotocol/server-everything\n",
@@ -199,6 +205,9 @@ pub async fn list(app: &App, args: &SourceListArgs) -> anyhow::Result<ExitCode> 
             .collect();
         print(&format!("{}\n", serde_json::to_string_pretty(&rows)?))?;
     } else {
+        if let Some(header) = settings.profile_header() {
+            print(&format!("{header}\n\n"))?;
+        }
         print(&table(&settings.sources, &statuses))?;
     }
     Ok(ExitCode::SUCCESS)

@@ -215,6 +215,8 @@ impl Ctx<'_> {
             limits,
             retention,
             credential_store,
+            profile: None,
+            left_out: Vec::new(),
         })
     }
 

@@ -1,4 +1,5 @@
-//! The config after loading and validation (`*Settings`): what the rest of the program uses.
+//! The config after loading and validation (`*Settings`): what the rest of the program uses,
+//! whole or narrowed to one profile (`--profile NAME`).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -21,6 +22,12 @@ pub struct Settings {
     pub retention: Retention,
     /// The store new secrets go to (`[credentials] store`).
     pub credential_store: StoreKind,
+    /// The profile `sources` and `policy` were narrowed to ([`Settings::for_profile`]); `None`
+    /// for the whole config.
+    pub profile: Option<String>,
+    /// The config's sources the profile leaves out, so a script that names one can be told
+    /// why it is not there; empty for the whole config.
+    pub left_out: Vec<String>,
 }
 
 impl Settings {
@@ -37,7 +44,70 @@ impl Settings {
             limits: Limits::default(),
             retention: Retention::default(),
             credential_store: StoreKind::Keychain,
+            profile: None,
+            left_out: Vec::new(),
         }
+    }
+
+    /// These settings as `profile` sees them: only its sources, and its policy (the config's
+    /// defaults with the profile's own rules); the whole config for `None`. One execution uses
+    /// exactly one profile, so every verb that takes `--profile` narrows through here.
+    pub fn for_profile(mut self, profile: Option<&str>) -> Result<Settings, UnknownProfile> {
+        let Some(name) = profile else {
+            return Ok(self);
+        };
+        let Some(chosen) = self.profiles.get(name).cloned() else {
+            return Err(UnknownProfile {
+                name: name.to_string(),
+                known: self.profiles.keys().cloned().collect(),
+            });
+        };
+        let (kept, left_out) = std::mem::take(&mut self.sources)
+            .into_iter()
+            .partition(|s| chosen.sources.contains(&s.name));
+        self.sources = kept;
+        self.left_out = left_out
+            .into_iter()
+            .map(|s: SourceSettings| s.name)
+            .collect();
+        self.policy = chosen.policy;
+        self.profile = Some(name.to_string());
+        Ok(self)
+    }
+
+    /// The line that tells a reader of search results (a person or a model) which part of the
+    /// config they are looking at, e.g. `profile: work (sources: github, everything)`; `None`
+    /// for the whole config, where there is nothing to say.
+    pub fn profile_header(&self) -> Option<String> {
+        let name = self.profile.as_deref()?;
+        let sources: Vec<&str> = self.sources.iter().map(|s| s.name.as_str()).collect();
+        Some(if sources.is_empty() {
+            format!("profile: {name} (no sources)")
+        } else {
+            format!("profile: {name} (sources: {})", sources.join(", "))
+        })
+    }
+}
+
+/// A `--profile` the config does not define.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", unknown_profile(name, known))]
+pub struct UnknownProfile {
+    pub name: String,
+    /// The profiles the config defines, in name order.
+    pub known: Vec<String>,
+}
+
+fn unknown_profile(name: &str, known: &[String]) -> String {
+    if known.is_empty() {
+        format!(
+            "there is no profile `{name}`: the config defines none; add one, e.g. [profiles.{name}] sources = [\"…\"]"
+        )
+    } else {
+        format!(
+            "there is no profile `{name}`; profiles in the config: {}",
+            known.join(", ")
+        )
     }
 }
 
@@ -121,3 +191,47 @@ pub fn settle_time(sources: &[SourceSettings]) -> Duration {
 
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings() -> Settings {
+        let path = std::path::Path::new("config.toml");
+        let text = "[sources.a]\ncommand = \"x\"\n[sources.b]\ncommand = \"y\"\n[policy]\ndefault = \"deny\"\n[[policy.rules]]\nmatch = \"a.*\"\naction = \"allow\"\n[profiles.work]\nsources = [\"b\"]\n[[profiles.work.rules]]\nmatch = \"b.*\"\naction = \"ask\"\n";
+        crate::config::load::parse(path, text).unwrap()
+    }
+
+    #[test]
+    fn a_profile_keeps_only_its_sources_and_its_rules_over_the_defaults() {
+        let work = settings().for_profile(Some("work")).unwrap();
+        let names: Vec<&str> = work.sources.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["b"]);
+        assert_eq!(work.policy.rules.len(), 1);
+        assert_eq!(work.policy.rules[0].pattern, "b.*");
+        assert_eq!(work.policy.default, crate::policy::Action::Deny);
+        assert_eq!(work.profile.as_deref(), Some("work"));
+        assert_eq!(work.left_out, ["a"]);
+        assert_eq!(
+            work.profile_header().as_deref(),
+            Some("profile: work (sources: b)")
+        );
+        let whole = settings().for_profile(None).unwrap();
+        assert_eq!(whole.sources.len(), 2);
+        assert_eq!(whole.profile_header(), None);
+    }
+
+    #[test]
+    fn an_unknown_profile_names_the_known_ones() {
+        let err = settings().for_profile(Some("home")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "there is no profile `home`; profiles in the config: work"
+        );
+        let none = Settings::empty().for_profile(Some("home")).unwrap_err();
+        assert!(
+            none.to_string().contains("the config defines none"),
+            "{none}"
+        );
+    }
+}

@@ -90,6 +90,8 @@ struct Inner {
     /// The hints that gave a changed tool's new signature, so the run's error keeps them when
     /// its recovery advice replaces the hint.
     stale_hints: Mutex<Vec<String>>,
+    /// The line `hub.search` starts with under a profile, naming it and its sources.
+    search_header: Option<String>,
 }
 
 impl RunBridge {
@@ -124,6 +126,7 @@ impl RunBridge {
                 confirmed: Arc::default(),
                 relisted: Mutex::new(HashSet::new()),
                 stale_hints: Mutex::new(Vec::new()),
+                search_header: None,
             }),
         }
     }
@@ -154,6 +157,15 @@ impl RunBridge {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone()
+    }
+
+    /// Starts `hub.search` answers with `header` (the profile's, e.g. `profile: work (sources:
+    /// github)`), as the hub's own search does.
+    pub fn with_search_header(mut self, header: Option<String>) -> RunBridge {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.search_header = header;
+        }
+        self
     }
 
     /// What the run sent upstream, this attempt and earlier ones; read once the run is over.
@@ -560,6 +572,10 @@ impl Bridge for RunBridge {
                 render_search(catalog, index, &inner.policy.current(), &request)
                     .unwrap_or_else(|e| e.to_string())
             });
+            let text = match &inner.search_header {
+                Some(header) => format!("{header}\n\n{text}"),
+                None => text,
+            };
             // Listings are blanked when they arrive; a cache written before that may not be.
             inner.redaction.clean(&text)
         }

@@ -2,8 +2,10 @@
 //! still connecting, or is disabled) meets no global of that name and fails with a bare
 //! `ReferenceError: NAME is not defined`. This turns that into what happened: the source is not
 //! available, why, and what to do, as an `upstream_unavailable` error. A source that is up but
-//! lists no tools is the script's mistake instead (`runtime_error`): running it again cannot help.
+//! lists no tools is the script's mistake instead (`runtime_error`): running it again cannot help,
+//! and so is a source the run's profile leaves out.
 
+use crate::config::Settings;
 use crate::sandbox::{EnvelopeError, ErrorCode, ExecuteEnvelope, Status};
 use crate::sources::{SourceStatus, Sources};
 
@@ -53,6 +55,48 @@ pub fn explain(envelope: &mut ExecuteEnvelope, sources: &Sources) {
         "Nothing was called on `{name}`. Tell the user; `capabilities source test {name}` shows what is wrong. Run the script again once it is available."
     ));
     envelope.error = Some(explained);
+}
+
+/// Rewrites a failed run's `ReferenceError` for a source of the config that the run's profile
+/// (`settings`, narrowed) leaves out: the script cannot reach it from this run, whatever it does.
+pub fn outside_profile(envelope: &mut ExecuteEnvelope, settings: &Settings) {
+    let Some(profile) = settings.profile.as_deref() else {
+        return;
+    };
+    let Some(name) = undefined_source(envelope).map(str::to_string) else {
+        return;
+    };
+    if !settings.left_out.contains(&name) {
+        return;
+    }
+    let sources: Vec<&str> = settings.sources.iter().map(|s| s.name.as_str()).collect();
+    let mut error = EnvelopeError::new(
+        ErrorCode::RuntimeError,
+        format!(
+            "source `{name}` is not in profile `{profile}`, which this run uses (its sources: {}), so the script cannot use it",
+            if sources.is_empty() {
+                "none".to_string()
+            } else {
+                sources.join(", ")
+            }
+        ),
+    );
+    error.hint = Some(format!(
+        "Nothing was called on `{name}`. Do the task with this profile's sources (search shows their tools), or tell the user it needs `{name}`, which another profile or the whole config has."
+    ));
+    envelope.error = Some(error);
+}
+
+/// The name of an undefined global a failed run's `runtime_error` reports.
+fn undefined_source(envelope: &ExecuteEnvelope) -> Option<&str> {
+    if envelope.status != Status::Failed {
+        return None;
+    }
+    let error = envelope.error.as_ref()?;
+    if error.code != ErrorCode::RuntimeError {
+        return None;
+    }
+    undefined_name(&error.message)
 }
 
 fn lists_no_tools(name: &str) -> EnvelopeError {

@@ -183,7 +183,9 @@ impl Executor {
                         "Nothing ran. Tell the user the state store needs attention (the message says what to do); retrying will not help until then."
                             .into(),
                     );
-                return ExecuteEnvelope::rejected(&run_id, error, Vec::new());
+                let mut envelope = ExecuteEnvelope::rejected(&run_id, error, Vec::new());
+                envelope.profile = self.profile.clone();
+                return envelope;
             }
         };
         let run = Run {
@@ -196,6 +198,25 @@ impl Executor {
         };
         self.run(run, Arc::new(Replay::default()), cancel, token)
             .await
+    }
+
+    /// Refuses, with nothing decided or run, a run this executor may not resume: one started
+    /// under another profile ([`ResumeError::OtherProfile`]) or none at all.
+    pub async fn check_profile(&self, run_id: &str) -> Result<(), ResumeError> {
+        let record = self
+            .store
+            .runs()
+            .get(run_id)
+            .await?
+            .ok_or_else(|| ResumeError::UnknownRun(run_id.to_string()))?;
+        if record.profile != self.profile {
+            return Err(ResumeError::OtherProfile {
+                run_id: run_id.to_string(),
+                run: record.profile,
+                here: self.profile.clone(),
+            });
+        }
+        Ok(())
     }
 
     /// Continues a run. A run that paused for approval re-runs once every pending call has a
@@ -385,7 +406,8 @@ impl Executor {
                 token.cloned(),
             )
             .with_tool_result_cap(self.settings.limits.tool_result_bytes)
-            .with_confirmed_versions(self.confirmed.clone()),
+            .with_confirmed_versions(self.confirmed.clone())
+            .with_search_header(self.settings.profile_header()),
         );
         let lease = Lease::keep(
             self.store.clone(),
@@ -396,7 +418,10 @@ impl Executor {
         let budget = request.result_budget();
         let mut envelope = sandbox::run_with_cancel(request, bridge.clone(), cancel).await;
         drop(lease);
+        // Named before bounding, so the envelope stays within its budget with the name in it.
+        envelope.profile = self.profile.clone();
         missing_source::explain(&mut envelope, self.catalog.sources());
+        missing_source::outside_profile(&mut envelope, &self.settings);
         if let Some(stop) = replay.stopped() {
             // Whatever the script made of the refused call, the run must not look successful.
             envelope.status = Status::Failed;
@@ -443,8 +468,9 @@ impl Executor {
         &self,
         run_id: &str,
         owner: &str,
-        envelope: ExecuteEnvelope,
+        mut envelope: ExecuteEnvelope,
     ) -> ExecuteEnvelope {
+        envelope.profile = self.profile.clone();
         let status = serde_json::to_value(envelope.status)
             .ok()
             .and_then(|v| v.as_str().map(String::from))
@@ -468,7 +494,9 @@ impl Executor {
                 tracing::warn!(
                     "run {run_id} was taken over by another process while this one ran it; its outcome is that process's"
                 );
-                return in_progress_envelope(run_id, Vec::new());
+                let mut envelope = in_progress_envelope(run_id, Vec::new());
+                envelope.profile = self.profile.clone();
+                return envelope;
             }
             Err(e) => tracing::warn!("run {run_id} outcome is not recorded: {e}"),
         }
@@ -549,7 +577,9 @@ fn in_progress(run_id: &str, record: &RunRecord) -> ExecuteEnvelope {
         .and_then(|e| serde_json::from_value::<ExecuteEnvelope>(e.clone()).ok())
         .map(|e| e.calls)
         .unwrap_or_default();
-    in_progress_envelope(run_id, calls)
+    let mut envelope = in_progress_envelope(run_id, calls);
+    envelope.profile = record.profile.clone();
+    envelope
 }
 
 fn in_progress_envelope(run_id: &str, calls: Vec<crate::sandbox::CallSummary>) -> ExecuteEnvelope {
@@ -579,11 +609,13 @@ fn other_profile(run_id: &str, run: Option<&str>, here: Option<&str>) -> String 
         None => "no profile".to_string(),
     };
     let where_to = match run {
-        Some(profile) => format!("a hub serving it (`capabilities hub serve --profile {profile}`)"),
+        Some(profile) => format!(
+            "`capabilities exec --resume {run_id} --profile {profile}` or a hub serving it (`capabilities hub serve --profile {profile}`)"
+        ),
         None => format!("`capabilities exec --resume {run_id}` or a hub serving no profile"),
     };
     format!(
-        "run `{run_id}` was started under {}, and this process serves {}; a run keeps the sources and policy it started with, so resume it with {where_to}",
+        "run `{run_id}` was started under {}, and this process serves {}; nothing ran and its approvals still stand. A run keeps the sources and policy it started with, so resume it with {where_to}",
         name(run),
         name(here)
     )

@@ -123,6 +123,23 @@ impl Elicitation {
         serde_json::from_value(result).ok()
     }
 
+    /// The state of an answer, checked (signed here, not expired) but not used up.
+    async fn open(&self, store: &Store, request_state: &str) -> Result<State, AnswerError> {
+        self.codec(store)
+            .await?
+            .open_json_with(request_state, ASSOCIATED)
+            .map_err(|e| match e {
+                RequestStateError::Expired => AnswerError::Expired,
+                _ => AnswerError::Tampered,
+            })
+    }
+
+    /// The run an answer is about, without deciding anything or using the state up: the hub
+    /// checks it may resume that run (its profile) before the answer counts.
+    pub async fn run_of(&self, store: &Store, request_state: &str) -> Result<String, AnswerError> {
+        Ok(self.open(store, request_state).await?.run)
+    }
+
     /// Checks an answer and records its decision (channel `elicitation`) through the one
     /// [`decide`], bound to the arguments the form showed; "always" writes its rule to
     /// `config_file`.
@@ -134,14 +151,7 @@ impl Elicitation {
         request_state: &str,
         responses: &InputResponses,
     ) -> Result<String, AnswerError> {
-        let state: State = self
-            .codec(store)
-            .await?
-            .open_json_with(request_state, ASSOCIATED)
-            .map_err(|e| match e {
-                RequestStateError::Expired => AnswerError::Expired,
-                _ => AnswerError::Tampered,
-            })?;
+        let state = self.open(store, request_state).await?;
         // A malformed answer leaves the state usable for a proper one.
         let decision = decision_of(responses.get(INPUT_KEY))?;
         if !store.approvals().consume_once(&state.nonce).await? {

@@ -158,7 +158,14 @@ impl Hub {
             .catalog
             .read(|catalog, index| render_search(catalog, index, &policy, &request))
         {
-            Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+            // Under a profile the model is told which one, and which sources it spans: a tool
+            // it knows from elsewhere may simply not be in it.
+            Ok(text) => match self.settings.profile_header() {
+                Some(header) => {
+                    CallToolResult::success(vec![ContentBlock::text(format!("{header}\n\n{text}"))])
+                }
+                None => CallToolResult::success(vec![ContentBlock::text(text)]),
+            },
             Err(e) => tool_error(e.0),
         }
     }
@@ -279,6 +286,17 @@ impl Hub {
         responses: &InputResponses,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // A run of another profile is refused before its answer counts: the decision and the
+        // one-time state stay for a hub that may resume it.
+        let run_id = self
+            .elicitation
+            .run_of(self.executor.store(), request_state)
+            .await
+            .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
+        self.executor
+            .check_profile(&run_id)
+            .await
+            .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
         let run_id = self
             .elicitation
             .answer(

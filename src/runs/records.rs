@@ -139,6 +139,8 @@ pub struct RunSummary {
     pub last_call: Option<String>,
     /// Who started it: `client/profile`, the client alone, or empty when not recorded.
     pub origin: String,
+    /// The profile it was started under; `None` for the whole config.
+    pub profile: Option<String>,
 }
 
 /// The run's status and who holds its claim (see `claims`).

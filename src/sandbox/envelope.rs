@@ -295,6 +295,10 @@ pub struct ExecuteEnvelope {
     pub stored: Option<Stored>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_request: Option<NextRequest>,
+    /// The profile the run was made under (`--profile`), whose sources and policy it used; absent
+    /// for a run of the whole config. Set by the executor, not the sandbox.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
     /// The result as JSON when it was over the output budget but within the final-value cap:
     /// the sandbox hands it over for the hub to store (never sent, never stored as is).
     #[serde(skip)]
@@ -316,6 +320,7 @@ impl ExecuteEnvelope {
             notices,
             stored: None,
             next_request: None,
+            profile: None,
             oversized: None,
         }
     }

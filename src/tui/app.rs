@@ -20,11 +20,13 @@ use crate::config::Paths;
 /// How often the store is read: a change by any process shows within this.
 const POLL: Duration = Duration::from_millis(500);
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Options {
     /// Ring the terminal bell when a new call waits for a decision.
     pub bell: bool,
     pub color: bool,
+    /// Show only this profile's runs, waiting calls and sources.
+    pub profile: Option<String>,
 }
 
 /// Raw mode and the alternate screen for as long as it lives; dropping it (also when the
@@ -60,8 +62,10 @@ pub async fn run(
             "the dashboard draws on a terminal, and standard output is not one; `capabilities hub runs --json` prints the runs for scripts"
         );
     }
-    let mut loader = Loader::new(paths.clone()).with_credentials(credentials);
-    let mut state = State::new(options.color);
+    let mut loader = Loader::new(paths.clone())
+        .with_credentials(credentials)
+        .with_profile(options.profile.clone());
+    let mut state = State::new(options.color).for_profile(options.profile.clone());
     state.apply_snapshot(loader.snapshot().await, now_ms());
     let mut screen = Screen::enter()?;
     state.resize(screen.terminal.size()?.height);

@@ -1,7 +1,9 @@
 //! The dashboard's reads and writes: snapshots from the state store (shared in WAL mode with every
 //! hub and `exec` on the machine, so it is the one source of truth), the configured sources with
-//! their cached tool lists, and decisions made with channel `dashboard`.
+//! their cached tool lists, and decisions made with channel `dashboard`. With a profile, only
+//! that profile's runs, waiting calls and sources.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -34,6 +36,8 @@ pub struct Loader {
     store: Option<Store>,
     configured: Vec<ConfiguredSource>,
     config_problem: Option<String>,
+    /// `dashboard --profile`: the profile shown, and its sources as the config last said.
+    profile: Option<(String, Vec<String>)>,
     configured_at: Option<(Instant, Option<SystemTime>)>,
 }
 
@@ -45,8 +49,15 @@ impl Loader {
             store: None,
             configured: Vec::new(),
             config_problem: None,
+            profile: None,
             configured_at: None,
         }
+    }
+
+    /// Shows only `profile`'s runs, waiting calls and sources.
+    pub fn with_profile(mut self, profile: Option<String>) -> Loader {
+        self.profile = profile.map(|name| (name, Vec::new()));
+        self
     }
 
     /// Reads runs whose key is kept in these credential stores.
@@ -71,30 +82,41 @@ impl Loader {
     pub async fn snapshot(&mut self) -> Snapshot {
         self.refresh_configured();
         let mut snapshot = Snapshot::default();
+        let filtering = self.profile.is_some();
         let read = async {
             let store = self.store().await?;
             let text = |e: crate::runs::StoreError| e.to_string();
             let approvals = store.approvals().pending().await.map_err(text)?;
             let runs = store.runs().summaries(RUN_LIMIT).await.map_err(text)?;
             let reported = store.source_status().list().await.map_err(text)?;
-            Ok::<_, String>((approvals, runs, reported))
+            let run_profiles = if filtering {
+                run_profiles(&store, &runs, &approvals)
+                    .await
+                    .map_err(text)?
+            } else {
+                HashMap::new()
+            };
+            Ok::<_, String>((approvals, runs, reported, run_profiles))
         }
         .await;
-        let reported = match read {
-            Ok((approvals, runs, reported)) => {
+        let (reported, run_profiles) = match read {
+            Ok((approvals, runs, reported, run_profiles)) => {
                 snapshot.approvals = approvals;
                 snapshot.runs = runs;
-                reported
+                (reported, run_profiles)
             }
             Err(e) => {
                 // Reopen next time: the file may have been replaced or its directory created.
                 self.store = None;
                 snapshot.problems.push(e);
-                Vec::new()
+                (Vec::new(), HashMap::new())
             }
         };
         snapshot.problems.extend(self.config_problem.clone());
         snapshot.sources = merge_sources(self.configured.clone(), reported);
+        if let Some((profile, sources)) = &self.profile {
+            snapshot.keep_profile(profile, sources, &run_profiles);
+        }
         snapshot
     }
 
@@ -110,8 +132,19 @@ impl Loader {
             return;
         }
         self.configured_at = Some((Instant::now(), modified));
-        match crate::config::load(&self.paths.config_file) {
+        let profile = self.profile.as_ref().map(|(name, _)| name.clone());
+        let loaded = crate::config::load(&self.paths.config_file)
+            .map_err(|e| e.to_string())
+            .and_then(|settings| {
+                settings
+                    .for_profile(profile.as_deref())
+                    .map_err(|e| e.to_string())
+            });
+        match loaded {
             Ok(settings) => {
+                if let Some((_, sources)) = &mut self.profile {
+                    *sources = settings.sources.iter().map(|s| s.name.clone()).collect();
+                }
                 let cache = ListingCache::new(self.paths.catalog_cache_dir());
                 self.configured = settings
                     .sources
@@ -130,8 +163,9 @@ impl Loader {
                     .collect();
                 self.config_problem = None;
             }
+            // A profile removed from the config keeps showing what it had, with this line.
             Err(e) => {
-                let first = e.to_string().lines().next().unwrap_or_default().to_string();
+                let first = e.lines().next().unwrap_or_default().to_string();
                 self.config_problem = Some(first);
             }
         }
@@ -170,6 +204,28 @@ impl Loader {
             .map(|_| ())
             .map_err(|e| e.to_string())
     }
+}
+
+/// The profile of every run listed or waiting: the listing has it, and a waiting call of a run
+/// too old to be listed is looked up on its own.
+async fn run_profiles(
+    store: &Store,
+    runs: &[crate::runs::RunSummary],
+    approvals: &[Approval],
+) -> Result<HashMap<String, Option<String>>, crate::runs::StoreError> {
+    let mut profiles: HashMap<String, Option<String>> = runs
+        .iter()
+        .map(|run| (run.run_id.clone(), run.profile.clone()))
+        .collect();
+    for approval in approvals {
+        if profiles.contains_key(&approval.run_id) {
+            continue;
+        }
+        if let Some(run) = store.runs().get(&approval.run_id).await? {
+            profiles.insert(approval.run_id.clone(), run.profile);
+        }
+    }
+    Ok(profiles)
 }
 
 #[cfg(test)]
@@ -234,6 +290,80 @@ mod tests {
         let detail = loader.detail("run_a").await.unwrap().unwrap();
         assert_eq!(detail.audit.len(), 2);
         assert!(loader.detail("run_zzz").await.unwrap().is_none());
+    }
+
+    #[tokio::test]
+    async fn a_profile_dashboard_reads_only_that_profile_s_runs_calls_and_sources() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = paths(dir.path());
+        std::fs::write(
+            &paths.config_file,
+            "[sources.counter]\ncommand = \"x\"\n[sources.time]\ncommand = \"y\"\n[profiles.work]\nsources = [\"counter\"]\n",
+        )
+        .unwrap();
+        let store = Store::open(&paths.state_database(), None).await.unwrap();
+        for (run_id, profile) in [("run_work", Some("work")), ("run_home", None)] {
+            let run = crate::runs::NewRun {
+                run_id: run_id.into(),
+                code: "code".into(),
+                profile: profile.map(String::from),
+                ..crate::runs::NewRun::default()
+            };
+            let owner = store.runs().begin(run).await.unwrap();
+            store
+                .approvals()
+                .record_pending(run_id, &owner, pending(0, "counter.write", "d"))
+                .await
+                .unwrap();
+        }
+        store
+            .source_status()
+            .record("time", "ready", 2, None)
+            .await
+            .unwrap();
+        let mut work = Loader::new(paths.clone()).with_profile(Some("work".into()));
+        let snapshot = work.snapshot().await;
+        let waiting: Vec<&str> = snapshot
+            .approvals
+            .iter()
+            .map(|a| a.run_id.as_str())
+            .collect();
+        assert_eq!(waiting, ["run_work"]);
+        let runs: Vec<&str> = snapshot.runs.iter().map(|r| r.run_id.as_str()).collect();
+        assert_eq!(runs, ["run_work"]);
+        let sources: Vec<&str> = snapshot.sources.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(sources, ["counter"]);
+        let mut whole = Loader::new(paths.clone());
+        let everything = whole.snapshot().await;
+        assert_eq!(
+            (
+                everything.approvals.len(),
+                everything.runs.len(),
+                everything.sources.len()
+            ),
+            (2, 2, 2)
+        );
+        // A profile that leaves the config is a problem line; its runs still show, and still
+        // nothing of the others.
+        std::fs::write(&paths.config_file, "[sources.counter]\ncommand = \"x\"\n").unwrap();
+        let mut gone = Loader::new(paths).with_profile(Some("work".into()));
+        let snapshot = gone.snapshot().await;
+        assert!(
+            snapshot
+                .problems
+                .iter()
+                .any(|p| p.contains("no profile `work`")),
+            "{:?}",
+            snapshot.problems
+        );
+        assert_eq!(
+            (
+                snapshot.approvals.len(),
+                snapshot.runs.len(),
+                snapshot.sources.len()
+            ),
+            (1, 1, 0)
+        );
     }
 
     #[tokio::test]

@@ -56,6 +56,10 @@ fn render_title(frame: &mut Frame, state: &State, area: Rect) {
     let theme = Theme::new(state.color);
     let waiting = state.snapshot.approvals.len();
     let mut spans = vec![Span::styled(" capabilities ", theme.title())];
+    if let Some(profile) = &state.profile {
+        spans.push(Span::styled(format!(" profile {profile} "), theme.title()));
+        spans.push(Span::raw(" "));
+    }
     let waiting_style = if waiting > 0 {
         theme.attention()
     } else {
@@ -353,6 +357,21 @@ mod tests {
     #[test]
     fn tiny_terminal_says_it_is_too_small() {
         insta::assert_snapshot!(draw(&loaded(), 28, 5));
+    }
+
+    #[test]
+    fn a_profile_dashboard_names_its_profile_in_the_title() {
+        let mut state = State::new(false).for_profile(Some("work".into()));
+        state.apply_snapshot(crate::tui::fixtures::snapshot(), NOW);
+        let title = draw(&state, 80, 24)
+            .to_string()
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        assert!(title.contains("capabilities  profile work"), "{title}");
+        let whole = draw(&loaded(), 80, 24).to_string();
+        assert!(!whole.contains("profile work"), "{whole}");
     }
 
     #[test]

@@ -1,6 +1,9 @@
 //! What the dashboard shows, as plain data read from the store and the config: a [`Snapshot`] of
 //! the queue, the runs and the sources, and the [`RunDetail`] of one run. Loading them is the app
-//! loop's job; this module only defines them and merges the two views of the sources.
+//! loop's job; this module only defines them, merges the two views of the sources, and narrows
+//! a snapshot to one profile (`dashboard --profile`).
+
+use std::collections::HashMap;
 
 use crate::runs::{Approval, AuditLine, JournalEntry, RunRecord, RunSummary, SourceStatusRecord};
 
@@ -14,6 +17,29 @@ pub struct Snapshot {
     pub sources: Vec<SourceRow>,
     /// What could not be read (the store, the config), each with what to do.
     pub problems: Vec<String>,
+}
+
+impl Snapshot {
+    /// Only what belongs to `profile`: the runs started under it, the calls waiting in those
+    /// runs, and its `sources`. `run_profiles` gives the profile of every run a waiting call
+    /// belongs to (a run missing from it is not the profile's: nothing is shown that may not be).
+    pub fn keep_profile(
+        &mut self,
+        profile: &str,
+        sources: &[String],
+        run_profiles: &HashMap<String, Option<String>>,
+    ) {
+        let of_profile = |run_id: &str| {
+            run_profiles
+                .get(run_id)
+                .is_some_and(|p| p.as_deref() == Some(profile))
+        };
+        self.runs
+            .retain(|run| run.profile.as_deref() == Some(profile));
+        self.approvals
+            .retain(|approval| of_profile(&approval.run_id));
+        self.sources.retain(|source| sources.contains(&source.name));
+    }
 }
 
 /// A source as the config declares it, with what its cached listing says.
@@ -100,6 +126,59 @@ fn reported_row(report: &SourceStatusRecord, tools: Vec<String>) -> SourceRow {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_profile_keeps_its_runs_their_waiting_calls_and_its_sources() {
+        use crate::tui::fixtures::{approval, run, snapshot};
+        let mut whole = snapshot();
+        let mut home = run("run_home", "completed", 1, Some("ledger.write"), 1_000);
+        home.profile = Some("home".into());
+        let mut bare = run("run_bare", "awaiting_approval", 0, None, 2_000);
+        bare.profile = None;
+        whole.runs.extend([home, bare]);
+        whole
+            .approvals
+            .push(approval("run_bare", 0, "ledger.write", 1_000));
+        let mut run_profiles: HashMap<String, Option<String>> = whole
+            .runs
+            .iter()
+            .map(|r| (r.run_id.clone(), r.profile.clone()))
+            .collect();
+        // A waiting call of a run too old to be among the recent runs still shows.
+        run_profiles.insert("run_aaaaaaaaaaaaaaaaaaaaaaaaaa".into(), Some("work".into()));
+        whole
+            .runs
+            .retain(|r| r.run_id != "run_aaaaaaaaaaaaaaaaaaaaaaaaaa");
+        let sources: Vec<String> = vec!["counter".into()];
+
+        let mut work = whole.clone();
+        work.keep_profile("work", &sources, &run_profiles);
+        assert!(
+            work.runs
+                .iter()
+                .all(|r| r.profile.as_deref() == Some("work")),
+            "{:?}",
+            work.runs
+        );
+        assert_eq!(work.runs.len(), whole.runs.len() - 2);
+        let waiting: Vec<&str> = work.approvals.iter().map(|a| a.run_id.as_str()).collect();
+        assert_eq!(
+            waiting,
+            [
+                "run_aaaaaaaaaaaaaaaaaaaaaaaaaa",
+                "run_bbbbbbbbbbbbbbbbbbbbbbbbbb"
+            ]
+        );
+        let names: Vec<&str> = work.sources.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["counter"]);
+
+        let mut home = whole.clone();
+        home.keep_profile("home", &[], &run_profiles);
+        let runs: Vec<&str> = home.runs.iter().map(|r| r.run_id.as_str()).collect();
+        assert_eq!(runs, ["run_home"]);
+        assert!(home.approvals.is_empty(), "{:?}", home.approvals);
+        assert!(home.sources.is_empty());
+    }
 
     #[test]
     fn reports_win_over_the_config_and_unknown_reports_still_show() {

@@ -137,6 +137,8 @@ pub struct State {
     pub(super) color: bool,
     /// Terminal rows, to page the details view.
     pub(super) height: u16,
+    /// `dashboard --profile`: the snapshots hold only this profile's, and the title says so.
+    pub(super) profile: Option<String>,
     cursors: [Cursor; 3],
     known_approvals: HashSet<String>,
     loaded: bool,
@@ -158,11 +160,18 @@ impl State {
             notice: None,
             color,
             height: 24,
+            profile: None,
             cursors: Default::default(),
             known_approvals: HashSet::new(),
             loaded: false,
             quit: false,
         }
+    }
+
+    /// A dashboard of one profile: the title names it.
+    pub fn for_profile(mut self, profile: Option<String>) -> State {
+        self.profile = profile;
+        self
     }
 
     pub fn mode(&self) -> Mode {

@@ -507,7 +507,7 @@ fn a_denied_call_stays_denied_after_the_policy_allows_its_tool() {
 #[test]
 fn a_run_is_resumed_only_under_the_profile_it_started_with() {
     let home = Home::new();
-    ledger_config(&home, "[profiles.work]\nsources = [\"ledger\"]\n");
+    let ledger = ledger_config(&home, "[profiles.work]\nsources = [\"ledger\"]\n");
     let mut hub = Raw::spawn(home.command(&["hub", "serve", "--profile", "work"]));
     hub.initialize("2025-11-25");
     let paused = hub.call(
@@ -517,14 +517,130 @@ fn a_run_is_resumed_only_under_the_profile_it_started_with() {
     );
     let envelope = &paused["result"]["structuredContent"];
     assert_eq!(envelope["status"], "awaiting_approval", "{paused}");
+    assert_eq!(envelope["profile"], "work", "{paused}");
     let run_id = run_id(envelope);
     assert_eq!(hub.close(), Some(0));
     home.run(&["hub", "approve", &run_id]).ok();
+
+    // Refused by `exec` and by a hub of the whole config, naming both sides and the way.
     let refused = home.run(&["exec", "--resume", &run_id]).fails();
     assert!(
         refused.stderr.contains("started under profile `work`")
-            && refused.stderr.contains("hub serve --profile work"),
+            && refused.stderr.contains("serves no profile")
+            && refused
+                .stderr
+                .contains(&format!("exec --resume {run_id} --profile work")),
         "{}",
         refused.stderr
+    );
+    let mut whole = Raw::hub(&home);
+    whole.initialize("2025-11-25");
+    let answer = whole.call(2, "execute", json!({ "resume": run_id }));
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    let text = answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        text.contains("started under profile `work`") && text.contains("serves no profile"),
+        "{answer}"
+    );
+    assert_eq!(whole.close(), Some(0));
+    assert!(writes(&ledger).is_empty(), "nothing ran");
+
+    // The approval was not spent: under its own profile the run does the approved write once.
+    let (done, finished) = exec_json(
+        &home,
+        &["exec", "--resume", &run_id, "--profile", "work", "--json"],
+        "",
+    );
+    assert_eq!(done.code, 0, "{finished}\n{}", done.stderr);
+    assert_eq!(finished["result"]["result"], "wrote A", "{finished}");
+    assert_eq!(finished["profile"], "work", "{finished}");
+    assert_eq!(writes(&ledger), ["write A"]);
+}
+
+/// A run made with the whole config, reading a source (`store`) that profile `work` leaves
+/// out before the write it waits to make. Resumed under `work`, its script would meet no
+/// `store` ("ReferenceError: store is not defined") and end, its approval lost.
+fn paused_outside_the_profile(home: &Home) -> (PathBuf, String) {
+    let ledger = ledger_config(
+        home,
+        &format!(
+            "[sources.store]\ncommand = {}\nargs = [{}]\nenv = {{ LEDGER_FILE = {} }}\n\n[[policy.rules]]\nmatch = \"store.*\"\naction = \"allow\"\n\n[profiles.work]\nsources = [\"ledger\"]\n",
+            json!(repo().join(".venv/bin/python").display().to_string()),
+            json!(
+                repo()
+                    .join("tests/peers/ledger_server.py")
+                    .display()
+                    .to_string()
+            ),
+            json!(home.path().join("store.txt").display().to_string()),
+        ),
+    );
+    let code = r#"await store.slowRead({ seconds: 0 }); return await ledger.write({ key: "A" });"#;
+    let (paused, envelope) = exec_json(home, &["exec", "-", "--json"], code);
+    assert_eq!(paused.code, 3, "{envelope}\n{}", paused.stderr);
+    assert!(envelope.get("profile").is_none(), "{envelope}");
+    let run_id = run_id(&envelope);
+    home.run(&["hub", "approve", &run_id]).ok();
+    (ledger, run_id)
+}
+
+/// Names both profiles: the run's (none) and the refusing process's (`work`).
+fn assert_refused_naming_both(text: &str) {
+    assert!(
+        text.contains("started under no profile")
+            && text.contains("serves profile `work`")
+            && !text.contains("ReferenceError"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_resume_under_another_profile_runs_nothing_and_leaves_the_approval_for_the_right_one() {
+    let home = Home::new();
+    let (ledger, run_id) = paused_outside_the_profile(&home);
+
+    let refused = home
+        .run(&["exec", "--resume", &run_id, "--profile", "work"])
+        .fails();
+    assert_refused_naming_both(&refused.stderr);
+
+    let mut hub = Raw::spawn(home.command(&["hub", "serve", "--profile", "work"]));
+    hub.initialize("2025-11-25");
+    let answer = hub.call(1, "execute", json!({ "resume": run_id }));
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert_refused_naming_both(
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default(),
+    );
+    assert_eq!(hub.close(), Some(0));
+
+    let token = create_token(&home, &["laptop"]);
+    let http = HttpHub::start(&home, &["--profile", "work"]);
+    let report = json_report(python_peer("hub_http_client.py").arg(http.url()).args([
+        "2026-07-28",
+        &token,
+        &format!("resume:{run_id}"),
+    ]));
+    assert_eq!(report["execute"]["isError"], true, "{report}");
+    assert_refused_naming_both(report["execute"]["text"].as_str().unwrap_or_default());
+    drop(http);
+
+    let store = home.path().join("store.txt");
+    assert!(writes(&ledger).is_empty(), "nothing was written");
+    assert_eq!(ledger_lines(&store), ["read"], "nothing ran again");
+    // Resumed where it started, the approved write happens, once.
+    let (done, finished) = exec_json(&home, &["exec", "--resume", &run_id, "--json"], "");
+    assert_eq!(done.code, 0, "{finished}\n{}", done.stderr);
+    assert_eq!(finished["result"]["result"], "wrote A", "{finished}");
+    let (_, again) = exec_json(&home, &["exec", "--resume", &run_id, "--json"], "");
+    assert_eq!(again["status"], "completed", "{again}");
+    assert_eq!(writes(&ledger), ["write A"]);
+    assert_eq!(
+        ledger_lines(&store),
+        ["read"],
+        "the read answered from the journal"
     );
 }

@@ -36,6 +36,8 @@ fn install_print_is_a_snippet_that_starts_the_hub() {
 #[test]
 fn install_cursor_is_a_dry_run_until_write_and_keeps_what_was_there() {
     let home = Home::new();
+    // `--profile` must name a profile of the config.
+    home.write_config("[sources.a]\ncommand = \"x\"\n[profiles.work]\nsources = [\"a\"]\n");
     let file = home.path().join(".cursor/mcp.json");
     std::fs::create_dir_all(file.parent().unwrap()).unwrap();
     let original = r#"{"mcpServers":{"github":{"command":"gh-mcp"}},"other":1}"#;

@@ -24,6 +24,7 @@ mod large_results;
 mod live_catalog;
 mod logging;
 mod policy;
+mod profiles;
 mod raw;
 mod reaping;
 mod recovery;

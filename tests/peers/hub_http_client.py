@@ -1,11 +1,12 @@
 """An independent MCP client (the Python `mcp` SDK) that drives `capabilities hub serve --http`
 and prints a JSON report on stdout for tests/it/hub_http.rs to check.
 
-usage: hub_http_client.py URL MODE TOKEN [SCRIPT]
+usage: hub_http_client.py URL MODE TOKEN [SCRIPT | resume:RUN_ID]
 
 MODE is "2026-07-28" (stateless requests) or "legacy" (initialize, then a session). TOKEN is the
 bearer token to send, or "-" to send none. The scenario: list the tools, then run a script that
-calls an allowed tool and one the token may not allow (or run SCRIPT instead), and search and
+calls an allowed tool and one the token may not allow (or run SCRIPT instead, or resume the run
+RUN_ID with `execute({ resume })`), and search and
 describe the tool the token may not call ("search", "describe": their texts). A refused
 connection is reported as {"refused": "<error text>"} instead of failing the script. The report
 lists the session ids the hub handed out ("sessionIds"), so a test can check that no answer
@@ -60,7 +61,10 @@ async def main(url, mode, token, script):
             async with Client(streamable_http_client(url, http_client=http), mode=mode) as client:
                 report["protocolVersion"] = client.protocol_version
                 report["tools"] = sorted(t.name for t in (await client.list_tools()).tools)
-                report["execute"] = tool_result(await client.call_tool("execute", {"code": script}))
+                arguments = (
+                    {"resume": script[len("resume:"):]} if script.startswith("resume:") else {"code": script}
+                )
+                report["execute"] = tool_result(await client.call_tool("execute", arguments))
                 report["search"] = tool_result(await client.call_tool("search", {"query": "add two numbers"}))
                 report["describe"] = tool_result(
                     await client.call_tool("describe", {"targets": ["everything.getSum"]})

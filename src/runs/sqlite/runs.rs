@@ -194,6 +194,7 @@ impl RunRecords for Sqlite {
                         (None, Some(profile)) => format!("?/{profile}"),
                         (None, None) => String::new(),
                     },
+                    profile: row.get(7)?,
                 };
                 Ok((summary, claim))
             })?;
