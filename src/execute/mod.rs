@@ -203,6 +203,12 @@ impl Executor {
     /// Refuses, with nothing decided or run, a run this executor may not resume: one started
     /// under another profile ([`ResumeError::OtherProfile`]) or none at all.
     pub async fn check_profile(&self, run_id: &str) -> Result<(), ResumeError> {
+        self.resumable(run_id).await.map(|_| ())
+    }
+
+    /// The run `run_id`, if this executor may go on with it: one run, one profile, its sources
+    /// and policy the ones it started with.
+    async fn resumable(&self, run_id: &str) -> Result<RunRecord, ResumeError> {
         let record = self
             .store
             .runs()
@@ -216,7 +222,7 @@ impl Executor {
                 here: self.profile.clone(),
             });
         }
-        Ok(())
+        Ok(record)
     }
 
     /// Continues a run. A run that paused for approval re-runs once every pending call has a
@@ -233,20 +239,7 @@ impl Executor {
         cancel: CancelToken,
         token: Option<&TokenRecord>,
     ) -> Result<ExecuteEnvelope, ResumeError> {
-        let record = self
-            .store
-            .runs()
-            .get(run_id)
-            .await?
-            .ok_or_else(|| ResumeError::UnknownRun(run_id.to_string()))?;
-        // One run, one profile: its sources and policy are the ones it started with.
-        if record.profile != self.profile {
-            return Err(ResumeError::OtherProfile {
-                run_id: run_id.to_string(),
-                run: record.profile,
-                here: self.profile.clone(),
-            });
-        }
+        let record = self.resumable(run_id).await?;
         let now = now_ms();
         let claim = match record.status.as_str() {
             "awaiting_approval" => {
