@@ -7,6 +7,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::catalog::cache::ListingCache;
 use crate::catalog::live::LiveCatalog;
+use crate::config::template::Part;
 use crate::config::{LivePolicy, Paths, Settings};
 use crate::credentials::{Credentials, SecretLookup, StoreKind};
 use crate::execute::Executor;
@@ -59,18 +60,57 @@ impl App {
         Ok(self.settings()?.for_profile(profile)?)
     }
 
-    /// The state store, its key kept in the user's credential store where one works.
+    /// The state store: the shared PostgreSQL store when `CAPABILITIES_STORE_URL` or
+    /// `[store] url` names one, else the SQLite file in the data directory; its key kept in
+    /// the user's credential store where one works.
     pub async fn store(&self) -> anyhow::Result<Store> {
-        Ok(Store::open(&self.paths.state_database(), Some(self.credentials())).await?)
+        match self.store_url()? {
+            Some(url) => {
+                Ok(
+                    Store::open_shared(&url, &self.paths.data_dir, Some(self.credentials()))
+                        .await?,
+                )
+            }
+            None => Ok(Store::open(&self.paths.state_database(), Some(self.credentials())).await?),
+        }
     }
 
     /// The state store if runs were ever recorded here: commands that only read or decide on
-    /// runs say there are none rather than create an empty store.
+    /// runs say there are none rather than create an empty store. A shared store always is.
     pub async fn existing_store(&self) -> anyhow::Result<Option<Store>> {
-        if !self.paths.state_database().exists() {
+        if self.store_url()?.is_none() && !self.paths.state_database().exists() {
             return Ok(None);
         }
         Ok(Some(self.store().await?))
+    }
+
+    /// The shared store's URL, its references resolved; `None` for the SQLite file. The
+    /// environment wins over the config, so one replica can be pointed elsewhere.
+    pub fn store_url(&self) -> anyhow::Result<Option<String>> {
+        if let Ok(url) = std::env::var(crate::env_vars::CAPABILITIES_STORE_URL)
+            && !url.trim().is_empty()
+        {
+            return Ok(Some(url));
+        }
+        if !self.paths.config_file.exists() {
+            return Ok(None);
+        }
+        let Some(template) = self.settings()?.store_url else {
+            return Ok(None);
+        };
+        let secrets = self.secrets();
+        let url = template.resolve(|part| match part {
+            Part::Literal(text) => Ok(text.clone()),
+            Part::Env(var) => std::env::var(var).map_err(|_| {
+                anyhow::anyhow!(
+                    "`[store] url` refers to the environment variable `{var}`, which is not set"
+                )
+            }),
+            Part::Secret(name) => secrets
+                .secret(name)
+                .map_err(|e| anyhow::anyhow!("`[store] url` refers to the secret `{name}`: {e}")),
+        })?;
+        Ok(Some(url))
     }
 
     /// Starts what runs scripts on `settings` (narrowed to a profile by

@@ -48,3 +48,10 @@ pub const SSL_CERT_FILE: &str = "SSL_CERT_FILE";
 /// Directories of certificate authorities (`:`-separated), likewise in place of the system's
 /// store.
 pub const SSL_CERT_DIR: &str = "SSL_CERT_DIR";
+
+/// The shared state store's URL (`postgres://…`); overrides `[store] url` in the config.
+pub const CAPABILITIES_STORE_URL: &str = "CAPABILITIES_STORE_URL";
+
+/// The key that encrypts runs at rest, as 32 bytes in base64 (or 64 hex digits): for replicas of
+/// a hub that share one store, so each can hold the same key without a keychain.
+pub const CAPABILITIES_STATE_KEY: &str = "CAPABILITIES_STATE_KEY";

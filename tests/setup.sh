@@ -22,6 +22,8 @@ command -v dbus-daemon >/dev/null || need_apt+=(dbus-daemon)
 command -v dbus-send >/dev/null || need_apt+=(dbus-bin)
 command -v gnome-keyring-daemon >/dev/null || need_apt+=(gnome-keyring)
 command -v secret-tool >/dev/null || need_apt+=(libsecret-tools)
+# The shared-store tests run against a real PostgreSQL server.
+command -v pg_ctlcluster >/dev/null || need_apt+=(postgresql)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
     echo "tests/setup.sh: the tests need Debian packages that are missing; install them as root:" >&2
@@ -46,4 +48,28 @@ fi
 if [ ! -f .venv/.installed ] || [ tests/requirements.txt -nt .venv/.installed ]; then
   .venv/bin/pip install --quiet --disable-pip-version-check -r tests/requirements.txt
   touch .venv/.installed
+fi
+
+# PostgreSQL for the shared-store tests: the Debian cluster running, and a role that may create
+# the throwaway databases the tests use (tests/it/shared_store.rs, CAPABILITIES_TEST_POSTGRES).
+cluster=$(pg_lsclusters --no-header 2>/dev/null | awk 'NR == 1 { print $1 " " $2 }')
+if [ -z "$cluster" ]; then
+  echo "tests/setup.sh: PostgreSQL is installed but has no cluster; create one with \`pg_createcluster --start 15 main\` as root" >&2
+  exit 1
+fi
+if ! pg_lsclusters --no-header | awk 'NR == 1 { exit $4 == "online" ? 0 : 1 }'; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "tests/setup.sh: start PostgreSQL as root: pg_ctlcluster $cluster start" >&2
+    exit 1
+  fi
+  # shellcheck disable=SC2086 # version and cluster name, two words on purpose
+  pg_ctlcluster $cluster start
+fi
+role_exists=$(runuser -u postgres -- psql -tAc "SELECT 1 FROM pg_roles WHERE rolname = 'capabilities'" 2>/dev/null || true)
+if [ "$role_exists" != "1" ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "tests/setup.sh: create the test role as root: runuser -u postgres -- psql -c \"CREATE ROLE capabilities LOGIN PASSWORD 'capabilities' CREATEDB\"" >&2
+    exit 1
+  fi
+  runuser -u postgres -- psql -qc "CREATE ROLE capabilities LOGIN PASSWORD 'capabilities' CREATEDB"
 fi

@@ -22,6 +22,7 @@ pub async fn run(app: &App, args: &DashboardArgs) -> anyhow::Result<ExitCode> {
             bell: args.bell,
             color,
             profile: args.profile.clone(),
+            store_url: app.store_url()?,
         },
         app.credentials(),
     )

@@ -268,7 +268,11 @@ fn check_data_dir(report: &mut Report, dir: &Path) {
 /// Where the key that encrypts runs at rest is kept, and whether it opens them.
 async fn check_state_key(report: &mut Report, app: &App) {
     let path = app.paths.state_database();
-    if !path.exists() {
+    let shared = match app.store_url() {
+        Ok(url) => url.is_some(),
+        Err(e) => return report.fail("store", format!("{e:#}")),
+    };
+    if !shared && !path.exists() {
         report.ok(
             "runs",
             "none yet; the first run keys the store (the OS keychain, the credential file when its passphrase is in the environment, else a key file)",
@@ -279,6 +283,16 @@ async fn check_state_key(report: &mut Report, app: &App) {
         Ok(store) => store,
         Err(e) => return report.fail("runs", format!("{e:#}")),
     };
+    if shared {
+        // Reachable, logged in and migrated: opening it did all three.
+        report.ok(
+            "store",
+            format!(
+                "the shared store {} is reachable and up to date",
+                store.location().display()
+            ),
+        );
+    }
     let source = match store.keys().source().await {
         Ok(Some(source)) => source,
         Ok(None) => return report.ok("runs", "no run has been stored yet"),
@@ -296,7 +310,7 @@ async fn check_state_key(report: &mut Report, app: &App) {
                 path.display()
             ),
         ),
-        KeySource::Credentials(_) => {
+        KeySource::Credentials(_) | KeySource::Environment => {
             report.ok("runs", format!("encrypted at rest with a key in {source}"))
         }
     }

@@ -37,6 +37,11 @@ pub async fn serve(app: &App, args: &HubServeArgs) -> anyhow::Result<ExitCode> {
     let engine = app
         .engine(app.settings_for(args.profile.as_deref())?)
         .await?;
+    // A replica of a shared store with the wrong key (or none) would fail every run it takes;
+    // it refuses to start instead, saying why.
+    if app.store_url()?.is_some() {
+        engine.store.keys().unlock().await?;
+    }
     if engine.settings.sources.is_empty() {
         match &engine.profile {
             Some(profile) => tracing::warn!(

@@ -207,6 +207,14 @@ impl Ctx<'_> {
         }
         let limits = self.limits(&options.limits)?;
         let retention = self.retention(&options.limits)?;
+        let store_url = match &options.store.url {
+            None => None,
+            Some(url) => {
+                let mut one = BTreeMap::new();
+                one.insert("store.url".to_string(), url.clone());
+                self.templates(&one)?.remove("store.url")
+            }
+        };
         let credential_store = self.credential_store(&options.credentials)?;
         Ok(Settings {
             sources,
@@ -214,6 +222,7 @@ impl Ctx<'_> {
             policy,
             limits,
             retention,
+            store_url,
             credential_store,
             profile: None,
             left_out: Vec::new(),

@@ -21,6 +21,18 @@ pub struct ConfigOptions {
     pub credentials: CredentialsOptions,
     #[serde(default)]
     pub freshness: FreshnessOptions,
+    #[serde(default)]
+    pub store: StoreOptions,
+}
+
+/// Where runs, approvals and tokens are kept.
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoreOptions {
+    /// A shared PostgreSQL store for several hubs (`postgres://USER:${secret:NAME}@HOST/DB`);
+    /// without it, the SQLite file in the data directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<Spanned<String>>,
 }
 
 /// What happens when a tool's definition changes after a person trusted it.

@@ -20,6 +20,8 @@ pub struct Settings {
     pub limits: Limits,
     /// How long and how many results too large to send are kept for `hub.read`.
     pub retention: Retention,
+    /// A shared PostgreSQL state store (`[store] url`); `None` keeps the SQLite file.
+    pub store_url: Option<Template>,
     /// The store new secrets go to (`[credentials] store`).
     pub credential_store: StoreKind,
     /// The profile `sources` and `policy` were narrowed to ([`Settings::for_profile`]); `None`
@@ -43,6 +45,7 @@ impl Settings {
             policy: Policy::default(),
             limits: Limits::default(),
             retention: Retention::default(),
+            store_url: None,
             credential_store: StoreKind::Keychain,
             profile: None,
             left_out: Vec::new(),

@@ -4,7 +4,7 @@
 //! step in its own database, so the guarantees hold across every process that shares it. Its
 //! methods block; the handles run them off the async threads.
 //!
-//! SQLite (`sqlite`) is the embedded backend.
+//! SQLite (`sqlite`) is the embedded backend; PostgreSQL (`postgres`) the shared one.
 
 use std::collections::BTreeSet;
 use std::path::Path;

@@ -45,6 +45,23 @@ pub enum StoreError {
     },
     #[error("the state store's worker stopped before it answered: {0}; this is a bug in the hub")]
     Worker(String),
+    #[error(
+        "the shared state store URL is not valid: {reason}; write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE (`[store] url` or CAPABILITIES_STORE_URL)"
+    )]
+    Url { reason: String },
+    #[error(
+        "cannot connect to the shared state store {location}: {reason}; check that PostgreSQL runs there, that the role may log in to that database, and the password (`capabilities doctor` checks it)",
+        location = .location.display()
+    )]
+    Connect { location: PathBuf, reason: String },
+    #[error(
+        "the shared state store {location} failed: {source}; if it keeps failing, `capabilities doctor` checks the store and its key",
+        location = .location.display()
+    )]
+    Postgres {
+        location: PathBuf,
+        source: postgres::Error,
+    },
 }
 
 /// Why a call was not journaled, and so must not be sent (or why its pending record or answer

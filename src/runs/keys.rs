@@ -35,6 +35,8 @@ pub enum KeySource {
     Credentials(StoreKind),
     /// The key file in the data directory.
     KeyFile,
+    /// `CAPABILITIES_STATE_KEY`, which every replica of a shared store can be given.
+    Environment,
 }
 
 impl KeySource {
@@ -43,6 +45,7 @@ impl KeySource {
             KeySource::Credentials(StoreKind::Keychain) => "keychain",
             KeySource::Credentials(StoreKind::File) => "file",
             KeySource::KeyFile => "key-file",
+            KeySource::Environment => "env",
         }
     }
 
@@ -51,6 +54,7 @@ impl KeySource {
             "keychain" => Some(KeySource::Credentials(StoreKind::Keychain)),
             "file" => Some(KeySource::Credentials(StoreKind::File)),
             "key-file" => Some(KeySource::KeyFile),
+            "env" => Some(KeySource::Environment),
             _ => None,
         }
     }
@@ -62,6 +66,7 @@ impl fmt::Display for KeySource {
             KeySource::Credentials(StoreKind::Keychain) => "the OS keychain",
             KeySource::Credentials(StoreKind::File) => "the encrypted credential file",
             KeySource::KeyFile => "the state key file",
+            KeySource::Environment => "the environment (CAPABILITIES_STATE_KEY)",
         })
     }
 }
@@ -94,6 +99,9 @@ impl StateKeys {
     /// The key for a store that has none yet: the credential store's, when it answers without
     /// asking anyone, else the key file's.
     pub fn first(&self) -> Result<(KeySource, Zeroizing<[u8; 32]>), String> {
+        if let Some(key) = environment_key() {
+            return Ok((KeySource::Environment, key?));
+        }
         if let Some(credentials) = &self.credentials {
             let kind = credentials.default_store();
             let usable = match kind {
@@ -121,6 +129,14 @@ impl StateKeys {
     pub fn recorded(&self, source: KeySource) -> Result<Zeroizing<[u8; 32]>, String> {
         let kind = match source {
             KeySource::KeyFile => return self.read_key_file(),
+            KeySource::Environment => {
+                return environment_key().unwrap_or_else(|| {
+                    Err(format!(
+                        "{} is not set; give this process the key the store was made with",
+                        crate::env_vars::CAPABILITIES_STATE_KEY
+                    ))
+                });
+            }
             KeySource::Credentials(kind) => kind,
         };
         let credentials = self
@@ -178,6 +194,30 @@ impl StateKeys {
             Err(e) => Err(cannot(e.error)),
         }
     }
+}
+
+/// `CAPABILITIES_STATE_KEY` when it is set: 32 bytes in base64, or 64 hex digits as the key file
+/// holds them. A process given it uses it whatever the store recorded (the check value still
+/// proves it is the right key), so replicas on other machines need no keychain of their own.
+pub fn environment_key() -> Option<Result<Zeroizing<[u8; 32]>, String>> {
+    use base64::Engine;
+    let text = Zeroizing::new(std::env::var(crate::env_vars::CAPABILITIES_STATE_KEY).ok()?);
+    let text = text.trim();
+    if let Some(key) = decode_key(text) {
+        return Some(Ok(key));
+    }
+    let decoded = Zeroizing::new(
+        base64::engine::general_purpose::STANDARD
+            .decode(text)
+            .unwrap_or_default(),
+    );
+    Some(match <[u8; 32]>::try_from(decoded.as_slice()) {
+        Ok(bytes) => Ok(Zeroizing::new(bytes)),
+        Err(_) => Err(format!(
+            "{} does not hold a key: give 32 bytes in base64 (`openssl rand -base64 32`) or 64 hex digits",
+            crate::env_vars::CAPABILITIES_STATE_KEY
+        )),
+    })
 }
 
 /// The check value a new store records with its key source.

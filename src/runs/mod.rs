@@ -20,6 +20,7 @@
 //! | `records` | the records as the rest of the code sees them: plain, opened values |
 //! | `backend` | the seam: one trait per concern, implemented by each database |
 //! | `sqlite/` | the embedded backend (one SQLite file in the data directory), its schema |
+//! | `postgres/` | the shared backend (one PostgreSQL database for several hubs), its schema |
 //! | `vault` | sealing and opening values, with the key from `keys`, encrypted by `seal` |
 //! | `claims` | who runs a run now: owner identity, lease, when a run is interrupted |
 //! | `error` | what goes wrong, with where and what to do |
@@ -31,6 +32,7 @@ mod error;
 mod handle;
 mod ids;
 mod keys;
+mod postgres;
 mod records;
 mod seal;
 mod sqlite;
@@ -121,6 +123,34 @@ impl Store {
         opened.map_err(|e| StoreError::Worker(e.to_string()))?
     }
 
+    /// Opens (migrating) the shared PostgreSQL store at `url` (`[store] url`). Its key comes
+    /// from `CAPABILITIES_STATE_KEY` when that is set (every replica of a team's hub can hold
+    /// it), else from the user's credential store or the key file in `data_dir`, as for SQLite.
+    pub async fn open_shared(
+        url: &str,
+        data_dir: &Path,
+        credentials: Option<Arc<Credentials>>,
+    ) -> Result<Store, StoreError> {
+        let url = url.to_string();
+        let key_file = data_dir.join(KEY_FILE_NAME);
+        let opened = tokio::task::spawn_blocking(move || {
+            let backend = postgres::Postgres::open(&url)?;
+            let location = backend.location().to_path_buf();
+            let mut keys = StateKeys::key_file(key_file);
+            if let Some(credentials) = credentials {
+                keys = keys.with_credentials(credentials);
+            }
+            Ok(Store {
+                inner: Arc::new(Inner {
+                    vault: Vault::new(keys, location),
+                    backend: Box::new(backend),
+                }),
+            })
+        })
+        .await;
+        opened.map_err(|e| StoreError::Worker(e.to_string()))?
+    }
+
     /// A handle that does not keep the store open: a process closes its database (and SQLite
     /// folds its write-ahead log back in) when the last [`Store`] goes, which a background task
     /// holding one would otherwise delay past the process's end.
@@ -186,13 +216,140 @@ impl Store {
 /// What tests across the crate need to set a store up.
 #[cfg(test)]
 pub(crate) mod testing {
-    use std::path::Path;
+    use std::path::{Path, PathBuf};
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicU64, Ordering};
 
     use super::{Dispatch, JournalEntry, NewRun, PendingCall, Store};
 
-    /// A store in `dir`, its key in the key file beside it.
+    /// The server the store tests also run against, when set (the README's test command sets
+    /// it for one more pass of `runs::`): the same tests then check the shared backend.
+    const TEST_STORE_URL: &str = "CAPABILITIES_TEST_STORE_URL";
+
+    /// The databases made for tests: the directory a test keeps its store in, the location the
+    /// store reports (which leaves the password out), and the full URL — so a test that opens
+    /// the store in `dir` again gets the same database, and [`tamper`] can reach it.
+    static DATABASES: Mutex<Vec<(PathBuf, PathBuf, String)>> = Mutex::new(Vec::new());
+
+    /// True when the store tests run against PostgreSQL.
+    pub fn shared() -> bool {
+        std::env::var_os(TEST_STORE_URL).is_some()
+    }
+
+    /// A store in `dir`, its key in the key file beside it: SQLite, or a new PostgreSQL
+    /// database when [`shared`].
     pub async fn store_in(dir: &Path) -> Store {
-        Store::open(&dir.join("state.sqlite"), None).await.unwrap()
+        let Ok(admin) = std::env::var(TEST_STORE_URL) else {
+            return Store::open(&dir.join("state.sqlite"), None).await.unwrap();
+        };
+        let known = DATABASES
+            .lock()
+            .unwrap()
+            .iter()
+            .find(|(made_for, _, _)| made_for == dir)
+            .map(|(_, _, url)| url.clone());
+        if let Some(url) = known {
+            return Store::open_shared(&url, dir, None).await.unwrap();
+        }
+        let url = tokio::task::spawn_blocking(move || fresh_database(&admin))
+            .await
+            .unwrap();
+        let store = Store::open_shared(&url, dir, None).await.unwrap();
+        DATABASES
+            .lock()
+            .unwrap()
+            .push((dir.to_path_buf(), store.location().to_path_buf(), url));
+        store
+    }
+
+    /// The first column of every row `sql` selects, as bytes (text and blobs alike), read
+    /// behind the store's back.
+    pub fn raw_column(store: &Store, sql: &str) -> Vec<Vec<u8>> {
+        match database_url(store) {
+            Some(url) => {
+                let sql = sql.to_string();
+                std::thread::spawn(move || {
+                    let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+                    client
+                        .query(&sql, &[])
+                        .unwrap()
+                        .iter()
+                        .map(|row| match row.try_get::<_, Vec<u8>>(0) {
+                            Ok(bytes) => bytes,
+                            Err(_) => row
+                                .try_get::<_, i64>(0)
+                                .map(|n| n.to_string().into_bytes())
+                                .unwrap_or_default(),
+                        })
+                        .collect()
+                })
+                .join()
+                .unwrap()
+            }
+            None => {
+                let connection = rusqlite::Connection::open(store.location()).unwrap();
+                let mut statement = connection.prepare(sql).unwrap();
+                statement
+                    .query_map([], |row| {
+                        Ok(match row.get::<_, rusqlite::types::Value>(0)? {
+                            rusqlite::types::Value::Blob(bytes) => bytes,
+                            rusqlite::types::Value::Text(text) => text.into_bytes(),
+                            rusqlite::types::Value::Integer(n) => n.to_string().into_bytes(),
+                            _ => Vec::new(),
+                        })
+                    })
+                    .unwrap()
+                    .map(Result::unwrap)
+                    .collect()
+            }
+        }
+    }
+
+    fn database_url(store: &Store) -> Option<String> {
+        DATABASES
+            .lock()
+            .unwrap()
+            .iter()
+            .find(|(_, location, _)| location == store.location())
+            .map(|(_, _, url)| url.clone())
+    }
+
+    /// A new database on the server of `admin` (a URL to a database the role may connect to),
+    /// named after this process so that one left by a run that died is dropped by the next.
+    fn fresh_database(admin: &str) -> String {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let mut client = postgres::Client::connect(admin, postgres::NoTls).unwrap();
+        let stale: Vec<String> = client
+            .query(
+                "SELECT datname FROM pg_database WHERE datname LIKE 'cap_unit_%'",
+                &[],
+            )
+            .unwrap()
+            .iter()
+            .map(|row| row.get(0))
+            .filter(|name: &String| {
+                let pid = name.split('_').nth(2).unwrap_or_default();
+                !Path::new("/proc").join(pid).exists()
+            })
+            .collect();
+        for name in stale {
+            let _ = client.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+        }
+        let name = format!(
+            "cap_unit_{}_{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        client
+            .batch_execute(&format!("CREATE DATABASE {name}"))
+            .unwrap();
+        let (base, query) = admin.split_once('?').unwrap_or((admin, ""));
+        let (server, _) = base.rsplit_once('/').unwrap();
+        if query.is_empty() {
+            format!("{server}/{name}")
+        } else {
+            format!("{server}/{name}?{query}")
+        }
     }
 
     /// Starts run `run_id` with `code`; returns the owner of its claim.
@@ -222,8 +379,21 @@ pub(crate) mod testing {
 
     /// Changes the store's database behind its back, as damage or an attacker would.
     pub fn tamper(store: &Store, sql: &str) {
-        let connection = rusqlite::Connection::open(store.location()).unwrap();
-        connection.execute_batch(sql).unwrap();
+        match database_url(store) {
+            Some(url) => {
+                let sql = sql.to_string();
+                std::thread::spawn(move || {
+                    let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+                    client.batch_execute(&sql).unwrap();
+                })
+                .join()
+                .unwrap();
+            }
+            None => {
+                let connection = rusqlite::Connection::open(store.location()).unwrap();
+                connection.execute_batch(sql).unwrap();
+            }
+        }
     }
 
     /// Journals `entry` the way the bridge does: dispatched, then answered.

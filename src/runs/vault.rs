@@ -217,6 +217,14 @@ impl Vault {
     fn unlock_key(&self, backend: &dyn Backend) -> Result<StateCipher, String> {
         let recorded = backend.key_record().map_err(|e| e.to_string())?;
         let (source, key) = match &recorded {
+            // A key given in the environment serves whatever the store recorded: the replicas
+            // of a shared store each hold it there. The check value proves it is the right one.
+            Some((name, _)) if keys::environment_key().is_some() => {
+                let source = KeySource::parse(name).unwrap_or(KeySource::Environment);
+                let key = keys::environment_key()
+                    .unwrap_or_else(|| Err("the environment key went away".into()))?;
+                (source, key)
+            }
             Some((name, _)) => {
                 let source = KeySource::parse(name).ok_or_else(|| {
                     format!("its key is kept in `{name}`, which this version does not know")
@@ -244,8 +252,13 @@ impl Vault {
             }
         };
         if !keys::check_matches(&cipher, &check) {
+            let from = if keys::environment_key().is_some() {
+                KeySource::Environment
+            } else {
+                source
+            };
             return Err(format!(
-                "the key in {source} is not the one these runs were encrypted with"
+                "the key in {from} is not the one these runs were encrypted with"
             ));
         }
         Ok(cipher)
@@ -256,7 +269,9 @@ impl Vault {
 mod tests {
     use serde_json::json;
 
-    use crate::runs::testing::{begin, journal_call, pending, store_in, tamper};
+    use crate::runs::testing::{
+        begin, journal_call, pending, raw_column, shared, store_in, tamper,
+    };
     use crate::runs::{CallState, JournalEntry, KEY_FILE_NAME, KeySource, Store};
 
     /// Every byte SQLite wrote for the store, the write-ahead log included.
@@ -317,7 +332,22 @@ mod tests {
             )
             .await
             .unwrap();
-        let on_disk = stored_bytes_on_disk(store.location());
+        // Every sealed column as the database holds it (SQLite's file, or PostgreSQL's rows).
+        let on_disk = if shared() {
+            [
+                "SELECT code FROM runs",
+                "SELECT envelope FROM runs",
+                "SELECT result FROM calls",
+                "SELECT preview FROM approvals",
+                "SELECT convert_to(address, 'UTF8') FROM calls",
+            ]
+            .iter()
+            .flat_map(|sql| raw_column(&store, sql))
+            .flatten()
+            .collect()
+        } else {
+            stored_bytes_on_disk(store.location())
+        };
         for marker in [
             "SCRIPT-MARKER",
             "RESULT-MARKER",
@@ -371,8 +401,13 @@ mod tests {
             err.contains("not the one these runs were encrypted with"),
             "{err}"
         );
+        let location = if shared() {
+            "postgres://"
+        } else {
+            "state.sqlite"
+        };
         assert!(
-            err.contains("capabilities hub runs --clear") && err.contains("state.sqlite"),
+            err.contains("capabilities hub runs --clear") && err.contains(location),
             "{err}"
         );
         let run = crate::runs::NewRun {

@@ -27,6 +27,8 @@ pub struct Options {
     pub color: bool,
     /// Show only this profile's runs, waiting calls and sources.
     pub profile: Option<String>,
+    /// The shared store's URL (`[store] url`), when the runs are not in the data directory.
+    pub store_url: Option<String>,
 }
 
 /// Raw mode and the alternate screen for as long as it lives; dropping it (also when the
@@ -64,7 +66,8 @@ pub async fn run(
     }
     let mut loader = Loader::new(paths.clone())
         .with_credentials(credentials)
-        .with_profile(options.profile.clone());
+        .with_profile(options.profile.clone())
+        .with_store_url(options.store_url.clone());
     let mut state = State::new(options.color).for_profile(options.profile.clone());
     state.apply_snapshot(loader.snapshot().await, now_ms());
     let mut screen = Screen::enter()?;

@@ -38,6 +38,8 @@ pub struct Loader {
     config_problem: Option<String>,
     /// `dashboard --profile`: the profile shown, and its sources as the config last said.
     profile: Option<(String, Vec<String>)>,
+    /// The shared store's URL, when the runs live in PostgreSQL rather than the data directory.
+    store_url: Option<String>,
     configured_at: Option<(Instant, Option<SystemTime>)>,
 }
 
@@ -51,12 +53,19 @@ impl Loader {
             config_problem: None,
             profile: None,
             configured_at: None,
+            store_url: None,
         }
     }
 
     /// Shows only `profile`'s runs, waiting calls and sources.
     pub fn with_profile(mut self, profile: Option<String>) -> Loader {
         self.profile = profile.map(|name| (name, Vec::new()));
+        self
+    }
+
+    /// Reads the runs of the shared store at `url` (`[store] url`) instead of the SQLite file.
+    pub fn with_store_url(mut self, url: Option<String>) -> Loader {
+        self.store_url = url;
         self
     }
 
@@ -70,9 +79,13 @@ impl Loader {
         if let Some(store) = &self.store {
             return Ok(store.clone());
         }
-        let store = Store::open(&self.paths.state_database(), self.credentials.clone())
-            .await
-            .map_err(|e| e.to_string())?;
+        let opened = match &self.store_url {
+            Some(url) => {
+                Store::open_shared(url, &self.paths.data_dir, self.credentials.clone()).await
+            }
+            None => Store::open(&self.paths.state_database(), self.credentials.clone()).await,
+        };
+        let store = opened.map_err(|e| e.to_string())?;
         self.store = Some(store.clone());
         Ok(store)
     }

@@ -44,7 +44,7 @@ fn ledger_lines(ledger: &Path) -> Vec<String> {
 }
 
 /// The writes the ledger server performed.
-fn writes(ledger: &Path) -> Vec<String> {
+pub(crate) fn writes(ledger: &Path) -> Vec<String> {
     ledger_lines(ledger)
         .into_iter()
         .filter(|line| line.starts_with("write"))
@@ -52,7 +52,7 @@ fn writes(ledger: &Path) -> Vec<String> {
 }
 
 /// Waits (a bound against hangs, not a speed check) until the ledger has `line`.
-fn wait_for_line(ledger: &Path, line: &str) {
+pub(crate) fn wait_for_line(ledger: &Path, line: &str) {
     let deadline = Instant::now() + Duration::from_secs(90);
     while Instant::now() < deadline {
         if ledger_lines(ledger).iter().any(|l| l == line) {
@@ -63,13 +63,13 @@ fn wait_for_line(ledger: &Path, line: &str) {
     panic!("the ledger never got `{line}`");
 }
 
-fn exec_json(home: &Home, args: &[&str], code: &str) -> (Run, Value) {
+pub(crate) fn exec_json(home: &Home, args: &[&str], code: &str) -> (Run, Value) {
     let run = Run::with_stdin(&mut home.command(args), code);
     let envelope = envelope(&run);
     (run, envelope)
 }
 
-fn run_id(envelope: &Value) -> String {
+pub(crate) fn run_id(envelope: &Value) -> String {
     envelope["runId"]
         .as_str()
         .unwrap_or_else(|| panic!("no runId: {envelope}"))
@@ -77,7 +77,7 @@ fn run_id(envelope: &Value) -> String {
 }
 
 /// A write that needs a person and takes a second to answer, so that resumes overlap it.
-const SLOW_WRITE: &str =
+pub(crate) const SLOW_WRITE: &str =
     r#"const done = await ledger.slowWrite({ key: "k", seconds: 1 }); return done;"#;
 
 /// Runs `SLOW_WRITE` until it pauses, and approves it once from the terminal.

@@ -33,6 +33,7 @@ mod sandbox_hostile;
 mod sandbox_prelude;
 mod sandbox_results;
 mod search_quality;
+mod shared_store;
 mod sources;
 mod support;
 mod tls;

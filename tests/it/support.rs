@@ -9,13 +9,22 @@ pub use crate::common::repo as repo_root;
 /// A temporary home for config and data; dropped with the test.
 pub struct Home {
     dir: tempfile::TempDir,
+    /// Set on every command of this home (a shared store's key, say).
+    env: Vec<(String, String)>,
 }
 
 impl Home {
     pub fn new() -> Home {
         Home {
             dir: tempfile::tempdir().expect("temp dir"),
+            env: Vec::new(),
         }
+    }
+
+    /// This home with `name=value` in the environment of every command it starts.
+    pub fn with_env(mut self, name: &str, value: &str) -> Home {
+        self.env.push((name.to_string(), value.to_string()));
+        self
     }
 
     pub fn path(&self) -> &Path {
@@ -43,7 +52,12 @@ impl Home {
             .env_remove("CAPABILITIES_LOG_FORMAT")
             .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
             .env_remove("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+            .env_remove("CAPABILITIES_STORE_URL")
+            .env_remove("CAPABILITIES_STATE_KEY")
             .env("NO_COLOR", "1");
+        for (name, value) in &self.env {
+            cmd.env(name, value);
+        }
         cmd
     }
 

@@ -176,7 +176,7 @@ mod tests {
 
     use super::super::super::claims::LEASE;
     use super::super::super::records::{CallState, JournalEntry};
-    use super::super::super::testing::{begin, journal_call, store_in, tamper};
+    use super::super::super::testing::{begin, journal_call, shared, store_in, tamper};
     use super::*;
 
     fn entry(seq: u64, address: &str, result: Value) -> JournalEntry {
@@ -339,7 +339,12 @@ mod tests {
         assert_eq!(store.runs().summaries(1).await.unwrap().len(), 1);
 
         // Listing calls opens no result: a result that would not open does not matter there.
-        tamper(&store, "UPDATE calls SET result = x'00' WHERE seq = 0");
+        let garbage = if shared() {
+            "UPDATE calls SET result = '\\x00'::bytea WHERE seq = 0"
+        } else {
+            "UPDATE calls SET result = x'00' WHERE seq = 0"
+        };
+        tamper(&store, garbage);
         let rows = store.journal().rows("run_a").await.unwrap();
         assert_eq!(rows.len(), 2);
         assert!(store.journal().entries("run_a").await.is_err());

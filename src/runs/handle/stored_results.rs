@@ -99,7 +99,7 @@ impl StoredResults<'_> {
 mod tests {
     use std::time::Duration;
 
-    use super::super::super::testing::{store_in, tamper};
+    use super::super::super::testing::{raw_column, store_in, tamper};
     use super::*;
 
     fn retention(max_results: u64, max_bytes: u64) -> Retention {
@@ -130,11 +130,9 @@ mod tests {
         );
         assert_eq!(results.read("local", "res_unknown").await.unwrap(), None);
         // Sealed where it lies: the ciphertext is not the JSON.
-        let connection = rusqlite::Connection::open(store.location()).unwrap();
-        let raw: Vec<u8> = connection
-            .query_row("SELECT value FROM stored_results", [], |r| r.get(0))
-            .unwrap();
-        assert!(!raw.windows(7).any(|w| w == b"[1,2,3]"));
+        let raw = raw_column(&store, "SELECT value FROM stored_results");
+        assert_eq!(raw.len(), 1);
+        assert!(!raw[0].windows(7).any(|w| w == b"[1,2,3]"));
     }
 
     #[tokio::test]
@@ -230,11 +228,8 @@ mod tests {
             .keep("local", "run", "2".into(), Retention::default())
             .await
             .unwrap();
-        let connection = rusqlite::Connection::open(store.location()).unwrap();
-        let count: i64 = connection
-            .query_row("SELECT count(*) FROM stored_results", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(count, 1);
+        let count = raw_column(&store, "SELECT count(*) FROM stored_results");
+        assert_eq!(count, [b"1".to_vec()]);
     }
 
     #[test]

@@ -1,0 +1,231 @@
+//! The shared backend: one PostgreSQL database for several hubs (`[store] url`). Each process
+//! keeps one connection, used only from the store's worker threads (the blocking client runs
+//! its own small runtime). Every compare-and-set is one conditional statement (PostgreSQL
+//! re-checks its condition after waiting on a concurrent writer of the row) or runs in a
+//! transaction that first takes the store's transaction-level advisory lock, so what it read
+//! cannot change before it writes — the same single-writer steps as SQLite's `BEGIN IMMEDIATE`,
+//! across replicas on different machines.
+//!
+//! | file | owns |
+//! |---|---|
+//! | `schema` | the tables and their versioned migrations |
+//! | `runs`, `journal`, `approvals` | runs and claims, calls, pending calls and decisions |
+//! | `records` | bearer tokens, source statuses, stored results, tool versions, the key record |
+
+mod approvals;
+mod journal;
+mod records;
+mod runs;
+mod schema;
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use postgres::{Client, Config, Row, Transaction};
+use tokio_postgres_rustls::MakeRustlsConnect;
+
+use super::backend::Backend;
+use super::error::{DispatchError, StoreError};
+use super::vault::Sealed;
+
+/// The lock every multi-statement write takes first (`pg_advisory_xact_lock`), released when
+/// its transaction ends: the store's writers take turns, as SQLite's do.
+const WRITE_LOCK: i64 = 0x6361_7073_7461_7465; // "capstate"
+
+/// A PostgreSQL state store.
+pub struct Postgres {
+    config: Config,
+    tls: MakeRustlsConnect,
+    /// Reconnected on next use when the server or the network dropped it.
+    client: Mutex<Option<Client>>,
+    /// The URL without its password, for messages.
+    location: PathBuf,
+}
+
+impl Postgres {
+    /// Connects to `url` and brings its schema up to date. A server that cannot be reached, a
+    /// role that may not log in or create tables, a schema from a newer version: each is
+    /// refused with what to do.
+    pub fn open(url: &str) -> Result<Postgres, StoreError> {
+        if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
+            return Err(StoreError::Url {
+                reason: "it must start with postgres:// (PostgreSQL is the one shared store)"
+                    .into(),
+            });
+        }
+        let config: Config = url.parse().map_err(|e: postgres::Error| StoreError::Url {
+            reason: e.to_string(),
+        })?;
+        let location = PathBuf::from(describe(&config));
+        crate::tls::install_crypto_provider();
+        let tls = MakeRustlsConnect::new(tls_config().map_err(|reason| StoreError::Connect {
+            location: location.clone(),
+            reason,
+        })?);
+        let store = Postgres {
+            config,
+            tls,
+            client: Mutex::new(None),
+            location,
+        };
+        store.with(schema::migrate)?;
+        Ok(store)
+    }
+
+    /// Runs `f` on the connection, connecting first when there is none.
+    fn with<T>(
+        &self,
+        f: impl FnOnce(&mut Client) -> Result<T, postgres::Error>,
+    ) -> Result<T, StoreError> {
+        let mut guard = self.client.lock().unwrap_or_else(|p| p.into_inner());
+        if guard.as_ref().is_none_or(Client::is_closed) {
+            let client = self
+                .config
+                .connect(self.tls.clone())
+                .map_err(|e| StoreError::Connect {
+                    location: self.location.clone(),
+                    // A certificate this machine does not trust is the usual reason TLS fails;
+                    // say which, and what to do.
+                    reason: match crate::tls::explain_handshake_failure(&e) {
+                        Some(explained) => format!(
+                            "{explained}. For a server on this machine, `?sslmode=disable` at the end of the URL connects without TLS"
+                        ),
+                        None => with_causes(&e),
+                    },
+                })?;
+            *guard = Some(client);
+        }
+        let Some(client) = guard.as_mut() else {
+            return Err(StoreError::Worker("no connection after connecting".into()));
+        };
+        f(client).map_err(|e| self.error(e))
+    }
+
+    /// Runs `f` in one transaction holding the store's write lock; it commits only on `Ok`.
+    fn write<T, E: From<StoreError>>(
+        &self,
+        f: impl FnOnce(&mut Transaction<'_>) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let mut outcome = None;
+        self.with(|client| {
+            let mut transaction = client.transaction()?;
+            transaction.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK])?;
+            let value = f(&mut transaction);
+            if value.is_ok() {
+                transaction.commit()?;
+            }
+            // Dropping an uncommitted transaction rolls it back.
+            outcome = Some(value);
+            Ok(())
+        })?;
+        outcome.unwrap_or_else(|| Err(E::from(StoreError::Worker("the write did not run".into()))))
+    }
+
+    fn error(&self, source: postgres::Error) -> StoreError {
+        StoreError::Postgres {
+            location: self.location.clone(),
+            source,
+        }
+    }
+
+    /// Fails unless `owner` holds the claim on the running run `run_id`; checked inside the
+    /// write transaction that depends on it.
+    fn check_owner(
+        &self,
+        t: &mut Transaction<'_>,
+        run_id: &str,
+        owner: &str,
+    ) -> Result<(), DispatchError> {
+        let current: Option<Option<String>> = t
+            .query_opt(
+                "SELECT owner FROM runs WHERE run_id = $1 AND status = 'running'",
+                &[&run_id],
+            )
+            .map_err(|e| self.error(e))?
+            .map(|row| row.get(0));
+        if current.flatten().as_deref() != Some(owner) {
+            return Err(DispatchError::NotOwner {
+                run_id: run_id.to_string(),
+            });
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Postgres {
+    fn drop(&mut self) {
+        // The blocking client closes its connection by running its own small runtime, which
+        // panics on a thread that drives async tasks — where the last `Store` usually goes.
+        // It is closed on a plain thread instead, and waited for, so the server sees a clean
+        // goodbye before the process ends.
+        let client = self
+            .client
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        if let Some(client) = client {
+            let _ = std::thread::spawn(move || drop(client)).join();
+        }
+    }
+}
+
+impl Backend for Postgres {
+    fn location(&self) -> &Path {
+        &self.location
+    }
+}
+
+/// An error with what caused it ("error connecting to server: Connection refused").
+fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(inner) = cause {
+        let more = inner.to_string();
+        if !text.contains(&more) {
+            text.push_str(": ");
+            text.push_str(&more);
+        }
+        cause = inner.source();
+    }
+    text
+}
+
+/// `postgres://user@host:port/db`, never the password.
+fn describe(config: &Config) -> String {
+    let host = config
+        .get_hosts()
+        .first()
+        .map(|h| match h {
+            postgres::config::Host::Tcp(name) => name.clone(),
+            postgres::config::Host::Unix(path) => path.display().to_string(),
+        })
+        .unwrap_or_else(|| "localhost".into());
+    let port = config.get_ports().first().copied().unwrap_or(5432);
+    format!(
+        "postgres://{}@{host}:{port}/{}",
+        config.get_user().unwrap_or("?"),
+        config.get_dbname().unwrap_or("?")
+    )
+}
+
+/// TLS for the connection (`sslmode` in the URL decides whether it is used), verified against
+/// the OS trust store like every other TLS client here.
+fn tls_config() -> Result<rustls::ClientConfig, String> {
+    use rustls_platform_verifier::ConfigVerifierExt;
+    rustls::ClientConfig::with_platform_verifier().map_err(|e| e.to_string())
+}
+
+/// A sealed column.
+fn sealed(row: &Row, index: usize) -> Option<Sealed> {
+    row.get::<_, Option<Vec<u8>>>(index).map(Sealed::stored)
+}
+
+/// A count or a time as stored (never negative when we wrote it).
+fn unsigned(value: i64) -> u64 {
+    value.max(0) as u64
+}
+
+/// A count or a time to store.
+fn signed(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}

@@ -1,0 +1,268 @@
+//! Several hubs on one PostgreSQL store (`[store] url`), each "replica" with a data directory of
+//! its own and the key in `CAPABILITIES_STATE_KEY`: an approval given in one is seen by the
+//! others, concurrent resumes across replicas send an approved write once, a replica killed in
+//! the middle of a write leaves it to another that never sends it again, tokens and stored
+//! results are shared, and a replica with the wrong key refuses to start. Each test gets a
+//! database of its own on the server `tests/setup.sh` starts (CAPABILITIES_TEST_POSTGRES).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use crate::common::repo;
+use crate::guarantees::{SLOW_WRITE, exec_json, run_id, wait_for_line, writes};
+use crate::raw::Raw;
+use crate::support::Home;
+
+/// The server's maintenance database, as a role that may create databases.
+fn admin_url() -> String {
+    std::env::var("CAPABILITIES_TEST_POSTGRES").unwrap_or_else(|_| {
+        "postgres://capabilities:capabilities@127.0.0.1:5432/postgres?sslmode=disable".into()
+    })
+}
+
+/// A database made for one test and dropped after it.
+struct Database {
+    name: String,
+    url: String,
+}
+
+impl Database {
+    fn new() -> Database {
+        let name = format!("cap_test_{}_{}", std::process::id(), rand_suffix());
+        admin(&format!("CREATE DATABASE {name}"));
+        let url = admin_url().replacen("/postgres", &format!("/{name}"), 1);
+        Database { name, url }
+    }
+}
+
+impl Drop for Database {
+    fn drop(&mut self) {
+        let _ = std::panic::catch_unwind(|| {
+            admin(&format!(
+                "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+                self.name
+            ))
+        });
+    }
+}
+
+fn rand_suffix() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    format!("{nanos:x}")
+}
+
+/// Runs `sql` on the maintenance database, on a thread of its own (the blocking client runs a
+/// runtime of its own).
+fn admin(sql: &str) {
+    let (url, sql) = (admin_url(), sql.to_string());
+    std::thread::spawn(move || {
+        let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap_or_else(|e| {
+            panic!("PostgreSQL is not reachable at {url} (tests/setup.sh starts it): {e}")
+        });
+        client.batch_execute(&sql).expect(&sql);
+    })
+    .join()
+    .unwrap();
+}
+
+/// 32 bytes in base64, the same for every replica of one test.
+const KEY: &str = "c2hhcmVkLXN0YXRlLWtleS1mb3ItdGhlLXJlcGxpY2E=";
+
+/// A replica: its own home, the shared store, the shared key, and the ledger server writing to
+/// `ledger`.
+fn replica(db: &Database, ledger: &Path) -> Home {
+    let home = Home::new().with_env("CAPABILITIES_STATE_KEY", KEY);
+    home.write_config(&format!(
+        "[store]\nurl = {}\n\n[sources.ledger]\ncommand = {}\nargs = [{}]\nenv = {{ LEDGER_FILE = {} }}\n",
+        json!(db.url),
+        json!(repo().join(".venv/bin/python").display().to_string()),
+        json!(repo().join("tests/peers/ledger_server.py").display().to_string()),
+        json!(ledger.display().to_string()),
+    ));
+    home
+}
+
+fn ledger_in(dir: &tempfile::TempDir) -> PathBuf {
+    dir.path().join("ledger.txt")
+}
+
+#[test]
+fn an_approval_in_one_replica_is_used_once_by_concurrent_resumes_in_two_others() {
+    let db = Database::new();
+    let shared = tempfile::tempdir().unwrap();
+    let ledger = ledger_in(&shared);
+    let [first, second, third] = [0, 1, 2].map(|_| replica(&db, &ledger));
+    // The run pauses in the first replica and is approved from the second.
+    let (paused, envelope) = exec_json(&first, &["exec", "-", "--json"], SLOW_WRITE);
+    assert_eq!(paused.code, 3, "{}", paused.stderr);
+    let run_id = run_id(&envelope);
+    let listed = second.run(&["hub", "runs", "--pending"]).ok();
+    assert!(listed.stdout.contains(&run_id), "{}", listed.stdout);
+    second.run(&["hub", "approve", &run_id]).ok();
+    // Two hubs in two other replicas resume it at once, twice each.
+    let mut hubs = [Raw::hub(&second), Raw::hub(&third)];
+    for hub in &mut hubs {
+        hub.initialize("2025-11-25");
+        for id in 10..12 {
+            hub.send(
+                &json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": { "name": "execute", "arguments": { "resume": run_id } } })
+                    .to_string(),
+            );
+        }
+    }
+    let mut statuses = Vec::new();
+    for hub in &mut hubs {
+        for _ in 0..2 {
+            let answer = hub.next();
+            statuses.push(
+                answer["result"]["structuredContent"]["status"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+            );
+        }
+    }
+    assert!(
+        statuses.iter().all(|s| s == "completed" || s == "running"),
+        "{statuses:?}"
+    );
+    assert!(statuses.iter().any(|s| s == "completed"), "{statuses:?}");
+    assert_eq!(
+        writes(&ledger),
+        ["write k"],
+        "the write reached the upstream once"
+    );
+    // The first replica sees how it ended.
+    let (again, envelope) = exec_json(&first, &["exec", "--resume", &run_id, "--json"], "");
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert_eq!(envelope["status"], "completed", "{envelope}");
+    assert_eq!(writes(&ledger), ["write k"]);
+}
+
+#[test]
+fn a_replica_killed_mid_write_leaves_a_run_another_replica_never_writes_again() {
+    let db = Database::new();
+    let shared = tempfile::tempdir().unwrap();
+    let ledger = ledger_in(&shared);
+    let first = replica(&db, &ledger);
+    let second = replica(&db, &ledger);
+    let (_, envelope) = exec_json(&first, &["exec", "-", "--json"], SLOW_WRITE);
+    let run_id = run_id(&envelope);
+    first.run(&["hub", "approve", &run_id]).ok();
+    // The first replica's hub dies while the approved write is in flight.
+    let mut hub = Raw::hub(&first);
+    hub.initialize("2025-11-25");
+    hub.send(
+        &json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": { "name": "execute", "arguments": { "resume": run_id } } })
+            .to_string(),
+    );
+    wait_for_line(&ledger, "write k");
+    hub.child.kill().expect("kill -9 the hub");
+    hub.child.wait().expect("reap the hub");
+    // Another replica takes the run over: the write is not sent again, and says so.
+    let (ended, envelope) = exec_json(&second, &["exec", "--resume", &run_id, "--json"], "");
+    assert_eq!(ended.code, 1, "{}", ended.stderr);
+    assert_eq!(envelope["error"]["code"], "interrupted", "{envelope}");
+    assert_eq!(
+        envelope["error"]["recovery"]["execute_request"], "do_not_replay",
+        "{envelope}"
+    );
+    assert_eq!(writes(&ledger), ["write k"]);
+}
+
+#[test]
+fn tokens_runs_and_stored_results_are_shared_between_replicas() {
+    let db = Database::new();
+    let shared = tempfile::tempdir().unwrap();
+    let ledger = ledger_in(&shared);
+    let first = replica(&db, &ledger);
+    let second = replica(&db, &ledger);
+    let created = first.run(&["token", "create", "team"]).ok();
+    assert!(
+        created.stderr.contains("shown only this once"),
+        "{}",
+        created.stderr
+    );
+    let listed = second.run(&["token", "list"]).ok();
+    assert!(listed.stdout.contains("team"), "{}", listed.stdout);
+    // A result too large to send, stored by one replica, is read by another.
+    let (_, stored) = exec_json(
+        &first,
+        &["exec", "-", "--json"],
+        "return Array.from({ length: 3000 }, (_, i) => ({ i, text: 'row ' + i }));",
+    );
+    let result_ref = stored["stored"]["resultRef"]
+        .as_str()
+        .unwrap_or_else(|| panic!("not stored: {stored}"))
+        .to_string();
+    let (_, page) = exec_json(
+        &second,
+        &["exec", "-", "--json"],
+        &format!(
+            "const v = await hub.get({}); return v.length;",
+            json!(result_ref)
+        ),
+    );
+    assert_eq!(page["result"], 3000, "{page}");
+    // The doctor of either replica checks the store.
+    let doctor = second.run(&["doctor"]);
+    assert!(
+        doctor.stdout.contains("is reachable and up to date"),
+        "{}{}",
+        doctor.stdout,
+        doctor.stderr
+    );
+}
+
+#[test]
+fn a_replica_with_the_wrong_key_or_an_unreachable_store_refuses_with_what_to_do() {
+    let db = Database::new();
+    let shared = tempfile::tempdir().unwrap();
+    let ledger = ledger_in(&shared);
+    let keyed = replica(&db, &ledger);
+    let (done, _) = exec_json(&keyed, &["exec", "-", "--json"], "return 1");
+    assert_eq!(done.code, 0, "{}", done.stderr);
+    // Not a key at all: said so, with how to make one.
+    let garbled = Home::new().with_env("CAPABILITIES_STATE_KEY", "not-a-key");
+    garbled.write_config(&format!("[store]\nurl = {}\n", json!(db.url)));
+    let refused = garbled.command(&["hub", "serve"]).output().unwrap();
+    assert_ne!(refused.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("openssl rand -base64 32"), "{stderr}");
+    // Another key: the hub does not start, and no run is touched.
+    let wrong = Home::new().with_env(
+        "CAPABILITIES_STATE_KEY",
+        "YW5vdGhlci1rZXktYW5vdGhlci1rZXktYW5vdGhlciE=",
+    );
+    wrong.write_config(&format!("[store]\nurl = {}\n", json!(db.url)));
+    let refused = wrong.command(&["hub", "serve"]).output().unwrap();
+    assert_ne!(refused.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("is not the one these runs were encrypted with"),
+        "{stderr}"
+    );
+    // A store nobody answers at: the message names it and says what to check.
+    let nowhere = Home::new().with_env("CAPABILITIES_STATE_KEY", KEY);
+    nowhere.write_config(
+        "[store]\nurl = \"postgres://capabilities:capabilities@127.0.0.1:1/nothing?sslmode=disable\"\n",
+    );
+    let failed = nowhere.run(&["hub", "runs"]).fails();
+    assert!(
+        failed
+            .stderr
+            .contains("cannot connect to the shared state store")
+            && failed.stderr.contains("refused")
+            && !failed.stderr.contains("capabilities:capabilities"),
+        "{}",
+        failed.stderr
+    );
+    // A URL that is not one.
+    nowhere.write_config("[store]\nurl = \"mysql://db.example/runs\"\n");
+    let bad = nowhere.run(&["hub", "runs"]).fails();
+    assert!(bad.stderr.contains("URL is not valid"), "{}", bad.stderr);
+}
