@@ -29,6 +29,7 @@ use super::envelope::{
 };
 use super::error::ErrorCode;
 use super::host::{self, HostEnv};
+use super::js_threads;
 use super::measure::{describe, thousands};
 use super::normalise::{Normalised, normalise};
 use super::parser_pool::run_on_big_stack;
@@ -80,22 +81,24 @@ async fn run_in_span(
     }
     let timeout = request.timeout();
     let io = Handle::current();
-    // The JavaScript runs on the blocking pool so a CPU-bound script never holds a worker
-    // thread that tool I/O needs; bridge futures are spawned back onto `io`.
+    // The JavaScript runs on threads of its own (`js_threads`), so a CPU-bound script never
+    // holds a worker thread that tool I/O needs, and a run that waits holds no thread at all;
+    // bridge futures are spawned back onto `io`.
     let _cancel_on_drop = CancelOnDrop(cancel.clone());
     let span = tracing::Span::current();
-    let task = tokio::task::spawn_blocking(move || {
-        // Host functions spawn tool calls from this thread; they take the span from here.
-        let _in_run = span.enter();
-        // The clock starts when the run gets its thread: under load a run may wait for one in
-        // the blocking pool, and that wait is not the script's time.
-        let deadline = Instant::now() + timeout;
-        let normalised = match parse_on_big_stack(&request) {
-            Ok(normalised) => normalised,
-            Err(error) => return ExecuteEnvelope::rejected(&request.run_id, error, Vec::new()),
-        };
-        let inner = io.clone();
-        inner.block_on(execute(request, bridge, normalised, deadline, cancel, io))
+    let task = js_threads::spawn(move |slice| {
+        async move {
+            // The clock starts when the run gets a thread: under load a run may wait for one,
+            // and that wait is not the script's time.
+            let deadline = Instant::now() + timeout;
+            let normalised = match parse_on_big_stack(&request) {
+                Ok(normalised) => normalised,
+                Err(error) => return ExecuteEnvelope::rejected(&request.run_id, error, Vec::new()),
+            };
+            execute(request, bridge, normalised, deadline, cancel, io, slice).await
+        }
+        // Host functions spawn tool calls from these threads; they take the span from here.
+        .instrument(span)
     });
     match task.await {
         Ok(envelope) => envelope,
@@ -103,7 +106,7 @@ async fn run_in_span(
             &run_id,
             EnvelopeError::new(
                 ErrorCode::Internal,
-                format!("the sandbox thread failed: {join}"),
+                format!("the sandbox task failed: {join}"),
             ),
             Vec::new(),
         ),
@@ -186,6 +189,7 @@ async fn execute(
     deadline: Instant,
     cancel: CancelToken,
     io: Handle,
+    slice: Arc<js_threads::Slice>,
 ) -> ExecuteEnvelope {
     let notices = normalised.notices.clone();
     // Bytecode is loaded without copying (QuickJS ROM mode), so it must outlive the runtime:
@@ -237,6 +241,8 @@ async fn execute(
         let cancel = cancel.clone();
         runtime
             .set_interrupt_handler(Some(Box::new(move || {
+                // A long stretch without an await gives the thread's place in the pool away.
+                slice.check();
                 shared.should_stop() || cancel.is_cancelled() || Instant::now() >= deadline
             })))
             .await;

@@ -9,6 +9,7 @@
 //! | file | owns |
 //! |---|---|
 //! | `engine` | one run: runtime, limits, driving the script, the envelope |
+//! | `js_threads` | the few threads every run's JavaScript shares; a waiting run holds none |
 //! | `normalise/` | code shapes, TypeScript blanking, the static unknown-tool check |
 //! | `parser_pool` | big-stack threads for the recursive parser |
 //! | `compile` | source → bytecode outside the sandbox; the prelude, once per process |
@@ -32,6 +33,7 @@ mod engine;
 pub mod envelope;
 pub mod error;
 mod host;
+mod js_threads;
 mod measure;
 mod normalise;
 mod parser_pool;

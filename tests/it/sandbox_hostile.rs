@@ -733,3 +733,35 @@ async fn zz_process_is_healthy_after_hostile_runs() {
         assert_result(envelope, json!(i));
     }
 }
+
+// --- Busy scripts share the JavaScript threads ---------------------------------------------------
+
+/// More scripts spinning without an await than there are JavaScript threads (one per core, at
+/// least two) do not hold up a short run started after them: each busy one is left its own
+/// thread, and the short run finishes while they all still spin (they end only at their limit).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn busy_scripts_do_not_starve_a_short_run() {
+    let busy_count = std::thread::available_parallelism()
+        .map(usize::from)
+        .unwrap_or(2)
+        .max(2)
+        * 2;
+    let mut busy = Vec::new();
+    for _ in 0..busy_count {
+        let mut spinning = request("for (;;) {}");
+        spinning.limits.run_timeout = Duration::from_secs(5);
+        busy.push(tokio::spawn(exec_with(spinning)));
+    }
+    // Let every busy script start spinning first.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let short = exec("return await test.echo({ x: 1 })").await;
+    assert_eq!(short.status, Status::Completed, "{short:?}");
+    assert!(
+        busy.iter().all(|task| !task.is_finished()),
+        "the short run waited for a busy one to end"
+    );
+    for task in busy {
+        let spun = task.await.unwrap();
+        assert_code(&spun, ErrorCode::Timeout);
+    }
+}
