@@ -80,9 +80,62 @@ pub struct Store {
     inner: Arc<Inner>,
 }
 
+/// One store: its thread, which does every piece of backend work in turn, and the way to it.
 struct Inner {
+    worker: Arc<Worker>,
+    jobs: Option<std::sync::mpsc::Sender<Job>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+/// What the store's thread works with.
+struct Worker {
     backend: Box<dyn Backend>,
     vault: Vault,
+}
+
+/// One piece of backend work.
+type Job = Box<dyn FnOnce(&dyn Backend, &Vault) + Send>;
+
+impl Inner {
+    /// Starts the store's thread. One thread per store, not one per waiting call: the backend
+    /// does one thing at a time anyway (SQLite has one writer; each store keeps one
+    /// connection), and a thousand runs waiting on the store then cost a queue, not a thousand
+    /// threads. A job that panics is reported to its caller and the thread goes on.
+    fn start(backend: Box<dyn Backend>, vault: Vault) -> Result<Inner, StoreError> {
+        let worker = Arc::new(Worker { backend, vault });
+        let (jobs, queue) = std::sync::mpsc::channel::<Job>();
+        let working = worker.clone();
+        let thread = std::thread::Builder::new()
+            .name("capabilities-store".into())
+            .spawn(move || {
+                for job in queue {
+                    let run = std::panic::AssertUnwindSafe(|| {
+                        job(working.backend.as_ref(), &working.vault)
+                    });
+                    // The caller's channel closes unanswered; it reports a worker failure.
+                    let _ = std::panic::catch_unwind(run);
+                }
+            })
+            .map_err(|e| StoreError::Worker(format!("cannot start the store's thread: {e}")))?;
+        Ok(Inner {
+            worker,
+            jobs: Some(jobs),
+            thread: Some(thread),
+        })
+    }
+}
+
+impl Drop for Inner {
+    /// Waits for the store's thread to finish its queue and close the database, so the process
+    /// never ends with it half closed (SQLite folds its write-ahead log back in on close).
+    fn drop(&mut self) {
+        drop(self.jobs.take());
+        if let Some(thread) = self.thread.take()
+            && thread.thread().id() != std::thread::current().id()
+        {
+            let _ = thread.join();
+        }
+    }
 }
 
 /// A [`Store`] that may have been closed; see [`Store::downgrade`].
@@ -113,10 +166,7 @@ impl Store {
                 keys = keys.with_credentials(credentials);
             }
             Ok(Store {
-                inner: Arc::new(Inner {
-                    vault: Vault::new(keys, path),
-                    backend: Box::new(backend),
-                }),
+                inner: Arc::new(Inner::start(Box::new(backend), Vault::new(keys, path))?),
             })
         })
         .await;
@@ -141,10 +191,7 @@ impl Store {
                 keys = keys.with_credentials(credentials);
             }
             Ok(Store {
-                inner: Arc::new(Inner {
-                    vault: Vault::new(keys, location),
-                    backend: Box::new(backend),
-                }),
+                inner: Arc::new(Inner::start(Box::new(backend), Vault::new(keys, location))?),
             })
         })
         .await;
@@ -160,7 +207,7 @@ impl Store {
 
     /// Where the records live, for messages.
     pub fn location(&self) -> &Path {
-        self.inner.backend.location()
+        self.inner.worker.backend.location()
     }
 
     pub fn runs(&self) -> Runs<'_> {
@@ -195,7 +242,7 @@ impl Store {
         Keys(self)
     }
 
-    /// Runs `f` with the backend and the vault on the blocking pool: a database may wait on
+    /// Runs `f` with the backend and the vault on the store's thread: a database may wait on
     /// another process's write, and the key may come from a keychain over D-Bus, neither of
     /// which may hold an async thread.
     async fn call<T, E>(
@@ -206,10 +253,20 @@ impl Store {
         T: Send + 'static,
         E: From<StoreError> + Send + 'static,
     {
-        let inner = self.inner.clone();
-        tokio::task::spawn_blocking(move || f(inner.backend.as_ref(), &inner.vault))
-            .await
-            .map_err(|e| E::from(StoreError::Worker(e.to_string())))?
+        let (answer, answered) = tokio::sync::oneshot::channel();
+        let job: Job = Box::new(move |backend, vault| {
+            let _ = answer.send(f(backend, vault));
+        });
+        let stopped = || E::from(StoreError::Worker("the store's thread stopped".into()));
+        let Some(jobs) = &self.inner.jobs else {
+            return Err(stopped());
+        };
+        jobs.send(job).map_err(|_| stopped())?;
+        answered.await.map_err(|_| {
+            E::from(StoreError::Worker(
+                "the store's thread failed while it worked on this request".into(),
+            ))
+        })?
     }
 }
 

@@ -70,6 +70,12 @@ impl HttpHub {
         panic!("the hub did not listen on 127.0.0.1:{port}");
     }
 
+    /// `kill -9`, and waits for the process to go.
+    pub(crate) fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
     pub(crate) fn url(&self) -> String {
         format!("http://127.0.0.1:{}/mcp", self.port)
     }

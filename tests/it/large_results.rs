@@ -308,10 +308,12 @@ fn a_row_too_large_and_a_bad_projection_say_what_to_change() {
 #[test]
 fn expired_evicted_and_unknown_references_are_unavailable_and_say_not_to_repeat_writes() {
     let home = Home::new();
-    let calls = rows_config(
-        &home,
-        "[policy]\ndestructive = \"allow\"\n\n[limits]\nstored_results = 2\nstored_ttl_secs = 2\n",
-    );
+    let limits = |ttl: u64| {
+        format!(
+            "[policy]\ndestructive = \"allow\"\n\n[limits]\nstored_results = 2\nstored_ttl_secs = {ttl}\n"
+        )
+    };
+    let calls = rows_config(&home, &limits(300));
     let mut refs = Vec::new();
     for _ in 0..3 {
         let (_, stored) = exec(&home, "return await rows.createRows({ n: 400 });", &[]);
@@ -341,11 +343,14 @@ fn expired_evicted_and_unknown_references_are_unavailable_and_say_not_to_repeat_
     assert_eq!(get(&refs[2])["result"], 400);
     let unknown = get("res_doesnotexist");
     assert_eq!(unknown["error"]["code"], "result_unavailable", "{unknown}");
-    // Reads do not extend a result's life: past its two seconds it is gone.
-    std::thread::sleep(std::time::Duration::from_millis(2_500));
-    let expired = get(&refs[2]);
+    // A result kept for one second is gone two seconds later.
+    rows_config(&home, &limits(1));
+    let (_, brief) = exec(&home, "return await rows.createRows({ n: 400 });", &[]);
+    let brief_ref = brief["stored"]["resultRef"].as_str().unwrap().to_string();
+    std::thread::sleep(std::time::Duration::from_millis(2_000));
+    let expired = get(&brief_ref);
     assert_eq!(expired["error"]["code"], "result_unavailable", "{expired}");
-    assert_eq!(provider_calls(&calls).len(), 3, "no write ran again");
+    assert_eq!(provider_calls(&calls).len(), 4, "no write ran again");
 }
 
 #[test]

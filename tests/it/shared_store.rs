@@ -11,6 +11,7 @@ use serde_json::json;
 
 use crate::common::repo;
 use crate::guarantees::{SLOW_WRITE, exec_json, run_id, wait_for_line, writes};
+use crate::hub_http::{HttpHub, create_token, python_client_running};
 use crate::raw::Raw;
 use crate::support::Home;
 
@@ -265,4 +266,99 @@ fn a_replica_with_the_wrong_key_or_an_unreachable_store_refuses_with_what_to_do(
     nowhere.write_config("[store]\nurl = \"mysql://db.example/runs\"\n");
     let bad = nowhere.run(&["hub", "runs"]).fails();
     assert!(bad.stderr.contains("URL is not valid"), "{}", bad.stderr);
+}
+
+/// `execute` over Streamable HTTP (2026-07-28, stateless) with the Python `mcp` client; `script`
+/// may be `resume:RUN_ID`. The envelope.
+fn over_http(hub: &HttpHub, token: &str, script: &str) -> serde_json::Value {
+    let report = python_client_running(hub, &["2026-07-28", token, script]);
+    let envelope = report["execute"]["structured"].clone();
+    assert!(envelope.is_object(), "{report}");
+    envelope
+}
+
+#[test]
+fn two_http_replicas_share_runs_approvals_and_tokens_and_write_once() {
+    let db = Database::new();
+    let shared = tempfile::tempdir().unwrap();
+    let ledger = ledger_in(&shared);
+    let a = replica(&db, &ledger);
+    let b = replica(&db, &ledger);
+    let token = create_token(&a, &["team"]);
+    let mut hub_a = HttpHub::start(&a, &[]);
+    let hub_b = HttpHub::start(&b, &[]);
+    // Paused on A, approved from a terminal, resumed through B and A twenty times at once.
+    let paused = over_http(&hub_a, &token, SLOW_WRITE);
+    assert_eq!(paused["status"], "awaiting_approval", "{paused}");
+    let first_run = run_id(&paused);
+    b.run(&["hub", "approve", &first_run]).ok();
+    let resumes: Vec<_> = (0..20)
+        .map(|i| {
+            let url_hub = if i % 2 == 0 { &hub_b } else { &hub_a };
+            let (url, token, resume) =
+                (url_hub.url(), token.clone(), format!("resume:{first_run}"));
+            std::thread::spawn(move || {
+                crate::common::json_report(
+                    crate::common::python_peer("hub_http_client.py")
+                        .arg(url)
+                        .args(["2026-07-28", &token, &resume]),
+                )
+            })
+        })
+        .collect();
+    let statuses: Vec<String> = resumes
+        .into_iter()
+        .map(|t| {
+            let report = t.join().unwrap();
+            report["execute"]["structured"]["status"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect();
+    assert!(
+        statuses.iter().all(|s| s == "completed" || s == "running"),
+        "{statuses:?}"
+    );
+    assert_eq!(
+        writes(&ledger),
+        ["write k"],
+        "the write reached the upstream once"
+    );
+
+    // A replica killed mid-write: the other reports the outcome unknown and never resends it.
+    let paused = over_http(
+        &hub_a,
+        &token,
+        r#"return await ledger.slowWrite({ key: "m", seconds: 5 });"#,
+    );
+    let second_run = run_id(&paused);
+    a.run(&["hub", "approve", &second_run]).ok();
+    let (url_a, resume_token, resume) =
+        (hub_a.url(), token.clone(), format!("resume:{second_run}"));
+    let in_flight = std::thread::spawn(move || {
+        let _ = crate::common::python_peer("hub_http_client.py")
+            .arg(url_a)
+            .args(["2026-07-28", &resume_token, &resume])
+            .output();
+    });
+    wait_for_line(&ledger, "write m");
+    hub_a.kill();
+    let _ = in_flight.join();
+    let ended = over_http(&hub_b, &token, &format!("resume:{second_run}"));
+    assert_eq!(ended["error"]["code"], "interrupted", "{ended}");
+    assert_eq!(
+        ended["error"]["recovery"]["provider_execution"], "unknown",
+        "{ended}"
+    );
+    assert_eq!(writes(&ledger), ["write k", "write m"], "never sent twice");
+
+    // A token revoked through one replica's store is refused by the other at once.
+    a.run(&["token", "revoke", "team"]).ok();
+    let report = python_client_running(&hub_b, &["2026-07-28", &token, "return 1"]);
+    let refused = report.to_string();
+    assert!(
+        refused.contains("401") || refused.contains("refused") || refused.contains("revoked"),
+        "{refused}"
+    );
 }

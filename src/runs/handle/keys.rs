@@ -20,7 +20,7 @@ impl Keys<'_> {
 
     /// The key file beside the database (used when no credential store can hold the key).
     pub fn file_path(&self) -> PathBuf {
-        self.0.inner.vault.key_file_path().to_path_buf()
+        self.0.inner.worker.vault.key_file_path().to_path_buf()
     }
 
     /// Unlocks the key now, keying a new store; an error says why it cannot be used.
