@@ -16,7 +16,7 @@ use super::output::print;
 use crate::app::App;
 use crate::cli::{CredentialListArgs, CredentialNameArgs, CredentialSetArgs, CredentialStore};
 use crate::config::{IMPLICIT_CONNECTION, Settings, SourceSettings};
-use crate::credentials::{SHORTEST, Secret, StoreKind, WEAK, check_name};
+use crate::credentials::{CredentialError, SHORTEST, Secret, StoreKind, WEAK, check_name};
 use crate::sources::{SourceStatus, Sources};
 
 impl From<CredentialStore> for StoreKind {
@@ -32,9 +32,20 @@ pub fn set(app: &App, args: &CredentialSetArgs) -> anyhow::Result<ExitCode> {
     check_name(&args.name)?;
     let settings = app.settings()?;
     let value = read_value(&args.name)?;
-    let store = app
+    let store = match app
         .credentials()
-        .set(&args.name, &value, args.store.map(StoreKind::from))?;
+        .set(&args.name, &value, args.store.map(StoreKind::from))
+    {
+        Ok(store) => store,
+        // No keychain here: the one next step is this very command with the file store.
+        Err(CredentialError::KeychainUnavailable { reason }) => bail!(
+            "the OS keychain is not available here ({reason}); nothing was stored. Store it in the encrypted file instead: `{}` (its passphrase comes from a prompt or ${}), or set `store = \"file\"` under [credentials] in {} for every secret",
+            app.command(&format!("credential set {} --store file", args.name)),
+            crate::env_vars::CAPABILITIES_PASSPHRASE,
+            app.paths.config_file.display()
+        ),
+        Err(e) => return Err(e.into()),
+    };
     if let Some(warning) = length_warning(&args.name, &value) {
         crate::logging::notice(tracing::Level::WARN, &warning);
     }
