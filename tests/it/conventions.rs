@@ -269,9 +269,13 @@ fn config_mistakes_say_what_is_wrong() {
     );
     home.write_config("[sources.a]\ncommand = \"x\"\n");
     let refused = home.run(&["policy", "set", "nosuch.*", "deny"]).fails();
+    let quotes_a_line = refused
+        .stderr
+        .split("config.toml:")
+        .skip(1)
+        .any(|after| after.starts_with(|c: char| c.is_ascii_digit()));
     assert!(
-        refused.stderr.contains("the change was not written")
-            && !refused.stderr.contains("config.toml:"),
+        refused.stderr.contains("the change was not written") && !quotes_a_line,
         "no line of a text never written: {}",
         refused.stderr
     );
