@@ -377,6 +377,96 @@ mod tests {
         );
     }
 
+    /// A catalogue of one namespace with `count` tools named `sendMessage0…`.
+    fn catalog(count: usize) -> Catalog {
+        let tools = crate::model::tool::build_namespace(
+            "chat",
+            (0..count)
+                .map(|i| crate::model::UpstreamTool {
+                    name: format!("sendMessage{i}"),
+                    title: None,
+                    description: Some("Send a message to a channel.".into()),
+                    input_schema: serde_json::json!({"type": "object"}),
+                    output_schema: None,
+                    annotations: Default::default(),
+                })
+                .collect(),
+        );
+        Catalog {
+            namespaces: vec![Namespace {
+                name: "chat".into(),
+                connections: vec!["default".into()],
+                named_connections: false,
+                tools,
+                origin: Origin::Live,
+            }],
+        }
+    }
+
+    fn answer(catalog: &Catalog, query: &str, limit: usize, reader: &Reader) -> SearchAnswer {
+        let mut index = SearchIndex::new();
+        for namespace in &catalog.namespaces {
+            index.set_namespace(&namespace.name, &namespace.tools);
+        }
+        let request = SearchRequest {
+            query,
+            namespace: None,
+            limit,
+            permits: None,
+            changed: None,
+            reader,
+        };
+        search_answer(catalog, &index, &Policy::default(), &request).unwrap_or_default()
+    }
+
+    #[test]
+    fn hints_name_arguments_for_agents_and_flags_for_people() {
+        let catalog = catalog(5);
+        let agent = answer(&catalog, "send message", 2, &Reader::Agent);
+        assert!(
+            agent
+                .text
+                .contains("3 more matches. Narrow the query, pass namespace or raise limit."),
+            "{}",
+            agent.text
+        );
+        assert_eq!(agent.hits.len(), 2);
+        let person = answer(&catalog, "send message", 2, &Reader::cli(None));
+        assert!(
+            person.text.contains(
+                "3 more matches. Narrow the query, pass --namespace NAME or raise --limit."
+            ),
+            "{}",
+            person.text
+        );
+        let none = answer(&catalog, "zzqx", 2, &Reader::cli(None));
+        assert!(none.hits.is_empty());
+        assert!(none.text.contains("--namespace NAME"), "{}", none.text);
+        let none = answer(&catalog, "zzqx", 2, &Reader::Agent);
+        assert!(
+            none.text.contains("list one source with namespace;"),
+            "{}",
+            none.text
+        );
+    }
+
+    #[test]
+    fn notes_about_sources_come_apart_from_the_results() {
+        let mut catalog = catalog(1);
+        catalog.namespaces.push(Namespace {
+            name: "web".into(),
+            connections: vec!["default".into()],
+            named_connections: false,
+            tools: Vec::new(),
+            origin: Origin::Unavailable {
+                error: "no answer".into(),
+            },
+        });
+        let answer = answer(&catalog, "send message", 10, &Reader::Agent);
+        assert!(!answer.text.contains("web"), "{}", answer.text);
+        assert!(answer.notes.contains("`web`"), "{}", answer.notes);
+    }
+
     #[test]
     fn summaries_take_the_first_sentence() {
         assert_eq!(summary("Echoes back. Then more."), "Echoes back.");

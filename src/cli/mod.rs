@@ -89,7 +89,7 @@ pub enum Command {
     )]
     Init(InitArgs),
 
-    /// Add, list, test and remove sources (MCP servers).
+    /// Add, list, test, enable, disable and remove sources (MCP servers).
     #[command(subcommand)]
     Source(SourceCommand),
 

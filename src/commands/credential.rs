@@ -101,7 +101,10 @@ pub fn list(app: &App, args: &CredentialListArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if names.is_empty() {
-        print("no secrets are stored; store one with `capabilities credential set NAME`\n")?;
+        print(&format!(
+            "no secrets are stored; store one with `{}`\n",
+            app.command("credential set NAME")
+        ))?;
         return Ok(ExitCode::SUCCESS);
     }
     let width = names
@@ -129,8 +132,9 @@ pub fn list(app: &App, args: &CredentialListArgs) -> anyhow::Result<ExitCode> {
         .collect();
     if let Some(first) = missing.first() {
         text.push_str(&format!(
-            "\n{} referenced but not stored; store it with `capabilities credential set {first}`\n",
-            missing.len()
+            "\n{} referenced but not stored; store it with `{}`\n",
+            missing.len(),
+            app.command(&format!("credential set {first}"))
         ));
     }
     print(&text)?;
@@ -192,7 +196,15 @@ pub async fn test(app: &App, args: &CredentialNameArgs) -> anyhow::Result<ExitCo
         .max()
         .unwrap_or(Duration::ZERO);
     let sources = Sources::start(connections, app.secrets());
-    let statuses = sources.wait_settled(longest + Duration::from_secs(1)).await;
+    let statuses = super::progress::waiting(
+        app,
+        format!(
+            "connecting {}",
+            super::progress::names(&labels.iter().map(String::as_str).collect::<Vec<_>>())
+        ),
+        sources.wait_settled(longest + Duration::from_secs(1)),
+    )
+    .await;
     sources.shutdown().await;
     let mut failed = false;
     let mut text = String::new();

@@ -267,8 +267,9 @@ fn check_stores(report: &mut Report, app: &App, settings: Option<&Settings>) {
         report.fail(
             "secrets",
             format!(
-                "not stored: {}; store each with `capabilities credential set NAME`",
-                missing.join(", ")
+                "not stored: {}; store each with `{}`",
+                missing.join(", "),
+                app.command("credential set NAME")
             ),
         );
     }

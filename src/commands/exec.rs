@@ -61,7 +61,7 @@ pub async fn run(app: &App, args: &ExecArgs) -> anyhow::Result<ExitCode> {
             // that started connecting go down with the answer.
             Err(e) => {
                 engine.sources.shutdown().await;
-                return Err(e.into());
+                return Err(e);
             }
         },
         (None, None) => bail!("give a script file, `-` for standard input, or --resume RUN_ID"),

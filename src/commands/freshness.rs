@@ -131,11 +131,14 @@ pub async fn review(app: &App, args: &SourceReviewArgs) -> anyhow::Result<ExitCo
     }
     if left > 0 {
         print(&format!(
-            "{left} change(s) not confirmed; calls of those tools that may write keep asking. Confirm with `capabilities source review{} --yes`.\n",
-            args.name
-                .as_deref()
-                .map(|n| format!(" {n}"))
-                .unwrap_or_default()
+            "{left} change(s) not confirmed; calls of those tools that may write keep asking. Confirm with `{}`.\n",
+            app.command(&format!(
+                "source review{} --yes",
+                args.name
+                    .as_deref()
+                    .map(|n| format!(" {n}"))
+                    .unwrap_or_default()
+            ))
         ))?;
     }
     Ok(ExitCode::SUCCESS)

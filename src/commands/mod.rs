@@ -222,8 +222,9 @@ async fn load_catalog(
             );
         }
         anyhow::bail!(
-            "no sources are configured in {}; add one, e.g. `capabilities source add everything -- npx -y @modelcontextprotocol/server-everything`",
-            app.paths.config_file.display()
+            "no sources are configured in {}; add one, e.g. `{}`",
+            app.paths.config_file.display(),
+            app.command("source add everything -- npx -y @modelcontextprotocol/server-everything")
         );
     }
     let cache = crate::catalog::cache::ListingCache::new(app.paths.catalog_cache_dir());
@@ -235,8 +236,9 @@ async fn load_catalog(
     if !addresses.is_empty() {
         for rule in crate::policy::unmatched_rules(&settings.policy, &addresses) {
             eprintln!(
-                "warning: policy rule `{}` matches no tool; check its spelling with `capabilities search`",
-                rule.pattern
+                "warning: policy rule `{}` matches no tool; check its spelling with `{}`",
+                rule.pattern,
+                app.command("search WORDS")
             );
         }
     }

@@ -204,8 +204,9 @@ fn explain(app: &App, args: &PolicyExplainArgs) -> anyhow::Result<ExitCode> {
             crate::model::closest::closest(&args.address, addresses.iter().map(String::as_str), 3);
         if near.is_empty() {
             bail!(
-                "`{}` is not a catalogued tool; find addresses with `capabilities search`{}",
+                "`{}` is not a catalogued tool; find addresses with `{}`{}",
                 args.address,
+                app.command("search WORDS"),
                 profile_note(&settings)
             );
         }

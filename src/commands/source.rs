@@ -113,7 +113,8 @@ async fn test_one(app: &App, name: &str, just_added: bool, json: bool) -> anyhow
         let known: Vec<&str> = settings.sources.iter().map(|s| s.name.as_str()).collect();
         if known.is_empty() {
             bail!(
-                "there is no source named `{name}`; add one with `capabilities source add {name} -- COMMAND ARGS…`"
+                "there is no source named `{name}`; add one with `{}`",
+                app.command(&format!("source add {name} -- COMMAND ARGS…"))
             );
         }
         bail!(
@@ -480,7 +481,10 @@ pub fn import(app: &App, args: &SourceImportArgs) -> anyhow::Result<ExitCode> {
             .for_each(|line| out.push_str(&format!("  {line}\n")));
     }
     if !imported.is_empty() && !args.dry_run {
-        out.push_str("Run `capabilities source list` to connect to them and see their tools.\n");
+        out.push_str(&format!(
+            "Run `{}` to connect to them and see their tools.\n",
+            app.command("source list")
+        ));
     }
     print(&out)?;
     Ok(if imported.is_empty() && !skipped.is_empty() {

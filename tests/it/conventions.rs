@@ -300,3 +300,21 @@ fn man_pages_show_with_their_sections() {
     home.run(&["man", "--install", dir.to_str().unwrap()]).ok();
     assert!(dir.join("capabilities-source-enable.1").exists());
 }
+
+#[test]
+fn hub_serve_on_a_terminal_says_what_it_is_on_stderr() {
+    use crate::dashboard::{Tmux, quoted};
+    let home = Home::new();
+    home.write_config("");
+    let script = format!(
+        "CAPABILITIES_HOME={} NO_COLOR=1 {} hub serve 2>&1; echo \"hub exited $?\"; sleep 60",
+        quoted(&home.path().display().to_string()),
+        quoted(env!("CARGO_BIN_EXE_capabilities")),
+    );
+    let tmux = Tmux::start(&home, 200, 20, &script);
+    let screen = tmux.wait_for("speaks MCP on stdin/stdout");
+    assert!(screen.contains("install print"), "{screen}");
+    // Started by a client (stdin a pipe), it says nothing: its stderr is the client's log.
+    let quiet = crate::support::Run::with_stdin(&mut home.command(&["hub", "serve"]), "");
+    assert!(!quiet.stderr.contains("speaks MCP"), "{}", quiet.stderr);
+}
