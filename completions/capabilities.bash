@@ -16,6 +16,9 @@ _capabilities() {
             ",$1")
                 cmd="capabilities"
                 ;;
+            capabilities,call)
+                cmd="capabilities__subcmd__call"
+                ;;
             capabilities,completions)
                 cmd="capabilities__subcmd__completions"
                 ;;
@@ -45,6 +48,9 @@ _capabilities() {
                 ;;
             capabilities,install)
                 cmd="capabilities__subcmd__install"
+                ;;
+            capabilities,man)
+                cmd="capabilities__subcmd__man"
                 ;;
             capabilities,policy)
                 cmd="capabilities__subcmd__policy"
@@ -88,6 +94,9 @@ _capabilities() {
             capabilities__subcmd__credential__subcmd__help,test)
                 cmd="capabilities__subcmd__credential__subcmd__help__subcmd__test"
                 ;;
+            capabilities__subcmd__help,call)
+                cmd="capabilities__subcmd__help__subcmd__call"
+                ;;
             capabilities__subcmd__help,completions)
                 cmd="capabilities__subcmd__help__subcmd__completions"
                 ;;
@@ -117,6 +126,9 @@ _capabilities() {
                 ;;
             capabilities__subcmd__help,install)
                 cmd="capabilities__subcmd__help__subcmd__install"
+                ;;
+            capabilities__subcmd__help,man)
+                cmd="capabilities__subcmd__help__subcmd__man"
                 ;;
             capabilities__subcmd__help,policy)
                 cmd="capabilities__subcmd__help__subcmd__policy"
@@ -165,6 +177,12 @@ _capabilities() {
                 ;;
             capabilities__subcmd__help__subcmd__source,add)
                 cmd="capabilities__subcmd__help__subcmd__source__subcmd__add"
+                ;;
+            capabilities__subcmd__help__subcmd__source,disable)
+                cmd="capabilities__subcmd__help__subcmd__source__subcmd__disable"
+                ;;
+            capabilities__subcmd__help__subcmd__source,enable)
+                cmd="capabilities__subcmd__help__subcmd__source__subcmd__enable"
                 ;;
             capabilities__subcmd__help__subcmd__source,import)
                 cmd="capabilities__subcmd__help__subcmd__source__subcmd__import"
@@ -250,6 +268,12 @@ _capabilities() {
             capabilities__subcmd__source,add)
                 cmd="capabilities__subcmd__source__subcmd__add"
                 ;;
+            capabilities__subcmd__source,disable)
+                cmd="capabilities__subcmd__source__subcmd__disable"
+                ;;
+            capabilities__subcmd__source,enable)
+                cmd="capabilities__subcmd__source__subcmd__enable"
+                ;;
             capabilities__subcmd__source,help)
                 cmd="capabilities__subcmd__source__subcmd__help"
                 ;;
@@ -273,6 +297,12 @@ _capabilities() {
                 ;;
             capabilities__subcmd__source__subcmd__help,add)
                 cmd="capabilities__subcmd__source__subcmd__help__subcmd__add"
+                ;;
+            capabilities__subcmd__source__subcmd__help,disable)
+                cmd="capabilities__subcmd__source__subcmd__help__subcmd__disable"
+                ;;
+            capabilities__subcmd__source__subcmd__help,enable)
+                cmd="capabilities__subcmd__source__subcmd__help__subcmd__enable"
                 ;;
             capabilities__subcmd__source__subcmd__help,help)
                 cmd="capabilities__subcmd__source__subcmd__help__subcmd__help"
@@ -326,7 +356,7 @@ _capabilities() {
 
     case "${cmd}" in
         capabilities)
-            opts="-h -V --config --log-format --otel-endpoint --help --version init source search describe exec completions hub install credential doctor policy dashboard token help"
+            opts="-h -V --config --color --log-format --otel-endpoint --help --version init source search describe exec call completions hub install credential doctor policy dashboard token man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -334,6 +364,48 @@ _capabilities() {
             case "${prev}" in
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --otel-endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__call)
+            opts="-h -V --connection --json --profile --config --color --log-format --otel-endpoint --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --connection)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)
@@ -352,7 +424,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__completions)
-            opts="-h -V --config --log-format --otel-endpoint --help --version bash zsh fish elvish powershell"
+            opts="-h -V --config --color --log-format --otel-endpoint --help --version bash zsh fish elvish powershell"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -360,6 +432,10 @@ _capabilities() {
             case "${prev}" in
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)
@@ -378,7 +454,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__credential)
-            opts="-h -V --config --log-format --otel-endpoint --help --version set list remove test help"
+            opts="-h -V --config --color --log-format --otel-endpoint --help --version set list remove test help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -386,6 +462,10 @@ _capabilities() {
             case "${prev}" in
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)
@@ -488,7 +568,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__credential__subcmd__list)
-            opts="-h -V --json --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --json --config --color --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -496,6 +576,10 @@ _capabilities() {
             case "${prev}" in
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)
@@ -514,7 +598,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__credential__subcmd__remove)
-            opts="-h -V --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --config --color --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -522,6 +606,10 @@ _capabilities() {
             case "${prev}" in
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)
@@ -540,7 +628,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__credential__subcmd__set)
-            opts="-h -V --store --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --store --config --color --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -552,6 +640,10 @@ _capabilities() {
                     ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)
@@ -570,7 +662,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__credential__subcmd__test)
-            opts="-h -V --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --config --color --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -578,6 +670,10 @@ _capabilities() {
             case "${prev}" in
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)
@@ -596,7 +692,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__dashboard)
-            opts="-h -V --bell --profile --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --bell --profile --config --color --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -608,6 +704,10 @@ _capabilities() {
                     ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)
@@ -626,7 +726,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__describe)
-            opts="-h -V --budget --refresh --profile --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --budget --refresh --profile --json --config --color --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -642,6 +742,10 @@ _capabilities() {
                     ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)
@@ -660,7 +764,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__doctor)
-            opts="-h -V --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --json --config --color --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -668,6 +772,10 @@ _capabilities() {
             case "${prev}" in
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)
@@ -686,7 +794,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__exec)
-            opts="-h -V --resume --json --output-budget --profile --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --resume --json --output-budget --profile --config --color --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -708,6 +816,10 @@ _capabilities() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 --log-format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
@@ -724,8 +836,22 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__help)
-            opts="init source search describe exec completions hub install credential doctor policy dashboard token help"
+            opts="init source search describe exec call completions hub install credential doctor policy dashboard token man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__help__subcmd__call)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -989,6 +1115,20 @@ _capabilities() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        capabilities__subcmd__help__subcmd__man)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         capabilities__subcmd__help__subcmd__policy)
             opts="show set explain"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1060,7 +1200,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__help__subcmd__source)
-            opts="add list remove test import refresh review"
+            opts="add list remove test enable disable import refresh review"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1074,6 +1214,34 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__help__subcmd__source__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__help__subcmd__source__subcmd__disable)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__help__subcmd__source__subcmd__enable)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1228,7 +1396,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__hub)
-            opts="-h -V --config --log-format --otel-endpoint --help --version serve approve deny runs help"
+            opts="-h -V --config --color --log-format --otel-endpoint --help --version serve approve deny runs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1236,6 +1404,10 @@ _capabilities() {
             case "${prev}" in
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)
@@ -1254,7 +1426,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__hub__subcmd__approve)
-            opts="-y -h -V --call --for-run --always --yes --config --log-format --otel-endpoint --help --version"
+            opts="-y -h -V --call --for-run --always --yes --config --color --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1266,6 +1438,10 @@ _capabilities() {
                     ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)
@@ -1284,7 +1460,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__hub__subcmd__deny)
-            opts="-h -V --call --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --call --config --color --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1296,6 +1472,10 @@ _capabilities() {
                     ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)
@@ -1398,7 +1578,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__hub__subcmd__runs)
-            opts="-h -V --pending --json --limit --clear --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --pending --json --limit --clear --config --color --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1410,6 +1590,10 @@ _capabilities() {
                     ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)
@@ -1428,7 +1612,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__hub__subcmd__serve)
-            opts="-h -V --profile --http --allow-remote --allowed-host --allow-origin --header-timeout --idle-timeout --body-timeout --max-connections --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --profile --http --allow-remote --allowed-host --allow-origin --header-timeout --idle-timeout --body-timeout --max-connections --config --color --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1470,6 +1654,10 @@ _capabilities() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 --log-format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
@@ -1486,7 +1674,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__init)
-            opts="-h -V --force --print --reference --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --force --print --reference --config --color --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1494,6 +1682,10 @@ _capabilities() {
             case "${prev}" in
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)
@@ -1512,7 +1704,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__install)
-            opts="-h -V --write --profile --name --config --log-format --otel-endpoint --help --version claude claude-desktop cursor codex print"
+            opts="-h -V --write --profile --name --config --color --log-format --otel-endpoint --help --version claude claude-desktop cursor codex print"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1528,6 +1720,44 @@ _capabilities() {
                     ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --otel-endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__man)
+            opts="-h -V --install --config --color --log-format --otel-endpoint --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --install)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)
@@ -1546,7 +1776,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__policy)
-            opts="-h -V --config --log-format --otel-endpoint --help --version show set explain help"
+            opts="-h -V --config --color --log-format --otel-endpoint --help --version show set explain help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1554,6 +1784,10 @@ _capabilities() {
             case "${prev}" in
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)
@@ -1572,7 +1806,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__policy__subcmd__explain)
-            opts="-h -V --connection --profile --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --connection --profile --json --config --color --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1588,6 +1822,10 @@ _capabilities() {
                     ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)
@@ -1676,7 +1914,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__policy__subcmd__set)
-            opts="-h -V --connection --profile --config --log-format --otel-endpoint --help --version allow ask deny"
+            opts="-h -V --connection --profile --config --color --log-format --otel-endpoint --help --version allow ask deny"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1692,6 +1930,10 @@ _capabilities() {
                     ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)
@@ -1710,7 +1952,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__policy__subcmd__show)
-            opts="-h -V --profile --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --profile --json --config --color --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1722,6 +1964,10 @@ _capabilities() {
                     ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)
@@ -1740,7 +1986,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__search)
-            opts="-n -l -h -V --namespace --limit --refresh --profile --config --log-format --otel-endpoint --help --version"
+            opts="-n -l -h -V --namespace --limit --refresh --profile --json --config --color --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1770,6 +2016,10 @@ _capabilities() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 --log-format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
@@ -1786,7 +2036,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__source)
-            opts="-h -V --config --log-format --otel-endpoint --help --version add list remove test import refresh review help"
+            opts="-h -V --config --color --log-format --otel-endpoint --help --version add list remove test enable disable import refresh review help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1794,6 +2044,10 @@ _capabilities() {
             case "${prev}" in
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)
@@ -1812,7 +2066,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__source__subcmd__add)
-            opts="-h -V --url --header --env --cwd --no-test --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --url --header --env --cwd --no-test --config --color --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1838,6 +2092,70 @@ _capabilities() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --otel-endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__source__subcmd__disable)
+            opts="-h -V --config --color --log-format --otel-endpoint --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --otel-endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__source__subcmd__enable)
+            opts="-h -V --config --color --log-format --otel-endpoint --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 --log-format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
@@ -1854,7 +2172,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__source__subcmd__help)
-            opts="add list remove test import refresh review help"
+            opts="add list remove test enable disable import refresh review help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1868,6 +2186,34 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__source__subcmd__help__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__source__subcmd__help__subcmd__disable)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__source__subcmd__help__subcmd__enable)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1980,7 +2326,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__source__subcmd__import)
-            opts="-h -V --dry-run --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --dry-run --config --color --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1988,6 +2334,10 @@ _capabilities() {
             case "${prev}" in
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)
@@ -2006,7 +2356,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__source__subcmd__list)
-            opts="-h -V --json --profile --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --json --profile --config --color --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2018,6 +2368,10 @@ _capabilities() {
                     ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)
@@ -2036,7 +2390,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__source__subcmd__refresh)
-            opts="-h -V --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --config --color --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2044,6 +2398,10 @@ _capabilities() {
             case "${prev}" in
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)
@@ -2062,7 +2420,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__source__subcmd__remove)
-            opts="-h -V --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --config --color --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2070,6 +2428,10 @@ _capabilities() {
             case "${prev}" in
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)
@@ -2088,7 +2450,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__source__subcmd__review)
-            opts="-h -V --yes --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --yes --config --color --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2096,6 +2458,10 @@ _capabilities() {
             case "${prev}" in
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)
@@ -2114,7 +2480,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__source__subcmd__test)
-            opts="-h -V --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --json --config --color --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2122,6 +2488,10 @@ _capabilities() {
             case "${prev}" in
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)
@@ -2140,7 +2510,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__token)
-            opts="-h -V --config --log-format --otel-endpoint --help --version create list revoke help"
+            opts="-h -V --config --color --log-format --otel-endpoint --help --version create list revoke help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2148,6 +2518,10 @@ _capabilities() {
             case "${prev}" in
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)
@@ -2166,7 +2540,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__token__subcmd__create)
-            opts="-h -V --profile --expires --allow --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --profile --expires --allow --config --color --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2186,6 +2560,10 @@ _capabilities() {
                     ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)
@@ -2274,7 +2652,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__token__subcmd__list)
-            opts="-h -V --json --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --json --config --color --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2282,6 +2660,10 @@ _capabilities() {
             case "${prev}" in
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)
@@ -2300,7 +2682,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__token__subcmd__revoke)
-            opts="-h -V --config --log-format --otel-endpoint --help --version"
+            opts="-h -V --config --color --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2308,6 +2690,10 @@ _capabilities() {
             case "${prev}" in
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 --log-format)

@@ -11,6 +11,7 @@ use crate::config::template::Part;
 use crate::config::{LivePolicy, Paths, Settings};
 use crate::credentials::{Credentials, SecretLookup, StoreKind};
 use crate::execute::Executor;
+use crate::model::Reader;
 use crate::runs::Store;
 use crate::sources::Sources;
 
@@ -19,6 +20,13 @@ pub struct App {
     pub paths: Paths,
     /// Opened on first need: most verbs never touch a secret.
     credentials: OnceLock<Arc<Credentials>>,
+    /// Who reads the hints this process prints: a person at the command line, with the
+    /// `--config FILE` they gave carried into each suggested command.
+    pub reader: Reader,
+    /// Colour on stderr and in the dashboard (`--color`, `NO_COLOR`, a terminal).
+    pub color: bool,
+    /// Long waits show a progress line on stderr: only when it is a terminal.
+    pub progress: bool,
 }
 
 impl App {
@@ -26,7 +34,23 @@ impl App {
         App {
             paths,
             credentials: OnceLock::new(),
+            reader: Reader::cli(None),
+            color: false,
+            progress: false,
         }
+    }
+
+    /// How this process speaks to the person: the reader of its hints, colour and progress.
+    pub fn for_person(mut self, reader: Reader, color: bool, progress: bool) -> App {
+        self.reader = reader;
+        self.color = color;
+        self.progress = progress;
+        self
+    }
+
+    /// `capabilities [--config FILE] ARGS`, a command to suggest on the config in use.
+    pub fn command(&self, args: &str) -> String {
+        self.reader.command(args)
     }
 
     /// The credential stores: the keychain and the encrypted file of the data directory, new

@@ -70,20 +70,27 @@ impl Drop for Logging {
     }
 }
 
+/// The filter when `$CAPABILITIES_LOG` sets none: warnings and errors, except rmcp's. rmcp logs
+/// its transport's failures (`worker quit with fatal: … DnsError {…}`) as errors, and the
+/// command's own one-line error already says what failed and what to do.
+pub const DEFAULT_FILTER: &str = "warn,rmcp=off";
+
 /// Starts logging to stderr for this process, `verb` naming it in the id of lines that belong
-/// to no request. The filter is `$CAPABILITIES_LOG` (default `warn`). A second call (tests that
-/// run verbs in one process) leaves the first subscriber in place.
+/// to no request. The filter is `$CAPABILITIES_LOG` (default [`DEFAULT_FILTER`]); `ansi` colours
+/// text lines (never on a stderr that is not a terminal, see `--color`). A second call (tests
+/// that run verbs in one process) leaves the first subscriber in place.
 pub fn init(
     format: LogFormat,
     otel_endpoint: Option<&str>,
     verb: &str,
+    ansi: bool,
 ) -> Result<Logging, LoggingError> {
     let process_id = format!("{verb}-{}", std::process::id());
     let _ = FORMAT.set((format, process_id.clone()));
     let filter = EnvFilter::try_from_env(env_vars::CAPABILITIES_LOG)
-        .unwrap_or_else(|_| EnvFilter::new("warn"));
+        .unwrap_or_else(|_| EnvFilter::new(DEFAULT_FILTER));
     // Blanks any stored secret a dependency might log (rmcp logs raw messages at trace).
-    let stderr = fmt_layer(format, process_id, filter, || RedactingStderr);
+    let stderr = fmt_layer(format, process_id, filter, ansi, || RedactingStderr);
     #[cfg(not(feature = "otel"))]
     let export: Option<BoxedLayer> = match otel_endpoint {
         Some(_) => return Err(LoggingError::OtelNotBuilt),
@@ -171,6 +178,7 @@ fn fmt_layer<S, W>(
     format: LogFormat,
     process_id: String,
     filter: EnvFilter,
+    ansi: bool,
     writer: W,
 ) -> Box<dyn Layer<S> + Send + Sync>
 where
@@ -181,7 +189,7 @@ where
     match format {
         LogFormat::Text => tracing_subscriber::fmt::layer()
             .with_writer(writer)
-            .with_ansi(std::env::var_os(env_vars::NO_COLOR).is_none())
+            .with_ansi(ansi)
             .with_filter(filter)
             .boxed(),
         LogFormat::Json => tracing_subscriber::fmt::layer()
@@ -481,7 +489,7 @@ mod tests {
         let captured = Captured::default();
         let writer = captured.clone();
         let filter = EnvFilter::new("warn");
-        let layer = fmt_layer(LogFormat::Json, "test-1".into(), filter, move || {
+        let layer = fmt_layer(LogFormat::Json, "test-1".into(), filter, false, move || {
             writer.clone()
         });
         with_default(tracing_subscriber::registry().with(layer), body);

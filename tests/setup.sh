@@ -36,9 +36,15 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 
 cd "$root/tests"
-# `npm ci` installs exactly the committed lock file and never rewrites it.
+# `npm ci` installs exactly the committed lock file and never rewrites it; the checksum makes
+# sure of that, since a rewritten lock file would change what every later machine installs.
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules ]; then
+  lock_before=$(sha256sum package-lock.json)
   npm ci --no-audit --no-fund --loglevel=error
+  if [ "$(sha256sum package-lock.json)" != "$lock_before" ]; then
+    echo "tests/setup.sh: npm rewrote tests/package-lock.json; restore it (git checkout tests/package-lock.json) and update it on purpose with npm install" >&2
+    exit 1
+  fi
   touch node_modules
 fi
 cd "$root"

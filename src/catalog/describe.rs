@@ -5,6 +5,7 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use super::typescript::NamespaceTypes;
+use crate::model::Reader;
 use crate::model::address::tool_name;
 use crate::model::tool::ToolDefinition;
 use crate::token_count;
@@ -26,9 +27,25 @@ pub enum DescribeError {
     NoTargets,
     #[error("describe takes at most {MAX_TARGETS} targets, got {0}; split them over several calls")]
     TooManyTargets(usize),
-    #[error("{}", unknown_message(.0))]
+    #[error("{}", unknown_message(.0, &Reader::Agent))]
     UnknownTargets(Vec<UnknownTarget>),
 }
+
+impl DescribeError {
+    /// The message in `reader`'s words: an agent is pointed at the `search` tool, a person at
+    /// `capabilities search`.
+    pub fn message_for(&self, reader: &Reader) -> String {
+        match self {
+            DescribeError::UnknownTargets(unknown) => unknown_message(unknown, reader),
+            other => other.to_string(),
+        }
+    }
+}
+
+/// The type of every tool function's optional second argument. It is the same in every
+/// namespace, so signatures name it without a namespace and `describe CallOptions` shows it.
+pub const CALL_OPTIONS: &str = "CallOptions";
+const CALL_OPTIONS_DECLARATION: &str = "/** The optional second argument of every tool function. */\ninterface CallOptions {\n\t/** The connection to call through, one of the source's connections (search lists them; the starred one is the default). */\n\tconnection?: string;\n}\n";
 
 /// A target that names no tool, namespace or type, with the closest names that exist.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,7 +54,7 @@ pub struct UnknownTarget {
     pub closest: Vec<String>,
 }
 
-fn unknown_message(unknown: &[UnknownTarget]) -> String {
+fn unknown_message(unknown: &[UnknownTarget], reader: &Reader) -> String {
     let mut lines: Vec<String> = unknown
         .iter()
         .map(|u| {
@@ -52,10 +69,10 @@ fn unknown_message(unknown: &[UnknownTarget]) -> String {
             }
         })
         .collect();
-    lines.push(
-        "Pass an address (namespace.tool), a namespace, or a type named in an earlier declaration; search finds addresses."
-            .into(),
-    );
+    lines.push(format!(
+        "Pass an address (namespace.tool), a namespace, or a type named in an earlier declaration; {} finds addresses.",
+        reader.search()
+    ));
     lines.join("\n")
 }
 
@@ -91,11 +108,37 @@ pub fn describe(
     let mut models: HashMap<&str, NamespaceTypes> = HashMap::new();
     let mut requests: Vec<(String, Item)> = Vec::new();
     let mut unknown = Vec::new();
+    let mut call_options = false;
     for raw in targets {
         let target = raw.trim();
+        if target == CALL_OPTIONS {
+            call_options = true;
+            continue;
+        }
         let (namespace, rest) = match target.split_once('.') {
             Some((namespace, rest)) => (namespace, Some(rest)),
             None => (target, None),
+        };
+        let (namespace, rest) = match by_namespace.get_key_value(namespace) {
+            Some(_) => (namespace, rest),
+            // A bare type name (`GetCurrentTimeResult`) stands for the one namespace that
+            // declares it; when several do, the error lists each qualified name.
+            None if rest.is_none() => match bare_type(&by_namespace, &mut models, target) {
+                Ok(namespace) => (namespace, Some(target)),
+                Err(owners) => {
+                    let closest = if owners.is_empty() {
+                        unknown_target(target, tools, None).closest
+                    } else {
+                        owners
+                    };
+                    unknown.push(UnknownTarget {
+                        target: target.to_string(),
+                        closest,
+                    });
+                    continue;
+                }
+            },
+            None => (namespace, rest),
         };
         let Some((&namespace, defs)) = by_namespace.get_key_value(namespace) else {
             unknown.push(unknown_target(target, tools, None));
@@ -127,6 +170,9 @@ pub fn describe(
     if !unknown.is_empty() {
         return Err(DescribeError::UnknownTargets(unknown));
     }
+    if requests.is_empty() {
+        return Ok(CALL_OPTIONS_DECLARATION.to_string());
+    }
 
     // Per-item token counts are an estimate of the whole; when the assembled text still
     // overshoots, plan again with the overshoot held back.
@@ -143,7 +189,37 @@ pub fn describe(
         // round each and could outlast the rounds.
         reserve += (used - budget_tokens).max(reserve).max(1);
     }
+    if call_options {
+        text.push('\n');
+        text.push_str(CALL_OPTIONS_DECLARATION);
+    }
     Ok(text)
+}
+
+/// The namespace whose declarations name the type `name`, when exactly one does; else the
+/// qualified names of all that do (none when no namespace has it).
+fn bare_type<'t>(
+    by_namespace: &HashMap<&'t str, Vec<&'t ToolDefinition>>,
+    models: &mut HashMap<&'t str, NamespaceTypes>,
+    name: &str,
+) -> Result<&'t str, Vec<String>> {
+    let mut owners: Vec<&'t str> = Vec::new();
+    for (&namespace, defs) in by_namespace {
+        let model = models
+            .entry(namespace)
+            .or_insert_with(|| NamespaceTypes::build(namespace, defs.iter().copied()));
+        if model.contains_type(name) {
+            owners.push(namespace);
+        }
+    }
+    match owners.as_slice() {
+        [only] => Ok(only),
+        _ => {
+            let mut names: Vec<String> = owners.iter().map(|ns| format!("{ns}.{name}")).collect();
+            names.sort();
+            Err(names)
+        }
+    }
 }
 
 /// `rest` of `namespace.rest`: a tool by its address name or its upstream name, else a type.
@@ -408,6 +484,55 @@ mod tests {
                 tool("listRepos", "List repositories.", None),
             ],
         )
+    }
+
+    #[test]
+    fn a_bare_type_name_resolves_when_one_namespace_declares_it() {
+        let tools = github();
+        let bare = describe(&tools, &targets(&["Issue"]), 2_500).unwrap();
+        let qualified = describe(&tools, &targets(&["github.Issue"]), 2_500).unwrap();
+        assert_eq!(bare, qualified);
+        let mut twice = tools.clone();
+        twice.extend(github().into_iter().map(|mut t| {
+            t.namespace = "gitlab".into();
+            t
+        }));
+        let err = describe(&twice, &targets(&["Issue"]), 2_500).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains("closest: github.Issue, gitlab.Issue"),
+            "an ambiguous name lists each qualified one: {text}"
+        );
+    }
+
+    #[test]
+    fn call_options_can_be_described_alone_or_with_tools() {
+        let alone = describe(&github(), &targets(&["CallOptions"]), 2_500).unwrap();
+        assert!(alone.contains("interface CallOptions {"), "{alone}");
+        assert!(alone.contains("connection?: string;"), "{alone}");
+        parses(&alone);
+        let both = describe(
+            &github(),
+            &targets(&["github.listRepos", "CallOptions"]),
+            2_500,
+        )
+        .unwrap();
+        assert!(
+            both.contains("listRepos(") && both.contains("interface CallOptions"),
+            "{both}"
+        );
+    }
+
+    #[test]
+    fn unknown_targets_point_each_reader_at_its_own_search() {
+        let err = describe(&github(), &targets(&["github.nope"]), 2_500).unwrap_err();
+        let agent = err.message_for(&Reader::Agent);
+        assert!(agent.ends_with("; search finds addresses."), "{agent}");
+        let person = err.message_for(&Reader::cli(Some(std::path::Path::new("/x.toml"))));
+        assert!(
+            person.contains("`capabilities --config /x.toml search WORDS` finds addresses"),
+            "{person}"
+        );
     }
 
     #[test]

@@ -10,6 +10,7 @@ pub mod describe;
 pub mod fixtures;
 pub mod live;
 pub mod load;
+pub mod refresh;
 pub mod results;
 pub mod search;
 pub mod typescript;

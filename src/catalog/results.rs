@@ -9,6 +9,7 @@ use super::changes::ChangedTools;
 use super::search::{Ranking, SearchIndex};
 use super::typescript::NamespaceTypes;
 use super::{Catalog, Namespace, Origin, ToolDefinition};
+use crate::model::Reader;
 use crate::policy::{Action, Policy};
 
 /// What to search for.
@@ -23,6 +24,8 @@ pub struct SearchRequest<'a> {
     /// Tools whose definition changed since a person confirmed it: marked `[changed]`, and
     /// `[asks]` when the policy makes their calls ask until someone confirms.
     pub changed: Option<&'a ChangedTools>,
+    /// Who reads the answer's hints: an agent gets argument names, a person flags.
+    pub reader: &'a Reader,
 }
 
 /// A search that cannot run, with what to do instead.
@@ -30,13 +33,53 @@ pub struct SearchRequest<'a> {
 #[error("{0}")]
 pub struct SearchError(pub String);
 
-/// Runs a search over `catalog` and renders the answer.
+/// One tool in a search answer, as `--json` prints it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchHit {
+    pub address: String,
+    pub namespace: String,
+    /// The one-line TypeScript signature (cut inside a very long input type).
+    pub signature: String,
+    /// The first sentence of the description.
+    pub summary: String,
+    /// A call needs a person's decision.
+    pub asks: bool,
+    /// The definition changed since a person confirmed it.
+    pub changed: bool,
+}
+
+/// A search's answer in parts: the results as text, the notes about sources that were not
+/// searched (a person's terminal shows them on stderr, apart from the results), and the hits.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SearchAnswer {
+    /// What the spec's plain-text answer says before the notes: the hits grouped by
+    /// namespace, or why there are none, and the counts of more and hidden tools.
+    pub text: String,
+    /// One line per source whose tools are missing or old; empty when every one was searched.
+    pub notes: String,
+    pub hits: Vec<SearchHit>,
+}
+
+/// Runs a search over `catalog` and renders the answer as one text, notes last.
 pub fn render_search(
     catalog: &Catalog,
     index: &SearchIndex,
     policy: &Policy,
     request: &SearchRequest,
 ) -> Result<String, SearchError> {
+    let answer = search_answer(catalog, index, policy, request)?;
+    Ok(answer.text + &answer.notes)
+}
+
+/// Runs a search over `catalog` and returns its answer in parts.
+pub fn search_answer(
+    catalog: &Catalog,
+    index: &SearchIndex,
+    policy: &Policy,
+    request: &SearchRequest,
+) -> Result<SearchAnswer, SearchError> {
+    let reader = request.reader;
     if let Some(namespace) = request.namespace
         && catalog.namespace(namespace).is_none()
     {
@@ -61,8 +104,15 @@ pub fn render_search(
                 } else {
                     format!("the query \"{query}\" has no words to search by")
                 };
+                let list = match reader {
+                    Reader::Agent => "pass a namespace to list one source".to_string(),
+                    Reader::Cli { .. } => format!(
+                        "list one source with `{}`",
+                        reader.command("search '' --namespace NAME")
+                    ),
+                };
                 return Err(SearchError(format!(
-                    "{what}: say what you want to do, e.g. \"send a message\" or \"list open issues\", or pass a namespace to list one source; {}",
+                    "{what}: say what you want to do, e.g. \"send a message\" or \"list open issues\", or {list}; {}",
                     known_sources(catalog)
                 )));
             };
@@ -116,9 +166,13 @@ pub fn render_search(
                 request.namespace.unwrap_or_default()
             );
         } else {
+            let list = match reader {
+                Reader::Agent => "list one source with namespace",
+                Reader::Cli { .. } => "list one source with --namespace NAME and an empty query",
+            };
             let _ = writeln!(
                 out,
-                "No tools match \"{query}\". Try other words for what you want to do, or list one source with namespace; {}.",
+                "No tools match \"{query}\". Try other words for what you want to do, or {list}; {}.",
                 known_sources(catalog)
             );
         }
@@ -133,6 +187,7 @@ pub fn render_search(
         }
     }
     let mut types: BTreeMap<&str, NamespaceTypes> = BTreeMap::new();
+    let mut hits = Vec::new();
     for (name, tools) in &groups {
         let Some(namespace) = catalog.namespace(name) else {
             continue;
@@ -161,14 +216,24 @@ pub fn render_search(
             if !summary.is_empty() {
                 let _ = writeln!(out, "    {summary}");
             }
+            hits.push(SearchHit {
+                address: tool.address(),
+                namespace: tool.namespace.clone(),
+                signature,
+                summary,
+                asks: !asks.is_empty(),
+                changed: !changed.is_empty(),
+            });
         }
     }
     let more = visible.len() - shown.len();
     if more > 0 {
         let _ = writeln!(
             out,
-            "{more} more {}. Narrow the query or pass namespace.",
-            if more == 1 { "match" } else { "matches" }
+            "{more} more {}. Narrow the query, {} or {}.",
+            if more == 1 { "match" } else { "matches" },
+            reader.namespace_option(),
+            reader.limit_option()
         );
     }
     if hidden > 0 {
@@ -178,8 +243,11 @@ pub fn render_search(
             if hidden == 1 { "tool" } else { "tools" }
         );
     }
-    out.push_str(&availability_notes(catalog, request.namespace));
-    Ok(out)
+    Ok(SearchAnswer {
+        text: out,
+        notes: availability_notes(catalog, request.namespace),
+        hits,
+    })
 }
 
 /// `github  (connections: personal*, work)`, or just the name when the source has one implicit
@@ -307,6 +375,96 @@ mod tests {
             shorten_signature("a.b(input: { x: string }): Promise<unknown>"),
             "a.b(input: { x: string }): Promise<unknown>"
         );
+    }
+
+    /// A catalogue of one namespace with `count` tools named `sendMessage0…`.
+    fn catalog(count: usize) -> Catalog {
+        let tools = crate::model::tool::build_namespace(
+            "chat",
+            (0..count)
+                .map(|i| crate::model::UpstreamTool {
+                    name: format!("sendMessage{i}"),
+                    title: None,
+                    description: Some("Send a message to a channel.".into()),
+                    input_schema: serde_json::json!({"type": "object"}),
+                    output_schema: None,
+                    annotations: Default::default(),
+                })
+                .collect(),
+        );
+        Catalog {
+            namespaces: vec![Namespace {
+                name: "chat".into(),
+                connections: vec!["default".into()],
+                named_connections: false,
+                tools,
+                origin: Origin::Live,
+            }],
+        }
+    }
+
+    fn answer(catalog: &Catalog, query: &str, limit: usize, reader: &Reader) -> SearchAnswer {
+        let mut index = SearchIndex::new();
+        for namespace in &catalog.namespaces {
+            index.set_namespace(&namespace.name, &namespace.tools);
+        }
+        let request = SearchRequest {
+            query,
+            namespace: None,
+            limit,
+            permits: None,
+            changed: None,
+            reader,
+        };
+        search_answer(catalog, &index, &Policy::default(), &request).unwrap_or_default()
+    }
+
+    #[test]
+    fn hints_name_arguments_for_agents_and_flags_for_people() {
+        let catalog = catalog(5);
+        let agent = answer(&catalog, "send message", 2, &Reader::Agent);
+        assert!(
+            agent
+                .text
+                .contains("3 more matches. Narrow the query, pass namespace or raise limit."),
+            "{}",
+            agent.text
+        );
+        assert_eq!(agent.hits.len(), 2);
+        let person = answer(&catalog, "send message", 2, &Reader::cli(None));
+        assert!(
+            person.text.contains(
+                "3 more matches. Narrow the query, pass --namespace NAME or raise --limit."
+            ),
+            "{}",
+            person.text
+        );
+        let none = answer(&catalog, "zzqx", 2, &Reader::cli(None));
+        assert!(none.hits.is_empty());
+        assert!(none.text.contains("--namespace NAME"), "{}", none.text);
+        let none = answer(&catalog, "zzqx", 2, &Reader::Agent);
+        assert!(
+            none.text.contains("list one source with namespace;"),
+            "{}",
+            none.text
+        );
+    }
+
+    #[test]
+    fn notes_about_sources_come_apart_from_the_results() {
+        let mut catalog = catalog(1);
+        catalog.namespaces.push(Namespace {
+            name: "web".into(),
+            connections: vec!["default".into()],
+            named_connections: false,
+            tools: Vec::new(),
+            origin: Origin::Unavailable {
+                error: "no answer".into(),
+            },
+        });
+        let answer = answer(&catalog, "send message", 10, &Reader::Agent);
+        assert!(!answer.text.contains("web"), "{}", answer.text);
+        assert!(answer.notes.contains("`web`"), "{}", answer.notes);
     }
 
     #[test]

@@ -16,25 +16,46 @@ pub const SEARCH: &str = r#"Examples:
   capabilities search "echo a message"
   capabilities search "create issue" --namespace github --limit 5
   capabilities search "" --namespace everything   # list one source
-  capabilities search "create issue" --profile work   # only the profile's sources, under its policy"#;
+  capabilities search "create issue" --profile work   # only the profile's sources, under its policy
+  capabilities search "echo" --json | jq -r '.matches[].address'
+
+Exit status: 0 when a tool matched, 1 when none did (or the search could not run), 2 for a usage error.
+Notes about sources that were not searched go to stderr, apart from the results."#;
 
 pub const DESCRIBE: &str = r#"Examples:
   capabilities describe everything.echo
   capabilities describe everything --budget 4000
   capabilities describe github.createIssue github.Issue
-  capabilities describe github --profile work"#;
+  capabilities describe github --profile work
+  capabilities describe GetCurrentTimeResult   # a type's bare name, when one source declares it
+  capabilities describe CallOptions            # the options every tool function takes"#;
 
 pub const EXEC: &str = r#"Examples:
   capabilities exec script.js
   echo 'return await everything.echo({ message: "hi" })' | capabilities exec -
   capabilities exec --json config-examples/multi-source.js | jq .calls
-  capabilities exec --resume run_4f2k…   # after `capabilities hub approve run_4f2k…`
+  capabilities exec --resume run_4f2k   # after `capabilities hub approve run_4f2k`; a unique prefix of the id is enough
   capabilities exec --profile work script.js   # only the profile's sources, under its policy
 
 The script is the body of an async function: each source is a global object of async functions, and what it returns is the result.
-On a terminal, calls that need approval are asked about inline.
+On a terminal, calls that need approval are asked about inline, with the dashboard's keys: a allow once, r for this run, A always, d deny, q stop asking.
 A run resumes only under the profile it started with: `exec --resume RUN_ID --profile NAME` for a run started under NAME.
 Exit status: 0 completed, 1 failed, 3 waiting for an approval or a connection, 4 cancelled, 5 being run by another process (resume again shortly)."#;
+
+pub const CALL: &str = r#"Examples:
+  capabilities call everything.echo '{"message": "hi"}'
+  capabilities call time.getCurrentTime '{"timezone": "Asia/Tokyo"}' --json | jq .result
+  echo '{"message": "from stdin"}' | capabilities call everything.echo -
+  capabilities call github.listIssues '{"repo": "x"}' --connection work
+
+The call is decided by policy as a script's would be: on a terminal, a call that asks is asked about inline; elsewhere the run waits, and `capabilities hub approve` then `capabilities exec --resume RUN_ID` continue it.
+Exit status: 0 completed, 1 failed, 3 waiting for an approval, 4 cancelled."#;
+
+pub const MAN: &str = r#"Examples:
+  capabilities man
+  capabilities man search
+  capabilities man hub serve
+  capabilities man --install ~/.local/share/man/man1   # then `man capabilities-search`"#;
 
 pub const COMPLETIONS: &str = r#"Examples:
   capabilities completions bash > ~/.local/share/bash-completion/completions/capabilities
@@ -49,17 +70,18 @@ pub const INSTALL: &str = r#"Examples:
 
 Clients: claude (Claude Code, ~/.claude.json), claude-desktop, cursor (~/.cursor/mcp.json), codex (~/.codex/config.toml), print (the generic mcpServers JSON)."#;
 
-pub const DOCTOR: &str = r#"Example:
+pub const DOCTOR: &str = r#"Examples:
   capabilities doctor
+  capabilities doctor --json | jq '.checks[] | select(.level != "ok")'
 
-Exit status: 0 when everything the config needs works, 1 otherwise."#;
+Exit status: 0 when everything the config needs works (warnings included), 1 when something it needs does not."#;
 
 pub const DASHBOARD: &str = r#"Examples:
   capabilities dashboard
   capabilities tui --bell   # ring the terminal bell when a call starts waiting
   capabilities dashboard --profile work   # only that profile's runs, waiting calls and sources
 
-Keys: a allow once, r allow for this run, A always allow (asks first), d deny, enter details, / filter, ? help, q quit.
+Keys: a allow once, r allow for this run, A always allow (asks first), d deny, enter details, / filter, u list the sources again (as `capabilities source refresh`), ? help, q quit.
 It reads the state store that every hub and `exec` share, so it works whether or not a hub is running."#;
 
 pub const SOURCE_ADD: &str = r#"Examples:
@@ -77,8 +99,17 @@ pub const SOURCE_LIST: &str = r#"Examples:
 pub const SOURCE_REMOVE: &str = r#"Example:
   capabilities source remove everything"#;
 
-pub const SOURCE_TEST: &str = r#"Example:
-  capabilities source test everything"#;
+pub const SOURCE_TEST: &str = r#"Examples:
+  capabilities source test everything
+  capabilities source test everything --json | jq .toolCount
+
+Exit status: 0 when the source answered and listed its tools, 1 otherwise."#;
+
+pub const SOURCE_ENABLE: &str = r#"Example:
+  capabilities source enable github"#;
+
+pub const SOURCE_DISABLE: &str = r#"Example:
+  capabilities source disable github   # keeps its config; `source enable github` turns it back on"#;
 
 pub const SOURCE_REFRESH: &str = r#"Examples:
   capabilities source refresh
@@ -110,16 +141,18 @@ Over HTTP every request needs `Authorization: Bearer <token>` (see `capabilities
 Logs go to stderr: CAPABILITIES_LOG=info for an access log with a request id per request, --log-format json for JSON lines."#;
 
 pub const HUB_APPROVE: &str = r#"Examples:
-  capabilities hub approve run_4f2k…            # allow the pending call(s) once
-  capabilities hub approve run_4f2k… --for-run  # and every later call of the same tool in this run
-  capabilities hub approve run_4f2k… --always   # and write a policy rule that allows the tool
-  capabilities hub approve run_4f2k… --call 3   # only call 3
+  capabilities hub approve                    # the only run that waits (lists them when several do)
+  capabilities hub approve run_4f2k           # allow the pending call(s) once; a unique prefix of the id is enough
+  capabilities hub approve run_4f2k --for-run # and every later call of the same tool in this run
+  capabilities hub approve run_4f2k --always  # and write a policy rule that allows the tool
+  capabilities hub approve run_4f2k --call 3  # only call 3
 
 Works whether or not a hub is running: the decision goes to the state store."#;
 
 pub const HUB_DENY: &str = r#"Examples:
-  capabilities hub deny run_4f2k…
-  capabilities hub deny run_4f2k… --call 3"#;
+  capabilities hub deny                  # the only run that waits
+  capabilities hub deny run_4f2k
+  capabilities hub deny run_4f2k --call 3"#;
 
 pub const HUB_RUNS: &str = r#"Examples:
   capabilities hub runs
@@ -161,7 +194,8 @@ pub const CREDENTIAL_TEST: &str = r#"Example:
 
 pub const POLICY_SHOW: &str = r#"Examples:
   capabilities policy show
-  capabilities policy show --profile work   # the defaults with the profile's own rules"#;
+  capabilities policy show --profile work   # the defaults with the profile's own rules
+  capabilities policy show --json | jq .rules"#;
 
 pub const POLICY_SET: &str = r#"Examples:
   capabilities policy set 'github.search*' allow
@@ -174,4 +208,5 @@ A profile's rules replace the config's [[policy.rules]] for runs under it; the d
 pub const POLICY_EXPLAIN: &str = r#"Examples:
   capabilities policy explain everything.echo
   capabilities policy explain github.createIssue --connection work
-  capabilities policy explain github.createIssue --profile work"#;
+  capabilities policy explain github.createIssue --profile work
+  capabilities policy explain everything.echo --json | jq -r .action"#;

@@ -21,8 +21,20 @@ and call them from one sandboxed script.",
 )]
 pub struct Cli {
     /// Config file to use instead of the default (also $CAPABILITIES_CONFIG).
-    #[arg(long, global = true, value_name = "PATH")]
+    #[arg(long, global = true, value_name = "PATH", help_heading = GLOBAL)]
     pub config: Option<PathBuf>,
+
+    /// When to colour output and show progress lines: auto (only on a terminal, and not with
+    /// $NO_COLOR set), always or never.
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        default_value_t = ColorChoice::Auto,
+        value_name = "WHEN",
+        help_heading = GLOBAL
+    )]
+    pub color: ColorChoice,
 
     /// How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks
     /// which lines are written, e.g. `info` for an access log of the hub's requests.
@@ -33,18 +45,31 @@ pub struct Cli {
         default_value_t = LogFormat::Text,
         env = crate::env_vars::CAPABILITIES_LOG_FORMAT,
         hide_env = true,
-        value_name = "FORMAT"
+        value_name = "FORMAT",
+        help_heading = GLOBAL
     )]
     pub log_format: LogFormat,
 
     /// Export traces (a span per hub request and per run) to this OpenTelemetry collector over
     /// OTLP/HTTP, e.g. http://localhost:4318 (also $OTEL_EXPORTER_OTLP_ENDPOINT). Needs a build
     /// with `--features otel`.
-    #[arg(long, global = true, value_name = "URL")]
+    // Hidden where it cannot work: a build without the feature only refuses it.
+    #[arg(long, global = true, value_name = "URL", help_heading = GLOBAL, hide = !cfg!(feature = "otel"))]
     pub otel_endpoint: Option<String>,
 
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// The help heading of the options every verb takes.
+const GLOBAL: &str = "Global options";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// Colour and progress on a terminal, unless $NO_COLOR is set.
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -64,7 +89,7 @@ pub enum Command {
     )]
     Init(InitArgs),
 
-    /// Add, list, test and remove sources (MCP servers).
+    /// Add, list, test, enable, disable and remove sources (MCP servers).
     #[command(subcommand)]
     Source(SourceCommand),
 
@@ -85,6 +110,10 @@ pub enum Command {
         after_help = help::EXEC
     )]
     Exec(ExecArgs),
+
+    /// Call one tool with JSON arguments, under policy, and print its result (for shell scripts).
+    #[command(after_help = help::CALL)]
+    Call(CallArgs),
 
     /// Print a shell completion script.
     #[command(
@@ -110,7 +139,7 @@ pub enum Command {
     #[command(
         after_help = help::DOCTOR
     )]
-    Doctor,
+    Doctor(DoctorArgs),
 
     /// Show, change and explain the allow / ask / deny policy.
     #[command(subcommand)]
@@ -126,6 +155,46 @@ pub enum Command {
     /// Create, list and revoke the bearer tokens that `hub serve --http` accepts.
     #[command(subcommand)]
     Token(TokenCommand),
+
+    /// Show the manual page of capabilities, or of one verb (`capabilities man hub serve`).
+    #[command(after_help = help::MAN)]
+    Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The verb whose page to show, e.g. `search` or `hub serve` (default: the main page).
+    #[arg(value_name = "VERB")]
+    pub verb: Vec<String>,
+    /// Write every page into this directory (e.g. ~/.local/share/man/man1) instead of showing one.
+    #[arg(long, value_name = "DIR", conflicts_with = "verb")]
+    pub install: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Print the checks as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CallArgs {
+    /// The tool's address, e.g. `everything.echo`.
+    #[arg(value_name = "ADDRESS")]
+    pub address: String,
+    /// The arguments as a JSON object (default `{}`); `-` reads them from standard input.
+    #[arg(value_name = "JSON")]
+    pub arguments: Option<String>,
+    /// The connection to call through (default: the source's default).
+    #[arg(long, value_name = "NAME")]
+    pub connection: Option<String>,
+    /// Print the whole envelope as JSON instead of the result.
+    #[arg(long)]
+    pub json: bool,
+    /// Call under this profile's sources and policy.
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -158,7 +227,13 @@ pub enum SourceCommand {
     Remove(SourceNameArgs),
     /// Connect to one source, list its tools, and report what happened.
     #[command(after_help = help::SOURCE_TEST)]
-    Test(SourceNameArgs),
+    Test(SourceTestArgs),
+    /// Turn a source back on: it is connected, searched and callable again.
+    #[command(after_help = help::SOURCE_ENABLE)]
+    Enable(SourceNameArgs),
+    /// Turn a source off without removing it: it is not started, searched or callable.
+    #[command(after_help = help::SOURCE_DISABLE)]
+    Disable(SourceNameArgs),
     /// Import the MCP servers of a client config (the `mcpServers` JSON of Claude, Cursor and others).
     #[command(
         after_help = help::SOURCE_IMPORT
@@ -228,6 +303,15 @@ pub struct SourceNameArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct SourceTestArgs {
+    /// The source's name, as in `source list`.
+    pub name: String,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
 pub struct SearchArgs {
     /// What you want to do, in a few words. May be empty with --namespace to list a source.
     pub query: String,
@@ -243,6 +327,9 @@ pub struct SearchArgs {
     /// Search only this profile's sources, under its policy.
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,
+    /// Print the matches as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -259,6 +346,9 @@ pub struct DescribeArgs {
     /// Describe only this profile's tools, under its policy.
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,
+    /// Print the declarations as JSON (`{ "targets": […], "declarations": "…" }`).
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -266,7 +356,8 @@ pub struct ExecArgs {
     /// The script file, or `-` to read it from standard input.
     #[arg(value_name = "SCRIPT", required_unless_present = "resume")]
     pub script: Option<String>,
-    /// Continue a run that waited for approval (after `capabilities hub approve RUN_ID`).
+    /// Continue a run that waited for approval (after `capabilities hub approve RUN_ID`); a
+    /// unique prefix of the id is enough.
     #[arg(long, value_name = "RUN_ID", conflicts_with = "script")]
     pub resume: Option<String>,
     /// Print the whole envelope as JSON instead of the result.
@@ -279,6 +370,9 @@ pub struct ExecArgs {
     /// profile it started with.
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,
+    /// The script itself, when a verb builds one (`capabilities call`) rather than naming a file.
+    #[arg(skip)]
+    pub code: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -332,8 +426,9 @@ pub enum HubCommand {
 
 #[derive(Debug, Args)]
 pub struct HubApproveArgs {
-    /// The run id an envelope or `hub runs --pending` shows.
-    pub run_id: String,
+    /// The run id an envelope or `hub runs --pending` shows, or a unique prefix of it; without
+    /// one, the only run that waits.
+    pub run_id: Option<String>,
     /// Decide only this call (its number in the run) instead of every pending one.
     #[arg(long, value_name = "SEQ")]
     pub call: Option<u64>,
@@ -350,8 +445,9 @@ pub struct HubApproveArgs {
 
 #[derive(Debug, Args)]
 pub struct HubDenyArgs {
-    /// The run id an envelope or `hub runs --pending` shows.
-    pub run_id: String,
+    /// The run id an envelope or `hub runs --pending` shows, or a unique prefix of it; without
+    /// one, the only run that waits.
+    pub run_id: Option<String>,
     /// Decide only this call instead of every pending one.
     #[arg(long, value_name = "SEQ")]
     pub call: Option<u64>,
@@ -554,6 +650,9 @@ pub struct PolicyShowArgs {
     /// Show this profile's policy: the defaults with its own rules.
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,
+    /// Print the policy as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -587,6 +686,9 @@ pub struct PolicyExplainArgs {
     /// Decide as this profile's policy would (the tool must be one of its sources').
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,
+    /// Print the decision as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

@@ -31,21 +31,57 @@ pub async fn approve(app: &App, args: &HubApproveArgs) -> anyhow::Result<ExitCod
         (false, true) => Decision::AllowRun,
         (false, false) => Decision::AllowOnce,
     };
-    let waiting = waiting(&store, &args.run_id, args.call).await?;
+    let run_id = which_run(app, &store, args.run_id.as_deref()).await?;
+    let waiting = waiting(&store, &run_id, args.call).await?;
     if !args.yes && !confirm(&waiting, decision)? {
         bail!("nothing was decided; the calls still wait");
     }
-    let decided = decide_on(app, &store, &args.run_id, &waiting, decision).await?;
-    print(&decided_text(&decided, decision))?;
+    let decided = decide_on(app, &store, &run_id, &waiting, decision).await?;
+    print(&decided_text(app, &decided, decision))?;
     Ok(ExitCode::SUCCESS)
 }
 
 pub async fn deny(app: &App, args: &HubDenyArgs) -> anyhow::Result<ExitCode> {
     let store = open_existing_store(app).await?;
-    let waiting = waiting(&store, &args.run_id, args.call).await?;
-    let decided = decide_on(app, &store, &args.run_id, &waiting, Decision::Deny).await?;
-    print(&decided_text(&decided, Decision::Deny))?;
+    let run_id = which_run(app, &store, args.run_id.as_deref()).await?;
+    let waiting = waiting(&store, &run_id, args.call).await?;
+    let decided = decide_on(app, &store, &run_id, &waiting, Decision::Deny).await?;
+    print(&decided_text(app, &decided, Decision::Deny))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The run a decision is about: the one named (a unique prefix is enough), or without a name
+/// the only run with a call waiting; several waiting runs are listed to pick from.
+async fn which_run(app: &App, store: &Store, given: Option<&str>) -> anyhow::Result<String> {
+    if let Some(given) = given {
+        return super::resolve_run_id(app, store, given).await;
+    }
+    let pending = store.approvals().pending().await?;
+    let mut runs: Vec<&str> = Vec::new();
+    for approval in &pending {
+        if !runs.contains(&approval.run_id.as_str()) {
+            runs.push(&approval.run_id);
+        }
+    }
+    match runs.as_slice() {
+        [] => bail!("no run is waiting for a decision"),
+        [only] => Ok(only.to_string()),
+        several => {
+            let mut lines = String::new();
+            for run_id in several {
+                let calls: Vec<String> = pending
+                    .iter()
+                    .filter(|a| a.run_id == *run_id)
+                    .map(|a| format!("call {} {}", a.seq, a.address))
+                    .collect();
+                lines.push_str(&format!("\n  {run_id}  {}", calls.join("; ")));
+            }
+            bail!(
+                "{} runs are waiting for a decision; name one (a unique prefix of its id is enough):{lines}",
+                several.len()
+            )
+        }
+    }
 }
 
 /// Decides on the calls this command read (and printed, for `--always`): a call whose arguments
@@ -115,7 +151,7 @@ fn confirm(waiting: &[Approval], decision: Decision) -> anyhow::Result<bool> {
     Ok(matches!(answer.trim(), "y" | "Y" | "yes"))
 }
 
-fn decided_text(decided: &[Approval], decision: Decision) -> String {
+fn decided_text(app: &App, decided: &[Approval], decision: Decision) -> String {
     let mut text = String::new();
     for approval in decided {
         text.push_str(&format!(
@@ -124,9 +160,11 @@ fn decided_text(decided: &[Approval], decision: Decision) -> String {
         ));
     }
     if let Some(first) = decided.first() {
+        // Both readers are named: the person may relay it to the agent, or go on themselves.
         text.push_str(&format!(
-            "The agent continues with execute({{ \"resume\": \"{}\" }}).\n",
-            first.run_id
+            "The agent continues with {}; a run started by `capabilities exec` continues with {}.\n",
+            crate::model::Reader::Agent.resume(&first.run_id, None),
+            app.reader.resume(&first.run_id, None)
         ));
     }
     text

@@ -16,7 +16,7 @@ use super::output::print;
 use crate::app::App;
 use crate::cli::{CredentialListArgs, CredentialNameArgs, CredentialSetArgs, CredentialStore};
 use crate::config::{IMPLICIT_CONNECTION, Settings, SourceSettings};
-use crate::credentials::{SHORTEST, Secret, StoreKind, WEAK, check_name};
+use crate::credentials::{CredentialError, SHORTEST, Secret, StoreKind, WEAK, check_name};
 use crate::sources::{SourceStatus, Sources};
 
 impl From<CredentialStore> for StoreKind {
@@ -32,9 +32,20 @@ pub fn set(app: &App, args: &CredentialSetArgs) -> anyhow::Result<ExitCode> {
     check_name(&args.name)?;
     let settings = app.settings()?;
     let value = read_value(&args.name)?;
-    let store = app
+    let store = match app
         .credentials()
-        .set(&args.name, &value, args.store.map(StoreKind::from))?;
+        .set(&args.name, &value, args.store.map(StoreKind::from))
+    {
+        Ok(store) => store,
+        // No keychain here: the one next step is this very command with the file store.
+        Err(CredentialError::KeychainUnavailable { reason }) => bail!(
+            "the OS keychain is not available here ({reason}); nothing was stored. Store it in the encrypted file instead: `{}` (its passphrase comes from a prompt or ${}), or set `store = \"file\"` under [credentials] in {} for every secret",
+            app.command(&format!("credential set {} --store file", args.name)),
+            crate::env_vars::CAPABILITIES_PASSPHRASE,
+            app.paths.config_file.display()
+        ),
+        Err(e) => return Err(e.into()),
+    };
     if let Some(warning) = length_warning(&args.name, &value) {
         crate::logging::notice(tracing::Level::WARN, &warning);
     }
@@ -90,7 +101,10 @@ pub fn list(app: &App, args: &CredentialListArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if names.is_empty() {
-        print("no secrets are stored; store one with `capabilities credential set NAME`\n")?;
+        print(&format!(
+            "no secrets are stored; store one with `{}`\n",
+            app.command("credential set NAME")
+        ))?;
         return Ok(ExitCode::SUCCESS);
     }
     let width = names
@@ -118,8 +132,9 @@ pub fn list(app: &App, args: &CredentialListArgs) -> anyhow::Result<ExitCode> {
         .collect();
     if let Some(first) = missing.first() {
         text.push_str(&format!(
-            "\n{} referenced but not stored; store it with `capabilities credential set {first}`\n",
-            missing.len()
+            "\n{} referenced but not stored; store it with `{}`\n",
+            missing.len(),
+            app.command(&format!("credential set {first}"))
         ));
     }
     print(&text)?;
@@ -181,7 +196,15 @@ pub async fn test(app: &App, args: &CredentialNameArgs) -> anyhow::Result<ExitCo
         .max()
         .unwrap_or(Duration::ZERO);
     let sources = Sources::start(connections, app.secrets());
-    let statuses = sources.wait_settled(longest + Duration::from_secs(1)).await;
+    let statuses = super::progress::waiting(
+        app,
+        format!(
+            "connecting {}",
+            super::progress::names(&labels.iter().map(String::as_str).collect::<Vec<_>>())
+        ),
+        sources.wait_settled(longest + Duration::from_secs(1)),
+    )
+    .await;
     sources.shutdown().await;
     let mut failed = false;
     let mut text = String::new();

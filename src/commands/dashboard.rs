@@ -1,16 +1,15 @@
 //! `capabilities dashboard` (alias `tui`): hands the terminal to the dashboard until the person
 //! quits; `--profile` shows only that profile's runs, waiting calls and sources. Colour follows
-//! `NO_COLOR`.
+//! `--color` and `NO_COLOR`.
 
 use std::process::ExitCode;
 
 use crate::app::App;
 use crate::cli::DashboardArgs;
-use crate::env_vars;
 use crate::tui::{self, Options};
 
 pub async fn run(app: &App, args: &DashboardArgs) -> anyhow::Result<ExitCode> {
-    let color = std::env::var_os(env_vars::NO_COLOR).is_none();
+    let color = app.color;
     // An unknown profile is refused before the screen is taken; once running, a profile that
     // disappears from the config is a problem line.
     if args.profile.is_some() {

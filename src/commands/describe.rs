@@ -1,13 +1,16 @@
 //! `capabilities describe`: exact TypeScript declarations of the tools, namespaces or named
-//! types asked for, within a token budget. Tools a deny policy hides cannot be described; under
-//! `--profile`, only the profile's tools, by its policy.
+//! types asked for (a type's bare name when one source declares it, and `CallOptions`), within
+//! a token budget; `--json` wraps them for scripts. Tools a deny policy hides cannot be
+//! described; under `--profile`, only the profile's tools, by its policy.
 
 use std::process::ExitCode;
 
 use anyhow::bail;
+use serde_json::json;
 
 use super::output::print;
-use super::{load_catalog, profile_note};
+use super::progress::{names, waiting};
+use super::{load_catalog, profile_note, require_some_source};
 use crate::app::App;
 use crate::catalog::describe::describe;
 use crate::cli::DescribeArgs;
@@ -15,7 +18,14 @@ use crate::policy::Action;
 
 pub async fn run(app: &App, args: &DescribeArgs) -> anyhow::Result<ExitCode> {
     let settings = app.settings_for(args.profile.as_deref())?;
-    let catalog = load_catalog(app, &settings, args.refresh).await?;
+    let sources: Vec<&str> = settings.sources.iter().map(|s| s.name.as_str()).collect();
+    let catalog = waiting(
+        app,
+        format!("listing the tools of {}", names(&sources)),
+        load_catalog(app, &settings, args.refresh),
+    )
+    .await?;
+    require_some_source(app, &catalog)?;
     let policy = &settings.policy;
     let visible: Vec<_> = catalog
         .namespaces
@@ -32,6 +42,16 @@ pub async fn run(app: &App, args: &DescribeArgs) -> anyhow::Result<ExitCode> {
         .cloned()
         .collect();
     match describe(&visible, &args.targets, args.budget as usize) {
+        Ok(text) if args.json => {
+            let body = json!({
+                "profile": settings.profile,
+                "targets": args.targets,
+                "budget": args.budget,
+                "declarations": text,
+            });
+            print(&format!("{}\n", serde_json::to_string_pretty(&body)?))?;
+            Ok(ExitCode::SUCCESS)
+        }
         Ok(text) => {
             print(&text)?;
             if !text.ends_with('\n') {
@@ -39,6 +59,6 @@ pub async fn run(app: &App, args: &DescribeArgs) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Err(e) => bail!("{e}{}", profile_note(&settings)),
+        Err(e) => bail!("{}{}", e.message_for(&app.reader), profile_note(&settings)),
     }
 }

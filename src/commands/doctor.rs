@@ -11,6 +11,7 @@ use super::EXIT_FAILURE;
 use super::credential::{describe_store, references};
 use super::output::print;
 use crate::app::App;
+use crate::cli::DoctorArgs;
 use crate::config::{Settings, Transport};
 use crate::credentials::{SecretStore, StoreKind};
 use crate::env_vars;
@@ -25,34 +26,81 @@ const KEYCHAIN: &str = if cfg!(target_os = "macos") {
     "Secret Service over D-Bus"
 };
 
+/// How one check went. Only `Fail` makes the command fail: a warning says what will not work
+/// once it is needed (a keychain on a headless machine that stores nothing yet).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+enum Level {
+    Ok,
+    Note,
+    Warn,
+    Fail,
+}
+
+#[derive(Debug, serde::Serialize)]
+struct Check {
+    level: Level,
+    what: &'static str,
+    detail: String,
+}
+
+#[derive(Default)]
 struct Report {
-    text: String,
-    problems: usize,
+    checks: Vec<Check>,
 }
 
 impl Report {
-    fn ok(&mut self, what: &str, detail: impl AsRef<str>) {
-        self.text
-            .push_str(&format!("ok    {what:12}  {}\n", detail.as_ref()));
+    fn add(&mut self, level: Level, what: &'static str, detail: impl AsRef<str>) {
+        self.checks.push(Check {
+            level,
+            what,
+            detail: detail.as_ref().to_string(),
+        });
     }
 
-    fn note(&mut self, what: &str, detail: impl AsRef<str>) {
-        self.text
-            .push_str(&format!("note  {what:12}  {}\n", detail.as_ref()));
+    fn ok(&mut self, what: &'static str, detail: impl AsRef<str>) {
+        self.add(Level::Ok, what, detail);
     }
 
-    fn fail(&mut self, what: &str, detail: impl AsRef<str>) {
-        self.problems += 1;
-        self.text
-            .push_str(&format!("FAIL  {what:12}  {}\n", detail.as_ref()));
+    fn note(&mut self, what: &'static str, detail: impl AsRef<str>) {
+        self.add(Level::Note, what, detail);
+    }
+
+    fn warn(&mut self, what: &'static str, detail: impl AsRef<str>) {
+        self.add(Level::Warn, what, detail);
+    }
+
+    fn fail(&mut self, what: &'static str, detail: impl AsRef<str>) {
+        self.add(Level::Fail, what, detail);
+    }
+
+    fn count(&self, level: Level) -> usize {
+        self.checks.iter().filter(|c| c.level == level).count()
+    }
+
+    fn text(&self) -> String {
+        let mut text = String::new();
+        for check in &self.checks {
+            let label = match check.level {
+                Level::Ok => "ok",
+                Level::Note => "note",
+                Level::Warn => "warn",
+                Level::Fail => "FAIL",
+            };
+            text.push_str(&format!("{label:5} {:12}  {}\n", check.what, check.detail));
+        }
+        let summary = match (self.count(Level::Fail), self.count(Level::Warn)) {
+            (0, 0) => "everything checked works".to_string(),
+            (0, warnings) => format!("no problem found; {warnings} warning(s)"),
+            (problems, _) => format!("{problems} problem(s) found"),
+        };
+        text.push_str(&format!("\n{summary}\n"));
+        text
     }
 }
 
-pub async fn run(app: &App) -> anyhow::Result<ExitCode> {
-    let mut report = Report {
-        text: String::new(),
-        problems: 0,
-    };
+pub async fn run(app: &App, args: &DoctorArgs) -> anyhow::Result<ExitCode> {
+    let mut report = Report::default();
     let settings = match crate::config::load(&app.paths.config_file) {
         Ok(settings) => {
             let exists = app.paths.config_file.exists();
@@ -66,8 +114,9 @@ pub async fn run(app: &App) -> anyhow::Result<ExitCode> {
                     )
                 } else {
                     format!(
-                        "{} does not exist yet; `capabilities init` writes one",
-                        app.paths.config_file.display()
+                        "{} does not exist yet; `{}` writes one",
+                        app.paths.config_file.display(),
+                        app.command("init")
                     )
                 },
             );
@@ -84,15 +133,22 @@ pub async fn run(app: &App) -> anyhow::Result<ExitCode> {
     }
     check_data_dir(&mut report, &app.paths.data_dir);
     check_state_key(&mut report, app).await;
-    let summary = match report.problems {
-        0 => "everything checked works\n".to_string(),
-        n => format!("{n} problem(s) found\n"),
-    };
-    print(&format!("{}\n{summary}", report.text))?;
-    Ok(if report.problems == 0 {
-        ExitCode::SUCCESS
+    let failed = report.count(Level::Fail) > 0;
+    if args.json {
+        let body = serde_json::json!({
+            "ok": !failed,
+            "problems": report.count(Level::Fail),
+            "warnings": report.count(Level::Warn),
+            "checks": report.checks,
+        });
+        print(&format!("{}\n", serde_json::to_string_pretty(&body)?))?;
     } else {
+        print(&report.text())?;
+    }
+    Ok(if failed {
         ExitCode::from(EXIT_FAILURE)
+    } else {
+        ExitCode::SUCCESS
     })
 }
 
@@ -166,10 +222,19 @@ fn check_stores(report: &mut Report, app: &App, settings: Option<&Settings>) {
             format!("new secrets go to the {}", describe_store(default)),
         );
     } else if default == StoreKind::Keychain {
-        report.fail(
-            "default",
-            "new secrets go to the OS keychain, which does not work here; use the encrypted file store: `capabilities credential set NAME --store file`, or `store = \"file\"` under [credentials] in config.toml",
+        let advice = format!(
+            "new secrets go to the OS keychain, which does not work here; use the encrypted file store: `{}`, or `store = \"file\"` under [credentials] in {}",
+            app.command("credential set NAME --store file"),
+            app.paths.config_file.display()
         );
+        // Nothing needs a secret yet (a fresh or headless machine): it matters only later.
+        let needed = settings.is_some_and(|s| !references(s).is_empty())
+            || stores.list().is_ok_and(|l| !l.is_empty());
+        if needed {
+            report.fail("default", advice);
+        } else {
+            report.warn("default", advice);
+        }
     } else {
         report.fail(
             "default",
@@ -202,8 +267,9 @@ fn check_stores(report: &mut Report, app: &App, settings: Option<&Settings>) {
         report.fail(
             "secrets",
             format!(
-                "not stored: {}; store each with `capabilities credential set NAME`",
-                missing.join(", ")
+                "not stored: {}; store each with `{}`",
+                missing.join(", "),
+                app.command("credential set NAME")
             ),
         );
     }

@@ -16,9 +16,10 @@ use crate::runs::{Decision, LOCAL_SCOPE, Store};
 use crate::sandbox::{CancelToken, ExecuteEnvelope, Status};
 
 pub async fn run(app: &App, args: &ExecArgs) -> anyhow::Result<ExitCode> {
-    let code = match &args.script {
-        Some(script) => Some(read_script(script)?),
-        None => None,
+    let code = match (&args.code, &args.script) {
+        (Some(code), _) => Some(code.clone()),
+        (None, Some(script)) => Some(read_script(script)?),
+        (None, None) => None,
     };
     let settings = app.settings_for(args.profile.as_deref())?;
     if settings.sources.is_empty() {
@@ -54,13 +55,13 @@ pub async fn run(app: &App, args: &ExecArgs) -> anyhow::Result<ExitCode> {
                 )
                 .await
         }
-        (None, Some(run_id)) => match executor.resume(run_id, CancelToken::new(), None).await {
+        (None, Some(given)) => match resolve_and_resume(app, &executor, given).await {
             Ok(envelope) => envelope,
             // Refused before anything ran (another profile's run, an unknown id): the sources
             // that started connecting go down with the answer.
             Err(e) => {
                 engine.sources.shutdown().await;
-                return Err(e.into());
+                return Err(e);
             }
         },
         (None, None) => bail!("give a script file, `-` for standard input, or --resume RUN_ID"),
@@ -89,10 +90,21 @@ pub async fn run(app: &App, args: &ExecArgs) -> anyhow::Result<ExitCode> {
             .and_then(|text| serde_json::from_str(&text).ok()),
         _ => None,
     };
-    report(&envelope, whole.as_ref(), args.json)
+    report(app, &envelope, whole.as_ref(), args.json)
 }
 
-/// Asks on the terminal about every undecided call of the run; false when the user quits.
+/// Resumes the run `given` names (a unique prefix of its id is enough).
+async fn resolve_and_resume(
+    app: &App,
+    executor: &crate::execute::Executor,
+    given: &str,
+) -> anyhow::Result<ExecuteEnvelope> {
+    let run_id = super::resolve_run_id(app, executor.store(), given).await?;
+    Ok(executor.resume(&run_id, CancelToken::new(), None).await?)
+}
+
+/// Asks on the terminal about every undecided call of the run, with the dashboard's keys for
+/// the same choices; false when the user quits.
 async fn ask_inline(app: &App, store: &Store, run_id: &str) -> anyhow::Result<bool> {
     for approval in waiting(store, run_id, None).await? {
         let on = approval
@@ -105,19 +117,16 @@ async fn ask_inline(app: &App, store: &Store, run_id: &str) -> anyhow::Result<bo
             approval.address, approval.preview, approval.reason
         );
         let decision = loop {
-            eprint!("Allow? [o]nce, for this [r]un, [a]lways, [d]eny, [q]uit: ");
+            eprint!("{PROMPT}");
             std::io::stderr().flush()?;
             let mut answer = String::new();
             if std::io::stdin().lock().read_line(&mut answer)? == 0 {
                 return Ok(false);
             }
-            match answer.trim() {
-                "o" | "once" => break Decision::AllowOnce,
-                "r" | "run" => break Decision::AllowRun,
-                "a" | "always" => break Decision::AllowAlways,
-                "d" | "deny" => break Decision::Deny,
-                "q" | "quit" => return Ok(false),
-                _ => eprintln!("Type o, r, a, d or q."),
+            match prompt_answer(answer.trim()) {
+                Some(Some(decision)) => break decision,
+                Some(None) => return Ok(false),
+                None => eprintln!("Type a, r, A, d or q."),
             }
         };
         let request = DecisionRequest {
@@ -129,6 +138,22 @@ async fn ask_inline(app: &App, store: &Store, run_id: &str) -> anyhow::Result<bo
         decide(store, Some(&app.paths.config_file), &request).await?;
     }
     Ok(true)
+}
+
+/// The inline question; its keys are the dashboard's (`a` once, `r` run, `A` always, `d` deny).
+const PROMPT: &str = "Allow? [a] once, [r] for this run, [A] always, [d] deny, [q] stop asking: ";
+
+/// The decision an answer to [`PROMPT`] names: `Some(None)` to stop asking, `None` when it
+/// names nothing. Keys are case-sensitive as in the dashboard, where `A` is not `a`.
+fn prompt_answer(answer: &str) -> Option<Option<Decision>> {
+    Some(match answer {
+        "a" | "once" => Some(Decision::AllowOnce),
+        "r" | "run" => Some(Decision::AllowRun),
+        "A" | "always" => Some(Decision::AllowAlways),
+        "d" | "deny" => Some(Decision::Deny),
+        "q" | "quit" => None,
+        _ => return None,
+    })
 }
 
 fn read_script(path: &str) -> anyhow::Result<String> {
@@ -151,6 +176,7 @@ fn read_script(path: &str) -> anyhow::Result<String> {
 /// Prints the run as `--json` asks, or for a person: its result on stdout (`stored_value` for a
 /// result that was stored), everything else on stderr.
 fn report(
+    app: &App,
     envelope: &ExecuteEnvelope,
     stored_value: Option<&serde_json::Value>,
     json: bool,
@@ -187,7 +213,14 @@ fn report(
         Status::Failed | Status::Cancelled | Status::Running => {
             if let Some(error) = &envelope.error {
                 eprintln!("error[{}]: {}", error.code.as_str(), error.message);
-                if let Some(hint) = &error.hint {
+                // A code's default hint names the hub's tools; a person gets it in commands.
+                let hint = match &error.hint {
+                    Some(hint) if hint == error.code.hint() => {
+                        Some(error.code.hint_for(&app.reader, &envelope.run_id))
+                    }
+                    other => other.clone(),
+                };
+                if let Some(hint) = hint {
                     eprintln!("  hint: {hint}");
                 }
             }
@@ -202,9 +235,12 @@ fn report(
                 .as_deref()
                 .map(|p| format!(" --profile {p}"))
                 .unwrap_or_default();
+            let id = &envelope.run_id;
             eprintln!(
-                "Decide with `capabilities hub approve {id}` (or `hub deny {id}`), then continue with `capabilities exec --resume {id}{profile}`.",
-                id = envelope.run_id
+                "Decide with `{}` (or `{}`), then continue with `{}`.",
+                app.command(&format!("hub approve {id}")),
+                app.command(&format!("hub deny {id}")),
+                app.command(&format!("exec --resume {id}{profile}"))
             );
         }
     }
@@ -225,5 +261,41 @@ fn status_word(status: Status) -> &'static str {
         Status::AwaitingConnection => "is awaiting a connection",
         Status::Cancelled => "was cancelled",
         Status::Running => "is being run by another process",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_prompt_takes_the_dashboard_s_keys() {
+        assert_eq!(prompt_answer("a"), Some(Some(Decision::AllowOnce)));
+        assert_eq!(prompt_answer("r"), Some(Some(Decision::AllowRun)));
+        assert_eq!(prompt_answer("A"), Some(Some(Decision::AllowAlways)));
+        assert_eq!(prompt_answer("d"), Some(Some(Decision::Deny)));
+        assert_eq!(prompt_answer("q"), Some(None));
+        assert_eq!(
+            prompt_answer("o"),
+            None,
+            "o was \"once\" before; it is nothing now"
+        );
+        for (key, decision) in [
+            ('a', Decision::AllowOnce),
+            ('r', Decision::AllowRun),
+            ('A', Decision::AllowAlways),
+            ('d', Decision::Deny),
+        ] {
+            let pressed = crossterm::event::KeyEvent::new(
+                crossterm::event::KeyCode::Char(key),
+                crossterm::event::KeyModifiers::NONE,
+            );
+            assert_eq!(
+                crate::tui::key_decision(pressed),
+                Some(decision),
+                "the dashboard's `{key}`"
+            );
+            assert!(PROMPT.contains(&format!("[{key}]")), "{PROMPT}");
+        }
     }
 }

@@ -9,74 +9,46 @@ use std::process::ExitCode;
 use anyhow::bail;
 
 use super::output::print;
+use super::progress::{names, waiting};
 use crate::app::App;
 use crate::catalog::Catalog;
 use crate::catalog::cache::ListingCache;
 use crate::catalog::changes::{ChangedTools, review_diff};
 use crate::catalog::load::load;
+use crate::catalog::refresh::{Refreshed, refresh_sources};
 use crate::cli::{SourceRefreshArgs, SourceReviewArgs};
 use crate::config::Settings;
 use crate::model::ToolDefinition;
-use crate::runs::VersionState;
 
 pub async fn refresh(app: &App, args: &SourceRefreshArgs) -> anyhow::Result<ExitCode> {
     let settings = only(app.settings()?, args.name.as_deref())?;
     let cache = ListingCache::new(app.paths.catalog_cache_dir());
-    let before: Vec<(String, Vec<ToolDefinition>)> = settings
-        .sources
-        .iter()
-        .map(|s| {
-            let tools = cache.read(&s.name).map(|l| l.tools).unwrap_or_default();
-            (s.name.clone(), tools)
-        })
-        .collect();
-    let catalog = load(&settings, &cache, true, app.secrets()).await;
-    // Running hubs take these listings at their next request.
-    if let Err(e) = cache.mark_refreshed() {
-        tracing::warn!("running hubs will not see this refresh before their own: {e:#}");
-    }
     let store = app.store().await?;
+    let sources: Vec<&str> = settings.sources.iter().map(|s| s.name.as_str()).collect();
+    let results = waiting(
+        app,
+        format!("listing {} again", names(&sources)),
+        refresh_sources(&settings, &cache, &store, app.secrets()),
+    )
+    .await?;
     let mut text = String::new();
     let mut any_changed = false;
-    for namespace in &catalog.namespaces {
-        if let crate::catalog::Origin::Unavailable { error } = &namespace.origin {
-            text.push_str(&format!("{}: not listed: {error}\n", namespace.name));
-            continue;
-        }
-        let states = store.tool_versions().observe(&namespace.tools).await?;
-        let changed: Vec<String> = namespace
-            .tools
-            .iter()
-            .zip(&states)
-            .filter(|(_, state)| matches!(state, VersionState::Changed { .. }))
-            .map(|(tool, _)| tool.name.clone())
-            .collect();
-        let old = before
-            .iter()
-            .find(|(name, _)| *name == namespace.name)
-            .map(|(_, tools)| tools.as_slice())
-            .unwrap_or_default();
-        let added: Vec<&str> = namespace
-            .tools
-            .iter()
-            .filter(|t| !old.iter().any(|o| o.name == t.name))
-            .map(|t| t.name.as_str())
-            .collect();
-        let gone: Vec<&str> = old
-            .iter()
-            .filter(|o| !namespace.tools.iter().any(|t| t.name == o.name))
-            .map(|o| o.name.as_str())
-            .collect();
-        text.push_str(&format!(
-            "{}: {} tools",
-            namespace.name,
-            namespace.tools.len()
-        ));
+    for (name, refreshed) in &results {
+        let (tools, changed, added, gone) = match refreshed {
+            Refreshed::Failed { error } => {
+                text.push_str(&format!("{name}: not listed: {error}\n"));
+                continue;
+            }
+            Refreshed::Listed {
+                tools,
+                changed,
+                added,
+                gone,
+            } => (tools, changed, added, gone),
+        };
+        text.push_str(&format!("{name}: {tools} tools"));
         for (what, names) in [
-            (
-                "changed since confirmed",
-                changed.iter().map(String::as_str).collect(),
-            ),
+            ("changed since confirmed", changed),
             ("new", added),
             ("gone", gone),
         ] {
@@ -89,12 +61,24 @@ pub async fn refresh(app: &App, args: &SourceRefreshArgs) -> anyhow::Result<Exit
     }
     if any_changed {
         text.push_str(&format!(
-            "Review the changes with `capabilities source review{}`; until then a changed tool that may write asks before each call.\n",
-            args.name.as_deref().map(|n| format!(" {n}")).unwrap_or_default()
+            "Review the changes with `{}`; until then a changed tool that may write asks before each call.\n",
+            app.command(&format!(
+                "source review{}",
+                args.name.as_deref().map(|n| format!(" {n}")).unwrap_or_default()
+            ))
         ));
     }
     print(&text)?;
-    Ok(ExitCode::SUCCESS)
+    // Like `source list`: nothing listed at all is a failure.
+    let all_failed = !results.is_empty()
+        && results
+            .iter()
+            .all(|(_, r)| matches!(r, Refreshed::Failed { .. }));
+    Ok(if all_failed {
+        ExitCode::from(super::EXIT_FAILURE)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 pub async fn review(app: &App, args: &SourceReviewArgs) -> anyhow::Result<ExitCode> {
@@ -147,11 +131,14 @@ pub async fn review(app: &App, args: &SourceReviewArgs) -> anyhow::Result<ExitCo
     }
     if left > 0 {
         print(&format!(
-            "{left} change(s) not confirmed; calls of those tools that may write keep asking. Confirm with `capabilities source review{} --yes`.\n",
-            args.name
-                .as_deref()
-                .map(|n| format!(" {n}"))
-                .unwrap_or_default()
+            "{left} change(s) not confirmed; calls of those tools that may write keep asking. Confirm with `{}`.\n",
+            app.command(&format!(
+                "source review{} --yes",
+                args.name
+                    .as_deref()
+                    .map(|n| format!(" {n}"))
+                    .unwrap_or_default()
+            ))
         ))?;
     }
     Ok(ExitCode::SUCCESS)

@@ -22,8 +22,9 @@ pub fn run(app: &App, args: &InitArgs) -> anyhow::Result<ExitCode> {
     let path = &app.paths.config_file;
     if path.exists() && !args.force {
         bail!(
-            "{} already exists; keep it, or run `capabilities init --force` to replace it with the starter (your sources would be lost)",
-            path.display()
+            "{} already exists; keep it, or run `{}` to replace it with the starter (your sources would be lost)",
+            path.display(),
+            app.command("init --force")
         );
     }
     write_atomically(path, STARTER)?;

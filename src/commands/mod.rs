@@ -2,6 +2,7 @@
 //! printing to stdout (a closed pipe is not an error), and mapping outcomes to exit codes.
 
 mod approvals;
+mod call;
 mod completions;
 mod credential;
 mod dashboard;
@@ -13,13 +14,16 @@ mod freshness;
 mod hub;
 mod init;
 mod install;
+mod man;
 mod output;
 mod policy;
+pub mod progress;
 mod search;
 mod source;
 mod token;
 
 use std::ffi::OsString;
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches};
@@ -55,14 +59,16 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     // Logs go to stderr only (stdout carries results, and JSON-RPC under `hub serve`); lines
     // outside any request carry the verb and the process id (`hub-4242`). Held to the end:
     // dropping it sends the traces still buffered.
-    let _logging = match crate::logging::init(cli.log_format, cli.otel_endpoint.as_deref(), &verb) {
-        Ok(logging) => logging,
-        Err(e) => {
-            crate::logging::notice(tracing::Level::ERROR, &e.to_string());
-            return ExitCode::from(EXIT_FAILURE);
-        }
-    };
-    match dispatch(cli) {
+    let color = progress::color_wanted(cli.color, std::io::stderr().is_terminal());
+    let _logging =
+        match crate::logging::init(cli.log_format, cli.otel_endpoint.as_deref(), &verb, color) {
+            Ok(logging) => logging,
+            Err(e) => {
+                crate::logging::notice(tracing::Level::ERROR, &e.to_string());
+                return ExitCode::from(EXIT_FAILURE);
+            }
+        };
+    match dispatch(cli, color) {
         Ok(code) => code,
         Err(e) if output::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
@@ -72,12 +78,21 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     }
 }
 
-fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
-    let app = App::new(Paths::discover(cli.config.as_deref())?);
+fn dispatch(cli: Cli, color: bool) -> anyhow::Result<ExitCode> {
+    check_config_exists(&cli)?;
+    let app = App::new(Paths::discover(cli.config.as_deref())?).for_person(
+        crate::model::Reader::cli(cli.config.as_deref()),
+        color,
+        progress::progress_wanted(cli.color),
+    );
     let app = &app;
     match cli.command {
         Command::Init(args) => init::run(app, &args),
         Command::Completions(args) => completions::run(&args),
+        Command::Man(args) => man::run(&args),
+        Command::Call(args) => run_async(call::run(app, &args)),
+        Command::Source(SourceCommand::Enable(args)) => source::set_enabled(app, &args, true),
+        Command::Source(SourceCommand::Disable(args)) => source::set_enabled(app, &args, false),
         Command::Source(SourceCommand::Add(args)) => run_async(source::add(app, &args)),
         Command::Source(SourceCommand::List(args)) => run_async(source::list(app, &args)),
         Command::Source(SourceCommand::Remove(args)) => source::remove(app, &args),
@@ -100,11 +115,72 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Credential(CredentialCommand::Test(args)) => {
             run_async(credential::test(app, &args))
         }
-        Command::Doctor => run_async(doctor::run(app)),
+        Command::Doctor(args) => run_async(doctor::run(app, &args)),
         Command::Dashboard(args) => run_async(dashboard::run(app, &args)),
         Command::Token(TokenCommand::Create(args)) => run_async(token::create(app, &args)),
         Command::Token(TokenCommand::List(args)) => run_async(token::list(app, &args)),
         Command::Token(TokenCommand::Revoke(args)) => run_async(token::revoke(app, &args)),
+    }
+}
+
+/// A config named with `--config` must exist, except for the verbs that write one (`init`,
+/// `source add`, `source import`) and those that read none: a misspelt path would otherwise
+/// look like an empty config ("no sources are configured").
+fn check_config_exists(cli: &Cli) -> anyhow::Result<()> {
+    let Some(path) = &cli.config else {
+        return Ok(());
+    };
+    let writes_or_ignores = matches!(
+        cli.command,
+        Command::Init(_)
+            | Command::Completions(_)
+            | Command::Man(_)
+            | Command::Source(SourceCommand::Add(_))
+            | Command::Source(SourceCommand::Import(_))
+    );
+    if writes_or_ignores || path.exists() {
+        return Ok(());
+    }
+    let shown = path.display();
+    anyhow::bail!(
+        "the config file {shown} (from --config) does not exist; check the path, or create it with `capabilities --config {shown} init`"
+    )
+}
+
+/// The full id of the run `given` names: the id itself, or a prefix that only one run's id
+/// starts with. An ambiguous prefix lists the runs it matches.
+async fn resolve_run_id(
+    app: &App,
+    store: &crate::runs::Store,
+    given: &str,
+) -> anyhow::Result<String> {
+    let given = given.trim();
+    if given.is_empty() {
+        anyhow::bail!(
+            "the run id is empty; `{}` lists them",
+            app.command("hub runs")
+        );
+    }
+    // Enough to show that a prefix is ambiguous, and which runs it matches.
+    const SHOWN: usize = 5;
+    let found = store.runs().ids_with_prefix(given, SHOWN + 1).await?;
+    if found.iter().any(|id| id == given) {
+        return Ok(given.to_string());
+    }
+    match found.as_slice() {
+        [] => anyhow::bail!(
+            "there is no run `{given}`; `{}` lists the recent ones",
+            app.command("hub runs")
+        ),
+        [only] => Ok(only.clone()),
+        several => {
+            let more = if several.len() > SHOWN { ", …" } else { "" };
+            let shown: Vec<&str> = several.iter().take(SHOWN).map(String::as_str).collect();
+            anyhow::bail!(
+                "`{given}` is the start of several run ids ({}{more}); give more of it",
+                shown.join(", ")
+            )
+        }
     }
 }
 
@@ -146,8 +222,9 @@ async fn load_catalog(
             );
         }
         anyhow::bail!(
-            "no sources are configured in {}; add one, e.g. `capabilities source add everything -- npx -y @modelcontextprotocol/server-everything`",
-            app.paths.config_file.display()
+            "no sources are configured in {}; add one, e.g. `{}`",
+            app.paths.config_file.display(),
+            app.command("source add everything -- npx -y @modelcontextprotocol/server-everything")
         );
     }
     let cache = crate::catalog::cache::ListingCache::new(app.paths.catalog_cache_dir());
@@ -159,12 +236,39 @@ async fn load_catalog(
     if !addresses.is_empty() {
         for rule in crate::policy::unmatched_rules(&settings.policy, &addresses) {
             eprintln!(
-                "warning: policy rule `{}` matches no tool; check its spelling with `capabilities search`",
-                rule.pattern
+                "warning: policy rule `{}` matches no tool; check its spelling with `{}`",
+                rule.pattern,
+                app.command("search WORDS")
             );
         }
     }
     Ok(catalog)
+}
+
+/// Fails when no enabled source could be listed at all: an answer from none of them would
+/// look like "no match" (exit 1 either way, but this says why, as gh does for a dead host).
+fn require_some_source(app: &App, catalog: &crate::catalog::Catalog) -> anyhow::Result<()> {
+    use crate::catalog::Origin;
+    let enabled: Vec<&crate::catalog::Namespace> = catalog
+        .namespaces
+        .iter()
+        .filter(|n| !matches!(n.origin, Origin::Disabled))
+        .collect();
+    let failed: Vec<String> = enabled
+        .iter()
+        .filter_map(|n| match &n.origin {
+            Origin::Unavailable { error } => Some(format!("  {}: {error}", n.name)),
+            _ => None,
+        })
+        .collect();
+    if enabled.is_empty() || failed.len() < enabled.len() {
+        return Ok(());
+    }
+    anyhow::bail!(
+        "no source could be listed:\n{}\nCheck each with `{}`.",
+        failed.join("\n"),
+        app.command("source test NAME")
+    )
 }
 
 /// What a "not found" under `--profile` adds: that only the profile's sources were looked in,

@@ -6,6 +6,7 @@
 use std::process::ExitCode;
 
 use anyhow::bail;
+use serde_json::json;
 
 use super::output::print;
 use super::profile_note;
@@ -83,6 +84,48 @@ fn show(app: &App, args: &PolicyShowArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .map(ToolDefinition::address)
         .collect();
+    if args.json {
+        let rules: Vec<_> = policy
+            .rules
+            .iter()
+            .map(|rule| {
+                json!({
+                    "pattern": rule.pattern,
+                    "action": rule.action.as_str(),
+                    "connection": rule.connection,
+                })
+            })
+            .collect();
+        let unmatched: Vec<&str> = if addresses.is_empty() {
+            Vec::new()
+        } else {
+            unmatched_rules(policy, &addresses)
+                .iter()
+                .map(|r| r.pattern.as_str())
+                .collect()
+        };
+        let profiles: Vec<_> = settings
+            .profiles
+            .iter()
+            .filter(|_| settings.profile.is_none())
+            .map(|(name, profile)| {
+                json!({ "name": name, "sources": profile.sources, "rules": profile.policy.rules.len() })
+            })
+            .collect();
+        let body = json!({
+            "profile": settings.profile,
+            "defaults": {
+                "readOnly": policy.read_only.as_str(),
+                "destructive": policy.destructive.as_str(),
+                "default": policy.default.as_str(),
+            },
+            "rules": rules,
+            "unmatchedRules": unmatched,
+            "profiles": profiles,
+        });
+        print(&format!("{}\n", serde_json::to_string_pretty(&body)?))?;
+        return Ok(ExitCode::SUCCESS);
+    }
     if addresses.is_empty() {
         text.push_str(
             "No tool listings are cached yet; `capabilities source list` lists every source.\n",
@@ -161,8 +204,9 @@ fn explain(app: &App, args: &PolicyExplainArgs) -> anyhow::Result<ExitCode> {
             crate::model::closest::closest(&args.address, addresses.iter().map(String::as_str), 3);
         if near.is_empty() {
             bail!(
-                "`{}` is not a catalogued tool; find addresses with `capabilities search`{}",
+                "`{}` is not a catalogued tool; find addresses with `{}`{}",
                 args.address,
+                app.command("search WORDS"),
                 profile_note(&settings)
             );
         }
@@ -192,6 +236,17 @@ fn explain(app: &App, args: &PolicyExplainArgs) -> anyhow::Result<ExitCode> {
         settings
             .policy
             .evaluate(&tool.address(), connection.as_deref(), &tool.annotations);
+    if args.json {
+        let body = json!({
+            "address": tool.address(),
+            "connection": connection,
+            "profile": settings.profile,
+            "action": decision.action.as_str(),
+            "reason": decision.reason,
+        });
+        print(&format!("{}\n", serde_json::to_string_pretty(&body)?))?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut on = connection
         .map(|c| format!(" through connection `{c}`"))
         .unwrap_or_default();

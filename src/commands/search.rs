@@ -1,22 +1,31 @@
 //! `capabilities search`: load the catalogue (cached listings, live where needed) and print the
-//! spec's plain-text answer; under `--profile`, only the profile's tools, marked by its policy,
-//! after a line that names the profile.
+//! spec's plain-text answer (or `--json`); under `--profile`, only the profile's tools, marked
+//! by its policy, after a line that names the profile. Like grep, it exits 1 when nothing
+//! matched; notes about sources that were not searched go to stderr, apart from the results.
 
 use std::process::ExitCode;
 
-use anyhow::bail;
+use serde_json::json;
 
 use super::output::print;
-use super::{load_catalog, profile_note};
+use super::progress::{names, waiting};
+use super::{EXIT_FAILURE, load_catalog, profile_note, require_some_source};
 use crate::app::App;
 use crate::catalog::changes::ChangedTools;
-use crate::catalog::results::{SearchRequest, render_search};
+use crate::catalog::results::{SearchRequest, search_answer};
 use crate::catalog::search::SearchIndex;
 use crate::cli::SearchArgs;
 
 pub async fn run(app: &App, args: &SearchArgs) -> anyhow::Result<ExitCode> {
     let settings = app.settings_for(args.profile.as_deref())?;
-    let catalog = load_catalog(app, &settings, args.refresh).await?;
+    let sources: Vec<&str> = settings.sources.iter().map(|s| s.name.as_str()).collect();
+    let catalog = waiting(
+        app,
+        format!("listing the tools of {}", names(&sources)),
+        load_catalog(app, &settings, args.refresh),
+    )
+    .await?;
+    require_some_source(app, &catalog)?;
     let mut index = SearchIndex::new();
     for namespace in &catalog.namespaces {
         index.set_namespace(&namespace.name, &namespace.tools);
@@ -34,15 +43,42 @@ pub async fn run(app: &App, args: &SearchArgs) -> anyhow::Result<ExitCode> {
         // The user at their own terminal may see every tool the policy allows.
         permits: None,
         changed: Some(&changed),
+        reader: &app.reader,
     };
-    match render_search(&catalog, &index, &settings.policy, &request) {
-        Ok(text) => {
-            if let Some(header) = settings.profile_header() {
-                print(&format!("{header}\n\n"))?;
-            }
-            print(&text)?;
-            Ok(ExitCode::SUCCESS)
+    let answer = match search_answer(&catalog, &index, &settings.policy, &request) {
+        Ok(answer) => answer,
+        Err(e) => anyhow::bail!("{e}{}", profile_note(&settings)),
+    };
+    let notes: Vec<&str> = answer.notes.lines().collect();
+    let matched = !answer.hits.is_empty();
+    if args.json {
+        print(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&json!({
+                "profile": settings.profile,
+                "matches": answer.hits,
+                "notes": notes,
+            }))?
+        ))?;
+    } else if matched {
+        if let Some(header) = settings.profile_header() {
+            print(&format!("{header}\n\n"))?;
         }
-        Err(e) => bail!("{e}{}", profile_note(&settings)),
+        print(&answer.text)?;
+    } else {
+        // Like grep: no match prints nothing on stdout, and says why on stderr.
+        eprint!("{}", answer.text);
+        let note = profile_note(&settings);
+        if !note.is_empty() {
+            eprintln!("{}", note.trim_start_matches('\n'));
+        }
     }
+    for note in notes.iter().filter(|_| !args.json) {
+        eprintln!("note: {note}");
+    }
+    Ok(if matched {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_FAILURE)
+    })
 }

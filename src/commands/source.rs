@@ -9,11 +9,13 @@ use std::time::Instant;
 use anyhow::bail;
 use serde_json::json;
 
+use super::EXIT_FAILURE;
 use super::output::print;
+use super::progress::{names, waiting};
 use crate::app::App;
 use crate::catalog::cache::{CachedListing, ListingCache};
-use crate::cli::{SourceAddArgs, SourceImportArgs, SourceListArgs, SourceNameArgs};
-use crate::config::edit::{NewSource, add_source, remove_source};
+use crate::cli::{SourceAddArgs, SourceImportArgs, SourceListArgs, SourceNameArgs, SourceTestArgs};
+use crate::config::edit::{NewSource, add_source, remove_source, set_source_enabled};
 use crate::config::{SourceSettings, Transport, settle_time};
 use crate::model::tool::build_namespace;
 use crate::sources::{SourceStatus, Sources};
@@ -43,7 +45,31 @@ pub async fn add(app: &App, args: &SourceAddArgs) -> anyhow::Result<ExitCode> {
     if args.no_test {
         return Ok(ExitCode::SUCCESS);
     }
-    test_one(app, &args.name, true).await
+    test_one(app, &args.name, true, false).await
+}
+
+/// `source enable|disable NAME`: sets `enabled` in the config; running hubs follow at their
+/// next reload of the config, and every later command at once.
+pub fn set_enabled(app: &App, args: &SourceNameArgs, enabled: bool) -> anyhow::Result<ExitCode> {
+    let changed = set_source_enabled(&app.paths.config_file, &args.name, enabled)?;
+    let state = if enabled { "enabled" } else { "disabled" };
+    let text = match (changed, enabled) {
+        (false, _) => format!("`{}` was already {state}; nothing changed\n", args.name),
+        (true, true) => format!(
+            "Enabled `{}` in {}; `{}` connects to it and lists its tools\n",
+            args.name,
+            app.paths.config_file.display(),
+            app.command(&format!("source test {}", args.name))
+        ),
+        (true, false) => format!(
+            "Disabled `{}` in {}: it is not started, searched or callable until `{}`\n",
+            args.name,
+            app.paths.config_file.display(),
+            app.command(&format!("source enable {}", args.name))
+        ),
+    };
+    print(&text)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Splits `KEY=VALUE` arguments at the first `=`.
@@ -75,18 +101,20 @@ pub fn remove(app: &App, args: &SourceNameArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-pub async fn test(app: &App, args: &SourceNameArgs) -> anyhow::Result<ExitCode> {
-    test_one(app, &args.name, false).await
+pub async fn test(app: &App, args: &SourceTestArgs) -> anyhow::Result<ExitCode> {
+    test_one(app, &args.name, false, args.json).await
 }
 
-/// Connects to one source, lists its tools, caches the listing and reports.
-async fn test_one(app: &App, name: &str, just_added: bool) -> anyhow::Result<ExitCode> {
+/// Connects to one source, lists its tools, caches the listing and reports (as JSON with
+/// `json`, where a failure is a report too, with exit status 1).
+async fn test_one(app: &App, name: &str, just_added: bool, json: bool) -> anyhow::Result<ExitCode> {
     let settings = app.settings()?;
     let Some(source) = settings.source(name).cloned() else {
         let known: Vec<&str> = settings.sources.iter().map(|s| s.name.as_str()).collect();
         if known.is_empty() {
             bail!(
-                "there is no source named `{name}`; add one with `capabilities source add {name} -- COMMAND ARGS…`"
+                "there is no source named `{name}`; add one with `{}`",
+                app.command(&format!("source add {name} -- COMMAND ARGS…"))
             );
         }
         bail!(
@@ -96,9 +124,12 @@ async fn test_one(app: &App, name: &str, just_added: bool) -> anyhow::Result<Exi
     };
     let started = Instant::now();
     let manager = Sources::start(vec![source.clone()], app.secrets());
-    manager
-        .wait_settled(settle_time(std::slice::from_ref(&source)))
-        .await;
+    waiting(
+        app,
+        format!("connecting to {name}"),
+        manager.wait_settled(settle_time(std::slice::from_ref(&source))),
+    )
+    .await;
     let status = manager
         .statuses()
         .into_iter()
@@ -140,6 +171,19 @@ async fn test_one(app: &App, name: &str, just_added: bool) -> anyhow::Result<Exi
             if let Err(e) = recorded {
                 tracing::warn!("cannot record the versions of `{name}`'s tools: {e:#}");
             }
+            if json {
+                let report = json!({
+                    "name": name,
+                    "status": "ready",
+                    "toolCount": tools.len(),
+                    "protocolVersion": protocol_version,
+                    "server": { "name": server_name, "version": server_version },
+                    "elapsedMs": elapsed.as_millis() as u64,
+                    "tools": tools.iter().map(|t| t.address()).collect::<Vec<_>>(),
+                });
+                print(&format!("{}\n", serde_json::to_string_pretty(&report)?))?;
+                return Ok(ExitCode::SUCCESS);
+            }
             let server = [server_name, server_version]
                 .into_iter()
                 .flatten()
@@ -161,20 +205,33 @@ async fn test_one(app: &App, name: &str, just_added: bool) -> anyhow::Result<Exi
             print(&text)?;
             Ok(ExitCode::SUCCESS)
         }
+        (_, Some(Err(e))) if json => failed_report(name, &format!("listing its tools failed: {e}")),
         (_, Some(Err(e))) => bail!("`{name}` connected but listing its tools failed: {e}"),
+        (status, _) if json => failed_report(name, &status.to_string()),
         (status, _) => {
             let after = if just_added {
                 format!(
-                    "The source was added; fix it and run `capabilities source test {name}`, or remove it with `capabilities source remove {name}`."
+                    "The source was added; fix it and run `{}`, or remove it with `{}`.",
+                    app.command(&format!("source test {name}")),
+                    app.command(&format!("source remove {name}"))
                 )
             } else {
                 format!(
-                    "Check the command or URL with `capabilities source list`, or edit [sources.{name}] in the config."
+                    "Check the command or URL with `{}`, or edit [sources.{name}] in {}.",
+                    app.command("source list"),
+                    app.paths.config_file.display()
                 )
             };
             bail!("`{name}` is not working: {status}\n{after}")
         }
     }
+}
+
+/// `source test --json` of a source that does not work: the report, and exit status 1.
+fn failed_report(name: &str, error: &str) -> anyhow::Result<ExitCode> {
+    let report = json!({ "name": name, "status": "failed", "error": error });
+    print(&format!("{}\n", serde_json::to_string_pretty(&report)?))?;
+    Ok(ExitCode::from(EXIT_FAILURE))
 }
 
 pub async fn list(app: &App, args: &SourceListArgs) -> anyhow::Result<ExitCode> {
@@ -195,7 +252,18 @@ pub async fn list(app: &App, args: &SourceListArgs) -> anyhow::Result<ExitCode> 
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let statuses = live_statuses(&settings.sources, app.secrets()).await;
+    let enabled: Vec<&str> = settings
+        .sources
+        .iter()
+        .filter(|s| s.enabled)
+        .map(|s| s.name.as_str())
+        .collect();
+    let statuses = waiting(
+        app,
+        format!("connecting to {}", names(&enabled)),
+        live_statuses(&settings.sources, app.secrets()),
+    )
+    .await;
     if args.json {
         let rows: Vec<serde_json::Value> = settings
             .sources
@@ -210,7 +278,23 @@ pub async fn list(app: &App, args: &SourceListArgs) -> anyhow::Result<ExitCode> 
         }
         print(&table(&settings.sources, &statuses))?;
     }
-    Ok(ExitCode::SUCCESS)
+    // Every enabled source failing is an error, as a command whose every target failed is.
+    let working = statuses
+        .iter()
+        .filter(|s| !matches!(s, SourceStatus::Disabled))
+        .collect::<Vec<_>>();
+    let all_failed = !working.is_empty()
+        && working.iter().all(|s| {
+            matches!(
+                s,
+                SourceStatus::Failed { .. } | SourceStatus::Restarting { .. }
+            )
+        });
+    Ok(if all_failed {
+        ExitCode::from(EXIT_FAILURE)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 async fn live_statuses(
@@ -397,7 +481,10 @@ pub fn import(app: &App, args: &SourceImportArgs) -> anyhow::Result<ExitCode> {
             .for_each(|line| out.push_str(&format!("  {line}\n")));
     }
     if !imported.is_empty() && !args.dry_run {
-        out.push_str("Run `capabilities source list` to connect to them and see their tools.\n");
+        out.push_str(&format!(
+            "Run `{}` to connect to them and see their tools.\n",
+            app.command("source list")
+        ));
     }
     print(&out)?;
     Ok(if imported.is_empty() && !skipped.is_empty() {

@@ -112,6 +112,49 @@ pub fn remove_source(path: &Path, name: &str) -> anyhow::Result<()> {
     })
 }
 
+/// Sets `enabled` of source `name`: `false` keeps its config but starts, searches and calls
+/// nothing of it. Returns whether it changed anything (false when it already was so). `true`
+/// removes the key, since enabled is the default.
+pub fn set_source_enabled(path: &Path, name: &str, enabled: bool) -> anyhow::Result<bool> {
+    let mut doc = read_document(path)?;
+    let known: Vec<String> = doc
+        .get("sources")
+        .and_then(Item::as_table_like)
+        .map(|t| t.iter().map(|(k, _)| k.to_string()).collect())
+        .unwrap_or_default();
+    let Some(source) = doc
+        .get_mut("sources")
+        .and_then(Item::as_table_like_mut)
+        .and_then(|t| t.get_mut(name))
+        .and_then(Item::as_table_like_mut)
+    else {
+        if known.is_empty() {
+            bail!(
+                "there is no source named `{name}`: {} has no sources yet",
+                path.display()
+            );
+        }
+        bail!(
+            "there is no source named `{name}`; known sources: {}",
+            known.join(", ")
+        );
+    };
+    let was = source
+        .get("enabled")
+        .and_then(Item::as_bool)
+        .unwrap_or(true);
+    if was == enabled {
+        return Ok(false);
+    }
+    if enabled {
+        source.remove("enabled");
+    } else {
+        source.insert("enabled", value(false));
+    }
+    write_validated(path, &doc)?;
+    Ok(true)
+}
+
 /// Sets the action of the `[[policy.rules]]` entry with this pattern and connection, adding the
 /// rule when there is none (e.g. from an "always allow" decision or `policy set`). With a
 /// `profile`, the rule goes to that profile's `[[profiles.NAME.rules]]`, which replace the
@@ -215,9 +258,17 @@ fn read_document(path: &Path) -> anyhow::Result<DocumentMut> {
 }
 
 /// Validates the new text as a whole, then writes it through a temporary file and a rename.
+/// A change the config would refuse is not written, and its error quotes no line number: the
+/// line would be in a text that was never written, so the person could not find it.
 fn write_validated(path: &Path, doc: &DocumentMut) -> anyhow::Result<()> {
     let text = doc.to_string();
-    load::parse(path, &text)?;
+    if let Err(mut e) = load::parse(path, &text) {
+        e.line = 0;
+        e.column = 0;
+        e.excerpt = None;
+        e.message = format!("the change was not written: {}", e.message);
+        return Err(e.into());
+    }
     write_atomically(path, &text)
 }
 

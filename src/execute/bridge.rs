@@ -24,6 +24,7 @@ use crate::catalog::live::LiveCatalog;
 use crate::catalog::results::{SearchRequest, render_search};
 use crate::config::LivePolicy;
 use crate::credentials::Redaction;
+use crate::model::Reader;
 use crate::model::ToolDefinition;
 use crate::model::json_size::{JsonSize, json_size};
 use crate::model::tool::json_digest;
@@ -568,6 +569,7 @@ impl Bridge for RunBridge {
                     limit: HUB_SEARCH_LIMIT,
                     permits: permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
                     changed: Some(&changed),
+                    reader: &Reader::Agent,
                 };
                 render_search(catalog, index, &inner.policy.current(), &request)
                     .unwrap_or_else(|e| e.to_string())

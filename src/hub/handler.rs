@@ -32,6 +32,7 @@ use crate::catalog::live::LiveCatalog;
 use crate::catalog::results::{SearchRequest, render_search};
 use crate::config::{Settings, settle_time};
 use crate::execute::Executor;
+use crate::model::Reader;
 use crate::runs::TokenRecord;
 use crate::sandbox::{CancelToken, ExecuteEnvelope, Status};
 
@@ -151,6 +152,7 @@ impl Hub {
             limit: args.limit,
             permits: permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
             changed: Some(&changed),
+            reader: &Reader::Agent,
         };
         // The policy as the config says now: a rule written since the hub started applies.
         let policy = self.executor.policy().current();

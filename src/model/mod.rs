@@ -7,10 +7,13 @@
 //! | `address` | addresses: tool names in lowerCamelCase, valid source names, reserved words |
 //! | `closest` | the closest names to a misspelt one, for "did you mean …" |
 //! | `json_size` | the size of a JSON value as text, measured without writing it |
+//! | `reader` | who reads a hint (an agent or a person at the command line), so it uses their words |
 
 pub mod address;
 pub mod closest;
 pub mod json_size;
+pub mod reader;
 pub mod tool;
 
+pub use reader::Reader;
 pub use tool::{Annotations, ToolDefinition, UpstreamTool};

@@ -95,6 +95,8 @@ pub trait RunRecords {
     ) -> Result<bool, StoreError>;
     /// The most recent runs, newest first, each with its claim (to tell interrupted runs).
     fn run_summaries(&self, limit: usize) -> Result<Vec<(RunSummary, ClaimRecord)>, StoreError>;
+    /// The ids of at most `limit` runs that start with `prefix`, newest first.
+    fn run_ids_with_prefix(&self, prefix: &str, limit: usize) -> Result<Vec<String>, StoreError>;
     /// Deletes every run with its journal, approvals and audit, the used elicitation states
     /// and the record of the runs' key; returns how many runs there were.
     fn clear_runs(&self) -> Result<usize, StoreError>;

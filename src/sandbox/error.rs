@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::Reader;
+
 /// Every way a run (or a single tool call) can fail. The snake_case string is part of the
 /// envelope contract: never rename a variant's string, only add new ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -125,6 +127,37 @@ impl ErrorCode {
             .find(|code| code.as_str() == name)
     }
 
+    /// The default hint for `reader`: [`hint`](Self::hint) for an agent; for a person at the
+    /// command line, the same advice in commands (`capabilities search`, `exec --resume`) where
+    /// the agent's names the hub's tools.
+    pub fn hint_for(self, reader: &Reader, run_id: &str) -> String {
+        if reader.is_agent() {
+            return self.hint().to_string();
+        }
+        match self {
+            ErrorCode::UnknownTool => {
+                format!("Find the right tool address with {}.", reader.search())
+            }
+            ErrorCode::InvalidArguments => format!(
+                "Match the tool's signature; {} shows the full types.",
+                reader.describe("ADDRESS")
+            ),
+            ErrorCode::RunInProgress => format!(
+                "Run {} again in a few seconds for the run's result; do not run the script again, or its calls would run twice.",
+                reader.resume(run_id, None)
+            ),
+            ErrorCode::ReplayDivergence => format!(
+                "The script no longer matches the run it resumes; run it again as a new run with `{}` (calls already made are done; do not repeat writes).",
+                reader.command("exec SCRIPT")
+            ),
+            ErrorCode::ApprovalExpired => format!(
+                "Approvals wait 30 minutes; run the script again with `{}` when you can decide.",
+                reader.command("exec SCRIPT")
+            ),
+            other => other.hint().to_string(),
+        }
+    }
+
     /// The default hint: what the model should do next. Specific errors may carry a better one.
     pub fn hint(self) -> &'static str {
         match self {
@@ -209,5 +242,22 @@ mod tests {
             assert!(!code.hint().is_empty());
         }
         assert_eq!(ErrorCode::parse("nope"), None);
+    }
+
+    #[test]
+    fn people_get_commands_where_agents_get_tool_names() {
+        let person = Reader::cli(Some(std::path::Path::new("/etc/c.toml")));
+        for code in ErrorCode::ALL {
+            assert_eq!(code.hint_for(&Reader::Agent, "run_x"), code.hint());
+            let hint = code.hint_for(&person, "run_x");
+            assert!(
+                !hint.contains("execute") && !hint.contains("{ \"resume\""),
+                "{code}: {hint}"
+            );
+        }
+        assert_eq!(
+            ErrorCode::RunInProgress.hint_for(&person, "run_x"),
+            "Run `capabilities --config /etc/c.toml exec --resume run_x` again in a few seconds for the run's result; do not run the script again, or its calls would run twice."
+        );
     }
 }

@@ -111,7 +111,7 @@ pub(crate) fn explain_connect_failure(
 ) -> String {
     let Some(error) = error else {
         return format!(
-            "no answer from {url} within {} s; check that the server is running and the URL is right, or raise `connect_timeout` for source `{source}`",
+            "no answer from {url} within {} s; check that the server is running and the URL is right, or raise `connect_timeout_secs` for source `{source}`",
             timeout.as_secs_f64()
         );
     };

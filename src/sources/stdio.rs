@@ -300,7 +300,7 @@ impl StdioChild {
                 self.stderr_suffix()
             ),
             (None, None) => format!(
-                "`{}` gave no answer within {} s{}{}; check the command and its arguments, or raise `connect_timeout` if the server is just slow to start",
+                "`{}` gave no answer within {} s{}{}; check the command and its arguments, or raise the source's `connect_timeout_secs` if the server is just slow to start",
                 self.program,
                 timeout.as_secs_f64(),
                 noise_note.unwrap_or_default(),

@@ -75,13 +75,21 @@ pub async fn run(
     let mut events = EventStream::new();
     let mut poll = tokio::time::interval(POLL);
     poll.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    // Listing the sources again takes seconds: it runs in the background and reports here.
+    let (refreshed_tx, mut refreshed_rx) = tokio::sync::mpsc::channel(1);
     while !state.should_quit() {
         screen.terminal.draw(|frame| render(frame, &state))?;
         tokio::select! {
             event = events.next() => match event {
                 Some(Ok(Event::Key(key))) => {
                     let effect = keys::action(&state, key).and_then(|action| state.update(action));
-                    if let Some(effect) = effect {
+                    if let Some(Effect::RefreshSources) = effect {
+                        let task = loader.refresh_task().await;
+                        let done = refreshed_tx.clone();
+                        tokio::spawn(async move {
+                            let _ = done.send(task.await).await;
+                        });
+                    } else if let Some(effect) = effect {
                         perform(effect, &mut loader, &mut state).await;
                         refresh(&mut loader, &mut state, options.bell).await?;
                     }
@@ -92,6 +100,11 @@ pub async fn run(
                 // The terminal went away: nobody is left to look.
                 None => break,
             },
+            Some(outcome) = refreshed_rx.recv() => {
+                state.refreshed(outcome);
+                loader.forget_configured();
+                refresh(&mut loader, &mut state, options.bell).await?;
+            }
             _ = poll.tick() => refresh(&mut loader, &mut state, options.bell).await?,
         }
     }
@@ -108,6 +121,8 @@ async fn perform(effect: Effect, loader: &mut Loader, state: &mut State) {
             let detail = loader.detail(&run_id).await;
             state.apply_detail(&run_id, detail);
         }
+        // Started by the loop itself, which owns the channel its outcome comes back on.
+        Effect::RefreshSources => {}
     }
 }
 

@@ -49,10 +49,18 @@ fn command(code: KeyCode) -> Option<Action> {
         KeyCode::BackTab | KeyCode::Left | KeyCode::Char('h') => Action::PrevPane,
         KeyCode::Enter => Action::Open,
         KeyCode::Char('/') => Action::StartFilter,
-        KeyCode::Char('a') => Action::Decide(Decision::AllowOnce),
-        KeyCode::Char('r') => Action::Decide(Decision::AllowRun),
-        KeyCode::Char('A') => Action::Decide(Decision::AllowAlways),
-        KeyCode::Char('d') => Action::Decide(Decision::Deny),
+        KeyCode::Char('u') => Action::RefreshSources,
+        code => return decision(KeyEvent::new(code, KeyModifiers::NONE)).map(Action::Decide),
+    })
+}
+
+/// The decision a key stands for: the same keys `capabilities exec` asks with inline.
+pub fn decision(key: KeyEvent) -> Option<Decision> {
+    Some(match key.code {
+        KeyCode::Char('a') => Decision::AllowOnce,
+        KeyCode::Char('r') => Decision::AllowRun,
+        KeyCode::Char('A') => Decision::AllowAlways,
+        KeyCode::Char('d') => Decision::Deny,
         _ => return None,
     })
 }
@@ -110,6 +118,11 @@ mod tests {
         assert_eq!(
             action(&state, press(KeyCode::Char('x'))),
             Some(Action::ToggleHelp)
+        );
+        state.update(Action::ToggleHelp);
+        assert_eq!(
+            action(&state, press(KeyCode::Char('u'))),
+            Some(Action::RefreshSources)
         );
         let mut release = press(KeyCode::Char('a'));
         release.kind = KeyEventKind::Release;

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use super::snapshot::{ConfiguredSource, RunDetail, Snapshot, merge_sources};
 use crate::approvals::{Channel, DecisionRequest, decide};
 use crate::catalog::cache::ListingCache;
+use crate::catalog::refresh::{refresh_sources, summary};
 use crate::config::Paths;
 use crate::credentials::Credentials;
 use crate::runs::{Approval, Decision, Store};
@@ -133,6 +134,11 @@ impl Loader {
         snapshot
     }
 
+    /// Reads the cached listings again at the next snapshot: the sources were just re-listed.
+    pub fn forget_configured(&mut self) {
+        self.configured_at = None;
+    }
+
     /// Re-reads the config and the cached listings when the config changed or a while passed.
     fn refresh_configured(&mut self) {
         let modified = std::fs::metadata(&self.paths.config_file)
@@ -199,6 +205,33 @@ impl Loader {
         };
         read.await
             .map_err(|e: crate::runs::StoreError| e.to_string())
+    }
+
+    /// The work of the `u` key, to run in the background: lists every source of the config
+    /// (a profile's, under `--profile`) again, as `capabilities source refresh` does, and
+    /// returns a one-line summary for the status line.
+    pub async fn refresh_task(
+        &mut self,
+    ) -> impl std::future::Future<Output = Result<String, String>> + Send + 'static {
+        let paths = self.paths.clone();
+        let profile = self.profile.as_ref().map(|(name, _)| name.clone());
+        let store = self.store().await;
+        let credentials = self.credentials.clone();
+        async move {
+            let store = store?;
+            let settings = crate::config::load(&paths.config_file)
+                .map_err(|e| e.to_string())
+                .and_then(|s| s.for_profile(profile.as_deref()).map_err(|e| e.to_string()))?;
+            let secrets: Arc<dyn crate::credentials::SecretLookup> = match credentials {
+                Some(credentials) => credentials,
+                None => Arc::new(Credentials::new(&paths.data_dir, settings.credential_store)),
+            };
+            let cache = ListingCache::new(paths.catalog_cache_dir());
+            let results = refresh_sources(&settings, &cache, &store, secrets)
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok(summary(&results))
+        }
     }
 
     /// Records a decision as the `dashboard` channel through the one [`decide`], bound to the

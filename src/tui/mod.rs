@@ -22,3 +22,4 @@ mod state;
 mod theme;
 
 pub use app::{Options, run};
+pub use keys::decision as key_decision;

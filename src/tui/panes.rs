@@ -11,6 +11,10 @@ use super::state::{Pane, State};
 use super::theme::Theme;
 use crate::runs::RunSummary;
 
+/// How much of a run id the waiting pane shows: enough to tell runs apart, and a prefix
+/// `capabilities hub approve` takes.
+const RUN_ID_WIDTH: u16 = 13;
+
 /// Pane heights (borders and header included) for a body of `height` rows: all three panes when
 /// the runs pane keeps a few rows; else the queue and the focused other pane; else only the
 /// focused pane.
@@ -122,7 +126,19 @@ fn approvals(frame: &mut Frame, state: &State, area: Rect) {
             "No calls are waiting for a decision.",
         );
     }
-    let wide = area.width >= 72;
+    // Which run a call belongs to and who started it come first: a unique prefix of the run id
+    // is what `capabilities hub approve` takes. Connection and reason need a wide screen.
+    let medium = area.width >= 72;
+    let wide = area.width >= 110;
+    let client_of = |run_id: &str| {
+        state
+            .snapshot
+            .runs
+            .iter()
+            .find(|r| r.run_id == run_id)
+            .map(|r| r.origin.clone())
+            .unwrap_or_default()
+    };
     let rows = state
         .view
         .approvals
@@ -130,7 +146,13 @@ fn approvals(frame: &mut Frame, state: &State, area: Rect) {
         .map(|&i| {
             let a = &all[i];
             let left = format::countdown(a.expires_at_ms.saturating_sub(state.now_ms));
-            let mut cells = vec![Cell::from(a.address.clone())];
+            let mut cells = vec![
+                Cell::from(a.address.clone()),
+                Cell::from(format::fit(&a.run_id, RUN_ID_WIDTH.into())),
+            ];
+            if medium {
+                cells.push(Cell::from(format::fit(&client_of(&a.run_id), 12)));
+            }
             if wide {
                 cells.push(Cell::from(a.connection.clone().unwrap_or_default()));
             }
@@ -148,27 +170,27 @@ fn approvals(frame: &mut Frame, state: &State, area: Rect) {
         .max()
         .unwrap_or(0)
         .clamp(7, 26) as u16;
-    let (widths, header) = if wide {
-        (
-            vec![
-                Constraint::Length(address),
-                Constraint::Length(10),
-                Constraint::Fill(3),
-                Constraint::Fill(2),
-                Constraint::Length(7),
-            ],
-            vec!["CALL", "CONNECTION", "ARGUMENTS", "REASON", "EXPIRES"],
-        )
-    } else {
-        (
-            vec![
-                Constraint::Length(address),
-                Constraint::Fill(1),
-                Constraint::Length(7),
-            ],
-            vec!["CALL", "ARGUMENTS", "EXPIRES"],
-        )
-    };
+    let mut widths = vec![
+        Constraint::Length(address),
+        Constraint::Length(RUN_ID_WIDTH),
+    ];
+    let mut header = vec!["CALL", "RUN"];
+    if medium {
+        widths.push(Constraint::Length(12));
+        header.push("CLIENT");
+    }
+    if wide {
+        widths.push(Constraint::Length(10));
+        header.push("CONNECTION");
+    }
+    widths.push(Constraint::Fill(3));
+    header.push("ARGUMENTS");
+    if wide {
+        widths.push(Constraint::Fill(2));
+        header.push("REASON");
+    }
+    widths.push(Constraint::Length(7));
+    header.push("EXPIRES");
     show(
         frame,
         state,

@@ -80,22 +80,42 @@ fn render_title(frame: &mut Frame, state: &State, area: Rect) {
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-/// Key hints that fit in `width`, in order of importance.
-fn hints(state: &State, pairs: &[(&str, &str)], width: u16) -> Line<'static> {
+/// Key hints that fit in `width`: `pairs` in order of importance, as many as fit, and `last`
+/// always (help and quit must never fall off the line).
+fn hints(
+    state: &State,
+    pairs: &[(&str, &str)],
+    last: &[(&str, &str)],
+    width: u16,
+) -> Line<'static> {
     let theme = Theme::new(state.color);
-    let mut spans = vec![Span::raw(" ")];
-    let mut used = 1;
-    for (key, label) in pairs {
-        let size = key.chars().count() + label.chars().count() + 3;
-        if used + size > usize::from(width) {
+    let size = |(key, label): &(&str, &str)| key.chars().count() + 1 + label.chars().count();
+    let separator = 2;
+    // One leading space, then each pair and a separator between pairs.
+    let reserved: usize = last.iter().map(|p| size(p) + separator).sum();
+    let mut used = 1 + reserved;
+    let mut shown: Vec<&(&str, &str)> = Vec::new();
+    for pair in pairs {
+        if used + size(pair) + separator > usize::from(width) + separator {
             break;
         }
-        used += size;
+        used += size(pair) + separator;
+        shown.push(pair);
+    }
+    shown.extend(last);
+    let mut spans = vec![Span::raw(" ")];
+    for (i, (key, label)) in shown.iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::raw("  "));
+        }
         spans.push(Span::styled(key.to_string(), theme.key()));
-        spans.push(Span::raw(format!(" {label}  ")));
+        spans.push(Span::raw(format!(" {label}")));
     }
     Line::from(spans)
 }
+
+/// Help and quit, at the end of every footer.
+const ALWAYS: [(&str, &str); 2] = [("?", "help"), ("q", "quit")];
 
 fn render_footer(frame: &mut Frame, state: &State, area: Rect) {
     let theme = Theme::new(state.color);
@@ -116,6 +136,14 @@ fn render_footer(frame: &mut Frame, state: &State, area: Rect) {
             format::fit(&format!(" {}", notice.text), width),
             style,
         ))
+    } else if state.refreshing {
+        Line::from(Span::styled(
+            format::fit(
+                " Listing every source again (as `capabilities source refresh`)…",
+                width,
+            ),
+            theme.quiet(),
+        ))
     } else if let Some(problem) = state.snapshot.problems.first() {
         Line::from(Span::styled(
             format::fit(&format!(" {problem}"), width),
@@ -124,13 +152,8 @@ fn render_footer(frame: &mut Frame, state: &State, area: Rect) {
     } else if state.detail.is_some() {
         hints(
             state,
-            &[
-                ("a/r/A/d", "decide"),
-                ("↑↓", "scroll"),
-                ("esc", "back"),
-                ("?", "help"),
-                ("q", "quit"),
-            ],
+            &[("a/r/A/d", "decide"), ("↑↓", "scroll"), ("esc", "back")],
+            &ALWAYS,
             area.width,
         )
     } else {
@@ -139,13 +162,12 @@ fn render_footer(frame: &mut Frame, state: &State, area: Rect) {
             ("r", "run"),
             ("A", "always"),
             ("d", "deny"),
-            ("enter", "details"),
+            ("enter", "open"),
             ("/", "filter"),
+            ("u", "relist"),
             ("tab", "pane"),
-            ("?", "help"),
-            ("q", "quit"),
         ];
-        hints(state, &pairs, area.width)
+        hints(state, &pairs, &ALWAYS, area.width)
     };
     frame.render_widget(Paragraph::new(line), area);
 }
@@ -220,6 +242,10 @@ fn render_help(frame: &mut Frame, state: &State, area: Rect) {
         key("pgup pgdn g G", "page, top, bottom"),
         key("enter", "details of the run: script, calls, logs"),
         key("/", "filter runs, calls and tools (fuzzy)"),
+        key(
+            "u",
+            "list every source again (`capabilities source refresh`)",
+        ),
         key("esc", "back; clears the filter"),
         key("q", "quit"),
         Line::from(Span::styled(
@@ -372,6 +398,51 @@ mod tests {
         assert!(title.contains("capabilities  profile work"), "{title}");
         let whole = draw(&loaded(), 80, 24).to_string();
         assert!(!whole.contains("profile work"), "{whole}");
+    }
+
+    #[test]
+    fn the_footer_fits_80_columns_and_always_offers_help_and_quit() {
+        for width in [80, 60, 40] {
+            let screen = draw(&loaded(), width, 24).to_string();
+            let footer = screen
+                .lines()
+                .nth(23)
+                .unwrap_or_default()
+                .trim_matches('"')
+                .to_string();
+            assert!(footer.contains("? help  q quit"), "{width}: {footer}");
+            assert!(footer.chars().count() <= usize::from(width), "{footer}");
+        }
+        let footer = draw(&loaded(), 80, 24).to_string();
+        let footer = footer.lines().nth(23).unwrap_or_default();
+        for key in ["a once", "r run", "A always", "d deny", "u relist"] {
+            assert!(footer.contains(key), "80 columns show `{key}`: {footer}");
+        }
+    }
+
+    #[test]
+    fn refreshing_shows_in_the_footer_until_done() {
+        let mut state = loaded();
+        state.update(Action::RefreshSources);
+        let footer = |state: &State| {
+            draw(state, 80, 24)
+                .to_string()
+                .lines()
+                .nth(23)
+                .unwrap_or_default()
+                .to_string()
+        };
+        assert!(
+            footer(&state).contains("Listing every source again"),
+            "{}",
+            footer(&state)
+        );
+        state.refreshed(Ok("Listed 2 of 3 source(s) again; failed: github".into()));
+        assert!(
+            footer(&state).contains("failed: github"),
+            "{}",
+            footer(&state)
+        );
     }
 
     #[test]

@@ -75,8 +75,9 @@ pub struct RunDetail {
 }
 
 /// The sources pane: what hubs reported wins, since it is live; configured sources nobody
-/// reported on yet show as `configured` (or `disabled`) with their cached tool counts; reported
-/// sources the config no longer has still show, since a running hub may serve them.
+/// reported on yet show as `configured` (or `disabled`) with their cached tool counts. A
+/// source the config no longer has is gone from the pane, whatever a hub last reported on it:
+/// it was removed (or its profile left it out), and a running hub drops it at its next reload.
 pub fn merge_sources(
     configured: Vec<ConfiguredSource>,
     reported: Vec<SourceStatusRecord>,
@@ -103,11 +104,6 @@ pub fn merge_sources(
             }
         })
         .collect();
-    for report in &reported {
-        if !rows.iter().any(|row| row.name == report.name) {
-            rows.push(reported_row(report, Vec::new()));
-        }
-    }
     rows.sort_by(|a, b| a.name.cmp(&b.name));
     rows
 }
@@ -181,7 +177,7 @@ mod tests {
     }
 
     #[test]
-    fn reports_win_over_the_config_and_unknown_reports_still_show() {
+    fn reports_win_over_the_config_and_removed_sources_disappear() {
         let configured = vec![
             ConfiguredSource {
                 name: "time".into(),
@@ -231,7 +227,6 @@ mod tests {
             summary,
             [
                 ("counter", "failed", Some(0), 2),
-                ("elsewhere", "ready", Some(3), 0),
                 ("off", "disabled", None, 0),
                 ("time", "configured", Some(1), 1)
             ]

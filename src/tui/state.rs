@@ -59,6 +59,8 @@ pub enum Action {
     FilterDone,
     /// Leave the filter line and drop the filter.
     FilterClear,
+    /// List every source again (`capabilities source refresh`), in the background.
+    RefreshSources,
 }
 
 /// Work for the app loop.
@@ -71,6 +73,9 @@ pub enum Effect {
     },
     /// Read the details of a run from the store and hand them to [`State::apply_detail`].
     LoadDetail(String),
+    /// Start listing the sources again in the background; its outcome comes back through
+    /// [`State::refreshed`].
+    RefreshSources,
 }
 
 /// What the screen is showing on top of the panes; decides how keys are read.
@@ -139,6 +144,8 @@ pub struct State {
     pub(super) height: u16,
     /// `dashboard --profile`: the snapshots hold only this profile's, and the title says so.
     pub(super) profile: Option<String>,
+    /// Sources are being listed again (the `u` key); the footer says so until it is done.
+    pub(super) refreshing: bool,
     cursors: [Cursor; 3],
     known_approvals: HashSet<String>,
     loaded: bool,
@@ -161,6 +168,7 @@ impl State {
             color,
             height: 24,
             profile: None,
+            refreshing: false,
             cursors: Default::default(),
             known_approvals: HashSet::new(),
             loaded: false,
@@ -270,6 +278,21 @@ impl State {
         });
     }
 
+    /// What listing the sources again came to: a summary line, or why it could not run.
+    pub fn refreshed(&mut self, outcome: Result<String, String>) {
+        self.refreshing = false;
+        self.notice = Some(match outcome {
+            Ok(text) => Notice {
+                text,
+                is_error: false,
+            },
+            Err(e) => Notice {
+                text: format!("The sources were not listed again: {e}"),
+                is_error: true,
+            },
+        });
+    }
+
     pub fn update(&mut self, action: Action) -> Option<Effect> {
         if !matches!(action, Action::FilterChar(_) | Action::FilterBackspace) {
             self.notice = None;
@@ -311,6 +334,16 @@ impl State {
                     self.editing_filter = false;
                 }
                 self.refilter();
+            }
+            Action::RefreshSources if self.refreshing => {
+                self.notice = Some(Notice {
+                    text: "The sources are already being listed again.".into(),
+                    is_error: false,
+                });
+            }
+            Action::RefreshSources => {
+                self.refreshing = true;
+                return Some(Effect::RefreshSources);
             }
             Action::FilterDone => self.editing_filter = false,
             Action::FilterClear => {
@@ -556,6 +589,32 @@ mod tests {
             ),
             "{effect:?}"
         );
+    }
+
+    #[test]
+    fn refreshing_runs_once_at_a_time_and_reports_its_outcome() {
+        let mut state = loaded();
+        assert_eq!(
+            state.update(Action::RefreshSources),
+            Some(Effect::RefreshSources)
+        );
+        assert!(state.refreshing);
+        assert_eq!(state.update(Action::RefreshSources), None, "one at a time");
+        assert!(
+            state
+                .notice
+                .as_ref()
+                .is_some_and(|n| n.text.contains("already"))
+        );
+        state.refreshed(Ok("Listed 3 of 3 source(s) again".into()));
+        assert!(!state.refreshing);
+        assert_eq!(
+            state.notice.as_ref().map(|n| (n.text.as_str(), n.is_error)),
+            Some(("Listed 3 of 3 source(s) again", false))
+        );
+        state.update(Action::RefreshSources);
+        state.refreshed(Err("the config does not load".into()));
+        assert!(state.notice.as_ref().is_some_and(|n| n.is_error));
     }
 
     #[test]

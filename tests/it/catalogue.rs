@@ -120,13 +120,15 @@ fn search_and_describe_errors_say_what_to_do() {
         "{}",
         unknown_ns.stderr
     );
-    let nonsense = home.run(&["search", "zzqxv flurble"]).ok();
+    // Like grep: no match exits 1, with nothing on stdout and the reason on stderr.
+    let nonsense = home.run(&["search", "zzqxv flurble"]).fails();
+    assert!(nonsense.stdout.is_empty(), "{}", nonsense.stdout);
     assert!(
         nonsense
-            .stdout
+            .stderr
             .starts_with("No tools match \"zzqxv flurble\""),
         "{}",
-        nonsense.stdout
+        nonsense.stderr
     );
     let unknown = home.run(&["describe", "time.getCurentTime"]).fails();
     assert!(
@@ -211,16 +213,18 @@ fn cached_listings_answer_without_the_server_and_say_when_they_are_old() {
         "the old listing is still used: {}",
         refreshed.stdout
     );
+    // Notes about sources go to stderr, apart from the results.
     assert!(
-        refreshed.stdout.contains("`time` did not answer")
-            && refreshed.stdout.contains("older listing"),
+        refreshed.stderr.contains("`time` did not answer")
+            && refreshed.stderr.contains("older listing")
+            && !refreshed.stdout.contains("did not answer"),
         "{}",
-        refreshed.stdout
+        refreshed.stderr
     );
     assert!(
-        refreshed.stdout.contains("time server is broken"),
+        refreshed.stderr.contains("time server is broken"),
         "the server's own words are shown: {}",
-        refreshed.stdout
+        refreshed.stderr
     );
 }
 

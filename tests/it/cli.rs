@@ -239,3 +239,20 @@ fn every_example_config_is_valid() {
     }
     assert!(checked >= 4, "only {checked} example configs found");
 }
+
+#[test]
+fn the_readme_quotes_the_example_script_as_it_is() {
+    let readme = std::fs::read_to_string(crate::support::repo_root().join("README.md")).unwrap();
+    let file = std::fs::read_to_string(
+        crate::support::repo_root().join("config-examples/multi-source.js"),
+    )
+    .unwrap();
+    let marker = "```js\n// config-examples/multi-source.js\n";
+    let start = readme.find(marker).expect("the README quotes the example") + marker.len();
+    let end = start + readme[start..].find("```").expect("the quote ends");
+    assert_eq!(
+        &readme[start..end],
+        file,
+        "README.md's quote drifted from the file"
+    );
+}

@@ -13,13 +13,13 @@ use crate::approvals::{self, counter_config, envelope};
 use crate::support::Home;
 
 /// A private tmux server (its own socket in the test's home), killed when dropped.
-struct Tmux {
+pub(crate) struct Tmux {
     socket: PathBuf,
 }
 
 impl Tmux {
     /// Starts `script` (a shell command) in a detached `width`×`height` session.
-    fn start(home: &Home, width: u16, height: u16, script: &str) -> Tmux {
+    pub(crate) fn start(home: &Home, width: u16, height: u16, script: &str) -> Tmux {
         let tmux = Tmux {
             socket: home.path().join("tmux.sock"),
         };
@@ -67,7 +67,7 @@ impl Tmux {
         String::from_utf8_lossy(&output.stdout).into_owned()
     }
 
-    fn send(&self, key: &str) {
+    pub(crate) fn send(&self, key: &str) {
         let status = self
             .command(&["send-keys", "-t", "dashboard", key])
             .status()
@@ -77,7 +77,7 @@ impl Tmux {
 
     /// Polls the screen until it contains `needle`; a generous bound, since a cold start of the
     /// binary and the Python peer on a busy machine is slow.
-    fn wait_for(&self, needle: &str) -> String {
+    pub(crate) fn wait_for(&self, needle: &str) -> String {
         let mut screen = String::new();
         for _ in 0..600 {
             screen = self.capture();
@@ -96,7 +96,7 @@ impl Drop for Tmux {
     }
 }
 
-fn quoted(text: &str) -> String {
+pub(crate) fn quoted(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 

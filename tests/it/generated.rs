@@ -27,3 +27,34 @@ fn completions_and_man_pages_match_the_cli() {
     );
     assert!(files.iter().any(|(p, _)| p == "man/capabilities-search.1"));
 }
+
+#[test]
+fn every_page_a_man_page_lists_exists() {
+    let files = capabilities::commands::generated_files().expect("generate");
+    let pages: Vec<&str> = files
+        .iter()
+        .filter_map(|(p, _)| p.strip_prefix("man/"))
+        .collect();
+    for (path, text) in files.iter().filter(|(p, _)| p.starts_with("man/")) {
+        // Names are written with `\-`; a listed page is `name(1)`.
+        for listed in text
+            .replace("\\-", "-")
+            .split_whitespace()
+            .filter_map(|word| word.strip_suffix("(1)"))
+            .filter(|word| word.starts_with("capabilities"))
+        {
+            assert!(
+                pages.contains(&format!("{listed}.1").as_str()),
+                "{path} lists {listed}(1), which has no page"
+            );
+        }
+        for section in [
+            ".SH \"EXIT STATUS\"",
+            ".SH ENVIRONMENT",
+            ".SH FILES",
+            "\n.nh\n",
+        ] {
+            assert!(text.contains(section), "{path} lacks {section}");
+        }
+    }
+}

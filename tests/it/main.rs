@@ -10,6 +10,7 @@ mod at_rest;
 mod catalogue;
 mod cli;
 mod common;
+mod conventions;
 mod credentials;
 mod dashboard;
 mod elicitation;

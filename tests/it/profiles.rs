@@ -57,9 +57,15 @@ fn search_under_a_profile_lists_only_its_tools_by_its_rules_after_a_header() {
     assert!(work.stdout.contains("ledger.write("), "{}", work.stdout);
     assert!(!work.stdout.contains("everything"), "{}", work.stdout);
     // The whole config denies the ledger's tools: hidden, and no header.
-    let whole = home.run(&["search", "write an entry"]).ok();
+    // Every match hidden is no match: exit 1, and stderr says why.
+    let whole = home.run(&["search", "write an entry"]).fails();
     assert!(!whole.stdout.starts_with("profile:"), "{}", whole.stdout);
     assert!(!whole.stdout.contains("ledger.write("), "{}", whole.stdout);
+    assert!(
+        whole.stderr.contains("hidden by policy"),
+        "{}",
+        whole.stderr
+    );
     // A source outside the profile is not there to list, and the error says why.
     let outside = home
         .run(&[

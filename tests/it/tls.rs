@@ -142,14 +142,15 @@ fn an_https_source_whose_authority_is_unknown_is_refused_with_the_fix() {
         test.stderr
     );
 
-    // `search` says which source it could not search, and why.
-    let search = run_trusting(&home, None, &["search", "capital letters"]);
+    // `search` says which source it could not search, and why; with no source listed at all,
+    // that is an error.
+    let search = run_trusting(&home, None, &["search", "capital letters"]).fails();
     assert!(
         search
-            .stdout
-            .contains("Not searched: `secure` is not available (cannot connect securely"),
+            .stderr
+            .contains("no source could be listed:\n  secure: cannot connect securely"),
         "{}",
-        search.stdout
+        search.stderr
     );
 
     // A script cannot reach it: the run fails without calling it.

@@ -127,6 +127,19 @@ impl Runs<'_> {
             .await
     }
 
+    /// The ids of at most `limit` runs whose id starts with `prefix`, newest first: how a
+    /// person's shortened run id is resolved.
+    pub async fn ids_with_prefix(
+        &self,
+        prefix: &str,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
+        let prefix = prefix.to_string();
+        self.0
+            .call(move |db, _| db.run_ids_with_prefix(&prefix, limit))
+            .await
+    }
+
     /// The most recent runs, newest first; a run whose process is gone mid-run is listed as
     /// `interrupted`.
     pub async fn summaries(&self, limit: usize) -> Result<Vec<RunSummary>, StoreError> {

@@ -161,6 +161,18 @@ impl RunRecords for Sqlite {
         Ok(changed == 1)
     }
 
+    fn run_ids_with_prefix(&self, prefix: &str, limit: usize) -> Result<Vec<String>, StoreError> {
+        self.with(|c| {
+            // substr, not LIKE: a prefix is matched as typed, `_` and `%` included.
+            let mut statement = c.prepare_cached(
+                "SELECT run_id FROM runs WHERE substr(run_id, 1, length(?1)) = ?1
+                 ORDER BY created_at_ms DESC, rowid DESC LIMIT ?2",
+            )?;
+            let rows = statement.query_map(params![prefix, limit as i64], |row| row.get(0))?;
+            rows.collect()
+        })
+    }
+
     fn run_summaries(&self, limit: usize) -> Result<Vec<(RunSummary, ClaimRecord)>, StoreError> {
         self.with(|c| {
             let mut statement = c.prepare_cached(

@@ -1,0 +1,159 @@
+//! Listing sources again on demand (`capabilities source refresh` and the dashboard's `u` key):
+//! every source of the settings is listed now, the cache is renewed and marked so running hubs
+//! take the new listings at their next request, and each tool's version is recorded, so what
+//! changed since a person confirmed it, what is new and what went away can be said.
+
+use std::sync::Arc;
+
+use super::Origin;
+use super::cache::ListingCache;
+use super::load::load;
+use crate::config::Settings;
+use crate::credentials::SecretLookup;
+use crate::model::ToolDefinition;
+use crate::runs::{Store, StoreError, VersionState};
+
+/// What listing one source again found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refreshed {
+    Listed {
+        tools: usize,
+        /// Tools whose definition differs from the version a person confirmed.
+        changed: Vec<String>,
+        /// Tools the previous listing did not have.
+        added: Vec<String>,
+        /// Tools of the previous listing that are gone.
+        gone: Vec<String>,
+    },
+    /// The source could not be listed; `error` says why.
+    Failed { error: String },
+}
+
+/// Lists every source of `settings` again, in their order, and records what each has now.
+pub async fn refresh_sources(
+    settings: &Settings,
+    cache: &ListingCache,
+    store: &Store,
+    secrets: Arc<dyn SecretLookup>,
+) -> Result<Vec<(String, Refreshed)>, StoreError> {
+    let before: Vec<(String, Vec<ToolDefinition>)> = settings
+        .sources
+        .iter()
+        .map(|s| {
+            let tools = cache.read(&s.name).map(|l| l.tools).unwrap_or_default();
+            (s.name.clone(), tools)
+        })
+        .collect();
+    let catalog = load(settings, cache, true, secrets).await;
+    // Running hubs take these listings at their next request.
+    if let Err(e) = cache.mark_refreshed() {
+        tracing::warn!("running hubs will not see this refresh before their own: {e:#}");
+    }
+    let mut out = Vec::new();
+    for namespace in &catalog.namespaces {
+        if let Origin::Unavailable { error } = &namespace.origin {
+            out.push((
+                namespace.name.clone(),
+                Refreshed::Failed {
+                    error: error.clone(),
+                },
+            ));
+            continue;
+        }
+        let states = store.tool_versions().observe(&namespace.tools).await?;
+        let changed = namespace
+            .tools
+            .iter()
+            .zip(&states)
+            .filter(|(_, state)| matches!(state, VersionState::Changed { .. }))
+            .map(|(tool, _)| tool.name.clone())
+            .collect();
+        let old = before
+            .iter()
+            .find(|(name, _)| *name == namespace.name)
+            .map(|(_, tools)| tools.as_slice())
+            .unwrap_or_default();
+        let added = namespace
+            .tools
+            .iter()
+            .filter(|t| !old.iter().any(|o| o.name == t.name))
+            .map(|t| t.name.clone())
+            .collect();
+        let gone = old
+            .iter()
+            .filter(|o| !namespace.tools.iter().any(|t| t.name == o.name))
+            .map(|o| o.name.clone())
+            .collect();
+        out.push((
+            namespace.name.clone(),
+            Refreshed::Listed {
+                tools: namespace.tools.len(),
+                changed,
+                added,
+                gone,
+            },
+        ));
+    }
+    Ok(out)
+}
+
+/// One line for a status bar: how many sources were listed, how many tools changed, and the
+/// sources that failed.
+pub fn summary(results: &[(String, Refreshed)]) -> String {
+    let listed = results
+        .iter()
+        .filter(|(_, r)| matches!(r, Refreshed::Listed { .. }))
+        .count();
+    let changed: usize = results
+        .iter()
+        .map(|(_, r)| match r {
+            Refreshed::Listed { changed, .. } => changed.len(),
+            Refreshed::Failed { .. } => 0,
+        })
+        .sum();
+    let failed: Vec<&str> = results
+        .iter()
+        .filter(|(_, r)| matches!(r, Refreshed::Failed { .. }))
+        .map(|(name, _)| name.as_str())
+        .collect();
+    let mut text = format!("Listed {listed} of {} source(s) again", results.len());
+    if changed > 0 {
+        text.push_str(&format!(
+            "; {changed} tool(s) changed (`capabilities source review`)"
+        ));
+    }
+    if !failed.is_empty() {
+        text.push_str(&format!("; failed: {}", failed.join(", ")));
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_counts_changes_and_names_failures() {
+        let results = vec![
+            (
+                "time".to_string(),
+                Refreshed::Listed {
+                    tools: 2,
+                    changed: vec!["now".into()],
+                    added: vec![],
+                    gone: vec![],
+                },
+            ),
+            (
+                "web".to_string(),
+                Refreshed::Failed {
+                    error: "no answer".into(),
+                },
+            ),
+        ];
+        assert_eq!(
+            summary(&results),
+            "Listed 1 of 2 source(s) again; 1 tool(s) changed (`capabilities source review`); failed: web"
+        );
+    }
+}
