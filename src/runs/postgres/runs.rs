@@ -155,6 +155,19 @@ impl RunRecords for Postgres {
         Ok(changed == 1)
     }
 
+    fn run_ids_with_prefix(&self, prefix: &str, limit: usize) -> Result<Vec<String>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.with(|c| {
+            // left(), not LIKE: a prefix is matched as typed, `_` and `%` included.
+            let rows = c.query(
+                "SELECT run_id FROM runs WHERE left(run_id, length($1)) = $1
+                 ORDER BY created_at_ms DESC, seq_no DESC LIMIT $2",
+                &[&prefix, &limit],
+            )?;
+            Ok(rows.iter().map(|row| row.get(0)).collect())
+        })
+    }
+
     fn run_summaries(&self, limit: usize) -> Result<Vec<(RunSummary, ClaimRecord)>, StoreError> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         self.with(|c| {
