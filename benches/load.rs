@@ -12,6 +12,12 @@
 //! `counter.write` calls with keys unique to it. A warm-up phase of the same load comes first
 //! (its writes are checked too, but not timed). `LOAD_SECONDS` (default 30) and
 //! `LOAD_WARMUP_SECONDS` (default 5) shorten it for a quick pass.
+//!
+//! The same load runs against each store setup `LOAD_STORES` names (default all three, one
+//! after the other): `sqlite` (one hub, its SQLite file), `postgres` (one hub on a PostgreSQL
+//! database) and `postgres-2` (two hubs sharing one PostgreSQL database, the clients split
+//! between them). PostgreSQL is the server `tests/setup.sh` starts (`CAPABILITIES_TEST_POSTGRES`);
+//! each setup gets a new database. The report puts the setups side by side.
 
 // The test support drives the binary with a private home the same way the integration tests do;
 // the bench uses only part of it, so the rest is dead here though not in the tests.
@@ -58,24 +64,32 @@ fn main() -> ExitCode {
     capabilities::tls::install_crypto_provider();
     let warmup = seconds_from_env("LOAD_WARMUP_SECONDS", 5);
     let load = seconds_from_env("LOAD_SECONDS", 30);
-    let home = Home::new();
-    let writes_path = home.path().join("writes.log");
-    write_config(&home, &writes_path);
-    let token = home.run(&["token", "create", "load"]).ok().stdout;
-    let token = token.trim().to_string();
-    let log_path = home.path().join("hub.log");
-    let hub = start_hub(&home, &log_path);
-
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("a tokio runtime");
-    let outcome = runtime.block_on(drive(&hub, &token, warmup, load));
-    drop(hub);
-    let counted = read_counts(&writes_path);
-
-    let check = check_writes(&outcome.sent, &outcome.completed_keys, &counted);
-    let text = render(&outcome, &check, load);
+    let setups: Vec<Setup> = std::env::var("LOAD_STORES")
+        .unwrap_or_else(|_| "sqlite,postgres,postgres-2".into())
+        .split(',')
+        .map(|name| Setup::parse(name.trim()))
+        .collect();
+    let mut sections = Vec::new();
+    let mut failed = 0;
+    for setup in &setups {
+        let (outcome, check, log) = run_setup(*setup, warmup, load);
+        failed += outcome.errors.values().map(|(n, _)| n).sum::<usize>()
+            + check.lost.len()
+            + check.duplicated.len()
+            + check.unexpected.len();
+        if failed > 0 {
+            eprintln!(
+                "load ({}): correctness failures; the hub's log ends with:",
+                setup.label()
+            );
+            let lines: Vec<&str> = log.lines().collect();
+            for line in &lines[lines.len().saturating_sub(40)..] {
+                eprintln!("  {line}");
+            }
+        }
+        sections.push((*setup, outcome, check));
+    }
+    let text = render_all(&sections, load);
     let path = target_dir().join("load-report.md");
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
@@ -83,21 +97,132 @@ fn main() -> ExitCode {
     std::fs::write(&path, &text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     println!("{text}");
     eprintln!("wrote {}", path.display());
-
-    let failed = outcome.errors.values().map(|(n, _)| n).sum::<usize>()
-        + check.lost.len()
-        + check.duplicated.len()
-        + check.unexpected.len();
     if failed == 0 {
-        return ExitCode::SUCCESS;
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
     }
-    eprintln!("load: correctness failures; the hub's log ends with:");
-    let log = std::fs::read_to_string(&log_path).unwrap_or_default();
-    let lines: Vec<&str> = log.lines().collect();
-    for line in &lines[lines.len().saturating_sub(40)..] {
-        eprintln!("  {line}");
+}
+
+/// Where the hubs of one setup keep their runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Setup {
+    Sqlite,
+    Postgres,
+    TwoPostgres,
+}
+
+impl Setup {
+    fn parse(name: &str) -> Setup {
+        match name {
+            "sqlite" => Setup::Sqlite,
+            "postgres" => Setup::Postgres,
+            "postgres-2" => Setup::TwoPostgres,
+            other => panic!("LOAD_STORES: `{other}` is not one of sqlite, postgres, postgres-2"),
+        }
     }
-    ExitCode::FAILURE
+
+    fn label(self) -> &'static str {
+        match self {
+            Setup::Sqlite => "one hub, SQLite",
+            Setup::Postgres => "one hub, PostgreSQL",
+            Setup::TwoPostgres => "two hubs, one PostgreSQL",
+        }
+    }
+
+    fn hubs(self) -> usize {
+        if self == Setup::TwoPostgres { 2 } else { 1 }
+    }
+}
+
+/// The key every replica of a PostgreSQL setup shares (32 bytes, base64).
+const STATE_KEY: &str = "bG9hZC1iZW5jaC1zdGF0ZS1rZXktMzItYnl0ZXMhIQ==";
+
+/// Starts the setup's hubs, drives the load, checks every write; returns the outcome, the write
+/// check and the hubs' logs.
+fn run_setup(setup: Setup, warmup: Duration, load: Duration) -> (Outcome, WriteCheck, String) {
+    let database = (setup != Setup::Sqlite).then(Database::new);
+    let shared = tempfile::tempdir().expect("a temporary directory");
+    let writes_path = shared.path().join("writes.log");
+    let homes: Vec<Home> = (0..setup.hubs())
+        .map(|_| {
+            let home = Home::new().with_env("CAPABILITIES_STATE_KEY", STATE_KEY);
+            write_config(
+                &home,
+                &writes_path,
+                database.as_ref().map(|d| d.url.as_str()),
+            );
+            home
+        })
+        .collect();
+    let token = homes[0].run(&["token", "create", "load"]).ok().stdout;
+    let token = token.trim().to_string();
+    let logs: Vec<PathBuf> = homes.iter().map(|h| h.path().join("hub.log")).collect();
+    let hubs: Vec<Hub> = homes
+        .iter()
+        .zip(&logs)
+        .map(|(home, log)| start_hub(home, log))
+        .collect();
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    let outcome = runtime.block_on(drive(&hubs, &token, warmup, load));
+    drop(hubs);
+    let counted = read_counts(&writes_path);
+    let check = check_writes(&outcome.sent, &outcome.completed_keys, &counted);
+    let log = logs
+        .iter()
+        .map(|l| std::fs::read_to_string(l).unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join("\n");
+    (outcome, check, log)
+}
+
+/// A database on the test PostgreSQL server for one setup, dropped after it.
+struct Database {
+    name: String,
+    url: String,
+}
+
+impl Database {
+    fn new() -> Database {
+        let admin = std::env::var("CAPABILITIES_TEST_POSTGRES").unwrap_or_else(|_| {
+            "postgres://capabilities:capabilities@127.0.0.1:5432/postgres?sslmode=disable".into()
+        });
+        let name = format!("cap_load_{}", std::process::id());
+        let url = admin.replacen("/postgres", &format!("/{name}"), 1);
+        let sql = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE); CREATE DATABASE {name}");
+        admin_sql(&admin, &sql);
+        Database { name, url }
+    }
+}
+
+impl Drop for Database {
+    fn drop(&mut self) {
+        let admin = self
+            .url
+            .replacen(&format!("/{}", self.name), "/postgres", 1);
+        admin_sql(
+            &admin,
+            &format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name),
+        );
+    }
+}
+
+/// Runs `sql` on a thread of its own (the blocking client runs its own runtime).
+fn admin_sql(url: &str, sql: &str) {
+    let (url, sql) = (url.to_string(), sql.to_string());
+    std::thread::spawn(move || {
+        let mut client = postgres::Client::connect(&url, postgres::NoTls)
+            .unwrap_or_else(|e| panic!("PostgreSQL at {url} (tests/setup.sh starts it): {e}"));
+        client
+            .batch_execute(&sql)
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    })
+    .join()
+    .expect("the PostgreSQL admin thread");
 }
 
 fn seconds_from_env(name: &str, default: u64) -> Duration {
@@ -114,7 +239,7 @@ fn seconds_from_env(name: &str, default: u64) -> Duration {
 /// The counter upstream under the test venv's Python, its `write` allowed so no call waits for
 /// an approval (the default policy asks before a tool that is not read-only). `counts` is the
 /// upstream's write log.
-fn write_config(home: &Home, counts: &Path) {
+fn write_config(home: &Home, counts: &Path, store: Option<&str>) {
     let quoted = |path: PathBuf| serde_json::to_string(&path.display().to_string()).expect("JSON");
     let python = repo().join(".venv/bin/python");
     assert!(
@@ -122,8 +247,16 @@ fn write_config(home: &Home, counts: &Path) {
         "{} is missing: run tests/setup.sh first",
         python.display()
     );
+    let store = store
+        .map(|url| {
+            format!(
+                "[store]\nurl = {}\n\n",
+                serde_json::to_string(url).expect("JSON")
+            )
+        })
+        .unwrap_or_default();
     home.write_config(&format!(
-        "[sources.counter]\ncommand = {}\nargs = [{}]\nenv = {{ COUNTER_FILE = {} }}\n\n\
+        "{store}[sources.counter]\ncommand = {}\nargs = [{}]\nenv = {{ COUNTER_FILE = {} }}\n\n\
          [[policy.rules]]\nmatch = \"counter.write\"\naction = \"allow\"\n",
         quoted(python),
         quoted(repo().join("benches/support/counter_log.py")),
@@ -226,10 +359,12 @@ struct Execute {
     failure: Option<(String, String)>,
 }
 
-async fn drive(hub: &Hub, token: &str, warmup: Duration, load: Duration) -> Outcome {
-    let pid = hub.child.id();
+async fn drive(hubs: &[Hub], token: &str, warmup: Duration, load: Duration) -> Outcome {
+    let pids: Vec<u32> = hubs.iter().map(|hub| hub.child.id()).collect();
     let mut clients = Vec::with_capacity(CLIENTS);
-    for _ in 0..CLIENTS {
+    for c in 0..CLIENTS {
+        // The clients are split evenly between the hubs.
+        let hub = &hubs[c % hubs.len()];
         let config = StreamableHttpClientTransportConfig::with_uri(hub.url.as_str())
             .auth_header(token)
             // One round's executes all at once; rmcp's default lets only 16 POSTs run together.
@@ -241,24 +376,28 @@ async fn drive(hub: &Hub, token: &str, warmup: Duration, load: Duration) -> Outc
         clients.push(Arc::new(client));
     }
     let mut outcome = Outcome::default();
-    let ready = wait_for_upstream(&clients[0]).await;
-    outcome.sent.insert(ready.clone());
-    outcome.completed_keys.insert(ready);
+    // Each hub's upstream answers before the load starts.
+    for (i, client) in clients.iter().take(hubs.len()).enumerate() {
+        let ready = wait_for_upstream(client, &format!("ready-{i}")).await;
+        outcome.sent.insert(ready.clone());
+        outcome.completed_keys.insert(ready);
+    }
+    // Memory and threads of every hub together.
     let read = |when: &str| {
         (
             when.to_string(),
-            status(pid, "VmRSS"),
-            status(pid, "Threads"),
+            pids.iter().map(|pid| status(*pid, "VmRSS")).sum(),
+            pids.iter().map(|pid| status(*pid, "Threads")).sum(),
         )
     };
     outcome.readings.push(read("before the load"));
     let (warm, _) = phase("warm", &clients, warmup).await;
     outcome.readings.push(read("after the warm-up"));
-    let upstream = children(pid);
+    let upstream: Vec<u32> = pids.iter().flat_map(|pid| children(*pid)).collect();
     let cpu = |pids: &[u32]| pids.iter().map(|p| cpu_seconds(*p)).sum::<f64>();
-    let (hub_cpu, upstream_cpu) = (cpu(&[pid]), cpu(&upstream));
+    let (hub_cpu, upstream_cpu) = (cpu(&pids), cpu(&upstream));
     let (timed, elapsed) = phase("load", &clients, load).await;
-    outcome.hub_cpu = cpu(&[pid]) - hub_cpu;
+    outcome.hub_cpu = cpu(&pids) - hub_cpu;
     outcome.upstream_cpu = cpu(&upstream) - upstream_cpu;
     outcome.readings.push(read("right after the load"));
     let mut idled = Duration::ZERO;
@@ -269,7 +408,7 @@ async fn drive(hub: &Hub, token: &str, warmup: Duration, load: Duration) -> Outc
             .readings
             .push(read(&format!("after {} s idle", idle.as_secs())));
     }
-    outcome.rss_peak = status(pid, "VmHWM");
+    outcome.rss_peak = pids.iter().map(|pid| status(*pid, "VmHWM")).sum();
     outcome.elapsed = elapsed;
 
     for (timed, execute) in warm
@@ -304,9 +443,9 @@ async fn drive(hub: &Hub, token: &str, warmup: Duration, load: Duration) -> Outc
 /// The upstream starts in the background: execute until its first write completes, so the
 /// load does not open with `awaiting_connection` envelopes. Returns the key it wrote, which is
 /// checked with the others.
-async fn wait_for_upstream(client: &Client) -> String {
+async fn wait_for_upstream(client: &Client, key: &str) -> String {
     let deadline = Instant::now() + START_BOUND;
-    let key = "ready".to_string();
+    let key = key.to_string();
     loop {
         let execute = execute(client, vec![key.clone()]).await;
         if execute.failure.is_none() {
@@ -503,28 +642,65 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[i.min(sorted.len() - 1)]
 }
 
-fn render(outcome: &Outcome, check: &WriteCheck, load: Duration) -> String {
-    let seconds = outcome.elapsed.as_secs_f64().max(f64::EPSILON);
-    let executes = outcome.completed as f64 / seconds;
-    let ms = |d: Duration| format!("{:.1} ms", d.as_secs_f64() * 1e3);
-    let mib = |kb: u64| format!("{:.1} MiB", kb as f64 / 1024.0);
-    let errors: usize = outcome.errors.values().map(|(n, _)| n).sum();
+/// The setups side by side, then each one's detail.
+fn render_all(sections: &[(Setup, Outcome, WriteCheck)], load: Duration) -> String {
     let load_average = std::fs::read_to_string("/proc/loadavg")
         .ok()
         .and_then(|t| t.split_whitespace().next().map(str::to_string))
         .unwrap_or_else(|| "?".into());
     let cores = std::thread::available_parallelism().map_or(0, usize::from);
-
     let mut out = String::new();
     let _ = writeln!(out, "## Load: {CLIENTS} clients over Streamable HTTP\n");
     let _ = writeln!(
         out,
         "`cargo bench --bench load`: `hub serve --http` with {CLIENTS} MCP clients, each running rounds \
          of {EXECUTES_PER_ROUND} concurrent executes for {} s (after a warm-up), each execute making \
-         {WRITES_PER_EXECUTE} sequential `counter.write` calls to the Python counter server. {cores} \
-         cores, 1-minute load average {load_average} at the end; the clients run on the same machine.\n",
+         {WRITES_PER_EXECUTE} sequential `counter.write` calls to the Python counter server, against each \
+         store setup in turn (with two hubs, the clients are split between them and the figures are \
+         for both together). {cores} cores, 1-minute load average {load_average} at the end; the \
+         clients, the hubs, PostgreSQL and the upstreams share the machine.\n",
         load.as_secs()
     );
+    let _ = writeln!(
+        out,
+        "| setup | executes/s | p50 | p99 | hub CPU per execute | threads (after warm-up) | peak RSS | failures |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|");
+    for (setup, outcome, check) in sections {
+        let seconds = outcome.elapsed.as_secs_f64().max(f64::EPSILON);
+        let per_execute_ms = outcome.hub_cpu * 1e3 / (outcome.completed.max(1) as f64);
+        let failures = outcome.errors.values().map(|(n, _)| n).sum::<usize>()
+            + check.lost.len()
+            + check.duplicated.len()
+            + check.unexpected.len();
+        let _ = writeln!(
+            out,
+            "| {} | {:.1} | {:.0} ms | {:.0} ms | {per_execute_ms:.2} ms | {} | {:.0} MiB | {failures} |",
+            setup.label(),
+            outcome.completed as f64 / seconds,
+            percentile(&outcome.latencies, 0.50).as_secs_f64() * 1e3,
+            percentile(&outcome.latencies, 0.99).as_secs_f64() * 1e3,
+            outcome
+                .readings
+                .get(1)
+                .map_or(0, |(_, _, threads)| *threads),
+            outcome.rss_peak as f64 / 1024.0,
+        );
+    }
+    for (setup, outcome, check) in sections {
+        let _ = writeln!(out, "\n### {}\n", setup.label());
+        out.push_str(&render(outcome, check));
+    }
+    out
+}
+
+fn render(outcome: &Outcome, check: &WriteCheck) -> String {
+    let seconds = outcome.elapsed.as_secs_f64().max(f64::EPSILON);
+    let executes = outcome.completed as f64 / seconds;
+    let ms = |d: Duration| format!("{:.1} ms", d.as_secs_f64() * 1e3);
+    let mib = |kb: u64| format!("{:.1} MiB", kb as f64 / 1024.0);
+    let errors: usize = outcome.errors.values().map(|(n, _)| n).sum();
+    let mut out = String::new();
     let _ = writeln!(out, "| measurement | value |");
     let _ = writeln!(out, "|---|---|");
     let rows = [
