@@ -43,6 +43,8 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    // The first `execute` should not pay for making a JavaScript runtime.
+    crate::sandbox::warm_up();
     let running = match hub.serve(StdioTransport::new(reader, writer)).await {
         Ok(running) => running,
         // The client left before it ever initialized: nothing to serve.

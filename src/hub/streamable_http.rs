@@ -83,6 +83,8 @@ pub struct HttpOptions {
 
 /// Serves `hub` on `options.listener` until the process ends.
 pub async fn serve_http(hub: Hub, store: Store, options: HttpOptions) -> anyhow::Result<()> {
+    // The first `execute` should not pay for making a JavaScript runtime.
+    crate::sandbox::warm_up();
     let mut hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
     hosts.extend(options.extra_hosts);
     let config = StreamableHttpServerConfig::default()

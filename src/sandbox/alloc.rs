@@ -30,6 +30,11 @@ impl MemoryMeter {
         self.refused.load(Ordering::Relaxed)
     }
 
+    /// Sets the limit of a runtime made before its run knew it.
+    pub fn set_limit(&self, limit: usize) {
+        self.limit.store(limit, Ordering::Relaxed);
+    }
+
     /// Gives the host room to read the error and serialise the result after the script is done.
     pub fn raise_limit(&self, extra: usize) {
         self.limit.fetch_add(extra, Ordering::Relaxed);

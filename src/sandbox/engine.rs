@@ -1,6 +1,8 @@
-//! One run from code to envelope: normalise, compile to bytecode, build a fresh QuickJS runtime
-//! (metered memory, stack limit, deadline interrupt, no `Eval`), install the prelude, run the
-//! script on the blocking pool with an outer timeout, and turn what happened into the envelope.
+//! One run from code to envelope: normalise, compile to bytecode, take a fresh QuickJS runtime
+//! with the prelude evaluated (`warm`), set its limits (metered memory, stack limit, deadline
+//! interrupt; no `Eval`), install the run's host functions, run the script on the JavaScript
+//! threads with an outer timeout, turn what happened into the envelope, and deliver it before
+//! the runtime is freed.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -8,9 +10,6 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context as TaskContext, Poll, Waker};
 use std::time::Instant;
 
-use rquickjs::context::intrinsic::{
-    DOMException, Date, Json, MapSet, Promise as PromiseIntrinsic, Proxy, RegExp, TypedArrays,
-};
 use rquickjs::convert::Coerced;
 use rquickjs::{
     Array, AsyncContext, AsyncRuntime, CatchResultExt, CaughtError, Ctx, FromJs, Function, Module,
@@ -20,10 +19,10 @@ use serde::de::IgnoredAny;
 use tokio::runtime::Handle;
 use tracing::Instrument;
 
-use super::alloc::{MemoryMeter, MeteredAllocator};
+use super::alloc::MemoryMeter;
 use super::bridge::Bridge;
 use super::cancel::CancelToken;
-use super::compile::{SCRIPT_NAME, compile_module, position_in_stack, prelude_bytecode};
+use super::compile::{SCRIPT_NAME, compile_module, position_in_stack};
 use super::envelope::{
     EnvelopeError, ExecuteEnvelope, PAGE_MAX_BYTES, PendingKind, Status, Truncated,
 };
@@ -35,6 +34,7 @@ use super::normalise::{Normalised, normalise};
 use super::parser_pool::run_on_big_stack;
 use super::request::RunRequest;
 use super::state::Shared;
+use super::warm;
 use crate::model::json_size::JsonSize;
 
 /// Memory the host may still use after the script hit its limit, to read the error.
@@ -86,31 +86,59 @@ async fn run_in_span(
     // bridge futures are spawned back onto `io`.
     let _cancel_on_drop = CancelOnDrop(cancel.clone());
     let span = tracing::Span::current();
+    let (deliver, delivered) = tokio::sync::oneshot::channel();
     let task = js_threads::spawn(move |slice| {
         async move {
             // The clock starts when the run gets a thread: under load a run may wait for one,
             // and that wait is not the script's time.
             let deadline = Instant::now() + timeout;
-            let normalised = match parse_on_big_stack(&request) {
-                Ok(normalised) => normalised,
-                Err(error) => return ExecuteEnvelope::rejected(&request.run_id, error, Vec::new()),
+            let (envelope, spent) = match parse(&request) {
+                Ok(normalised) => {
+                    execute(request, bridge, normalised, deadline, cancel, io, slice).await
+                }
+                Err(error) => (
+                    ExecuteEnvelope::rejected(&request.run_id, error, Vec::new()),
+                    None,
+                ),
             };
-            execute(request, bridge, normalised, deadline, cancel, io, slice).await
+            let _ = deliver.send(envelope);
+            // The client has its answer; freeing this run's heap and making the next run's
+            // runtime are no one's wait.
+            drop(spent);
+            warm::refill().await;
         }
         // Host functions spawn tool calls from these threads; they take the span from here.
         .instrument(span)
     });
-    match task.await {
-        Ok(envelope) => envelope,
-        Err(join) => ExecuteEnvelope::rejected(
-            &run_id,
-            EnvelopeError::new(
-                ErrorCode::Internal,
-                format!("the sandbox task failed: {join}"),
-            ),
-            Vec::new(),
-        ),
+    if let Ok(envelope) = delivered.await {
+        return envelope;
     }
+    let failure = match task.await {
+        Err(join) => format!("the sandbox task failed: {join}"),
+        Ok(()) => "the sandbox task ended without an outcome".to_string(),
+    };
+    ExecuteEnvelope::rejected(
+        &run_id,
+        EnvelopeError::new(ErrorCode::Internal, failure),
+        Vec::new(),
+    )
+}
+
+/// Makes runtimes ready on the JavaScript threads, so that the first runs do not pay for
+/// making theirs.
+pub fn warm_up() {
+    drop(js_threads::spawn(|_| warm::refill()));
+}
+
+/// Code this short cannot nest deep enough to need a big stack, so it is parsed on the run's
+/// own thread (8 MiB) without a hand-off to the parser threads.
+const PARSE_INLINE_BYTES: usize = 1024;
+
+fn parse(request: &RunRequest) -> Result<Normalised, EnvelopeError> {
+    if request.code.len() <= PARSE_INLINE_BYTES {
+        return normalise(&request.code, &request.namespaces);
+    }
+    parse_on_big_stack(request)
 }
 
 struct CancelOnDrop(CancelToken);
@@ -190,7 +218,7 @@ async fn execute(
     cancel: CancelToken,
     io: Handle,
     slice: Arc<js_threads::Slice>,
-) -> ExecuteEnvelope {
+) -> (ExecuteEnvelope, Option<Spent>) {
     let notices = normalised.notices.clone();
     // Bytecode is loaded without copying (QuickJS ROM mode), so it must outlive the runtime:
     // declared first, dropped last.
@@ -207,32 +235,23 @@ async fn execute(
                 )),
                 recovery: None,
             };
-            return ExecuteEnvelope::rejected(&request.run_id, error, notices);
-        }
-    };
-    let prelude = match prelude_bytecode() {
-        Ok(bytes) => bytes,
-        Err(e) => {
-            return internal(
-                &request.run_id,
-                format!("the prelude does not compile: {}", e.message),
-                notices,
+            return (
+                ExecuteEnvelope::rejected(&request.run_id, error, notices),
+                None,
             );
         }
     };
+    let warm::Ready {
+        context,
+        runtime,
+        meter,
+    } = match warm::take().await {
+        Ok(ready) => ready,
+        Err(message) => return (internal(&request.run_id, message, notices), None),
+    };
+    // The prelude's memory counts against the run's limit, as if the run had loaded it.
+    meter.set_limit(usize::try_from(request.limits.memory_bytes).unwrap_or(usize::MAX));
     let shared = Shared::new();
-    let meter =
-        MemoryMeter::new(usize::try_from(request.limits.memory_bytes).unwrap_or(usize::MAX));
-    let runtime = match AsyncRuntime::new_with_alloc(MeteredAllocator::new(meter.clone())) {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            return internal(
-                &request.run_id,
-                format!("cannot create a JavaScript runtime: {e}"),
-                notices,
-            );
-        }
-    };
     runtime
         .set_max_stack_size(usize::try_from(request.limits.stack_bytes).unwrap_or(1 << 20))
         .await;
@@ -267,27 +286,6 @@ async fn execute(
             )))
             .await;
     }
-    let context = match AsyncContext::custom::<(
-        Date,
-        RegExp,
-        Json,
-        Proxy,
-        MapSet,
-        TypedArrays,
-        PromiseIntrinsic,
-        DOMException,
-    )>(&runtime)
-    .await
-    {
-        Ok(context) => context,
-        Err(e) => {
-            return internal(
-                &request.run_id,
-                format!("cannot create a JavaScript context: {e}"),
-                notices,
-            );
-        }
-    };
     let env = HostEnv {
         shared: shared.clone(),
         bridge,
@@ -308,7 +306,7 @@ async fn execute(
         let meter = meter.clone();
         let user = user_bytecode.as_slice();
         context.async_with(async move |ctx| {
-            drive(ctx, env, &request, prelude, user, limits, shared, meter).await
+            drive(ctx, env, &request, user, limits, shared, meter).await
         })
     };
     let outcome = tokio::select! {
@@ -318,11 +316,33 @@ async fn execute(
     if cancel.is_cancelled() {
         shared.cancel();
     }
-    drop(context);
-    drop(runtime);
-    let envelope = envelope(&request, &normalised, outcome, &shared, &meter, deadline);
-    drop(user_bytecode);
-    envelope
+    let spent = Spent {
+        _context: context,
+        _runtime: runtime,
+        _user_bytecode: user_bytecode,
+    };
+    // A call still in flight is cut off now (freeing the runtime drops its future), before the
+    // envelope says it was; with none, the heap is freed after the envelope is delivered.
+    let in_flight = shared.lock().in_flight;
+    let spent = if in_flight == 0 {
+        Some(spent)
+    } else {
+        drop(spent);
+        None
+    };
+    (
+        envelope(&request, &normalised, outcome, &shared, &meter, deadline),
+        spent,
+    )
+}
+
+/// What a finished run leaves to free.
+struct Spent {
+    // Field order matters: the context drops before its runtime, and the script's bytecode,
+    // which QuickJS reads in place, after both.
+    _context: AsyncContext,
+    _runtime: AsyncRuntime,
+    _user_bytecode: Vec<u8>,
 }
 
 #[allow(clippy::too_many_arguments)] // one call site; a struct would only rename these
@@ -330,16 +350,12 @@ async fn drive<'js>(
     ctx: Ctx<'js>,
     env: HostEnv,
     request: &RunRequest,
-    prelude: &'static [u8],
     user: &[u8],
     limits: (usize, usize),
     shared: Arc<Shared>,
     meter: Arc<MemoryMeter>,
 ) -> Outcome {
-    // atob/btoa are a separate intrinsic in QuickJS-ng and rquickjs has no marker type for it.
-    // SAFETY: the context is alive and locked for the duration of this call.
-    unsafe { rquickjs::qjs::JS_AddIntrinsicAToB(ctx.as_raw().as_ptr()) };
-    let helpers = match install(&ctx, &env, request, prelude).await {
+    let helpers = match install(&ctx, &env, request) {
         Ok(helpers) => helpers,
         Err(e) => return Outcome::Engine(format!("the prelude failed to install: {e}")),
     };
@@ -387,17 +403,12 @@ struct Helpers<'js> {
     skipped: Vec<String>,
 }
 
-async fn install<'js>(
+fn install<'js>(
     ctx: &Ctx<'js>,
     env: &HostEnv,
     request: &RunRequest,
-    prelude: &'static [u8],
 ) -> rquickjs::Result<Helpers<'js>> {
-    // SAFETY: the bytes are our own prelude, compiled by this build of QuickJS.
-    let module = unsafe { Module::load(ctx.clone(), prelude) }?;
-    let (module, evaluated) = module.eval()?;
-    evaluated.into_future::<()>().await?;
-    let install: Function = module.get("default")?;
+    let install = warm::take_install(ctx).ok_or(rquickjs::Error::Unknown)?;
     let host = host::build(ctx, env, request)?;
     let helpers: Object = install.call((host,))?;
     Ok(Helpers {

@@ -1,6 +1,6 @@
 //! The QuickJS sandbox that runs `execute` scripts (DESIGN §4, the spec's "Inside the sandbox").
-//! One runtime and context per run; the hub plugs in through [`Bridge`] and gets an
-//! [`ExecuteEnvelope`] back:
+//! One runtime and context per run, made ready ahead of it; the hub plugs in through [`Bridge`]
+//! and gets an [`ExecuteEnvelope`] back:
 //!
 //! ```text
 //! let envelope = sandbox::run(RunRequest::new(run_id, code, namespaces), bridge).await;
@@ -12,6 +12,7 @@
 //! | `js_threads` | the few threads every run's JavaScript shares; a waiting run holds none |
 //! | `normalise/` | code shapes, TypeScript blanking, the static unknown-tool check |
 //! | `parser_pool` | big-stack threads for the recursive parser |
+//! | `warm` | runtimes with the prelude evaluated, made ready before a run asks |
 //! | `compile` | source → bytecode outside the sandbox; the prelude, once per process |
 //! | `host` | the Rust functions behind the prelude (tool calls, `hub.*`, console, timers, base64) |
 //! | `measure` | sizes as JSON without writing it out; cutting text to fit |
@@ -40,12 +41,15 @@ mod parser_pool;
 pub mod request;
 mod state;
 mod tool_result;
+// Calls QuickJS's raw API for the one intrinsic rquickjs has no marker type for.
+#[allow(unsafe_code)]
+mod warm;
 
 pub use bridge::{
     Bridge, BridgeError, CallFailure, CallOutcome, ReadRequest, ToolCall, unavailable,
 };
 pub use cancel::CancelToken;
-pub use engine::{run, run_with_cancel};
+pub use engine::{run, run_with_cancel, warm_up};
 pub use envelope::{
     CallEnd, CallSummary, Collection, ENVELOPE_MAX_BYTES, ERROR_TEXT_MAX_BYTES, EnvelopeError,
     ExecuteEnvelope, ExecuteRequest, NextRequest, Pending, PendingKind, ProviderExecution,

@@ -457,6 +457,56 @@ async fn deeply_nested_code_does_not_crash_the_parser() {
     }
 }
 
+/// Runtimes are made ahead of their runs; each serves one run only, so what a run does to its
+/// globals, prototypes and intrinsics is gone for every later run, concurrent or not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nothing_a_run_changes_reaches_another_run() {
+    let tamper = "globalThis.leaked = 'yes'; \
+        try { Object.prototype.polluted = 1; } catch (_) {} \
+        try { Array.prototype.push = () => 0; } catch (_) {} \
+        try { JSON.stringify = () => 'owned'; } catch (_) {} \
+        return 1";
+    let look = "return [typeof leaked, ({}).polluted === undefined, \
+        (() => { const a = []; a.push(2); return a.length; })(), JSON.stringify({ a: 1 })]";
+    for _ in 0..4 {
+        let (tampered, looked) = tokio::join!(exec(tamper), exec(look));
+        assert_result(&tampered, json!(1));
+        assert_result(&looked, json!(["undefined", true, 1, "{\"a\":1}"]));
+        assert_result(
+            &exec(look).await,
+            json!(["undefined", true, 1, "{\"a\":1}"]),
+        );
+    }
+}
+
+/// Code of at most 1 KiB is parsed on the run's own thread instead of a big-stack parser thread:
+/// the deepest nesting that fits in it must not overflow that thread's stack either.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deeply_nested_short_code_does_not_crash_the_parser() {
+    let deep = |open: &str, close: &str, n: usize| {
+        format!("return {}1{}", open.repeat(n), close.repeat(n))
+    };
+    for code in [
+        deep("(", ")", 508),
+        deep("[", "]", 508),
+        deep("!", "", 1_016),
+        deep("-", "", 1_016),
+        deep("x => ", "", 203),
+        deep("a ? ", " : 0", 126),
+        deep("{a:", "}", 253),
+        "{".repeat(1_024),
+        "(".repeat(1_024),
+        "[".repeat(1_024),
+    ] {
+        assert!(code.len() <= 1_024, "{}", code.len());
+        let envelope = exec(&code).await;
+        assert!(
+            envelope.status == Status::Completed || envelope.error_code().is_some(),
+            "{envelope:?}"
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn logs_stay_within_their_budget() {
     let envelope =

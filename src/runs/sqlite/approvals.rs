@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 
+use super::Cached;
 use super::{Sqlite, check_owner, sealed, unsigned};
 use crate::runs::backend::{ApprovalRecords, BeforeCommit, StoredApproval};
 use crate::runs::error::{DecideError, DispatchError, StoreError};
@@ -58,7 +59,7 @@ impl ApprovalRecords for Sqlite {
         self.write(|t| {
             check_owner(t, run_id, owner)?;
             let before: Option<AskedBefore> = t
-                .query_row(
+                .query_row_cached(
                     "SELECT address, call_digest, decision FROM approvals WHERE run_id = ?1 AND seq = ?2",
                     params![run_id, call.seq as i64],
                     |row| {
@@ -81,7 +82,7 @@ impl ApprovalRecords for Sqlite {
                 }
                 Some(_) => Recorded::Superseded,
             };
-            t.execute(
+            t.execute_cached(
                 "INSERT OR REPLACE INTO approvals (run_id, seq, address, connection, preview, reason, created_at_ms, expires_at_ms, call_digest, tool_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                 params![
                     run_id,
@@ -123,7 +124,7 @@ impl ApprovalRecords for Sqlite {
 
     fn approval(&self, run_id: &str, seq: u64) -> Result<Option<StoredApproval>, StoreError> {
         self.with(|c| {
-            c.query_row(
+            c.query_row_cached(
                 &format!("SELECT {COLUMNS} FROM approvals WHERE run_id = ?1 AND seq = ?2"),
                 params![run_id, seq as i64],
                 stored_approval,
@@ -153,7 +154,7 @@ impl ApprovalRecords for Sqlite {
     ) -> Result<Vec<Approval>, DecideError> {
         self.write(|t| {
             let profile: Option<Option<String>> = t
-                .query_row(
+                .query_row_cached(
                     "SELECT profile FROM runs WHERE run_id = ?1",
                     params![run_id],
                     |row| row.get(0),
@@ -172,7 +173,7 @@ impl ApprovalRecords for Sqlite {
             let mut waiting = Vec::new();
             for call in seen {
                 let current = t
-                    .query_row(
+                    .query_row_cached(
                         &format!("SELECT {COLUMNS} FROM approvals WHERE run_id = ?1 AND seq = ?2"),
                         params![run_id, call.seq as i64],
                         stored_approval,
@@ -203,7 +204,7 @@ impl ApprovalRecords for Sqlite {
             }
             before_commit(&waiting, profile.as_deref())?;
             for approval in &mut waiting {
-                t.execute(
+                t.execute_cached(
                     "UPDATE approvals SET decision = ?3, decided_at_ms = ?4, decided_by = ?5 WHERE run_id = ?1 AND seq = ?2 AND decision IS NULL",
                     params![run_id, approval.seq as i64, decision.as_str(), now_ms as i64, channel],
                 )
@@ -230,7 +231,7 @@ impl ApprovalRecords for Sqlite {
 
     fn consume_once(&self, nonce: &str, now_ms: u64) -> Result<bool, StoreError> {
         self.with(|c| {
-            c.execute(
+            c.execute_cached(
                 "INSERT OR IGNORE INTO consumed_states (nonce, at_ms) VALUES (?1, ?2)",
                 params![nonce, now_ms as i64],
             )
@@ -275,7 +276,7 @@ fn audit_in(
     now_ms: u64,
 ) -> rusqlite::Result<()> {
     connection
-        .execute(
+        .execute_cached(
             "INSERT INTO audit (at_ms, run_id, kind, detail) VALUES (?1, ?2, ?3, ?4)",
             params![now_ms as i64, run_id, kind, detail.to_string()],
         )

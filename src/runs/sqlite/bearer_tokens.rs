@@ -2,6 +2,7 @@
 
 use rusqlite::{OptionalExtension, params};
 
+use super::Cached;
 use super::{Sqlite, unsigned};
 use crate::runs::backend::BearerTokenRecords;
 use crate::runs::error::StoreError;
@@ -26,11 +27,11 @@ impl BearerTokenRecords for Sqlite {
     fn insert_token(&self, record: &TokenRecord, hash: &str) -> Result<bool, StoreError> {
         let allow = serde_json::to_string(&record.allow).unwrap_or_else(|_| "[]".into());
         self.write(|t| -> Result<bool, StoreError> {
-            t.execute(
+            t.execute_cached(
                 "DELETE FROM tokens WHERE name = ?1 AND revoked_at_ms IS NOT NULL",
                 params![record.name],
             )?;
-            let inserted = t.execute(
+            let inserted = t.execute_cached(
                 "INSERT OR IGNORE INTO tokens (name, hash, profile, allow, created_at_ms, expires_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                 params![
                     record.name,
@@ -56,7 +57,7 @@ impl BearerTokenRecords for Sqlite {
 
     fn revoke_token(&self, name: &str, now_ms: u64) -> Result<bool, StoreError> {
         let changed = self.with(|c| {
-            c.execute(
+            c.execute_cached(
                 "UPDATE tokens SET revoked_at_ms = ?2 WHERE name = ?1 AND revoked_at_ms IS NULL",
                 params![name, now_ms as i64],
             )
@@ -66,7 +67,7 @@ impl BearerTokenRecords for Sqlite {
 
     fn token_by_hash(&self, hash: &str) -> Result<Option<TokenRecord>, StoreError> {
         self.with(|c| {
-            c.query_row(
+            c.query_row_cached(
                 &format!("SELECT {COLUMNS} FROM tokens WHERE hash = ?1"),
                 params![hash],
                 record,
@@ -77,7 +78,7 @@ impl BearerTokenRecords for Sqlite {
 
     fn token_by_name(&self, name: &str) -> Result<Option<TokenRecord>, StoreError> {
         self.with(|c| {
-            c.query_row(
+            c.query_row_cached(
                 &format!("SELECT {COLUMNS} FROM tokens WHERE name = ?1"),
                 params![name],
                 record,

@@ -6,6 +6,7 @@
 
 use rusqlite::params;
 
+use super::Cached;
 use super::{Sqlite, check_owner, sealed, unsigned};
 use crate::runs::backend::{JournalRecords, StoredCall};
 use crate::runs::error::{DispatchError, StoreError};
@@ -25,7 +26,7 @@ impl JournalRecords for Sqlite {
             check_owner(t, run_id, owner)?;
             if call.uses_approval {
                 let used = t
-                    .execute(
+                    .execute_cached(
                         "UPDATE approvals SET consumed_at_ms = ?4
                          WHERE run_id = ?1 AND seq = ?2 AND call_digest = ?3 AND consumed_at_ms IS NULL
                            AND decision IN ('allow_once', 'allow_run', 'allow_always')",
@@ -40,7 +41,7 @@ impl JournalRecords for Sqlite {
                 }
             }
             let journaled = t
-                .execute(
+                .execute_cached(
                     "INSERT INTO calls (run_id, seq, address, connection, call_digest, result, ok, ms, recorded_at_ms, state, mutating)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, 0, ?7, 'dispatched', ?8)
                      ON CONFLICT (run_id, seq) DO UPDATE SET recorded_at_ms = excluded.recorded_at_ms
@@ -80,7 +81,7 @@ impl JournalRecords for Sqlite {
     ) -> Result<(), DispatchError> {
         self.write(|t| {
             check_owner(t, run_id, owner)?;
-            t.execute(
+            t.execute_cached(
                 "UPDATE calls SET state = ?3, result = ?4, ok = ?5, ms = ?6, recorded_at_ms = ?7 WHERE run_id = ?1 AND seq = ?2",
                 params![
                     run_id,

@@ -4,6 +4,7 @@
 
 use rusqlite::{OptionalExtension, params};
 
+use super::Cached;
 use super::{Sqlite, sealed, unsigned};
 use crate::runs::backend::{RunRecords, StoredRun};
 use crate::runs::error::StoreError;
@@ -20,7 +21,7 @@ impl RunRecords for Sqlite {
         now_ms: u64,
     ) -> Result<(), StoreError> {
         self.with(|c| {
-            c.execute(
+            c.execute_cached(
                 "INSERT INTO runs (run_id, status, code, seed, start_time_ms, created_at_ms, updated_at_ms, client, profile, output_budget_bytes, owner, lease_until_ms, attempt) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?5, ?6, ?7, ?8, ?9, ?10, 1)",
                 params![
                     run.run_id,
@@ -41,7 +42,7 @@ impl RunRecords for Sqlite {
 
     fn run(&self, run_id: &str) -> Result<Option<StoredRun>, StoreError> {
         self.with(|c| {
-            c.query_row(
+            c.query_row_cached(
                 "SELECT run_id, status, code, seed, start_time_ms, created_at_ms, envelope, output_budget_bytes, profile FROM runs WHERE run_id = ?1",
                 params![run_id],
                 |row| {
@@ -68,7 +69,7 @@ impl RunRecords for Sqlite {
 
     fn claim_record(&self, run_id: &str) -> Result<Option<ClaimRecord>, StoreError> {
         self.with(|c| {
-            c.query_row(
+            c.query_row_cached(
                 "SELECT status, owner, lease_until_ms, attempt FROM runs WHERE run_id = ?1",
                 params![run_id],
                 |row| {
@@ -93,7 +94,7 @@ impl RunRecords for Sqlite {
         now_ms: u64,
     ) -> Result<bool, StoreError> {
         let changed = self.with(|c| {
-            c.execute(
+            c.execute_cached(
                 "UPDATE runs SET status = 'running', owner = ?2, lease_until_ms = ?3, attempt = attempt + 1, updated_at_ms = ?4
                  WHERE run_id = ?1 AND status = ?5",
                 params![run_id, owner, lease_until_ms as i64, now_ms as i64, status],
@@ -111,7 +112,7 @@ impl RunRecords for Sqlite {
         now_ms: u64,
     ) -> Result<bool, StoreError> {
         let changed = self.with(|c| {
-            c.execute(
+            c.execute_cached(
                 "UPDATE runs SET owner = ?2, lease_until_ms = ?3, attempt = attempt + 1, updated_at_ms = ?4
                  WHERE run_id = ?1 AND status = 'running' AND owner IS ?5 AND lease_until_ms IS ?6 AND attempt = ?7",
                 params![
@@ -135,7 +136,7 @@ impl RunRecords for Sqlite {
         lease_until_ms: u64,
     ) -> Result<bool, StoreError> {
         let changed = self.with(|c| {
-            c.execute(
+            c.execute_cached(
                 "UPDATE runs SET lease_until_ms = ?3 WHERE run_id = ?1 AND owner = ?2 AND status = 'running'",
                 params![run_id, owner, lease_until_ms as i64],
             )
@@ -152,7 +153,7 @@ impl RunRecords for Sqlite {
         now_ms: u64,
     ) -> Result<bool, StoreError> {
         let changed = self.with(|c| {
-            c.execute(
+            c.execute_cached(
                 "UPDATE runs SET status = ?3, envelope = ?4, updated_at_ms = ?5, owner = NULL, lease_until_ms = NULL
                  WHERE run_id = ?1 AND owner = ?2 AND status = 'running'",
                 params![run_id, owner, status, envelope.bytes(), now_ms as i64],

@@ -2,6 +2,7 @@
 
 use rusqlite::params;
 
+use super::Cached;
 use super::{Sqlite, unsigned};
 use crate::runs::backend::SourceStatusRecords;
 use crate::runs::error::StoreError;
@@ -10,7 +11,7 @@ use crate::runs::records::SourceStatusRecord;
 impl SourceStatusRecords for Sqlite {
     fn record_source_status(&self, record: &SourceStatusRecord) -> Result<(), StoreError> {
         self.with(|c| {
-            c.execute(
+            c.execute_cached(
                 "INSERT OR REPLACE INTO source_status (name, status, tool_count, error, updated_at_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
                 params![
                     record.name,

@@ -3,6 +3,7 @@
 
 use rusqlite::{OptionalExtension, params};
 
+use super::Cached;
 use super::{Sqlite, unsigned};
 use crate::runs::backend::StoredResultRecords;
 use crate::runs::error::StoreError;
@@ -18,11 +19,11 @@ impl StoredResultRecords for Sqlite {
         now_ms: u64,
     ) -> Result<u64, StoreError> {
         self.write(|t| -> Result<u64, StoreError> {
-            t.execute(
+            t.execute_cached(
                 "DELETE FROM stored_results WHERE expires_at_ms <= ?1",
                 params![now_ms as i64],
             )?;
-            t.execute(
+            t.execute_cached(
                 "INSERT INTO stored_results (result_ref, scope, run_id, bytes, value, created_at_ms, expires_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                 params![
                     stored.result_ref,
@@ -55,7 +56,7 @@ impl StoredResultRecords for Sqlite {
                 }
             }
             for result_ref in &evict {
-                t.execute(
+                t.execute_cached(
                     "DELETE FROM stored_results WHERE result_ref = ?1",
                     params![result_ref],
                 )?;
@@ -71,7 +72,7 @@ impl StoredResultRecords for Sqlite {
         now_ms: u64,
     ) -> Result<Option<Sealed>, StoreError> {
         self.with(|c| {
-            c.query_row(
+            c.query_row_cached(
                 "SELECT value FROM stored_results WHERE result_ref = ?1 AND scope = ?2 AND expires_at_ms > ?3",
                 params![result_ref, scope, now_ms as i64],
                 |row| row.get::<_, Vec<u8>>(0),

@@ -4,6 +4,7 @@
 
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
+use super::Cached;
 use super::{Sqlite, unsigned};
 use crate::runs::backend::ToolVersionRecords;
 use crate::runs::error::StoreError;
@@ -35,7 +36,7 @@ impl ToolVersionRecords for Sqlite {
         now_ms: u64,
     ) -> Result<bool, StoreError> {
         self.write(|t| -> Result<bool, StoreError> {
-            let changed = t.execute(
+            let changed = t.execute_cached(
                 "UPDATE tool_versions SET confirmed_at_ms = ?3, confirmed_by = ?4 WHERE address = ?1 AND version = ?2 AND confirmed_at_ms IS NULL",
                 params![address, version, now_ms as i64, by],
             )?;
@@ -43,7 +44,7 @@ impl ToolVersionRecords for Sqlite {
                 return Ok(true);
             }
             let known: Option<i64> = t
-                .query_row(
+                .query_row_cached(
                     "SELECT 1 FROM tool_versions WHERE address = ?1 AND version = ?2",
                     params![address, version],
                     |row| row.get(0),
@@ -80,7 +81,7 @@ fn observe_one(
     now_ms: u64,
 ) -> Result<VersionState, StoreError> {
     let known: Option<Option<i64>> = t
-        .query_row(
+        .query_row_cached(
             "SELECT confirmed_at_ms FROM tool_versions WHERE address = ?1 AND version = ?2",
             params![seen.address, seen.version],
             |row| row.get(0),
@@ -90,7 +91,7 @@ fn observe_one(
         Some(confirmed_at) => confirmed_at.is_some(),
         None => {
             let any_before: Option<i64> = t
-                .query_row(
+                .query_row_cached(
                     "SELECT 1 FROM tool_versions WHERE address = ?1 LIMIT 1",
                     params![seen.address],
                     |row| row.get(0),
@@ -98,7 +99,7 @@ fn observe_one(
                 .optional()?;
             // The first version of a tool is what the user added the source with.
             let first = any_before.is_none();
-            t.execute(
+            t.execute_cached(
                 "INSERT INTO tool_versions (address, version, definition, read_only, first_seen_ms, confirmed_at_ms, confirmed_by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                 params![
                     seen.address,
@@ -124,7 +125,7 @@ fn observe_one(
 
 /// The version of `address` confirmed last.
 fn last_confirmed(c: &Connection, address: &str) -> rusqlite::Result<Option<ToolVersion>> {
-    c.query_row(
+    c.query_row_cached(
         "SELECT address, version, definition, read_only, first_seen_ms, confirmed_at_ms, confirmed_by FROM tool_versions WHERE address = ?1 AND confirmed_at_ms IS NOT NULL ORDER BY confirmed_at_ms DESC, rowid DESC LIMIT 1",
         params![address],
         |row| {
