@@ -110,7 +110,7 @@ impl Api {
             protocol: format!("OpenAPI {protocol}"),
             title: info("title"),
             version: info("version"),
-            default_security: document.root.get("security").map(operations::requirements),
+            default_security: default_security(&document.root, &operations),
             operations: operations
                 .into_iter()
                 .map(|operation| (operation.name.clone(), operation))
@@ -206,6 +206,17 @@ fn client(source: &str, connect_timeout: Duration) -> Result<reqwest::Client, St
                 crate::tls::explain_setup_failure(&chain(&error))
             )
         })
+}
+
+/// The requirements of an operation that declares none: the document's; none at all when only
+/// operations declare theirs (FastAPI's way), so a credential goes only where it is asked for;
+/// `None` (every configured credential everywhere) when the document declares security nowhere.
+fn default_security(root: &Value, operations: &[Operation]) -> Option<Vec<Vec<String>>> {
+    match root.get("security") {
+        Some(requirements) => Some(operations::requirements(requirements)),
+        None if operations.iter().any(|o| o.security.is_some()) => Some(Vec::new()),
+        None => None,
+    }
 }
 
 /// The document's text, from a file or a URL.

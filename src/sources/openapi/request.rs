@@ -11,7 +11,7 @@ use super::operations::{BODY, BodyKind, Location, Operation, Parameter, Style, p
 use super::security::Credentials;
 
 /// RFC 3986's unreserved characters stay; everything else is escaped.
-const UNRESERVED: &AsciiSet = &NON_ALPHANUMERIC
+pub(crate) const UNRESERVED: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'-')
     .remove(b'.')
     .remove(b'_')

@@ -5,8 +5,10 @@
 //! requirements that every scheme of it has a credential for.
 
 use base64::Engine;
+use percent_encoding::utf8_percent_encode;
 use serde_json::Value;
 
+use super::request::UNRESERVED;
 use super::spec::Document;
 
 #[derive(Debug, Clone)]
@@ -117,7 +119,7 @@ impl Credentials {
     }
 
     /// The credentials for an operation with these requirements (`None`: the document declares
-    /// none, so every configured credential goes along, as the user asked for them).
+    /// security nowhere, so every configured credential goes along, as the user asked for them).
     pub(crate) fn apply(&self, requirements: Option<&Vec<Vec<String>>>) -> Added {
         let chosen: Vec<&Credential> = match requirements {
             None => self.credentials.iter().collect(),
@@ -141,8 +143,8 @@ impl Credentials {
                 }
                 Placement::Query(name) => added.query.push(format!(
                     "{}={}",
-                    percent_encoding::utf8_percent_encode(name, percent_encoding::NON_ALPHANUMERIC),
-                    percent_encoding::utf8_percent_encode(value, percent_encoding::NON_ALPHANUMERIC)
+                    utf8_percent_encode(name, UNRESERVED),
+                    utf8_percent_encode(value, UNRESERVED)
                 )),
                 Placement::Cookie(name) => added.cookies.push(format!("{name}={value}")),
                 Placement::Bearer => {
@@ -220,7 +222,7 @@ mod tests {
         )
         .expect("known schemes");
         let added = credentials.apply(Some(&vec![vec!["token".into()], vec!["key".into()]]));
-        assert_eq!(added.query, ["api%5Fkey=k%201"]);
+        assert_eq!(added.query, ["api_key=k%201"]);
         assert!(added.headers.is_empty());
         let added = credentials.apply(Some(&vec![vec!["login".into()]]));
         assert_eq!(added.headers, [("Authorization".to_string(), "Basic YW5uOnB3".to_string())]);
