@@ -862,6 +862,35 @@ mod tests {
     }
 
     #[test]
+    fn openapi_sources_take_headers_and_auth_and_nothing_of_a_process() {
+        let ok = parse(
+            Path::new("/home/me/.config/capabilities/config.toml"),
+            "[sources.shop]\nopenapi = \"specs/shop.yaml\"\nbase_url = \"https://shop.example/api/\"\nheaders = { A = \"1\" }\nauth = { key = \"${secret:k}\" }\n",
+        )
+        .unwrap();
+        let shop = ok.source("shop").unwrap();
+        assert_eq!(
+            shop.transport,
+            Transport::OpenApi {
+                spec: "/home/me/.config/capabilities/specs/shop.yaml".into(),
+                base_url: Some("https://shop.example/api".into()),
+            }
+        );
+        assert_eq!(shop.default_connection().auth.len(), 1);
+        let e = err("[sources.a]\nopenapi = \"s.json\"\ncommand = \"x\"\n");
+        assert!(e.message.contains("has `openapi` and also `command` or `url`"), "{e}");
+        let e = err("[sources.a]\nopenapi = \"s.json\"\nenv = { A = \"1\" }\n");
+        assert!(e.message.contains("env `A` on OpenAPI source"), "{e}");
+        let e = err("[sources.a]\nopenapi = \"s.json\"\nbase_url = \"ftp://x\"\n");
+        assert!(e.message.contains("not an http:// or https:// URL"), "{e}");
+        assert_eq!(e.line, 3);
+        let e = err("[sources.a]\ncommand = \"x\"\nauth = { k = \"v\" }\n");
+        assert!(e.message.contains("`auth` only goes with `openapi`"), "{e}");
+        let e = err("[sources.a]\nurl = \"http://h/mcp\"\nbase_url = \"http://h\"\n");
+        assert!(e.message.contains("only goes with `openapi`"), "{e}");
+    }
+
+    #[test]
     fn connections_need_one_default() {
         let e = err(
             "[sources.a]\nurl = \"http://h/mcp\"\n[sources.a.connections.x]\n[sources.a.connections.y]\n",
