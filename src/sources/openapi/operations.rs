@@ -96,7 +96,7 @@ pub(crate) enum BodyKind {
     Json,
     Form,
     Multipart,
-    /// Sent as the string it is given.
+    /// Sent as the string it is given (text, or a media type capabilities has no encoder for).
     Text,
 }
 
@@ -379,15 +379,19 @@ fn request_body(
                 .iter()
                 .find(|(media, _)| kind_of(media) == Some(wanted.clone()))
                 .map(|(media, entry)| (media.clone(), entry, wanted))
+        })
+        // Anything else (`application/octet-stream`, …) is sent as the string the script
+        // gives, with the document's content type.
+        .or_else(|| {
+            content
+                .iter()
+                .next()
+                .map(|(media, _)| (media.clone(), &Value::Null, BodyKind::Text))
         });
     let Some((media, entry, kind)) = chosen else {
-        let offered: Vec<&str> = content.keys().map(String::as_str).collect();
         return Err(document.error(
             &format!("{at}/content"),
-            format!(
-                "the request body is offered only as {}; capabilities sends JSON, form, multipart and text bodies",
-                offered.join(", ")
-            ),
+            "a request body needs at least one media type under `content`".into(),
         ));
     };
     let schema = match (entry.get("schema"), &kind) {
