@@ -51,6 +51,7 @@ use serde_json::{Map, Value};
 use tokio::sync::{broadcast, watch};
 
 pub use error::SourceError;
+pub use openapi::document_tools;
 pub use process_group::kill_all;
 pub use signals::termination_signal;
 pub use status::{SourceEvent, SourceStatus};

@@ -31,6 +31,14 @@ use self::operations::Operation;
 use self::security::Credentials;
 use crate::model::tool::UpstreamTool;
 
+/// The tools an OpenAPI document's text describes, as a source reading it lists them: for the
+/// benchmarks, and for anything that inspects a document without connecting.
+pub fn document_tools(text: String) -> Result<Vec<UpstreamTool>, String> {
+    let document = spec::parse(text).map_err(|error| error.to_string())?;
+    let built = operations::operations(&document).map_err(|error| error.to_string())?;
+    Ok(built.into_iter().map(|(_, tool)| tool).collect())
+}
+
 /// One connection's view of an API: its operations, where requests go, and with what.
 pub(crate) struct Api {
     source: String,
