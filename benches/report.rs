@@ -184,9 +184,15 @@ const GITHUB_REQUESTS: [(&str, &str); 10] = [
     ("create an issue", "github.issuesCreate"),
     ("list pull requests", "github.pullsList"),
     ("merge a pull request", "github.pullsMerge"),
-    ("star a repository", "github.activityStarRepoForAuthenticatedUser"),
+    (
+        "star a repository",
+        "github.activityStarRepoForAuthenticatedUser",
+    ),
     ("get the contents of a file", "github.reposGetContent"),
-    ("list workflow runs for a repository", "github.actionsListWorkflowRunsForRepo"),
+    (
+        "list workflow runs for a repository",
+        "github.actionsListWorkflowRunsForRepo",
+    ),
     ("add labels to an issue", "github.issuesAddLabels"),
     ("create a release", "github.reposCreateRelease"),
     ("search code", "github.searchCode"),

@@ -241,7 +241,11 @@ impl Ctx<'_> {
             return Err(self.at(value, format!("auth `{key}` on source `{name}`, which is an MCP server: `auth` only goes with `openapi`"), "pass an MCP server's credentials with `headers` (HTTP) or `env` (stdio)"));
         }
         if let Some(base_url) = &source.base_url {
-            return Err(self.at(base_url, format!("source `{name}` has `base_url`, which only goes with `openapi`"), "remove it; an MCP server's address is its `url`"));
+            return Err(self.at(
+                base_url,
+                format!("source `{name}` has `base_url`, which only goes with `openapi`"),
+                "remove it; an MCP server's address is its `url`",
+            ));
         }
         let transport = match (&source.command, &source.url) {
             (Some(_), Some(_)) => {
@@ -315,10 +319,18 @@ impl Ctx<'_> {
             ));
         }
         if let Some((key, value)) = source.env.iter().next() {
-            return Err(self.at(value, format!("env `{key}` on OpenAPI source `{name}`: env only goes with `command`"), "use `headers`, or `auth` for the document's security schemes"));
+            return Err(self.at(
+                value,
+                format!("env `{key}` on OpenAPI source `{name}`: env only goes with `command`"),
+                "use `headers`, or `auth` for the document's security schemes",
+            ));
         }
         if openapi.get_ref().trim().is_empty() {
-            return Err(self.at(openapi, format!("source `{name}` has an empty `openapi`"), fix));
+            return Err(self.at(
+                openapi,
+                format!("source `{name}` has an empty `openapi`"),
+                fix,
+            ));
         }
         let base_url = match &source.base_url {
             Some(base) if !is_http_url(base.get_ref()) => {
@@ -878,7 +890,11 @@ mod tests {
         );
         assert_eq!(shop.default_connection().auth.len(), 1);
         let e = err("[sources.a]\nopenapi = \"s.json\"\ncommand = \"x\"\n");
-        assert!(e.message.contains("has `openapi` and also `command` or `url`"), "{e}");
+        assert!(
+            e.message
+                .contains("has `openapi` and also `command` or `url`"),
+            "{e}"
+        );
         let e = err("[sources.a]\nopenapi = \"s.json\"\nenv = { A = \"1\" }\n");
         assert!(e.message.contains("env `A` on OpenAPI source"), "{e}");
         let e = err("[sources.a]\nopenapi = \"s.json\"\nbase_url = \"ftp://x\"\n");

@@ -18,7 +18,10 @@ mod tests {
         let reference = super::super::parse(Path::new("reference.toml"), super::REFERENCE).unwrap();
         assert_eq!(reference.sources.len(), 4);
         let shop = reference.source("shop").unwrap();
-        assert!(matches!(shop.transport, crate::config::Transport::OpenApi { .. }));
+        assert!(matches!(
+            shop.transport,
+            crate::config::Transport::OpenApi { .. }
+        ));
         assert_eq!(shop.default_connection().auth.len(), 1);
         let github = reference.source("github").unwrap();
         assert_eq!(github.default_connection().name, "personal");

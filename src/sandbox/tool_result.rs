@@ -22,7 +22,6 @@ pub struct ToolFailure {
     pub hint: Option<String>,
 }
 
-
 pub fn unwrap_result(raw: Value) -> Unwrapped {
     let Value::Object(mut result) = raw else {
         // Not a CallToolResult: hand it over as it is rather than lose it.

@@ -278,7 +278,9 @@ impl Sources {
                     Err(CallError::Unknown(name)) => Err(SourceError::Upstream {
                         name: source.to_string(),
                         request,
-                        message: format!("its OpenAPI document has no operation `{name}` (any more); `capabilities source refresh {source}` lists it again"),
+                        message: format!(
+                            "its OpenAPI document has no operation `{name}` (any more); `capabilities source refresh {source}` lists it again"
+                        ),
                     }),
                 };
             }

@@ -86,7 +86,11 @@ fn shop_home(shop: &PetShop) -> Home {
 fn completed(home: &Home, code: &str) -> Value {
     let run = exec(home, &["exec", "-", "--json"], code);
     let envelope = envelope(&run);
-    assert_eq!(envelope["status"], "completed", "{envelope}\n{}", run.stderr);
+    assert_eq!(
+        envelope["status"], "completed",
+        "{envelope}\n{}",
+        run.stderr
+    );
     envelope["result"].clone()
 }
 
@@ -149,8 +153,16 @@ fn an_openapi_source_is_added_searched_described_and_called() {
             .unwrap_or_default()
             .to_string()
     };
-    assert!(!line("pets.getPet(").contains("[asks]"), "{}", policy.stdout);
-    assert!(line("pets.deletePet(").contains("[asks]"), "{}", policy.stdout);
+    assert!(
+        !line("pets.getPet(").contains("[asks]"),
+        "{}",
+        policy.stdout
+    );
+    assert!(
+        line("pets.deletePet(").contains("[asks]"),
+        "{}",
+        policy.stdout
+    );
 
     let result = completed(
         &home,
@@ -185,17 +197,17 @@ fn paths_are_escaped_and_query_styles_reach_the_server_as_written() {
         "#,
     );
     assert_eq!(result["path"]["value"], "a/b c?#%é");
-    assert_eq!(
-        result["path"]["raw_path"],
-        "/echo/a%2Fb%20c%3F%23%25%C3%A9"
-    );
+    assert_eq!(result["path"]["raw_path"], "/echo/a%2Fb%20c%3F%23%25%C3%A9");
     assert_eq!(result["query"]["ids"], json!([1, 2]));
     assert_eq!(result["query"]["q"], "x&y=z +");
     assert_eq!(
         result["query"]["raw_query"],
         "ids=1&ids=2&q=x%26y%3Dz%20%2B"
     );
-    assert_eq!(result["form"], json!({ "title": "hi & bye", "body": "a=b" }));
+    assert_eq!(
+        result["form"],
+        json!({ "title": "hi & bye", "body": "a=b" })
+    );
 }
 
 #[test]
@@ -371,14 +383,20 @@ fn bad_documents_are_refused_with_the_place_and_the_fix() {
     assert!(syntax.contains("broken_syntax.yaml: line 9:"), "{syntax}");
     assert!(syntax.contains("neither JSON nor valid YAML"), "{syntax}");
 
-    let dangling = refused(&fixture("dangling_ref.yaml"), &["--base-url", "http://127.0.0.1:9"]);
+    let dangling = refused(
+        &fixture("dangling_ref.yaml"),
+        &["--base-url", "http://127.0.0.1:9"],
+    );
     assert!(
         dangling.contains("at /paths/~1pets/get/parameters/0/$ref (line 10)"),
         "{dangling}"
     );
     assert!(dangling.contains("points at nothing"), "{dangling}");
 
-    let twice = refused(&fixture("duplicate_ids.json"), &["--base-url", "http://127.0.0.1:9"]);
+    let twice = refused(
+        &fixture("duplicate_ids.json"),
+        &["--base-url", "http://127.0.0.1:9"],
+    );
     assert!(
         twice.contains("at /paths/~1b/get/operationId (line 6)")
             && twice.contains("operationId `fetch` is also used at /paths/~1a/get"),
@@ -403,17 +421,27 @@ fn bad_documents_are_refused_with_the_place_and_the_fix() {
     // A file that is not there is refused before anything is written.
     let home = Home::new();
     let missing = home
-        .run(&["source", "add", "api", "--openapi", "/nonexistent/spec.yaml"])
+        .run(&[
+            "source",
+            "add",
+            "api",
+            "--openapi",
+            "/nonexistent/spec.yaml",
+        ])
         .fails();
     assert!(
-        missing.stderr.contains("there is no file at /nonexistent/spec.yaml"),
+        missing
+            .stderr
+            .contains("there is no file at /nonexistent/spec.yaml"),
         "{}",
         missing.stderr
     );
-    assert!(!home.config_path().exists() || {
-        let text = std::fs::read_to_string(home.config_path()).unwrap();
-        !text.contains("[sources.api]")
-    });
+    assert!(
+        !home.config_path().exists() || {
+            let text = std::fs::read_to_string(home.config_path()).unwrap();
+            !text.contains("[sources.api]")
+        }
+    );
 
     // An `auth` entry must name one of the document's schemes.
     let shop = PetShop::start();
@@ -445,7 +473,11 @@ fn operations_without_an_operation_id_are_named_from_method_and_path() {
     // the next name.
     assert_eq!(
         report["tools"],
-        json!(["api.deletePetsPetId", "api.getPetsPetId", "api.getPetsPetId2"]),
+        json!([
+            "api.deletePetsPetId",
+            "api.getPetsPetId",
+            "api.getPetsPetId2"
+        ]),
         "{}",
         added.stdout
     );
@@ -460,6 +492,10 @@ fn operations_without_an_operation_id_are_named_from_method_and_path() {
         "pets?: Pet[];",
         "@upstream GET /pets/{petId}",
     ] {
-        assert!(described.stdout.contains(expected), "{expected}\n{}", described.stdout);
+        assert!(
+            described.stdout.contains(expected),
+            "{expected}\n{}",
+            described.stdout
+        );
     }
 }

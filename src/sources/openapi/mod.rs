@@ -90,8 +90,8 @@ impl Api {
         } = connect;
         let client = client(source, connect_timeout)?;
         let text = fetch(&client, location, connect_timeout).await?;
-        let document =
-            spec::parse(text).map_err(|error| format!("the OpenAPI document {location}: {error}"))?;
+        let document = spec::parse(text)
+            .map_err(|error| format!("the OpenAPI document {location}: {error}"))?;
         let built = operations::operations(&document)
             .map_err(|error| format!("the OpenAPI document {location}: {error}"))?;
         let base_url = match base_url {
@@ -175,9 +175,12 @@ impl Api {
             .send()
             .await
             .map_err(|error| CallError::Network(network_reason(&error, &base)))?;
-        let missing = self
-            .credentials
-            .missing(operation.security.as_ref().or(self.default_security.as_ref()));
+        let missing = self.credentials.missing(
+            operation
+                .security
+                .as_ref()
+                .or(self.default_security.as_ref()),
+        );
         response::read(response, &built.line, &missing, &self.source)
             .await
             .map_err(CallError::Network)

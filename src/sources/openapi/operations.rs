@@ -231,7 +231,8 @@ fn build(
     for (name, location, parameter, at) in declared {
         // These three are the HTTP client's to set (OpenAPI says to ignore them).
         if location == Location::Header
-            && ["accept", "content-type", "authorization"].contains(&name.to_ascii_lowercase().as_str())
+            && ["accept", "content-type", "authorization"]
+                .contains(&name.to_ascii_lowercase().as_str())
         {
             continue;
         }
@@ -306,7 +307,15 @@ fn build(
         None => None,
         Some(body) => {
             let (body, at) = follow(document, body, &format!("{pointer}/requestBody"))?;
-            request_body(document, schemas, body, &at, &mut properties, &mut required, &mut refs)?
+            request_body(
+                document,
+                schemas,
+                body,
+                &at,
+                &mut properties,
+                &mut required,
+                &mut refs,
+            )?
         }
     };
     let mut input = json!({
@@ -356,7 +365,10 @@ fn request_body(
     refs: &mut BTreeSet<String>,
 ) -> Result<Option<Body>, SpecError> {
     let Some(Value::Object(content)) = body.get("content") else {
-        return Err(document.error(at, "a request body needs `content` (its media types)".into()));
+        return Err(document.error(
+            at,
+            "a request body needs `content` (its media types)".into(),
+        ));
     };
     let kind_of = |media: &str| {
         let media = media.to_ascii_lowercase();
@@ -372,22 +384,27 @@ fn request_body(
             None
         }
     };
-    let chosen = [BodyKind::Json, BodyKind::Form, BodyKind::Multipart, BodyKind::Text]
-        .into_iter()
-        .find_map(|wanted| {
-            content
-                .iter()
-                .find(|(media, _)| kind_of(media) == Some(wanted.clone()))
-                .map(|(media, entry)| (media.clone(), entry, wanted))
-        })
-        // Anything else (`application/octet-stream`, …) is sent as the string the script
-        // gives, with the document's content type.
-        .or_else(|| {
-            content
-                .iter()
-                .next()
-                .map(|(media, _)| (media.clone(), &Value::Null, BodyKind::Text))
-        });
+    let chosen = [
+        BodyKind::Json,
+        BodyKind::Form,
+        BodyKind::Multipart,
+        BodyKind::Text,
+    ]
+    .into_iter()
+    .find_map(|wanted| {
+        content
+            .iter()
+            .find(|(media, _)| kind_of(media) == Some(wanted.clone()))
+            .map(|(media, entry)| (media.clone(), entry, wanted))
+    })
+    // Anything else (`application/octet-stream`, …) is sent as the string the script
+    // gives, with the document's content type.
+    .or_else(|| {
+        content
+            .iter()
+            .next()
+            .map(|(media, _)| (media.clone(), &Value::Null, BodyKind::Text))
+    });
     let Some((media, entry, kind)) = chosen else {
         return Err(document.error(
             &format!("{at}/content"),
@@ -500,16 +517,17 @@ pub(crate) fn placeholders(path: &str) -> Vec<(String, std::ops::Range<usize>)> 
 }
 
 fn is_json(media: &str) -> bool {
-    let media = media.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+    let media = media
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
     media == "application/json" || media.ends_with("+json") || media == "*/*"
 }
 
 fn first_server(servers: Option<&Value>) -> Option<String> {
-    servers?
-        .get(0)?
-        .get("url")?
-        .as_str()
-        .map(str::to_string)
+    servers?.get(0)?.get("url")?.as_str().map(str::to_string)
 }
 
 /// Security requirements as lists of scheme names, one list per alternative.
@@ -630,7 +648,12 @@ mod tests {
         assert_eq!(tool.name, "DELETE /pets/{petId}");
         assert_eq!(delete.parameters.len(), 1);
         assert!(tool.annotations.is_destructive());
-        assert!(tool.description.as_deref().unwrap_or_default().contains("`DELETE /pets/{petId}`"));
+        assert!(
+            tool.description
+                .as_deref()
+                .unwrap_or_default()
+                .contains("`DELETE /pets/{petId}`")
+        );
     }
 
     #[test]
@@ -642,7 +665,10 @@ mod tests {
         .err()
         .expect("duplicate");
         assert_eq!(error.pointer, "/paths/~1b/get/operationId");
-        assert!(error.message.contains("also used at /paths/~1a/get"), "{error}");
+        assert!(
+            error.message.contains("also used at /paths/~1a/get"),
+            "{error}"
+        );
         let error = tools(json!({"/a/{id}": {"get": {"responses": {}}}}))
             .err()
             .expect("undeclared");
@@ -659,8 +685,14 @@ mod tests {
         .expect("builds");
         let parameters = &all[0].0.parameters;
         let find = |name: &str| parameters.iter().find(|p| p.name == name).expect(name);
-        assert_eq!((find("tags").style, find("tags").explode), (Style::Form, true));
-        assert_eq!((find("ids").style, find("ids").explode), (Style::Form, false));
+        assert_eq!(
+            (find("tags").style, find("tags").explode),
+            (Style::Form, true)
+        );
+        assert_eq!(
+            (find("ids").style, find("ids").explode),
+            (Style::Form, false)
+        );
         assert_eq!(find("filter").style, Style::DeepObject);
     }
 }

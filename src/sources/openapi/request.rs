@@ -85,7 +85,10 @@ pub(crate) fn build(
         match parameter.location {
             Location::Path => {}
             Location::Query => query.extend(query_pairs(parameter, value)),
-            Location::Header => headers.push((parameter.name.clone(), simple(parameter, value, |s| s.to_string()))),
+            Location::Header => headers.push((
+                parameter.name.clone(),
+                simple(parameter, value, |s| s.to_string()),
+            )),
             Location::Cookie => cookies.push(format!(
                 "{}={}",
                 parameter.name,
@@ -135,7 +138,10 @@ pub(crate) fn build(
                     form.append_pair(key, text);
                 }
                 request
-                    .header(reqwest::header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+                    .header(
+                        reqwest::header::CONTENT_TYPE,
+                        "application/x-www-form-urlencoded",
+                    )
                     .body(form.finish())
             }
             BodyKind::Multipart => {
@@ -166,7 +172,9 @@ fn fields(value: &Value) -> Result<Vec<(String, String)>, String> {
     for (key, value) in map {
         match value {
             Value::Null => {}
-            Value::Array(items) => out.extend(items.iter().map(|item| (key.clone(), primitive(item)))),
+            Value::Array(items) => {
+                out.extend(items.iter().map(|item| (key.clone(), primitive(item))))
+            }
             other => out.push((key.clone(), primitive(other))),
         }
     }
@@ -335,8 +343,14 @@ mod tests {
     #[test]
     fn query_styles_follow_openapi() {
         let form = parameter("tag", Location::Query, Style::Form, true);
-        assert_eq!(query_pairs(&form, &json!(["a b", "c&d"])), ["tag=a%20b", "tag=c%26d"]);
-        assert_eq!(query_pairs(&form, &json!({"x": 1, "y": "z"})), ["x=1", "y=z"]);
+        assert_eq!(
+            query_pairs(&form, &json!(["a b", "c&d"])),
+            ["tag=a%20b", "tag=c%26d"]
+        );
+        assert_eq!(
+            query_pairs(&form, &json!({"x": 1, "y": "z"})),
+            ["x=1", "y=z"]
+        );
         let form = parameter("tag", Location::Query, Style::Form, false);
         assert_eq!(query_pairs(&form, &json!(["a", "b,c"])), ["tag=a,b%2Cc"]);
         assert_eq!(query_pairs(&form, &json!({"x": 1})), ["tag=x,1"]);

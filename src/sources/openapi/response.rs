@@ -69,7 +69,9 @@ pub(crate) async fn read(
         (_, Some(after)) if retryable => Some(format!(
             "The server asks to wait before retrying (Retry-After: {after}); the call may be retried after that."
         )),
-        _ if retryable => Some("The server may answer if the call is retried a little later.".into()),
+        _ if retryable => {
+            Some("The server may answer if the call is retried a little later.".into())
+        }
         (401 | 403, _) if !missing.is_empty() => Some(format!(
             "The operation wants the security scheme {}, and source `{source}` has no credential for it: add `auth = {{ {} = \"${{secret:NAME}}\" }}` to [sources.{source}] and store it with `capabilities credential set NAME`.",
             missing.join(" or "),
@@ -78,7 +80,9 @@ pub(crate) async fn read(
         (401 | 403, _) => Some(format!(
             "The server refused the credentials of source `{source}`; check them (`auth` or `headers` in its config)."
         )),
-        (404, _) => Some("Check the identifiers in the arguments; the server has nothing at this path.".into()),
+        (404, _) => Some(
+            "Check the identifiers in the arguments; the server has nothing at this path.".into(),
+        ),
         _ => None,
     };
     Ok(failure(message, Some(code), retryable, hint))

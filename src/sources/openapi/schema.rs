@@ -39,7 +39,11 @@ impl<'d> Schemas<'d> {
     }
 
     /// `schema` (found at `pointer`) in JSON Schema, its components not yet attached.
-    pub(crate) fn convert(&mut self, schema: &Value, pointer: &str) -> Result<Converted, SpecError> {
+    pub(crate) fn convert(
+        &mut self,
+        schema: &Value,
+        pointer: &str,
+    ) -> Result<Converted, SpecError> {
         let mut refs = BTreeSet::new();
         let schema = self.walk(schema, pointer, &mut refs, 0)?;
         Ok(Converted { schema, refs })
@@ -47,7 +51,11 @@ impl<'d> Schemas<'d> {
 
     /// Attaches every component `refs` reaches as `$defs` of `schema` (an object schema at the
     /// root of a tool's input or output).
-    pub(crate) fn attach(&mut self, schema: &mut Value, refs: &BTreeSet<String>) -> Result<(), SpecError> {
+    pub(crate) fn attach(
+        &mut self,
+        schema: &mut Value,
+        refs: &BTreeSet<String>,
+    ) -> Result<(), SpecError> {
         let mut defs = BTreeMap::new();
         let mut queue: Vec<String> = refs.iter().cloned().collect();
         while let Some(name) = queue.pop() {
@@ -62,10 +70,7 @@ impl<'d> Schemas<'d> {
             return Ok(());
         }
         if let Value::Object(map) = schema {
-            map.insert(
-                "$defs".into(),
-                Value::Object(defs.into_iter().collect()),
-            );
+            map.insert("$defs".into(), Value::Object(defs.into_iter().collect()));
         }
         Ok(())
     }
@@ -155,9 +160,17 @@ impl<'d> Schemas<'d> {
                     ),
                     other => other.clone(),
                 },
-                "items" | "additionalProperties" | "not" | "if" | "then" | "else"
-                | "contains" | "propertyNames" | "unevaluatedProperties"
-                | "unevaluatedItems" | "additionalItems" => match value {
+                "items"
+                | "additionalProperties"
+                | "not"
+                | "if"
+                | "then"
+                | "else"
+                | "contains"
+                | "propertyNames"
+                | "unevaluatedProperties"
+                | "unevaluatedItems"
+                | "additionalItems" => match value {
                     // 3.0 allowed an array of `items`; 2020-12 calls that `prefixItems`.
                     Value::Array(items) if key == "items" => {
                         out.insert(
@@ -193,7 +206,10 @@ impl<'d> Schemas<'d> {
 /// OpenAPI 3.0's schema dialect → JSON Schema 2020-12, in place.
 fn translate_30(schema: &mut Map<String, Value>) {
     if schema.get("nullable") == Some(&Value::Bool(true)) {
-        let kind = schema.get("type").and_then(Value::as_str).map(str::to_string);
+        let kind = schema
+            .get("type")
+            .and_then(Value::as_str)
+            .map(str::to_string);
         match kind {
             Some(kind) => {
                 schema.insert("type".into(), json!([kind, "null"]));
@@ -267,7 +283,9 @@ mod tests {
             .convert(&json!({"$ref": "#/components/schemas/Pet"}), "/x")
             .expect("converts");
         let mut root = json!({"type": "object", "properties": {"body": converted.schema}});
-        schemas.attach(&mut root, &converted.refs).expect("attaches");
+        schemas
+            .attach(&mut root, &converted.refs)
+            .expect("attaches");
         assert_eq!(root["properties"]["body"], json!({"$ref": "#/$defs/Pet"}));
         let defs = root["$defs"].as_object().expect("defs");
         let names: Vec<&String> = defs.keys().collect();

@@ -55,7 +55,8 @@ impl Credentials {
                 .map(|s| s.keys().map(String::as_str).collect())
                 .unwrap_or_default();
             if names.is_empty() {
-                "the document defines no security schemes; send credentials with `headers` instead".to_string()
+                "the document defines no security schemes; send credentials with `headers` instead"
+                    .to_string()
             } else {
                 format!("its security schemes are: {}", names.join(", "))
             }
@@ -72,7 +73,10 @@ impl Credentials {
                 Some(reference) => document.resolve(reference).unwrap_or(definition),
                 None => definition,
             };
-            let kind = definition.get("type").and_then(Value::as_str).unwrap_or_default();
+            let kind = definition
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
             let placement = match kind {
                 "apiKey" => {
                     let name = definition
@@ -218,14 +222,20 @@ mod tests {
     fn credentials_go_where_their_scheme_says() {
         let credentials = Credentials::new(
             &document(),
-            vec![("key".into(), "k 1".into()), ("login".into(), "ann:pw".into())],
+            vec![
+                ("key".into(), "k 1".into()),
+                ("login".into(), "ann:pw".into()),
+            ],
         )
         .expect("known schemes");
         let added = credentials.apply(Some(&vec![vec!["token".into()], vec!["key".into()]]));
         assert_eq!(added.query, ["api_key=k%201"]);
         assert!(added.headers.is_empty());
         let added = credentials.apply(Some(&vec![vec!["login".into()]]));
-        assert_eq!(added.headers, [("Authorization".to_string(), "Basic YW5uOnB3".to_string())]);
+        assert_eq!(
+            added.headers,
+            [("Authorization".to_string(), "Basic YW5uOnB3".to_string())]
+        );
         assert!(credentials.apply(Some(&vec![])).headers.is_empty());
         assert_eq!(
             credentials.missing(Some(&vec![vec!["token".into()]])),
@@ -235,8 +245,8 @@ mod tests {
 
     #[test]
     fn an_unknown_scheme_names_the_known_ones() {
-        let error = Credentials::new(&document(), vec![("nope".into(), "x".into())])
-            .expect_err("unknown");
+        let error =
+            Credentials::new(&document(), vec![("nope".into(), "x".into())]).expect_err("unknown");
         assert!(error.contains("`nope`"), "{error}");
         assert!(error.contains("key, token, login"), "{error}");
     }

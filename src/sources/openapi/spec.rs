@@ -67,7 +67,11 @@ pub(crate) fn parse(text: String) -> Result<Document, SpecError> {
 impl Document {
     fn checked(mut self) -> Result<Self, SpecError> {
         let Value::Object(root) = &self.root else {
-            return Err(self.error("", "the document is not an object; an OpenAPI document starts with `openapi: 3.x.y`".into()));
+            return Err(self.error(
+                "",
+                "the document is not an object; an OpenAPI document starts with `openapi: 3.x.y`"
+                    .into(),
+            ));
         };
         if let Some(swagger) = root.get("swagger") {
             return Err(self.error(
@@ -174,7 +178,9 @@ impl Document {
 /// The value a local `$ref` points at in `root`; `None` for a remote or dangling one.
 pub(crate) fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
     let pointer = reference.strip_prefix('#')?;
-    let decoded = percent_encoding::percent_decode_str(pointer).decode_utf8().ok()?;
+    let decoded = percent_encoding::percent_decode_str(pointer)
+        .decode_utf8()
+        .ok()?;
     root.pointer(&decoded)
 }
 
@@ -240,8 +246,9 @@ fn convert(node: &MarkedYaml<'_>, pointer: &str) -> Result<Value, SpecError> {
             Scalar::Null => Value::Null,
             Scalar::Boolean(value) => Value::Bool(*value),
             Scalar::Integer(value) => Value::from(*value),
-            Scalar::FloatingPoint(value) => serde_json::Number::from_f64(value.into_inner())
-                .map_or(Value::Null, Value::Number),
+            Scalar::FloatingPoint(value) => {
+                serde_json::Number::from_f64(value.into_inner()).map_or(Value::Null, Value::Number)
+            }
             Scalar::String(text) => Value::String(text.to_string()),
         },
         YamlData::Representation(text, _, _) => Value::String(text.to_string()),
@@ -273,8 +280,9 @@ fn convert(node: &MarkedYaml<'_>, pointer: &str) -> Result<Value, SpecError> {
             return Err(SpecError {
                 pointer: pointer.to_string(),
                 line: Some(node.span.start.line()),
-                message: "this value cannot be read (an unresolved alias or a malformed tagged value)"
-                    .into(),
+                message:
+                    "this value cannot be read (an unresolved alias or a malformed tagged value)"
+                        .into(),
             });
         }
     })
@@ -322,7 +330,9 @@ mod tests {
 
     #[test]
     fn shape_errors_name_the_pointer_and_the_line() {
-        let e = error("openapi: 3.1.0\ninfo:\n  title: T\n  version: '1'\npaths:\n  pets:\n    get: {}\n");
+        let e = error(
+            "openapi: 3.1.0\ninfo:\n  title: T\n  version: '1'\npaths:\n  pets:\n    get: {}\n",
+        );
         assert_eq!(e.pointer, "/paths/pets");
         assert_eq!(e.line, Some(7), "{e}");
         assert!(e.message.contains("does not start with `/`"), "{e}");
