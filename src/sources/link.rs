@@ -204,6 +204,8 @@ impl Link {
 }
 
 /// A connected upstream, for as long as it stays up.
+// One per connection while it is up, moved once into its supervisor: its size does not matter.
+#[allow(clippy::large_enum_variant)]
 enum Live {
     Mcp {
         running: RunningService<RoleClient, UpstreamHandler>,

@@ -328,10 +328,7 @@ fn build(
     }
     schemas.attach(&mut input, &refs)?;
     let output = output_schema(document, schemas, operation, pointer)?;
-    let security = match operation.get("security") {
-        Some(value) => Some(requirements(value)),
-        None => None,
-    };
+    let security = operation.get("security").map(requirements);
     let tool = UpstreamTool {
         name: name.clone(),
         title: text(operation, "summary"),
@@ -662,16 +659,14 @@ mod tests {
             "/a": {"get": {"operationId": "same", "responses": {}}},
             "/b": {"get": {"operationId": "same", "responses": {}}}
         }))
-        .err()
-        .expect("duplicate");
+        .expect_err("duplicate");
         assert_eq!(error.pointer, "/paths/~1b/get/operationId");
         assert!(
             error.message.contains("also used at /paths/~1a/get"),
             "{error}"
         );
         let error = tools(json!({"/a/{id}": {"get": {"responses": {}}}}))
-            .err()
-            .expect("undeclared");
+            .expect_err("undeclared");
         assert!(error.message.contains("no path parameter `id`"), "{error}");
     }
 

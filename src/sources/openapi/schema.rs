@@ -25,6 +25,7 @@ pub(crate) struct Schemas<'d> {
 }
 
 /// One converted schema and the components it refers to directly.
+#[derive(Debug)]
 pub(crate) struct Converted {
     pub(crate) schema: Value,
     pub(crate) refs: BTreeSet<String>,
@@ -330,8 +331,7 @@ mod tests {
         assert!(error.message.contains("`Nope`"), "{error}");
         let error = schemas
             .convert(&json!({"$ref": "#/components/parameters/gone"}), "/y")
-            .err()
-            .expect("dangling");
+            .expect_err("dangling");
         assert_eq!(error.pointer, "/y/$ref");
     }
 }
