@@ -3,6 +3,7 @@
 //! with backoff; or stop cleanly on shutdown. An OpenAPI source "connects" by reading its
 //! document and has nothing to go away: it stays ready until shutdown.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -19,6 +20,7 @@ use super::resolve::resolve_all;
 use super::status::{SourceEvent, SourceStatus};
 use super::stdio::StdioChild;
 use super::{http, stdio};
+use crate::config::template::Template;
 use crate::config::{ConnectionSettings, SourceSettings, Transport};
 use crate::credentials::{Redaction, Secret, SecretLookup};
 
@@ -155,6 +157,25 @@ impl Link {
             .pgid
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner()) = pid;
+    }
+
+    /// Resolves the connection's `env`, `headers` or `auth` (`what` names which in errors),
+    /// adding the secrets it read to `resolved`.
+    fn resolve(
+        &self,
+        values: &BTreeMap<String, Template>,
+        what: &str,
+        secrets: &dyn SecretLookup,
+        resolved: &mut Vec<Secret>,
+    ) -> Result<Vec<(String, String)>, String> {
+        resolve_all(
+            values,
+            what,
+            &self.source.name,
+            &self.connection,
+            secrets,
+            resolved,
+        )
     }
 
     /// The redaction of the secrets this connection last sent its upstream.
@@ -354,14 +375,7 @@ async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), String> {
     let mut resolved = Vec::new();
     let (running, child) = match &source.transport {
         Transport::Stdio { command, args, cwd } => {
-            let env = resolve_all(
-                &connection.env,
-                "env",
-                &source.name,
-                &link.connection,
-                secrets,
-                &mut resolved,
-            )?;
+            let env = link.resolve(&connection.env, "env", secrets, &mut resolved)?;
             let redaction = link.set_redaction(resolved);
             let (mut child, transport) =
                 stdio::spawn(&source.name, command, args, cwd.as_deref(), env, redaction)?;
@@ -381,14 +395,7 @@ async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), String> {
             return connect_openapi(link, connection, spec, base_url.as_deref(), secrets).await;
         }
         Transport::Http { url } => {
-            let headers = resolve_all(
-                &connection.headers,
-                "header",
-                &source.name,
-                &link.connection,
-                secrets,
-                &mut resolved,
-            )?;
+            let headers = link.resolve(&connection.headers, "header", secrets, &mut resolved)?;
             link.set_redaction(resolved);
             let transport = http::transport(&source.name, url, headers)?;
             match tokio::time::timeout(limit, handler.serve_with_lifecycle(transport, lifecycle()))
@@ -481,22 +488,8 @@ async fn connect_openapi(
 ) -> Result<(Live, SourceStatus), String> {
     let source = &link.source;
     let mut resolved = Vec::new();
-    let headers = resolve_all(
-        &connection.headers,
-        "header",
-        &source.name,
-        &link.connection,
-        secrets,
-        &mut resolved,
-    )?;
-    let auth = resolve_all(
-        &connection.auth,
-        "auth",
-        &source.name,
-        &link.connection,
-        secrets,
-        &mut resolved,
-    )?;
+    let headers = link.resolve(&connection.headers, "header", secrets, &mut resolved)?;
+    let auth = link.resolve(&connection.auth, "auth", secrets, &mut resolved)?;
     link.set_redaction(resolved);
     let api = Api::connect(Connect {
         source: &source.name,

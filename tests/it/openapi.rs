@@ -273,46 +273,32 @@ fn error_statuses_become_tool_errors_with_status_retryable_and_hint() {
         return out;
         "#,
     );
-    let missing = &result["missing"];
-    assert_eq!(missing["name"], "ToolError");
-    assert_eq!(missing["status"], 404);
-    assert_eq!(missing["retryable"], false);
-    assert!(
-        missing["message"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("GET /pets/99 answered HTTP 404 Not Found: {\"detail\":\"no pet 99\"}"),
-        "{missing}"
-    );
-    let limited = &result["limited"];
-    assert_eq!(limited["status"], 429);
-    assert_eq!(limited["retryable"], true);
-    assert!(
-        limited["hint"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("Retry-After: 7"),
-        "{limited}"
-    );
-    let broken = &result["broken"];
-    assert_eq!(broken["status"], 500);
-    assert_eq!(broken["retryable"], true);
-    assert!(
-        broken["message"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("internal trouble"),
-        "{broken}"
-    );
-    let image = &result["image"];
-    assert_eq!(image["code"], "tool_error");
-    assert!(
-        image["message"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("image/png (11 bytes), which is binary"),
-        "{image}"
-    );
+    for (name, status, retryable, field, expected) in [
+        (
+            "missing",
+            json!(404),
+            false,
+            "message",
+            "GET /pets/99 answered HTTP 404 Not Found: {\"detail\":\"no pet 99\"}",
+        ),
+        ("limited", json!(429), true, "hint", "Retry-After: 7"),
+        ("broken", json!(500), true, "message", "internal trouble"),
+        (
+            "image",
+            Value::Null,
+            false,
+            "message",
+            "image/png (11 bytes), which is binary",
+        ),
+    ] {
+        let failure = &result[name];
+        assert_eq!(failure["name"], "ToolError", "{failure}");
+        assert_eq!(failure["code"], "tool_error", "{failure}");
+        assert_eq!(failure["status"], status, "{failure}");
+        assert_eq!(failure["retryable"], retryable, "{failure}");
+        let text = failure[field].as_str().unwrap_or_default();
+        assert!(text.contains(expected), "{failure}");
+    }
 }
 
 #[test]

@@ -665,8 +665,7 @@ mod tests {
             error.message.contains("also used at /paths/~1a/get"),
             "{error}"
         );
-        let error = tools(json!({"/a/{id}": {"get": {"responses": {}}}}))
-            .expect_err("undeclared");
+        let error = tools(json!({"/a/{id}": {"get": {"responses": {}}}})).expect_err("undeclared");
         assert!(error.message.contains("no path parameter `id`"), "{error}");
     }
 
