@@ -429,8 +429,15 @@ fn bad_documents_are_refused_with_the_place_and_the_fix() {
         }
     );
 
-    // An `auth` entry must name one of the document's schemes.
+    // A URL that answers with an error status, and an `auth` entry that names none of the
+    // document's schemes.
     let shop = PetShop::start();
+    let not_found = refused(&format!("{}/nope.json", shop.base), &[]);
+    assert!(
+        not_found.contains("answered HTTP 404 Not Found")
+            && not_found.contains("FastAPI serves it at /openapi.json"),
+        "{not_found}"
+    );
     let unknown = refused(&shop.document(), &["--auth", "Token=x"]);
     assert!(
         unknown.contains("`auth` names the security scheme `Token`")
