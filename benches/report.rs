@@ -2,8 +2,10 @@
 //! It measures what criterion does not — token counts, search p50/p99 per query, memory of the
 //! index and of a run (with a counting global allocator) — reads the criterion medians from
 //! `target/criterion/**/new/estimates.json`, and writes `target/bench-report.md`: every target of
-//! issue 9 with the measured median and whether it held, then the details, then the load
-//! benchmark's section (`target/load-report.md`, from benches/load.rs) when this run wrote one.
+//! issue 9 with the measured median and whether it held, then the details (GitHub's REST API as
+//! an OpenAPI source among them, when `tests/setup.sh` installed `@octokit/openapi`), then the
+//! load benchmark's section (`target/load-report.md`, from benches/load.rs) when this run wrote
+//! one.
 
 #[path = "support/instant_tool.rs"]
 mod instant_tool;
@@ -22,10 +24,12 @@ use std::time::{Duration, Instant, SystemTime};
 use capabilities::catalog::cache::ListingCache;
 use capabilities::catalog::describe::{DEFAULT_BUDGET_TOKENS, describe};
 use capabilities::catalog::live::LiveCatalog;
+use capabilities::catalog::search::{Ranking, SearchIndex};
 use capabilities::config::Settings;
 use capabilities::credentials::NoSecretStore;
 use capabilities::execute::Executor;
 use capabilities::hub::surface;
+use capabilities::model::tool::build_namespace;
 use capabilities::runs::Store;
 use capabilities::sandbox::CancelToken;
 use capabilities::sandbox::{Bridge, Status, run};
@@ -109,6 +113,7 @@ fn main() {
 
     token_economy(&recorded, &mut report);
     search(&recorded, &mut report);
+    report.github = github_openapi();
     let tools = recorded.one_namespace(500);
     let described = describe(&tools, &["big".to_string()], DEFAULT_BUDGET_TOKENS)
         .unwrap_or_else(|e| panic!("describe big: {e}"));
@@ -154,7 +159,45 @@ struct Report {
     run_memory: Vec<(String, usize)>,
     /// Runs around a stored result, each timed on its own.
     stored: Vec<TimedRuns>,
+    /// GitHub's REST description as an OpenAPI source; `None` when it is not installed.
+    github: Option<GithubNumbers>,
 }
+
+/// GitHub's REST API (`@octokit/openapi`) as one OpenAPI source.
+struct GithubNumbers {
+    document_bytes: usize,
+    tools: usize,
+    /// Parsing the document and turning its operations into tools (median of 3).
+    load: Duration,
+    /// Addresses and the search index over them (median of 3).
+    catalogue: Duration,
+    index_bytes: usize,
+    p50: Duration,
+    p99: Duration,
+    queries: usize,
+    /// A request in words, the operation that answers it, and where search ranks it (1-based).
+    ranks: Vec<(&'static str, &'static str, Option<usize>)>,
+}
+
+/// What a person would ask of GitHub, and the operation that does it.
+const GITHUB_REQUESTS: [(&str, &str); 10] = [
+    ("create an issue", "github.issuesCreate"),
+    ("list pull requests", "github.pullsList"),
+    ("merge a pull request", "github.pullsMerge"),
+    (
+        "star a repository",
+        "github.activityStarRepoForAuthenticatedUser",
+    ),
+    ("get the contents of a file", "github.reposGetContent"),
+    (
+        "list workflow runs for a repository",
+        "github.actionsListWorkflowRunsForRepo",
+    ),
+    ("add labels to an issue", "github.issuesAddLabels"),
+    ("create a release", "github.reposCreateRelease"),
+    ("search code", "github.searchCode"),
+    ("get the authenticated user", "github.usersGetAuthenticated"),
+];
 
 /// Percentiles of one kind of run.
 struct TimedRuns {
@@ -230,6 +273,73 @@ fn search(recorded: &Recorded, report: &mut Report) {
             queries: times.len(),
         });
     }
+}
+
+/// Loads GitHub's REST description (about 1,200 operations) the way a source would, builds its
+/// catalogue and search index, times searches for [`GITHUB_REQUESTS`] and ranks their answers.
+fn github_openapi() -> Option<GithubNumbers> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/node_modules/@octokit/openapi/generated/api.github.com.json");
+    let text = std::fs::read_to_string(&path).ok()?;
+    let median = |mut times: Vec<Duration>| {
+        times.sort();
+        times[times.len() / 2]
+    };
+    let mut loads = Vec::new();
+    let mut upstream = Vec::new();
+    for _ in 0..3 {
+        let started = Instant::now();
+        upstream = capabilities::sources::document_tools(text.clone())
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        loads.push(started.elapsed());
+    }
+    let mut catalogues = Vec::new();
+    let mut index = SearchIndex::new();
+    let mut index_bytes = 0;
+    for _ in 0..3 {
+        let tools = upstream.clone();
+        // The previous index goes first, so its freeing is not counted against this one.
+        drop(std::mem::take(&mut index));
+        let started = Instant::now();
+        let definitions = build_namespace("github", tools);
+        let before = LIVE.load(Ordering::Relaxed);
+        let mut built = SearchIndex::new();
+        built.set_namespace("github", &definitions);
+        index_bytes = LIVE.load(Ordering::Relaxed).saturating_sub(before);
+        catalogues.push(started.elapsed());
+        index = built;
+    }
+    let mut times = Vec::new();
+    let started = Instant::now();
+    while started.elapsed() < QUERY_LOOP {
+        for (query, _) in GITHUB_REQUESTS {
+            let t = Instant::now();
+            black_box(index.search(query, None));
+            times.push(t.elapsed());
+        }
+    }
+    times.sort();
+    let ranks = GITHUB_REQUESTS
+        .iter()
+        .map(|(query, expected)| {
+            let rank = match index.search(query, None) {
+                Ranking::Ranked(hits) => hits.iter().position(|h| h.address == *expected),
+                Ranking::NoTerms => None,
+            };
+            (*query, *expected, rank.map(|r| r + 1))
+        })
+        .collect();
+    Some(GithubNumbers {
+        document_bytes: text.len(),
+        tools: upstream.len(),
+        load: median(loads),
+        catalogue: median(catalogues),
+        index_bytes,
+        p50: percentile(&times, 0.50),
+        p99: percentile(&times, 0.99),
+        queries: times.len(),
+        ranks,
+    })
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
@@ -554,6 +664,38 @@ impl Report {
             self.searches.iter().map(|s| s.queries).min().unwrap_or(0),
             duration(medians.get("search build/recorded 230"))
         );
+
+        let _ = writeln!(out, "\n## GitHub's REST API as an OpenAPI source\n");
+        match &self.github {
+            None => {
+                let _ = writeln!(
+                    out,
+                    "Not measured: `tests/node_modules/@octokit/openapi` is missing (tests/setup.sh installs it)."
+                );
+            }
+            Some(g) => {
+                let _ = writeln!(
+                    out,
+                    "`@octokit/openapi`'s api.github.com.json ({:.1} MB, {} operations): reading it and \
+                     turning its operations into tools takes {}; addresses and the search index {}; the \
+                     index holds {:.1} MiB. Search p50 {}, p99 {} over {} timed queries.\n",
+                    g.document_bytes as f64 / 1e6,
+                    g.tools,
+                    duration(Some(&(g.load.as_secs_f64() * 1e9))),
+                    duration(Some(&(g.catalogue.as_secs_f64() * 1e9))),
+                    g.index_bytes as f64 / (1 << 20) as f64,
+                    duration(Some(&(g.p50.as_secs_f64() * 1e9))),
+                    duration(Some(&(g.p99.as_secs_f64() * 1e9))),
+                    g.queries,
+                );
+                let _ = writeln!(out, "| request | operation | rank |");
+                let _ = writeln!(out, "|---|---|---|");
+                for (query, expected, rank) in &g.ranks {
+                    let rank = rank.map_or_else(|| "not found".to_string(), |r| r.to_string());
+                    let _ = writeln!(out, "| {query} | `{expected}` | {rank} |");
+                }
+            }
+        }
 
         let _ = writeln!(out, "\n## Describe\n");
         let _ = writeln!(

@@ -2066,7 +2066,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__source__subcmd__add)
-            opts="-h -V --url --header --env --cwd --no-test --config --color --log-format --otel-endpoint --help --version"
+            opts="-h -V --url --openapi --base-url --header --auth --env --cwd --no-test --config --color --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2076,7 +2076,19 @@ _capabilities() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --openapi)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --header)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --auth)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

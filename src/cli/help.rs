@@ -88,8 +88,12 @@ pub const SOURCE_ADD: &str = r#"Examples:
   capabilities source add everything -- npx -y @modelcontextprotocol/server-everything
   capabilities source add time --env TZ=Europe/Paris -- uvx mcp-server-time
   capabilities source add github --url https://api.githubcopilot.com/mcp/ --header 'Authorization=Bearer ${secret:github}'
+  capabilities source add shop --openapi http://127.0.0.1:8000/openapi.json --auth 'HTTPBearer=${secret:shop}'
+  capabilities source add petstore --openapi ./petstore.yaml --base-url https://petstore.example.com/v3
 
-Values of --env and --header may hold ${secret:NAME} or ${env:VAR} references; they are stored as written."#;
+Values of --env, --header and --auth may hold ${secret:NAME} or ${env:VAR} references; they are
+stored as written. --auth names one of the OpenAPI document's security schemes
+(components.securitySchemes): an API key, a bearer token, or user:password for basic."#;
 
 pub const SOURCE_LIST: &str = r#"Examples:
   capabilities source list

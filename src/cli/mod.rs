@@ -267,11 +267,22 @@ pub struct SourceAddArgs {
     /// The source's name: the global object scripts use (letters, digits, `_`).
     pub name: String,
     /// Streamable HTTP endpoint of the server.
-    #[arg(long, value_name = "URL", conflicts_with_all = ["command", "env", "cwd"], required_unless_present = "command")]
+    #[arg(long, value_name = "URL", conflicts_with_all = ["command", "env", "cwd", "openapi"], required_unless_present_any = ["command", "openapi"])]
     pub url: Option<String>,
-    /// A header for an HTTP source, as NAME=VALUE (repeatable).
-    #[arg(long = "header", value_name = "NAME=VALUE", requires = "url")]
+    /// An HTTP API's OpenAPI 3.x document (JSON or YAML), as a file or a URL: each operation
+    /// becomes a tool.
+    #[arg(long, value_name = "FILE|URL", conflicts_with_all = ["command", "env", "cwd"])]
+    pub openapi: Option<String>,
+    /// Where an OpenAPI source's requests go, instead of the document's `servers`.
+    #[arg(long, value_name = "URL", requires = "openapi")]
+    pub base_url: Option<String>,
+    /// A header for an HTTP or OpenAPI source, as NAME=VALUE (repeatable).
+    #[arg(long = "header", value_name = "NAME=VALUE")]
     pub headers: Vec<String>,
+    /// An OpenAPI source's credential for one of its document's security schemes, as
+    /// SCHEME=VALUE, e.g. `api_key=${secret:pets}` (repeatable).
+    #[arg(long = "auth", value_name = "SCHEME=VALUE", requires = "openapi")]
+    pub auth: Vec<String>,
     /// An environment variable for a stdio source, as KEY=VALUE (repeatable).
     #[arg(long = "env", value_name = "KEY=VALUE")]
     pub env: Vec<String>,

@@ -21,7 +21,16 @@ use crate::model::tool::build_namespace;
 use crate::sources::{SourceStatus, Sources};
 
 pub async fn add(app: &App, args: &SourceAddArgs) -> anyhow::Result<ExitCode> {
+    if !args.headers.is_empty() && args.url.is_none() && args.openapi.is_none() {
+        bail!("--header goes with --url or --openapi; pass a stdio server's values with --env");
+    }
     let source = match (&args.url, args.command.split_first()) {
+        _ if args.openapi.is_some() => NewSource::OpenApi {
+            spec: openapi_location(args.openapi.as_deref().unwrap_or_default())?,
+            base_url: args.base_url.clone(),
+            headers: pairs(&args.headers, "--header")?,
+            auth: pairs(&args.auth, "--auth")?,
+        },
         (Some(url), _) => NewSource::Http {
             url: url.clone(),
             headers: pairs(&args.headers, "--header")?,
@@ -70,6 +79,20 @@ pub fn set_enabled(app: &App, args: &SourceNameArgs, enabled: bool) -> anyhow::R
     };
     print(&text)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// An OpenAPI document's location as the config keeps it: a URL as given, a file as an
+/// absolute path (the config lives elsewhere than the directory the command ran in).
+fn openapi_location(spec: &str) -> anyhow::Result<String> {
+    if spec.starts_with("http://") || spec.starts_with("https://") {
+        return Ok(spec.to_string());
+    }
+    match std::path::absolute(spec) {
+        Ok(path) if path.is_file() => Ok(path.display().to_string()),
+        _ => bail!(
+            "there is no file at {spec}; give --openapi the path of an OpenAPI document (JSON or YAML) or its http(s) URL"
+        ),
+    }
 }
 
 /// Splits `KEY=VALUE` arguments at the first `=`.
@@ -189,8 +212,13 @@ async fn test_one(app: &App, name: &str, just_added: bool, json: bool) -> anyhow
                 .flatten()
                 .collect::<Vec<_>>()
                 .join(" ");
+            let protocol = if protocol_version.starts_with("OpenAPI") {
+                protocol_version
+            } else {
+                format!("MCP {protocol_version}")
+            };
             let mut text = format!(
-                "`{name}` is ready: {} tools, MCP {protocol_version}{}, answered in {:.1} s\n",
+                "`{name}` is ready: {} tools, {protocol}{}, answered in {:.1} s\n",
                 tools.len(),
                 if server.is_empty() {
                     String::new()
@@ -331,6 +359,7 @@ fn json_row(source: &SourceSettings, status: &SourceStatus) -> serde_json::Value
     let (transport, target) = match &source.transport {
         Transport::Stdio { .. } => ("stdio", source.transport.describe()),
         Transport::Http { url } => ("http", url.clone()),
+        Transport::OpenApi { spec, .. } => ("openapi", spec.clone()),
     };
     let mut row = json!({
         "name": source.name,
@@ -444,6 +473,7 @@ pub fn import(app: &App, args: &SourceImportArgs) -> anyhow::Result<ExitCode> {
                 .collect::<Vec<_>>()
                 .join(" "),
             NewSource::Http { url, .. } => url.clone(),
+            NewSource::OpenApi { spec, .. } => spec.clone(),
         };
         imported.push(format!("{}{renamed}  {target}", entry.name));
         warnings.extend(

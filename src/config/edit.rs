@@ -25,6 +25,14 @@ pub enum NewSource {
         url: String,
         headers: Vec<(String, String)>,
     },
+    /// An HTTP API described by an OpenAPI document (a path or a URL).
+    OpenApi {
+        spec: String,
+        base_url: Option<String>,
+        headers: Vec<(String, String)>,
+        /// Credentials by security scheme name.
+        auth: Vec<(String, String)>,
+    },
 }
 
 /// Adds `[sources.NAME]` to the config at `path` (creating the file from the starter when it
@@ -76,6 +84,23 @@ pub fn add_source(path: &Path, name: &str, source: &NewSource) -> anyhow::Result
             table.insert("url", value(url.as_str()));
             if !headers.is_empty() {
                 table.insert("headers", value(inline_map(headers, "--header")?));
+            }
+        }
+        NewSource::OpenApi {
+            spec,
+            base_url,
+            headers,
+            auth,
+        } => {
+            table.insert("openapi", value(spec.as_str()));
+            if let Some(base_url) = base_url {
+                table.insert("base_url", value(base_url.as_str()));
+            }
+            if !headers.is_empty() {
+                table.insert("headers", value(inline_map(headers, "--header")?));
+            }
+            if !auth.is_empty() {
+                table.insert("auth", value(inline_map(auth, "--auth")?));
             }
         }
     }

@@ -234,6 +234,19 @@ impl Ctx<'_> {
         if let Some(problem) = namespace_problem(name) {
             return Err(self.error(here(), problem, Some("rename the [sources.…] table".into())));
         }
+        if let Some(openapi) = &source.openapi {
+            return self.openapi_source(name, source, openapi);
+        }
+        if let Some((key, value)) = source.auth.iter().next() {
+            return Err(self.at(value, format!("auth `{key}` on source `{name}`, which is an MCP server: `auth` only goes with `openapi`"), "pass an MCP server's credentials with `headers` (HTTP) or `env` (stdio)"));
+        }
+        if let Some(base_url) = &source.base_url {
+            return Err(self.at(
+                base_url,
+                format!("source `{name}` has `base_url`, which only goes with `openapi`"),
+                "remove it; an MCP server's address is its `url`",
+            ));
+        }
         let transport = match (&source.command, &source.url) {
             (Some(_), Some(_)) => {
                 return Err(self.error(
@@ -245,8 +258,8 @@ impl Ctx<'_> {
             (None, None) => {
                 return Err(self.error(
                     here(),
-                    format!("source `{name}` needs `command` (a server started over stdio) or `url` (Streamable HTTP)"),
-                    Some(format!("e.g. `command = \"npx\"` with `args = [\"-y\", \"@modelcontextprotocol/server-everything\"]`, or `url = \"http://127.0.0.1:3001/mcp\"`; or run `capabilities source add {name} -- CMD ARGS…`")),
+                    format!("source `{name}` needs `command` (a server started over stdio), `url` (Streamable HTTP) or `openapi` (an HTTP API's OpenAPI document)"),
+                    Some(format!("e.g. `command = \"npx\"` with `args = [\"-y\", \"@modelcontextprotocol/server-everything\"]`, `url = \"http://127.0.0.1:3001/mcp\"` or `openapi = \"https://api.example.com/openapi.json\"`; or run `capabilities source add {name} -- CMD ARGS…`")),
                 ));
             }
             (Some(command), None) => {
@@ -273,17 +286,87 @@ impl Ctx<'_> {
                 if let Some((key, value)) = source.env.iter().next() {
                     return Err(self.at(value, format!("env `{key}` on source `{name}`, which is reached over HTTP: env only goes with `command`"), "use `headers` to pass values to an HTTP server"));
                 }
-                if !(url.starts_with("http://") || url.starts_with("https://"))
-                    || url.len() < "http://x".len()
-                {
+                if !is_http_url(url) {
                     return Err(self.error(here(), format!("source `{name}` has url `{url}`, which is not an http:// or https:// URL"), Some("write the server's full Streamable HTTP endpoint, e.g. `http://127.0.0.1:3001/mcp`".into())));
                 }
                 Transport::Http { url: url.clone() }
             }
         };
+        self.finish_source(name, source, transport)
+    }
+
+    /// `openapi = "FILE|URL"`: no command, no MCP `url`, no `env`; `headers` and `auth` go on
+    /// every request as the document's security schemes say.
+    fn openapi_source(
+        &self,
+        name: &str,
+        source: &SourceOptions,
+        openapi: &Spanned<String>,
+    ) -> Result<SourceSettings, ConfigError> {
+        let fix = "an OpenAPI source is `openapi = \"FILE or URL\"` with optional `base_url`, `headers` and `auth`";
+        if source.command.is_some() || source.url.is_some() {
+            return Err(self.at(
+                openapi,
+                format!("source `{name}` has `openapi` and also `command` or `url`"),
+                format!("{fix}; keep `command` or `url` only for an MCP server"),
+            ));
+        }
+        if !source.args.is_empty() || source.cwd.is_some() {
+            return Err(self.at(
+                openapi,
+                format!("source `{name}` has `openapi` and also `args`/`cwd`, which only go with `command`"),
+                fix,
+            ));
+        }
+        if let Some((key, value)) = source.env.iter().next() {
+            return Err(self.at(
+                value,
+                format!("env `{key}` on OpenAPI source `{name}`: env only goes with `command`"),
+                "use `headers`, or `auth` for the document's security schemes",
+            ));
+        }
+        if openapi.get_ref().trim().is_empty() {
+            return Err(self.at(
+                openapi,
+                format!("source `{name}` has an empty `openapi`"),
+                fix,
+            ));
+        }
+        let base_url = match &source.base_url {
+            Some(base) if !is_http_url(base.get_ref()) => {
+                return Err(self.at(
+                    base,
+                    format!("source `{name}` has base_url `{}`, which is not an http:// or https:// URL", base.get_ref()),
+                    "write the API's root, e.g. `https://api.example.com/v1`",
+                ));
+            }
+            Some(base) => Some(base.get_ref().trim_end_matches('/').to_string()),
+            None => None,
+        };
+        let spec = openapi.get_ref().trim();
+        // A relative file is relative to the config, not to wherever a command runs.
+        let spec = if spec.starts_with("http://") || spec.starts_with("https://") {
+            spec.to_string()
+        } else {
+            match self.path.parent() {
+                Some(dir) if Path::new(spec).is_relative() => dir.join(spec).display().to_string(),
+                _ => spec.to_string(),
+            }
+        };
+        let transport = Transport::OpenApi { spec, base_url };
+        self.finish_source(name, source, transport)
+    }
+
+    fn finish_source(
+        &self,
+        name: &str,
+        source: &SourceOptions,
+        transport: Transport,
+    ) -> Result<SourceSettings, ConfigError> {
         let env = self.templates(&source.env)?;
         let headers = self.templates(&source.headers)?;
-        let connections = self.connections(name, source, &env, &headers)?;
+        let auth = self.templates(&source.auth)?;
+        let connections = self.connections(name, source, &env, &headers, &auth)?;
         Ok(SourceSettings {
             name: name.to_string(),
             transport,
@@ -345,6 +428,7 @@ impl Ctx<'_> {
         options: &SourceOptions,
         env: &BTreeMap<String, Template>,
         headers: &BTreeMap<String, Template>,
+        auth: &BTreeMap<String, Template>,
     ) -> Result<Vec<ConnectionSettings>, ConfigError> {
         if options.connections.is_empty() {
             return Ok(vec![ConnectionSettings {
@@ -352,6 +436,7 @@ impl Ctx<'_> {
                 is_default: true,
                 env: env.clone(),
                 headers: headers.clone(),
+                auth: auth.clone(),
             }]);
         }
         let defaults: Vec<&String> = options
@@ -407,8 +492,18 @@ impl Ctx<'_> {
                 default,
                 env: own_env,
                 headers: own_headers,
+                auth: own_auth,
             } = connection;
-            if !own_env.is_empty() && options.url.is_some() {
+            if let Some((key, value)) = own_auth.iter().next()
+                && options.openapi.is_none()
+            {
+                return Err(self.at(
+                    value,
+                    format!("auth `{key}` on connection `{name}` of MCP source `{source}`"),
+                    "`auth` only goes with `openapi`; use `headers` or `env`",
+                ));
+            }
+            if !own_env.is_empty() && (options.url.is_some() || options.openapi.is_some()) {
                 let (key, value) = own_env.iter().next().expect("checked non-empty");
                 return Err(self.at(
                     value,
@@ -428,11 +523,14 @@ impl Ctx<'_> {
             merged_env.extend(self.templates(own_env)?);
             let mut merged_headers = headers.clone();
             merged_headers.extend(self.templates(own_headers)?);
+            let mut merged_auth = auth.clone();
+            merged_auth.extend(self.templates(own_auth)?);
             out.push(ConnectionSettings {
                 name: name.clone(),
                 is_default: *default || options.connections.len() == 1,
                 env: merged_env,
                 headers: merged_headers,
+                auth: merged_auth,
             });
         }
         out.sort_by_key(|c| !c.is_default);
@@ -656,6 +754,10 @@ impl Ctx<'_> {
     }
 }
 
+fn is_http_url(url: &str) -> bool {
+    (url.starts_with("http://") || url.starts_with("https://")) && url.len() >= "http://x".len()
+}
+
 fn known_names_help<'a>(what: &str, names: impl Iterator<Item = &'a str>) -> String {
     let names: Vec<&str> = names.collect();
     if names.is_empty() {
@@ -769,6 +871,39 @@ mod tests {
         assert_eq!(e.line, 3);
         assert_eq!(e.column, 22);
         assert!(e.message.contains("in `TOKEN`"), "{e}");
+    }
+
+    #[test]
+    fn openapi_sources_take_headers_and_auth_and_nothing_of_a_process() {
+        let ok = parse(
+            Path::new("/home/me/.config/capabilities/config.toml"),
+            "[sources.shop]\nopenapi = \"specs/shop.yaml\"\nbase_url = \"https://shop.example/api/\"\nheaders = { A = \"1\" }\nauth = { key = \"${secret:k}\" }\n",
+        )
+        .unwrap();
+        let shop = ok.source("shop").unwrap();
+        assert_eq!(
+            shop.transport,
+            Transport::OpenApi {
+                spec: "/home/me/.config/capabilities/specs/shop.yaml".into(),
+                base_url: Some("https://shop.example/api".into()),
+            }
+        );
+        assert_eq!(shop.default_connection().auth.len(), 1);
+        let e = err("[sources.a]\nopenapi = \"s.json\"\ncommand = \"x\"\n");
+        assert!(
+            e.message
+                .contains("has `openapi` and also `command` or `url`"),
+            "{e}"
+        );
+        let e = err("[sources.a]\nopenapi = \"s.json\"\nenv = { A = \"1\" }\n");
+        assert!(e.message.contains("env `A` on OpenAPI source"), "{e}");
+        let e = err("[sources.a]\nopenapi = \"s.json\"\nbase_url = \"ftp://x\"\n");
+        assert!(e.message.contains("not an http:// or https:// URL"), "{e}");
+        assert_eq!(e.line, 3);
+        let e = err("[sources.a]\ncommand = \"x\"\nauth = { k = \"v\" }\n");
+        assert!(e.message.contains("`auth` only goes with `openapi`"), "{e}");
+        let e = err("[sources.a]\nurl = \"http://h/mcp\"\nbase_url = \"http://h\"\n");
+        assert!(e.message.contains("only goes with `openapi`"), "{e}");
     }
 
     #[test]

@@ -45,7 +45,8 @@ pub struct FreshnessOptions {
     pub confirm: Option<Spanned<String>>,
 }
 
-/// One upstream MCP server. Exactly one of `command` (stdio) or `url` (Streamable HTTP).
+/// One upstream: exactly one of `command` (an MCP server over stdio), `url` (an MCP server over
+/// Streamable HTTP) or `openapi` (an HTTP API described by an OpenAPI document).
 #[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct SourceOptions {
@@ -61,6 +62,16 @@ pub struct SourceOptions {
     pub url: Option<String>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub headers: BTreeMap<String, Spanned<String>>,
+    /// The OpenAPI 3.x document (a file path or an http(s) URL) whose operations become tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub openapi: Option<Spanned<String>>,
+    /// Where an OpenAPI source's requests go, instead of the document's first `servers` entry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<Spanned<String>>,
+    /// An OpenAPI source's credentials, by the name of the document's security scheme
+    /// (`components.securitySchemes`): an API key, a bearer token, or `user:password` for basic.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub auth: BTreeMap<String, Spanned<String>>,
     /// Seconds to wait for the server to start and answer its first listing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connect_timeout_secs: Option<Spanned<u64>>,
@@ -74,7 +85,8 @@ pub struct SourceOptions {
     pub connections: BTreeMap<String, ConnectionOptions>,
 }
 
-/// One credentialed instance of a source. Its `env` and `headers` are laid over the source's.
+/// One credentialed instance of a source. Its `env`, `headers` and `auth` are laid over the
+/// source's.
 #[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ConnectionOptions {
@@ -84,6 +96,8 @@ pub struct ConnectionOptions {
     pub env: BTreeMap<String, Spanned<String>>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub headers: BTreeMap<String, Spanned<String>>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub auth: BTreeMap<String, Spanned<String>>,
 }
 
 /// A named subset of sources plus policy rules of its own (`hub serve --profile NAME`).

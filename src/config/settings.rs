@@ -124,6 +124,13 @@ pub enum Transport {
     Http {
         url: String,
     },
+    /// No MCP server: an HTTP API whose OpenAPI document (`spec`, a path or a URL) says what
+    /// its operations are; each operation is a tool.
+    OpenApi {
+        spec: String,
+        /// Overrides the document's `servers`.
+        base_url: Option<String>,
+    },
 }
 
 impl Transport {
@@ -135,6 +142,10 @@ impl Transport {
                 .collect::<Vec<_>>()
                 .join(" "),
             Transport::Http { url } => url.clone(),
+            Transport::OpenApi { spec, base_url } => match base_url {
+                Some(base) => format!("openapi {spec} (at {base})"),
+                None => format!("openapi {spec}"),
+            },
         }
     }
 }
@@ -163,13 +174,16 @@ impl SourceSettings {
     }
 }
 
-/// One credentialed instance of a source: the source's env/headers with its own laid over them.
+/// One credentialed instance of a source: the source's env/headers/auth with its own laid over
+/// them.
 #[derive(Debug, Clone)]
 pub struct ConnectionSettings {
     pub name: String,
     pub is_default: bool,
     pub env: BTreeMap<String, Template>,
     pub headers: BTreeMap<String, Template>,
+    /// An OpenAPI source's credentials by security scheme name.
+    pub auth: BTreeMap<String, Template>,
 }
 
 /// The name of the connection a source gets when the config declares none.

@@ -16,7 +16,13 @@ mod tests {
         let starter = super::super::parse(Path::new("starter.toml"), super::STARTER).unwrap();
         assert!(starter.sources.is_empty());
         let reference = super::super::parse(Path::new("reference.toml"), super::REFERENCE).unwrap();
-        assert_eq!(reference.sources.len(), 3);
+        assert_eq!(reference.sources.len(), 4);
+        let shop = reference.source("shop").unwrap();
+        assert!(matches!(
+            shop.transport,
+            crate::config::Transport::OpenApi { .. }
+        ));
+        assert_eq!(shop.default_connection().auth.len(), 1);
         let github = reference.source("github").unwrap();
         assert_eq!(github.default_connection().name, "personal");
         assert_eq!(github.connections.len(), 2);

@@ -4,6 +4,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+/// The `_meta` key under which a failed call's result carries what an HTTP answer says about
+/// the failure (`status`, `retryable`, `hint`); OpenAPI sources set it, the sandbox reads it
+/// into the script's `ToolError`.
+pub const HTTP_META: &str = "capabilities/http";
+
 /// A tool as an upstream server lists it, before the catalogue gives it an address.
 /// Kept as plain JSON-friendly data so the cache can store it and tests can load recorded fixtures.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -582,8 +582,12 @@ async fn finish_call(env: HostEnv, started: Started) -> rquickjs::Result<String>
                             (reply_error(&failure, ms), false, ms, CallEnd::Done)
                         }
                     },
-                    Unwrapped::ToolFailed(message) => {
-                        let failure = bounded(CallFailure::new(ErrorCode::ToolError, message), cap);
+                    Unwrapped::ToolFailed(tool) => {
+                        let mut failure = CallFailure::new(ErrorCode::ToolError, tool.message);
+                        failure.status = tool.status;
+                        failure.retryable = tool.retryable;
+                        failure.hint = tool.hint;
+                        let failure = bounded(failure, cap);
                         (reply_error(&failure, ms), false, ms, CallEnd::Failed)
                     }
                 },

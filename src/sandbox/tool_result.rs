@@ -1,6 +1,7 @@
 //! Turns a raw MCP `CallToolResult` into the value a script sees: `structuredContent` when
 //! present, else text parsed as JSON when it is JSON, else the text; images, audio and resources
-//! as typed objects; `isError: true` becomes a failure for a `ToolError`.
+//! as typed objects; `isError: true` becomes a failure for a `ToolError`, with the HTTP status,
+//! retryability and hint an OpenAPI source puts in the result's `_meta`.
 
 use serde_json::{Map, Value, json};
 
@@ -8,8 +9,17 @@ use serde_json::{Map, Value, json};
 #[derive(Debug, Clone, PartialEq)]
 pub enum Unwrapped {
     Value(Value),
-    /// The tool reported `isError: true`; the message is its text.
-    ToolFailed(String),
+    /// The tool reported `isError: true`.
+    ToolFailed(ToolFailure),
+}
+
+/// A tool's own failure: its text, and what an HTTP API's answer adds.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ToolFailure {
+    pub message: String,
+    pub status: Option<i64>,
+    pub retryable: bool,
+    pub hint: Option<String>,
 }
 
 pub fn unwrap_result(raw: Value) -> Unwrapped {
@@ -38,7 +48,16 @@ pub fn unwrap_result(raw: Value) -> Unwrapped {
         } else {
             text.join("\n")
         };
-        return Unwrapped::ToolFailed(message);
+        let http = result
+            .get("_meta")
+            .and_then(|meta| meta.get(crate::model::tool::HTTP_META));
+        let field = |key: &str| http.and_then(|http| http.get(key));
+        return Unwrapped::ToolFailed(ToolFailure {
+            message,
+            status: field("status").and_then(Value::as_i64),
+            retryable: field("retryable").and_then(Value::as_bool) == Some(true),
+            hint: field("hint").and_then(Value::as_str).map(str::to_string),
+        });
     }
     if let Some(structured) = result.remove("structuredContent").filter(|v| !v.is_null()) {
         return Unwrapped::Value(structured);
@@ -156,7 +175,21 @@ mod tests {
             json!({ "isError": true, "content": [{ "type": "text", "text": "no such repo" }] });
         assert_eq!(
             unwrap_result(raw),
-            Unwrapped::ToolFailed("no such repo".into())
+            Unwrapped::ToolFailed(ToolFailure {
+                message: "no such repo".into(),
+                ..ToolFailure::default()
+            })
+        );
+        let raw = json!({ "isError": true, "content": [{ "type": "text", "text": "busy" }],
+            "_meta": { "capabilities/http": { "status": 429, "retryable": true, "hint": "wait" } } });
+        assert_eq!(
+            unwrap_result(raw),
+            Unwrapped::ToolFailed(ToolFailure {
+                message: "busy".into(),
+                status: Some(429),
+                retryable: true,
+                hint: Some("wait".into()),
+            })
         );
         assert_eq!(
             unwrap_result(json!({ "content": [] })),

@@ -1,7 +1,9 @@
 //! One connection of one source (a "link") and the task that supervises it: connect within the
 //! connect timeout, list the tools, serve requests until the upstream goes away, then reconnect
-//! with backoff; or stop cleanly on shutdown.
+//! with backoff; or stop cleanly on shutdown. An OpenAPI source "connects" by reading its
+//! document and has nothing to go away: it stays ready until shutdown.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -13,10 +15,12 @@ use tokio::task::JoinHandle;
 
 use super::error::{chain, handshake_cause, request_cause};
 use super::handler::{UpstreamHandler, tools_changed};
+use super::openapi::{Api, Connect};
 use super::resolve::resolve_all;
 use super::status::{SourceEvent, SourceStatus};
 use super::stdio::StdioChild;
 use super::{http, stdio};
+use crate::config::template::Template;
 use crate::config::{ConnectionSettings, SourceSettings, Transport};
 use crate::credentials::{Redaction, Secret, SecretLookup};
 
@@ -34,13 +38,20 @@ pub(crate) struct Shared {
     pub(crate) tasks: Mutex<Vec<JoinHandle<()>>>,
 }
 
+/// What requests to a ready link go through.
+#[derive(Clone)]
+pub(crate) enum Client {
+    Mcp(Peer<RoleClient>),
+    OpenApi(Arc<Api>),
+}
+
 #[derive(Clone)]
 pub(crate) enum LinkState {
     /// A lazy connection nobody has used yet.
     Idle,
     Connecting,
     Ready {
-        peer: Peer<RoleClient>,
+        client: Client,
         status: SourceStatus,
     },
     Failed(String),
@@ -148,6 +159,25 @@ impl Link {
             .unwrap_or_else(|poisoned| poisoned.into_inner()) = pid;
     }
 
+    /// Resolves the connection's `env`, `headers` or `auth` (`what` names which in errors),
+    /// adding the secrets it read to `resolved`.
+    fn resolve(
+        &self,
+        values: &BTreeMap<String, Template>,
+        what: &str,
+        secrets: &dyn SecretLookup,
+        resolved: &mut Vec<Secret>,
+    ) -> Result<Vec<(String, String)>, String> {
+        resolve_all(
+            values,
+            what,
+            &self.source.name,
+            &self.connection,
+            secrets,
+            resolved,
+        )
+    }
+
     /// The redaction of the secrets this connection last sent its upstream.
     pub(crate) fn redaction(&self) -> Arc<Redaction> {
         self.redaction
@@ -195,11 +225,25 @@ impl Link {
 }
 
 /// A connected upstream, for as long as it stays up.
-struct Live {
-    running: RunningService<RoleClient, UpstreamHandler>,
-    child: Option<StdioChild>,
-    /// The `subscriptions/listen` reader for a 2026-07-28 upstream, if one runs.
-    listener: Option<JoinHandle<()>>,
+// One per connection while it is up, moved once into its supervisor: its size does not matter.
+#[allow(clippy::large_enum_variant)]
+enum Live {
+    Mcp {
+        running: RunningService<RoleClient, UpstreamHandler>,
+        child: Option<StdioChild>,
+        /// The `subscriptions/listen` reader for a 2026-07-28 upstream, if one runs.
+        listener: Option<JoinHandle<()>>,
+    },
+    OpenApi(Arc<Api>),
+}
+
+impl Live {
+    fn client(&self) -> Client {
+        match self {
+            Live::Mcp { running, .. } => Client::Mcp(running.peer().clone()),
+            Live::OpenApi(api) => Client::OpenApi(api.clone()),
+        }
+    }
 }
 
 async fn supervise(link: Arc<Link>) {
@@ -218,7 +262,7 @@ async fn supervise(link: Arc<Link>) {
             Ok((live, status)) => {
                 attempt = 0;
                 link.set(LinkState::Ready {
-                    peer: live.running.peer().clone(),
+                    client: live.client(),
                     status,
                 });
                 match serve_until_closed(live, &mut shutdown).await {
@@ -268,18 +312,27 @@ async fn stopping(shutdown: &mut watch::Receiver<bool>) {
 
 /// Runs until the upstream goes away (returns why) or shutdown is requested (closes it and
 /// returns `None`).
-async fn serve_until_closed(
-    mut live: Live,
-    shutdown: &mut watch::Receiver<bool>,
-) -> Option<String> {
-    let token = live.running.cancellation_token();
-    let waiting = live.running.waiting();
+async fn serve_until_closed(live: Live, shutdown: &mut watch::Receiver<bool>) -> Option<String> {
+    let (running, mut child, listener) = match live {
+        Live::Mcp {
+            running,
+            child,
+            listener,
+        } => (running, child, listener),
+        // Nothing runs between calls: each one is its own HTTP request.
+        Live::OpenApi(_) => {
+            stopping(shutdown).await;
+            return None;
+        }
+    };
+    let token = running.cancellation_token();
+    let waiting = running.waiting();
     tokio::pin!(waiting);
     let stop = tokio::select! {
         _ = &mut waiting => false,
         _ = stopping(shutdown) => true,
     };
-    if let Some(listener) = live.listener.take() {
+    if let Some(listener) = listener {
         listener.abort();
     }
     if stop {
@@ -287,12 +340,12 @@ async fn serve_until_closed(
         // how MCP asks a stdio server to exit.
         token.cancel();
         let _ = tokio::time::timeout(CLOSE_GRACE, waiting).await;
-        if let Some(child) = live.child.as_mut() {
+        if let Some(child) = child.as_mut() {
             child.terminate().await;
         }
         return None;
     }
-    Some(match live.child.as_mut() {
+    Some(match child.as_mut() {
         Some(child) => child.explain_exit().await,
         None => "the server closed the connection".to_string(),
     })
@@ -322,14 +375,7 @@ async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), String> {
     let mut resolved = Vec::new();
     let (running, child) = match &source.transport {
         Transport::Stdio { command, args, cwd } => {
-            let env = resolve_all(
-                &connection.env,
-                "env",
-                &source.name,
-                &link.connection,
-                secrets,
-                &mut resolved,
-            )?;
+            let env = link.resolve(&connection.env, "env", secrets, &mut resolved)?;
             let redaction = link.set_redaction(resolved);
             let (mut child, transport) =
                 stdio::spawn(&source.name, command, args, cwd.as_deref(), env, redaction)?;
@@ -345,15 +391,11 @@ async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), String> {
                 Err(_) => return Err(child.explain_connect_failure(None, limit).await),
             }
         }
+        Transport::OpenApi { spec, base_url } => {
+            return connect_openapi(link, connection, spec, base_url.as_deref(), secrets).await;
+        }
         Transport::Http { url } => {
-            let headers = resolve_all(
-                &connection.headers,
-                "header",
-                &source.name,
-                &link.connection,
-                secrets,
-                &mut resolved,
-            )?;
+            let headers = link.resolve(&connection.headers, "header", secrets, &mut resolved)?;
             link.set_redaction(resolved);
             let transport = http::transport(&source.name, url, headers)?;
             match tokio::time::timeout(limit, handler.serve_with_lifecycle(transport, lifecycle()))
@@ -427,13 +469,44 @@ async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), String> {
         tool_count,
     };
     Ok((
-        Live {
+        Live::Mcp {
             running,
             child,
             listener,
         },
         status,
     ))
+}
+
+/// Reads an OpenAPI source's document with the connection's headers and credentials resolved.
+async fn connect_openapi(
+    link: &Arc<Link>,
+    connection: &ConnectionSettings,
+    spec: &str,
+    base_url: Option<&str>,
+    secrets: &dyn SecretLookup,
+) -> Result<(Live, SourceStatus), String> {
+    let source = &link.source;
+    let mut resolved = Vec::new();
+    let headers = link.resolve(&connection.headers, "header", secrets, &mut resolved)?;
+    let auth = link.resolve(&connection.auth, "auth", secrets, &mut resolved)?;
+    link.set_redaction(resolved);
+    let api = Api::connect(Connect {
+        source: &source.name,
+        spec,
+        base_url,
+        headers,
+        auth,
+        connect_timeout: source.connect_timeout,
+    })
+    .await?;
+    let status = SourceStatus::Ready {
+        protocol_version: api.protocol.clone(),
+        server_name: api.title.clone(),
+        server_version: api.version.clone(),
+        tool_count: api.tools().len(),
+    };
+    Ok((Live::OpenApi(Arc::new(api)), status))
 }
 
 /// A 2026-07-28 upstream sends list-changed notifications only on a `subscriptions/listen`

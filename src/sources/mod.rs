@@ -1,6 +1,7 @@
 //! Upstream MCP clients (rmcp): one [`Sources`] manager connects every enabled source of the
 //! config concurrently in the background, over stdio (a child process in its own process group)
-//! or Streamable HTTP, and keeps each one's [`SourceStatus`]. A source's default connection
+//! or Streamable HTTP, or reads an HTTP API's OpenAPI document (`openapi`, whose operations
+//! answer as tools do), and keeps each one's [`SourceStatus`]. A source's default connection
 //! connects at start; other connections on first use. Slow, hanging, crashing or noisy sources
 //! fail on their own, with a message that says what happened and what to do; one that crashes
 //! after it was ready is restarted with backoff.
@@ -32,6 +33,7 @@ mod error;
 mod handler;
 mod http;
 mod link;
+mod openapi;
 // Signals whole process groups (`killpg`), which only libc offers.
 #[allow(unsafe_code)]
 mod process_group;
@@ -45,16 +47,17 @@ use std::time::Duration;
 
 use rmcp::ServiceError;
 use rmcp::model::{CallToolRequestParams, CallToolResponse};
-use rmcp::service::{Peer, RoleClient};
 use serde_json::{Map, Value};
 use tokio::sync::{broadcast, watch};
 
 pub use error::SourceError;
+pub use openapi::document_tools;
 pub use process_group::kill_all;
 pub use signals::termination_signal;
 pub use status::{SourceEvent, SourceStatus};
 
-use self::link::{Link, LinkState, Shared};
+use self::link::{Client, Link, LinkState, Shared};
+use self::openapi::CallError;
 use crate::config::SourceSettings;
 use crate::credentials::SecretLookup;
 use crate::model::tool::UpstreamTool;
@@ -168,29 +171,41 @@ impl Sources {
         self.statuses()
     }
 
-    /// Every tool the source lists (`tools/list`, all pages), through its default connection.
+    /// Every tool the source lists (`tools/list`, all pages, or an OpenAPI document's
+    /// operations), through its default connection.
     pub async fn list_tools(&self, source: &str) -> Result<Vec<UpstreamTool>, SourceError> {
         let link = self.link(source, None)?;
-        let peer = ready_peer(&link).await?;
         let request = "tools/list";
-        let tools = with_timeout(&link, request, peer.list_all_tools()).await?;
+        let tools: Vec<Value> = match ready_client(&link).await? {
+            Client::Mcp(peer) => with_timeout(&link, request, peer.list_all_tools())
+                .await?
+                .iter()
+                .map(serde_json::to_value)
+                .collect::<Result<_, _>>(),
+            Client::OpenApi(api) => api.tools().iter().map(serde_json::to_value).collect(),
+        }
+        .map_err(|error| SourceError::Upstream {
+            name: source.to_string(),
+            request: request.to_string(),
+            message: format!("its tool listing cannot be read: {error}"),
+        })?;
         // An upstream can echo its token into a description or a schema's default; blanked
         // here, it reaches neither the cache on disk, nor search, describe or the sandbox.
         let redaction = link.redaction();
         tools
             .into_iter()
-            .map(|tool| {
-                let name = redaction.clean(&tool.name);
-                serde_json::to_value(&tool)
-                    .and_then(|mut tool| {
-                        redaction.clean_json(&mut tool);
-                        serde_json::from_value(tool)
-                    })
-                    .map_err(|error| SourceError::Upstream {
-                        name: source.to_string(),
-                        request: request.to_string(),
-                        message: format!("its definition of tool `{name}` cannot be read: {error}"),
-                    })
+            .map(|mut tool| {
+                redaction.clean_json(&mut tool);
+                let name = tool
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string();
+                serde_json::from_value(tool).map_err(|error| SourceError::Upstream {
+                    name: source.to_string(),
+                    request: request.to_string(),
+                    message: format!("its definition of tool `{name}` cannot be read: {error}"),
+                })
             })
             .collect()
     }
@@ -234,8 +249,42 @@ impl Sources {
         arguments: Map<String, Value>,
     ) -> Result<Value, SourceError> {
         let link = self.link(source, connection)?;
-        let peer = ready_peer(&link).await?;
         let request = format!("tools/call `{upstream_name}`");
+        let peer = match ready_client(&link).await? {
+            Client::Mcp(peer) => peer,
+            Client::OpenApi(api) => {
+                let call = api.call(upstream_name, &arguments);
+                let timeout = link.source.request_timeout;
+                let answer = tokio::time::timeout(timeout, call).await.map_err(|_| {
+                    SourceError::Timeout {
+                        name: source.to_string(),
+                        request: request.clone(),
+                        timeout,
+                    }
+                })?;
+                return match answer {
+                    Ok(result) => Ok(result),
+                    // Arguments the schema let through but no request can carry: the
+                    // script's mistake, told as a tool error it can correct.
+                    Err(CallError::Request(message)) => Ok(serde_json::json!({
+                        "isError": true,
+                        "content": [{ "type": "text", "text": format!("{upstream_name}: {message}") }],
+                    })),
+                    Err(CallError::Network(message)) => Err(SourceError::Transport {
+                        name: source.to_string(),
+                        request,
+                        message,
+                    }),
+                    Err(CallError::Unknown(name)) => Err(SourceError::Upstream {
+                        name: source.to_string(),
+                        request,
+                        message: format!(
+                            "its OpenAPI document has no operation `{name}` (any more); `capabilities source refresh {source}` lists it again"
+                        ),
+                    }),
+                };
+            }
+        };
         let params =
             CallToolRequestParams::new(upstream_name.to_string()).with_arguments(arguments);
         let response = with_timeout(&link, &request, peer.call_tool_once(params)).await?;
@@ -373,7 +422,7 @@ impl Drop for Sources {
 }
 
 /// Starts the link if needed and waits until it is ready; errors say why it is not.
-async fn ready_peer(link: &Arc<Link>) -> Result<Peer<RoleClient>, SourceError> {
+async fn ready_client(link: &Arc<Link>) -> Result<Client, SourceError> {
     link.ensure_started();
     let name = link.source.name.clone();
     let bound = link.source.connect_timeout + link.source.request_timeout + SETTLE_SLACK;
@@ -390,7 +439,7 @@ async fn ready_peer(link: &Arc<Link>) -> Result<Peer<RoleClient>, SourceError> {
             }
         };
     match state {
-        LinkState::Ready { peer, .. } => Ok(peer),
+        LinkState::Ready { client, .. } => Ok(client),
         LinkState::Failed(reason) => Err(SourceError::Unavailable { name, reason }),
         LinkState::Restarting {
             attempt,

@@ -10,7 +10,8 @@ pub enum SourceStatus {
     Connecting,
     /// Connected and listed; requests go through.
     Ready {
-        /// The negotiated MCP version, e.g. `2025-11-25`.
+        /// The negotiated MCP version, e.g. `2025-11-25`; for an OpenAPI source the
+        /// document's version, e.g. `OpenAPI 3.1.0`.
         protocol_version: String,
         /// What the server calls itself in its handshake, when it says.
         server_name: Option<String>,
@@ -51,7 +52,12 @@ impl fmt::Display for SourceStatus {
                 tool_count,
             } => {
                 let tools = if *tool_count == 1 { "tool" } else { "tools" };
-                write!(f, "ready: {tool_count} {tools}, MCP {protocol_version}")?;
+                // An OpenAPI source's "protocol" names itself (`OpenAPI 3.1.0`).
+                if protocol_version.starts_with("OpenAPI") {
+                    write!(f, "ready: {tool_count} {tools}, {protocol_version}")?;
+                } else {
+                    write!(f, "ready: {tool_count} {tools}, MCP {protocol_version}")?;
+                }
                 match (server_name, server_version) {
                     (Some(name), Some(version)) => write!(f, ", {name} {version}"),
                     (Some(name), None) => write!(f, ", {name}"),

@@ -24,6 +24,7 @@ fn connection(name: &str, is_default: bool) -> ConnectionSettings {
         is_default,
         env: BTreeMap::new(),
         headers: BTreeMap::new(),
+        auth: BTreeMap::new(),
     }
 }
 

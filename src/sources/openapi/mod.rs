@@ -1,0 +1,318 @@
+//! OpenAPI sources: an HTTP API described by an OpenAPI 3.0 or 3.1 document, behind the same
+//! seam as an MCP server. "Connecting" reads the document (a file, or a URL fetched within the
+//! connect timeout, every time the source connects) and turns its operations into tools; the
+//! catalogue caches that listing like any other, so search and describe do not wait for the
+//! document. A call builds one HTTP request from the tool's arguments and answers with a
+//! `CallToolResult`, as an MCP server would.
+//!
+//! | file            | owns                                                               |
+//! |-----------------|--------------------------------------------------------------------|
+//! | `mod.rs`        | [`Api`]: loading a document for one connection, the HTTP client, calls |
+//! | `spec.rs`       | parsing JSON/YAML, version and shape checks, errors with pointer and line |
+//! | `schema.rs`     | OpenAPI schemas → self-contained JSON Schema (`$defs`, 3.0 dialect) |
+//! | `operations.rs` | operations → tools: names, input/output schemas, annotations        |
+//! | `security.rs`   | `auth` credentials placed as the document's security schemes say    |
+//! | `request.rs`    | arguments → an HTTP request: path escaping, styles, bodies          |
+//! | `response.rs`   | an HTTP response → a `CallToolResult`, failures with status and hint |
+
+mod operations;
+mod request;
+mod response;
+mod schema;
+mod security;
+mod spec;
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use self::operations::Operation;
+use self::security::Credentials;
+use crate::model::tool::UpstreamTool;
+
+/// The tools an OpenAPI document's text describes, as a source reading it lists them: for the
+/// benchmarks, and for anything that inspects a document without connecting.
+pub fn document_tools(text: String) -> Result<Vec<UpstreamTool>, String> {
+    let document = spec::parse(text).map_err(|error| error.to_string())?;
+    let built = operations::operations(&document).map_err(|error| error.to_string())?;
+    Ok(built.into_iter().map(|(_, tool)| tool).collect())
+}
+
+/// One connection's view of an API: its operations, where requests go, and with what.
+pub(crate) struct Api {
+    source: String,
+    /// `OpenAPI 3.1.0`, for the source's status.
+    pub(crate) protocol: String,
+    pub(crate) title: Option<String>,
+    pub(crate) version: Option<String>,
+    tools: Vec<UpstreamTool>,
+    operations: HashMap<String, Operation>,
+    base_url: String,
+    default_security: Option<Vec<Vec<String>>>,
+    client: reqwest::Client,
+    /// The connection's `headers`, resolved, sent on every request.
+    headers: Vec<(String, String)>,
+    credentials: Credentials,
+}
+
+/// Why a call did not get an HTTP answer.
+pub(crate) enum CallError {
+    /// The arguments cannot make a request (the message says which).
+    Request(String),
+    /// No answer: refused, reset, unreachable.
+    Network(String),
+    /// No tool of this name.
+    Unknown(String),
+}
+
+/// Where a connection's document is and what it sends.
+pub(crate) struct Connect<'a> {
+    pub(crate) source: &'a str,
+    pub(crate) spec: &'a str,
+    pub(crate) base_url: Option<&'a str>,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) auth: Vec<(String, String)>,
+    pub(crate) connect_timeout: Duration,
+}
+
+impl Api {
+    /// Reads the document and prepares the connection. Errors are whole sentences that name
+    /// the document, the place in it and the fix.
+    pub(crate) async fn connect(connect: Connect<'_>) -> Result<Api, String> {
+        let Connect {
+            source,
+            spec: location,
+            base_url,
+            headers,
+            auth,
+            connect_timeout,
+        } = connect;
+        let client = client(source, connect_timeout)?;
+        let text = fetch(&client, location, connect_timeout).await?;
+        let document = spec::parse(text)
+            .map_err(|error| format!("the OpenAPI document {location}: {error}"))?;
+        let built = operations::operations(&document)
+            .map_err(|error| format!("the OpenAPI document {location}: {error}"))?;
+        let base_url = match base_url {
+            Some(base) => base.trim_end_matches('/').to_string(),
+            None => server_url(&document.root, location)?,
+        };
+        let credentials = Credentials::new(&document, auth)
+            .map_err(|error| format!("source `{source}`: {error}"))?;
+        let info = |key: &str| {
+            document
+                .root
+                .pointer(&format!("/info/{key}"))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        };
+        let protocol = document
+            .root
+            .get("openapi")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let (operations, tools): (Vec<Operation>, Vec<UpstreamTool>) = built.into_iter().unzip();
+        Ok(Api {
+            source: source.to_string(),
+            protocol: format!("OpenAPI {protocol}"),
+            title: info("title"),
+            version: info("version"),
+            default_security: default_security(&document.root, &operations),
+            operations: operations
+                .into_iter()
+                .map(|operation| (operation.name.clone(), operation))
+                .collect(),
+            tools,
+            base_url,
+            client,
+            headers,
+            credentials,
+        })
+    }
+
+    /// Every operation as a tool, in document order.
+    pub(crate) fn tools(&self) -> &[UpstreamTool] {
+        &self.tools
+    }
+
+    /// Sends one operation and reads its answer as a `CallToolResult`.
+    pub(crate) async fn call(
+        &self,
+        name: &str,
+        arguments: &Map<String, Value>,
+    ) -> Result<Value, CallError> {
+        let Some(operation) = self.operations.get(name) else {
+            return Err(CallError::Unknown(name.to_string()));
+        };
+        let base = match &operation.server {
+            Some(server) if server.starts_with("http://") || server.starts_with("https://") => {
+                server.trim_end_matches('/').to_string()
+            }
+            _ => self.base_url.clone(),
+        };
+        let built = request::build(
+            &self.client,
+            &base,
+            operation,
+            arguments,
+            &self.credentials,
+            self.default_security.as_ref(),
+        )
+        .map_err(CallError::Request)?;
+        let mut request = built.request;
+        for (name, value) in &self.headers {
+            let mut value = reqwest::header::HeaderValue::try_from(value.as_str()).map_err(|_| {
+                CallError::Request(format!(
+                    "the value of header `{name}` of source `{}` has characters a header cannot carry; check it for line breaks",
+                    self.source
+                ))
+            })?;
+            value.set_sensitive(true);
+            request = request.header(name.as_str(), value);
+        }
+        let response = request
+            .send()
+            .await
+            .map_err(|error| CallError::Network(network_reason(&error, &base)))?;
+        let missing = self.credentials.missing(
+            operation
+                .security
+                .as_ref()
+                .or(self.default_security.as_ref()),
+        );
+        response::read(response, &built.line, &missing, &self.source)
+            .await
+            .map_err(CallError::Network)
+    }
+}
+
+/// The client of one connection: the process's rustls, connections kept alive and reused, a
+/// connect timeout, and redirects followed only within the origin (a redirect elsewhere would
+/// take the credentials along).
+fn client(source: &str, connect_timeout: Duration) -> Result<reqwest::Client, String> {
+    crate::tls::install_crypto_provider();
+    const MAX_REDIRECTS: usize = 10;
+    let redirects = reqwest::redirect::Policy::custom(|attempt| {
+        let same_origin = attempt
+            .previous()
+            .first()
+            .is_some_and(|original| original.origin() == attempt.url().origin());
+        if !same_origin {
+            attempt.stop()
+        } else if attempt.previous().len() > MAX_REDIRECTS {
+            attempt.error(format!("exceeded {MAX_REDIRECTS} redirects"))
+        } else {
+            attempt.follow()
+        }
+    });
+    reqwest::Client::builder()
+        .redirect(redirects)
+        .connect_timeout(connect_timeout)
+        .user_agent(concat!("capabilities/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|error| {
+            format!(
+                "source `{source}`: {}",
+                crate::tls::explain_setup_failure(&chain(&error))
+            )
+        })
+}
+
+/// The requirements of an operation that declares none: the document's; none at all when only
+/// operations declare theirs (FastAPI's way), so a credential goes only where it is asked for;
+/// `None` (every configured credential everywhere) when the document declares security nowhere.
+fn default_security(root: &Value, operations: &[Operation]) -> Option<Vec<Vec<String>>> {
+    match root.get("security") {
+        Some(requirements) => Some(operations::requirements(requirements)),
+        None if operations.iter().any(|o| o.security.is_some()) => Some(Vec::new()),
+        None => None,
+    }
+}
+
+/// The document's text, from a file or a URL.
+async fn fetch(
+    client: &reqwest::Client,
+    location: &str,
+    timeout: Duration,
+) -> Result<String, String> {
+    if !(location.starts_with("http://") || location.starts_with("https://")) {
+        return std::fs::read_to_string(location).map_err(|error| match error.kind() {
+            std::io::ErrorKind::NotFound => format!(
+                "there is no OpenAPI document at {location}; fix `openapi` in the config (a file path or an http(s) URL)"
+            ),
+            _ => format!("cannot read the OpenAPI document {location}: {error}"),
+        });
+    }
+    let fetched = async {
+        let response = client.get(location).send().await?;
+        let status = response.status();
+        let text = response.text().await?;
+        Ok::<_, reqwest::Error>((status, text))
+    };
+    match tokio::time::timeout(timeout, fetched).await {
+        Err(_) => Err(format!(
+            "no answer from {location} within {} s while fetching the OpenAPI document; check the URL, or raise `connect_timeout_secs`",
+            timeout.as_secs_f64()
+        )),
+        Ok(Err(error)) => Err(format!(
+            "cannot fetch the OpenAPI document from {location}: {}. Check that the server is running and the URL is right",
+            network_reason(&error, location)
+        )),
+        Ok(Ok((status, _))) if !status.is_success() => Err(format!(
+            "fetching the OpenAPI document from {location} answered HTTP {status}; check the URL (FastAPI serves it at /openapi.json)"
+        )),
+        Ok(Ok((_, text))) => Ok(text),
+    }
+}
+
+/// The API's root: the document's first `servers` entry with its variables' defaults, made
+/// absolute against the document's own URL when it is relative (FastAPI's is `/` or absent).
+fn server_url(root: &Value, location: &str) -> Result<String, String> {
+    let server = root.pointer("/servers/0");
+    let mut url = server
+        .and_then(|s| s.get("url"))
+        .and_then(Value::as_str)
+        .unwrap_or("/")
+        .to_string();
+    if let Some(Value::Object(variables)) = server.and_then(|s| s.get("variables")) {
+        for (name, variable) in variables {
+            if let Some(default) = variable.get("default").and_then(Value::as_str) {
+                url = url.replace(&format!("{{{name}}}"), default);
+            }
+        }
+    }
+    if url.starts_with("http://") || url.starts_with("https://") {
+        return Ok(url.trim_end_matches('/').to_string());
+    }
+    let remote = location.starts_with("http://") || location.starts_with("https://");
+    match reqwest::Url::parse(location).and_then(|base| base.join(&url)) {
+        Ok(joined) if remote => Ok(joined.as_str().trim_end_matches('/').to_string()),
+        _ => Err(format!(
+            "the OpenAPI document {location} gives no absolute server URL (its `servers` says `{url}`), so capabilities does not know where to send requests; set `base_url` for the source (`--base-url URL`)"
+        )),
+    }
+}
+
+/// A network failure in plain words: what happened, without reqwest's layers.
+fn network_reason(error: &reqwest::Error, target: &str) -> String {
+    if let Some(reason) = crate::tls::explain_handshake_failure(error) {
+        return format!("cannot connect securely to {target}: {reason}");
+    }
+    if error.is_timeout() {
+        return format!("the connection to {target} timed out");
+    }
+    let innermost = chain(error);
+    if error.is_connect() {
+        return format!("cannot connect to {target}: {innermost}");
+    }
+    format!("the request to {target} failed: {innermost}")
+}
+
+fn chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut current = error;
+    while let Some(cause) = current.source() {
+        current = cause;
+    }
+    current.to_string()
+}

@@ -1,0 +1,368 @@
+//! One call's arguments → one HTTP request: the path template filled in with percent-escaped
+//! values, query parameters written per their `style` and `explode`, headers and cookies,
+//! the body as JSON, a form, multipart fields or text, and the credentials the operation's
+//! security requirements name. RFC 6570 and OpenAPI's parameter serialization are the rules.
+
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use reqwest::header::{HeaderName, HeaderValue};
+use serde_json::{Map, Value};
+
+use super::operations::{BODY, BodyKind, Location, Operation, Parameter, Style, placeholders};
+use super::security::Credentials;
+
+/// RFC 3986's unreserved characters stay; everything else is escaped.
+pub(crate) const UNRESERVED: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+/// `allowReserved: true`: RFC 3986's reserved characters stay too, except those that would end
+/// the value (`&`, `#`) or be read as a space (`+`).
+const RESERVED_ALLOWED: &AsciiSet = &UNRESERVED
+    .remove(b':')
+    .remove(b'/')
+    .remove(b'?')
+    .remove(b'[')
+    .remove(b']')
+    .remove(b'@')
+    .remove(b'!')
+    .remove(b'$')
+    .remove(b'\'')
+    .remove(b'(')
+    .remove(b')')
+    .remove(b'*')
+    .remove(b',')
+    .remove(b';')
+    .remove(b'=');
+
+/// A request ready to send, and its request line for messages (`GET /pets/7`).
+pub(crate) struct Built {
+    pub(crate) request: reqwest::RequestBuilder,
+    pub(crate) line: String,
+}
+
+/// Builds the request for `operation` with `arguments` (already validated against the tool's
+/// input schema) against `base` (no trailing slash). Errors say which argument is wrong.
+pub(crate) fn build(
+    client: &reqwest::Client,
+    base: &str,
+    operation: &Operation,
+    arguments: &Map<String, Value>,
+    credentials: &Credentials,
+    default_security: Option<&Vec<Vec<String>>>,
+) -> Result<Built, String> {
+    let mut path = operation.path.clone();
+    for (name, range) in placeholders(&operation.path).into_iter().rev() {
+        let Some(parameter) = operation
+            .parameters
+            .iter()
+            .find(|p| p.location == Location::Path && p.name == name)
+        else {
+            continue;
+        };
+        let Some(value) = arguments.get(&parameter.argument).filter(|v| !v.is_null()) else {
+            return Err(format!(
+                "the path parameter `{}` is required",
+                parameter.argument
+            ));
+        };
+        let expanded = path_value(parameter, value);
+        if expanded.is_empty() {
+            return Err(format!(
+                "the path parameter `{}` is empty; a path segment needs a value",
+                parameter.argument
+            ));
+        }
+        path.replace_range(range, &expanded);
+    }
+    let mut query: Vec<String> = Vec::new();
+    let mut headers: Vec<(String, String)> = Vec::new();
+    let mut cookies: Vec<String> = Vec::new();
+    for parameter in &operation.parameters {
+        let Some(value) = arguments.get(&parameter.argument).filter(|v| !v.is_null()) else {
+            continue;
+        };
+        match parameter.location {
+            Location::Path => {}
+            Location::Query => query.extend(query_pairs(parameter, value)),
+            Location::Header => headers.push((
+                parameter.name.clone(),
+                simple(parameter, value, |s| s.to_string()),
+            )),
+            Location::Cookie => cookies.push(format!(
+                "{}={}",
+                parameter.name,
+                simple(parameter, value, |s| encode(s, UNRESERVED))
+            )),
+        }
+    }
+    let mut added = credentials.apply(operation.security.as_ref().or(default_security));
+    query.append(&mut added.query);
+    headers.append(&mut added.headers);
+    cookies.append(&mut added.cookies);
+    let mut url = format!("{base}{path}");
+    if !query.is_empty() {
+        url.push('?');
+        url.push_str(&query.join("&"));
+    }
+    let parsed = reqwest::Url::parse(&url)
+        .map_err(|error| format!("the request URL `{base}{path}` is not valid: {error}"))?;
+    let mut request = client
+        .request(operation.method.clone(), parsed)
+        .header(reqwest::header::ACCEPT, "application/json, */*;q=0.8");
+    for (name, value) in headers {
+        let header = HeaderName::try_from(name.as_str())
+            .map_err(|_| format!("`{name}` is not a valid HTTP header name"))?;
+        let mut value = HeaderValue::try_from(value)
+            .map_err(|_| format!("the value of header `{name}` has characters a header cannot carry (line breaks, control characters)"))?;
+        value.set_sensitive(added.sensitive.contains(&name));
+        request = request.header(header, value);
+    }
+    if !cookies.is_empty() {
+        let mut value = HeaderValue::try_from(cookies.join("; "))
+            .map_err(|_| "a cookie value has characters a header cannot carry".to_string())?;
+        value.set_sensitive(true);
+        request = request.header(reqwest::header::COOKIE, value);
+    }
+    if let Some(body) = &operation.body
+        && let Some(value) = arguments.get(BODY)
+    {
+        request = match body.kind {
+            BodyKind::Json => request
+                .header(reqwest::header::CONTENT_TYPE, &body.content_type)
+                .body(value.to_string()),
+            BodyKind::Form => {
+                let fields = fields(value)?;
+                let mut form = url::form_urlencoded::Serializer::new(String::new());
+                for (key, text) in &fields {
+                    form.append_pair(key, text);
+                }
+                request
+                    .header(
+                        reqwest::header::CONTENT_TYPE,
+                        "application/x-www-form-urlencoded",
+                    )
+                    .body(form.finish())
+            }
+            BodyKind::Multipart => {
+                let mut form = reqwest::multipart::Form::new();
+                for (key, text) in fields(value)? {
+                    form = form.text(key, text);
+                }
+                request.multipart(form)
+            }
+            BodyKind::Text => request
+                .header(reqwest::header::CONTENT_TYPE, &body.content_type)
+                .body(primitive(value)),
+        };
+    }
+    Ok(Built {
+        request,
+        line: format!("{} {path}", operation.method),
+    })
+}
+
+/// A form's or multipart body's fields: each top-level property, arrays as repeated fields,
+/// nested objects as JSON text.
+fn fields(value: &Value) -> Result<Vec<(String, String)>, String> {
+    let Value::Object(map) = value else {
+        return Err("`body` must be an object of form fields".into());
+    };
+    let mut out = Vec::new();
+    for (key, value) in map {
+        match value {
+            Value::Null => {}
+            Value::Array(items) => {
+                out.extend(items.iter().map(|item| (key.clone(), primitive(item))))
+            }
+            other => out.push((key.clone(), primitive(other))),
+        }
+    }
+    Ok(out)
+}
+
+/// A scalar as text; anything else as JSON.
+fn primitive(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+fn encode(text: &str, set: &'static AsciiSet) -> String {
+    utf8_percent_encode(text, set).to_string()
+}
+
+/// An object's members, or an array's items, as escaped text.
+fn items(value: &Value, escape: &dyn Fn(&str) -> String) -> Items {
+    match value {
+        Value::Array(items) => Items::List(items.iter().map(|v| escape(&primitive(v))).collect()),
+        Value::Object(map) => Items::Pairs(
+            map.iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (escape(k), escape(&primitive(v))))
+                .collect(),
+        ),
+        other => Items::One(escape(&primitive(other))),
+    }
+}
+
+enum Items {
+    One(String),
+    List(Vec<String>),
+    Pairs(Vec<(String, String)>),
+}
+
+/// `simple` style (path and header values): `a,b`; objects `k,v` or, exploded, `k=v`.
+fn simple(parameter: &Parameter, value: &Value, escape: impl Fn(&str) -> String) -> String {
+    if parameter.as_json {
+        return escape(&value.to_string());
+    }
+    match items(value, &escape) {
+        Items::One(text) => text,
+        Items::List(list) => list.join(","),
+        Items::Pairs(pairs) => join_pairs(&pairs, parameter.explode, "=", ","),
+    }
+}
+
+fn join_pairs(pairs: &[(String, String)], explode: bool, inner: &str, outer: &str) -> String {
+    pairs
+        .iter()
+        .map(|(k, v)| {
+            if explode {
+                format!("{k}{inner}{v}")
+            } else {
+                format!("{k},{v}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(outer)
+}
+
+/// A path parameter per its style: `simple` (`a,b`), `label` (`.a.b`), `matrix` (`;id=a;id=b`).
+fn path_value(parameter: &Parameter, value: &Value) -> String {
+    let escape = |text: &str| encode(text, UNRESERVED);
+    if parameter.as_json {
+        return escape(&value.to_string());
+    }
+    let name = &parameter.name;
+    match parameter.style {
+        Style::Label => {
+            let separator = if parameter.explode { "." } else { "," };
+            let inner = match items(value, &escape) {
+                Items::One(text) => text,
+                Items::List(list) => list.join(separator),
+                Items::Pairs(pairs) => join_pairs(&pairs, parameter.explode, "=", separator),
+            };
+            format!(".{inner}")
+        }
+        Style::Matrix => match items(value, &escape) {
+            Items::One(text) => format!(";{name}={text}"),
+            Items::List(list) if parameter.explode => {
+                list.iter().map(|v| format!(";{name}={v}")).collect()
+            }
+            Items::List(list) => format!(";{name}={}", list.join(",")),
+            Items::Pairs(pairs) if parameter.explode => {
+                pairs.iter().map(|(k, v)| format!(";{k}={v}")).collect()
+            }
+            Items::Pairs(pairs) => format!(";{name}={}", join_pairs(&pairs, false, "=", ",")),
+        },
+        _ => simple(parameter, value, escape),
+    }
+}
+
+/// A query parameter as `name=value` pairs, escaped, per its style and `explode`.
+fn query_pairs(parameter: &Parameter, value: &Value) -> Vec<String> {
+    let set = if parameter.allow_reserved {
+        RESERVED_ALLOWED
+    } else {
+        UNRESERVED
+    };
+    let escape = |text: &str| encode(text, set);
+    let name = encode(&parameter.name, UNRESERVED);
+    if parameter.as_json {
+        return vec![format!("{name}={}", escape(&value.to_string()))];
+    }
+    let delimiter = match parameter.style {
+        Style::SpaceDelimited => "%20",
+        Style::PipeDelimited => "|",
+        _ => ",",
+    };
+    match (items(value, &escape), parameter.style) {
+        (Items::One(text), _) => vec![format!("{name}={text}")],
+        (Items::List(list), _) if parameter.explode => {
+            list.iter().map(|v| format!("{name}={v}")).collect()
+        }
+        (Items::List(list), _) => vec![format!("{name}={}", list.join(delimiter))],
+        (Items::Pairs(pairs), Style::DeepObject) => pairs
+            .iter()
+            .map(|(k, v)| format!("{name}%5B{k}%5D={v}"))
+            .collect(),
+        (Items::Pairs(pairs), _) if parameter.explode => {
+            pairs.iter().map(|(k, v)| format!("{k}={v}")).collect()
+        }
+        (Items::Pairs(pairs), _) => vec![format!("{name}={}", join_pairs(&pairs, false, "=", ","))],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn parameter(name: &str, location: Location, style: Style, explode: bool) -> Parameter {
+        Parameter {
+            name: name.into(),
+            argument: name.into(),
+            location,
+            style,
+            explode,
+            allow_reserved: false,
+            as_json: false,
+        }
+    }
+
+    #[test]
+    fn path_values_are_escaped_so_they_stay_one_segment() {
+        let p = parameter("id", Location::Path, Style::Simple, false);
+        assert_eq!(path_value(&p, &json!("a/b c?#%")), "a%2Fb%20c%3F%23%25");
+        assert_eq!(path_value(&p, &json!("..")), "..");
+        assert_eq!(path_value(&p, &json!(7)), "7");
+        assert_eq!(path_value(&p, &json!(["a", "b"])), "a,b");
+        assert_eq!(path_value(&p, &json!({"x": 1, "y": 2})), "x,1,y,2");
+        let p = parameter("id", Location::Path, Style::Label, true);
+        assert_eq!(path_value(&p, &json!(["a", "b"])), ".a.b");
+        let p = parameter("id", Location::Path, Style::Matrix, false);
+        assert_eq!(path_value(&p, &json!(["a", "b"])), ";id=a,b");
+        let p = parameter("id", Location::Path, Style::Matrix, true);
+        assert_eq!(path_value(&p, &json!(["a", "b"])), ";id=a;id=b");
+    }
+
+    #[test]
+    fn query_styles_follow_openapi() {
+        let form = parameter("tag", Location::Query, Style::Form, true);
+        assert_eq!(
+            query_pairs(&form, &json!(["a b", "c&d"])),
+            ["tag=a%20b", "tag=c%26d"]
+        );
+        assert_eq!(
+            query_pairs(&form, &json!({"x": 1, "y": "z"})),
+            ["x=1", "y=z"]
+        );
+        let form = parameter("tag", Location::Query, Style::Form, false);
+        assert_eq!(query_pairs(&form, &json!(["a", "b,c"])), ["tag=a,b%2Cc"]);
+        assert_eq!(query_pairs(&form, &json!({"x": 1})), ["tag=x,1"]);
+        let space = parameter("t", Location::Query, Style::SpaceDelimited, false);
+        assert_eq!(query_pairs(&space, &json!(["a", "b"])), ["t=a%20b"]);
+        let pipe = parameter("t", Location::Query, Style::PipeDelimited, false);
+        assert_eq!(query_pairs(&pipe, &json!(["a", "b"])), ["t=a|b"]);
+        let deep = parameter("f", Location::Query, Style::DeepObject, true);
+        assert_eq!(
+            query_pairs(&deep, &json!({"role": "admin", "n": 2})),
+            ["f%5Brole%5D=admin", "f%5Bn%5D=2"]
+        );
+        assert_eq!(query_pairs(&deep, &json!(true)), ["f=true"]);
+    }
+}

@@ -1,0 +1,337 @@
+//! OpenAPI schema objects → self-contained JSON Schema (2020-12) for a tool's input or output:
+//! `#/components/schemas/NAME` references become `#/$defs/NAME` with the component (and every
+//! component it reaches) copied into `$defs`, so the catalogue's TypeScript generator names the
+//! types after the document's components and the call-time validator can resolve every
+//! reference. Other local references are inlined, with a guard against cycles. OpenAPI 3.0's
+//! dialect is translated: `nullable: true` adds `null` to the type, boolean
+//! `exclusiveMinimum`/`exclusiveMaximum` become numbers.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use serde_json::{Map, Value, json};
+
+use super::spec::{Document, SpecError, Version, escape};
+
+const COMPONENTS: &str = "#/components/schemas/";
+/// How deep non-component references are inlined inside each other before the rest is left
+/// untyped: a guard against a cycle through `#/paths/…` or `#/components/parameters/…`.
+const MAX_INLINE_DEPTH: usize = 16;
+
+/// Converts schemas of one document, each component once.
+pub(crate) struct Schemas<'d> {
+    document: &'d Document,
+    /// Converted components, and the components each one refers to directly.
+    components: HashMap<String, (Value, BTreeSet<String>)>,
+}
+
+/// One converted schema and the components it refers to directly.
+#[derive(Debug)]
+pub(crate) struct Converted {
+    pub(crate) schema: Value,
+    pub(crate) refs: BTreeSet<String>,
+}
+
+impl<'d> Schemas<'d> {
+    pub(crate) fn new(document: &'d Document) -> Self {
+        Schemas {
+            document,
+            components: HashMap::new(),
+        }
+    }
+
+    /// `schema` (found at `pointer`) in JSON Schema, its components not yet attached.
+    pub(crate) fn convert(
+        &mut self,
+        schema: &Value,
+        pointer: &str,
+    ) -> Result<Converted, SpecError> {
+        let mut refs = BTreeSet::new();
+        let schema = self.walk(schema, pointer, &mut refs, 0)?;
+        Ok(Converted { schema, refs })
+    }
+
+    /// Attaches every component `refs` reaches as `$defs` of `schema` (an object schema at the
+    /// root of a tool's input or output).
+    pub(crate) fn attach(
+        &mut self,
+        schema: &mut Value,
+        refs: &BTreeSet<String>,
+    ) -> Result<(), SpecError> {
+        let mut defs = BTreeMap::new();
+        let mut queue: Vec<String> = refs.iter().cloned().collect();
+        while let Some(name) = queue.pop() {
+            if defs.contains_key(&name) {
+                continue;
+            }
+            let (converted, next) = self.component(&name)?;
+            defs.insert(name, converted);
+            queue.extend(next.into_iter().filter(|n| !defs.contains_key(n)));
+        }
+        if defs.is_empty() {
+            return Ok(());
+        }
+        if let Value::Object(map) = schema {
+            map.insert("$defs".into(), Value::Object(defs.into_iter().collect()));
+        }
+        Ok(())
+    }
+
+    fn component(&mut self, name: &str) -> Result<(Value, BTreeSet<String>), SpecError> {
+        if let Some(done) = self.components.get(name) {
+            return Ok(done.clone());
+        }
+        let pointer = format!("/components/schemas/{}", escape(name));
+        let Some(raw) = self.document.root.pointer(&pointer) else {
+            return Err(self.document.error(
+                "/components/schemas",
+                format!("a `$ref` names the schema `{name}`, which is not in components.schemas"),
+            ));
+        };
+        // Placed before the walk, so a component that refers to itself finds itself done.
+        self.components
+            .insert(name.to_string(), (Value::Bool(true), BTreeSet::new()));
+        let mut refs = BTreeSet::new();
+        let converted = self.walk(raw, &pointer, &mut refs, 0)?;
+        let done = (converted, refs);
+        self.components.insert(name.to_string(), done.clone());
+        Ok(done)
+    }
+
+    fn walk(
+        &mut self,
+        schema: &Value,
+        pointer: &str,
+        refs: &mut BTreeSet<String>,
+        depth: usize,
+    ) -> Result<Value, SpecError> {
+        let Value::Object(map) = schema else {
+            // `true`, `false`, or something malformed that the generator renders as `unknown`.
+            return Ok(schema.clone());
+        };
+        if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+            if let Some(name) = reference.strip_prefix(COMPONENTS) {
+                let name = percent_encoding::percent_decode_str(name)
+                    .decode_utf8_lossy()
+                    .replace("~1", "/")
+                    .replace("~0", "~");
+                refs.insert(name.clone());
+                let mut out = map.clone();
+                out.insert(
+                    "$ref".into(),
+                    Value::String(format!("#/$defs/{}", escape(&name))),
+                );
+                return Ok(Value::Object(out));
+            }
+            let Some(target) = self.document.resolve(reference) else {
+                return Err(self.document.error(
+                    &format!("{pointer}/$ref"),
+                    format!("`$ref: {reference}` points at nothing in this document; capabilities resolves references within the document only"),
+                ));
+            };
+            if depth >= MAX_INLINE_DEPTH {
+                return Ok(json!({}));
+            }
+            let target = target.clone();
+            let inner = reference.trim_start_matches('#').to_string();
+            return self.walk(&target, &inner, refs, depth + 1);
+        }
+        let mut out = Map::new();
+        for (key, value) in map {
+            let here = format!("{pointer}/{}", escape(key));
+            let converted = match key.as_str() {
+                "properties" | "patternProperties" | "$defs" | "definitions"
+                | "dependentSchemas" => match value {
+                    Value::Object(members) => {
+                        let mut converted = Map::new();
+                        for (name, member) in members {
+                            let inner = format!("{here}/{}", escape(name));
+                            converted.insert(name.clone(), self.walk(member, &inner, refs, depth)?);
+                        }
+                        Value::Object(converted)
+                    }
+                    other => other.clone(),
+                },
+                "allOf" | "anyOf" | "oneOf" | "prefixItems" => match value {
+                    Value::Array(items) => Value::Array(
+                        items
+                            .iter()
+                            .enumerate()
+                            .map(|(i, item)| self.walk(item, &format!("{here}/{i}"), refs, depth))
+                            .collect::<Result<_, _>>()?,
+                    ),
+                    other => other.clone(),
+                },
+                "items"
+                | "additionalProperties"
+                | "not"
+                | "if"
+                | "then"
+                | "else"
+                | "contains"
+                | "propertyNames"
+                | "unevaluatedProperties"
+                | "unevaluatedItems"
+                | "additionalItems" => match value {
+                    // 3.0 allowed an array of `items`; 2020-12 calls that `prefixItems`.
+                    Value::Array(items) if key == "items" => {
+                        out.insert(
+                            "prefixItems".into(),
+                            Value::Array(
+                                items
+                                    .iter()
+                                    .enumerate()
+                                    .map(|(i, item)| {
+                                        self.walk(item, &format!("{here}/{i}"), refs, depth)
+                                    })
+                                    .collect::<Result<_, _>>()?,
+                            ),
+                        );
+                        continue;
+                    }
+                    other => self.walk(other, &here, refs, depth)?,
+                },
+                // Vendor extensions and OpenAPI-only annotations say nothing JSON Schema reads.
+                key if key.starts_with("x-") => continue,
+                "discriminator" | "xml" | "externalDocs" => continue,
+                _ => value.clone(),
+            };
+            out.insert(key.clone(), converted);
+        }
+        if self.document.version == Version::V30 {
+            translate_30(&mut out);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+/// OpenAPI 3.0's schema dialect → JSON Schema 2020-12, in place.
+fn translate_30(schema: &mut Map<String, Value>) {
+    if schema.get("nullable") == Some(&Value::Bool(true)) {
+        let kind = schema
+            .get("type")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        match kind {
+            Some(kind) => {
+                schema.insert("type".into(), json!([kind, "null"]));
+                schema.remove("nullable");
+            }
+            None if schema.contains_key("enum") => {
+                schema.remove("nullable");
+            }
+            // `nullable` beside `allOf`/`$ref`: the TypeScript generator reads it, and a
+            // validator ignores it, so it stays.
+            None => {}
+        }
+        // An enum lists every allowed value, so `null` joins it.
+        if let Some(Value::Array(values)) = schema.get_mut("enum")
+            && !values.contains(&Value::Null)
+        {
+            values.push(Value::Null);
+        }
+    } else if schema.get("nullable") == Some(&Value::Bool(false)) {
+        schema.remove("nullable");
+    }
+    for (flag, bound) in [
+        ("exclusiveMinimum", "minimum"),
+        ("exclusiveMaximum", "maximum"),
+    ] {
+        match schema.get(flag) {
+            Some(Value::Bool(true)) => {
+                if let Some(limit) = schema.remove(bound) {
+                    schema.insert(flag.into(), limit);
+                } else {
+                    schema.remove(flag);
+                }
+            }
+            Some(Value::Bool(false)) => {
+                schema.remove(flag);
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::spec::parse;
+    use super::*;
+
+    fn document(components: Value, version: &str) -> Document {
+        let text = json!({
+            "openapi": version,
+            "info": {"title": "t", "version": "1"},
+            "paths": {},
+            "components": {"schemas": components}
+        })
+        .to_string();
+        parse(text).expect("a valid document")
+    }
+
+    #[test]
+    fn components_become_defs_with_everything_they_reach_and_cycles_end() {
+        let doc = document(
+            json!({
+                "Pet": {"type": "object", "properties": {"owner": {"$ref": "#/components/schemas/Person"}, "tags": {"type": "array", "items": {"$ref": "#/components/schemas/Tag"}}}},
+                "Person": {"type": "object", "properties": {"pets": {"type": "array", "items": {"$ref": "#/components/schemas/Pet"}}}},
+                "Tag": {"type": "string", "x-internal": true},
+                "Unused": {"type": "integer"}
+            }),
+            "3.1.0",
+        );
+        let mut schemas = Schemas::new(&doc);
+        let converted = schemas
+            .convert(&json!({"$ref": "#/components/schemas/Pet"}), "/x")
+            .expect("converts");
+        let mut root = json!({"type": "object", "properties": {"body": converted.schema}});
+        schemas
+            .attach(&mut root, &converted.refs)
+            .expect("attaches");
+        assert_eq!(root["properties"]["body"], json!({"$ref": "#/$defs/Pet"}));
+        let defs = root["$defs"].as_object().expect("defs");
+        let names: Vec<&String> = defs.keys().collect();
+        assert_eq!(names, ["Person", "Pet", "Tag"]);
+        assert_eq!(defs["Tag"], json!({"type": "string"}));
+        let validator = jsonschema::validator_for(&root).expect("a valid JSON Schema");
+        assert!(validator.is_valid(&json!({"body": {"owner": {"pets": [{"tags": ["a"]}]}}})));
+        assert!(!validator.is_valid(&json!({"body": {"tags": [1]}})));
+    }
+
+    #[test]
+    fn openapi_30_nullable_and_exclusive_bounds_are_translated() {
+        let doc = document(json!({}), "3.0.3");
+        let mut schemas = Schemas::new(&doc);
+        let converted = schemas
+            .convert(
+                &json!({"type": "object", "properties": {
+                    "a": {"type": "string", "nullable": true},
+                    "b": {"type": "integer", "minimum": 0, "exclusiveMinimum": true},
+                    "c": {"enum": ["x"], "nullable": true}
+                }}),
+                "/x",
+            )
+            .expect("converts");
+        let p = &converted.schema["properties"];
+        assert_eq!(p["a"], json!({"type": ["string", "null"]}));
+        assert_eq!(p["b"], json!({"type": "integer", "exclusiveMinimum": 0}));
+        assert_eq!(p["c"], json!({"enum": ["x", null]}));
+    }
+
+    #[test]
+    fn a_dangling_ref_names_the_component() {
+        let doc = document(json!({}), "3.1.0");
+        let mut schemas = Schemas::new(&doc);
+        let converted = schemas
+            .convert(&json!({"$ref": "#/components/schemas/Nope"}), "/x")
+            .expect("converts");
+        let mut root = json!({"type": "object"});
+        let error = schemas
+            .attach(&mut root, &converted.refs)
+            .expect_err("dangling");
+        assert!(error.message.contains("`Nope`"), "{error}");
+        let error = schemas
+            .convert(&json!({"$ref": "#/components/parameters/gone"}), "/y")
+            .expect_err("dangling");
+        assert_eq!(error.pointer, "/y/$ref");
+    }
+}

@@ -1,0 +1,252 @@
+//! Credentials for an OpenAPI source: each `auth` entry of the config names one of the
+//! document's `components.securitySchemes`, and its resolved value goes where that scheme says
+//! (an API key's header, query parameter or cookie; `Authorization: Bearer …`; `Authorization:
+//! Basic …` from `user:password`). A call sends the credentials of the first of its security
+//! requirements that every scheme of it has a credential for.
+
+use base64::Engine;
+use percent_encoding::utf8_percent_encode;
+use serde_json::Value;
+
+use super::request::UNRESERVED;
+use super::spec::Document;
+
+enum Placement {
+    Header(String),
+    Query(String),
+    Cookie(String),
+    Bearer,
+    Basic,
+}
+
+// No `Debug`: `value` is a secret.
+struct Credential {
+    scheme: String,
+    placement: Placement,
+    value: String,
+}
+
+/// The resolved credentials of one connection.
+pub(crate) struct Credentials {
+    credentials: Vec<Credential>,
+}
+
+/// What [`Credentials::apply`] adds to a request.
+#[derive(Default)]
+pub(crate) struct Added {
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) query: Vec<String>,
+    pub(crate) cookies: Vec<String>,
+    /// Header names whose values are secret.
+    pub(crate) sensitive: Vec<String>,
+}
+
+impl Credentials {
+    /// Matches `auth` (scheme name → resolved value) with the document's schemes.
+    pub(crate) fn new(document: &Document, auth: Vec<(String, String)>) -> Result<Self, String> {
+        let schemes = document
+            .root
+            .pointer("/components/securitySchemes")
+            .and_then(Value::as_object);
+        let known = || {
+            let names: Vec<&str> = schemes
+                .map(|s| s.keys().map(String::as_str).collect())
+                .unwrap_or_default();
+            if names.is_empty() {
+                "the document defines no security schemes; send credentials with `headers` instead"
+                    .to_string()
+            } else {
+                format!("its security schemes are: {}", names.join(", "))
+            }
+        };
+        let mut credentials = Vec::new();
+        for (scheme, value) in auth {
+            let Some(definition) = schemes.and_then(|s| s.get(&scheme)) else {
+                return Err(format!(
+                    "`auth` names the security scheme `{scheme}`, which the document does not define; {}",
+                    known()
+                ));
+            };
+            let definition = match definition.get("$ref").and_then(Value::as_str) {
+                Some(reference) => document.resolve(reference).unwrap_or(definition),
+                None => definition,
+            };
+            let kind = definition
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let placement = match kind {
+                "apiKey" => {
+                    let name = definition
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string();
+                    match definition.get("in").and_then(Value::as_str) {
+                        Some("query") => Placement::Query(name),
+                        Some("cookie") => Placement::Cookie(name),
+                        _ => Placement::Header(name),
+                    }
+                }
+                "http" => match definition
+                    .get("scheme")
+                    .and_then(Value::as_str)
+                    .map(str::to_ascii_lowercase)
+                    .as_deref()
+                {
+                    Some("basic") => Placement::Basic,
+                    Some("bearer") => Placement::Bearer,
+                    other => {
+                        return Err(format!(
+                            "the security scheme `{scheme}` is HTTP `{}` authentication, which capabilities does not speak; set the header yourself with `headers`",
+                            other.unwrap_or("?")
+                        ));
+                    }
+                },
+                // An access token got elsewhere is sent as a bearer token.
+                "oauth2" | "openIdConnect" => Placement::Bearer,
+                other => {
+                    return Err(format!(
+                        "the security scheme `{scheme}` is of type `{other}`, which capabilities cannot send; set what it needs with `headers`"
+                    ));
+                }
+            };
+            credentials.push(Credential {
+                scheme,
+                placement,
+                value,
+            });
+        }
+        Ok(Credentials { credentials })
+    }
+
+    /// The credentials for an operation with these requirements (`None`: the document declares
+    /// security nowhere, so every configured credential goes along, as the user asked for them).
+    pub(crate) fn apply(&self, requirements: Option<&Vec<Vec<String>>>) -> Added {
+        let chosen: Vec<&Credential> = match requirements {
+            None => self.credentials.iter().collect(),
+            Some(alternatives) => alternatives
+                .iter()
+                .find_map(|schemes| {
+                    schemes
+                        .iter()
+                        .map(|scheme| self.credentials.iter().find(|c| &c.scheme == scheme))
+                        .collect::<Option<Vec<_>>>()
+                })
+                .unwrap_or_default(),
+        };
+        let mut added = Added::default();
+        for credential in chosen {
+            let value = &credential.value;
+            match &credential.placement {
+                Placement::Header(name) => {
+                    added.sensitive.push(name.clone());
+                    added.headers.push((name.clone(), value.clone()));
+                }
+                Placement::Query(name) => added.query.push(format!(
+                    "{}={}",
+                    utf8_percent_encode(name, UNRESERVED),
+                    utf8_percent_encode(value, UNRESERVED)
+                )),
+                Placement::Cookie(name) => added.cookies.push(format!("{name}={value}")),
+                Placement::Bearer => {
+                    added.sensitive.push("Authorization".into());
+                    added
+                        .headers
+                        .push(("Authorization".into(), format!("Bearer {value}")));
+                }
+                Placement::Basic => {
+                    added.sensitive.push("Authorization".into());
+                    let encoded = base64::engine::general_purpose::STANDARD.encode(value);
+                    added
+                        .headers
+                        .push(("Authorization".into(), format!("Basic {encoded}")));
+                }
+            }
+        }
+        added
+    }
+
+    /// The schemes `requirements` asks for that have no credential, for the hint of a 401 or
+    /// 403 answer: empty when some alternative is met (or nothing is required).
+    pub(crate) fn missing(&self, requirements: Option<&Vec<Vec<String>>>) -> Vec<String> {
+        let Some(alternatives) = requirements else {
+            return Vec::new();
+        };
+        let met = alternatives.iter().any(|schemes| {
+            schemes
+                .iter()
+                .all(|scheme| self.credentials.iter().any(|c| &c.scheme == scheme))
+        });
+        if met || alternatives.is_empty() {
+            return Vec::new();
+        }
+        let mut missing: Vec<String> = alternatives
+            .iter()
+            .flatten()
+            .filter(|scheme| !self.credentials.iter().any(|c| &c.scheme == *scheme))
+            .cloned()
+            .collect();
+        missing.dedup();
+        missing
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::spec::parse;
+    use super::*;
+
+    fn document() -> Document {
+        parse(
+            json!({
+                "openapi": "3.1.0",
+                "info": {"title": "t", "version": "1"},
+                "paths": {},
+                "components": {"securitySchemes": {
+                    "key": {"type": "apiKey", "in": "query", "name": "api_key"},
+                    "token": {"type": "http", "scheme": "bearer"},
+                    "login": {"type": "http", "scheme": "basic"}
+                }}
+            })
+            .to_string(),
+        )
+        .expect("valid")
+    }
+
+    #[test]
+    fn credentials_go_where_their_scheme_says() {
+        let credentials = Credentials::new(
+            &document(),
+            vec![
+                ("key".into(), "k 1".into()),
+                ("login".into(), "ann:pw".into()),
+            ],
+        )
+        .expect("known schemes");
+        let added = credentials.apply(Some(&vec![vec!["token".into()], vec!["key".into()]]));
+        assert_eq!(added.query, ["api_key=k%201"]);
+        assert!(added.headers.is_empty());
+        let added = credentials.apply(Some(&vec![vec!["login".into()]]));
+        assert_eq!(
+            added.headers,
+            [("Authorization".to_string(), "Basic YW5uOnB3".to_string())]
+        );
+        assert!(credentials.apply(Some(&vec![])).headers.is_empty());
+        assert_eq!(
+            credentials.missing(Some(&vec![vec!["token".into()]])),
+            ["token"]
+        );
+    }
+
+    #[test]
+    fn an_unknown_scheme_names_the_known_ones() {
+        let Err(error) = Credentials::new(&document(), vec![("nope".into(), "x".into())]) else {
+            panic!("an unknown scheme is refused");
+        };
+        assert!(error.contains("`nope`"), "{error}");
+        assert!(error.contains("key, token, login"), "{error}");
+    }
+}

@@ -1,0 +1,494 @@
+//! OpenAPI sources against a real HTTP API: the FastAPI app in `tests/peers/openapi_app.py`,
+//! whose own `/openapi.json` is the source's document. Adding, listing, searching, describing
+//! and calling through `exec`; credentials placed as its security schemes say; path escaping and
+//! query styles as the server receives them; error statuses as `ToolError`s; a chain of three
+//! operations whose write waits for approval and runs once; and every way a document can be
+//! refused, each with the place and the fix.
+
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::approvals::{envelope, exec};
+use crate::common::{free_port, listening_within, repo};
+use crate::support::Home;
+
+/// The FastAPI app on a free port; killed when dropped.
+struct PetShop {
+    base: String,
+    child: Child,
+}
+
+impl PetShop {
+    fn start() -> PetShop {
+        let port = free_port();
+        let child = Command::new(repo().join(".venv/bin/python"))
+            .arg(repo().join("tests/peers/openapi_app.py"))
+            .arg(port.to_string())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the venv's python runs the FastAPI app (tests/setup.sh installs fastapi)");
+        // A bound on a cold start of Python and FastAPI on a busy machine, not a speed check.
+        assert!(
+            listening_within(port, Duration::from_secs(60)),
+            "the FastAPI app did not listen on port {port}"
+        );
+        PetShop {
+            base: format!("http://127.0.0.1:{port}"),
+            child,
+        }
+    }
+
+    fn document(&self) -> String {
+        format!("{}/openapi.json", self.base)
+    }
+}
+
+impl Drop for PetShop {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A home whose source `pets` is the app, with the credentials the app accepts taken from the
+/// environment.
+fn shop_home(shop: &PetShop) -> Home {
+    let home = Home::new()
+        .with_env("PETS_TOKEN", "tok-123")
+        .with_env("PETS_KEY", "key-456");
+    home.run(&[
+        "source",
+        "add",
+        "pets",
+        "--openapi",
+        &shop.document(),
+        "--auth",
+        "HTTPBearer=${env:PETS_TOKEN}",
+        "--auth",
+        "APIKeyHeader=${env:PETS_KEY}",
+        "--auth",
+        "APIKeyQuery=${env:PETS_KEY}",
+        "--auth",
+        "HTTPBasic=ann:pw",
+    ])
+    .ok();
+    // A form post that changes nothing, allowed so the escaping test needs no approval.
+    let mut config = std::fs::read_to_string(home.config_path()).unwrap();
+    config.push_str("\n[[policy.rules]]\nmatch = \"pets.addNote\"\naction = \"allow\"\n");
+    home.write_config(&config);
+    home
+}
+
+fn completed(home: &Home, code: &str) -> Value {
+    let run = exec(home, &["exec", "-", "--json"], code);
+    let envelope = envelope(&run);
+    assert_eq!(
+        envelope["status"], "completed",
+        "{envelope}\n{}",
+        run.stderr
+    );
+    envelope["result"].clone()
+}
+
+#[test]
+fn an_openapi_source_is_added_searched_described_and_called() {
+    let shop = PetShop::start();
+    let home = Home::new();
+    let added = home
+        .run(&["source", "add", "pets", "--openapi", &shop.document()])
+        .ok();
+    assert!(
+        added
+            .stdout
+            .contains("is ready: 14 tools, OpenAPI 3.1.0, server Pet shop 1.2.3"),
+        "{}",
+        added.stdout
+    );
+    assert!(added.stdout.contains("pets.createPet"), "{}", added.stdout);
+    let config = std::fs::read_to_string(home.config_path()).unwrap();
+    assert!(
+        config.contains(&format!("openapi = \"{}\"", shop.document())),
+        "{config}"
+    );
+
+    let listed = home.run(&["source", "list", "--json"]).ok();
+    let rows: Value = serde_json::from_str(&listed.stdout).unwrap();
+    assert_eq!(rows[0]["transport"], "openapi");
+    assert_eq!(rows[0]["toolCount"], 14);
+
+    let found = home.run(&["search", "add a pet to the shop"]).ok();
+    let first = found
+        .stdout
+        .lines()
+        .find(|line| line.trim_start().starts_with("pets."))
+        .unwrap_or_default();
+    assert!(first.contains("pets.createPet("), "{}", found.stdout);
+
+    let described = home.run(&["describe", "pets.createPet"]).ok();
+    for expected in [
+        "createPet(input: {",
+        "body: pets.NewPet;",
+        "interface NewPet {",
+        "name: string;",
+        "`POST /pets`",
+        "Promise<pets.CreatePetResult>",
+    ] {
+        assert!(
+            described.stdout.contains(expected),
+            "{expected}\n{}",
+            described.stdout
+        );
+    }
+    // GET is read-only and so allowed by default; POST is not, and asks.
+    let policy = home.run(&["search", "pets"]).ok();
+    let line = |address: &str| {
+        policy
+            .stdout
+            .lines()
+            .find(|l| l.contains(address))
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(
+        !line("pets.getPet(").contains("[asks]"),
+        "{}",
+        policy.stdout
+    );
+    assert!(
+        line("pets.deletePet(").contains("[asks]"),
+        "{}",
+        policy.stdout
+    );
+
+    let result = completed(
+        &home,
+        r#"
+        const dogs = await pets.listPets({ tag: ["dog"], limit: 5 });
+        const one = await pets.getPet({ pet_id: 2 });
+        const text = await pets.plainText();
+        return { dogs, one, text };
+        "#,
+    );
+    assert_eq!(
+        result,
+        json!({
+            "dogs": [{ "id": 1, "name": "Rex", "tag": "dog" }],
+            "one": { "id": 2, "name": "Tom", "tag": "cat" },
+            "text": "just text"
+        })
+    );
+}
+
+#[test]
+fn paths_are_escaped_and_query_styles_reach_the_server_as_written() {
+    let shop = PetShop::start();
+    let home = shop_home(&shop);
+    let result = completed(
+        &home,
+        r#"
+        const path = await pets.echoPath({ value: "a/b c?#%é" });
+        const query = await pets.echoQuery({ ids: [1, 2], q: "x&y=z +" });
+        const form = await pets.addNote({ body: { title: "hi & bye", body: "a=b" } });
+        return { path, query, form };
+        "#,
+    );
+    assert_eq!(result["path"]["value"], "a/b c?#%é");
+    assert_eq!(result["path"]["raw_path"], "/echo/a%2Fb%20c%3F%23%25%C3%A9");
+    assert_eq!(result["query"]["ids"], json!([1, 2]));
+    assert_eq!(result["query"]["q"], "x&y=z +");
+    assert_eq!(
+        result["query"]["raw_query"],
+        "ids=1&ids=2&q=x%26y%3Dz%20%2B"
+    );
+    assert_eq!(
+        result["form"],
+        json!({ "title": "hi & bye", "body": "a=b" })
+    );
+}
+
+#[test]
+fn credentials_go_where_the_security_schemes_say_and_a_missing_one_is_named() {
+    let shop = PetShop::start();
+    let home = shop_home(&shop);
+    let result = completed(
+        &home,
+        r#"
+        const keyed = await pets.keyed();
+        const who = await pets.whoami();
+        return { keyed, who };
+        "#,
+    );
+    assert_eq!(result["keyed"], json!({ "ok": true }));
+    assert_eq!(result["who"], json!({ "user": "ann" }));
+
+    // A source without credentials: the server's 401 says which scheme to configure.
+    let bare = Home::new();
+    bare.run(&[
+        "source",
+        "add",
+        "pets",
+        "--openapi",
+        &shop.document(),
+        "--no-test",
+    ])
+    .ok();
+    let result = completed(
+        &bare,
+        r#"
+        try { await pets.keyed(); } catch (e) {
+            return { code: e.code, status: e.status, retryable: e.retryable, hint: e.hint };
+        }
+        "#,
+    );
+    assert_eq!(result["code"], "tool_error");
+    assert_eq!(result["status"], 401);
+    assert_eq!(result["retryable"], false);
+    let hint = result["hint"].as_str().unwrap_or_default();
+    assert!(
+        hint.contains("APIKeyQuery") && hint.contains("auth = { APIKeyQuery"),
+        "{hint}"
+    );
+}
+
+#[test]
+fn error_statuses_become_tool_errors_with_status_retryable_and_hint() {
+    let shop = PetShop::start();
+    let home = shop_home(&shop);
+    let result = completed(
+        &home,
+        r#"
+        const out = {};
+        const calls = { missing: () => pets.getPet({ pet_id: 99 }), limited: () => pets.limited(),
+                        broken: () => pets.broken(), image: () => pets.image() };
+        for (const [name, call] of Object.entries(calls)) {
+            try { await call(); out[name] = "no error"; } catch (e) {
+                out[name] = { name: e.name, code: e.code, status: e.status, retryable: e.retryable,
+                              hint: e.hint, message: e.message };
+            }
+        }
+        return out;
+        "#,
+    );
+    for (name, status, retryable, field, expected) in [
+        (
+            "missing",
+            json!(404),
+            false,
+            "message",
+            "GET /pets/99 answered HTTP 404 Not Found: {\"detail\":\"no pet 99\"}",
+        ),
+        ("limited", json!(429), true, "hint", "Retry-After: 7"),
+        ("broken", json!(500), true, "message", "internal trouble"),
+        (
+            "image",
+            Value::Null,
+            false,
+            "message",
+            "image/png (11 bytes), which is binary",
+        ),
+    ] {
+        let failure = &result[name];
+        assert_eq!(failure["name"], "ToolError", "{failure}");
+        assert_eq!(failure["code"], "tool_error", "{failure}");
+        assert_eq!(failure["status"], status, "{failure}");
+        assert_eq!(failure["retryable"], retryable, "{failure}");
+        let text = failure[field].as_str().unwrap_or_default();
+        assert!(text.contains(expected), "{failure}");
+    }
+}
+
+#[test]
+fn a_chain_of_three_operations_waits_for_approval_of_its_write_and_writes_once() {
+    let shop = PetShop::start();
+    let home = shop_home(&shop);
+    const SCRIPT: &str = r#"
+        const before = await pets.listPets();
+        const created = await pets.createPet({ body: { name: "Fido", tag: "dog" } });
+        const fetched = await pets.getPet({ pet_id: created.id });
+        return { before: before.length, created, fetched };
+    "#;
+    let paused = exec(&home, &["exec", "-", "--json"], SCRIPT);
+    assert_eq!(paused.code, 3, "{}\n{}", paused.stdout, paused.stderr);
+    let paused = envelope(&paused);
+    assert_eq!(paused["status"], "awaiting_approval");
+    assert_eq!(paused["pending"][0]["address"], "pets.createPet");
+    let run_id = paused["runId"].as_str().unwrap().to_string();
+    let stats = || completed(&home, "return await pets.stats();");
+    assert_eq!(stats(), json!({}), "nothing was written before approval");
+
+    home.run(&["hub", "approve", &run_id]).ok();
+    let resumed = envelope(&home.run(&["exec", "--resume", &run_id, "--json"]).ok());
+    assert_eq!(resumed["status"], "completed", "{resumed}");
+    assert_eq!(resumed["result"]["before"], 2);
+    assert_eq!(
+        resumed["result"]["created"],
+        json!({ "id": 3, "name": "Fido", "tag": "dog" })
+    );
+    assert_eq!(resumed["result"]["fetched"], resumed["result"]["created"]);
+    assert_eq!(stats(), json!({ "createPet": 1 }));
+
+    // Resuming the finished run answers from its journal and writes nothing again.
+    let again = envelope(&home.run(&["exec", "--resume", &run_id, "--json"]).ok());
+    assert_eq!(again["result"], resumed["result"]);
+    assert_eq!(stats(), json!({ "createPet": 1 }));
+}
+
+fn fixture(name: &str) -> String {
+    repo()
+        .join("tests/fixtures/openapi")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// `source add NAME --openapi SPEC ARGS…`: the source is written, its test fails, and the
+/// message is returned.
+fn refused(spec: &str, extra: &[&str]) -> String {
+    let home = Home::new();
+    let mut args = vec!["source", "add", "api", "--openapi", spec];
+    args.extend_from_slice(extra);
+    let run = home.run(&args).fails();
+    run.stderr
+}
+
+#[test]
+fn bad_documents_are_refused_with_the_place_and_the_fix() {
+    let swagger = refused(&fixture("swagger2.json"), &[]);
+    assert!(swagger.contains("at /swagger (line 2)"), "{swagger}");
+    assert!(
+        swagger.contains("Swagger 2.0") && swagger.contains("swagger2openapi"),
+        "{swagger}"
+    );
+
+    let syntax = refused(&fixture("broken_syntax.yaml"), &[]);
+    // The parser notices the unclosed sequence where the text ends.
+    assert!(syntax.contains("broken_syntax.yaml: line 9:"), "{syntax}");
+    assert!(syntax.contains("neither JSON nor valid YAML"), "{syntax}");
+
+    let dangling = refused(
+        &fixture("dangling_ref.yaml"),
+        &["--base-url", "http://127.0.0.1:9"],
+    );
+    assert!(
+        dangling.contains("at /paths/~1pets/get/parameters/0/$ref (line 10)"),
+        "{dangling}"
+    );
+    assert!(dangling.contains("points at nothing"), "{dangling}");
+
+    let twice = refused(
+        &fixture("duplicate_ids.json"),
+        &["--base-url", "http://127.0.0.1:9"],
+    );
+    assert!(
+        twice.contains("at /paths/~1b/get/operationId (line 6)")
+            && twice.contains("operationId `fetch` is also used at /paths/~1a/get"),
+        "{twice}"
+    );
+
+    let relative = refused(&fixture("unnamed.yaml"), &[]);
+    assert!(
+        relative.contains("`servers` says `/relative`") && relative.contains("set `base_url`"),
+        "{relative}"
+    );
+
+    let port = free_port();
+    let unreachable = refused(&format!("http://127.0.0.1:{port}/openapi.json"), &[]);
+    assert!(
+        unreachable.contains(&format!(
+            "cannot fetch the OpenAPI document from http://127.0.0.1:{port}/openapi.json"
+        )) && unreachable.contains("Connection refused"),
+        "{unreachable}"
+    );
+
+    // A file that is not there is refused before anything is written.
+    let home = Home::new();
+    let missing = home
+        .run(&[
+            "source",
+            "add",
+            "api",
+            "--openapi",
+            "/nonexistent/spec.yaml",
+        ])
+        .fails();
+    assert!(
+        missing
+            .stderr
+            .contains("there is no file at /nonexistent/spec.yaml"),
+        "{}",
+        missing.stderr
+    );
+    assert!(
+        !home.config_path().exists() || {
+            let text = std::fs::read_to_string(home.config_path()).unwrap();
+            !text.contains("[sources.api]")
+        }
+    );
+
+    // A URL that answers with an error status, and an `auth` entry that names none of the
+    // document's schemes.
+    let shop = PetShop::start();
+    let not_found = refused(&format!("{}/nope.json", shop.base), &[]);
+    assert!(
+        not_found.contains("answered HTTP 404 Not Found")
+            && not_found.contains("FastAPI serves it at /openapi.json"),
+        "{not_found}"
+    );
+    let unknown = refused(&shop.document(), &["--auth", "Token=x"]);
+    assert!(
+        unknown.contains("`auth` names the security scheme `Token`")
+            && unknown.contains("HTTPBearer, APIKeyHeader, APIKeyQuery, HTTPBasic"),
+        "{unknown}"
+    );
+}
+
+#[test]
+fn operations_without_an_operation_id_are_named_from_method_and_path() {
+    let home = Home::new();
+    let added = home
+        .run(&[
+            "source",
+            "add",
+            "api",
+            "--openapi",
+            &fixture("unnamed.yaml"),
+            "--base-url",
+            "http://127.0.0.1:9",
+        ])
+        .ok();
+    let tested = home.run(&["source", "test", "api", "--json"]).ok();
+    let report: Value = serde_json::from_str(&tested.stdout).unwrap();
+    // `getPetsPetId` is the other operation's own id and keeps it; `GET /pets/{petId}` takes
+    // the next name.
+    assert_eq!(
+        report["tools"],
+        json!([
+            "api.deletePetsPetId",
+            "api.getPetsPetId",
+            "api.getPetsPetId2"
+        ]),
+        "{}",
+        added.stdout
+    );
+    let described = home.run(&["describe", "api.getPetsPetId2"]).ok();
+    // `nullable: true` (3.0) on the component makes the type nullable; the cycle through
+    // `Owner` ends in names.
+    for expected in [
+        "petId: number;",
+        "type Pet = {",
+        "} | null;",
+        "owner?: Owner;",
+        "pets?: Pet[];",
+        "@upstream GET /pets/{petId}",
+    ] {
+        assert!(
+            described.stdout.contains(expected),
+            "{expected}\n{}",
+            described.stdout
+        );
+    }
+}
