@@ -137,6 +137,40 @@ impl LiveCatalog {
         }
     }
 
+    /// Starts every source the catalogue has no fresh listing of, so it can be listed (the
+    /// sources start a few at a time); a source with one starts when a run first calls it.
+    pub fn start_unlisted(&self) {
+        for name in self.unlisted(|_| true) {
+            // Only configured, enabled sources have a namespace waiting for a listing.
+            let _ = self.sources.connect(&name);
+        }
+    }
+
+    /// Gets the sources `names` ready for a run: each one without a fresh listing is started
+    /// and listed, waiting at most `timeout`; one with a listing starts when first called.
+    /// Other sources are left alone, so a script that calls none starts none.
+    pub async fn prepare(&self, names: &[String], timeout: std::time::Duration) {
+        let unlisted = self.unlisted(|name| names.iter().any(|n| n == name));
+        for name in &unlisted {
+            let _ = self.sources.connect(name);
+        }
+        if !unlisted.is_empty() {
+            self.settle(timeout).await;
+        }
+    }
+
+    /// The namespaces among `wanted` still waiting for their first listing.
+    fn unlisted(&self, wanted: impl Fn(&str) -> bool) -> Vec<String> {
+        self.read(|catalog, _| {
+            catalog
+                .namespaces
+                .iter()
+                .filter(|n| n.origin == Origin::Connecting && wanted(&n.name))
+                .map(|n| n.name.clone())
+                .collect()
+        })
+    }
+
     fn was_listed(&self, name: &str) -> bool {
         self.state
             .read()

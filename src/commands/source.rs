@@ -319,6 +319,7 @@ async fn live_statuses(
 
 fn status_word(status: &SourceStatus) -> &'static str {
     match status {
+        SourceStatus::Idle => "idle",
         SourceStatus::Connecting => "connecting",
         SourceStatus::Ready { .. } => "ready",
         SourceStatus::Failed { .. } => "failed",
@@ -353,7 +354,7 @@ fn json_row(source: &SourceSettings, status: &SourceStatus) -> serde_json::Value
         }
         SourceStatus::Failed { error } => row["error"] = json!(error),
         SourceStatus::Restarting { last_error, .. } => row["error"] = json!(last_error),
-        SourceStatus::Connecting | SourceStatus::Disabled => {}
+        SourceStatus::Idle | SourceStatus::Connecting | SourceStatus::Disabled => {}
     }
     row
 }

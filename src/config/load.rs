@@ -10,7 +10,8 @@ use std::time::Duration;
 use toml::Spanned;
 
 use super::options::{
-    ConfigOptions, ConnectionOptions, CredentialsOptions, FreshnessOptions, LimitsOptions,
+    ConfigOptions, ConnectionOptions, CredentialsOptions, FreshnessOptions, HubOptions,
+    LimitsOptions,
     PolicyOptions, RuleOptions, SourceOptions,
 };
 use super::settings::*;
@@ -20,6 +21,7 @@ use crate::model::address::namespace_problem;
 use crate::policy::{Action, ConfirmChanges, Policy, Rule};
 use crate::runs::Retention;
 use crate::sandbox::Limits;
+use crate::sources::Pacing;
 
 /// A problem in a config file, with where it is and how to fix it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -216,6 +218,7 @@ impl Ctx<'_> {
             }
         };
         let credential_store = self.credential_store(&options.credentials)?;
+        let pacing = self.pacing(&options.hub)?;
         Ok(Settings {
             sources,
             profiles,
@@ -224,6 +227,7 @@ impl Ctx<'_> {
             retention,
             store_url,
             credential_store,
+            pacing,
             profile: None,
             left_out: Vec::new(),
         })
@@ -639,6 +643,29 @@ impl Ctx<'_> {
                 "tool_result_bytes",
             )?,
         })
+    }
+
+    /// `[hub]`: `max_starting` at least 1; `idle_stop_secs = 0` never stops a source.
+    fn pacing(&self, options: &HubOptions) -> Result<Pacing, ConfigError> {
+        let max_starting = match &options.max_starting {
+            Some(v) if *v.get_ref() == 0 => {
+                return Err(self.at(
+                    v,
+                    "hub.max_starting must be at least 1",
+                    "remove it to start one source per core at a time",
+                ));
+            }
+            Some(v) => Some(usize::try_from(*v.get_ref()).unwrap_or(usize::MAX)),
+            None => None,
+        };
+        let mut pacing = hub_pacing(max_starting);
+        if let Some(v) = &options.idle_stop_secs {
+            pacing.idle_stop = match *v.get_ref() {
+                0 => None,
+                secs => Some(Duration::from_secs(secs)),
+            };
+        }
+        Ok(pacing)
     }
 
     fn retention(&self, options: &LimitsOptions) -> Result<Retention, ConfigError> {

@@ -38,6 +38,9 @@ pub fn explain(envelope: &mut ExecuteEnvelope, sources: &Sources) {
             format!("it went away and is reconnecting: {last_error}")
         }
         SourceStatus::Connecting => "it is still connecting".to_string(),
+        SourceStatus::Idle => format!(
+            "it was not started, so its tools were never listed; `capabilities source test {name}` lists them"
+        ),
         SourceStatus::Disabled => "it is disabled (`enabled = false` in the config)".to_string(),
         // Listed, but not (yet) in the view of the catalogue this run took.
         SourceStatus::Ready { .. } => {

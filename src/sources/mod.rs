@@ -1,7 +1,9 @@
-//! Upstream MCP clients (rmcp): one [`Sources`] manager connects every enabled source of the
-//! config concurrently in the background, over stdio (a child process in its own process group)
-//! or Streamable HTTP, and keeps each one's [`SourceStatus`]. A source's default connection
-//! connects at start; other connections on first use. Slow, hanging, crashing or noisy sources
+//! Upstream MCP clients (rmcp): one [`Sources`] manager connects the enabled sources of the
+//! config in the background, a few at a time ([`Pacing`]), over stdio (a child process in its
+//! own process group) or Streamable HTTP, and keeps each one's [`SourceStatus`]. With
+//! [`Sources::start`] every source's default connection connects at once; with
+//! [`Sources::lazy`] only those asked for ([`Sources::connect`]) or called; other connections
+//! on first use. Slow, hanging, crashing or noisy sources
 //! fail on their own, with a message that says what happened and what to do; one that crashes
 //! after it was ready is restarted with backoff.
 //!
@@ -32,6 +34,7 @@ mod error;
 mod handler;
 mod http;
 mod link;
+mod pacing;
 // Signals whole process groups (`killpg`), which only libc offers.
 #[allow(unsafe_code)]
 mod process_group;
@@ -47,9 +50,10 @@ use rmcp::ServiceError;
 use rmcp::model::{CallToolRequestParams, CallToolResponse};
 use rmcp::service::{Peer, RoleClient};
 use serde_json::{Map, Value};
-use tokio::sync::{broadcast, watch};
+use tokio::sync::{Semaphore, broadcast, watch};
 
 pub use error::SourceError;
+pub use pacing::Pacing;
 pub use process_group::kill_all;
 pub use signals::termination_signal;
 pub use status::{SourceEvent, SourceStatus};
@@ -80,9 +84,25 @@ struct Entry {
 }
 
 impl Sources {
-    /// Starts connecting every enabled source's default connection concurrently and returns at
-    /// once. Must be called inside a tokio runtime.
+    /// Starts connecting every enabled source's default connection (a few at a time) and
+    /// returns at once. Must be called inside a tokio runtime.
     pub fn start(sources: Vec<SourceSettings>, secrets: Arc<dyn SecretLookup>) -> Arc<Sources> {
+        let manager = Sources::lazy(sources, secrets, Pacing::default());
+        for entry in &manager.sources {
+            if let Some(default) = entry.links.first() {
+                default.ensure_started();
+            }
+        }
+        manager
+    }
+
+    /// A manager that starts nothing until a source is asked for ([`connect`](Self::connect))
+    /// or called, paced by `pacing`. Must be called inside a tokio runtime.
+    pub fn lazy(
+        sources: Vec<SourceSettings>,
+        secrets: Arc<dyn SecretLookup>,
+        pacing: Pacing,
+    ) -> Arc<Sources> {
         let (shutdown, shutdown_rx) = watch::channel(false);
         let (events, _) = broadcast::channel(EVENT_CAPACITY);
         let shared = Arc::new(Shared {
@@ -90,6 +110,8 @@ impl Sources {
             events,
             shutdown: shutdown_rx,
             tasks: Mutex::new(Vec::new()),
+            starting: Semaphore::new(pacing.max_starting.max(1)),
+            idle_stop: pacing.idle_stop,
         });
         let sources: Vec<Entry> = sources
             .into_iter()
@@ -109,16 +131,18 @@ impl Sources {
                 Entry { settings, links }
             })
             .collect();
-        for entry in &sources {
-            if let Some(default) = entry.links.first() {
-                default.ensure_started();
-            }
-        }
         Arc::new(Sources {
             sources,
             shared,
             shutdown,
         })
+    }
+
+    /// Starts connecting the source's default connection unless it runs already; returns at
+    /// once. A disabled or unknown source is an error.
+    pub fn connect(&self, source: &str) -> Result<(), SourceError> {
+        self.link(source, None)?.ensure_started();
+        Ok(())
     }
 
     /// Where this manager's `${secret:NAME}` values come from: the bridge checks tool arguments
@@ -152,8 +176,8 @@ impl Sources {
         self.entry(source).ok()?.links.first()?.pid()
     }
 
-    /// Waits until every source is ready, failed or disabled, or `timeout` passes, and returns
-    /// the statuses at that point.
+    /// Waits until every started source is ready or failed, or `timeout` passes, and returns
+    /// the statuses at that point. Sources nothing started are not waited for.
     pub async fn wait_settled(&self, timeout: Duration) -> Vec<(String, SourceStatus)> {
         let all = async {
             for entry in &self.sources {
@@ -171,6 +195,7 @@ impl Sources {
     /// Every tool the source lists (`tools/list`, all pages), through its default connection.
     pub async fn list_tools(&self, source: &str) -> Result<Vec<UpstreamTool>, SourceError> {
         let link = self.link(source, None)?;
+        let _busy = link.busy();
         let peer = ready_peer(&link).await?;
         let request = "tools/list";
         let tools = with_timeout(&link, request, peer.list_all_tools()).await?;
@@ -234,6 +259,7 @@ impl Sources {
         arguments: Map<String, Value>,
     ) -> Result<Value, SourceError> {
         let link = self.link(source, connection)?;
+        let _busy = link.busy();
         let peer = ready_peer(&link).await?;
         let request = format!("tools/call `{upstream_name}`");
         let params =

@@ -201,3 +201,34 @@ fn exec_errors_say_what_to_do() {
     let budget = home.run(&["exec", "-", "--output-budget", "10"]);
     assert_eq!(budget.code, 2, "{}", budget.stderr);
 }
+
+/// A source whose command leaves `marker` behind when it starts, then never answers (`hang`)
+/// or exits at once.
+fn marking_source(name: &str, marker: &std::path::Path, hang: bool) -> String {
+    let then = if hang { "sleep 600" } else { "exit 1" };
+    format!(
+        "[sources.{name}]\ncommand = \"sh\"\nargs = [\"-c\", {}]\n\n",
+        serde_json::to_string(&format!("touch '{}'; {then}", marker.display())).unwrap()
+    )
+}
+
+#[test]
+fn a_script_that_names_no_source_starts_none() {
+    let home = Home::new();
+    let hanging = home.path().join("hanging-started");
+    let broken = home.path().join("broken-started");
+    home.write_config(&format!(
+        "{}{}",
+        marking_source("hanging", &hanging, true),
+        marking_source("broken", &broken, false)
+    ));
+    let run = exec_stdin(&home, "return 1", &[]).ok();
+    assert_eq!(run.stdout.trim(), "1", "{}", run.stderr);
+    assert!(!hanging.exists(), "the hanging source was started");
+    assert!(!broken.exists(), "the broken source was started");
+
+    // Naming one starts that one only.
+    exec_stdin(&home, "return typeof broken", &[]);
+    assert!(broken.exists(), "a source the script names was not started");
+    assert!(!hanging.exists(), "the hanging source was started");
+}
