@@ -193,6 +193,12 @@ async fn broken_sources_fail_on_their_own_while_a_real_one_works() {
         vec![
             everything_stdio("good"),
             stdio("hangs", "sleep", &["600"]),
+            // Like `npx` waiting on the network: a note on stderr, no answer, and exit 1 when
+            // its stdin closes, which is what giving up on it does.
+            sh(
+                "hangs_then_exits",
+                "echo 'npm notice: a new version is out' >&2; cat >/dev/null; exit 1",
+            ),
             sh("exits", "echo 'fatal: GITHUB_TOKEN is not set' >&2; exit 1"),
             sh(
                 "noisy",
@@ -213,8 +219,13 @@ async fn broken_sources_fail_on_their_own_while_a_real_one_works() {
 
     let hangs = failure(&statuses, "hangs");
     assert!(
-        hangs.contains("`sleep` gave no answer within 3 s"),
+        hangs.contains("`sleep` did not answer within 3 s"),
         "{hangs}"
+    );
+    let killed = failure(&statuses, "hangs_then_exits");
+    assert!(
+        killed.contains("`sh` did not answer within 3 s") && !killed.contains("exited"),
+        "{killed}"
     );
     assert!(hangs.contains("capabilities source test hangs"), "{hangs}");
 
