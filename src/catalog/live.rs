@@ -67,6 +67,13 @@ impl LiveCatalog {
                         let fetched_at = listing.fetched_at();
                         (listing.tools, Origin::Cached { fetched_at })
                     }
+                    // Not started until its backoff ends, or a call needs it.
+                    (true, _) if let Some(failed) = cache.holding_failure(source) => (
+                        Vec::new(),
+                        Origin::Unavailable {
+                            error: failed.describe(),
+                        },
+                    ),
                     (true, _) => (Vec::new(), Origin::Connecting),
                 };
                 index.set_namespace(&source.name, &tools);
@@ -210,6 +217,7 @@ impl LiveCatalog {
                     tracing::warn!("cannot cache the tools of `{name}`: {e:#}");
                 }
                 index.set_namespace(name, &tools);
+                self.cache.clear_failure(name);
                 if let Some(store) = self.versions.get().and_then(WeakStore::upgrade) {
                     let tools = tools.clone();
                     tokio::spawn(async move { record(&store, &tools).await });
@@ -357,8 +365,14 @@ async fn follow(live: Arc<LiveCatalog>, mut events: tokio::sync::broadcast::Rece
 async fn settle(live: &LiveCatalog, name: &str, status: &SourceStatus) {
     match status {
         SourceStatus::Ready { .. } if live.needs_listing(name) => live.relist(name).await,
-        SourceStatus::Failed { error }
-        | SourceStatus::Restarting {
+        SourceStatus::Failed { error } => {
+            // Remembered, so other processes (and this hub's next start) wait it out.
+            if let Some(source) = live.settings.source(name) {
+                live.cache.record_failure(source, error);
+            }
+            live.mark_failed(name, error)
+        }
+        SourceStatus::Restarting {
             last_error: error, ..
         } => live.mark_failed(name, error),
         _ => {}

@@ -142,6 +142,14 @@ async fn test_one(app: &App, name: &str, just_added: bool, json: bool) -> anyhow
     };
     manager.shutdown().await;
     let elapsed = started.elapsed();
+    // Tried now whatever failed before: later commands go by this outcome.
+    let cache = ListingCache::new(app.paths.catalog_cache_dir());
+    match (&status, &listed) {
+        (SourceStatus::Ready { .. }, Some(Ok(_))) => cache.clear_failure(name),
+        (_, Some(Err(e))) => cache.record_failure(&source, &e.to_string()),
+        (SourceStatus::Failed { error }, _) => cache.record_failure(&source, error),
+        _ => {}
+    }
     match (status, listed) {
         (
             SourceStatus::Ready {
@@ -153,7 +161,6 @@ async fn test_one(app: &App, name: &str, just_added: bool, json: bool) -> anyhow
             Some(Ok(tools)),
         ) => {
             let tools = build_namespace(name, tools);
-            let cache = ListingCache::new(app.paths.catalog_cache_dir());
             if let Err(e) = cache.write(name, &CachedListing::new(&source, tools.clone())) {
                 tracing::warn!("cannot cache the tools of `{name}`: {e:#}");
             }
@@ -258,10 +265,11 @@ pub async fn list(app: &App, args: &SourceListArgs) -> anyhow::Result<ExitCode> 
         .filter(|s| s.enabled)
         .map(|s| s.name.as_str())
         .collect();
+    let cache = ListingCache::new(app.paths.catalog_cache_dir());
     let statuses = waiting(
         app,
         format!("connecting to {}", names(&enabled)),
-        live_statuses(&settings.sources, app.secrets()),
+        live_statuses(&settings.sources, &cache, app.secrets()),
     )
     .await;
     if args.json {
@@ -297,22 +305,57 @@ pub async fn list(app: &App, args: &SourceListArgs) -> anyhow::Result<ExitCode> 
     })
 }
 
+/// Each source's status now: connected to, except a source whose connect failed lately, which
+/// shows that failure (`failed 20 s ago: …`) until `source test` tries it again or its backoff
+/// ends. What this connect finds is remembered for later commands.
 async fn live_statuses(
     sources: &[SourceSettings],
+    cache: &ListingCache,
     secrets: Arc<dyn crate::credentials::SecretLookup>,
 ) -> Vec<SourceStatus> {
-    let manager = Sources::start(sources.to_vec(), secrets);
-    manager.wait_settled(settle_time(sources)).await;
+    let held: Vec<(String, String)> = sources
+        .iter()
+        .filter(|s| s.enabled)
+        .filter_map(|s| {
+            let failed = cache.holding_failure(s)?;
+            Some((
+                s.name.clone(),
+                format!(
+                    "{}; `capabilities source test {}` tries it again now",
+                    failed.describe(),
+                    s.name
+                ),
+            ))
+        })
+        .collect();
+    let to_connect: Vec<SourceSettings> = sources
+        .iter()
+        .filter(|s| !held.iter().any(|(name, _)| *name == s.name))
+        .cloned()
+        .collect();
+    let manager = Sources::start(to_connect.clone(), secrets);
+    manager.wait_settled(settle_time(&to_connect)).await;
     let statuses = manager.statuses();
     manager.shutdown().await;
     sources
         .iter()
         .map(|s| {
-            statuses
+            if let Some((_, error)) = held.iter().find(|(name, _)| *name == s.name) {
+                return SourceStatus::Failed {
+                    error: error.clone(),
+                };
+            }
+            let status = statuses
                 .iter()
                 .find(|(n, _)| *n == s.name)
                 .map(|(_, st)| st.clone())
-                .unwrap_or(SourceStatus::Disabled)
+                .unwrap_or(SourceStatus::Disabled);
+            match &status {
+                SourceStatus::Ready { .. } => cache.clear_failure(&s.name),
+                SourceStatus::Failed { error } => cache.record_failure(s, error),
+                _ => {}
+            }
+            status
         })
         .collect()
 }

@@ -277,3 +277,89 @@ fn make_executable(path: &std::path::Path) {
     permissions.set_mode(0o755);
     std::fs::set_permissions(path, permissions).unwrap();
 }
+
+/// How many times the command of a source made by [`counted`] started.
+fn starts(marker: &std::path::Path) -> usize {
+    std::fs::read_to_string(marker)
+        .map(|text| text.lines().count())
+        .unwrap_or(0)
+}
+
+/// A `[sources.NAME]` whose command adds a line to `marker` each time it starts, then runs
+/// `then`.
+fn counted(name: &str, marker: &std::path::Path, then: &str, extra: &str) -> String {
+    format!(
+        "[sources.{name}]\ncommand = \"sh\"\nargs = [\"-c\", {}]\n{extra}\n",
+        toml_string(&format!("echo started >> '{}'; {then}", marker.display()))
+    )
+}
+
+#[test]
+fn search_answers_from_the_cache_without_starting_a_cached_source() {
+    let home = Home::new();
+    let marker = home.path().join("everything-started");
+    home.write_config(&counted(
+        "everything",
+        &marker,
+        &format!("exec node {} stdio", toml_string(&everything_js())),
+        "",
+    ));
+    home.run(&["source", "test", "everything"]).ok();
+    assert_eq!(starts(&marker), 1);
+    let found = home.run(&["search", "echo"]).ok();
+    assert!(found.stdout.contains("everything.echo("), "{}", found.stdout);
+    home.run(&["describe", "everything.echo"]).ok();
+    assert_eq!(starts(&marker), 1, "search or describe started a cached source");
+}
+
+#[test]
+fn a_source_that_never_answers_is_not_waited_for_again_until_tried() {
+    let home = Home::new();
+    let marker = home.path().join("hangs-started");
+    home.write_config(&format!(
+        "[sources.everything]\ncommand = \"node\"\nargs = [{}, \"stdio\"]\n\n{}",
+        toml_string(&everything_js()),
+        counted("hangs", &marker, "exec sleep 600", "connect_timeout_secs = 2")
+    ));
+    let first = home.run(&["search", "echo"]).ok();
+    assert!(first.stdout.contains("everything.echo("), "{}", first.stdout);
+    assert!(
+        first.stderr.contains("Not searched: `hangs` (")
+            && first.stderr.contains("did not answer within 2 s")
+            && first.stderr.contains("says why"),
+        "{}",
+        first.stderr
+    );
+    assert_eq!(starts(&marker), 1);
+
+    // Remembered: the next search, in another process, does not start it again.
+    let second = home.run(&["search", "echo"]).ok();
+    assert!(
+        second.stderr.contains("Not searched: `hangs` (failed ")
+            && second.stderr.contains(" s ago: "),
+        "{}",
+        second.stderr
+    );
+    assert_eq!(starts(&marker), 1, "a source that just failed was started again");
+    let listed = home.run(&["source", "list", "--json"]).ok();
+    let rows: Value = serde_json::from_str(&listed.stdout).expect("JSON");
+    let hangs = rows
+        .as_array()
+        .and_then(|rows| rows.iter().find(|r| r["name"] == "hangs"))
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(hangs["status"], "failed", "{hangs}");
+    assert!(
+        hangs["error"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("failed ") && e.contains("source test hangs")),
+        "{hangs}"
+    );
+    assert_eq!(starts(&marker), 1, "source list started it again");
+
+    // `source test` and `--refresh` try it again at once.
+    home.run(&["source", "test", "hangs"]).fails();
+    assert_eq!(starts(&marker), 2);
+    home.run(&["search", "echo", "--refresh"]).ok();
+    assert_eq!(starts(&marker), 3);
+}
