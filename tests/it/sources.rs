@@ -8,7 +8,7 @@ use std::time::Duration;
 use capabilities::config::template::Template;
 use capabilities::config::{ConnectionSettings, SourceSettings, Transport};
 use capabilities::credentials::{MASK, NoSecretStore, SecretLookup};
-use capabilities::sources::{SourceError, SourceEvent, SourceStatus, Sources};
+use capabilities::sources::{Pacing, SourceError, SourceEvent, SourceStatus, Sources};
 use serde_json::{Map, Value, json};
 
 use crate::common::{HttpEverything, everything_js, mcp_server_time};
@@ -551,4 +551,48 @@ async fn assert_gone(leader: u32, helper: u32) {
         alive(helper),
         group_members(leader)
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_lazy_manager_starts_nothing_until_asked_and_then_one_at_a_time() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let marker = dir.path().join("started");
+    let hanging = |name: &str| {
+        let mut settings = sh(
+            name,
+            &format!("echo {name} >> '{}'; exec sleep 600", marker.display()),
+        );
+        settings.connect_timeout = Duration::from_secs(60);
+        settings
+    };
+    let pacing = Pacing {
+        max_starting: 1,
+        idle_stop: None,
+    };
+    let sources = Sources::lazy(
+        vec![hanging("a"), hanging("b"), hanging("c")],
+        no_secrets(),
+        pacing,
+    );
+    let started = || {
+        std::fs::read_to_string(&marker)
+            .map(|text| text.lines().count())
+            .unwrap_or(0)
+    };
+    assert_eq!(sources.status("a"), Some(SourceStatus::Idle));
+    for name in ["a", "b", "c"] {
+        sources.connect(name).expect("a configured source");
+    }
+    let deadline = std::time::Instant::now() + SETTLE;
+    while started() == 0 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // The first holds the only turn until its connect timeout: the others wait, unstarted.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(started(), 1, "more than one source started at once");
+    assert!(matches!(
+        sources.connect("nope"),
+        Err(SourceError::UnknownSource { .. })
+    ));
+    sources.shutdown().await;
 }
