@@ -15,7 +15,7 @@ use super::{Catalog, Namespace, Origin, UpstreamTool};
 use crate::config::{IMPLICIT_CONNECTION, Settings, SourceSettings, settle_time};
 use crate::credentials::SecretLookup;
 use crate::model::tool::build_namespace;
-use crate::sources::{SourceStatus, Sources};
+use crate::sources::{Pacing, SourceStatus, Sources};
 
 /// The longest a command without `--refresh` waits for a source it has no listing of: a
 /// server slower than that is reported as not searched rather than holding up the answer.
@@ -59,7 +59,7 @@ pub async fn load(
     let live = if to_list.is_empty() {
         Vec::new()
     } else {
-        list_live(to_list, secrets, wait).await
+        list_live(to_list, secrets, wait, settings.pacing).await
     };
 
     let namespaces = settings
@@ -181,9 +181,10 @@ async fn list_live(
     sources: Vec<SourceSettings>,
     secrets: Arc<dyn SecretLookup>,
     wait: Duration,
+    pacing: Pacing,
 ) -> Vec<(String, Listed)> {
     let names: Vec<String> = sources.iter().map(|s| s.name.clone()).collect();
-    let manager = Sources::start(sources, secrets);
+    let manager = Sources::start_paced(sources, secrets, pacing);
     manager.wait_settled(wait).await;
     let statuses = manager.statuses();
     let mut results = Vec::new();

@@ -18,7 +18,7 @@ use crate::cli::{SourceAddArgs, SourceImportArgs, SourceListArgs, SourceNameArgs
 use crate::config::edit::{NewSource, add_source, remove_source, set_source_enabled};
 use crate::config::{SourceSettings, Transport, settle_time};
 use crate::model::tool::build_namespace;
-use crate::sources::{SourceStatus, Sources};
+use crate::sources::{Pacing, SourceStatus, Sources};
 
 pub async fn add(app: &App, args: &SourceAddArgs) -> anyhow::Result<ExitCode> {
     let source = match (&args.url, args.command.split_first()) {
@@ -269,7 +269,7 @@ pub async fn list(app: &App, args: &SourceListArgs) -> anyhow::Result<ExitCode> 
     let statuses = waiting(
         app,
         format!("connecting to {}", names(&enabled)),
-        live_statuses(&settings.sources, &cache, app.secrets()),
+        live_statuses(&settings.sources, &cache, settings.pacing, app.secrets()),
     )
     .await;
     if args.json {
@@ -311,6 +311,7 @@ pub async fn list(app: &App, args: &SourceListArgs) -> anyhow::Result<ExitCode> 
 async fn live_statuses(
     sources: &[SourceSettings],
     cache: &ListingCache,
+    pacing: Pacing,
     secrets: Arc<dyn crate::credentials::SecretLookup>,
 ) -> Vec<SourceStatus> {
     let held: Vec<(String, String)> = sources
@@ -333,7 +334,7 @@ async fn live_statuses(
         .filter(|s| !held.iter().any(|(name, _)| *name == s.name))
         .cloned()
         .collect();
-    let manager = Sources::start(to_connect.clone(), secrets);
+    let manager = Sources::start_paced(to_connect.clone(), secrets, pacing);
     manager.wait_settled(settle_time(&to_connect)).await;
     let statuses = manager.statuses();
     manager.shutdown().await;

@@ -714,6 +714,20 @@ mod tests {
     }
 
     #[test]
+    fn the_hub_table_paces_sources_and_refuses_zero_starts() {
+        let path = Path::new("c.toml");
+        let settings = parse(path, "[hub]\nmax_starting = 3\nidle_stop_secs = 0\n").unwrap();
+        assert_eq!(settings.pacing.max_starting, 3);
+        assert_eq!(settings.pacing.idle_stop, None);
+        let settings = parse(path, "").unwrap();
+        assert_eq!(settings.pacing.idle_stop, Some(DEFAULT_IDLE_STOP));
+        let e = err("[hub]\nmax_starting = 0\n");
+        assert_eq!(e.line, 2);
+        assert!(e.message.contains("hub.max_starting must be at least 1"), "{e}");
+        assert!(e.help.as_deref().is_some_and(|h| h.contains("one source per core")), "{e}");
+    }
+
+    #[test]
     fn bad_values_are_errors_with_lines() {
         let e = err("[sources.a]\ncommand = \"x\"\n[policy]\ndefault = \"maybe\"\n");
         assert_eq!(e.line, 4);

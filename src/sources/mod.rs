@@ -87,7 +87,16 @@ impl Sources {
     /// Starts connecting every enabled source's default connection (a few at a time) and
     /// returns at once. Must be called inside a tokio runtime.
     pub fn start(sources: Vec<SourceSettings>, secrets: Arc<dyn SecretLookup>) -> Arc<Sources> {
-        let manager = Sources::lazy(sources, secrets, Pacing::default());
+        Sources::start_paced(sources, secrets, Pacing::default())
+    }
+
+    /// [`start`](Self::start), paced by `pacing` (the config's `[hub] max_starting`).
+    pub fn start_paced(
+        sources: Vec<SourceSettings>,
+        secrets: Arc<dyn SecretLookup>,
+        pacing: Pacing,
+    ) -> Arc<Sources> {
+        let manager = Sources::lazy(sources, secrets, pacing);
         for entry in &manager.sources {
             if let Some(default) = entry.links.first() {
                 default.ensure_started();
