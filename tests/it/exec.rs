@@ -232,3 +232,25 @@ fn a_script_that_names_no_source_starts_none() {
     assert!(broken.exists(), "a source the script names was not started");
     assert!(!hanging.exists(), "the hanging source was started");
 }
+
+#[test]
+fn a_resumed_run_starts_only_the_sources_its_script_and_journal_name() {
+    let home = Home::new();
+    crate::approvals::counter_config(&home);
+    let hanging = home.path().join("hanging-started");
+    let config = std::fs::read_to_string(home.config_path()).expect("config");
+    home.write_config(&format!(
+        "{config}\n{}",
+        marking_source("hanging", &hanging, true)
+    ));
+    let paused = exec_stdin(&home, crate::approvals::SCRIPT, &["--json"]);
+    assert_eq!(paused.code, 3, "{}", paused.stderr);
+    let run_id = envelope(&paused)["runId"]
+        .as_str()
+        .expect("runId")
+        .to_string();
+    home.run(&["hub", "approve", &run_id]).ok();
+    let resumed = home.run(&["exec", "--resume", &run_id, "--json"]).ok();
+    assert_eq!(envelope(&resumed)["status"], "completed", "{}", resumed.stdout);
+    assert!(!hanging.exists(), "a source the run never names was started");
+}
