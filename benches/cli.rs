@@ -29,12 +29,13 @@ fn replay_server() -> Option<PathBuf> {
 fn home(count: usize, replay: &Path) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("temp dir: {e}"));
     let python = manifest_dir().join(".venv/bin/python");
-    let mut recorded: Vec<PathBuf> = std::fs::read_dir(manifest_dir().join("tests/fixtures/catalog"))
-        .unwrap_or_else(|e| panic!("the recorded catalogue: {e}"))
-        .flatten()
-        .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|e| e == "json"))
-        .collect();
+    let mut recorded: Vec<PathBuf> =
+        std::fs::read_dir(manifest_dir().join("tests/fixtures/catalog"))
+            .unwrap_or_else(|e| panic!("the recorded catalogue: {e}"))
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|path| path.extension().is_some_and(|e| e == "json"))
+            .collect();
     recorded.sort();
     let quoted = |p: &Path| serde_json::to_string(&p.display().to_string()).unwrap_or_default();
     let mut config = String::new();

@@ -146,11 +146,7 @@ impl App {
         let settings = Arc::new(settings);
         let profile = settings.profile.clone();
         let store = self.store().await?;
-        let sources = Sources::lazy(
-            settings.sources.clone(),
-            self.secrets(),
-            settings.pacing,
-        );
+        let sources = Sources::lazy(settings.sources.clone(), self.secrets(), settings.pacing);
         let catalog = LiveCatalog::start(
             (*settings).clone(),
             ListingCache::new(self.paths.catalog_cache_dir()),

@@ -112,7 +112,9 @@ mod tests {
         };
         assert!(!long_ago.holds_for(&source("x")));
         assert!(
-            long_ago.describe().starts_with("failed 31 s ago: no answer"),
+            long_ago
+                .describe()
+                .starts_with("failed 31 s ago: no answer"),
             "{}",
             long_ago.describe()
         );

@@ -1,5 +1,6 @@
 //! A catalogue that follows its sources while a process runs (the hub): it starts from the
-//! cached listings, lists a source again when it becomes ready with an old or missing listing,
+//! cached listings (an old one is served until the source is listed again), starts the sources
+//! that need listing, lists a source again when it becomes ready with an old or missing listing,
 //! after a restart, and whenever the upstream says `notifications/tools/list_changed`, and keeps
 //! the search index and the on-disk cache in step.
 
@@ -43,6 +44,8 @@ struct State {
     index: SearchIndex,
     /// Sources listed live since this process started.
     listed: HashSet<String>,
+    /// Sources served from an old cached listing until they are listed again.
+    old: HashSet<String>,
     /// Goes up whenever the tools change, so derived data (the sandbox's tool specs) can be
     /// cached until then.
     generation: u64,
@@ -57,6 +60,7 @@ impl LiveCatalog {
         sources: Arc<Sources>,
     ) -> Arc<LiveCatalog> {
         let mut index = SearchIndex::new();
+        let mut old = HashSet::new();
         let namespaces = settings
             .sources
             .iter()
@@ -64,6 +68,12 @@ impl LiveCatalog {
                 let (tools, origin) = match (source.enabled, cache.read(&source.name)) {
                     (false, _) => (Vec::new(), Origin::Disabled),
                     (true, Some(listing)) if listing.is_fresh_for(source) => {
+                        let fetched_at = listing.fetched_at();
+                        (listing.tools, Origin::Cached { fetched_at })
+                    }
+                    // Better old tools than none while it is listed again.
+                    (true, Some(listing)) if listing.is_for(source) => {
+                        old.insert(source.name.clone());
                         let fetched_at = listing.fetched_at();
                         (listing.tools, Origin::Cached { fetched_at })
                     }
@@ -87,6 +97,7 @@ impl LiveCatalog {
                 catalog: Catalog { namespaces },
                 index,
                 listed: HashSet::new(),
+                old,
                 generation: 0,
             }),
             sources,
@@ -147,7 +158,11 @@ impl LiveCatalog {
     /// Starts every source the catalogue has no fresh listing of, so it can be listed (the
     /// sources start a few at a time); a source with one starts when a run first calls it.
     pub fn start_unlisted(&self) {
-        for name in self.unlisted(|_| true) {
+        let old: Vec<String> = {
+            let state = self.state.read().unwrap_or_else(|p| p.into_inner());
+            state.old.iter().cloned().collect()
+        };
+        for name in self.unlisted(|_| true).into_iter().chain(old) {
             // Only configured, enabled sources have a namespace waiting for a listing.
             let _ = self.sources.connect(&name);
         }
@@ -202,6 +217,7 @@ impl LiveCatalog {
             catalog,
             index,
             listed: listed_names,
+            old,
             generation,
         } = &mut *state;
         let Some(namespace) = catalog.namespaces.iter_mut().find(|n| n.name == name) else {
@@ -225,6 +241,7 @@ impl LiveCatalog {
                 namespace.tools = tools;
                 namespace.origin = Origin::Live;
                 listed_names.insert(name.to_string());
+                old.remove(name);
                 *generation += 1;
             }
             Err(error) => {
@@ -320,7 +337,7 @@ impl LiveCatalog {
     /// and its cached listing is not fresh, or it was listed before (so this is a restart).
     fn needs_listing(&self, name: &str) -> bool {
         let state = self.state.read().unwrap_or_else(|p| p.into_inner());
-        if state.listed.contains(name) {
+        if state.listed.contains(name) || state.old.contains(name) {
             return true;
         }
         !matches!(

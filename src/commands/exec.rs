@@ -45,7 +45,10 @@ pub async fn run(app: &App, args: &ExecArgs) -> anyhow::Result<ExitCode> {
     let mut envelope = match (code, &args.resume) {
         (Some(code), _) => {
             // Only the sources the script names: one that calls none starts none.
-            engine.catalog.prepare(&mentioned(&code, names), settle).await;
+            engine
+                .catalog
+                .prepare(&mentioned(&code, names), settle)
+                .await;
             executor
                 .execute_for(
                     Some("exec"),

@@ -11,8 +11,7 @@ use toml::Spanned;
 
 use super::options::{
     ConfigOptions, ConnectionOptions, CredentialsOptions, FreshnessOptions, HubOptions,
-    LimitsOptions,
-    PolicyOptions, RuleOptions, SourceOptions,
+    LimitsOptions, PolicyOptions, RuleOptions, SourceOptions,
 };
 use super::settings::*;
 use super::template::Template;
@@ -723,8 +722,16 @@ mod tests {
         assert_eq!(settings.pacing.idle_stop, Some(DEFAULT_IDLE_STOP));
         let e = err("[hub]\nmax_starting = 0\n");
         assert_eq!(e.line, 2);
-        assert!(e.message.contains("hub.max_starting must be at least 1"), "{e}");
-        assert!(e.help.as_deref().is_some_and(|h| h.contains("one source per core")), "{e}");
+        assert!(
+            e.message.contains("hub.max_starting must be at least 1"),
+            "{e}"
+        );
+        assert!(
+            e.help
+                .as_deref()
+                .is_some_and(|h| h.contains("one source per core")),
+            "{e}"
+        );
     }
 
     #[test]

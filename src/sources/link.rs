@@ -377,11 +377,13 @@ async fn idle_for_long(link: &Link) {
         return std::future::pending().await;
     };
     loop {
-        let due = link.idle_since().map_or(limit, |since| {
-            limit.saturating_sub(since.elapsed())
-        });
+        let due = link
+            .idle_since()
+            .map_or(limit, |since| limit.saturating_sub(since.elapsed()));
         tokio::time::sleep(due.max(Duration::from_millis(100))).await;
-        if link.idle_since().is_some_and(|since| since.elapsed() >= limit)
+        if link
+            .idle_since()
+            .is_some_and(|since| since.elapsed() >= limit)
             && link.stop_for_idleness()
         {
             tracing::info!(source = %link.source.name, "stopped after {} s without a call", limit.as_secs());

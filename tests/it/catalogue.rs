@@ -307,9 +307,17 @@ fn search_answers_from_the_cache_without_starting_a_cached_source() {
     home.run(&["source", "test", "everything"]).ok();
     assert_eq!(starts(&marker), 1);
     let found = home.run(&["search", "echo"]).ok();
-    assert!(found.stdout.contains("everything.echo("), "{}", found.stdout);
+    assert!(
+        found.stdout.contains("everything.echo("),
+        "{}",
+        found.stdout
+    );
     home.run(&["describe", "everything.echo"]).ok();
-    assert_eq!(starts(&marker), 1, "search or describe started a cached source");
+    assert_eq!(
+        starts(&marker),
+        1,
+        "search or describe started a cached source"
+    );
 }
 
 #[test]
@@ -319,10 +327,19 @@ fn a_source_that_never_answers_is_not_waited_for_again_until_tried() {
     home.write_config(&format!(
         "[sources.everything]\ncommand = \"node\"\nargs = [{}, \"stdio\"]\n\n{}",
         toml_string(&everything_js()),
-        counted("hangs", &marker, "exec sleep 600", "connect_timeout_secs = 2")
+        counted(
+            "hangs",
+            &marker,
+            "exec sleep 600",
+            "connect_timeout_secs = 2"
+        )
     ));
     let first = home.run(&["search", "echo"]).ok();
-    assert!(first.stdout.contains("everything.echo("), "{}", first.stdout);
+    assert!(
+        first.stdout.contains("everything.echo("),
+        "{}",
+        first.stdout
+    );
     assert!(
         first.stderr.contains("Not searched: `hangs` (")
             && first.stderr.contains("did not answer within 2 s")
@@ -340,7 +357,11 @@ fn a_source_that_never_answers_is_not_waited_for_again_until_tried() {
         "{}",
         second.stderr
     );
-    assert_eq!(starts(&marker), 1, "a source that just failed was started again");
+    assert_eq!(
+        starts(&marker),
+        1,
+        "a source that just failed was started again"
+    );
     let listed = home.run(&["source", "list", "--json"]).ok();
     let rows: Value = serde_json::from_str(&listed.stdout).expect("JSON");
     let hangs = rows

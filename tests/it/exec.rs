@@ -251,6 +251,14 @@ fn a_resumed_run_starts_only_the_sources_its_script_and_journal_name() {
         .to_string();
     home.run(&["hub", "approve", &run_id]).ok();
     let resumed = home.run(&["exec", "--resume", &run_id, "--json"]).ok();
-    assert_eq!(envelope(&resumed)["status"], "completed", "{}", resumed.stdout);
-    assert!(!hanging.exists(), "a source the run never names was started");
+    assert_eq!(
+        envelope(&resumed)["status"],
+        "completed",
+        "{}",
+        resumed.stdout
+    );
+    assert!(
+        !hanging.exists(),
+        "a source the run never names was started"
+    );
 }

@@ -617,7 +617,11 @@ fn now_ms() -> u64 {
 fn the_hub_starts_a_cached_source_on_its_first_call_and_stops_it_when_idle() {
     let home = Home::new();
     let marker = home.path().join("everything-started");
-    counted_everything(&home, &marker, "[hub]\nidle_stop_secs = 1\nmax_starting = 1\n");
+    counted_everything(
+        &home,
+        &marker,
+        "[hub]\nidle_stop_secs = 1\nmax_starting = 1\n",
+    );
     home.run(&["source", "test", "everything"]).ok();
     assert_eq!(starts(&marker), 1);
 
@@ -625,12 +629,23 @@ fn the_hub_starts_a_cached_source_on_its_first_call_and_stops_it_when_idle() {
     hub.initialize("2025-11-25");
     let searched = hub.call(1, "search", json!({ "query": "echo" }));
     assert!(text(&searched).contains("everything.echo("), "{searched}");
-    assert_eq!(starts(&marker), 1, "search started a source it has a listing of");
+    assert_eq!(
+        starts(&marker),
+        1,
+        "search started a source it has a listing of"
+    );
 
     let code = "return await everything.echo({ message: 'hi' })";
     let ran = hub.call(2, "execute", json!({ "code": code }));
-    assert_eq!(ran["result"]["structuredContent"]["status"], "completed", "{ran}");
-    assert_eq!(starts(&marker), 2, "the first call did not start the source");
+    assert_eq!(
+        ran["result"]["structuredContent"]["status"], "completed",
+        "{ran}"
+    );
+    assert_eq!(
+        starts(&marker),
+        2,
+        "the first call did not start the source"
+    );
 
     // A second without a call stops it (the hub was idle before the call too: only a later
     // record counts); the next call starts it again.
@@ -640,7 +655,10 @@ fn the_hub_starts_a_cached_source_on_its_first_call_and_stops_it_when_idle() {
             .is_some_and(|(status, at)| status == "idle" && at >= called)
     });
     let again = hub.call(3, "execute", json!({ "code": code }));
-    assert_eq!(again["result"]["structuredContent"]["status"], "completed", "{again}");
+    assert_eq!(
+        again["result"]["structuredContent"]["status"], "completed",
+        "{again}"
+    );
     assert_eq!(starts(&marker), 3, "the stopped source did not start again");
     assert_eq!(hub.close(), Some(0));
 }
