@@ -70,6 +70,14 @@ impl FailedConnect {
         };
         format!("failed {ago} ago: {}", self.error)
     }
+
+    /// [`describe`](Self::describe), and how to try `source` again without waiting.
+    pub fn explain(&self, source: &str) -> String {
+        format!(
+            "{}; `capabilities source test {source}` tries it again now",
+            self.describe()
+        )
+    }
 }
 
 #[cfg(test)]

@@ -81,7 +81,7 @@ impl LiveCatalog {
                     (true, _) if let Some(failed) = cache.holding_failure(source) => (
                         Vec::new(),
                         Origin::Unavailable {
-                            error: failed.describe(),
+                            error: failed.explain(&source.name),
                         },
                     ),
                     (true, _) => (Vec::new(), Origin::Connecting),

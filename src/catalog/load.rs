@@ -40,14 +40,9 @@ pub async fn load(
             .filter(|listing| listing.is_for(source));
         match (listing, refresh) {
             (Some(listing), false) => cached.push((source.name.clone(), listing)),
-            _ if !refresh && let Some(failed) = cache.holding_failure(source) => held.push((
-                source.name.clone(),
-                format!(
-                    "{}; `capabilities source test {}` tries it again now",
-                    failed.describe(),
-                    source.name
-                ),
-            )),
+            _ if !refresh && let Some(failed) = cache.holding_failure(source) => {
+                held.push((source.name.clone(), failed.explain(&source.name)))
+            }
             _ => to_list.push(source.clone()),
         }
     }

@@ -319,14 +319,7 @@ async fn live_statuses(
         .filter(|s| s.enabled)
         .filter_map(|s| {
             let failed = cache.holding_failure(s)?;
-            Some((
-                s.name.clone(),
-                format!(
-                    "{}; `capabilities source test {}` tries it again now",
-                    failed.describe(),
-                    s.name
-                ),
-            ))
+            Some((s.name.clone(), failed.explain(&s.name)))
         })
         .collect();
     let to_connect: Vec<SourceSettings> = sources

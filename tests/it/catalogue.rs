@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::common::{HttpEverything, everything_js, mcp_server_time};
+use crate::common::{HttpEverything, counted_source, everything_js, mcp_server_time, starts};
 use crate::support::Home;
 
 fn toml_string(s: &str) -> String {
@@ -278,27 +278,11 @@ fn make_executable(path: &std::path::Path) {
     std::fs::set_permissions(path, permissions).unwrap();
 }
 
-/// How many times the command of a source made by [`counted`] started.
-fn starts(marker: &std::path::Path) -> usize {
-    std::fs::read_to_string(marker)
-        .map(|text| text.lines().count())
-        .unwrap_or(0)
-}
-
-/// A `[sources.NAME]` whose command adds a line to `marker` each time it starts, then runs
-/// `then`.
-fn counted(name: &str, marker: &std::path::Path, then: &str, extra: &str) -> String {
-    format!(
-        "[sources.{name}]\ncommand = \"sh\"\nargs = [\"-c\", {}]\n{extra}\n",
-        toml_string(&format!("echo started >> '{}'; {then}", marker.display()))
-    )
-}
-
 #[test]
 fn search_answers_from_the_cache_without_starting_a_cached_source() {
     let home = Home::new();
     let marker = home.path().join("everything-started");
-    home.write_config(&counted(
+    home.write_config(&counted_source(
         "everything",
         &marker,
         &format!("exec node {} stdio", toml_string(&everything_js())),
@@ -327,7 +311,7 @@ fn a_source_that_never_answers_is_not_waited_for_again_until_tried() {
     home.write_config(&format!(
         "[sources.everything]\ncommand = \"node\"\nargs = [{}, \"stdio\"]\n\n{}",
         toml_string(&everything_js()),
-        counted(
+        counted_source(
             "hangs",
             &marker,
             "exec sleep 600",

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::common::{everything_js, mcp_server_time, repo};
+use crate::common::{counted_source, everything_js, mcp_server_time, repo};
 use crate::support::{Home, Run};
 
 fn two_sources(home: &Home, extra: &str) {
@@ -205,11 +205,8 @@ fn exec_errors_say_what_to_do() {
 /// A source whose command leaves `marker` behind when it starts, then never answers (`hang`)
 /// or exits at once.
 fn marking_source(name: &str, marker: &std::path::Path, hang: bool) -> String {
-    let then = if hang { "sleep 600" } else { "exit 1" };
-    format!(
-        "[sources.{name}]\ncommand = \"sh\"\nargs = [\"-c\", {}]\n\n",
-        serde_json::to_string(&format!("touch '{}'; {then}", marker.display())).unwrap()
-    )
+    let then = if hang { "exec sleep 600" } else { "exit 1" };
+    counted_source(name, marker, then, "")
 }
 
 #[test]

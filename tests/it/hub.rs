@@ -6,7 +6,10 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-use crate::common::{everything_js, json_report, mcp_server_time, python_peer, repo, venv_node};
+use crate::common::{
+    counted_source, everything_js, json_report, mcp_server_time, python_peer, repo, starts,
+    venv_node,
+};
 use crate::raw::Raw;
 use crate::reaping::{processes_with, wait_for};
 use crate::support::{Home, block_on, store_of};
@@ -576,23 +579,13 @@ fn readme_documents_every_envelope_error_code() {
     }
 }
 
-/// How many times the source of [`counted_everything`] started.
-fn starts(marker: &std::path::Path) -> usize {
-    std::fs::read_to_string(marker)
-        .map(|text| text.lines().count())
-        .unwrap_or(0)
-}
-
-/// server-everything behind a `sh` that adds a line to `marker` each time it starts.
+/// server-everything behind a `sh` that adds a line to `marker` each time it starts, every
+/// tool allowed.
 fn counted_everything(home: &Home, marker: &std::path::Path, extra: &str) {
-    let script = format!(
-        "echo started >> '{}'; exec node '{}' stdio",
-        marker.display(),
-        everything_js()
-    );
+    let then = format!("exec node '{}' stdio", everything_js());
     home.write_config(&format!(
-        "[sources.everything]\ncommand = \"sh\"\nargs = [\"-c\", {}]\n\n[policy]\ndefault = \"allow\"\n\n{extra}",
-        serde_json::to_string(&script).unwrap()
+        "{}\n[policy]\ndefault = \"allow\"\n\n{extra}",
+        counted_source("everything", marker, &then, "")
     ));
 }
 
