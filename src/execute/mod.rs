@@ -430,7 +430,7 @@ impl Executor {
         drop(lease);
         // Named before bounding, so the envelope stays within its budget with the name in it.
         envelope.profile = self.profile.clone();
-        missing_source::explain(&mut envelope, self.catalog.sources());
+        missing_source::explain(&mut envelope, &self.catalog);
         missing_source::outside_profile(&mut envelope, &self.settings);
         if let Some(stop) = replay.stopped() {
             // Whatever the script made of the refused call, the run must not look successful.

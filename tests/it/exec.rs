@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::common::{counted_source, everything_js, mcp_server_time, repo};
+use crate::common::{counted_source, everything_js, mcp_server_time, repo, starts};
 use crate::support::{Home, Run};
 
 fn two_sources(home: &Home, extra: &str) {
@@ -257,5 +257,34 @@ fn a_resumed_run_starts_only_the_sources_its_script_and_journal_name() {
     assert!(
         !hanging.exists(),
         "a source the run never names was started"
+    );
+}
+
+#[test]
+fn a_script_naming_a_source_that_just_failed_says_so_without_starting_it_again() {
+    let home = Home::new();
+    let broken = home.path().join("broken-started");
+    home.write_config(&marking_source("broken", &broken, false));
+    let first = exec_stdin(&home, "return await broken.anything()", &[]).fails();
+    assert!(
+        first.stderr.contains("could not connect"),
+        "{}",
+        first.stderr
+    );
+    assert_eq!(starts(&broken), 1);
+
+    let second = exec_stdin(&home, "return await broken.anything()", &[]).fails();
+    assert!(
+        second.stderr.contains("could not connect: failed ")
+            && second
+                .stderr
+                .contains("`capabilities source test broken` tries it again now"),
+        "{}",
+        second.stderr
+    );
+    assert_eq!(
+        starts(&broken),
+        1,
+        "a source that just failed was started again"
     );
 }
