@@ -320,6 +320,7 @@ fn known_sources(catalog: &Catalog) -> String {
 /// One line about the sources whose tools are missing or old, so fewer results are never
 /// silent, and never a line per source: with ninety sources down, the answer stays short.
 pub fn availability_notes(catalog: &Catalog, only: Option<&str>, reader: &Reader) -> String {
+    let mut connecting: Vec<&str> = Vec::new();
     let mut missing: Vec<(&str, &str)> = Vec::new();
     let mut old: Vec<(&str, &str)> = Vec::new();
     for namespace in catalog
@@ -329,20 +330,34 @@ pub fn availability_notes(catalog: &Catalog, only: Option<&str>, reader: &Reader
     {
         match &namespace.origin {
             Origin::Unavailable { error } => missing.push((&namespace.name, error)),
-            Origin::Connecting => missing.push((&namespace.name, "still connecting")),
+            Origin::Connecting => connecting.push(&namespace.name),
             Origin::Stale { error, .. } => old.push((&namespace.name, error)),
             Origin::Live | Origin::Cached { .. } | Origin::Disabled => {}
         }
     }
     let mut parts = Vec::new();
-    match missing.as_slice() {
-        [] => {}
-        [(name, why)] => parts.push(format!("Not searched: `{name}` ({why})")),
-        many => parts.push(format!(
-            "Not searched: {} sources ({})",
-            many.len(),
-            some_names(many)
+    let connecting_count = connecting.len();
+    match (connecting.as_slice(), missing.as_slice()) {
+        ([], []) => {}
+        ([name], []) => parts.push(format!(
+            "Not searched yet: `{name}` is still connecting; search again in a moment"
         )),
+        ([], [(name, why)]) => parts.push(format!("Not searched: `{name}` ({why})")),
+        (connecting, missing) => {
+            let total = connecting.len() + missing.len();
+            let connecting = format!(
+                "still connecting ({})",
+                some_names(connecting.iter().copied())
+            );
+            let missing_names = some_names(missing.iter().map(|(name, _)| *name));
+            parts.push(match (connecting_count, missing.len()) {
+                (_, 0) => format!("Not searched: {total} sources {connecting}"),
+                (0, _) => format!("Not searched: {total} sources unavailable ({missing_names})"),
+                (c, m) => format!(
+                    "Not searched: {total} sources, {c} {connecting} and {m} unavailable ({missing_names})"
+                ),
+            });
+        }
     }
     match old.as_slice() {
         [] => {}
@@ -352,7 +367,7 @@ pub fn availability_notes(catalog: &Catalog, only: Option<&str>, reader: &Reader
         many => parts.push(format!(
             "{} sources did not answer ({}); their tools are from older listings",
             many.len(),
-            some_names(many)
+            some_names(many.iter().map(|(name, _)| *name))
         )),
     }
     if parts.is_empty() {
@@ -366,14 +381,11 @@ pub fn availability_notes(catalog: &Catalog, only: Option<&str>, reader: &Reader
 }
 
 /// `` `a`, `b`, `c` and 4 more ``: enough names to recognise, in a line that stays short.
-fn some_names(sources: &[(&str, &str)]) -> String {
+fn some_names<'a>(names: impl ExactSizeIterator<Item = &'a str>) -> String {
     const SHOWN: usize = 3;
-    let shown: Vec<String> = sources
-        .iter()
-        .take(SHOWN)
-        .map(|(name, _)| format!("`{name}`"))
-        .collect();
-    match sources.len().saturating_sub(SHOWN) {
+    let more = names.len().saturating_sub(SHOWN);
+    let shown: Vec<String> = names.take(SHOWN).map(|name| format!("`{name}`")).collect();
+    match more {
         0 => shown.join(", "),
         more => format!("{} and {more} more", shown.join(", ")),
     }
@@ -511,7 +523,7 @@ mod tests {
         assert_eq!(answer.notes.lines().count(), 1, "{}", answer.notes);
         assert!(
             answer.notes.starts_with(
-                "Not searched: 94 sources (`down0`, `down1`, `down2` and 91 more); `capabilities source list` says why."
+                "Not searched: 94 sources unavailable (`down0`, `down1`, `down2` and 91 more); `capabilities source list` says why."
             ),
             "{}",
             answer.notes

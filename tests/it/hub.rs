@@ -444,7 +444,7 @@ fn hub_with_hanging_source(mark: u32) -> (Home, Raw, String) {
     );
     let searched = hub.call(2, "search", json!({ "query": "anything" }));
     assert!(
-        text(&searched).contains("Not searched: `hangs` (still connecting)"),
+        text(&searched).contains("`hangs` is still connecting"),
         "{searched}"
     );
     // A script that does not use the connecting source does not wait for it.
