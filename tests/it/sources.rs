@@ -54,6 +54,13 @@ fn everything_stdio(name: &str) -> SourceSettings {
     settings
 }
 
+/// A Python server can take well over the fault tests' connect timeout to start on a loaded
+/// 2-core machine.
+fn slow_to_start(mut settings: SourceSettings) -> SourceSettings {
+    settings.connect_timeout = SETTLE;
+    settings
+}
+
 fn http(name: &str, url: &str) -> SourceSettings {
     source(name, Transport::Http { url: url.into() })
 }
@@ -115,7 +122,11 @@ async fn real_servers_over_stdio_and_http_list_and_call_tools() {
         vec![
             everything_stdio("everything"),
             http("remote", &server.url),
-            stdio("time", &mcp_server_time(), &["--local-timezone", "Etc/UTC"]),
+            slow_to_start(stdio(
+                "time",
+                &mcp_server_time(),
+                &["--local-timezone", "Etc/UTC"],
+            )),
         ],
         no_secrets(),
     );
