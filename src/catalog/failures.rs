@@ -71,12 +71,14 @@ impl FailedConnect {
         format!("failed {ago} ago: {}", self.error)
     }
 
-    /// [`describe`](Self::describe), and how to try `source` again without waiting.
+    /// [`describe`](Self::describe), and how to try `source` again without waiting (unless the
+    /// error already says).
     pub fn explain(&self, source: &str) -> String {
-        format!(
-            "{}; `capabilities source test {source}` tries it again now",
-            self.describe()
-        )
+        let command = format!("capabilities source test {source}");
+        if self.error.contains(&command) {
+            return self.describe();
+        }
+        format!("{}; `{command}` tries it again now", self.describe())
     }
 }
 
