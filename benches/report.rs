@@ -773,6 +773,25 @@ impl Report {
                 duration(Some(&(hub - empty - direct)))
             );
         }
+
+        let _ = writeln!(out, "\n## Whole process (CLI)\n");
+        let _ = writeln!(out, "| command | 0 sources | 2 sources | 10 sources |");
+        let _ = writeln!(out, "|---|---|---|---|");
+        for (label, id) in [
+            ("`exec` of `return 1`", "cli/exec 'return 1'"),
+            ("`search`", "cli/search"),
+        ] {
+            let cells: Vec<String> = [0, 2, 10]
+                .iter()
+                .map(|n| duration(medians.get(&format!("{id}, {n} sources"))))
+                .collect();
+            let _ = writeln!(out, "| {label} | {} |", cells.join(" | "));
+        }
+        let _ = writeln!(
+            out,
+            "\nEach is one `capabilities` process from start to exit (`benches/cli.rs`), its sources recorded \
+             servers under the replay server with their listings cached: neither command starts one."
+        );
         out
     }
 }

@@ -138,14 +138,15 @@ impl App {
     }
 
     /// Starts what runs scripts on `settings` (narrowed to a profile by
-    /// [`settings_for`](Self::settings_for), or whole): the store, their sources (connecting in
-    /// the background), the live catalogue that follows them, and their policy, kept in step
-    /// with the config file.
+    /// [`settings_for`](Self::settings_for), or whole): the store, their sources (none running
+    /// yet: each starts when it is called or its listing is needed, a few at a time, see
+    /// [`LiveCatalog::start_unlisted`] and [`LiveCatalog::prepare`]), the live catalogue that
+    /// follows them, and their policy, kept in step with the config file.
     pub async fn engine(&self, settings: Settings) -> anyhow::Result<Engine> {
         let settings = Arc::new(settings);
         let profile = settings.profile.clone();
         let store = self.store().await?;
-        let sources = Sources::start(settings.sources.clone(), self.secrets());
+        let sources = Sources::lazy(settings.sources.clone(), self.secrets(), settings.pacing);
         let catalog = LiveCatalog::start(
             (*settings).clone(),
             ListingCache::new(self.paths.catalog_cache_dir()),

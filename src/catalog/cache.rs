@@ -1,6 +1,8 @@
 //! The on-disk cache of tool listings: one JSON file per source in the data directory, holding
 //! the definitions (with their hashes), when they were fetched, and a fingerprint of how the
-//! source is reached, so `search` and `describe` answer without starting every server.
+//! source is reached, so `search` and `describe` answer without starting every server; and
+//! beside them each source's last failed connect ([`FailedConnect`]), so separate processes
+//! share it.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -8,6 +10,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::failures::FailedConnect;
 use crate::config::SourceSettings;
 use crate::config::edit::write_atomically;
 use crate::model::tool::ToolDefinition;
@@ -36,8 +39,13 @@ impl CachedListing {
 
     /// Fresh: fetched less than [`MAX_AGE`] ago, for the source as it is configured now.
     pub fn is_fresh_for(&self, source: &SourceSettings) -> bool {
+        self.is_for(source) && unix_now().saturating_sub(self.fetched_at) < MAX_AGE.as_secs()
+    }
+
+    /// Listed from the source as it is configured now (its command or URL unchanged), however
+    /// long ago.
+    pub fn is_for(&self, source: &SourceSettings) -> bool {
         self.fingerprint == fingerprint(source)
-            && unix_now().saturating_sub(self.fetched_at) < MAX_AGE.as_secs()
     }
 
     pub fn fetched_at(&self) -> SystemTime {
@@ -47,7 +55,7 @@ impl CachedListing {
 
 /// What identifies the server behind a source. Env and header values are left out on purpose:
 /// they may hold secrets, and a new token does not change the tools.
-fn fingerprint(source: &SourceSettings) -> String {
+pub(super) fn fingerprint(source: &SourceSettings) -> String {
     let described = format!("{:?}", source.transport);
     Sha256::digest(described.as_bytes())
         .iter()
@@ -56,7 +64,7 @@ fn fingerprint(source: &SourceSettings) -> String {
         .collect()
 }
 
-fn unix_now() -> u64 {
+pub(super) fn unix_now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
@@ -99,6 +107,48 @@ impl ListingCache {
         match std::fs::remove_file(self.path(source)) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
             other => other,
+        }
+    }
+
+    fn failure_path(&self, source: &str) -> PathBuf {
+        // Source names are identifiers, so no source's listing is called `NAME.failed`.
+        self.dir.join(format!("{source}.failed.json"))
+    }
+
+    /// The last failed connect of `source` remembered, if any (however old).
+    pub fn failure(&self, source: &str) -> Option<FailedConnect> {
+        let text = std::fs::read_to_string(self.failure_path(source)).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    /// The failed connect that still holds for `source` as configured now (see
+    /// [`FailedConnect::holds_for`]): it is not to be tried again by itself yet.
+    pub fn holding_failure(&self, source: &SourceSettings) -> Option<FailedConnect> {
+        self.failure(&source.name)
+            .filter(|failed| failed.holds_for(source))
+    }
+
+    /// Remembers that `source` could not connect, `error` saying why.
+    pub fn record_failure(&self, source: &SourceSettings, error: &str) {
+        let failed = FailedConnect::new(source, error, self.failure(&source.name).as_ref());
+        let written = serde_json::to_string(&failed)
+            .map_err(anyhow::Error::from)
+            .and_then(|text| write_atomically(&self.failure_path(&source.name), &text));
+        if let Err(e) = written {
+            tracing::warn!(
+                "cannot remember that `{}` failed to connect: {e:#}",
+                source.name
+            );
+        }
+    }
+
+    /// Forgets the failures of `source`: it connected.
+    pub fn clear_failure(&self, source: &str) {
+        match std::fs::remove_file(self.failure_path(source)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                tracing::warn!("cannot forget the failed connect of `{source}`: {e}")
+            }
+            _ => {}
         }
     }
 

@@ -1,5 +1,6 @@
 //! A catalogue that follows its sources while a process runs (the hub): it starts from the
-//! cached listings, lists a source again when it becomes ready with an old or missing listing,
+//! cached listings (an old one is served until the source is listed again), starts the sources
+//! that need listing, lists a source again when it becomes ready with an old or missing listing,
 //! after a restart, and whenever the upstream says `notifications/tools/list_changed`, and keeps
 //! the search index and the on-disk cache in step.
 
@@ -43,6 +44,8 @@ struct State {
     index: SearchIndex,
     /// Sources listed live since this process started.
     listed: HashSet<String>,
+    /// Sources served from an old cached listing until they are listed again.
+    old: HashSet<String>,
     /// Goes up whenever the tools change, so derived data (the sandbox's tool specs) can be
     /// cached until then.
     generation: u64,
@@ -57,6 +60,7 @@ impl LiveCatalog {
         sources: Arc<Sources>,
     ) -> Arc<LiveCatalog> {
         let mut index = SearchIndex::new();
+        let mut old = HashSet::new();
         let namespaces = settings
             .sources
             .iter()
@@ -67,6 +71,19 @@ impl LiveCatalog {
                         let fetched_at = listing.fetched_at();
                         (listing.tools, Origin::Cached { fetched_at })
                     }
+                    // Better old tools than none while it is listed again.
+                    (true, Some(listing)) if listing.is_for(source) => {
+                        old.insert(source.name.clone());
+                        let fetched_at = listing.fetched_at();
+                        (listing.tools, Origin::Cached { fetched_at })
+                    }
+                    // Not started until its backoff ends, or a call needs it.
+                    (true, _) if let Some(failed) = cache.holding_failure(source) => (
+                        Vec::new(),
+                        Origin::Unavailable {
+                            error: failed.explain(&source.name),
+                        },
+                    ),
                     (true, _) => (Vec::new(), Origin::Connecting),
                 };
                 index.set_namespace(&source.name, &tools);
@@ -80,6 +97,7 @@ impl LiveCatalog {
                 catalog: Catalog { namespaces },
                 index,
                 listed: HashSet::new(),
+                old,
                 generation: 0,
             }),
             sources,
@@ -137,6 +155,44 @@ impl LiveCatalog {
         }
     }
 
+    /// Starts every source the catalogue has no fresh listing of, so it can be listed (the
+    /// sources start a few at a time); a source with one starts when a run first calls it.
+    pub fn start_unlisted(&self) {
+        let old: Vec<String> = {
+            let state = self.state.read().unwrap_or_else(|p| p.into_inner());
+            state.old.iter().cloned().collect()
+        };
+        for name in self.unlisted(|_| true).into_iter().chain(old) {
+            // Only configured, enabled sources have a namespace waiting for a listing.
+            let _ = self.sources.connect(&name);
+        }
+    }
+
+    /// Gets the sources `names` ready for a run: each one without a fresh listing is started
+    /// and listed, waiting at most `timeout`; one with a listing starts when first called.
+    /// Other sources are left alone, so a script that calls none starts none.
+    pub async fn prepare(&self, names: &[String], timeout: std::time::Duration) {
+        let unlisted = self.unlisted(|name| names.iter().any(|n| n == name));
+        for name in &unlisted {
+            let _ = self.sources.connect(name);
+        }
+        if !unlisted.is_empty() {
+            self.settle(timeout).await;
+        }
+    }
+
+    /// The namespaces among `wanted` still waiting for their first listing.
+    fn unlisted(&self, wanted: impl Fn(&str) -> bool) -> Vec<String> {
+        self.read(|catalog, _| {
+            catalog
+                .namespaces
+                .iter()
+                .filter(|n| n.origin == Origin::Connecting && wanted(&n.name))
+                .map(|n| n.name.clone())
+                .collect()
+        })
+    }
+
     fn was_listed(&self, name: &str) -> bool {
         self.state
             .read()
@@ -161,6 +217,7 @@ impl LiveCatalog {
             catalog,
             index,
             listed: listed_names,
+            old,
             generation,
         } = &mut *state;
         let Some(namespace) = catalog.namespaces.iter_mut().find(|n| n.name == name) else {
@@ -176,6 +233,7 @@ impl LiveCatalog {
                     tracing::warn!("cannot cache the tools of `{name}`: {e:#}");
                 }
                 index.set_namespace(name, &tools);
+                self.cache.clear_failure(name);
                 if let Some(store) = self.versions.get().and_then(WeakStore::upgrade) {
                     let tools = tools.clone();
                     tokio::spawn(async move { record(&store, &tools).await });
@@ -183,6 +241,7 @@ impl LiveCatalog {
                 namespace.tools = tools;
                 namespace.origin = Origin::Live;
                 listed_names.insert(name.to_string());
+                old.remove(name);
                 *generation += 1;
             }
             Err(error) => {
@@ -278,7 +337,7 @@ impl LiveCatalog {
     /// and its cached listing is not fresh, or it was listed before (so this is a restart).
     fn needs_listing(&self, name: &str) -> bool {
         let state = self.state.read().unwrap_or_else(|p| p.into_inner());
-        if state.listed.contains(name) {
+        if state.listed.contains(name) || state.old.contains(name) {
             return true;
         }
         !matches!(
@@ -323,8 +382,14 @@ async fn follow(live: Arc<LiveCatalog>, mut events: tokio::sync::broadcast::Rece
 async fn settle(live: &LiveCatalog, name: &str, status: &SourceStatus) {
     match status {
         SourceStatus::Ready { .. } if live.needs_listing(name) => live.relist(name).await,
-        SourceStatus::Failed { error }
-        | SourceStatus::Restarting {
+        SourceStatus::Failed { error } => {
+            // Remembered, so other processes (and this hub's next start) wait it out.
+            if let Some(source) = live.settings.source(name) {
+                live.cache.record_failure(source, error);
+            }
+            live.mark_failed(name, error)
+        }
+        SourceStatus::Restarting {
             last_error: error, ..
         } => live.mark_failed(name, error),
         _ => {}

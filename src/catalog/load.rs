@@ -1,16 +1,25 @@
-//! Building the catalogue for a command: cached listings when they are fresh, live listings
-//! (through [`Sources`]) for sources whose cache is missing, old, for another command line, or
-//! when the user asks for `--refresh`. A source that cannot be reached falls back to its old
-//! listing, marked stale, and never blocks the others.
+//! Building the catalogue for a command. Without `--refresh` it answers from the cache at once:
+//! a source with a cached listing (for its command line as configured now) is not started, even
+//! when the listing is old (the command may refresh it in the background, see
+//! [`old_listings`]); a source without one is listed live, waiting at most
+//! [`FIRST_LISTING_WAIT`]; a source whose connect failed lately is not tried (see
+//! `failures`). With `--refresh` every enabled source is listed live, each waited for its whole
+//! connect timeout. A source that cannot be reached falls back to its old listing, marked
+//! stale, and never blocks the others.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use super::cache::{CachedListing, ListingCache};
-use super::{Catalog, Namespace, Origin};
+use super::{Catalog, Namespace, Origin, UpstreamTool};
 use crate::config::{IMPLICIT_CONNECTION, Settings, SourceSettings, settle_time};
 use crate::credentials::SecretLookup;
 use crate::model::tool::build_namespace;
-use crate::sources::{SourceStatus, Sources};
+use crate::sources::{Pacing, SourceStatus, Sources};
+
+/// The longest a command without `--refresh` waits for a source it has no listing of: a
+/// server slower than that is reported as not searched rather than holding up the answer.
+pub const FIRST_LISTING_WAIT: Duration = Duration::from_secs(20);
 
 /// Loads every configured source's tools. With `refresh`, every enabled source is listed live.
 pub async fn load(
@@ -20,22 +29,32 @@ pub async fn load(
     secrets: Arc<dyn SecretLookup>,
 ) -> Catalog {
     let mut cached = Vec::new();
+    let mut held = Vec::new();
     let mut to_list = Vec::new();
     for source in &settings.sources {
         if !source.enabled {
             continue;
         }
-        match cache.read(&source.name) {
-            Some(listing) if !refresh && listing.is_fresh_for(source) => {
-                cached.push((source.name.clone(), listing))
+        let listing = cache
+            .read(&source.name)
+            .filter(|listing| listing.is_for(source));
+        match (listing, refresh) {
+            (Some(listing), false) => cached.push((source.name.clone(), listing)),
+            _ if !refresh && let Some(failed) = cache.holding_failure(source) => {
+                held.push((source.name.clone(), failed.explain(&source.name)))
             }
             _ => to_list.push(source.clone()),
         }
     }
+    let wait = if refresh {
+        settle_time(&to_list)
+    } else {
+        settle_time(&to_list).min(FIRST_LISTING_WAIT)
+    };
     let live = if to_list.is_empty() {
         Vec::new()
     } else {
-        list_live(to_list, secrets).await
+        list_live(to_list, secrets, wait, settings.pacing).await
     };
 
     let namespaces = settings
@@ -52,36 +71,29 @@ pub async fn load(
                         fetched_at: listing.fetched_at(),
                     },
                 )
+            } else if let Some((_, why)) = held.iter().find(|(name, _)| *name == source.name) {
+                (Vec::new(), Origin::Unavailable { error: why.clone() })
             } else {
                 match live
                     .iter()
                     .find(|(name, _)| *name == source.name)
                     .map(|(_, r)| r)
                 {
-                    Some(Ok(tools)) => {
+                    Some(Listed::Tools(tools)) => {
                         let tools = build_namespace(&source.name, tools.clone());
                         if let Err(e) =
                             cache.write(&source.name, &CachedListing::new(source, tools.clone()))
                         {
                             tracing::warn!("cannot cache the tools of `{}`: {e:#}", source.name);
                         }
+                        cache.clear_failure(&source.name);
                         (tools, Origin::Live)
                     }
-                    Some(Err(error)) => match cache.read(&source.name) {
-                        Some(old) => (
-                            old.tools.clone(),
-                            Origin::Stale {
-                                fetched_at: old.fetched_at(),
-                                error: error.clone(),
-                            },
-                        ),
-                        None => (
-                            Vec::new(),
-                            Origin::Unavailable {
-                                error: error.clone(),
-                            },
-                        ),
-                    },
+                    Some(Listed::Failed(error)) => {
+                        cache.record_failure(source, error);
+                        fallback(cache, &source.name, error)
+                    }
+                    Some(Listed::NotYet(error)) => fallback(cache, &source.name, error),
                     None => (
                         Vec::new(),
                         Origin::Unavailable {
@@ -94,6 +106,42 @@ pub async fn load(
         })
         .collect();
     Catalog { namespaces }
+}
+
+/// What a source that could not be listed shows: its old listing, marked stale, if there is
+/// one; else nothing, with the error.
+fn fallback(cache: &ListingCache, name: &str, error: &str) -> (Vec<super::ToolDefinition>, Origin) {
+    match cache.read(name) {
+        Some(old) => (
+            old.tools.clone(),
+            Origin::Stale {
+                fetched_at: old.fetched_at(),
+                error: error.to_string(),
+            },
+        ),
+        None => (
+            Vec::new(),
+            Origin::Unavailable {
+                error: error.to_string(),
+            },
+        ),
+    }
+}
+
+/// The enabled sources whose cached listing is there but old: what a command answering from the
+/// cache may refresh in the background.
+pub fn old_listings(settings: &Settings, cache: &ListingCache) -> Vec<String> {
+    settings
+        .sources
+        .iter()
+        .filter(|source| source.enabled)
+        .filter(|source| {
+            cache
+                .read(&source.name)
+                .is_some_and(|listing| listing.is_for(source) && !listing.is_fresh_for(source))
+        })
+        .map(|source| source.name.clone())
+        .collect()
 }
 
 /// A namespace for `source` with these tools.
@@ -113,15 +161,26 @@ pub fn namespace_for(
     }
 }
 
-/// Connects to `sources` at once, lists each one that comes up, and shuts them all down.
+/// What listing one source live found.
+enum Listed {
+    Tools(Vec<UpstreamTool>),
+    /// It could not connect or list: remembered, so later commands do not wait for it again.
+    Failed(String),
+    /// It was still connecting when the wait ended: not its fault, so not remembered.
+    NotYet(String),
+}
+
+/// Connects to `sources` (a few at a time), lists each one that comes up within `wait`, and
+/// shuts them all down.
 async fn list_live(
     sources: Vec<SourceSettings>,
     secrets: Arc<dyn SecretLookup>,
-) -> Vec<(String, Result<Vec<super::UpstreamTool>, String>)> {
+    wait: Duration,
+    pacing: Pacing,
+) -> Vec<(String, Listed)> {
     let names: Vec<String> = sources.iter().map(|s| s.name.clone()).collect();
-    let settle = settle_time(&sources);
-    let manager = Sources::start(sources, secrets);
-    manager.wait_settled(settle).await;
+    let manager = Sources::start_paced(sources, secrets, pacing);
+    manager.wait_settled(wait).await;
     let statuses = manager.statuses();
     let mut results = Vec::new();
     for name in names {
@@ -130,12 +189,17 @@ async fn list_live(
             .find(|(n, _)| *n == name)
             .map(|(_, s)| s.clone());
         let result = match status {
-            Some(SourceStatus::Ready { .. }) => {
-                manager.list_tools(&name).await.map_err(|e| e.to_string())
-            }
-            Some(SourceStatus::Failed { error }) => Err(error),
-            Some(other) => Err(format!("not ready ({other})")),
-            None => Err("was not started".into()),
+            Some(SourceStatus::Ready { .. }) => match manager.list_tools(&name).await {
+                Ok(tools) => Listed::Tools(tools),
+                Err(e) => Listed::Failed(e.to_string()),
+            },
+            Some(SourceStatus::Failed { error }) => Listed::Failed(error),
+            Some(SourceStatus::Connecting | SourceStatus::Idle) => Listed::NotYet(format!(
+                "it did not answer within {} s; `capabilities source test {name}` waits for its whole connect timeout",
+                wait.as_secs()
+            )),
+            Some(other) => Listed::NotYet(format!("not ready ({other})")),
+            None => Listed::NotYet("was not started".into()),
         };
         results.push((name, result));
     }

@@ -1,5 +1,6 @@
 //! The catalogue: every tool of every source under its address (`namespace.tool`), built from
-//! upstream listings (the definitions themselves are `crate::model`'s), cached on disk (`cache`),
+//! upstream listings (the definitions themselves are `crate::model`'s), cached on disk (`cache`,
+//! with the failed connects of `failures`),
 //! loaded and refreshed from the sources (`load`, `live`), ranked by BM25F (`search`, rendered by
 //! `results`), rendered as TypeScript (`typescript`) and described within a token budget
 //! (`describe`); tools whose definition changed since a person confirmed it (`changes`).
@@ -7,6 +8,7 @@
 pub mod cache;
 pub mod changes;
 pub mod describe;
+pub mod failures;
 pub mod fixtures;
 pub mod live;
 pub mod load;

@@ -245,7 +245,7 @@ pub fn search_answer(
     }
     Ok(SearchAnswer {
         text: out,
-        notes: availability_notes(catalog, request.namespace),
+        notes: availability_notes(catalog, request.namespace, request.reader),
         hits,
     })
 }
@@ -317,40 +317,78 @@ fn known_sources(catalog: &Catalog) -> String {
     format!("sources: {}", list.join(", "))
 }
 
-/// Lines about sources whose tools are missing or old, so fewer results are never silent.
-fn availability_notes(catalog: &Catalog, only: Option<&str>) -> String {
-    let mut out = String::new();
+/// One line about the sources whose tools are missing or old, so fewer results are never
+/// silent, and never a line per source: with ninety sources down, the answer stays short.
+pub fn availability_notes(catalog: &Catalog, only: Option<&str>, reader: &Reader) -> String {
+    let mut connecting: Vec<&str> = Vec::new();
+    let mut missing: Vec<(&str, &str)> = Vec::new();
+    let mut old: Vec<(&str, &str)> = Vec::new();
     for namespace in catalog
         .namespaces
         .iter()
         .filter(|n| only.is_none_or(|o| o == n.name))
     {
         match &namespace.origin {
-            Origin::Unavailable { error } => {
-                let _ = writeln!(
-                    out,
-                    "Not searched: `{}` is not available ({error}).",
-                    namespace.name
-                );
-            }
-            Origin::Stale { error, .. } => {
-                let _ = writeln!(
-                    out,
-                    "`{}` did not answer ({error}); its tools are from an older listing.",
-                    namespace.name
-                );
-            }
-            Origin::Connecting => {
-                let _ = writeln!(
-                    out,
-                    "Not searched yet: `{}` is still connecting; search again in a moment.",
-                    namespace.name
-                );
-            }
+            Origin::Unavailable { error } => missing.push((&namespace.name, error)),
+            Origin::Connecting => connecting.push(&namespace.name),
+            Origin::Stale { error, .. } => old.push((&namespace.name, error)),
             Origin::Live | Origin::Cached { .. } | Origin::Disabled => {}
         }
     }
-    out
+    let mut parts = Vec::new();
+    let connecting_count = connecting.len();
+    match (connecting.as_slice(), missing.as_slice()) {
+        ([], []) => {}
+        ([name], []) => parts.push(format!(
+            "Not searched yet: `{name}` is still connecting; search again in a moment"
+        )),
+        ([], [(name, why)]) => parts.push(format!("Not searched: `{name}` ({why})")),
+        (connecting, missing) => {
+            let total = connecting.len() + missing.len();
+            let connecting = format!(
+                "still connecting ({})",
+                some_names(connecting.iter().copied())
+            );
+            let missing_names = some_names(missing.iter().map(|(name, _)| *name));
+            parts.push(match (connecting_count, missing.len()) {
+                (_, 0) => format!("Not searched: {total} sources {connecting}"),
+                (0, _) => format!("Not searched: {total} sources unavailable ({missing_names})"),
+                (c, m) => format!(
+                    "Not searched: {total} sources, {c} {connecting} and {m} unavailable ({missing_names})"
+                ),
+            });
+        }
+    }
+    match old.as_slice() {
+        [] => {}
+        [(name, why)] => parts.push(format!(
+            "`{name}` did not answer ({why}); its tools are from an older listing"
+        )),
+        many => parts.push(format!(
+            "{} sources did not answer ({}); their tools are from older listings",
+            many.len(),
+            some_names(many.iter().map(|(name, _)| *name))
+        )),
+    }
+    if parts.is_empty() {
+        return String::new();
+    }
+    format!(
+        "{}; `{}` says why.\n",
+        parts.join("; "),
+        reader.command("source list")
+    )
+}
+
+/// `` `a`, `b`, `c` and 4 more ``: enough names to recognise, in a line that stays short.
+fn some_names<'a>(names: impl ExactSizeIterator<Item = &'a str>) -> String {
+    const SHOWN: usize = 3;
+    let more = names.len().saturating_sub(SHOWN);
+    let shown: Vec<String> = names.take(SHOWN).map(|name| format!("`{name}`")).collect();
+    match more {
+        0 => shown.join(", "),
+        more => format!("{} and {more} more", shown.join(", ")),
+    }
 }
 
 #[cfg(test)]
@@ -465,6 +503,32 @@ mod tests {
         let answer = answer(&catalog, "send message", 10, &Reader::Agent);
         assert!(!answer.text.contains("web"), "{}", answer.text);
         assert!(answer.notes.contains("`web`"), "{}", answer.notes);
+    }
+
+    #[test]
+    fn many_sources_not_searched_make_one_short_line() {
+        let mut catalog = catalog(1);
+        for i in 0..94 {
+            catalog.namespaces.push(Namespace {
+                name: format!("down{i}"),
+                connections: vec!["default".into()],
+                named_connections: false,
+                tools: Vec::new(),
+                origin: Origin::Unavailable {
+                    error: "did not answer within 30 s".into(),
+                },
+            });
+        }
+        let answer = answer(&catalog, "send message", 10, &Reader::Agent);
+        assert_eq!(answer.notes.lines().count(), 1, "{}", answer.notes);
+        assert!(
+            answer.notes.starts_with(
+                "Not searched: 94 sources unavailable (`down0`, `down1`, `down2` and 91 more); `capabilities source list` says why."
+            ),
+            "{}",
+            answer.notes
+        );
+        assert!(answer.notes.len() < 200, "{}", answer.notes);
     }
 
     #[test]

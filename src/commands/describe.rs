@@ -13,6 +13,7 @@ use super::progress::{names, waiting};
 use super::{load_catalog, profile_note, require_some_source};
 use crate::app::App;
 use crate::catalog::describe::describe;
+use crate::catalog::results::availability_notes;
 use crate::cli::DescribeArgs;
 use crate::policy::Action;
 
@@ -26,6 +27,10 @@ pub async fn run(app: &App, args: &DescribeArgs) -> anyhow::Result<ExitCode> {
     )
     .await?;
     require_some_source(app, &catalog)?;
+    // Declarations a missing source would have had are not there: say so apart from them.
+    for note in availability_notes(&catalog, None, &app.reader).lines() {
+        eprintln!("note: {note}");
+    }
     let policy = &settings.policy;
     let visible: Vec<_> = catalog
         .namespaces

@@ -12,6 +12,7 @@ use crate::app::{App, Engine};
 use crate::approvals::{Channel, DecisionRequest, decide, waiting};
 use crate::cli::ExecArgs;
 use crate::config::settle_time;
+use crate::execute::mentions::mentioned;
 use crate::runs::{Decision, LOCAL_SCOPE, Store};
 use crate::sandbox::{CancelToken, ExecuteEnvelope, Status};
 
@@ -38,13 +39,16 @@ pub async fn run(app: &App, args: &ExecArgs) -> anyhow::Result<ExitCode> {
     // (another terminal's `policy set`, or "always" at this very prompt) applies to its next
     // call.
     let engine: Engine = app.engine(settings).await?;
-    engine
-        .catalog
-        .settle(settle_time(&engine.settings.sources))
-        .await;
     let executor = engine.executor();
+    let names = engine.settings.sources.iter().map(|s| s.name.as_str());
+    let settle = settle_time(&engine.settings.sources);
     let mut envelope = match (code, &args.resume) {
         (Some(code), _) => {
+            // Only the sources the script names: one that calls none starts none.
+            engine
+                .catalog
+                .prepare(&mentioned(&code, names), settle)
+                .await;
             executor
                 .execute_for(
                     Some("exec"),
@@ -55,7 +59,7 @@ pub async fn run(app: &App, args: &ExecArgs) -> anyhow::Result<ExitCode> {
                 )
                 .await
         }
-        (None, Some(given)) => match resolve_and_resume(app, &executor, given).await {
+        (None, Some(given)) => match resolve_and_resume(app, &engine, &executor, given).await {
             Ok(envelope) => envelope,
             // Refused before anything ran (another profile's run, an unknown id): the sources
             // that started connecting go down with the answer.
@@ -93,13 +97,18 @@ pub async fn run(app: &App, args: &ExecArgs) -> anyhow::Result<ExitCode> {
     report(app, &envelope, whole.as_ref(), args.json)
 }
 
-/// Resumes the run `given` names (a unique prefix of its id is enough).
+/// Resumes the run `given` names (a unique prefix of its id is enough), with the sources its
+/// script names and its journal called.
 async fn resolve_and_resume(
     app: &App,
+    engine: &Engine,
     executor: &crate::execute::Executor,
     given: &str,
 ) -> anyhow::Result<ExecuteEnvelope> {
     let run_id = super::resolve_run_id(app, executor.store(), given).await?;
+    let sources = executor.sources_of_run(&run_id).await?;
+    let settle = settle_time(&engine.settings.sources);
+    engine.catalog.prepare(&sources, settle).await;
     Ok(executor.resume(&run_id, CancelToken::new(), None).await?)
 }
 

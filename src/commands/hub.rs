@@ -56,6 +56,8 @@ pub async fn serve(app: &App, args: &HubServeArgs) -> anyhow::Result<ExitCode> {
         }
     }
     record_source_statuses(&engine.sources, engine.store.clone());
+    // Sources with a listing start when a run calls them; the others must be listed first.
+    engine.catalog.start_unlisted();
     let executor = Arc::new(engine.executor());
     let store = engine.store.clone();
     let sources = engine.sources.clone();
@@ -142,6 +144,7 @@ fn record_source_statuses(sources: &Arc<Sources>, store: Store) {
     tokio::spawn(async move {
         let record = async |name: &str, status: &SourceStatus| {
             let (word, tools, error) = match status {
+                SourceStatus::Idle => ("idle", 0, None),
                 SourceStatus::Connecting => ("connecting", 0, None),
                 SourceStatus::Ready { tool_count, .. } => ("ready", *tool_count, None),
                 SourceStatus::Failed { error } => ("failed", 0, Some(error.as_str())),

@@ -2,6 +2,7 @@
 //! printing to stdout (a closed pipe is not an error), and mapping outcomes to exit codes.
 
 mod approvals;
+mod background;
 mod call;
 mod completions;
 mod credential;
@@ -229,6 +230,9 @@ async fn load_catalog(
     }
     let cache = crate::catalog::cache::ListingCache::new(app.paths.catalog_cache_dir());
     let catalog = crate::catalog::load::load(settings, &cache, refresh, app.secrets()).await;
+    if !refresh {
+        background::refresh_old_listings(app, settings);
+    }
     let addresses: Vec<String> = catalog
         .tools()
         .map(crate::model::ToolDefinition::address)

@@ -18,7 +18,7 @@ use crate::cli::{SourceAddArgs, SourceImportArgs, SourceListArgs, SourceNameArgs
 use crate::config::edit::{NewSource, add_source, remove_source, set_source_enabled};
 use crate::config::{SourceSettings, Transport, settle_time};
 use crate::model::tool::build_namespace;
-use crate::sources::{SourceStatus, Sources};
+use crate::sources::{Pacing, SourceStatus, Sources};
 
 pub async fn add(app: &App, args: &SourceAddArgs) -> anyhow::Result<ExitCode> {
     if !args.headers.is_empty() && args.url.is_none() && args.openapi.is_none() {
@@ -165,6 +165,14 @@ async fn test_one(app: &App, name: &str, just_added: bool, json: bool) -> anyhow
     };
     manager.shutdown().await;
     let elapsed = started.elapsed();
+    // Tried now whatever failed before: later commands go by this outcome.
+    let cache = ListingCache::new(app.paths.catalog_cache_dir());
+    match (&status, &listed) {
+        (SourceStatus::Ready { .. }, Some(Ok(_))) => cache.clear_failure(name),
+        (_, Some(Err(e))) => cache.record_failure(&source, &e.to_string()),
+        (SourceStatus::Failed { error }, _) => cache.record_failure(&source, error),
+        _ => {}
+    }
     match (status, listed) {
         (
             SourceStatus::Ready {
@@ -176,7 +184,6 @@ async fn test_one(app: &App, name: &str, just_added: bool, json: bool) -> anyhow
             Some(Ok(tools)),
         ) => {
             let tools = build_namespace(name, tools);
-            let cache = ListingCache::new(app.paths.catalog_cache_dir());
             if let Err(e) = cache.write(name, &CachedListing::new(&source, tools.clone())) {
                 tracing::warn!("cannot cache the tools of `{name}`: {e:#}");
             }
@@ -286,10 +293,11 @@ pub async fn list(app: &App, args: &SourceListArgs) -> anyhow::Result<ExitCode> 
         .filter(|s| s.enabled)
         .map(|s| s.name.as_str())
         .collect();
+    let cache = ListingCache::new(app.paths.catalog_cache_dir());
     let statuses = waiting(
         app,
         format!("connecting to {}", names(&enabled)),
-        live_statuses(&settings.sources, app.secrets()),
+        live_statuses(&settings.sources, &cache, settings.pacing, app.secrets()),
     )
     .await;
     if args.json {
@@ -325,28 +333,58 @@ pub async fn list(app: &App, args: &SourceListArgs) -> anyhow::Result<ExitCode> 
     })
 }
 
+/// Each source's status now: connected to, except a source whose connect failed lately, which
+/// shows that failure (`failed 20 s ago: …`) until `source test` tries it again or its backoff
+/// ends. What this connect finds is remembered for later commands.
 async fn live_statuses(
     sources: &[SourceSettings],
+    cache: &ListingCache,
+    pacing: Pacing,
     secrets: Arc<dyn crate::credentials::SecretLookup>,
 ) -> Vec<SourceStatus> {
-    let manager = Sources::start(sources.to_vec(), secrets);
-    manager.wait_settled(settle_time(sources)).await;
+    let held: Vec<(String, String)> = sources
+        .iter()
+        .filter(|s| s.enabled)
+        .filter_map(|s| {
+            let failed = cache.holding_failure(s)?;
+            Some((s.name.clone(), failed.explain(&s.name)))
+        })
+        .collect();
+    let to_connect: Vec<SourceSettings> = sources
+        .iter()
+        .filter(|s| !held.iter().any(|(name, _)| *name == s.name))
+        .cloned()
+        .collect();
+    let manager = Sources::start_paced(to_connect.clone(), secrets, pacing);
+    manager.wait_settled(settle_time(&to_connect)).await;
     let statuses = manager.statuses();
     manager.shutdown().await;
     sources
         .iter()
         .map(|s| {
-            statuses
+            if let Some((_, error)) = held.iter().find(|(name, _)| *name == s.name) {
+                return SourceStatus::Failed {
+                    error: error.clone(),
+                };
+            }
+            let status = statuses
                 .iter()
                 .find(|(n, _)| *n == s.name)
                 .map(|(_, st)| st.clone())
-                .unwrap_or(SourceStatus::Disabled)
+                .unwrap_or(SourceStatus::Disabled);
+            match &status {
+                SourceStatus::Ready { .. } => cache.clear_failure(&s.name),
+                SourceStatus::Failed { error } => cache.record_failure(s, error),
+                _ => {}
+            }
+            status
         })
         .collect()
 }
 
 fn status_word(status: &SourceStatus) -> &'static str {
     match status {
+        SourceStatus::Idle => "idle",
         SourceStatus::Connecting => "connecting",
         SourceStatus::Ready { .. } => "ready",
         SourceStatus::Failed { .. } => "failed",
@@ -382,7 +420,7 @@ fn json_row(source: &SourceSettings, status: &SourceStatus) -> serde_json::Value
         }
         SourceStatus::Failed { error } => row["error"] = json!(error),
         SourceStatus::Restarting { last_error, .. } => row["error"] = json!(last_error),
-        SourceStatus::Connecting | SourceStatus::Disabled => {}
+        SourceStatus::Idle | SourceStatus::Connecting | SourceStatus::Disabled => {}
     }
     row
 }

@@ -10,8 +10,8 @@ use std::time::Duration;
 use toml::Spanned;
 
 use super::options::{
-    ConfigOptions, ConnectionOptions, CredentialsOptions, FreshnessOptions, LimitsOptions,
-    PolicyOptions, RuleOptions, SourceOptions,
+    ConfigOptions, ConnectionOptions, CredentialsOptions, FreshnessOptions, HubOptions,
+    LimitsOptions, PolicyOptions, RuleOptions, SourceOptions,
 };
 use super::settings::*;
 use super::template::Template;
@@ -20,6 +20,7 @@ use crate::model::address::namespace_problem;
 use crate::policy::{Action, ConfirmChanges, Policy, Rule};
 use crate::runs::Retention;
 use crate::sandbox::Limits;
+use crate::sources::Pacing;
 
 /// A problem in a config file, with where it is and how to fix it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -216,6 +217,7 @@ impl Ctx<'_> {
             }
         };
         let credential_store = self.credential_store(&options.credentials)?;
+        let pacing = self.pacing(&options.hub)?;
         Ok(Settings {
             sources,
             profiles,
@@ -224,6 +226,7 @@ impl Ctx<'_> {
             retention,
             store_url,
             credential_store,
+            pacing,
             profile: None,
             left_out: Vec::new(),
         })
@@ -739,6 +742,29 @@ impl Ctx<'_> {
         })
     }
 
+    /// `[hub]`: `max_starting` at least 1; `idle_stop_secs = 0` never stops a source.
+    fn pacing(&self, options: &HubOptions) -> Result<Pacing, ConfigError> {
+        let max_starting = match &options.max_starting {
+            Some(v) if *v.get_ref() == 0 => {
+                return Err(self.at(
+                    v,
+                    "hub.max_starting must be at least 1",
+                    "remove it to start one source per core at a time",
+                ));
+            }
+            Some(v) => Some(usize::try_from(*v.get_ref()).unwrap_or(usize::MAX)),
+            None => None,
+        };
+        let mut pacing = hub_pacing(max_starting);
+        if let Some(v) = &options.idle_stop_secs {
+            pacing.idle_stop = match *v.get_ref() {
+                0 => None,
+                secs => Some(Duration::from_secs(secs)),
+            };
+        }
+        Ok(pacing)
+    }
+
     fn retention(&self, options: &LimitsOptions) -> Result<Retention, ConfigError> {
         let d = Retention::default();
         Ok(Retention {
@@ -786,6 +812,28 @@ mod tests {
             "{e}"
         );
         assert!(e.help.unwrap().contains("fix its spelling"));
+    }
+
+    #[test]
+    fn the_hub_table_paces_sources_and_refuses_zero_starts() {
+        let path = Path::new("c.toml");
+        let settings = parse(path, "[hub]\nmax_starting = 3\nidle_stop_secs = 0\n").unwrap();
+        assert_eq!(settings.pacing.max_starting, 3);
+        assert_eq!(settings.pacing.idle_stop, None);
+        let settings = parse(path, "").unwrap();
+        assert_eq!(settings.pacing.idle_stop, Some(DEFAULT_IDLE_STOP));
+        let e = err("[hub]\nmax_starting = 0\n");
+        assert_eq!(e.line, 2);
+        assert!(
+            e.message.contains("hub.max_starting must be at least 1"),
+            "{e}"
+        );
+        assert!(
+            e.help
+                .as_deref()
+                .is_some_and(|h| h.contains("one source per core")),
+            "{e}"
+        );
     }
 
     #[test]

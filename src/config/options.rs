@@ -23,6 +23,20 @@ pub struct ConfigOptions {
     pub freshness: FreshnessOptions,
     #[serde(default)]
     pub store: StoreOptions,
+    #[serde(default)]
+    pub hub: HubOptions,
+}
+
+/// How a long-running hub (and `exec`) paces its sources.
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct HubOptions {
+    /// How many sources may be starting at the same time (default: one per core, 2 to 8).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_starting: Option<Spanned<u64>>,
+    /// Seconds without a call after which a running source is stopped (default 600; 0 never).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_stop_secs: Option<Spanned<u64>>,
 }
 
 /// Where runs, approvals and tokens are kept.

@@ -10,6 +10,7 @@ use crate::credentials::StoreKind;
 use crate::policy::Policy;
 use crate::runs::Retention;
 use crate::sandbox::Limits;
+use crate::sources::Pacing;
 
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -24,6 +25,8 @@ pub struct Settings {
     pub store_url: Option<Template>,
     /// The store new secrets go to (`[credentials] store`).
     pub credential_store: StoreKind,
+    /// How many sources start at once and when an unused one stops (`[hub]`).
+    pub pacing: Pacing,
     /// The profile `sources` and `policy` were narrowed to ([`Settings::for_profile`]); `None`
     /// for the whole config.
     pub profile: Option<String>,
@@ -47,6 +50,7 @@ impl Settings {
             retention: Retention::default(),
             store_url: None,
             credential_store: StoreKind::Keychain,
+            pacing: hub_pacing(None),
             profile: None,
             left_out: Vec::new(),
         }
@@ -204,6 +208,19 @@ pub fn settle_time(sources: &[SourceSettings]) -> Duration {
         .max()
         .unwrap_or(Duration::ZERO)
         + Duration::from_secs(1)
+}
+
+/// A source nobody called for this long is stopped by a running hub.
+pub const DEFAULT_IDLE_STOP: Duration = Duration::from_secs(600);
+
+/// The hub's pacing: `max_starting` when the config sets it (else one per core), and the
+/// idle stop of [`DEFAULT_IDLE_STOP`].
+pub fn hub_pacing(max_starting: Option<usize>) -> Pacing {
+    let by_cores = Pacing::by_cores();
+    Pacing {
+        max_starting: max_starting.unwrap_or(by_cores.max_starting),
+        idle_stop: Some(DEFAULT_IDLE_STOP),
+    }
 }
 
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);

@@ -5,13 +5,15 @@
 //! lists no tools is the script's mistake instead (`runtime_error`): running it again cannot help,
 //! and so is a source the run's profile leaves out.
 
+use crate::catalog::Origin;
+use crate::catalog::live::LiveCatalog;
 use crate::config::Settings;
 use crate::sandbox::{EnvelopeError, ErrorCode, ExecuteEnvelope, Status};
-use crate::sources::{SourceStatus, Sources};
+use crate::sources::SourceStatus;
 
 /// Rewrites a failed run's `ReferenceError` for a configured source that is not in the
 /// catalogue. Anything else is left as it is.
-pub fn explain(envelope: &mut ExecuteEnvelope, sources: &Sources) {
+pub fn explain(envelope: &mut ExecuteEnvelope, catalog: &LiveCatalog) {
     if envelope.status != Status::Failed {
         return;
     }
@@ -24,9 +26,16 @@ pub fn explain(envelope: &mut ExecuteEnvelope, sources: &Sources) {
     let Some(name) = undefined_name(&error.message) else {
         return;
     };
-    let Some(status) = sources.status(name) else {
+    let Some(status) = catalog.sources().status(name) else {
         return;
     };
+    // A source left alone after a recent failure was never started by this process.
+    let held = catalog.read(
+        |catalog, _| match catalog.namespace(name).map(|n| &n.origin) {
+            Some(Origin::Unavailable { error }) => Some(error.clone()),
+            _ => None,
+        },
+    );
     let why = match status {
         // Ready with nothing to call: it is not coming back with tools by itself.
         SourceStatus::Ready { tool_count: 0, .. } => {
@@ -38,6 +47,12 @@ pub fn explain(envelope: &mut ExecuteEnvelope, sources: &Sources) {
             format!("it went away and is reconnecting: {last_error}")
         }
         SourceStatus::Connecting => "it is still connecting".to_string(),
+        SourceStatus::Idle => match held {
+            Some(error) => format!("it could not connect: {error}"),
+            None => format!(
+                "it was not started, so its tools were never listed; `capabilities source test {name}` lists them"
+            ),
+        },
         SourceStatus::Disabled => "it is disabled (`enabled = false` in the config)".to_string(),
         // Listed, but not (yet) in the view of the catalogue this run took.
         SourceStatus::Ready { .. } => {

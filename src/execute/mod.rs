@@ -9,6 +9,7 @@ mod bridge;
 mod freshness;
 mod keep;
 mod lease;
+pub mod mentions;
 mod missing_source;
 mod preview;
 mod recovery;
@@ -204,6 +205,22 @@ impl Executor {
     /// under another profile ([`ResumeError::OtherProfile`]) or none at all.
     pub async fn check_profile(&self, run_id: &str) -> Result<(), ResumeError> {
         self.resumable(run_id).await.map(|_| ())
+    }
+
+    /// The sources resuming `run_id` may need: those its script names and those its journal
+    /// called (a replayed call answers from the journal, but its source must be known). The run
+    /// is checked as [`check_profile`](Self::check_profile) does.
+    pub async fn sources_of_run(&self, run_id: &str) -> Result<Vec<String>, ResumeError> {
+        let record = self.resumable(run_id).await?;
+        let names = self.settings.sources.iter().map(|s| s.name.as_str());
+        let mut sources = mentions::mentioned(&record.code, names);
+        for entry in self.store.journal().entries(run_id).await? {
+            let namespace = entry.address.split('.').next().unwrap_or_default();
+            if !sources.iter().any(|s| s == namespace) {
+                sources.push(namespace.to_string());
+            }
+        }
+        Ok(sources)
     }
 
     /// The run `run_id`, if this executor may go on with it: one run, one profile, its sources
@@ -413,7 +430,7 @@ impl Executor {
         drop(lease);
         // Named before bounding, so the envelope stays within its budget with the name in it.
         envelope.profile = self.profile.clone();
-        missing_source::explain(&mut envelope, self.catalog.sources());
+        missing_source::explain(&mut envelope, &self.catalog);
         missing_source::outside_profile(&mut envelope, &self.settings);
         if let Some(stop) = replay.stopped() {
             // Whatever the script made of the refused call, the run must not look successful.

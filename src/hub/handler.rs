@@ -32,6 +32,7 @@ use crate::catalog::live::LiveCatalog;
 use crate::catalog::results::{SearchRequest, render_search};
 use crate::config::{Settings, settle_time};
 use crate::execute::Executor;
+use crate::execute::mentions::mentions;
 use crate::model::Reader;
 use crate::runs::TokenRecord;
 use crate::sandbox::{CancelToken, ExecuteEnvelope, Status};
@@ -379,17 +380,6 @@ fn token(context: &RequestContext<RoleServer>) -> Option<TokenRecord> {
         .cloned()
 }
 
-/// True when `code` uses `namespace` as an identifier (`time.now()`, `time["x"]`), not merely
-/// as part of a longer name (`runtime`).
-fn mentions(code: &str, namespace: &str) -> bool {
-    let is_ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
-    code.match_indices(namespace).any(|(at, _)| {
-        let before = code[..at].chars().next_back();
-        let after = code[at + namespace.len()..].chars().next();
-        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
-    })
-}
-
 /// Runs `run` until it ends; the client's cancellation cancels it through `cancel`, and the run
 /// still finishes (as cancelled) so its record in the store is complete.
 async fn cancellable<T>(
@@ -572,19 +562,5 @@ fn params_problem(method: &str, params: Option<Value>) -> String {
     match error {
         Some(error) => error.to_string(),
         None => "they do not match the MCP schema".into(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::mentions;
-
-    #[test]
-    fn a_namespace_is_mentioned_only_as_a_whole_identifier() {
-        assert!(mentions("return await time.now()", "time"));
-        assert!(mentions("const t = time", "time"));
-        assert!(mentions("time[\"get-now\"]()", "time"));
-        assert!(!mentions("const runtime = 1; timeline()", "time"));
-        assert!(!mentions("$time._time", "time"));
     }
 }

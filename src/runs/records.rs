@@ -402,7 +402,7 @@ impl TokenRecord {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourceStatusRecord {
     pub name: String,
-    /// A short word: `connecting`, `ready`, `failed`, `restarting`, `disabled`.
+    /// A short word: `idle`, `connecting`, `ready`, `failed`, `restarting`, `disabled`.
     pub status: String,
     pub tool_count: usize,
     /// The last error, kept while the source recovers so a person can see what went wrong.

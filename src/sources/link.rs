@@ -4,13 +4,12 @@
 //! document and has nothing to go away: it stays ready until shutdown.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rmcp::model::{ProtocolVersion, ServerNotification, SubscriptionFilter};
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, Peer, RoleClient, RunningService};
-use tokio::sync::{broadcast, watch};
+use tokio::sync::{Semaphore, broadcast, watch};
 use tokio::task::JoinHandle;
 
 use super::error::{chain, handshake_cause, request_cause};
@@ -29,13 +28,16 @@ const MAX_BACKOFF: Duration = Duration::from_secs(30);
 /// How long a graceful close of the rmcp service may take before we stop waiting for it.
 const CLOSE_GRACE: Duration = Duration::from_secs(5);
 
-/// What every link shares: the secret store, the event channel, the shutdown signal, and the
-/// supervisor tasks (so shutdown can wait for them).
+/// What every link shares: the secret store, the event channel, the shutdown signal, the
+/// supervisor tasks (so shutdown can wait for them), and the pacing of starts and stops.
 pub(crate) struct Shared {
     pub(crate) secrets: Arc<dyn SecretLookup>,
     pub(crate) events: broadcast::Sender<SourceEvent>,
     pub(crate) shutdown: watch::Receiver<bool>,
     pub(crate) tasks: Mutex<Vec<JoinHandle<()>>>,
+    /// One permit per source allowed to be connecting at once.
+    pub(crate) starting: Semaphore,
+    pub(crate) idle_stop: Option<Duration>,
 }
 
 /// What requests to a ready link go through.
@@ -65,7 +67,8 @@ pub(crate) enum LinkState {
 impl LinkState {
     pub(crate) fn status(&self) -> SourceStatus {
         match self {
-            LinkState::Idle | LinkState::Connecting => SourceStatus::Connecting,
+            LinkState::Idle => SourceStatus::Idle,
+            LinkState::Connecting => SourceStatus::Connecting,
             LinkState::Ready { status, .. } => status.clone(),
             LinkState::Failed(error) => SourceStatus::Failed {
                 error: error.clone(),
@@ -94,7 +97,11 @@ pub(crate) struct Link {
     pub(crate) connection: String,
     pub(crate) is_default: bool,
     pub(crate) state: watch::Sender<LinkState>,
-    started: AtomicBool,
+    /// Whether a supervisor runs; held while one is started or stopped for idleness, so a
+    /// request never finds the link idle with no supervisor coming.
+    started: Mutex<bool>,
+    /// Requests in flight and when the last one ended: what an idle stop looks at.
+    busy: Mutex<(usize, Instant)>,
     /// The process group of the current child of a stdio source, for a synchronous kill on drop.
     pgid: Mutex<Option<u32>>,
     /// The secrets this connection sent its upstream, as of its last connect: what it could
@@ -114,7 +121,8 @@ impl Link {
             connection: connection.name.clone(),
             is_default: connection.is_default,
             state: watch::Sender::new(LinkState::Idle),
-            started: AtomicBool::new(false),
+            started: Mutex::new(false),
+            busy: Mutex::new((0, Instant::now())),
             pgid: Mutex::new(None),
             redaction: Mutex::new(Arc::new(Redaction::default())),
             shared,
@@ -123,9 +131,11 @@ impl Link {
 
     /// Starts the supervisor unless it already runs. Cheap; called before every request.
     pub(crate) fn ensure_started(self: &Arc<Self>) {
-        if self.started.swap(true, Ordering::SeqCst) {
+        let mut started = self.started.lock().unwrap_or_else(|p| p.into_inner());
+        if *started {
             return;
         }
+        *started = true;
         // Connecting is visible at once, so a waiter never mistakes the link for idle.
         self.set(LinkState::Connecting);
         let task = tokio::spawn(supervise(self.clone()));
@@ -140,9 +150,34 @@ impl Link {
     pub(crate) fn retry(self: &Arc<Self>) {
         if matches!(*self.state.borrow(), LinkState::Failed(_)) {
             // The supervisor returned when it set `Failed`, so none runs now.
-            self.started.store(false, Ordering::SeqCst);
+            *self.started.lock().unwrap_or_else(|p| p.into_inner()) = false;
             self.ensure_started();
         }
+    }
+
+    /// Marks a request in flight until the guard drops, so an idle stop waits for it. Taken
+    /// before the link is started, so no stop falls between the start and the request.
+    pub(crate) fn busy(self: &Arc<Self>) -> BusyGuard {
+        self.busy.lock().unwrap_or_else(|p| p.into_inner()).0 += 1;
+        BusyGuard { link: self.clone() }
+    }
+
+    /// When the link has been idle (no request in flight) since, if it is.
+    fn idle_since(&self) -> Option<Instant> {
+        let busy = self.busy.lock().unwrap_or_else(|p| p.into_inner());
+        (busy.0 == 0).then_some(busy.1)
+    }
+
+    /// Lets the link start again on its next request, unless one is in flight; true when it
+    /// was stopped.
+    fn stop_for_idleness(&self) -> bool {
+        let mut started = self.started.lock().unwrap_or_else(|p| p.into_inner());
+        if self.idle_since().is_none() {
+            return false;
+        }
+        *started = false;
+        self.set(LinkState::Idle);
+        true
     }
 
     pub(crate) fn pid(&self) -> Option<u32> {
@@ -224,6 +259,19 @@ impl Link {
     }
 }
 
+/// A request in flight on a link; see [`Link::busy`].
+pub(crate) struct BusyGuard {
+    link: Arc<Link>,
+}
+
+impl Drop for BusyGuard {
+    fn drop(&mut self) {
+        let mut busy = self.link.busy.lock().unwrap_or_else(|p| p.into_inner());
+        busy.0 = busy.0.saturating_sub(1);
+        busy.1 = Instant::now();
+    }
+}
+
 /// A connected upstream, for as long as it stays up.
 // One per connection while it is up, moved once into its supervisor: its size does not matter.
 #[allow(clippy::large_enum_variant)]
@@ -256,7 +304,7 @@ async fn supervise(link: Arc<Link>) {
             _ = stopping(&mut shutdown) => break,
             // An upstream's refusal (an HTTP body, its stderr) may quote the secret it was
             // given; the error is shown to people, logged and stored as the source's status.
-            connected = connect(&link) => connected.map_err(|error| link.redaction().clean(&error)),
+            connected = connect_in_turn(&link) => connected.map_err(|error| link.redaction().clean(&error)),
         };
         let last_error = match connected {
             Ok((live, status)) => {
@@ -265,9 +313,14 @@ async fn supervise(link: Arc<Link>) {
                     client: live.client(),
                     status,
                 });
-                match serve_until_closed(live, &mut shutdown).await {
-                    Some(error) => link.redaction().clean(&error),
-                    None => break,
+                match serve_until_closed(&link, live, &mut shutdown).await {
+                    Closed::Gone(error) => link.redaction().clean(&error),
+                    Closed::Shutdown => break,
+                    // The next request starts a new supervisor.
+                    Closed::Idle => {
+                        link.set_pid(None);
+                        return;
+                    }
                 }
             }
             // A source that never came up is left failed: retrying a wrong command or URL
@@ -310,32 +363,54 @@ async fn stopping(shutdown: &mut watch::Receiver<bool>) {
     let _ = shutdown.wait_for(|stop| *stop).await;
 }
 
-/// Runs until the upstream goes away (returns why) or shutdown is requested (closes it and
-/// returns `None`).
-async fn serve_until_closed(live: Live, shutdown: &mut watch::Receiver<bool>) -> Option<String> {
+/// Waits for a connect permit (see [`Shared::starting`]), then connects.
+async fn connect_in_turn(link: &Arc<Link>) -> Result<(Live, SourceStatus), String> {
+    // The semaphore is never closed; were it, connecting anyway is the safe side.
+    let _permit = link.shared.starting.acquire().await.ok();
+    connect(link).await
+}
+
+/// Why a connected upstream was left.
+enum Closed {
+    /// It went away by itself; why.
+    Gone(String),
+    /// Shutdown was requested, and it was closed.
+    Shutdown,
+    /// Nobody called it for the idle stop time, and it was closed.
+    Idle,
+}
+
+/// Runs until the upstream goes away, shutdown is requested, or (with an idle stop) nobody has
+/// used it for that long; closes it in the last two cases.
+async fn serve_until_closed(
+    link: &Link,
+    live: Live,
+    shutdown: &mut watch::Receiver<bool>,
+) -> Closed {
     let (running, mut child, listener) = match live {
         Live::Mcp {
             running,
             child,
             listener,
         } => (running, child, listener),
-        // Nothing runs between calls: each one is its own HTTP request.
+        // Nothing runs between calls (each one is its own HTTP request), so nothing idles.
         Live::OpenApi(_) => {
             stopping(shutdown).await;
-            return None;
+            return Closed::Shutdown;
         }
     };
     let token = running.cancellation_token();
     let waiting = running.waiting();
     tokio::pin!(waiting);
-    let stop = tokio::select! {
-        _ = &mut waiting => false,
-        _ = stopping(shutdown) => true,
+    let closed = tokio::select! {
+        _ = &mut waiting => None,
+        _ = stopping(shutdown) => Some(Closed::Shutdown),
+        () = idle_for_long(link) => Some(Closed::Idle),
     };
     if let Some(listener) = listener {
         listener.abort();
     }
-    if stop {
+    if let Some(closed) = closed {
         // Cancelling closes the transport: for stdio that closes the child's stdin, which is
         // how MCP asks a stdio server to exit.
         token.cancel();
@@ -343,12 +418,34 @@ async fn serve_until_closed(live: Live, shutdown: &mut watch::Receiver<bool>) ->
         if let Some(child) = child.as_mut() {
             child.terminate().await;
         }
-        return None;
+        return closed;
     }
-    Some(match child.as_mut() {
+    Closed::Gone(match child.as_mut() {
         Some(child) => child.explain_exit().await,
         None => "the server closed the connection".to_string(),
     })
+}
+
+/// Resolves once the link has had no request for its idle stop time and was marked idle (so
+/// the next request starts it again); never without an idle stop.
+async fn idle_for_long(link: &Link) {
+    let Some(limit) = link.shared.idle_stop else {
+        return std::future::pending().await;
+    };
+    loop {
+        let due = link
+            .idle_since()
+            .map_or(limit, |since| limit.saturating_sub(since.elapsed()));
+        tokio::time::sleep(due.max(Duration::from_millis(100))).await;
+        if link
+            .idle_since()
+            .is_some_and(|since| since.elapsed() >= limit)
+            && link.stop_for_idleness()
+        {
+            tracing::info!(source = %link.source.name, "stopped after {} s without a call", limit.as_secs());
+            return;
+        }
+    }
 }
 
 fn lifecycle() -> ClientLifecycleMode {

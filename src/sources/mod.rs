@@ -1,8 +1,10 @@
-//! Upstream MCP clients (rmcp): one [`Sources`] manager connects every enabled source of the
-//! config concurrently in the background, over stdio (a child process in its own process group)
-//! or Streamable HTTP, or reads an HTTP API's OpenAPI document (`openapi`, whose operations
-//! answer as tools do), and keeps each one's [`SourceStatus`]. A source's default connection
-//! connects at start; other connections on first use. Slow, hanging, crashing or noisy sources
+//! Upstream MCP clients (rmcp): one [`Sources`] manager connects the enabled sources of the
+//! config in the background, a few at a time ([`Pacing`]), over stdio (a child process in its
+//! own process group) or Streamable HTTP, or reads an HTTP API's OpenAPI document (`openapi`,
+//! whose operations answer as tools do), and keeps each one's [`SourceStatus`]. With
+//! [`Sources::start`] every source's default connection connects at once; with
+//! [`Sources::lazy`] only those asked for ([`Sources::connect`]) or called; other connections
+//! on first use. Slow, hanging, crashing or noisy sources
 //! fail on their own, with a message that says what happened and what to do; one that crashes
 //! after it was ready is restarted with backoff.
 //!
@@ -34,6 +36,7 @@ mod handler;
 mod http;
 mod link;
 mod openapi;
+mod pacing;
 // Signals whole process groups (`killpg`), which only libc offers.
 #[allow(unsafe_code)]
 mod process_group;
@@ -48,10 +51,11 @@ use std::time::Duration;
 use rmcp::ServiceError;
 use rmcp::model::{CallToolRequestParams, CallToolResponse};
 use serde_json::{Map, Value};
-use tokio::sync::{broadcast, watch};
+use tokio::sync::{Semaphore, broadcast, watch};
 
 pub use error::SourceError;
 pub use openapi::document_tools;
+pub use pacing::Pacing;
 pub use process_group::kill_all;
 pub use signals::termination_signal;
 pub use status::{SourceEvent, SourceStatus};
@@ -83,9 +87,34 @@ struct Entry {
 }
 
 impl Sources {
-    /// Starts connecting every enabled source's default connection concurrently and returns at
-    /// once. Must be called inside a tokio runtime.
+    /// Starts connecting every enabled source's default connection (a few at a time) and
+    /// returns at once. Must be called inside a tokio runtime.
     pub fn start(sources: Vec<SourceSettings>, secrets: Arc<dyn SecretLookup>) -> Arc<Sources> {
+        Sources::start_paced(sources, secrets, Pacing::default())
+    }
+
+    /// [`start`](Self::start), paced by `pacing` (the config's `[hub] max_starting`).
+    pub fn start_paced(
+        sources: Vec<SourceSettings>,
+        secrets: Arc<dyn SecretLookup>,
+        pacing: Pacing,
+    ) -> Arc<Sources> {
+        let manager = Sources::lazy(sources, secrets, pacing);
+        for entry in &manager.sources {
+            if let Some(default) = entry.links.first() {
+                default.ensure_started();
+            }
+        }
+        manager
+    }
+
+    /// A manager that starts nothing until a source is asked for ([`connect`](Self::connect))
+    /// or called, paced by `pacing`. Must be called inside a tokio runtime.
+    pub fn lazy(
+        sources: Vec<SourceSettings>,
+        secrets: Arc<dyn SecretLookup>,
+        pacing: Pacing,
+    ) -> Arc<Sources> {
         let (shutdown, shutdown_rx) = watch::channel(false);
         let (events, _) = broadcast::channel(EVENT_CAPACITY);
         let shared = Arc::new(Shared {
@@ -93,6 +122,8 @@ impl Sources {
             events,
             shutdown: shutdown_rx,
             tasks: Mutex::new(Vec::new()),
+            starting: Semaphore::new(pacing.max_starting.max(1)),
+            idle_stop: pacing.idle_stop,
         });
         let sources: Vec<Entry> = sources
             .into_iter()
@@ -112,16 +143,18 @@ impl Sources {
                 Entry { settings, links }
             })
             .collect();
-        for entry in &sources {
-            if let Some(default) = entry.links.first() {
-                default.ensure_started();
-            }
-        }
         Arc::new(Sources {
             sources,
             shared,
             shutdown,
         })
+    }
+
+    /// Starts connecting the source's default connection unless it runs already; returns at
+    /// once. A disabled or unknown source is an error.
+    pub fn connect(&self, source: &str) -> Result<(), SourceError> {
+        self.link(source, None)?.ensure_started();
+        Ok(())
     }
 
     /// Where this manager's `${secret:NAME}` values come from: the bridge checks tool arguments
@@ -155,8 +188,8 @@ impl Sources {
         self.entry(source).ok()?.links.first()?.pid()
     }
 
-    /// Waits until every source is ready, failed or disabled, or `timeout` passes, and returns
-    /// the statuses at that point.
+    /// Waits until every started source is ready or failed, or `timeout` passes, and returns
+    /// the statuses at that point. Sources nothing started are not waited for.
     pub async fn wait_settled(&self, timeout: Duration) -> Vec<(String, SourceStatus)> {
         let all = async {
             for entry in &self.sources {
@@ -175,6 +208,7 @@ impl Sources {
     /// operations), through its default connection.
     pub async fn list_tools(&self, source: &str) -> Result<Vec<UpstreamTool>, SourceError> {
         let link = self.link(source, None)?;
+        let _busy = link.busy();
         let request = "tools/list";
         let tools: Vec<Value> = match ready_client(&link).await? {
             Client::Mcp(peer) => with_timeout(&link, request, peer.list_all_tools())
@@ -249,6 +283,7 @@ impl Sources {
         arguments: Map<String, Value>,
     ) -> Result<Value, SourceError> {
         let link = self.link(source, connection)?;
+        let _busy = link.busy();
         let request = format!("tools/call `{upstream_name}`");
         let peer = match ready_client(&link).await? {
             Client::Mcp(peer) => peer,

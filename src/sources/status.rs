@@ -6,6 +6,9 @@ use std::fmt;
 /// The state of one source's default connection, as `source list`, the dashboard and the hub show it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SourceStatus {
+    /// Not running: nothing has needed it yet, or it was stopped after a while without a call;
+    /// the next call starts it.
+    Idle,
     /// Starting the process or opening the HTTP session, then the MCP handshake.
     Connecting,
     /// Connected and listed; requests go through.
@@ -27,12 +30,15 @@ pub enum SourceStatus {
 }
 
 impl SourceStatus {
-    /// True once the status will not change without something happening upstream: ready,
-    /// failed or disabled. `wait_settled` waits for this.
+    /// True once the status will not change without something happening upstream or a call:
+    /// idle, ready, failed or disabled. `wait_settled` waits for this.
     pub fn is_settled(&self) -> bool {
         matches!(
             self,
-            SourceStatus::Ready { .. } | SourceStatus::Failed { .. } | SourceStatus::Disabled
+            SourceStatus::Idle
+                | SourceStatus::Ready { .. }
+                | SourceStatus::Failed { .. }
+                | SourceStatus::Disabled
         )
     }
 
@@ -44,6 +50,7 @@ impl SourceStatus {
 impl fmt::Display for SourceStatus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            SourceStatus::Idle => f.write_str("idle: not running; the first call starts it"),
             SourceStatus::Connecting => f.write_str("connecting"),
             SourceStatus::Ready {
                 protocol_version,

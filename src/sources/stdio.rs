@@ -267,13 +267,12 @@ impl StdioChild {
         timeout: Duration,
     ) -> String {
         // A child that exits at once closes stdout before it could answer; give it a moment so
-        // its exit status, rather than "connection closed", is what the user reads.
-        let grace = if handshake_error.is_some() {
-            EXIT_GRACE
-        } else {
-            Duration::from_millis(100)
+        // its exit status, rather than "connection closed", is what the user reads. After a
+        // timeout its exit says nothing: giving up closed its stdin, and it is killed below.
+        let status = match handshake_error {
+            Some(_) => self.wait_exit(EXIT_GRACE).await,
+            None => None,
         };
-        let status = self.wait_exit(grace).await;
         if status.is_some() {
             self.drain_stderr().await;
         }
@@ -300,7 +299,7 @@ impl StdioChild {
                 self.stderr_suffix()
             ),
             (None, None) => format!(
-                "`{}` gave no answer within {} s{}{}; check the command and its arguments, or raise the source's `connect_timeout_secs` if the server is just slow to start",
+                "`{}` did not answer within {} s, so it was stopped{}{}; check the command and its arguments, or raise the source's `connect_timeout_secs` if the server is just slow to start",
                 self.program,
                 timeout.as_secs_f64(),
                 noise_note.unwrap_or_default(),

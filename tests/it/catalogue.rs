@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::common::{HttpEverything, everything_js, mcp_server_time};
+use crate::common::{HttpEverything, counted_source, everything_js, mcp_server_time, starts};
 use crate::support::Home;
 
 fn toml_string(s: &str) -> String {
@@ -276,4 +276,95 @@ fn make_executable(path: &std::path::Path) {
     let mut permissions = std::fs::metadata(path).unwrap().permissions();
     permissions.set_mode(0o755);
     std::fs::set_permissions(path, permissions).unwrap();
+}
+
+#[test]
+fn search_answers_from_the_cache_without_starting_a_cached_source() {
+    let home = Home::new();
+    let marker = home.path().join("everything-started");
+    home.write_config(&counted_source(
+        "everything",
+        &marker,
+        &format!("exec node {} stdio", toml_string(&everything_js())),
+        "",
+    ));
+    home.run(&["source", "test", "everything"]).ok();
+    assert_eq!(starts(&marker), 1);
+    let found = home.run(&["search", "echo"]).ok();
+    assert!(
+        found.stdout.contains("everything.echo("),
+        "{}",
+        found.stdout
+    );
+    home.run(&["describe", "everything.echo"]).ok();
+    assert_eq!(
+        starts(&marker),
+        1,
+        "search or describe started a cached source"
+    );
+}
+
+#[test]
+fn a_source_that_never_answers_is_not_waited_for_again_until_tried() {
+    let home = Home::new();
+    let marker = home.path().join("hangs-started");
+    home.write_config(&format!(
+        "[sources.everything]\ncommand = \"node\"\nargs = [{}, \"stdio\"]\n\n{}",
+        toml_string(&everything_js()),
+        counted_source(
+            "hangs",
+            &marker,
+            "exec sleep 600",
+            "connect_timeout_secs = 2"
+        )
+    ));
+    let first = home.run(&["search", "echo"]).ok();
+    assert!(
+        first.stdout.contains("everything.echo("),
+        "{}",
+        first.stdout
+    );
+    assert!(
+        first.stderr.contains("Not searched: `hangs` (")
+            && first.stderr.contains("did not answer within 2 s")
+            && first.stderr.contains("says why"),
+        "{}",
+        first.stderr
+    );
+    assert_eq!(starts(&marker), 1);
+
+    // Remembered: the next search, in another process, does not start it again.
+    let second = home.run(&["search", "echo"]).ok();
+    assert!(
+        second.stderr.contains("Not searched: `hangs` (failed ")
+            && second.stderr.contains(" s ago: "),
+        "{}",
+        second.stderr
+    );
+    assert_eq!(
+        starts(&marker),
+        1,
+        "a source that just failed was started again"
+    );
+    let listed = home.run(&["source", "list", "--json"]).ok();
+    let rows: Value = serde_json::from_str(&listed.stdout).expect("JSON");
+    let hangs = rows
+        .as_array()
+        .and_then(|rows| rows.iter().find(|r| r["name"] == "hangs"))
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(hangs["status"], "failed", "{hangs}");
+    assert!(
+        hangs["error"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("failed ") && e.contains("source test hangs")),
+        "{hangs}"
+    );
+    assert_eq!(starts(&marker), 1, "source list started it again");
+
+    // `source test` and `--refresh` try it again at once.
+    home.run(&["source", "test", "hangs"]).fails();
+    assert_eq!(starts(&marker), 2);
+    home.run(&["search", "echo", "--refresh"]).ok();
+    assert_eq!(starts(&marker), 3);
 }

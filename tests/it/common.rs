@@ -1,8 +1,9 @@
 //! Shared test support: paths of the real peers that `tests/setup.sh` installs (server-everything
 //! from npm, Python MCP servers and clients from the venv), running a Python peer for its JSON
-//! report, waiting for a port to listen, and server-everything over HTTP on a free port.
+//! report, waiting for a port to listen, server-everything over HTTP on a free port, and sources
+//! that count their starts.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -126,4 +127,21 @@ impl HttpEverything {
         }
         panic!("server-everything did not listen on port {port}");
     }
+}
+
+/// A `[sources.NAME]` table whose command adds a line to `marker` each time it starts, then runs
+/// the shell command `then`; `extra` is more of the table (`connect_timeout_secs = 2`).
+pub fn counted_source(name: &str, marker: &Path, then: &str, extra: &str) -> String {
+    let script = format!("echo started >> '{}'; {then}", marker.display());
+    format!(
+        "[sources.{name}]\ncommand = \"sh\"\nargs = [\"-c\", {}]\n{extra}\n",
+        serde_json::to_string(&script).expect("a string")
+    )
+}
+
+/// How many times the source of [`counted_source`] writing `marker` started.
+pub fn starts(marker: &Path) -> usize {
+    std::fs::read_to_string(marker)
+        .map(|text| text.lines().count())
+        .unwrap_or(0)
 }

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::common::{everything_js, mcp_server_time, repo};
+use crate::common::{counted_source, everything_js, mcp_server_time, repo, starts};
 use crate::support::{Home, Run};
 
 fn two_sources(home: &Home, extra: &str) {
@@ -200,4 +200,91 @@ fn exec_errors_say_what_to_do() {
 
     let budget = home.run(&["exec", "-", "--output-budget", "10"]);
     assert_eq!(budget.code, 2, "{}", budget.stderr);
+}
+
+/// A source whose command leaves `marker` behind when it starts, then never answers (`hang`)
+/// or exits at once.
+fn marking_source(name: &str, marker: &std::path::Path, hang: bool) -> String {
+    let then = if hang { "exec sleep 600" } else { "exit 1" };
+    counted_source(name, marker, then, "")
+}
+
+#[test]
+fn a_script_that_names_no_source_starts_none() {
+    let home = Home::new();
+    let hanging = home.path().join("hanging-started");
+    let broken = home.path().join("broken-started");
+    home.write_config(&format!(
+        "{}{}",
+        marking_source("hanging", &hanging, true),
+        marking_source("broken", &broken, false)
+    ));
+    let run = exec_stdin(&home, "return 1", &[]).ok();
+    assert_eq!(run.stdout.trim(), "1", "{}", run.stderr);
+    assert!(!hanging.exists(), "the hanging source was started");
+    assert!(!broken.exists(), "the broken source was started");
+
+    // Naming one starts that one only.
+    exec_stdin(&home, "return typeof broken", &[]);
+    assert!(broken.exists(), "a source the script names was not started");
+    assert!(!hanging.exists(), "the hanging source was started");
+}
+
+#[test]
+fn a_resumed_run_starts_only_the_sources_its_script_and_journal_name() {
+    let home = Home::new();
+    crate::approvals::counter_config(&home);
+    let hanging = home.path().join("hanging-started");
+    let config = std::fs::read_to_string(home.config_path()).expect("config");
+    home.write_config(&format!(
+        "{config}\n{}",
+        marking_source("hanging", &hanging, true)
+    ));
+    let paused = exec_stdin(&home, crate::approvals::SCRIPT, &["--json"]);
+    assert_eq!(paused.code, 3, "{}", paused.stderr);
+    let run_id = envelope(&paused)["runId"]
+        .as_str()
+        .expect("runId")
+        .to_string();
+    home.run(&["hub", "approve", &run_id]).ok();
+    let resumed = home.run(&["exec", "--resume", &run_id, "--json"]).ok();
+    assert_eq!(
+        envelope(&resumed)["status"],
+        "completed",
+        "{}",
+        resumed.stdout
+    );
+    assert!(
+        !hanging.exists(),
+        "a source the run never names was started"
+    );
+}
+
+#[test]
+fn a_script_naming_a_source_that_just_failed_says_so_without_starting_it_again() {
+    let home = Home::new();
+    let broken = home.path().join("broken-started");
+    home.write_config(&marking_source("broken", &broken, false));
+    let first = exec_stdin(&home, "return await broken.anything()", &[]).fails();
+    assert!(
+        first.stderr.contains("could not connect"),
+        "{}",
+        first.stderr
+    );
+    assert_eq!(starts(&broken), 1);
+
+    let second = exec_stdin(&home, "return await broken.anything()", &[]).fails();
+    assert!(
+        second.stderr.contains("could not connect: failed ")
+            && second
+                .stderr
+                .contains("`capabilities source test broken` tries it again now"),
+        "{}",
+        second.stderr
+    );
+    assert_eq!(
+        starts(&broken),
+        1,
+        "a source that just failed was started again"
+    );
 }

@@ -6,10 +6,13 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-use crate::common::{everything_js, json_report, mcp_server_time, python_peer, repo, venv_node};
+use crate::common::{
+    counted_source, everything_js, json_report, mcp_server_time, python_peer, repo, starts,
+    venv_node,
+};
 use crate::raw::Raw;
 use crate::reaping::{processes_with, wait_for};
-use crate::support::Home;
+use crate::support::{Home, block_on, store_of};
 
 /// server-everything and the Python time server, every tool allowed (the default policy asks
 /// for tools not marked read-only, and these tests call some).
@@ -574,4 +577,81 @@ fn readme_documents_every_envelope_error_code() {
             "docs/envelope.md's error-code table lacks `{code}`"
         );
     }
+}
+
+/// server-everything behind a `sh` that adds a line to `marker` each time it starts, every
+/// tool allowed.
+fn counted_everything(home: &Home, marker: &std::path::Path, extra: &str) {
+    let then = format!("exec node '{}' stdio", everything_js());
+    home.write_config(&format!(
+        "{}\n[policy]\ndefault = \"allow\"\n\n{extra}",
+        counted_source("everything", marker, &then, "")
+    ));
+}
+
+/// The status the hub recorded for `source` in the store (where the dashboard reads it), and
+/// when, in milliseconds since the Unix epoch.
+fn recorded_status(home: &Home, source: &str) -> Option<(String, u64)> {
+    let statuses = block_on(store_of(home).source_status().list()).ok()?;
+    statuses
+        .into_iter()
+        .find(|s| s.name == source)
+        .map(|s| (s.status, s.updated_at_ms))
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or_default()
+}
+
+#[test]
+fn the_hub_starts_a_cached_source_on_its_first_call_and_stops_it_when_idle() {
+    let home = Home::new();
+    let marker = home.path().join("everything-started");
+    counted_everything(
+        &home,
+        &marker,
+        "[hub]\nidle_stop_secs = 1\nmax_starting = 1\n",
+    );
+    home.run(&["source", "test", "everything"]).ok();
+    assert_eq!(starts(&marker), 1);
+
+    let mut hub = Raw::hub(&home);
+    hub.initialize("2025-11-25");
+    let searched = hub.call(1, "search", json!({ "query": "echo" }));
+    assert!(text(&searched).contains("everything.echo("), "{searched}");
+    assert_eq!(
+        starts(&marker),
+        1,
+        "search started a source it has a listing of"
+    );
+
+    let code = "return await everything.echo({ message: 'hi' })";
+    let ran = hub.call(2, "execute", json!({ "code": code }));
+    assert_eq!(
+        ran["result"]["structuredContent"]["status"], "completed",
+        "{ran}"
+    );
+    assert_eq!(
+        starts(&marker),
+        2,
+        "the first call did not start the source"
+    );
+
+    // A second without a call stops it (the hub was idle before the call too: only a later
+    // record counts); the next call starts it again.
+    let called = now_ms();
+    wait_for("the idle source to stop", || {
+        recorded_status(&home, "everything")
+            .is_some_and(|(status, at)| status == "idle" && at >= called)
+    });
+    let again = hub.call(3, "execute", json!({ "code": code }));
+    assert_eq!(
+        again["result"]["structuredContent"]["status"], "completed",
+        "{again}"
+    );
+    assert_eq!(starts(&marker), 3, "the stopped source did not start again");
+    assert_eq!(hub.close(), Some(0));
 }

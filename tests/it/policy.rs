@@ -4,13 +4,19 @@
 use crate::common::mcp_server_time;
 use crate::support::Home;
 
+/// `mcp-server-time` as the only source. A Python server can take well over the default 30 s
+/// to start on a loaded 2-core machine; the tests are about policy, not start-up time.
+fn time_source(home: &Home) {
+    home.write_config(&format!(
+        "[sources.time]\ncommand = {}\nconnect_timeout_secs = 180\n",
+        serde_json::to_string(&mcp_server_time()).unwrap()
+    ));
+}
+
 #[test]
 fn set_show_and_explain_a_policy() {
     let home = Home::new();
-    home.write_config(&format!(
-        "[sources.time]\ncommand = {}\n",
-        serde_json::to_string(&mcp_server_time()).unwrap()
-    ));
+    time_source(&home);
     home.run(&["source", "test", "time"]).ok();
 
     let before = home.run(&["policy", "explain", "time.convertTime"]).ok();
@@ -72,10 +78,7 @@ fn set_show_and_explain_a_policy() {
 #[test]
 fn policy_errors_say_what_to_do() {
     let home = Home::new();
-    home.write_config(&format!(
-        "[sources.time]\ncommand = {}\n",
-        serde_json::to_string(&mcp_server_time()).unwrap()
-    ));
+    time_source(&home);
     home.run(&["source", "test", "time"]).ok();
     let unknown = home
         .run(&["policy", "explain", "time.getCurentTime"])

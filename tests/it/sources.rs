@@ -8,7 +8,7 @@ use std::time::Duration;
 use capabilities::config::template::Template;
 use capabilities::config::{ConnectionSettings, SourceSettings, Transport};
 use capabilities::credentials::{MASK, NoSecretStore, SecretLookup};
-use capabilities::sources::{SourceError, SourceEvent, SourceStatus, Sources};
+use capabilities::sources::{Pacing, SourceError, SourceEvent, SourceStatus, Sources};
 use serde_json::{Map, Value, json};
 
 use crate::common::{HttpEverything, everything_js, mcp_server_time};
@@ -52,6 +52,13 @@ fn everything_stdio(name: &str) -> SourceSettings {
     // server-everything starts slower than the fault tests' connect timeout on a busy machine.
     let mut settings = stdio(name, "node", &[&everything_js(), "stdio"]);
     settings.connect_timeout = Duration::from_secs(30);
+    settings
+}
+
+/// A Python server can take well over the fault tests' connect timeout to start on a loaded
+/// 2-core machine.
+fn slow_to_start(mut settings: SourceSettings) -> SourceSettings {
+    settings.connect_timeout = SETTLE;
     settings
 }
 
@@ -116,7 +123,11 @@ async fn real_servers_over_stdio_and_http_list_and_call_tools() {
         vec![
             everything_stdio("everything"),
             http("remote", &server.url),
-            stdio("time", &mcp_server_time(), &["--local-timezone", "Etc/UTC"]),
+            slow_to_start(stdio(
+                "time",
+                &mcp_server_time(),
+                &["--local-timezone", "Etc/UTC"],
+            )),
         ],
         no_secrets(),
     );
@@ -194,6 +205,12 @@ async fn broken_sources_fail_on_their_own_while_a_real_one_works() {
         vec![
             everything_stdio("good"),
             stdio("hangs", "sleep", &["600"]),
+            // Like `npx` waiting on the network: a note on stderr, no answer, and exit 1 when
+            // its stdin closes, which is what giving up on it does.
+            sh(
+                "hangs_then_exits",
+                "echo 'npm notice: a new version is out' >&2; cat >/dev/null; exit 1",
+            ),
             sh("exits", "echo 'fatal: GITHUB_TOKEN is not set' >&2; exit 1"),
             sh(
                 "noisy",
@@ -214,8 +231,13 @@ async fn broken_sources_fail_on_their_own_while_a_real_one_works() {
 
     let hangs = failure(&statuses, "hangs");
     assert!(
-        hangs.contains("`sleep` gave no answer within 3 s"),
+        hangs.contains("`sleep` did not answer within 3 s"),
         "{hangs}"
+    );
+    let killed = failure(&statuses, "hangs_then_exits");
+    assert!(
+        killed.contains("`sh` did not answer within 3 s") && !killed.contains("exited"),
+        "{killed}"
     );
     assert!(hangs.contains("capabilities source test hangs"), "{hangs}");
 
@@ -541,4 +563,48 @@ async fn assert_gone(leader: u32, helper: u32) {
         alive(helper),
         group_members(leader)
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_lazy_manager_starts_nothing_until_asked_and_then_one_at_a_time() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let marker = dir.path().join("started");
+    let hanging = |name: &str| {
+        let mut settings = sh(
+            name,
+            &format!("echo {name} >> '{}'; exec sleep 600", marker.display()),
+        );
+        settings.connect_timeout = Duration::from_secs(60);
+        settings
+    };
+    let pacing = Pacing {
+        max_starting: 1,
+        idle_stop: None,
+    };
+    let sources = Sources::lazy(
+        vec![hanging("a"), hanging("b"), hanging("c")],
+        no_secrets(),
+        pacing,
+    );
+    let started = || {
+        std::fs::read_to_string(&marker)
+            .map(|text| text.lines().count())
+            .unwrap_or(0)
+    };
+    assert_eq!(sources.status("a"), Some(SourceStatus::Idle));
+    for name in ["a", "b", "c"] {
+        sources.connect(name).expect("a configured source");
+    }
+    let deadline = std::time::Instant::now() + SETTLE;
+    while started() == 0 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // The first holds the only turn until its connect timeout: the others wait, unstarted.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(started(), 1, "more than one source started at once");
+    assert!(matches!(
+        sources.connect("nope"),
+        Err(SourceError::UnknownSource { .. })
+    ));
+    sources.shutdown().await;
 }
