@@ -1,5 +1,6 @@
-//! Recorded tool listings of real MCP servers (`tests/fixtures/catalog/*.json`), shared by the
-//! search-quality test, the TypeScript snapshots and the benchmarks.
+//! Recorded tool listings of real MCP servers, shared by the search-quality tests, the
+//! TypeScript snapshots and the benchmarks: 20 servers in `tests/fixtures/catalog/*.json`, and
+//! the 94 of the search evaluation set in `tests/fixtures/search_eval/catalog/*.json`.
 
 use std::path::{Path, PathBuf};
 
@@ -45,4 +46,10 @@ pub fn definitions(servers: &[RecordedServer]) -> Vec<ToolDefinition> {
         .iter()
         .flat_map(|s| build_namespace(&s.namespace, s.tools.clone()))
         .collect()
+}
+
+/// The 94 recorded servers (2,445 tools) of the search evaluation set, with its requests in
+/// `tests/fixtures/search_eval/requests.json`.
+pub fn eval_catalog_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/search_eval/catalog")
 }
