@@ -12,11 +12,17 @@ const LEXICON: &str = include_str!("lexicon.txt");
 /// Stemmed word → stemmed related words, over every line of the lexicon. Words that stem alike
 /// ("summarize", "summarized") share one entry.
 pub(super) fn related(stem: &str) -> &'static [String] {
+    table().get(stem).map_or(&[], Vec::as_slice)
+}
+
+/// Loads the lexicon now, so the first search does not pay for it (a few milliseconds).
+pub(super) fn load() {
+    table();
+}
+
+fn table() -> &'static HashMap<String, Vec<String>> {
     static TABLE: OnceLock<HashMap<String, Vec<String>>> = OnceLock::new();
-    TABLE
-        .get_or_init(build)
-        .get(stem)
-        .map_or(&[], Vec::as_slice)
+    TABLE.get_or_init(build)
 }
 
 fn build() -> HashMap<String, Vec<String>> {

@@ -35,22 +35,34 @@ enum Field {
     Description,
     /// Property names of the input schema, top-level and nested.
     Params,
-    /// Descriptions of those properties: many words, weak evidence.
+    /// Descriptions of those properties: many words, mostly generic ("the page number"). They
+    /// weigh almost nothing, but their words count in how common each word is.
     ParamDescriptions,
 }
 
 const FIELDS: usize = 6;
 
-/// Per-field weight and BM25 `b`, in slot order. Names and titles are short and say what the tool does, so they
-/// weigh most; parameter descriptions are long and often generic ("the page number"), so least.
+/// Per-field weight and BM25 `b`, in slot order. Names, namespaces and titles are short and say
+/// what the tool does, so they weigh most; descriptions say it in many more words. Tuned on the
+/// development split of the search evaluation (docs/search.md).
 const FIELD_PARAMS: [(Field, f64, f64); FIELDS] = [
     (Field::Name, 3.0, 0.4),
-    (Field::Namespace, 1.5, 0.0),
+    (Field::Namespace, 3.0, 0.0),
     (Field::Title, 2.0, 0.4),
-    (Field::Description, 1.0, 0.75),
-    (Field::Params, 0.6, 0.5),
-    (Field::ParamDescriptions, 0.25, 0.75),
+    (Field::Description, 0.7, 0.75),
+    (Field::Params, 0.36, 0.5),
+    (Field::ParamDescriptions, 0.02, 0.75),
 ];
+
+/// How the rankings are fused: BM25F leads; name coverage and the namespace prior reorder its
+/// best twenty. Tuned on the development split.
+const FUSION: Weights = Weights {
+    bm25: 1.0,
+    name: 0.2,
+    prior: 0.3,
+    k: 3.0,
+    depth: 20,
+};
 
 /// BM25 term-frequency saturation.
 const K1: f64 = 1.2;
@@ -102,13 +114,20 @@ impl NamespaceIndex {
     /// Fills `common` and `name_lengths` once every document is in.
     fn find_common_name_terms(&mut self) {
         let docs = self.addresses.len();
-        self.name_lengths = self.lengths.iter().map(|l| l[Field::Name as usize]).collect();
+        self.name_lengths = self
+            .lengths
+            .iter()
+            .map(|l| l[Field::Name as usize])
+            .collect();
         // A namespace of a few tools has no naming convention to discount.
         if docs < 4 {
             return;
         }
         for (&id, postings) in &self.postings {
-            let named = postings.iter().filter(|p| p.tf[Field::Name as usize] > 0).count();
+            let named = postings
+                .iter()
+                .filter(|p| p.tf[Field::Name as usize] > 0)
+                .count();
             if named * 2 > docs {
                 self.common.push(id);
                 for posting in postings {
@@ -263,6 +282,7 @@ impl SearchIndex {
     /// in favour of the argument, so one listing can be indexed under the source's name).
     pub fn set_namespace(&mut self, namespace: &str, tools: &[ToolDefinition]) {
         self.remove_namespace(namespace);
+        lexicon::load();
         let mut index = NamespaceIndex::default();
         for_each_token(namespace, |word| {
             if !is_stop_word(word) {
@@ -416,14 +436,7 @@ impl SearchIndex {
                 });
             }
         }
-        let weights = Weights {
-            bm25: tune("W_BM25", 1.0),
-            name: tune("W_NAME", 1.0),
-            prior: tune("W_PRIOR", 1.0),
-            k: tune("K", 10.0),
-            depth: tune("DEPTH", 1000000.0) as usize,
-        };
-        let fused = fusion::fuse(&signals, &weights);
+        let fused = fusion::fuse(&signals, &FUSION);
         let mut hits: Vec<Hit> = found
             .iter()
             .zip(&fused)
@@ -448,7 +461,9 @@ impl SearchIndex {
                 continue;
             }
             if let Some(d) = typo::distance_within(stem, term, edits) {
-                let df = self.vocabulary.doc_freq(TermId::try_from(id).unwrap_or(TermId::MAX));
+                let df = self
+                    .vocabulary
+                    .doc_freq(TermId::try_from(id).unwrap_or(TermId::MAX));
                 best.push((d, df, term));
             }
         }
@@ -473,14 +488,6 @@ impl SearchIndex {
         self.field_length_totals
             .map(|total| (total as f64 / docs).max(1.0))
     }
-}
-
-/// A tuning knob read from `SEARCH_TUNE_<NAME>` while tuning on the development split.
-fn tune(name: &str, default: f64) -> f64 {
-    std::env::var(format!("SEARCH_TUNE_{name}"))
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
 }
 
 #[cfg(test)]

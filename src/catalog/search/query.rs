@@ -66,7 +66,7 @@ pub(super) const LEXICON_WEIGHT: f64 = 0.35;
 pub(super) const TYPO_WEIGHT: f64 = 0.8;
 
 /// How much an intent read from a question counts.
-pub(super) const INTENT_WEIGHT: f64 = 0.4;
+pub(super) const INTENT_WEIGHT: f64 = 0.6;
 
 /// Words opening a question or a request to be shown something: the tool reads (get, list)
 /// rather than changes anything.
@@ -110,8 +110,13 @@ pub(super) fn analyse(
         }
         let stem = stemmer.stem(word).into_owned();
         if !known(&stem) {
-            let edits = typo::allowed_edits(stem.chars().count());
-            let corrections = if edits > 0 { near(&stem, edits) } else { Vec::new() };
+            // The typed word's length: stemming shortens "isue" to "isu", below any allowance.
+            let edits = typo::allowed_edits(word.chars().count());
+            let corrections = if edits > 0 {
+                near(&stem, edits)
+            } else {
+                Vec::new()
+            };
             if !corrections.is_empty() {
                 for correction in corrections {
                     push_term(&mut terms, correction, TYPO_WEIGHT);

@@ -3,7 +3,16 @@
 //! `createIssue` both asked for beats `createIssueLink`, where "link" was not).
 
 use super::action::Kinds;
-use super::{FIELD_PARAMS, FIELDS, K1, NamespaceIndex, TermId, tune};
+use super::{FIELD_PARAMS, FIELDS, Field, K1, NamespaceIndex, TermId};
+
+/// How name coverage weighs: the square root, so covering half a name still counts for much.
+const COVERAGE_EXPONENT: f64 = 0.5;
+
+/// Multipliers of both scores by how the tool's action kind agrees with the request's: one
+/// side without a kind, or the two disagreeing ("add" for `deleteLabel`). Tuned on the
+/// development split.
+const NEUTRAL: f64 = 0.8;
+const CONFLICT: f64 = 0.7;
 
 /// A query term as scoring needs it.
 pub(super) struct WeightedTerm {
@@ -28,8 +37,6 @@ pub(super) fn score_namespace(
     averages: &[f64; FIELDS],
     kinds: Kinds,
 ) -> Vec<Scored> {
-    let name_exponent = tune("NAME_EXP", 1.0);
-    let name_weight = tune("NAME_FIELD", 1.0);
     // Dense per-namespace accumulators: one pass over postings, no map on the hot path.
     let docs = index.addresses.len();
     let mut bm25 = vec![0.0f64; docs];
@@ -54,12 +61,13 @@ pub(super) fn score_namespace(
                     continue;
                 }
                 let norm = 1.0 - b + b * f64::from(lengths[slot]) / averages[slot];
-                let weight = if slot == 0 { weight * name_weight } else { *weight };
                 tf += weight * f64::from(count) / norm;
             }
             bm25[doc] += term.weight * tf / (K1 + tf);
-            let in_name = posting.tf[0];
-            if in_name > 0 && !common && (term.typed || tune("NAME_RELATED", 1.0) > 0.5) {
+            let in_name = posting.tf[Field::Name as usize];
+            // Only words the user typed cover a name: related words would cover the names of
+            // whole families of tools ("get" for every question).
+            if in_name > 0 && !common && term.typed {
                 name[doc] += term.weight;
                 covered[doc] = covered[doc].saturating_add(in_name);
             }
@@ -79,14 +87,14 @@ pub(super) fn score_namespace(
         let agreement = if tool_kinds & kinds != 0 {
             1.0
         } else if tool_kinds == 0 || kinds == 0 {
-            tune("NEUTRAL", 0.7)
+            NEUTRAL
         } else {
-            tune("CONFLICT", 0.3)
+            CONFLICT
         };
         out.push(Scored {
             doc: u32::try_from(doc).unwrap_or(u32::MAX),
-            bm25: bm25[doc] * agreement.powf(tune("ACT_BM25", 0.0)),
-            name: name[doc] * coverage.powf(name_exponent) * agreement,
+            bm25: bm25[doc] * agreement,
+            name: name[doc] * coverage.powf(COVERAGE_EXPONENT) * agreement,
         });
     }
     out

@@ -87,4 +87,3 @@ pub(super) fn walk_schema(schema: &Value, depth: usize, f: &mut impl FnMut(&str,
         }
     }
 }
-
