@@ -103,13 +103,27 @@ pub(super) fn of_word(word: &str) -> Kinds {
         .map_or(0, |i| VERBS[i].1)
 }
 
+/// HTTP methods, which tools generated from an API description put before the operation
+/// (`API-post-search`): there the next word is the verb that counts.
+const HTTP_METHODS: &[&str] = &["delete", "get", "patch", "post", "put"];
+
 /// The kinds of the first verb among `words`, or none.
 pub(super) fn of_name<'a>(words: impl IntoIterator<Item = &'a str>) -> Kinds {
-    words
-        .into_iter()
-        .map(of_word)
-        .find(|kinds| *kinds != 0)
-        .unwrap_or(0)
+    let mut words = words.into_iter().peekable();
+    while let Some(word) = words.next() {
+        let kinds = of_word(word);
+        if kinds == 0 {
+            continue;
+        }
+        if HTTP_METHODS.contains(&word) {
+            let next = words.peek().map_or(0, |w| of_word(w));
+            if next != 0 {
+                return next;
+            }
+        }
+        return kinds;
+    }
+    0
 }
 
 /// The kinds a request asks for: its first verb's, or read for a question, or none.
@@ -138,6 +152,8 @@ mod tests {
     fn names_and_requests_have_kinds() {
         assert_eq!(of_name(["jira", "add", "worklog"]), CREATE);
         assert_eq!(of_name(["kv", "put"]), CREATE);
+        assert_eq!(of_name(["api", "post", "search"]), READ);
+        assert_eq!(of_name(["api", "post", "page"]), CREATE);
         assert_eq!(of_name(["echo"]), 0);
         let words = |s: &str| s.split(' ').map(str::to_string).collect::<Vec<_>>();
         assert_eq!(of_request(&words("add a label")), CREATE);

@@ -102,6 +102,7 @@ pub(super) fn analyse(
 ) -> Vec<QueryTerm> {
     let mut words: Vec<String> = Vec::new();
     for_each_token(query, |w| words.push(w.to_string()));
+    let names = proper_names(query);
     let mut terms: Vec<QueryTerm> = Vec::new();
     let mut related: Vec<(String, f64)> = Vec::new();
     for word in &words {
@@ -109,7 +110,7 @@ pub(super) fn analyse(
             continue;
         }
         let stem = stemmer.stem(word).into_owned();
-        if !known(&stem) {
+        if !known(&stem) && !names.contains(word) {
             // The typed word's length: stemming shortens "isue" to "isu", below any allowance.
             let edits = typo::allowed_edits(word.chars().count());
             let corrections = if edits > 0 {
@@ -164,6 +165,21 @@ pub(super) fn analyse(
     terms
 }
 
+/// Capitalised words after the first ("Alice", "Tokyo"): names of people and places, which no
+/// tool text uses and which are not typos of words that some tool does.
+fn proper_names(query: &str) -> Vec<String> {
+    query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .skip(1)
+        .filter(|w| {
+            let mut chars = w.chars();
+            chars.next().is_some_and(char::is_uppercase) && chars.all(char::is_lowercase)
+        })
+        .map(str::to_lowercase)
+        .collect()
+}
+
 fn push_term(terms: &mut Vec<QueryTerm>, stem: String, weight: f64) {
     match terms.iter_mut().find(|t| t.stem == stem) {
         Some(t) => t.weight = t.weight.max(weight),
@@ -178,6 +194,11 @@ fn push_term(terms: &mut Vec<QueryTerm>, stem: String, weight: f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn capitalised_words_after_the_first_are_names() {
+        assert_eq!(proper_names("Remember that Alice works at ACME"), ["alice"]);
+    }
 
     #[test]
     fn word_lists_are_sorted_for_binary_search() {
