@@ -45,6 +45,7 @@ const VERBS: &[(&str, Kinds)] = &[
     ("insert", CREATE),
     ("inspect", READ),
     ("list", READ),
+    ("link", CREATE),
     ("lookup", READ),
     ("make", CREATE),
     ("mark", UPDATE),
@@ -81,6 +82,7 @@ const VERBS: &[(&str, Kinds)] = &[
     ("toggle", UPDATE),
     ("turn", UPDATE),
     ("unassign", DELETE),
+    ("unlink", DELETE),
     ("uninstall", DELETE),
     ("unsubscribe", DELETE),
     ("update", UPDATE),
@@ -96,11 +98,33 @@ const QUESTION_WORDS: &[&str] = &[
     "whose", "why",
 ];
 
-/// The kinds of a verb, or none for any other word.
+/// The kinds of a verb in any of its forms ("adds", "added", "adding", "creating"), or none for
+/// any other word.
 pub(super) fn of_word(word: &str) -> Kinds {
-    VERBS
-        .binary_search_by(|(verb, _)| (*verb).cmp(word))
-        .map_or(0, |i| VERBS[i].1)
+    let lookup = |verb: &str| {
+        VERBS
+            .binary_search_by(|(v, _)| (*v).cmp(verb))
+            .map_or(0, |i| VERBS[i].1)
+    };
+    let base = lookup(word);
+    if base != 0 {
+        return base;
+    }
+    for suffix in ["s", "es", "ed", "d", "ing"] {
+        if let Some(stem) = word.strip_suffix(suffix) {
+            let kinds = lookup(stem);
+            if kinds != 0 {
+                return kinds;
+            }
+            if suffix == "ing" {
+                let kinds = lookup(&format!("{stem}e"));
+                if kinds != 0 {
+                    return kinds;
+                }
+            }
+        }
+    }
+    0
 }
 
 /// HTTP methods, which tools generated from an API description put before the operation
@@ -126,15 +150,12 @@ pub(super) fn of_name<'a>(words: impl IntoIterator<Item = &'a str>) -> Kinds {
     0
 }
 
-/// The kinds a request asks for: its first verb's, or read for a question, or none.
+/// The kinds a request asks for: read for a question ("what changes are staged"), else its
+/// first verb's, or none.
 pub(super) fn of_request(words: &[String]) -> Kinds {
-    let verb = of_name(words.iter().map(String::as_str));
-    if verb != 0 {
-        return verb;
-    }
     match words.first() {
         Some(first) if QUESTION_WORDS.binary_search(&first.as_str()).is_ok() => READ,
-        _ => 0,
+        _ => of_name(words.iter().map(String::as_str)),
     }
 }
 
@@ -155,6 +176,9 @@ mod tests {
         assert_eq!(of_name(["api", "post", "search"]), READ);
         assert_eq!(of_name(["api", "post", "page"]), CREATE);
         assert_eq!(of_name(["echo"]), 0);
+        assert_eq!(of_word("creating"), CREATE);
+        assert_eq!(of_word("lists"), READ);
+        assert_eq!(of_word("added"), CREATE);
         let words = |s: &str| s.split(' ').map(str::to_string).collect::<Vec<_>>();
         assert_eq!(of_request(&words("add a label")), CREATE);
         assert_eq!(of_request(&words("how many documents")), READ);
