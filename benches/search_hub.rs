@@ -62,7 +62,7 @@ fn main() {
 }
 
 /// A minimal MCP server over stdio: `initialize`, `tools/list` (every tool of `file` at once),
-/// an empty answer to anything else asked, nothing for notifications.
+/// `ping`, "method not found" for anything else asked, nothing for notifications.
 fn serve(file: &Path) {
     let tools: Value = std::fs::read_to_string(file)
         .ok()
@@ -84,9 +84,16 @@ fn serve(file: &Path) {
                 "serverInfo": { "name": "recorded", "version": "1" },
             }),
             Some("tools/list") => json!({ "tools": tools }),
-            _ => json!({}),
+            Some("ping") => json!({}),
+            // Unknown methods (the 2026 `server/discover` among them) are refused, so the hub
+            // falls back to `initialize` as with any 2025 server.
+            _ => Value::Null,
         };
-        let answer = json!({ "jsonrpc": "2.0", "id": id, "result": result });
+        let answer = if result.is_null() {
+            json!({ "jsonrpc": "2.0", "id": id, "error": { "code": -32601, "message": "Method not found" } })
+        } else {
+            json!({ "jsonrpc": "2.0", "id": id, "result": result })
+        };
         if writeln!(stdout, "{answer}")
             .and_then(|()| stdout.flush())
             .is_err()
@@ -112,7 +119,7 @@ fn measure(size: usize) -> String {
         let _ = write!(
             config,
             "[sources.{}]\ncommand = {me}\nargs = [\"serve\", {file}]\n\n",
-            copy.namespace
+            source_name(&copy.namespace)
         );
     }
     config.push_str("[policy]\ndefault = \"allow\"\ndestructive = \"allow\"\n");
@@ -168,16 +175,40 @@ fn measure(size: usize) -> String {
         requests.len(),
         GENERIC.len()
     );
-    let _ = writeln!(out, "| requests | timed | p50 | p99 | max |\n|---|---|---|---|---|");
+    let _ = writeln!(
+        out,
+        "| requests | timed | p50 | p99 | max |\n|---|---|---|---|---|"
+    );
     let _ = writeln!(out, "{}", row("every request", &all));
     let _ = writeln!(out, "{}", row("generic requests", &generic));
     let _ = writeln!(
         out,
         "\nHub resident memory with the catalogue loaded: {}; every source listed {:.1} s after \
          start.",
-        rss.map_or("unknown".to_string(), |kib| format!("{:.1} MiB", kib as f64 / 1024.0)),
+        rss.map_or("unknown".to_string(), |kib| format!(
+            "{:.1} MiB",
+            kib as f64 / 1024.0
+        )),
         ready.as_secs_f64()
     );
+    out
+}
+
+/// A recorded server's name as a source name, which must be a JavaScript identifier:
+/// `aws-cloudwatch` → `awsCloudwatch`.
+fn source_name(namespace: &str) -> String {
+    let mut out = String::new();
+    let mut upper = false;
+    for ch in namespace.chars() {
+        if ch == '-' {
+            upper = true;
+        } else if upper {
+            out.extend(ch.to_uppercase());
+            upper = false;
+        } else {
+            out.push(ch);
+        }
+    }
     out
 }
 

@@ -115,4 +115,3 @@ impl Peer {
         let _ = self.child.wait();
     }
 }
-

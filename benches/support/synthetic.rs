@@ -32,8 +32,7 @@ impl Recorded {
 
     /// The recorded servers of `dir`, e.g. the 94 of the search evaluation set.
     pub fn load_from(dir: &std::path::Path) -> Recorded {
-        let servers =
-            load_all(dir).unwrap_or_else(|e| panic!("the recorded catalogue loads: {e}"));
+        let servers = load_all(dir).unwrap_or_else(|e| panic!("the recorded catalogue loads: {e}"));
         let definitions = servers
             .iter()
             .map(|s| build_namespace(&s.namespace, s.tools.clone()))
