@@ -157,6 +157,8 @@ fn measure(size: usize) -> String {
     }
     let rss = resident_kib(hub.id());
     hub.close();
+    // The same catalogue indexed in this process, for the index's own share of that memory.
+    let index_bytes = recorded.index(size).heap_bytes();
     all.sort();
     generic.sort();
 
@@ -183,8 +185,10 @@ fn measure(size: usize) -> String {
     let _ = writeln!(out, "{}", row("generic requests", &generic));
     let _ = writeln!(
         out,
-        "\nHub resident memory with the catalogue loaded: {}; every source listed {:.1} s after \
-         start.",
+        "\nSearch index of these {size} tools: {:.1} MiB (`SearchIndex::heap_bytes`, from its \
+         containers' capacities). Hub resident memory with the catalogue loaded: {}; every \
+         source listed {:.1} s after start.",
+        index_bytes as f64 / (1024.0 * 1024.0),
         rss.map_or("unknown".to_string(), |kib| format!(
             "{:.1} MiB",
             kib as f64 / 1024.0

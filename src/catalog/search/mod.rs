@@ -278,6 +278,42 @@ impl SearchIndex {
         self.doc_count == 0
     }
 
+    /// The heap the index holds, in bytes, estimated from its containers' capacities (a hash
+    /// map entry counted with its control byte), for the benchmark report.
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let string = |s: &String| s.capacity();
+        let map_entry = |key: usize, value: usize| key + value + 1;
+        let mut bytes = 0;
+        for index in self.namespaces.values() {
+            bytes += index.words.iter().map(string).sum::<usize>()
+                + index.words.capacity() * size_of::<String>()
+                + index.addresses.iter().map(string).sum::<usize>()
+                + index.addresses.capacity() * size_of::<String>()
+                + index.actions.capacity()
+                + index.name_lengths.capacity() * size_of::<u16>()
+                + index.common.capacity() * size_of::<TermId>()
+                + index.lengths.capacity() * size_of::<[u16; FIELDS]>()
+                + index.postings.capacity()
+                    * map_entry(size_of::<TermId>(), size_of::<Vec<Posting>>())
+                + index
+                    .postings
+                    .values()
+                    .map(|p| p.capacity() * size_of::<Posting>())
+                    .sum::<usize>();
+        }
+        let vocabulary = &self.vocabulary;
+        bytes += vocabulary.ids.capacity() * map_entry(size_of::<String>(), size_of::<TermId>())
+            + vocabulary.ids.keys().map(string).sum::<usize>()
+            + vocabulary.terms.capacity() * size_of::<String>()
+            + vocabulary.terms.iter().map(string).sum::<usize>()
+            + vocabulary.doc_freq.capacity() * size_of::<u32>()
+            + vocabulary.words.capacity()
+                * map_entry(size_of::<String>(), size_of::<Option<TermId>>())
+            + vocabulary.words.keys().map(string).sum::<usize>();
+        bytes
+    }
+
     /// Replaces the documents of `namespace` with `tools` (whose own `namespace` field is ignored
     /// in favour of the argument, so one listing can be indexed under the source's name).
     pub fn set_namespace(&mut self, namespace: &str, tools: &[ToolDefinition]) {
