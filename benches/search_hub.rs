@@ -138,7 +138,7 @@ fn measure(size: usize) -> String {
     wait_until_listed(&mut hub);
     let ready = started.elapsed();
 
-    let requests = evaluation_requests();
+    let requests = synthetic::queries_in(&eval_catalog_dir().join("../requests.json"));
     // One untimed pass: first answers build per-namespace TypeScript models and warm caches.
     for query in &requests {
         search(&mut hub, query);
@@ -239,18 +239,6 @@ fn search(hub: &mut Peer, query: &str) -> Duration {
     let took = started.elapsed();
     assert!(answer.get("result").is_some(), "search failed: {answer}");
     took
-}
-
-fn evaluation_requests() -> Vec<String> {
-    #[derive(serde::Deserialize)]
-    struct Request {
-        query: String,
-    }
-    let path = eval_catalog_dir().join("../requests.json");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let requests: Vec<Request> =
-        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    requests.into_iter().map(|r| r.query).collect()
 }
 
 fn row(label: &str, sorted: &[Duration]) -> String {

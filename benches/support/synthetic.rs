@@ -111,12 +111,16 @@ impl Recorded {
 
 /// The queries of the search-quality test: what users ask for, in their words.
 pub fn queries() -> Vec<String> {
+    queries_in(&fixture_dir().join("../search_queries.json"))
+}
+
+/// The `query` of every entry of a JSON array of requests, e.g. the search evaluation set's.
+pub fn queries_in(path: &std::path::Path) -> Vec<String> {
     #[derive(serde::Deserialize)]
     struct Case {
         query: String,
     }
-    let path = fixture_dir().join("../search_queries.json");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let cases: Vec<Case> =
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     cases.into_iter().map(|c| c.query).collect()

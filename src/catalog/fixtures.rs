@@ -40,6 +40,20 @@ pub fn load_all(dir: &Path) -> anyhow::Result<Vec<RecordedServer>> {
     Ok(servers)
 }
 
+/// A search index over `servers`, one namespace each, with their definitions.
+pub fn search_index(
+    servers: &[RecordedServer],
+) -> (crate::catalog::search::SearchIndex, Vec<ToolDefinition>) {
+    let mut index = crate::catalog::search::SearchIndex::new();
+    for server in servers {
+        index.set_namespace(
+            &server.namespace,
+            &build_namespace(&server.namespace, server.tools.clone()),
+        );
+    }
+    (index, definitions(servers))
+}
+
 /// Every recorded tool as catalogue definitions, namespace by namespace.
 pub fn definitions(servers: &[RecordedServer]) -> Vec<ToolDefinition> {
     servers

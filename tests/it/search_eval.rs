@@ -7,8 +7,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use capabilities::catalog::fixtures::{definitions, eval_catalog_dir, load_all};
-use capabilities::catalog::search::{Ranking, SearchIndex};
+use capabilities::catalog::fixtures::{eval_catalog_dir, load_all, search_index};
+use capabilities::catalog::search::Ranking;
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
@@ -78,16 +78,7 @@ const MIN_TEST_MRR: f64 = 0.75;
 #[test]
 fn search_evaluation_over_94_recorded_servers() -> anyhow::Result<()> {
     let servers = load_all(&eval_catalog_dir())?;
-    let tools = definitions(&servers);
-    let mut index = SearchIndex::new();
-    for server in &servers {
-        let own: Vec<_> = tools
-            .iter()
-            .filter(|t| t.namespace == server.namespace)
-            .cloned()
-            .collect();
-        index.set_namespace(&server.namespace, &own);
-    }
+    let (index, tools) = search_index(&servers);
     let known: BTreeSet<String> = tools.iter().map(|t| t.address()).collect();
     let path = eval_catalog_dir().join("../requests.json");
     let requests: Vec<Request> = serde_json::from_str(&std::fs::read_to_string(&path)?)?;

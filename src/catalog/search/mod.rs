@@ -1,7 +1,9 @@
-//! BM25F ranking of catalogued tools for `search`: tokenising (case and separator splitting, stop
-//! words, English stemming), the per-namespace inverted index with its incremental updates, and
-//! scoring. It indexes only what a [`ToolDefinition`] says about a tool — name, namespace, title,
-//! description and parameters — so connection names can never match.
+//! Ranking of catalogued tools for `search`: the per-namespace BM25F inverted index with its
+//! incremental updates, and the search that reads it. Its parts: the words of texts and queries
+//! (`tokens`), what a query asks for (`query`, with the WordNet `lexicon` and `typo`
+//! corrections), what names and requests do (`action`), per-document scores (`score`) and their
+//! fusion by rank (`fusion`). It indexes only what a [`ToolDefinition`] says about a tool — name,
+//! namespace, title, description and parameters — so connection names can never match.
 
 use std::collections::{BTreeMap, HashMap};
 
