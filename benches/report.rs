@@ -4,8 +4,9 @@
 //! `target/criterion/**/new/estimates.json`, and writes `target/bench-report.md`: every target of
 //! issue 9 with the measured median and whether it held, then the details (GitHub's REST API as
 //! an OpenAPI source among them, when `tests/setup.sh` installed `@octokit/openapi`), then the
-//! load benchmark's section (`target/load-report.md`, from benches/load.rs) when this run wrote
-//! one.
+//! sections of search through the hub (`target/search-hub-report.md`, from
+//! benches/search_hub.rs) and of the load benchmark (`target/load-report.md`, from
+//! benches/load.rs) when this run wrote them.
 
 #[path = "support/instant_tool.rs"]
 mod instant_tool;
@@ -126,14 +127,17 @@ fn main() {
         .ok();
     let medians = criterion_medians(&target.join("criterion"), since);
     let mut text = report.render(&medians, &target);
-    // benches/load.rs writes its own section; like criterion results, an old one is left out.
-    let load = target.join("load-report.md");
-    let fresh = std::fs::metadata(&load)
-        .and_then(|m| m.modified())
-        .is_ok_and(|modified| since.is_none_or(|since| modified >= since));
-    if let (true, Ok(section)) = (fresh, std::fs::read_to_string(&load)) {
-        text.push('\n');
-        text.push_str(&section);
+    // benches/search_hub.rs and benches/load.rs write their own sections; like criterion
+    // results, an old one is left out.
+    for name in ["search-hub-report.md", "load-report.md"] {
+        let section_path = target.join(name);
+        let fresh = std::fs::metadata(&section_path)
+            .and_then(|m| m.modified())
+            .is_ok_and(|modified| since.is_none_or(|since| modified >= since));
+        if let (true, Ok(section)) = (fresh, std::fs::read_to_string(&section_path)) {
+            text.push('\n');
+            text.push_str(&section);
+        }
     }
     let path = target.join("bench-report.md");
     std::fs::write(&path, &text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

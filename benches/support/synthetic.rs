@@ -27,8 +27,12 @@ pub struct Copy {
 
 impl Recorded {
     pub fn load() -> Recorded {
-        let servers = load_all(&fixture_dir())
-            .unwrap_or_else(|e| panic!("the recorded catalogue loads: {e}"));
+        Recorded::load_from(&fixture_dir())
+    }
+
+    /// The recorded servers of `dir`, e.g. the 94 of the search evaluation set.
+    pub fn load_from(dir: &std::path::Path) -> Recorded {
+        let servers = load_all(dir).unwrap_or_else(|e| panic!("the recorded catalogue loads: {e}"));
         let definitions = servers
             .iter()
             .map(|s| build_namespace(&s.namespace, s.tools.clone()))
@@ -107,12 +111,16 @@ impl Recorded {
 
 /// The queries of the search-quality test: what users ask for, in their words.
 pub fn queries() -> Vec<String> {
+    queries_in(&fixture_dir().join("../search_queries.json"))
+}
+
+/// The `query` of every entry of a JSON array of requests, e.g. the search evaluation set's.
+pub fn queries_in(path: &std::path::Path) -> Vec<String> {
     #[derive(serde::Deserialize)]
     struct Case {
         query: String,
     }
-    let path = fixture_dir().join("../search_queries.json");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let cases: Vec<Case> =
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     cases.into_iter().map(|c| c.query).collect()

@@ -1,5 +1,6 @@
-//! Recorded tool listings of real MCP servers (`tests/fixtures/catalog/*.json`), shared by the
-//! search-quality test, the TypeScript snapshots and the benchmarks.
+//! Recorded tool listings of real MCP servers, shared by the search-quality tests, the
+//! TypeScript snapshots and the benchmarks: 20 servers in `tests/fixtures/catalog/*.json`, and
+//! the 94 of the search evaluation set in `tests/fixtures/search_eval/catalog/*.json`.
 
 use std::path::{Path, PathBuf};
 
@@ -39,10 +40,30 @@ pub fn load_all(dir: &Path) -> anyhow::Result<Vec<RecordedServer>> {
     Ok(servers)
 }
 
+/// A search index over `servers`, one namespace each, with their definitions.
+pub fn search_index(
+    servers: &[RecordedServer],
+) -> (crate::catalog::search::SearchIndex, Vec<ToolDefinition>) {
+    let mut index = crate::catalog::search::SearchIndex::new();
+    for server in servers {
+        index.set_namespace(
+            &server.namespace,
+            &build_namespace(&server.namespace, server.tools.clone()),
+        );
+    }
+    (index, definitions(servers))
+}
+
 /// Every recorded tool as catalogue definitions, namespace by namespace.
 pub fn definitions(servers: &[RecordedServer]) -> Vec<ToolDefinition> {
     servers
         .iter()
         .flat_map(|s| build_namespace(&s.namespace, s.tools.clone()))
         .collect()
+}
+
+/// The 94 recorded servers (2,445 tools) of the search evaluation set, with its requests in
+/// `tests/fixtures/search_eval/requests.json`.
+pub fn eval_catalog_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/search_eval/catalog")
 }

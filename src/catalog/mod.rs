@@ -61,7 +61,15 @@ pub struct Catalog {
 
 impl Catalog {
     pub fn namespace(&self, name: &str) -> Option<&Namespace> {
-        self.namespaces.iter().find(|n| n.name == name)
+        // Namespaces are kept in name order, so a search answer can look up thousands of hits
+        // quickly; a catalogue built out of order is still searched right, only slower.
+        match self
+            .namespaces
+            .binary_search_by(|n| n.name.as_str().cmp(name))
+        {
+            Ok(i) => self.namespaces.get(i),
+            Err(_) => self.namespaces.iter().find(|n| n.name == name),
+        }
     }
 
     pub fn tools(&self) -> impl Iterator<Item = &ToolDefinition> {
@@ -94,9 +102,11 @@ impl Catalog {
     /// The tool at `namespace.tool`, if catalogued.
     pub fn tool(&self, address: &str) -> Option<&ToolDefinition> {
         let (namespace, name) = address.split_once('.')?;
-        self.namespace(namespace)?
-            .tools
-            .iter()
-            .find(|t| t.name == name)
+        let tools = &self.namespace(namespace)?.tools;
+        // Tools are sorted by address, which within one namespace is by name; as above.
+        match tools.binary_search_by(|t| t.name.as_str().cmp(name)) {
+            Ok(i) => tools.get(i),
+            Err(_) => tools.iter().find(|t| t.name == name),
+        }
     }
 }

@@ -34,6 +34,7 @@ mod redaction;
 mod sandbox_hostile;
 mod sandbox_prelude;
 mod sandbox_results;
+mod search_eval;
 mod search_quality;
 mod shared_store;
 mod sources;

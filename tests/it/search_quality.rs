@@ -4,8 +4,8 @@
 
 use std::collections::BTreeSet;
 
-use capabilities::catalog::fixtures::{definitions, fixture_dir, load_all};
-use capabilities::catalog::search::{Ranking, SearchIndex};
+use capabilities::catalog::fixtures::{fixture_dir, load_all, search_index};
+use capabilities::catalog::search::Ranking;
 use serde::Deserialize;
 
 /// One query and the addresses that count as a right answer. Several servers can do the same job
@@ -21,16 +21,7 @@ const MIN_RECALL_AT_3: f64 = 0.9;
 #[test]
 fn recall_at_3_over_the_recorded_catalogue() -> anyhow::Result<()> {
     let servers = load_all(&fixture_dir())?;
-    let tools = definitions(&servers);
-    let mut index = SearchIndex::new();
-    for server in &servers {
-        let own: Vec<_> = tools
-            .iter()
-            .filter(|t| t.namespace == server.namespace)
-            .cloned()
-            .collect();
-        index.set_namespace(&server.namespace, &own);
-    }
+    let (index, tools) = search_index(&servers);
     let known: BTreeSet<String> = tools.iter().map(|t| t.address()).collect();
 
     let path = fixture_dir().join("../search_queries.json");

@@ -1,14 +1,27 @@
-//! BM25F ranking of catalogued tools for `search`: tokenising (case and separator splitting, stop
-//! words, English stemming), the per-namespace inverted index with its incremental updates, and
-//! scoring. It indexes only what a [`ToolDefinition`] says about a tool — name, namespace, title,
-//! description and parameters — so connection names can never match.
+//! Ranking of catalogued tools for `search`: the per-namespace BM25F inverted index with its
+//! incremental updates, and the search that reads it. Its parts: the words of texts and queries
+//! (`tokens`), what a query asks for (`query`, with the WordNet `lexicon` and `typo`
+//! corrections), what names and requests do (`action`), per-document scores (`score`) and their
+//! fusion by rank (`fusion`). It indexes only what a [`ToolDefinition`] says about a tool — name,
+//! namespace, title, description and parameters — so connection names can never match.
 
 use std::collections::{BTreeMap, HashMap};
 
 use foldhash::fast::RandomState;
 
 use rust_stemmers::{Algorithm, Stemmer};
-use serde_json::Value;
+
+mod action;
+mod fusion;
+mod lexicon;
+mod query;
+mod score;
+mod tokens;
+mod typo;
+
+use fusion::{Signals, Weights};
+use score::{WeightedTerm, score_namespace};
+use tokens::{for_each_token, is_stop_word, walk_schema};
 
 use crate::model::tool::ToolDefinition;
 
@@ -24,89 +37,37 @@ enum Field {
     Description,
     /// Property names of the input schema, top-level and nested.
     Params,
-    /// Descriptions of those properties: many words, weak evidence.
+    /// Descriptions of those properties: many words, mostly generic ("the page number"). They
+    /// weigh almost nothing, but their words count in how common each word is.
     ParamDescriptions,
 }
 
 const FIELDS: usize = 6;
 
-/// Per-field weight and BM25 `b`, in slot order. Names and titles are short and say what the tool does, so they
-/// weigh most; parameter descriptions are long and often generic ("the page number"), so least.
+/// Per-field weight and BM25 `b`, in slot order. Names, namespaces and titles are short and say
+/// what the tool does, so they weigh most; descriptions say it in many more words. Tuned on the
+/// development split of the search evaluation (docs/search.md).
 const FIELD_PARAMS: [(Field, f64, f64); FIELDS] = [
     (Field::Name, 3.0, 0.4),
-    (Field::Namespace, 1.5, 0.0),
+    (Field::Namespace, 3.0, 0.0),
     (Field::Title, 2.0, 0.4),
-    (Field::Description, 1.0, 0.75),
-    (Field::Params, 0.6, 0.5),
-    (Field::ParamDescriptions, 0.25, 0.75),
+    (Field::Description, 0.7, 0.75),
+    (Field::Params, 0.36, 0.5),
+    (Field::ParamDescriptions, 0.02, 0.75),
 ];
+
+/// How the rankings are fused: BM25F leads; name coverage and the namespace prior reorder its
+/// best twenty. Tuned on the development split.
+const FUSION: Weights = Weights {
+    bm25: 1.0,
+    name: 0.2,
+    prior: 0.3,
+    k: 3.0,
+    depth: 20,
+};
 
 /// BM25 term-frequency saturation.
 const K1: f64 = 1.2;
-
-/// How deep the schema walk goes; deeper properties rarely name what a tool does, and a bound
-/// keeps hostile schemas from costing much.
-const MAX_SCHEMA_DEPTH: usize = 6;
-
-/// Words that say nothing about which tool is meant. Kept short on purpose: words like "all",
-/// "new" or "get" do carry meaning in tool names.
-const STOP_WORDS: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how",
-    "i", "if", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "our", "please",
-    "so", "some", "that", "the", "their", "then", "there", "this", "to", "was", "we", "what",
-    "when", "which", "who", "will", "with", "you", "your",
-];
-
-/// Everyday words users type for what tool listings call otherwise ("folder" for "directory",
-/// "PR" for "pull request"). A query word also searches its listed words, at
-/// [`SYNONYM_WEIGHT`], so the literal word still ranks first. Sorted by the query word.
-const SYNONYMS: &[(&str, &[&str])] = &[
-    ("alert", &["dialog"]),
-    ("coordinates", &["latitude", "longitude"]),
-    ("db", &["database"]),
-    ("dir", &["directory"]),
-    ("doc", &["documentation"]),
-    ("docs", &["documentation"]),
-    ("documentation", &["docs"]),
-    ("download", &["fetch"]),
-    ("emoji", &["reaction"]),
-    ("erase", &["delete"]),
-    ("execute", &["run"]),
-    ("find", &["search"]),
-    ("folder", &["directory"]),
-    ("go", &["navigate"]),
-    ("js", &["javascript"]),
-    ("lat", &["latitude", "coordinates"]),
-    ("latitude", &["coordinates"]),
-    ("link", &["relation"]),
-    ("lng", &["longitude", "coordinates"]),
-    ("longitude", &["coordinates"]),
-    ("make", &["create"]),
-    ("modal", &["dialog"]),
-    ("mr", &["merge", "request"]),
-    ("nearby", &["local", "near"]),
-    ("open", &["create", "navigate"]),
-    ("popup", &["dialog"]),
-    ("post", &["send"]),
-    ("pr", &["pull", "request"]),
-    ("prs", &["pull", "request"]),
-    ("react", &["reaction"]),
-    ("remember", &["memory"]),
-    ("remove", &["delete"]),
-    ("rename", &["move"]),
-    ("repo", &["repository"]),
-    ("repos", &["repository"]),
-    ("run", &["execute"]),
-    ("send", &["post"]),
-    ("site", &["page", "url"]),
-    ("ticket", &["issue"]),
-    ("visit", &["navigate"]),
-    ("webpage", &["page", "url"]),
-    ("website", &["page", "url"]),
-];
-
-/// How much a synonym counts relative to the word the user typed.
-const SYNONYM_WEIGHT: f64 = 0.5;
 
 /// One ranked tool.
 #[derive(Debug, Clone, PartialEq)]
@@ -136,10 +97,63 @@ struct Posting {
 /// The indexed tools of one namespace.
 #[derive(Debug, Default)]
 struct NamespaceIndex {
+    /// Stems of the namespace's own words (`aws-cloudwatch`: aws, cloudwatch), for the prior.
+    words: Vec<String>,
     addresses: Vec<String>,
+    /// What each tool's name does to its object (`action`), per document.
+    actions: Vec<action::Kinds>,
+    /// Name words per document, less those most of the namespace's names share (`asana` of
+    /// `asanaCreateTask`): the length name coverage is measured against.
+    name_lengths: Vec<u16>,
+    /// Terms in more than half the namespace's tool names.
+    common: Vec<TermId>,
     /// Token count per field, per document.
     lengths: Vec<[u16; FIELDS]>,
     postings: Map<TermId, Vec<Posting>>,
+}
+
+impl NamespaceIndex {
+    /// Fills `common` and `name_lengths` once every document is in.
+    fn find_common_name_terms(&mut self) {
+        let docs = self.addresses.len();
+        self.name_lengths = self
+            .lengths
+            .iter()
+            .map(|l| l[Field::Name as usize])
+            .collect();
+        // A namespace of a few tools has no naming convention to discount.
+        if docs < 4 {
+            return;
+        }
+        for (&id, postings) in &self.postings {
+            let named = postings
+                .iter()
+                .filter(|p| p.tf[Field::Name as usize] > 0)
+                .count();
+            if named * 2 > docs {
+                self.common.push(id);
+                for posting in postings {
+                    if let Some(length) = self.name_lengths.get_mut(posting.doc as usize) {
+                        *length = length.saturating_sub(posting.tf[Field::Name as usize]);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The share of the namespace's words the query typed: 1 for "in Stripe" and `stripe`,
+    /// 0.5 for "google" and `google-maps`.
+    fn prior(&self, typed: &[&str]) -> f64 {
+        if self.words.is_empty() {
+            return 0.0;
+        }
+        let named = self
+            .words
+            .iter()
+            .filter(|w| typed.contains(&w.as_str()))
+            .count();
+        named as f64 / self.words.len() as f64
+    }
 }
 
 type TermId = u32;
@@ -266,11 +280,53 @@ impl SearchIndex {
         self.doc_count == 0
     }
 
+    /// The heap the index holds, in bytes, estimated from its containers' capacities (a hash
+    /// map entry counted with its control byte), for the benchmark report.
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let string = |s: &String| s.capacity();
+        let map_entry = |key: usize, value: usize| key + value + 1;
+        let mut bytes = 0;
+        for index in self.namespaces.values() {
+            bytes += index.words.iter().map(string).sum::<usize>()
+                + index.words.capacity() * size_of::<String>()
+                + index.addresses.iter().map(string).sum::<usize>()
+                + index.addresses.capacity() * size_of::<String>()
+                + index.actions.capacity()
+                + index.name_lengths.capacity() * size_of::<u16>()
+                + index.common.capacity() * size_of::<TermId>()
+                + index.lengths.capacity() * size_of::<[u16; FIELDS]>()
+                + index.postings.capacity()
+                    * map_entry(size_of::<TermId>(), size_of::<Vec<Posting>>())
+                + index
+                    .postings
+                    .values()
+                    .map(|p| p.capacity() * size_of::<Posting>())
+                    .sum::<usize>();
+        }
+        let vocabulary = &self.vocabulary;
+        bytes += vocabulary.ids.capacity() * map_entry(size_of::<String>(), size_of::<TermId>())
+            + vocabulary.ids.keys().map(string).sum::<usize>()
+            + vocabulary.terms.capacity() * size_of::<String>()
+            + vocabulary.terms.iter().map(string).sum::<usize>()
+            + vocabulary.doc_freq.capacity() * size_of::<u32>()
+            + vocabulary.words.capacity()
+                * map_entry(size_of::<String>(), size_of::<Option<TermId>>())
+            + vocabulary.words.keys().map(string).sum::<usize>();
+        bytes
+    }
+
     /// Replaces the documents of `namespace` with `tools` (whose own `namespace` field is ignored
     /// in favour of the argument, so one listing can be indexed under the source's name).
     pub fn set_namespace(&mut self, namespace: &str, tools: &[ToolDefinition]) {
         self.remove_namespace(namespace);
+        lexicon::load();
         let mut index = NamespaceIndex::default();
+        for_each_token(namespace, |word| {
+            if !is_stop_word(word) {
+                index.words.push(self.stemmer.stem(word).into_owned());
+            }
+        });
         // The current document's terms, found through `slots` (by term id: which document last
         // saw the term, and where in `doc_terms` it is) rather than through a per-token hash.
         let mut doc_terms: Vec<(TermId, [u16; FIELDS])> = Vec::new();
@@ -338,9 +394,15 @@ impl SearchIndex {
                 *total += u64::from(len);
             }
             index.lengths.push(lengths);
+            let mut name_words = Vec::new();
+            for_each_token(&tool.upstream_name, |w| name_words.push(w.to_string()));
+            index
+                .actions
+                .push(action::of_name(name_words.iter().map(String::as_str)));
             index.addresses.push(format!("{namespace}.{}", tool.name));
             self.doc_count += 1;
         }
+        index.find_common_name_terms();
         if !index.addresses.is_empty() {
             self.namespaces.insert(namespace.to_string(), index);
         }
@@ -365,27 +427,62 @@ impl SearchIndex {
 
     /// Ranks tools for `query`, over every namespace or only `namespace`.
     pub fn search(&self, query: &str, namespace: Option<&str>) -> Ranking {
-        let terms = self.query_terms(query);
+        let mut words = Vec::new();
+        for_each_token(query, |w| words.push(w.to_string()));
+        let kinds = action::of_request(&words);
+        let terms = query::analyse(
+            query,
+            &self.stemmer,
+            |stem| self.vocabulary.id(stem).is_some(),
+            |stem, edits| self.corrections(stem, edits),
+        );
         if terms.is_empty() {
             return Ranking::NoTerms;
         }
         let averages = self.average_field_lengths();
         // Words no tool uses can match nothing; they still make the query non-empty.
-        let weighted: Vec<(TermId, f64)> = terms
+        let weighted: Vec<WeightedTerm> = terms
             .iter()
-            .filter_map(|(term, weight)| {
-                let id = self.vocabulary.id(term)?;
-                Some((id, weight * self.idf(id)))
+            .filter_map(|term| {
+                let id = self.vocabulary.id(&term.stem)?;
+                Some(WeightedTerm {
+                    id,
+                    weight: term.weight * self.idf(id),
+                    typed: term.typed,
+                })
             })
             .collect();
-        let mut hits = Vec::new();
+        let typed: Vec<&str> = terms
+            .iter()
+            .filter(|t| t.typed)
+            .map(|t| t.stem.as_str())
+            .collect();
         let scope: Box<dyn Iterator<Item = &NamespaceIndex>> = match namespace {
             Some(name) => Box::new(self.namespaces.get(name).into_iter()),
             None => Box::new(self.namespaces.values()),
         };
+        let mut found: Vec<(&NamespaceIndex, u32)> = Vec::new();
+        let mut signals: Vec<Signals> = Vec::new();
         for index in scope {
-            score_namespace(index, &weighted, &averages, &mut hits);
+            let prior = index.prior(&typed);
+            for scored in score_namespace(index, &weighted, &averages, kinds) {
+                found.push((index, scored.doc));
+                signals.push(Signals {
+                    bm25: scored.bm25,
+                    name: scored.name,
+                    prior,
+                });
+            }
         }
+        let fused = fusion::fuse(&signals, &FUSION);
+        let mut hits: Vec<Hit> = found
+            .iter()
+            .zip(&fused)
+            .map(|((index, doc), score)| Hit {
+                address: index.addresses[*doc as usize].clone(),
+                score: *score,
+            })
+            .collect();
         hits.sort_by(|a, b| {
             b.score
                 .total_cmp(&a.score)
@@ -394,26 +491,26 @@ impl SearchIndex {
         Ranking::Ranked(hits)
     }
 
-    /// The distinct stemmed words of a query with their weights, in order of first appearance:
-    /// typed words at 1, their synonyms (when not typed too) at [`SYNONYM_WEIGHT`].
-    fn query_terms(&self, query: &str) -> Vec<(String, f64)> {
-        let mut typed: Vec<String> = Vec::new();
-        let mut related: Vec<String> = Vec::new();
-        for_each_token(query, |word| {
-            if is_stop_word(word) {
-                return;
+    /// The indexed terms closest to `stem` within `edits`, most used first, at most three.
+    fn corrections(&self, stem: &str, edits: usize) -> Vec<String> {
+        let mut best: Vec<(usize, u32, &str)> = Vec::new();
+        for (id, term) in self.vocabulary.terms.iter().enumerate() {
+            if term.is_empty() {
+                continue;
             }
-            push_unique(&mut typed, self.stemmer.stem(word).into_owned());
-            if let Ok(i) = SYNONYMS.binary_search_by(|(w, _)| (*w).cmp(word)) {
-                for synonym in SYNONYMS[i].1 {
-                    push_unique(&mut related, self.stemmer.stem(synonym).into_owned());
-                }
+            if let Some(d) = typo::distance_within(stem, term, edits) {
+                let df = self
+                    .vocabulary
+                    .doc_freq(TermId::try_from(id).unwrap_or(TermId::MAX));
+                best.push((d, df, term));
             }
-        });
-        related.retain(|t| !typed.contains(t));
-        let typed = typed.into_iter().map(|t| (t, 1.0));
-        typed
-            .chain(related.into_iter().map(|t| (t, SYNONYM_WEIGHT)))
+        }
+        best.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        let closest = best.first().map_or(0, |b| b.0);
+        best.iter()
+            .take_while(|b| b.0 == closest)
+            .take(3)
+            .map(|b| b.2.to_string())
             .collect()
     }
 
@@ -431,136 +528,11 @@ impl SearchIndex {
     }
 }
 
-/// Adds the BM25F score of every document of `index` matching at least one term to `hits`.
-fn score_namespace(
-    index: &NamespaceIndex,
-    terms: &[(TermId, f64)],
-    averages: &[f64; FIELDS],
-    hits: &mut Vec<Hit>,
-) {
-    // Dense per-namespace accumulator: one pass over postings, no map on the hot path.
-    let mut scores = vec![0.0f64; index.addresses.len()];
-    let mut any = false;
-    for (term, idf) in terms {
-        let Some(postings) = index.postings.get(term) else {
-            continue;
-        };
-        any = true;
-        for posting in postings {
-            let doc = posting.doc as usize;
-            let Some(lengths) = index.lengths.get(doc) else {
-                continue;
-            };
-            let mut tf = 0.0;
-            for (slot, (_, weight, b)) in FIELD_PARAMS.iter().enumerate() {
-                let count = posting.tf[slot];
-                if count == 0 {
-                    continue;
-                }
-                let norm = 1.0 - b + b * f64::from(lengths[slot]) / averages[slot];
-                tf += weight * f64::from(count) / norm;
-            }
-            if let Some(score) = scores.get_mut(doc) {
-                *score += idf * tf / (K1 + tf);
-            }
-        }
-    }
-    if !any {
-        return;
-    }
-    for (doc, score) in scores.into_iter().enumerate() {
-        if score > 0.0 {
-            hits.push(Hit {
-                address: index.addresses[doc].clone(),
-                score,
-            });
-        }
-    }
-}
-
-fn push_unique(terms: &mut Vec<String>, term: String) {
-    if !terms.contains(&term) {
-        terms.push(term);
-    }
-}
-
-fn is_stop_word(word: &str) -> bool {
-    STOP_WORDS.binary_search(&word).is_ok()
-}
-
-/// Calls `f` with each lower-case word of `text`. Words split at anything not alphanumeric
-/// (`snake_case`, `kebab-case`, spaces, punctuation) and at case changes: `getFileInfo` gives
-/// get/file/info and `URLFetch` gives url/fetch. Digits stay with their word (`base64`).
-fn for_each_token(text: &str, mut f: impl FnMut(&str)) {
-    let mut word = String::new();
-    let mut prev = ' ';
-    let mut chars = text.chars().peekable();
-    while let Some(ch) = chars.next() {
-        if !ch.is_alphanumeric() {
-            flush(&mut word, &mut f);
-        } else {
-            if ch.is_uppercase() && !word.is_empty() {
-                let next_lower = chars.peek().is_some_and(|c| c.is_lowercase());
-                // camelCase boundary, or the last capital of an acronym followed by a new word.
-                if prev.is_lowercase()
-                    || prev.is_ascii_digit()
-                    || (prev.is_uppercase() && next_lower)
-                {
-                    flush(&mut word, &mut f);
-                }
-            }
-            // Tool texts are nearly all ASCII; the general case builds an iterator per char.
-            if ch.is_ascii() {
-                word.push(ch.to_ascii_lowercase());
-            } else {
-                word.extend(ch.to_lowercase());
-            }
-        }
-        prev = ch;
-    }
-    flush(&mut word, &mut f);
-}
-
-fn flush(word: &mut String, f: &mut impl FnMut(&str)) {
-    if !word.is_empty() {
-        f(word);
-        word.clear();
-    }
-}
-
-/// Calls `f` with the name and description of every property in a JSON Schema, descending into
-/// nested objects, array items and combinators.
-fn walk_schema(schema: &Value, depth: usize, f: &mut impl FnMut(&str, Option<&str>)) {
-    if depth > MAX_SCHEMA_DEPTH {
-        return;
-    }
-    let Some(object) = schema.as_object() else {
-        return;
-    };
-    if let Some(Value::Object(properties)) = object.get("properties") {
-        for (name, property) in properties {
-            let description = property.get("description").and_then(Value::as_str);
-            f(name, description);
-            walk_schema(property, depth + 1, f);
-        }
-    }
-    if let Some(items) = object.get("items") {
-        walk_schema(items, depth + 1, f);
-    }
-    for key in ["anyOf", "oneOf", "allOf"] {
-        if let Some(Value::Array(variants)) = object.get(key) {
-            for variant in variants {
-                walk_schema(variant, depth + 1, f);
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::tool::{UpstreamTool, build_namespace};
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn tool(name: &str, description: &str, schema: Value) -> UpstreamTool {
         UpstreamTool {
@@ -606,8 +578,7 @@ mod tests {
 
     #[test]
     fn word_lists_are_sorted_for_binary_search() {
-        assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
-        assert!(SYNONYMS.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(tokens::STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]

@@ -1,0 +1,208 @@
+//! What a query asks for, as weighted stemmed terms: the words typed, and at lower weights the
+//! words they stand for — the hand-kept synonyms below, the WordNet lexicon (`lexicon`), the
+//! intent of a question ("how many" → count), and for a word no tool uses, the indexed terms it is
+//! a typo of (`typo`).
+
+use rust_stemmers::Stemmer;
+
+use super::tokens::{for_each_token, is_stop_word};
+use super::{lexicon, typo};
+
+/// Everyday words users type for what tool listings call otherwise ("folder" for "directory",
+/// "PR" for "pull request"). A query word also searches its listed words, at
+/// [`SYNONYM_WEIGHT`], so the literal word still ranks first. Sorted by the query word.
+pub(super) const SYNONYMS: &[(&str, &[&str])] = &[
+    ("alert", &["dialog"]),
+    ("coordinates", &["latitude", "longitude"]),
+    ("db", &["database"]),
+    ("dir", &["directory"]),
+    ("doc", &["documentation"]),
+    ("docs", &["documentation"]),
+    ("documentation", &["docs"]),
+    ("download", &["fetch"]),
+    ("emoji", &["reaction"]),
+    ("erase", &["delete"]),
+    ("execute", &["run"]),
+    ("find", &["search"]),
+    ("folder", &["directory"]),
+    ("go", &["navigate"]),
+    ("js", &["javascript"]),
+    ("lat", &["latitude", "coordinates"]),
+    ("latitude", &["coordinates"]),
+    ("link", &["relation"]),
+    ("lng", &["longitude", "coordinates"]),
+    ("longitude", &["coordinates"]),
+    ("make", &["create"]),
+    ("modal", &["dialog"]),
+    ("mr", &["merge", "request"]),
+    ("nearby", &["local", "near"]),
+    ("open", &["create", "navigate"]),
+    ("popup", &["dialog"]),
+    ("post", &["send"]),
+    ("pr", &["pull", "request"]),
+    ("prs", &["pull", "request"]),
+    ("react", &["reaction"]),
+    ("remember", &["memory"]),
+    ("remove", &["delete"]),
+    ("rename", &["move"]),
+    ("repo", &["repository"]),
+    ("repos", &["repository"]),
+    ("run", &["execute"]),
+    ("send", &["post"]),
+    ("site", &["page", "url"]),
+    ("ticket", &["issue"]),
+    ("visit", &["navigate"]),
+    ("webpage", &["page", "url"]),
+    ("website", &["page", "url"]),
+];
+
+/// How much a synonym counts relative to the word the user typed.
+pub(super) const SYNONYM_WEIGHT: f64 = 0.5;
+
+/// How much a WordNet synonym or derived form counts.
+pub(super) const LEXICON_WEIGHT: f64 = 0.35;
+
+/// How much a likely correction of a typo counts.
+pub(super) const TYPO_WEIGHT: f64 = 0.8;
+
+/// How much an intent read from a question counts.
+pub(super) const INTENT_WEIGHT: f64 = 0.6;
+
+/// Words opening a question or a request to be shown something: the tool reads (get, list)
+/// rather than changes anything.
+const QUESTION_WORDS: &[&str] = &[
+    "any", "are", "did", "does", "how", "is", "show", "what", "whats", "when", "where", "which",
+    "who", "whose", "why",
+];
+
+/// Phrases whose intent the tool texts say in other words, and the words they say it with.
+const INTENTS: &[(&[&str], &[&str])] = &[
+    (&["how", "many"], &["count", "number"]),
+    (&["number", "of"], &["count"]),
+    (&["right", "now"], &["current"]),
+    (&["now"], &["current"]),
+];
+
+/// One term of an analysed query.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct QueryTerm {
+    pub stem: String,
+    pub weight: f64,
+    /// Typed (or the correction of a typed word), not only related to one.
+    pub typed: bool,
+}
+
+/// Analyses `query` into terms, typed ones first. `known` says whether the index has a term;
+/// `near` lists the indexed terms within `edits` of a stem, for words no tool uses.
+pub(super) fn analyse(
+    query: &str,
+    stemmer: &Stemmer,
+    known: impl Fn(&str) -> bool,
+    near: impl Fn(&str, usize) -> Vec<String>,
+) -> Vec<QueryTerm> {
+    let mut words: Vec<String> = Vec::new();
+    for_each_token(query, |w| words.push(w.to_string()));
+    let names = proper_names(query);
+    let mut terms: Vec<QueryTerm> = Vec::new();
+    let mut related: Vec<(String, f64)> = Vec::new();
+    for word in &words {
+        if is_stop_word(word) {
+            continue;
+        }
+        let stem = stemmer.stem(word).into_owned();
+        if !known(&stem) && !names.contains(word) {
+            // The typed word's length: stemming shortens "isue" to "isu", below any allowance.
+            let edits = typo::allowed_edits(word.chars().count());
+            let corrections = if edits > 0 {
+                near(&stem, edits)
+            } else {
+                Vec::new()
+            };
+            if !corrections.is_empty() {
+                for correction in corrections {
+                    push_term(&mut terms, correction, TYPO_WEIGHT);
+                }
+                continue;
+            }
+        }
+        if let Ok(i) = SYNONYMS.binary_search_by(|(w, _)| (*w).cmp(word)) {
+            for synonym in SYNONYMS[i].1 {
+                related.push((stemmer.stem(synonym).into_owned(), SYNONYM_WEIGHT));
+            }
+        }
+        for other in lexicon::related(&stem) {
+            related.push((other.clone(), LEXICON_WEIGHT));
+        }
+        push_term(&mut terms, stem, 1.0);
+    }
+    if words
+        .first()
+        .is_some_and(|w| QUESTION_WORDS.binary_search(&w.as_str()).is_ok())
+    {
+        related.push(("get".to_string(), INTENT_WEIGHT));
+        related.push(("list".to_string(), INTENT_WEIGHT));
+    }
+    for (phrase, meaning) in INTENTS {
+        if words.windows(phrase.len()).any(|w| w == *phrase) {
+            for m in *meaning {
+                related.push((stemmer.stem(m).into_owned(), INTENT_WEIGHT));
+            }
+        }
+    }
+    for term in &mut terms {
+        term.typed = true;
+    }
+    for (stem, weight) in related {
+        match terms.iter_mut().find(|t| t.stem == stem) {
+            Some(t) => t.weight = t.weight.max(weight),
+            None => terms.push(QueryTerm {
+                stem,
+                weight,
+                typed: false,
+            }),
+        }
+    }
+    terms
+}
+
+/// Capitalised words after the first ("Alice", "Tokyo"): names of people and places, which no
+/// tool text uses and which are not typos of words that some tool does.
+fn proper_names(query: &str) -> Vec<String> {
+    query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .skip(1)
+        .filter(|w| {
+            let mut chars = w.chars();
+            chars.next().is_some_and(char::is_uppercase) && chars.all(char::is_lowercase)
+        })
+        .map(str::to_lowercase)
+        .collect()
+}
+
+fn push_term(terms: &mut Vec<QueryTerm>, stem: String, weight: f64) {
+    match terms.iter_mut().find(|t| t.stem == stem) {
+        Some(t) => t.weight = t.weight.max(weight),
+        None => terms.push(QueryTerm {
+            stem,
+            weight,
+            typed: true,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capitalised_words_after_the_first_are_names() {
+        assert_eq!(proper_names("Remember that Alice works at ACME"), ["alice"]);
+    }
+
+    #[test]
+    fn word_lists_are_sorted_for_binary_search() {
+        assert!(SYNONYMS.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(QUESTION_WORDS.windows(2).all(|w| w[0] < w[1]));
+    }
+}
