@@ -136,7 +136,7 @@ impl Setup {
 }
 
 /// The key every replica of a PostgreSQL setup shares (32 bytes, base64).
-const STATE_KEY: &str = "bG9hZC1iZW5jaC1zdGF0ZS1rZXktMzItYnl0ZXMhIQ==";
+const STATE_KEY: &str = "bG9hZC1iZW5jaC1zdGF0ZS1rZXktMzItYnl0ZXMhISE=";
 
 /// Starts the setup's hubs, drives the load, checks every write; returns the outcome, the write
 /// check and the hubs' logs.

@@ -383,8 +383,11 @@ async fn settle(live: &LiveCatalog, name: &str, status: &SourceStatus) {
     match status {
         SourceStatus::Ready { .. } if live.needs_listing(name) => live.relist(name).await,
         SourceStatus::Failed { error } => {
-            // Remembered, so other processes (and this hub's next start) wait it out.
-            if let Some(source) = live.settings.source(name) {
+            // Remembered, so other processes (and this hub's next start) wait it out; not when
+            // it failed because this process is closing its sources.
+            if let Some(source) = live.settings.source(name)
+                && !live.sources.is_shutting_down()
+            {
                 live.cache.record_failure(source, error);
             }
             live.mark_failed(name, error)

@@ -358,6 +358,12 @@ impl Sources {
         Ok(())
     }
 
+    /// True once [`shutdown`](Self::shutdown) began: a source that fails from then on was
+    /// stopped by us, which says nothing about whether it works.
+    pub fn is_shutting_down(&self) -> bool {
+        *self.shutdown.borrow()
+    }
+
     /// Closes every connection: stdio children get their stdin closed, then SIGTERM, then
     /// SIGKILL for their whole process group; returns when all are gone.
     pub async fn shutdown(&self) {
