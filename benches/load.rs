@@ -217,9 +217,13 @@ fn admin_sql(url: &str, sql: &str) {
     std::thread::spawn(move || {
         let mut client = postgres::Client::connect(&url, postgres::NoTls)
             .unwrap_or_else(|e| panic!("PostgreSQL at {url} (tests/setup.sh starts it): {e}"));
-        client
-            .batch_execute(&sql)
-            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+        // One statement at a time: several in one query run as one transaction, which
+        // CREATE DATABASE refuses.
+        for statement in sql.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+            client
+                .batch_execute(statement)
+                .unwrap_or_else(|e| panic!("{statement}: {e}"));
+        }
     })
     .join()
     .expect("the PostgreSQL admin thread");

@@ -276,9 +276,7 @@ fn a_script_naming_a_source_that_just_failed_says_so_without_starting_it_again()
     let second = exec_stdin(&home, "return await broken.anything()", &[]).fails();
     assert!(
         second.stderr.contains("could not connect: failed ")
-            && second
-                .stderr
-                .contains("`capabilities source test broken`"),
+            && second.stderr.contains("`capabilities source test broken`"),
         "{}",
         second.stderr
     );
