@@ -540,6 +540,48 @@ mod tests {
         );
     }
 
+    /// Only the shown tools are decided in full, yet the counts of more and hidden tools still
+    /// cover every match, past the limit too.
+    #[test]
+    fn counts_cover_the_matches_past_the_limit() {
+        let catalog = catalog(10);
+        let mut index = SearchIndex::new();
+        index.set_namespace("chat", &catalog.namespaces[0].tools);
+        let policy = Policy {
+            rules: vec![crate::policy::Rule {
+                pattern: "chat.sendMessage1*".into(),
+                action: Action::Deny,
+                connection: None,
+                version: None,
+            }],
+            ..Policy::default()
+        };
+        let permits = |address: &str| !address.ends_with('9');
+        let request = SearchRequest {
+            query: "send message",
+            namespace: None,
+            limit: 3,
+            permits: Some(&permits),
+            changed: None,
+            reader: &Reader::Agent,
+        };
+        let answer = search_answer(&catalog, &index, &policy, &request).unwrap_or_default();
+        assert_eq!(answer.hits.len(), 3, "{}", answer.text);
+        assert!(
+            answer.text.contains("5 more matches.")
+                && answer
+                    .text
+                    .contains("2 tools hidden by policy or this client's token."),
+            "{}",
+            answer.text
+        );
+        assert!(
+            !answer.text.contains("sendMessage1(") && !answer.text.contains("sendMessage9("),
+            "{}",
+            answer.text
+        );
+    }
+
     #[test]
     fn notes_about_sources_come_apart_from_the_results() {
         let mut catalog = catalog(1);
