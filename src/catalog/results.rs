@@ -2,11 +2,10 @@
 //! connections, the default starred), a signature line and a description line per tool, `[asks]`
 //! where policy wants a person, `[changed]` where the definition changed since it was confirmed, a count of tools a deny policy hides, and a hint when truncated.
 
-use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use super::changes::ChangedTools;
-use super::search::{Ranking, SearchIndex};
+use super::search::{Hit, Ranking, SearchIndex};
 use super::typescript::NamespaceTypes;
 use super::{Catalog, Namespace, Origin, ToolDefinition};
 use crate::model::Reader;
@@ -91,11 +90,8 @@ pub fn search_answer(
     let query = request.query.trim();
     let ranking = index.search(query, request.namespace);
     let listing = ranking == Ranking::NoTerms;
-    let matches: Vec<&ToolDefinition> = match ranking {
-        Ranking::Ranked(hits) => hits
-            .iter()
-            .filter_map(|hit| catalog.tool(&hit.address))
-            .collect(),
+    let matches = match &ranking {
+        Ranking::Ranked(hits) => Matches::Ranked(hits),
         // No words to rank by: list the namespace if one was given, else say what to do.
         Ranking::NoTerms => {
             let Some(namespace) = request.namespace.and_then(|n| catalog.namespace(n)) else {
@@ -116,22 +112,23 @@ pub fn search_answer(
                     known_sources(catalog)
                 )));
             };
-            namespace.tools.iter().collect()
+            Matches::Listed(&namespace.tools)
         }
     };
 
-    let decide = |tool: &ToolDefinition| {
-        let connection = catalog
+    let connection = |tool: &ToolDefinition| {
+        catalog
             .namespace(&tool.namespace)
             .and_then(|n| n.connections.first())
-            .map(String::as_str);
-        let address = tool.address();
-        if request.permits.is_some_and(|permits| !permits(&address)) {
-            return Action::Deny;
-        }
-        let action = policy
-            .evaluate(&address, connection, &tool.annotations)
-            .action;
+            .map(String::as_str)
+    };
+    let denied = |tool: &ToolDefinition, address: &str| {
+        request.permits.is_some_and(|permits| !permits(address))
+            || policy.action(address, connection(tool), &tool.annotations) == Action::Deny
+    };
+    // What a shown tool's line says: a changed tool the policy allows asks until confirmed.
+    let decide = |tool: &ToolDefinition, address: &str| {
+        let action = policy.action(address, connection(tool), &tool.annotations);
         let changed = request
             .changed
             .is_some_and(|c| c.asks(tool, policy.confirm_changes));
@@ -141,12 +138,31 @@ pub fn search_answer(
             action
         }
     };
-    let visible: Vec<(&ToolDefinition, Action)> = matches
-        .iter()
-        .map(|t| (*t, decide(t)))
-        .filter(|(_, action)| *action != Action::Deny)
-        .collect();
-    let hidden = matches.len() - visible.len();
+    // Only the shown tools are decided in full; the rest are only counted, and checked one by
+    // one only when something can hide them.
+    let mut shown: Vec<(&ToolDefinition, Action)> = Vec::new();
+    let (found, visible) = if request.permits.is_some() || policy.may_deny() {
+        let (mut found, mut visible) = (0, 0);
+        for tool in matches.tools(catalog) {
+            found += 1;
+            let address = tool.address();
+            if denied(tool, &address) {
+                continue;
+            }
+            visible += 1;
+            if shown.len() < request.limit {
+                shown.push((tool, decide(tool, &address)));
+            }
+        }
+        (found, visible)
+    } else {
+        // The index and the catalogue change together under one lock, so every hit is listed.
+        for tool in matches.tools(catalog).take(request.limit) {
+            shown.push((tool, decide(tool, &tool.address())));
+        }
+        (matches.len(), matches.len())
+    };
+    let hidden = found - visible;
     // Says which of the two hides tools, so a client with a narrow token is not sent to the
     // user's policy for what its token leaves out.
     let hidden_by = if request.permits.is_some() {
@@ -156,8 +172,8 @@ pub fn search_answer(
     };
 
     let mut out = String::new();
-    if visible.is_empty() {
-        if !matches.is_empty() {
+    if visible == 0 {
+        if found > 0 {
             let _ = writeln!(out, "Every matching tool is hidden by {hidden_by}.");
         } else if listing {
             let _ = writeln!(
@@ -177,29 +193,39 @@ pub fn search_answer(
             );
         }
     }
-    let shown = &visible[..visible.len().min(request.limit)];
     // Namespaces appear in the order of their best match; tools keep their rank inside.
     let mut groups: Vec<(&str, Vec<(&ToolDefinition, Action)>)> = Vec::new();
-    for (tool, action) in shown {
+    for (tool, action) in &shown {
         match groups.iter_mut().find(|(ns, _)| *ns == tool.namespace) {
             Some((_, tools)) => tools.push((tool, *action)),
             None => groups.push((&tool.namespace, vec![(tool, *action)])),
         }
     }
-    let mut types: BTreeMap<&str, NamespaceTypes> = BTreeMap::new();
     let mut hits = Vec::new();
     for (name, tools) in &groups {
         let Some(namespace) = catalog.namespace(name) else {
             continue;
         };
         let _ = writeln!(out, "{}", header(namespace));
-        let model = types
-            .entry(name)
-            .or_insert_with(|| NamespaceTypes::build(name, &namespace.tools));
+        // Built once per listing of the namespace and kept in the index; a namespace the index
+        // lacks (never the case in a catalogue built with it) gets its types built here.
+        let built;
+        let signatures = match index.signatures(name, &namespace.tools) {
+            Some(signatures) => signatures,
+            None => {
+                let types = NamespaceTypes::build(name, &namespace.tools);
+                built = namespace
+                    .tools
+                    .iter()
+                    .filter_map(|t| Some((t.name.clone(), types.signature(&t.name)?)))
+                    .collect();
+                &built
+            }
+        };
         for (tool, action) in tools {
-            let signature = model
-                .signature(&tool.name)
-                .map(|s| shorten_signature(&s))
+            let signature = signatures
+                .get(&tool.name)
+                .map(|s| shorten_signature(s))
                 .unwrap_or_else(|| format!("{}(input: unknown): Promise<unknown>", tool.address()));
             let asks = if *action == Action::Ask {
                 "   [asks]"
@@ -226,7 +252,7 @@ pub fn search_answer(
             });
         }
     }
-    let more = visible.len() - shown.len();
+    let more = visible - shown.len();
     if more > 0 {
         let _ = writeln!(
             out,
@@ -248,6 +274,32 @@ pub fn search_answer(
         notes: availability_notes(catalog, request.namespace, request.reader),
         hits,
     })
+}
+
+/// What a search found, before anything is resolved or checked: ranked hits, or a whole
+/// namespace when the query has no words.
+enum Matches<'a> {
+    Ranked(&'a [Hit]),
+    Listed(&'a [ToolDefinition]),
+}
+
+impl<'a> Matches<'a> {
+    fn len(&self) -> usize {
+        match self {
+            Matches::Ranked(hits) => hits.len(),
+            Matches::Listed(tools) => tools.len(),
+        }
+    }
+
+    /// The matching tools in rank order; a hit the catalogue does not list is skipped.
+    fn tools(&self, catalog: &'a Catalog) -> Box<dyn Iterator<Item = &'a ToolDefinition> + 'a> {
+        match *self {
+            Matches::Ranked(hits) => {
+                Box::new(hits.iter().filter_map(|hit| catalog.tool(&hit.address)))
+            }
+            Matches::Listed(tools) => Box::new(tools.iter()),
+        }
+    }
 }
 
 /// `github  (connections: personal*, work)`, or just the name when the source has one implicit
@@ -485,6 +537,48 @@ mod tests {
             none.text.contains("list one source with namespace;"),
             "{}",
             none.text
+        );
+    }
+
+    /// Only the shown tools are decided in full, yet the counts of more and hidden tools still
+    /// cover every match, past the limit too.
+    #[test]
+    fn counts_cover_the_matches_past_the_limit() {
+        let catalog = catalog(10);
+        let mut index = SearchIndex::new();
+        index.set_namespace("chat", &catalog.namespaces[0].tools);
+        let policy = Policy {
+            rules: vec![crate::policy::Rule {
+                pattern: "chat.sendMessage1*".into(),
+                action: Action::Deny,
+                connection: None,
+                version: None,
+            }],
+            ..Policy::default()
+        };
+        let permits = |address: &str| !address.ends_with('9');
+        let request = SearchRequest {
+            query: "send message",
+            namespace: None,
+            limit: 3,
+            permits: Some(&permits),
+            changed: None,
+            reader: &Reader::Agent,
+        };
+        let answer = search_answer(&catalog, &index, &policy, &request).unwrap_or_default();
+        assert_eq!(answer.hits.len(), 3, "{}", answer.text);
+        assert!(
+            answer.text.contains("5 more matches.")
+                && answer
+                    .text
+                    .contains("2 tools hidden by policy or this client's token."),
+            "{}",
+            answer.text
+        );
+        assert!(
+            !answer.text.contains("sendMessage1(") && !answer.text.contains("sendMessage9("),
+            "{}",
+            answer.text
         );
     }
 

@@ -18,7 +18,7 @@ pub(crate) mod stored;
 mod tools;
 
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 pub use bridge::RunBridge;
 
@@ -56,7 +56,15 @@ pub struct Executor {
     namespaces: Mutex<Option<(u64, Arc<Namespaces>)>>,
     /// Tool versions known to be confirmed, so calls of them skip the store.
     confirmed: Arc<ConfirmedVersions>,
+    /// The last answer of [`Executor::changed_tools`], with the catalogue generation it was
+    /// read at and when: searches come many a second, and a store read on each would cost
+    /// more than the search.
+    changed: Mutex<Option<(u64, Instant, Arc<ChangedTools>)>>,
 }
+
+/// How long a search's `[changed]` marks may lag a confirmation made elsewhere (another
+/// process's `source review`). A new listing is read at once.
+const CHANGED_FRESH_FOR: Duration = Duration::from_secs(1);
 
 impl Executor {
     pub fn new(catalog: Arc<LiveCatalog>, settings: Arc<Settings>, store: Store) -> Executor {
@@ -69,6 +77,7 @@ impl Executor {
             profile: None,
             namespaces: Mutex::new(None),
             confirmed: Arc::default(),
+            changed: Mutex::new(None),
         }
     }
 
@@ -521,8 +530,24 @@ impl Executor {
 
     /// The tools listed now whose definition changed since a person confirmed it. A store that
     /// cannot say is logged and counts as no change: calls still check each version themselves.
-    pub async fn changed_tools(&self) -> ChangedTools {
-        changed_tools(&self.store, &self.catalog).await
+    /// Read from the store at most once a second per catalogue generation.
+    pub async fn changed_tools(&self) -> Arc<ChangedTools> {
+        let generation = self.catalog.generation();
+        let cached = self
+            .changed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        if let Some((seen, at, changed)) = cached
+            && seen == generation
+            && at.elapsed() < CHANGED_FRESH_FOR
+        {
+            return changed;
+        }
+        let changed = Arc::new(changed_tools(&self.store, &self.catalog).await);
+        *self.changed.lock().unwrap_or_else(|p| p.into_inner()) =
+            Some((generation, Instant::now(), changed.clone()));
+        changed
     }
 }
 

@@ -152,7 +152,7 @@ impl Hub {
             namespace: args.namespace.as_deref(),
             limit: args.limit,
             permits: permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
-            changed: Some(&changed),
+            changed: Some(&*changed),
             reader: &Reader::Agent,
         };
         // The policy as the config says now: a rule written since the hub started applies.

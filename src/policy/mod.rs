@@ -155,14 +155,9 @@ pub struct Decision {
 }
 
 impl Policy {
-    pub fn evaluate(
-        &self,
-        address: &str,
-        connection: Option<&str>,
-        annotations: &Annotations,
-    ) -> Decision {
-        let best = self
-            .rules
+    /// The rule that decides calls of `address`, if any does.
+    fn best_rule(&self, address: &str, connection: Option<&str>) -> Option<&Rule> {
+        self.rules
             .iter()
             .filter(|rule| rule.matches(address, connection))
             // Most specific wins; among equals, the most restrictive (Deny > Ask > Allow).
@@ -170,8 +165,39 @@ impl Policy {
                 a.specificity()
                     .cmp(&b.specificity())
                     .then(a.action.cmp(&b.action))
-            });
-        if let Some(rule) = best {
+            })
+    }
+
+    /// What [`Policy::evaluate`] decides, without writing the reason: a search checks
+    /// thousands of hits and shows no reasons.
+    pub fn action(
+        &self,
+        address: &str,
+        connection: Option<&str>,
+        annotations: &Annotations,
+    ) -> Action {
+        match self.best_rule(address, connection) {
+            Some(rule) => rule.action,
+            None if annotations.is_read_only() => self.read_only,
+            None if annotations.is_destructive() => self.destructive,
+            None => self.default,
+        }
+    }
+
+    /// Whether any tool can be denied at all: when none can, a search counts its hits without
+    /// checking each one.
+    pub fn may_deny(&self) -> bool {
+        [self.read_only, self.destructive, self.default].contains(&Action::Deny)
+            || self.rules.iter().any(|rule| rule.action == Action::Deny)
+    }
+
+    pub fn evaluate(
+        &self,
+        address: &str,
+        connection: Option<&str>,
+        annotations: &Annotations,
+    ) -> Decision {
+        if let Some(rule) = self.best_rule(address, connection) {
             let on = rule
                 .connection
                 .as_deref()

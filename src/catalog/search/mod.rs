@@ -6,6 +6,7 @@
 //! namespace, title, description and parameters — so connection names can never match.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::OnceLock;
 
 use foldhash::fast::RandomState;
 
@@ -23,6 +24,7 @@ use fusion::{Signals, Weights};
 use score::{WeightedTerm, score_namespace};
 use tokens::{for_each_token, is_stop_word, walk_schema};
 
+use super::typescript::NamespaceTypes;
 use crate::model::tool::ToolDefinition;
 
 /// The fields of a tool document. Each has its own weight and length normalisation; the
@@ -110,6 +112,10 @@ struct NamespaceIndex {
     /// Token count per field, per document.
     lengths: Vec<[u16; FIELDS]>,
     postings: Map<TermId, Vec<Posting>>,
+    /// Each tool's one-line TypeScript signature by tool name, built the first time an answer
+    /// shows one of the namespace's tools and dropped with this index when the namespace is
+    /// listed again: answers render from it instead of rebuilding the namespace's types.
+    signatures: OnceLock<HashMap<String, String>>,
 }
 
 impl NamespaceIndex {
@@ -282,6 +288,24 @@ impl SearchIndex {
 
     /// The heap the index holds, in bytes, estimated from its containers' capacities (a hash
     /// map entry counted with its control byte), for the benchmark report.
+    /// The one-line signatures of `namespace`'s tools by name, from `tools` (what the catalogue
+    /// lists for it now, the tools this index was built from). `None` for a namespace the index
+    /// does not have.
+    pub fn signatures(
+        &self,
+        namespace: &str,
+        tools: &[ToolDefinition],
+    ) -> Option<&HashMap<String, String>> {
+        let index = self.namespaces.get(namespace)?;
+        Some(index.signatures.get_or_init(|| {
+            let types = NamespaceTypes::build(namespace, tools);
+            tools
+                .iter()
+                .filter_map(|tool| Some((tool.name.clone(), types.signature(&tool.name)?)))
+                .collect()
+        }))
+    }
+
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
         let string = |s: &String| s.capacity();
@@ -302,7 +326,14 @@ impl SearchIndex {
                     .postings
                     .values()
                     .map(|p| p.capacity() * size_of::<Posting>())
-                    .sum::<usize>();
+                    .sum::<usize>()
+                + index.signatures.get().map_or(0, |signatures| {
+                    signatures.capacity() * map_entry(2 * size_of::<String>(), 0)
+                        + signatures
+                            .iter()
+                            .map(|(k, v)| k.capacity() + v.capacity())
+                            .sum::<usize>()
+                });
         }
         let vocabulary = &self.vocabulary;
         bytes += vocabulary.ids.capacity() * map_entry(size_of::<String>(), size_of::<TermId>())
