@@ -184,18 +184,13 @@ fn kill_9_during_a_slow_write_leaves_an_interrupted_run_that_never_writes_again(
         &home,
         "[[policy.rules]]\nmatch = \"ledger.slowWrite\"\naction = \"allow\"\n",
     );
-    let mut hub = Raw::hub(&home);
-    hub.initialize("2025-11-25");
-    hub.send(
-        &json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": { "name": "execute", "arguments": {
-            "code": r#"await ledger.slowWrite({ key: "k", seconds: 600 }); return "never""#
-        } } })
-        .to_string(),
+    // Killed once the write happened upstream, while the hub waits for its answer.
+    kill_hub_once_ledger_has(
+        &home,
+        &ledger,
+        json!({ "code": r#"await ledger.slowWrite({ key: "k", seconds: 600 }); return "never""# }),
+        "write k",
     );
-    // The write happened upstream; the hub is waiting for its answer.
-    wait_for_line(&ledger, "write k");
-    hub.child.kill().expect("kill -9 the hub");
-    hub.child.wait().expect("reap the hub");
 
     let listed: Value =
         serde_json::from_str(&home.run(&["hub", "runs", "--json"]).ok().stdout).expect("runs");
@@ -372,13 +367,14 @@ fn an_emptied_truncated_or_overwritten_store_is_refused_with_what_to_do() {
     }
 }
 
-/// Starts `hub serve` on `home`, sends `code` to `execute` without waiting for the answer, waits
-/// until the ledger has `line` (the upstream got the call), and kills the hub with SIGKILL.
-fn kill_hub_once_ledger_has(home: &Home, ledger: &Path, code: &str, line: &str) {
+/// Starts `hub serve` on `home`, sends `arguments` (`{ code }` or `{ resume }`) to `execute`
+/// without waiting for the answer, waits until the ledger has `line` (the upstream got the
+/// call), and kills the hub with SIGKILL.
+pub(crate) fn kill_hub_once_ledger_has(home: &Home, ledger: &Path, arguments: Value, line: &str) {
     let mut hub = Raw::hub(home);
     hub.initialize("2025-11-25");
     hub.send(
-        &json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": { "name": "execute", "arguments": { "code": code } } })
+        &json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": { "name": "execute", "arguments": arguments } })
             .to_string(),
     );
     wait_for_line(ledger, line);
@@ -408,7 +404,7 @@ fn a_write_left_in_flight_ends_the_run_even_where_the_script_would_not_reach_it_
         if (!late) return "nothing written";
         return await ledger.slowWrite({ key: "A", seconds: 600 });
     "#;
-    kill_hub_once_ledger_has(&home, &ledger, code, "write A");
+    kill_hub_once_ledger_has(&home, &ledger, json!({ "code": code }), "write A");
     let run_id = only_run_id(&home);
     let (resumed, envelope) = exec_json(&home, &["exec", "--resume", &run_id, "--json"], "");
     assert_eq!(resumed.code, 1, "{envelope}");
@@ -430,15 +426,7 @@ fn an_approved_read_left_in_flight_is_sent_again_on_its_own_decision() {
     let run_id = run_id(&first);
     home.run(&["hub", "approve", &run_id]).ok();
     // The approved read reaches the upstream; its process dies before the answer.
-    let mut hub = Raw::hub(&home);
-    hub.initialize("2025-11-25");
-    hub.send(
-        &json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": { "name": "execute", "arguments": { "resume": run_id } } })
-            .to_string(),
-    );
-    wait_for_line(&ledger, "read");
-    hub.child.kill().expect("kill -9 the hub");
-    hub.child.wait().expect("reap the hub");
+    kill_hub_once_ledger_has(&home, &ledger, json!({ "resume": run_id }), "read");
 
     let (done, envelope) = exec_json(&home, &["exec", "--resume", &run_id, "--json"], "");
     assert_eq!(done.code, 0, "{envelope}\n{}", done.stderr);

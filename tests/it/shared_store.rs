@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use crate::common::repo;
-use crate::guarantees::{SLOW_WRITE, exec_json, run_id, wait_for_line, writes};
+use crate::guarantees::{
+    SLOW_WRITE, exec_json, kill_hub_once_ledger_has, run_id, wait_for_line, writes,
+};
 use crate::hub_http::{HttpHub, create_token, python_client_running};
 use crate::raw::Raw;
 use crate::support::Home;
@@ -155,15 +157,7 @@ fn a_replica_killed_mid_write_leaves_a_run_another_replica_never_writes_again() 
     let run_id = run_id(&envelope);
     first.run(&["hub", "approve", &run_id]).ok();
     // The first replica's hub dies while the approved write is in flight.
-    let mut hub = Raw::hub(&first);
-    hub.initialize("2025-11-25");
-    hub.send(
-        &json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": { "name": "execute", "arguments": { "resume": run_id } } })
-            .to_string(),
-    );
-    wait_for_line(&ledger, "write k");
-    hub.child.kill().expect("kill -9 the hub");
-    hub.child.wait().expect("reap the hub");
+    kill_hub_once_ledger_has(&first, &ledger, json!({ "resume": run_id }), "write k");
     // Another replica takes the run over: the write is not sent again, and says so.
     let (ended, envelope) = exec_json(&second, &["exec", "--resume", &run_id, "--json"], "");
     assert_eq!(ended.code, 1, "{}", ended.stderr);
