@@ -48,7 +48,18 @@ pub async fn take() -> Result<Ready, String> {
 pub async fn refill() {
     while kept().lock().unwrap_or_else(|p| p.into_inner()).len() < KEEP {
         match make().await {
-            Ok(ready) => kept().lock().unwrap_or_else(|p| p.into_inner()).push(ready),
+            Ok(ready) => {
+                // Several runs may refill at once: one past `KEEP` is freed, outside the lock.
+                let mut kept = kept().lock().unwrap_or_else(|p| p.into_inner());
+                let surplus = if kept.len() < KEEP {
+                    kept.push(ready);
+                    None
+                } else {
+                    Some(ready)
+                };
+                drop(kept);
+                drop(surplus);
+            }
             Err(e) => {
                 tracing::debug!("no JavaScript runtime made ahead of time: {e}");
                 return;
