@@ -109,6 +109,8 @@ const QUERY_LOOP: Duration = Duration::from_secs(2);
 
 fn main() {
     let target = target_dir();
+    // As in the hub: runs take runtimes made ready ahead.
+    capabilities::sandbox::warm_up();
     let recorded = Recorded::load();
     let mut report = Report::default();
 

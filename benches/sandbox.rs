@@ -17,6 +17,8 @@ fn benches(c: &mut Criterion) {
         .enable_all()
         .build()
         .unwrap_or_else(|e| panic!("{e}"));
+    // As in the hub: runs take runtimes made ready ahead.
+    capabilities::sandbox::warm_up();
     let ns = namespaces();
     let bridge: Arc<dyn Bridge> = Arc::new(Instant);
     let complete = |code: &str| {

@@ -185,6 +185,9 @@ async fn resolve_run_id(
     }
 }
 
+/// How long a finished verb waits for its runs to free what they hold before the process exits.
+const SETTLE_BOUND: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// Runs an async verb on a fresh runtime. Ctrl-C or SIGTERM ends it at once, taking every
 /// source's child processes (and their children) down with it, and exits 130 or 143 as a shell
 /// expects (129 for SIGHUP).
@@ -203,8 +206,12 @@ fn run_async(
             }
         }
     });
-    // Do not wait for blocked tasks (a hanging upstream read) once the verb has its answer.
-    runtime.shutdown_background();
+    // What still holds the state store once the verb has its answer (a finished run's heap,
+    // freed after it delivered its envelope; a lease renewer told to stop) is let go before the
+    // process exits, so the store closes cleanly and leaves no write-ahead log beside it. A
+    // blocked task (a hanging upstream read) is not waited for past the bound.
+    runtime.block_on(crate::sandbox::settle(SETTLE_BOUND));
+    runtime.shutdown_timeout(SETTLE_BOUND);
     outcome
 }
 

@@ -124,9 +124,10 @@ async fn run_in_span(
     )
 }
 
-/// Makes runtimes ready on the JavaScript threads, so that the first runs do not pay for
-/// making theirs.
+/// Makes runtimes ready on the JavaScript threads, now and after each run, so that runs do not
+/// pay for making theirs. For processes that serve many runs.
 pub fn warm_up() {
+    warm::want();
     drop(js_threads::spawn(|_| warm::refill()));
 }
 
@@ -858,4 +859,10 @@ fn thrown_error(
         return EnvelopeError::new(ErrorCode::MemoryLimit, memory_message(request, &text));
     }
     EnvelopeError::new(ErrorCode::RuntimeError, format!("Uncaught {text}{at}"))
+}
+
+/// Waits, at most `bound`, until finished runs have freed their runtimes (and with them the
+/// host functions that hold the state store). For a process about to exit.
+pub async fn settle(bound: std::time::Duration) {
+    js_threads::settled(bound).await;
 }

@@ -14,12 +14,13 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use tokio::runtime::{Builder, Runtime};
+use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
 /// How long a script may run without awaiting before its thread leaves the pool to it.
@@ -57,7 +58,31 @@ where
 {
     let slice = Arc::new(Slice::default());
     let inner = Box::pin(run(slice.clone()));
+    LIVE.fetch_add(1, Ordering::AcqRel);
     runtime().spawn(Sliced { inner, slice })
+}
+
+/// Tasks spawned here and not yet dropped, and the signal that the count reached zero.
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static SETTLED: Notify = Notify::const_new();
+
+/// Waits, at most `bound`, until every task spawned here has ended and freed what it held.
+/// A run frees its heap after delivering its envelope, and that heap's host functions hold the
+/// state store: a process about to exit waits for them, so the store closes cleanly.
+pub async fn settled(bound: Duration) {
+    let all_done = async {
+        loop {
+            let notified = SETTLED.notified();
+            let mut notified = std::pin::pin!(notified);
+            // Registered before the count is read, so an end in between still wakes us.
+            notified.as_mut().enable();
+            if LIVE.load(Ordering::Acquire) == 0 {
+                return;
+            }
+            notified.await;
+        }
+    };
+    let _ = tokio::time::timeout(bound, all_done).await;
 }
 
 /// How many times one stretch of a busy script tries to give its place in the pool away.
@@ -123,6 +148,14 @@ fn nanos_since_epoch() -> u64 {
 struct Sliced<F> {
     inner: Pin<Box<F>>,
     slice: Arc<Slice>,
+}
+
+impl<F> Drop for Sliced<F> {
+    fn drop(&mut self) {
+        if LIVE.fetch_sub(1, Ordering::AcqRel) == 1 {
+            SETTLED.notify_waiters();
+        }
+    }
 }
 
 impl<F: Future> Future for Sliced<F> {

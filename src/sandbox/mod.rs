@@ -49,7 +49,7 @@ pub use bridge::{
     Bridge, BridgeError, CallFailure, CallOutcome, ReadRequest, ToolCall, unavailable,
 };
 pub use cancel::CancelToken;
-pub use engine::{run, run_with_cancel, warm_up};
+pub use engine::{run, run_with_cancel, settle, warm_up};
 pub use envelope::{
     CallEnd, CallSummary, Collection, ENVELOPE_MAX_BYTES, ERROR_TEXT_MAX_BYTES, EnvelopeError,
     ExecuteEnvelope, ExecuteRequest, NextRequest, Pending, PendingKind, ProviderExecution,

@@ -6,6 +6,7 @@
 //! next; making one is about a third of an empty run's time on its thread, and it is done after
 //! a run has delivered its envelope, so the next run does not wait for it.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rquickjs::context::intrinsic::{
@@ -43,9 +44,21 @@ pub async fn take() -> Result<Ready, String> {
     }
 }
 
-/// Makes runtimes until [`KEEP`] are ready. A failure is only logged: the next run makes its
-/// own and reports it.
+/// Whether runtimes are made ahead: a long-lived hub asks for it ([`want`]); a one-shot
+/// command runs one script and exits, and a runtime made for a next run would be waste.
+static WANTED: AtomicBool = AtomicBool::new(false);
+
+/// From now on, keeps [`KEEP`] runtimes ready.
+pub fn want() {
+    WANTED.store(true, Ordering::Relaxed);
+}
+
+/// Makes runtimes until [`KEEP`] are ready, when they are wanted. A failure is only logged: the
+/// next run makes its own and reports it.
 pub async fn refill() {
+    if !WANTED.load(Ordering::Relaxed) {
+        return;
+    }
     while kept().lock().unwrap_or_else(|p| p.into_inner()).len() < KEEP {
         match make().await {
             Ok(ready) => {

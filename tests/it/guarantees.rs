@@ -321,6 +321,25 @@ fn a_policy_change_applies_to_a_running_http_hub() {
 }
 
 #[test]
+fn exec_closes_the_store_cleanly_before_it_exits() {
+    // A run frees its heap (whose host functions hold the store) after its envelope is out; an
+    // exit that does not wait for it leaves a write-ahead log, and the store's damage checks
+    // cannot then tell a truncated file from one being recovered.
+    let home = Home::new();
+    home.write_config("");
+    let wal = home.path().join("data/state.sqlite-wal");
+    for attempt in 0..12 {
+        let (done, _) = exec_json(&home, &["exec", "-", "--json"], "return 1");
+        assert_eq!(done.code, 0, "{}", done.stderr);
+        let left = std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
+        assert_eq!(
+            left, 0,
+            "attempt {attempt} left a write-ahead log of {left} bytes"
+        );
+    }
+}
+
+#[test]
 fn an_emptied_truncated_or_overwritten_store_is_refused_with_what_to_do() {
     let home = Home::new();
     home.write_config("");
