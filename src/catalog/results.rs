@@ -279,7 +279,7 @@ pub fn search_answer(
 /// What a search found, before anything is resolved or checked: ranked hits, or a whole
 /// namespace when the query has no words.
 enum Matches<'a> {
-    Ranked(&'a [Hit]),
+    Ranked(&'a [Hit<'a>]),
     Listed(&'a [ToolDefinition]),
 }
 
@@ -295,7 +295,7 @@ impl<'a> Matches<'a> {
     fn tools(&self, catalog: &'a Catalog) -> Box<dyn Iterator<Item = &'a ToolDefinition> + 'a> {
         match *self {
             Matches::Ranked(hits) => {
-                Box::new(hits.iter().filter_map(|hit| catalog.tool(&hit.address)))
+                Box::new(hits.iter().filter_map(|hit| catalog.tool(hit.address)))
             }
             Matches::Listed(tools) => Box::new(tools.iter()),
         }

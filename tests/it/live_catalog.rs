@@ -62,7 +62,7 @@ async fn a_list_changed_notification_relists_the_source() {
     .await;
     let found = live.read(
         |_, index| match index.search("fresh tool added at run time", None) {
-            Ranking::Ranked(hits) => hits.first().map(|h| h.address.clone()),
+            Ranking::Ranked(hits) => hits.first().map(|h| h.address.to_string()),
             Ranking::NoTerms => None,
         },
     );

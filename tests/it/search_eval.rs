@@ -96,7 +96,7 @@ fn search_evaluation_over_94_recorded_servers() -> anyhow::Result<()> {
         }
         let ranked: Vec<String> = match index.search(&request.query, None) {
             Ranking::NoTerms => Vec::new(),
-            Ranking::Ranked(hits) => hits.into_iter().map(|h| h.address).collect(),
+            Ranking::Ranked(hits) => hits.into_iter().map(|h| h.address.to_string()).collect(),
         };
         let rank = ranked
             .iter()

@@ -40,7 +40,11 @@ fn recall_at_3_over_the_recorded_catalogue() -> anyhow::Result<()> {
         }
         let top: Vec<String> = match index.search(&case.query, None) {
             Ranking::NoTerms => Vec::new(),
-            Ranking::Ranked(hits) => hits.into_iter().take(3).map(|h| h.address).collect(),
+            Ranking::Ranked(hits) => hits
+                .into_iter()
+                .take(3)
+                .map(|h| h.address.to_string())
+                .collect(),
         };
         if !top.iter().any(|a| case.expected.contains(a)) {
             misses.push(format!(

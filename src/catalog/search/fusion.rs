@@ -2,6 +2,8 @@
 //! `weight / (K + rank)` to a tool's score, so no ranking's scale can swamp the others and a tool
 //! near the top of two rankings beats one at the top of only one.
 
+use std::cmp::Ordering;
+
 /// One candidate's score in each ranking; zero means absent from that ranking.
 pub(super) struct Signals {
     pub bm25: f64,
@@ -19,48 +21,55 @@ pub(super) struct Weights {
     pub depth: usize,
 }
 
-/// The fused score of each candidate, in the candidates' order.
-pub(super) fn fuse(candidates: &[Signals], weights: &Weights) -> Vec<f64> {
-    let mut fused = vec![0.0; candidates.len()];
+/// The candidates best first, each with its fused score; `tie` orders candidates whose scores
+/// are equal (by address, so the order never depends on how the index was built).
+///
+/// Only BM25F's best `depth` are re-ranked: below them a candidate's fused score is BM25F's
+/// share alone, which falls with its rank and is below every re-ranked candidate's, so the tail
+/// stays in BM25F's order and one sort of it is all the fusion costs there.
+pub(super) fn rank(
+    candidates: &[Signals],
+    weights: &Weights,
+    tie: impl Fn(usize, usize) -> Ordering,
+) -> Vec<(usize, f64)> {
     let mut order: Vec<usize> = (0..candidates.len()).collect();
-    add_ranks(&mut fused, &mut order, weights.bm25, weights.k, |i| {
-        (candidates[i].bm25, 0.0)
+    order.sort_unstable_by(|&a, &b| {
+        candidates[b]
+            .bm25
+            .total_cmp(&candidates[a].bm25)
+            .then_with(|| tie(a, b))
     });
-    // `order` is now BM25F's ranking; the others see only its head.
-    order.truncate(weights.depth);
-    add_ranks(&mut fused, &mut order, weights.name, weights.k, |i| {
-        (candidates[i].name, candidates[i].bm25)
-    });
-    // The prior orders the tools of named services by BM25F among themselves.
-    add_ranks(&mut fused, &mut order, weights.prior, weights.k, |i| {
-        (candidates[i].prior, candidates[i].bm25)
-    });
-    fused
-}
-
-/// Ranks the candidates by `key` (primary, then tie-break; both descending), skipping those
-/// whose primary key is zero, and adds each ranked one's share to `fused`.
-fn add_ranks(
-    fused: &mut [f64],
-    order: &mut [usize],
-    weight: f64,
-    k: f64,
-    key: impl Fn(usize) -> (f64, f64),
-) {
-    if weight == 0.0 {
-        return;
-    }
-    order.sort_by(|&a, &b| {
-        let (a1, a2) = key(a);
-        let (b1, b2) = key(b);
-        b1.total_cmp(&a1).then(b2.total_cmp(&a2)).then(a.cmp(&b))
-    });
-    let mut rank = 0.0;
-    for &i in order.iter() {
-        if key(i).0 <= 0.0 {
-            break;
+    let share = |weight: f64, rank: usize| weight / (weights.k + rank as f64);
+    let mut ranked: Vec<(usize, f64)> = order
+        .iter()
+        .enumerate()
+        .map(|(at, &candidate)| (candidate, share(weights.bm25, at + 1)))
+        .collect();
+    let head = ranked.len().min(weights.depth);
+    let by = |key: fn(&Signals) -> f64| {
+        move |a: &(usize, f64), b: &(usize, f64)| {
+            let (a, b) = (&candidates[a.0], &candidates[b.0]);
+            key(b).total_cmp(&key(a)).then(b.bm25.total_cmp(&a.bm25))
         }
-        rank += 1.0;
-        fused[i] += weight / (k + rank);
+    };
+    for (weight, key) in [
+        (weights.name, (|s: &Signals| s.name) as fn(&Signals) -> f64),
+        // The prior orders the tools of named services by BM25F among themselves.
+        (weights.prior, |s: &Signals| s.prior),
+    ] {
+        if weight == 0.0 {
+            continue;
+        }
+        let mut reranked: Vec<usize> = (0..head).collect();
+        // Stable, so candidates equal in this ranking keep BM25F's order.
+        reranked.sort_by(|&a, &b| by(key)(&ranked[a], &ranked[b]));
+        for (at, &slot) in reranked.iter().enumerate() {
+            if key(&candidates[ranked[slot].0]) <= 0.0 {
+                break;
+            }
+            ranked[slot].1 += share(weight, at + 1);
+        }
     }
+    ranked[..head].sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| tie(a.0, b.0)));
+    ranked
 }

@@ -71,22 +71,23 @@ const FUSION: Weights = Weights {
 /// BM25 term-frequency saturation.
 const K1: f64 = 1.2;
 
-/// One ranked tool.
+/// One ranked tool, borrowed from the index: a generic request matches thousands of tools, and
+/// an owned address for each was most of an answer's time.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Hit {
+pub struct Hit<'a> {
     /// `namespace.tool`.
-    pub address: String,
+    pub address: &'a str,
     pub score: f64,
 }
 
 /// The outcome of [`SearchIndex::search`].
 #[derive(Debug, Clone, PartialEq)]
-pub enum Ranking {
+pub enum Ranking<'a> {
     /// The query has no word to rank by (empty, or only stop words and punctuation). The caller
     /// decides what that means, e.g. listing the namespace it was given.
     NoTerms,
     /// Tools matching at least one query word, best first; equal scores by address.
-    Ranked(Vec<Hit>),
+    Ranked(Vec<Hit<'a>>),
 }
 
 /// How often one term occurs in each field of one document.
@@ -457,7 +458,7 @@ impl SearchIndex {
     }
 
     /// Ranks tools for `query`, over every namespace or only `namespace`.
-    pub fn search(&self, query: &str, namespace: Option<&str>) -> Ranking {
+    pub fn search(&self, query: &str, namespace: Option<&str>) -> Ranking<'_> {
         let mut words = Vec::new();
         for_each_token(query, |w| words.push(w.to_string()));
         let kinds = action::of_request(&words);
@@ -492,12 +493,15 @@ impl SearchIndex {
             Some(name) => Box::new(self.namespaces.get(name).into_iter()),
             None => Box::new(self.namespaces.values()),
         };
-        let mut found: Vec<(&NamespaceIndex, u32)> = Vec::new();
+        let mut scratch = score::Scratch::default();
+        let mut found: Vec<&str> = Vec::new();
         let mut signals: Vec<Signals> = Vec::new();
         for index in scope {
             let prior = index.prior(&typed);
-            for scored in score_namespace(index, &weighted, &averages, kinds) {
-                found.push((index, scored.doc));
+            let start = scratch.scored.len();
+            score_namespace(index, &weighted, &averages, kinds, &mut scratch);
+            for scored in &scratch.scored[start..] {
+                found.push(index.addresses[scored.doc as usize].as_str());
                 signals.push(Signals {
                     bm25: scored.bm25,
                     name: scored.name,
@@ -505,20 +509,13 @@ impl SearchIndex {
                 });
             }
         }
-        let fused = fusion::fuse(&signals, &FUSION);
-        let mut hits: Vec<Hit> = found
-            .iter()
-            .zip(&fused)
-            .map(|((index, doc), score)| Hit {
-                address: index.addresses[*doc as usize].clone(),
-                score: *score,
+        let hits = fusion::rank(&signals, &FUSION, |a, b| found[a].cmp(found[b]))
+            .into_iter()
+            .map(|(candidate, score)| Hit {
+                address: found[candidate],
+                score,
             })
             .collect();
-        hits.sort_by(|a, b| {
-            b.score
-                .total_cmp(&a.score)
-                .then_with(|| a.address.cmp(&b.address))
-        });
         Ranking::Ranked(hits)
     }
 
@@ -584,10 +581,10 @@ mod tests {
         index
     }
 
-    fn addresses(ranking: &Ranking) -> Vec<&str> {
+    fn addresses<'a>(ranking: &Ranking<'a>) -> Vec<&'a str> {
         match ranking {
             Ranking::NoTerms => Vec::new(),
-            Ranking::Ranked(hits) => hits.iter().map(|h| h.address.as_str()).collect(),
+            Ranking::Ranked(hits) => hits.iter().map(|h| h.address).collect(),
         }
     }
 

@@ -30,24 +30,47 @@ pub(super) struct Scored {
     pub name: f64,
 }
 
-/// Scores every document of `index` that matches a term, in document order.
+/// Buffers one search reuses from namespace to namespace: per-document accumulators sized to
+/// the namespace at hand, and every namespace's scored documents one after another.
+#[derive(Default)]
+pub(super) struct Scratch {
+    bm25: Vec<f64>,
+    name: Vec<f64>,
+    covered: Vec<u16>,
+    pub scored: Vec<Scored>,
+}
+
+/// Appends to `scratch.scored` every document of `index` that matches a term, in document
+/// order.
 pub(super) fn score_namespace(
     index: &NamespaceIndex,
     terms: &[WeightedTerm],
     averages: &[f64; FIELDS],
     kinds: Kinds,
-) -> Vec<Scored> {
+    scratch: &mut Scratch,
+) {
+    let matched: Vec<(&WeightedTerm, &Vec<super::Posting>)> = terms
+        .iter()
+        .filter_map(|term| Some((term, index.postings.get(&term.id)?)))
+        .collect();
+    if matched.is_empty() {
+        return;
+    }
     // Dense per-namespace accumulators: one pass over postings, no map on the hot path.
     let docs = index.addresses.len();
-    let mut bm25 = vec![0.0f64; docs];
-    let mut name = vec![0.0f64; docs];
-    let mut covered = vec![0u16; docs];
-    let mut any = false;
-    for term in terms {
-        let Some(postings) = index.postings.get(&term.id) else {
-            continue;
-        };
-        any = true;
+    let Scratch {
+        bm25,
+        name,
+        covered,
+        scored,
+    } = scratch;
+    bm25.clear();
+    bm25.resize(docs, 0.0);
+    name.clear();
+    name.resize(docs, 0.0);
+    covered.clear();
+    covered.resize(docs, 0);
+    for (term, postings) in matched {
         let common = index.common.contains(&term.id);
         for posting in postings {
             let doc = posting.doc as usize;
@@ -73,10 +96,6 @@ pub(super) fn score_namespace(
             }
         }
     }
-    if !any {
-        return Vec::new();
-    }
-    let mut out = Vec::new();
     for doc in 0..docs {
         if bm25[doc] <= 0.0 {
             continue;
@@ -91,11 +110,10 @@ pub(super) fn score_namespace(
         } else {
             CONFLICT
         };
-        out.push(Scored {
+        scored.push(Scored {
             doc: u32::try_from(doc).unwrap_or(u32::MAX),
             bm25: bm25[doc] * agreement,
             name: name[doc] * coverage.powf(COVERAGE_EXPONENT) * agreement,
         });
     }
-    out
 }
