@@ -256,7 +256,7 @@ fn row(label: &str, sorted: &[Duration]) -> String {
 }
 
 fn millis(d: Duration) -> String {
-    format!("{:.2} ms", d.as_secs_f64() * 1000.0)
+    format!("{:.3} ms", d.as_secs_f64() * 1000.0)
 }
 
 /// VmRSS of a process, on Linux.
