@@ -47,7 +47,7 @@ impl ApprovalRecords for Postgres {
         now_ms: u64,
         expires_at_ms: u64,
     ) -> Result<Recorded, DispatchError> {
-        self.write(|t| {
+        self.write_run(run_id, |t| {
             self.check_owner(t, run_id, owner)?;
             let seq = signed(call.seq);
             let before = t

@@ -1,5 +1,5 @@
 //! The journal in PostgreSQL: journaling a dispatch is the last gate before the upstream, in
-//! one transaction under the write lock (see `sqlite/journal` for the rules it keeps).
+//! one transaction under the run's write lock (see `sqlite/journal` for the rules it keeps).
 
 use super::{Postgres, sealed, signed, unsigned};
 use crate::runs::backend::{JournalRecords, StoredCall};
@@ -16,7 +16,7 @@ impl JournalRecords for Postgres {
         placeholder: &Sealed,
         now_ms: u64,
     ) -> Result<(), DispatchError> {
-        self.write(|t| {
+        self.write_run(run_id, |t| {
             self.check_owner(t, run_id, owner)?;
             let seq = signed(call.seq);
             if call.uses_approval {
@@ -74,7 +74,7 @@ impl JournalRecords for Postgres {
         ms: u64,
         now_ms: u64,
     ) -> Result<(), DispatchError> {
-        self.write(|t| {
+        self.write_run(run_id, |t| {
             self.check_owner(t, run_id, owner)?;
             t.execute(
                 "UPDATE calls SET state = $3, result = $4, ok = $5, ms = $6, recorded_at_ms = $7 WHERE run_id = $1 AND seq = $2",

@@ -2,9 +2,12 @@
 //! keeps one connection, used only from the store's worker threads (the blocking client runs
 //! its own small runtime). Every compare-and-set is one conditional statement (PostgreSQL
 //! re-checks its condition after waiting on a concurrent writer of the row) or runs in a
-//! transaction that first takes the store's transaction-level advisory lock, so what it read
-//! cannot change before it writes — the same single-writer steps as SQLite's `BEGIN IMMEDIATE`,
-//! across replicas on different machines.
+//! transaction that first takes transaction-level advisory locks, so what it read cannot change
+//! before it writes — the single-writer steps of SQLite's `BEGIN IMMEDIATE`, across replicas on
+//! different machines, but one writer per run rather than per store: a run's journal and
+//! approvals take the store's lock shared and the run's own lock exclusive, so replicas running
+//! different runs write side by side; writes that span runs (tokens, keys, tool versions, a
+//! decision and the rule it writes, clearing) take the store's lock exclusive.
 //!
 //! | file | owns |
 //! |---|---|
@@ -28,9 +31,13 @@ use super::backend::Backend;
 use super::error::{DispatchError, StoreError};
 use super::vault::Sealed;
 
-/// The lock every multi-statement write takes first (`pg_advisory_xact_lock`), released when
-/// its transaction ends: the store's writers take turns, as SQLite's do.
+/// The store's lock (`pg_advisory_xact_lock`), released when its transaction ends: taken
+/// exclusive by writes that span runs, shared by a run's own writes.
 const WRITE_LOCK: i64 = 0x6361_7073_7461_7465; // "capstate"
+
+/// The space of the per-run locks: the two-key advisory locks (this, the run id's hash). A hash
+/// collision only makes two runs take turns.
+const RUN_LOCK_SPACE: i32 = 0x6361_7072; // "capr"
 
 /// A PostgreSQL state store.
 pub struct Postgres {
@@ -106,10 +113,39 @@ impl Postgres {
         &self,
         f: impl FnOnce(&mut Transaction<'_>) -> Result<T, E>,
     ) -> Result<T, E> {
+        self.locked(Lock::Store, f)
+    }
+
+    /// Runs `f` in one transaction that writes only `run_id`'s rows (its claim is checked, its
+    /// journal and approvals written): other runs' writes go on beside it.
+    fn write_run<T, E: From<StoreError>>(
+        &self,
+        run_id: &str,
+        f: impl FnOnce(&mut Transaction<'_>) -> Result<T, E>,
+    ) -> Result<T, E> {
+        self.locked(Lock::Run(run_id), f)
+    }
+
+    fn locked<T, E: From<StoreError>>(
+        &self,
+        lock: Lock<'_>,
+        f: impl FnOnce(&mut Transaction<'_>) -> Result<T, E>,
+    ) -> Result<T, E> {
         let mut outcome = None;
         self.with(|client| {
             let mut transaction = client.transaction()?;
-            transaction.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK])?;
+            match lock {
+                Lock::Store => {
+                    transaction.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK])?;
+                }
+                // No transaction takes two runs' locks, so these cannot deadlock.
+                Lock::Run(run_id) => {
+                    transaction.execute(
+                        "SELECT pg_advisory_xact_lock_shared($1), pg_advisory_xact_lock($2, hashtext($3))",
+                        &[&WRITE_LOCK, &RUN_LOCK_SPACE, &run_id],
+                    )?;
+                }
+            }
             let value = f(&mut transaction);
             if value.is_ok() {
                 transaction.commit()?;
@@ -150,6 +186,15 @@ impl Postgres {
         }
         Ok(())
     }
+}
+
+/// Which advisory locks a write transaction takes first.
+#[derive(Clone, Copy)]
+enum Lock<'a> {
+    /// The store's, exclusive.
+    Store,
+    /// The store's shared and this run's exclusive.
+    Run(&'a str),
 }
 
 impl Drop for Postgres {
