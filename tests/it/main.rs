@@ -25,6 +25,7 @@ mod large_results;
 mod live_catalog;
 mod logging;
 mod openapi;
+mod openapi_prism;
 mod policy;
 mod profiles;
 mod raw;
