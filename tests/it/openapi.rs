@@ -492,3 +492,54 @@ fn operations_without_an_operation_id_are_named_from_method_and_path() {
         );
     }
 }
+
+#[test]
+fn a_document_behind_the_apis_own_key_gets_the_sources_headers_only_on_its_origin() {
+    let shop = PetShop::start();
+    let document = format!("{}/private/openapi.json", shop.base);
+
+    let without = refused(&document, &[]);
+    assert!(without.contains("answered HTTP 401"), "{without}");
+    assert!(without.contains("no credentials were sent"), "{without}");
+    assert!(without.contains("--base-url"), "{without}");
+    // Headers alone stay with the API: its origin is not known before the document is read.
+    let elsewhere = refused(&document, &["--header", "X-Docs-Key=docs-789"]);
+    assert!(
+        elsewhere.contains("no credentials were sent"),
+        "{elsewhere}"
+    );
+    let wrong = refused(
+        &document,
+        &["--base-url", &shop.base, "--header", "X-Docs-Key=nope"],
+    );
+    assert!(
+        wrong.contains("the source's headers were sent and not accepted"),
+        "{wrong}"
+    );
+    assert!(
+        !wrong.contains("nope"),
+        "a header value reached the message: {wrong}"
+    );
+
+    let home = Home::new().with_env("DOCS_KEY", "docs-789");
+    let added = home
+        .run(&[
+            "source",
+            "add",
+            "pets",
+            "--openapi",
+            &document,
+            "--base-url",
+            &shop.base,
+            "--header",
+            "X-Docs-Key=${env:DOCS_KEY}",
+        ])
+        .ok();
+    assert!(
+        added.stdout.contains("is ready: 14 tools"),
+        "{}",
+        added.stdout
+    );
+    let listed = completed(&home, "return await pets.getPet({ pet_id: 2 });");
+    assert_eq!(listed["name"], "Tom");
+}

@@ -138,5 +138,14 @@ def plain_text() -> Response:
     return Response("just text", media_type="text/plain")
 
 
+@app.get("/private/openapi.json", include_in_schema=False)
+def private_document(request: Request) -> dict:
+    """The same document, only for a caller with the docs key: an API whose description sits
+    behind its own authentication."""
+    if request.headers.get("x-docs-key") != "docs-789":
+        raise HTTPException(status_code=401, detail="the docs need X-Docs-Key")
+    return app.openapi()
+
+
 if __name__ == "__main__":
     uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")

@@ -89,7 +89,14 @@ impl Api {
             connect_timeout,
         } = connect;
         let client = client(source, connect_timeout)?;
-        let text = fetch(&client, location, connect_timeout).await?;
+        // The source's headers belong to the API: they go to the document only when it is
+        // served from the API's own origin, and that is known before it is read only when
+        // `base_url` says so.
+        let document_headers = match base_url {
+            Some(base) if same_origin(base, location) => headers.as_slice(),
+            _ => &[],
+        };
+        let text = fetch(&client, location, document_headers, connect_timeout).await?;
         let document = spec::parse(text)
             .map_err(|error| format!("the OpenAPI document {location}: {error}"))?;
         let built = operations::operations(&document)
@@ -230,10 +237,22 @@ fn default_security(root: &Value, operations: &[Operation]) -> Option<Vec<Vec<St
     }
 }
 
-/// The document's text, from a file or a URL.
+/// Whether two URLs share scheme, host and port.
+fn same_origin(a: &str, b: &str) -> bool {
+    match (reqwest::Url::parse(a), reqwest::Url::parse(b)) {
+        (Ok(a), Ok(b)) => a.origin() == b.origin(),
+        _ => false,
+    }
+}
+
+/// The document's text, from a file or a URL. A URL is fetched with `headers` (the source's,
+/// when the document is on the API's origin: an API may keep its description behind its own
+/// authentication); the client follows redirects only within the origin, so they go nowhere
+/// else.
 async fn fetch(
     client: &reqwest::Client,
     location: &str,
+    headers: &[(String, String)],
     timeout: Duration,
 ) -> Result<String, String> {
     if !(location.starts_with("http://") || location.starts_with("https://")) {
@@ -244,8 +263,18 @@ async fn fetch(
             _ => format!("cannot read the OpenAPI document {location}: {error}"),
         });
     }
+    let mut request = client.get(location);
+    for (name, value) in headers {
+        let Ok(mut value) = reqwest::header::HeaderValue::try_from(value.as_str()) else {
+            return Err(format!(
+                "the value of header `{name}` has characters a header cannot carry; check it for line breaks"
+            ));
+        };
+        value.set_sensitive(true);
+        request = request.header(name.as_str(), value);
+    }
     let fetched = async {
-        let response = client.get(location).send().await?;
+        let response = request.send().await?;
         let status = response.status();
         let text = response.text().await?;
         Ok::<_, reqwest::Error>((status, text))
@@ -259,6 +288,19 @@ async fn fetch(
             "cannot fetch the OpenAPI document from {location}: {}. Check that the server is running and the URL is right",
             network_reason(&error, location)
         )),
+        Ok(Ok((status, _)))
+            if status == reqwest::StatusCode::UNAUTHORIZED
+                || status == reqwest::StatusCode::FORBIDDEN =>
+        {
+            let fix = if headers.is_empty() {
+                "no credentials were sent: the source's headers go to the document only when `base_url` (`--base-url`) is on the document's origin. Give the API's URL there and the credentials with `--header 'NAME=${secret:KEY}'`, or save the document and give its file path"
+            } else {
+                "the source's headers were sent and not accepted; check them, or save the document and give its file path"
+            };
+            Err(format!(
+                "fetching the OpenAPI document from {location} answered HTTP {status}: the document itself needs credentials, and {fix}"
+            ))
+        }
         Ok(Ok((status, _))) if !status.is_success() => Err(format!(
             "fetching the OpenAPI document from {location} answered HTTP {status}; check the URL (FastAPI serves it at /openapi.json)"
         )),
