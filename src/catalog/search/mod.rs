@@ -698,6 +698,44 @@ mod tests {
     }
 
     #[test]
+    fn a_title_that_is_exactly_the_request_comes_first() {
+        let titled = |name: &str, title: &str, description: &str| UpstreamTool {
+            title: Some(title.into()),
+            ..tool(
+                name,
+                description,
+                json!({ "type": "object", "properties": { "issue_number": {} } }),
+            )
+        };
+        let tools = vec![
+            // Shorter, and its parameter names the issue too: BM25F alone prefers it.
+            titled(
+                "reactionsCreateForIssue",
+                "Create reaction for an issue",
+                "Create a reaction to an issue.",
+            ),
+            UpstreamTool {
+                input_schema: json!({ "type": "object", "properties": { "title": {} } }),
+                ..titled(
+                    "issuesCreate",
+                    "Create an issue",
+                    "Any user with pull access to a repository can create an issue. If issues are disabled in the repository, the API returns a 410 Gone status. This endpoint triggers notifications; creating content too quickly may result in secondary rate limiting.",
+                )
+            },
+        ];
+        let index = index(&[("gh", tools)]);
+        assert_eq!(
+            addresses(&index.search("create an issue", None))[0],
+            "gh.issuesCreate"
+        );
+        // Only an exact title counts: another request ranks as BM25F says.
+        assert_eq!(
+            addresses(&index.search("create issue reaction", None))[0],
+            "gh.reactionsCreateForIssue"
+        );
+    }
+
+    #[test]
     fn equal_scores_are_ordered_by_address_and_repeatable() {
         let tools = vec![
             tool("b", "send mail", json!({})),

@@ -14,6 +14,9 @@ const COVERAGE_EXPONENT: f64 = 0.5;
 const NEUTRAL: f64 = 0.8;
 const CONFLICT: f64 = 0.7;
 
+/// How much a title that is exactly the request multiplies BM25F by.
+const EXACT_TITLE: f64 = 1.5;
+
 /// A query term as scoring needs it.
 pub(super) struct WeightedTerm {
     pub id: TermId,
@@ -37,6 +40,7 @@ pub(super) struct Scratch {
     bm25: Vec<f64>,
     name: Vec<f64>,
     covered: Vec<u16>,
+    covered_title: Vec<u16>,
     pub scored: Vec<Scored>,
 }
 
@@ -56,12 +60,14 @@ pub(super) fn score_namespace(
     if matched.is_empty() {
         return;
     }
+    let typed = terms.iter().filter(|t| t.typed).count();
     // Dense per-namespace accumulators: one pass over postings, no map on the hot path.
     let docs = index.addresses.len();
     let Scratch {
         bm25,
         name,
         covered,
+        covered_title,
         scored,
     } = scratch;
     bm25.clear();
@@ -70,6 +76,8 @@ pub(super) fn score_namespace(
     name.resize(docs, 0.0);
     covered.clear();
     covered.resize(docs, 0);
+    covered_title.clear();
+    covered_title.resize(docs, 0);
     for (term, postings) in matched {
         let common = index.common.contains(&term.id);
         for posting in postings {
@@ -94,6 +102,9 @@ pub(super) fn score_namespace(
                 name[doc] += term.weight;
                 covered[doc] = covered[doc].saturating_add(in_name);
             }
+            if term.typed && posting.tf[Field::Title as usize] > 0 {
+                covered_title[doc] = covered_title[doc].saturating_add(1);
+            }
         }
     }
     for doc in 0..docs {
@@ -110,9 +121,19 @@ pub(super) fn score_namespace(
         } else {
             CONFLICT
         };
+        // A title that says exactly what was asked ("Create an issue" for "create an issue"):
+        // every typed word in it, and nothing else in it.
+        let title_length = index
+            .lengths
+            .get(doc)
+            .map_or(0, |l| l[Field::Title as usize]);
+        let exact_title = title_length > 0
+            && usize::from(covered_title[doc]) == typed
+            && covered_title[doc] == title_length;
+        let title_bonus = if exact_title { EXACT_TITLE } else { 1.0 };
         scored.push(Scored {
             doc: u32::try_from(doc).unwrap_or(u32::MAX),
-            bm25: bm25[doc] * agreement,
+            bm25: bm25[doc] * agreement * title_bonus,
             name: name[doc] * coverage.powf(COVERAGE_EXPONENT) * agreement,
         });
     }
