@@ -13,6 +13,7 @@
 //! | [`config`] | `config.toml`: paths, schema, references, validation; the policy that follows it |
 //! | [`credentials`] | secrets: the OS keychain or an encrypted file; redaction; the state-store key |
 //! | [`sources`] | upstream MCP clients (rmcp): stdio children and Streamable HTTP, timeouts, restarts |
+//! | [`oauth`] | OAuth connections: sign-in (discovery, registration, PKCE), tokens in the credential store |
 //! | [`model`] | the shared vocabulary, depending on nothing: tool definitions, addresses, annotations |
 //! | [`catalog`] | the namespaced tool index: the cache, BM25F search, TypeScript, describe |
 //! | [`execute`] | one `execute` run: the sandbox's bridge to policy, sources and the journal |
@@ -45,6 +46,7 @@ pub mod execute;
 pub mod hub;
 pub mod logging;
 pub mod model;
+pub mod oauth;
 pub mod policy;
 pub mod runs;
 pub mod sandbox;

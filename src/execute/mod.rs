@@ -297,6 +297,13 @@ impl Executor {
                     .claim(run_id, "awaiting_approval", now)
                     .await?
             }
+            // A connection needs a sign-in: run again, and the call pauses again if it still does.
+            "awaiting_connection" => {
+                self.store
+                    .runs()
+                    .claim(run_id, "awaiting_connection", now)
+                    .await?
+            }
             "running" => {
                 let seen = self
                     .store

@@ -54,8 +54,43 @@ pub enum SourceError {
         message: String,
     },
 
+    /// The connection signs in with OAuth and has no usable sign-in: never signed in, its
+    /// refresh was refused, or the server turned its token down. Nothing was sent.
+    #[error("{reason}")]
+    NeedsSignIn {
+        name: String,
+        connection: String,
+        reason: String,
+    },
+
     #[error("the connections to the sources are shutting down")]
     ShutDown,
+}
+
+/// Why a connection needs a sign-in, with the command that gives it one.
+pub(crate) fn sign_in_message(
+    source: &str,
+    connection: &str,
+    is_default: bool,
+    why: &str,
+) -> String {
+    let flag = if is_default {
+        String::new()
+    } else {
+        format!(" --connection {connection}")
+    };
+    format!(
+        "source `{source}` needs you to sign in ({why}): run `capabilities source login {source}{flag}`"
+    )
+}
+
+/// True when a request failed because the server answered 401: the token was refused, or none
+/// could be sent.
+pub(crate) fn is_auth_required(error: &(dyn std::error::Error + 'static)) -> bool {
+    matches!(
+        error.downcast_ref::<StreamableHttpError<reqwest::Error>>(),
+        Some(StreamableHttpError::AuthRequired(_))
+    )
 }
 
 /// Formats an error and every error in its `source()` chain, skipping a cause whose text the

@@ -54,6 +54,7 @@ use serde_json::{Map, Value};
 use tokio::sync::{Semaphore, broadcast, watch};
 
 pub use error::SourceError;
+pub(crate) use error::chain as error_chain;
 pub use openapi::document_tools;
 pub use pacing::Pacing;
 pub use process_group::kill_all;
@@ -342,6 +343,20 @@ impl Sources {
         }
     }
 
+    /// Why `source`'s `connection` (its default when `None`) cannot be called until the person
+    /// signs in, if that is so: it connects (or connects again) first, and checks a signed-in
+    /// connection's token, refreshing it when it is about to expire. Any other trouble is left
+    /// for the call to report.
+    pub async fn sign_in_needed(&self, source: &str, connection: Option<&str>) -> Option<String> {
+        let link = self.link(source, connection).ok()?;
+        let _busy = link.busy();
+        match ready_client(&link).await {
+            Err(SourceError::NeedsSignIn { reason, .. }) => Some(reason),
+            Ok(_) => link.sign_in_needed().await,
+            Err(_) => None,
+        }
+    }
+
     /// Connects again a source whose connection failed (after the user fixed the server or the
     /// network came back); other states are left alone. Returns at once: follow
     /// [`statuses`](Self::statuses) or the events.
@@ -462,8 +477,10 @@ impl Drop for Sources {
     }
 }
 
-/// Starts the link if needed and waits until it is ready; errors say why it is not.
+/// Starts the link if needed and waits until it is ready; errors say why it is not. A link
+/// that needed a sign-in connects again: the person may have signed in since.
 async fn ready_client(link: &Arc<Link>) -> Result<Client, SourceError> {
+    link.retry_sign_in();
     link.ensure_started();
     let name = link.source.name.clone();
     let bound = link.source.connect_timeout + link.source.request_timeout + SETTLE_SLACK;
@@ -482,6 +499,11 @@ async fn ready_client(link: &Arc<Link>) -> Result<Client, SourceError> {
     match state {
         LinkState::Ready { client, .. } => Ok(client),
         LinkState::Failed(reason) => Err(SourceError::Unavailable { name, reason }),
+        LinkState::NeedsSignIn(reason) => Err(SourceError::NeedsSignIn {
+            name,
+            connection: link.connection.clone(),
+            reason,
+        }),
         LinkState::Restarting {
             attempt,
             last_error,
@@ -516,6 +538,13 @@ async fn with_timeout<T>(
                 timeout,
             })?;
     outcome.map_err(|error| match error {
+        ServiceError::TransportSend(_) if error::is_auth_required(error::request_cause(&error)) => {
+            SourceError::NeedsSignIn {
+                name,
+                connection: link.connection.clone(),
+                reason: link.lost_sign_in(),
+            }
+        }
         ServiceError::McpError(data) => SourceError::Upstream {
             name,
             request: request.to_string(),
