@@ -107,6 +107,7 @@ pub async fn signed_in_manager(
     {
         return Ok(None);
     }
+    crate::tls::install_crypto_provider();
     let mut manager = AuthorizationManager::new(url).await?;
     manager.set_credential_store(store);
     Ok(manager.initialize_from_store().await?.then_some(manager))

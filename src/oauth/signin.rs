@@ -96,6 +96,7 @@ pub async fn begin(
         .map_err(|e| failed(format!("cannot listen on 127.0.0.1 for the redirect: {e}")))?
         .port();
     let redirect_uri = format!("http://127.0.0.1:{port}/callback");
+    // `challenge` installed the TLS crypto provider rmcp's own HTTP client needs.
     let mut manager = AuthorizationManager::new(url)
         .await
         .map_err(|e| failed(explain(&e)))?;

@@ -80,8 +80,17 @@ pub(crate) fn sign_in_message(
         format!(" --connection {connection}")
     };
     format!(
-        "source `{source}` needs you to sign in ({why}): run `capabilities source login {source}{flag}`"
+        "source `{source}` {SIGN_IN_MARK} ({why}): run `capabilities source login {source}{flag}`"
     )
+}
+
+/// What every sign-in message says, so one kept as text (a held connect failure, a status) is
+/// still recognised as one.
+const SIGN_IN_MARK: &str = "needs you to sign in";
+
+/// True for a message [`sign_in_message`] wrote.
+pub fn is_sign_in_message(text: &str) -> bool {
+    text.contains(SIGN_IN_MARK)
 }
 
 /// True when a request failed because the server answered 401: the token was refused, or none
