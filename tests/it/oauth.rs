@@ -341,18 +341,19 @@ async fn a_run_waits_for_sign_in_and_resumes_once_signed_in() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn tokens_refresh_before_expiry_and_a_refused_refresh_waits_for_sign_in() {
-    // Tokens of two seconds: refreshed when less than one is left.
-    let peer = OAuthPeer::start(2);
+    // Tokens of eight seconds, refreshed when less than four are left: room for the encrypted
+    // file store's key derivation on each save, on a busy machine.
+    let peer = OAuthPeer::start(8);
     let home = home_for(&peer, "file");
     let login = sign_in(&home, &[]).await;
     assert_eq!(login.code, 0, "{}\n{}", login.stdout, login.stderr);
     // Lets the access token run out: the next run refreshes it before calling.
-    std::thread::sleep(Duration::from_secs(3));
+    std::thread::sleep(Duration::from_secs(9));
     completed(&exec(&home, &["exec", "-", "--json"], SCRIPT));
     assert!(peer.grants("refresh_token") >= 1, "{}", peer.log());
 
     peer.admin("POST", "/admin/revoke-refresh");
-    std::thread::sleep(Duration::from_secs(3));
+    std::thread::sleep(Duration::from_secs(9));
     let (run_id, _) = paused_for_sign_in(&home);
     let list = home.run(&["source", "list"]);
     assert!(
