@@ -18,7 +18,7 @@ use crate::cli::{SourceAddArgs, SourceImportArgs, SourceListArgs, SourceNameArgs
 use crate::config::edit::{NewSource, add_source, remove_source, set_source_enabled};
 use crate::config::{SourceSettings, Transport, settle_time};
 use crate::model::tool::build_namespace;
-use crate::oauth::{self, SignInState, token_name};
+use crate::oauth::{self, SignInState};
 use crate::sources::{Pacing, SourceStatus, Sources};
 
 pub async fn add(app: &App, args: &SourceAddArgs) -> anyhow::Result<ExitCode> {
@@ -301,7 +301,7 @@ pub async fn list(app: &App, args: &SourceListArgs) -> anyhow::Result<ExitCode> 
         live_statuses(&settings.sources, &cache, settings.pacing, app.secrets()),
     )
     .await;
-    let sign_ins = sign_ins(app, &settings.sources);
+    let sign_ins = oauth::stored_sign_ins(&app.credentials(), &settings.sources);
     if args.json {
         let rows: Vec<serde_json::Value> = settings
             .sources
@@ -311,8 +311,8 @@ pub async fn list(app: &App, args: &SourceListArgs) -> anyhow::Result<ExitCode> 
                 let mut row = json_row(s, status);
                 let mine: serde_json::Map<String, serde_json::Value> = sign_ins
                     .iter()
-                    .filter(|(source, _, _)| *source == s.name)
-                    .map(|(_, connection, state)| (connection.clone(), sign_in_json(state)))
+                    .filter(|sign_in| sign_in.source == s.name)
+                    .map(|sign_in| (sign_in.connection.clone(), sign_in_json(&sign_in.state)))
                     .collect();
                 if !mine.is_empty() {
                     row["signIn"] = serde_json::Value::Object(mine);
@@ -329,12 +329,15 @@ pub async fn list(app: &App, args: &SourceListArgs) -> anyhow::Result<ExitCode> 
         if !sign_ins.is_empty() {
             let now = oauth::now_secs();
             let mut text = String::from("\nSign-ins:\n");
-            for (source, connection, state) in &sign_ins {
-                let state = match state {
+            for sign_in in &sign_ins {
+                let state = match &sign_in.state {
                     Ok(state) => state.describe(now),
                     Err(error) => format!("cannot be read: {error}"),
                 };
-                text.push_str(&format!("  {source} ({connection}): {state}\n"));
+                text.push_str(&format!(
+                    "  {} ({}): {state}\n",
+                    sign_in.source, sign_in.connection
+                ));
             }
             print(&text)?;
         }
@@ -405,29 +408,6 @@ async fn live_statuses(
             status
         })
         .collect()
-}
-
-/// The OAuth sign-in of every HTTP source's connection that has one stored (found in the
-/// credential index, so no store is asked about a name it does not hold).
-fn sign_ins(
-    app: &App,
-    sources: &[SourceSettings],
-) -> Vec<(String, String, Result<SignInState, String>)> {
-    let stored = app.credentials().list().unwrap_or_default();
-    let mut out = Vec::new();
-    for source in sources {
-        if !matches!(source.transport, Transport::Http { .. }) {
-            continue;
-        }
-        for connection in &source.connections {
-            let name = token_name(&source.name, &connection.name);
-            if stored.iter().any(|(stored, _)| *stored == name) {
-                let state = oauth::state(app.secrets(), &source.name, &connection.name);
-                out.push((source.name.clone(), connection.name.clone(), state));
-            }
-        }
-    }
-    out
 }
 
 fn sign_in_json(state: &Result<SignInState, String>) -> serde_json::Value {

@@ -18,7 +18,8 @@ use rmcp::transport::auth::{AuthError, AuthorizationManager};
 pub use signin::{ClientIdentity, SIGN_IN_WAIT, SignIn, SignInError, begin};
 pub use store::{TokenStore, Tokens, token_name};
 
-use crate::credentials::SecretLookup;
+use crate::config::{SourceSettings, Transport};
+use crate::credentials::{Credentials, SecretLookup};
 
 /// Where one connection's sign-in stands, from what the credential store holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,6 +92,40 @@ pub fn state(
         expires_at: tokens.expires_at(),
         refreshable: tokens.refresh.is_some(),
     })
+}
+
+/// One connection's stored sign-in, for `source list` and `doctor`.
+pub struct StoredSignIn {
+    pub source: String,
+    pub connection: String,
+    /// Its state, or why the credential store could not say.
+    pub state: Result<SignInState, String>,
+}
+
+/// The sign-in of every Streamable HTTP source's connection that has one stored (found in the
+/// credential index, so no store is asked about a name it does not hold).
+pub fn stored_sign_ins(
+    credentials: &Arc<Credentials>,
+    sources: &[SourceSettings],
+) -> Vec<StoredSignIn> {
+    let stored = credentials.list().unwrap_or_default();
+    let mut out = Vec::new();
+    for source in sources {
+        if !matches!(source.transport, Transport::Http { .. }) {
+            continue;
+        }
+        for connection in &source.connections {
+            let name = token_name(&source.name, &connection.name);
+            if stored.iter().any(|(stored, _)| *stored == name) {
+                out.push(StoredSignIn {
+                    source: source.name.clone(),
+                    connection: connection.name.clone(),
+                    state: state(credentials.clone(), &source.name, &connection.name),
+                });
+            }
+        }
+    }
+    out
 }
 
 /// The authorization manager for a connection that has stored tokens, ready to put them on

@@ -16,7 +16,7 @@ use tokio::io::AsyncBufReadExt;
 
 use crate::approval_page::with_browser;
 use crate::approvals::{envelope, exec};
-use crate::common::{free_port, listening_within, python_peer};
+use crate::common::{free_port, json_report, listening_within, python_peer};
 use crate::credentials::SecretService;
 use crate::support::{Home, Run};
 
@@ -456,4 +456,49 @@ async fn login_to_a_server_that_asks_for_none_says_so() {
         "{}",
         run.stderr
     );
+}
+
+#[test]
+fn a_2026_client_is_sent_the_sign_in_page_and_the_run_completes() {
+    let peer = OAuthPeer::start(3600);
+    let home = home_for(&peer, "file");
+    let report = json_report(
+        python_peer("sign_in_client.py")
+            .arg(env!("CARGO_BIN_EXE_capabilities"))
+            .args(["hub", "serve"])
+            .env("CAPABILITIES_HOME", home.path())
+            .env("CAPABILITIES_PASSPHRASE", PASSPHRASE)
+            .env_remove("DBUS_SESSION_BUS_ADDRESS")
+            .env_remove("CAPABILITIES_CONFIG")
+            .env_remove("DISPLAY"),
+    );
+    assert_eq!(report["result"]["status"], "completed", "{report}");
+    assert!(
+        report["result"]["result"].to_string().contains("echo: hi"),
+        "{report}"
+    );
+    let asked = &report["elicitations"][0];
+    assert_eq!(asked["mode"], "url", "{report}");
+    let page = asked["url"].as_str().unwrap_or_default();
+    assert!(
+        page.starts_with(&format!("http://127.0.0.1:{}/authorize?", peer.port)),
+        "{report}"
+    );
+    assert!(
+        asked["landed"]
+            .as_str()
+            .is_some_and(|l| l.contains("Signed in")),
+        "{report}"
+    );
+    // What the model sees names no page, and no token.
+    assert!(
+        !report["result"].to_string().contains("/authorize"),
+        "{report}"
+    );
+    assert_no_token(
+        &peer.tokens(),
+        &[("the envelope", &report["result"].to_string())],
+        &home,
+    );
+    assert_eq!(peer.grants("authorization_code"), 1, "{}", peer.log());
 }
