@@ -2,6 +2,7 @@
 //! one, or all of another MCP client's at once), and connect to them to show what each one is
 //! doing (`list --profile` only a profile's).
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
@@ -14,12 +15,15 @@ use super::output::print;
 use super::progress::{names, waiting};
 use crate::app::App;
 use crate::catalog::cache::{CachedListing, ListingCache};
-use crate::cli::{SourceAddArgs, SourceImportArgs, SourceListArgs, SourceNameArgs, SourceTestArgs};
+use crate::cli::{
+    SourceAddArgs, SourceImportArgs, SourceListArgs, SourceLoginArgs, SourceNameArgs,
+    SourceTestArgs,
+};
 use crate::config::edit::{NewSource, add_source, remove_source, set_source_enabled};
 use crate::config::{SourceSettings, Transport, settle_time};
 use crate::model::tool::build_namespace;
 use crate::oauth::{self, SignInState};
-use crate::sources::{Pacing, SourceStatus, Sources};
+use crate::sources::{Pacing, SourceStatus, Sources, is_sign_in_message};
 
 pub async fn add(app: &App, args: &SourceAddArgs) -> anyhow::Result<ExitCode> {
     if !args.headers.is_empty() && args.url.is_none() && args.openapi.is_none() {
@@ -241,6 +245,10 @@ async fn test_one(app: &App, name: &str, just_added: bool, json: bool) -> anyhow
             print(&text)?;
             Ok(ExitCode::SUCCESS)
         }
+        // A server that asks for a sign-in works once the person gives one: offer it.
+        (SourceStatus::Failed { error }, _) if just_added && is_sign_in_message(&error) => {
+            offer_sign_in(app, name).await
+        }
         (_, Some(Err(e))) if json => failed_report(name, &format!("listing its tools failed: {e}")),
         (_, Some(Err(e))) => bail!("`{name}` connected but listing its tools failed: {e}"),
         (status, _) if json => failed_report(name, &status.to_string()),
@@ -261,6 +269,32 @@ async fn test_one(app: &App, name: &str, just_added: bool, json: bool) -> anyhow
             bail!("`{name}` is not working: {status}\n{after}")
         }
     }
+}
+
+/// After `source add --url` of a server that answered with an OAuth challenge: sign in now when
+/// a person is at the terminal and says yes, else say how to.
+async fn offer_sign_in(app: &App, name: &str) -> anyhow::Result<ExitCode> {
+    let login = app.command(&format!("source login {name}"));
+    let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    if interactive {
+        print(&format!(
+            "`{name}` asks you to sign in (OAuth). Sign in now in your browser? [Y/n] "
+        ))?;
+        let mut answer = String::new();
+        std::io::stdin().read_line(&mut answer)?;
+        if !answer.trim().to_ascii_lowercase().starts_with('n') {
+            let args = SourceLoginArgs {
+                name: name.to_string(),
+                connection: None,
+                no_browser: false,
+            };
+            return super::login::login(app, &args).await;
+        }
+    }
+    print(&format!(
+        "`{name}` asks you to sign in (OAuth); run `{login}` to sign in in your browser. Until then, runs that call it wait for the sign-in.\n"
+    ))?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `source test --json` of a source that does not work: the report, and exit status 1.

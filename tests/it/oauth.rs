@@ -290,6 +290,14 @@ async fn a_run_waits_for_sign_in_and_resumes_once_signed_in() {
         "{}",
         list.stdout
     );
+    let doctor = home.run(&["doctor"]);
+    assert!(
+        doctor
+            .stdout
+            .contains("peer (default): signed in; token expires in"),
+        "{}",
+        doctor.stdout
+    );
     let json = home.run(&["source", "list", "--json"]).ok();
     assert!(json.stdout.contains("\"signed_in\""), "{}", json.stdout);
 
@@ -361,6 +369,12 @@ async fn tokens_refresh_before_expiry_and_a_refused_refresh_waits_for_sign_in() 
         "{}",
         list.stdout
     );
+    let doctor = home.run(&["doctor"]);
+    assert!(
+        doctor.stdout.contains("peer (default): needs sign-in (the server refused to renew it); run `capabilities source login peer`"),
+        "{}",
+        doctor.stdout
+    );
 
     let again = sign_in(&home, &[]).await;
     assert_eq!(again.code, 0, "{}\n{}", again.stdout, again.stderr);
@@ -405,6 +419,24 @@ async fn tokens_live_in_the_keychain() {
     command.envs(env.iter().copied());
     completed(&Run::with_stdin(&mut command, SCRIPT));
     assert_no_token(&tokens, &[("the login output", &login.stdout)], &home);
+}
+
+#[test]
+fn adding_a_source_that_asks_for_a_sign_in_says_how_to_give_it() {
+    let peer = OAuthPeer::start(3600);
+    let home = Home::new().with_env("CAPABILITIES_PASSPHRASE", PASSPHRASE);
+    home.write_config("[credentials]\nstore = \"file\"\n");
+    let added = home
+        .run(&["source", "add", "peer", "--url", &peer.url])
+        .ok();
+    assert!(
+        added
+            .stdout
+            .contains("`peer` asks you to sign in (OAuth); run `capabilities source login peer`"),
+        "{}",
+        added.stdout
+    );
+    paused_for_sign_in(&home);
 }
 
 #[test]
