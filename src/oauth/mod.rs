@@ -155,3 +155,35 @@ pub fn now_secs() -> u64 {
         .map(|d| d.as_secs())
         .unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn states_read_as_a_person_would_say_them() {
+        let signed_in = |expires_at, refreshable| SignInState::SignedIn {
+            expires_at,
+            refreshable,
+        };
+        assert_eq!(SignInState::NeedsSignIn.describe(0), "needs sign-in");
+        assert_eq!(signed_in(None, true).describe(0), "signed in");
+        assert_eq!(
+            signed_in(Some(1_000 + 300), true).describe(1_000),
+            "signed in; token expires in 5 min (refreshed by itself)"
+        );
+        assert_eq!(
+            signed_in(Some(1_000 + 30), false).describe(1_000),
+            "signed in; token expires in 30 s; sign in again then"
+        );
+        assert_eq!(
+            signed_in(Some(900), true).describe(1_000),
+            "signed in; token expired, refreshed on the next call"
+        );
+        assert_eq!(
+            signed_in(Some(900), false).describe(1_000),
+            "token expired: needs sign-in"
+        );
+        assert_eq!(signed_in(Some(90_000), true).word(), "signed_in");
+    }
+}

@@ -163,3 +163,126 @@ impl CredentialStore for TokenStore {
         Ok(None)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+    use std::sync::atomic::AtomicUsize;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::credentials::SecretVault;
+
+    /// A credential store in memory that counts its reads.
+    #[derive(Default)]
+    struct Memory {
+        values: Mutex<HashMap<String, String>>,
+        reads: AtomicUsize,
+    }
+
+    impl SecretLookup for Memory {
+        fn secret(&self, name: &str) -> Result<String, String> {
+            Err(format!("`{name}` is not a config secret"))
+        }
+        fn vault(&self) -> Option<&dyn SecretVault> {
+            Some(self)
+        }
+    }
+
+    impl SecretVault for Memory {
+        fn load(&self, name: &str) -> Result<Option<Secret>, String> {
+            self.reads.fetch_add(1, Ordering::SeqCst);
+            let values = self.values.lock().unwrap_or_else(|p| p.into_inner());
+            Ok(values.get(name).cloned().map(Secret::new))
+        }
+        fn save(&self, name: &str, value: &Secret) -> Result<(), String> {
+            let mut values = self.values.lock().unwrap_or_else(|p| p.into_inner());
+            values.insert(name.to_string(), value.expose().to_string());
+            Ok(())
+        }
+        fn erase(&self, name: &str) -> Result<(), String> {
+            let mut values = self.values.lock().unwrap_or_else(|p| p.into_inner());
+            values.remove(name);
+            Ok(())
+        }
+    }
+
+    fn signed_in(access: &str) -> StoredCredentials {
+        serde_json::from_value(json!({
+            "client_id": "client-1",
+            "token_response": {
+                "access_token": access, "token_type": "bearer",
+                "expires_in": 60, "refresh_token": "refresh-secret-value"
+            },
+            "granted_scopes": ["mcp"],
+            "token_received_at": 1000,
+        }))
+        .expect("stored credentials")
+    }
+
+    #[tokio::test]
+    async fn tokens_are_read_once_and_again_before_a_refresh() {
+        let memory = Arc::new(Memory::default());
+        let store = TokenStore::new(memory.clone(), "linear", "default");
+        store.save(signed_in("access-one-value")).await.unwrap();
+        let stored = memory.values.lock().unwrap()["oauth.linear.default"].clone();
+        assert!(stored.contains("access-one-value"), "{stored}");
+        let reads = memory.reads.load(Ordering::SeqCst);
+        for _ in 0..3 {
+            store.load().await.unwrap();
+        }
+        // The first load reads the store (nothing is known to be fresh yet); then memory.
+        assert_eq!(memory.reads.load(Ordering::SeqCst), reads + 1);
+        // Another process signs in again meanwhile: a refresh must see its tokens.
+        memory.values.lock().unwrap().insert(
+            "oauth.linear.default".into(),
+            serde_json::to_string(&signed_in("access-two-value")).unwrap(),
+        );
+        let _guard = store.acquire_refresh_guard().await.unwrap();
+        let loaded = store.load().await.unwrap().expect("stored");
+        assert_eq!(
+            Tokens::of(&loaded).access.map(|s| s.expose().to_string()),
+            Some("access-two-value".to_string())
+        );
+    }
+
+    #[tokio::test]
+    async fn a_refused_refresh_keeps_the_client_and_drops_the_tokens() {
+        let memory = Arc::new(Memory::default());
+        let store = TokenStore::new(memory.clone(), "linear", "work");
+        let stored = signed_in("access-one-value");
+        store.save(stored.clone()).await.unwrap();
+        store.on_refresh_token_rejected(&stored).await.unwrap();
+        let kept = store.read().unwrap().expect("the registration stays");
+        assert_eq!(kept.client_id, "client-1");
+        assert!(kept.token_response.is_none());
+        let text = memory.values.lock().unwrap()["oauth.linear.work"].clone();
+        assert!(!text.contains("refresh-secret-value"), "{text}");
+        store.clear().await.unwrap();
+        assert!(store.read().unwrap().is_none());
+    }
+
+    #[test]
+    fn a_damaged_sign_in_says_how_to_replace_it() {
+        let memory = Arc::new(Memory::default());
+        memory
+            .values
+            .lock()
+            .unwrap()
+            .insert("oauth.linear.default".into(), "not json".into());
+        let store = TokenStore::new(memory, "linear", "default");
+        let error = store.read().unwrap_err();
+        assert!(error.contains("capabilities source login"), "{error}");
+        assert!(error.contains("oauth.linear.default"), "{error}");
+    }
+
+    #[test]
+    fn tokens_say_when_they_expire() {
+        let tokens = Tokens::of(&signed_in("access-one-value"));
+        assert_eq!(tokens.expires_at(), Some(1060));
+        assert!(tokens.refresh.is_some());
+        let none = StoredCredentials::new("client-1".into(), None, Vec::new(), None);
+        assert_eq!(Tokens::of(&none).expires_at(), None);
+    }
+}

@@ -158,3 +158,26 @@ pub(crate) fn io_kind(error: &(dyn std::error::Error + 'static)) -> Option<std::
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sign_in_messages_name_the_command_and_are_recognised() {
+        let default = sign_in_message("linear", "default", true, "it has not signed in yet");
+        assert_eq!(
+            default,
+            "source `linear` needs you to sign in (it has not signed in yet): run `capabilities source login linear`"
+        );
+        let work = sign_in_message("github", "work", false, "why");
+        assert!(
+            work.ends_with("`capabilities source login github --connection work`"),
+            "{work}"
+        );
+        assert!(is_sign_in_message(&default) && is_sign_in_message(&work));
+        assert!(!is_sign_in_message(
+            "cannot connect to http://x: connection refused"
+        ));
+    }
+}
