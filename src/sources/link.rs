@@ -286,6 +286,18 @@ impl Link {
         }
     }
 
+    /// Blanks this connection's OAuth access token wherever `answer` holds it, in every form
+    /// the redaction knows: an upstream that echoes the token it was sent must not hand it to
+    /// the sandbox.
+    pub(crate) async fn clean_token(&self, answer: &mut serde_json::Value) {
+        let Some(client) = self.oauth() else {
+            return;
+        };
+        if let Ok(token) = client.get_access_token().await {
+            Redaction::new([Secret::new(token)]).clean_json(answer);
+        }
+    }
+
     pub(crate) fn sign_in_message(&self, why: &str) -> String {
         sign_in_message(&self.source.name, &self.connection, self.is_default, why)
     }

@@ -227,6 +227,10 @@ impl Sources {
         // An upstream can echo its token into a description or a schema's default; blanked
         // here, it reaches neither the cache on disk, nor search, describe or the sandbox.
         let redaction = link.redaction();
+        let mut tools = tools;
+        for tool in &mut tools {
+            link.clean_token(tool).await;
+        }
         tools
             .into_iter()
             .map(|mut tool| {
@@ -331,11 +335,14 @@ impl Sources {
         };
         match response {
             CallToolResponse::Complete(result) => {
-                serde_json::to_value(&result).map_err(|error| SourceError::Upstream {
-                    name: source.to_string(),
-                    request: request.clone(),
-                    message: format!("its result cannot be read: {error}"),
-                })
+                let mut answer =
+                    serde_json::to_value(&result).map_err(|error| SourceError::Upstream {
+                        name: source.to_string(),
+                        request: request.clone(),
+                        message: format!("its result cannot be read: {error}"),
+                    })?;
+                link.clean_token(&mut answer).await;
+                Ok(answer)
             }
             CallToolResponse::InputRequired(_) => Err(unsupported("a request for more input")),
             CallToolResponse::Task(_) => Err(unsupported("a task to poll")),

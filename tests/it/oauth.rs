@@ -319,6 +319,25 @@ async fn a_run_waits_for_sign_in_and_resumes_once_signed_in() {
         .map(Run::from)
         .expect("exec runs");
     completed(&logged);
+    // An upstream that echoes its bearer token hands the script a blank, not the token.
+    let echoed = exec(
+        &home,
+        &["exec", "-", "--json"],
+        "return await peer.whoami({});",
+    );
+    assert_eq!(
+        envelope(&echoed)["status"],
+        "completed",
+        "{}",
+        echoed.stdout
+    );
+    assert!(
+        echoed
+            .stdout
+            .contains(&format!("you are {}", capabilities::credentials::MASK)),
+        "{}",
+        echoed.stdout
+    );
     assert_no_token(
         &peer.tokens(),
         &[
@@ -328,6 +347,7 @@ async fn a_run_waits_for_sign_in_and_resumes_once_signed_in() {
             ("the login log", &login.stderr),
             ("the debug log", &logged.stderr),
             ("source list", &json.stdout),
+            ("an echoed token", &echoed.stdout),
         ],
         &home,
     );

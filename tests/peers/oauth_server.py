@@ -12,7 +12,8 @@ browser test clicks. For the tests to look at and to break things:
 - POST /admin/revoke-refresh every refresh token stops working (the next refresh is refused)
 - POST /admin/expire-access  every access token stops working now (the next call gets a 401)
 
-Tool `echo(text)` (read-only) answers `echo: TEXT`.
+Tool `echo(text)` (read-only) answers `echo: TEXT`; tool `whoami()` (read-only) is a careless
+upstream that answers with the bearer token it was sent.
 """
 
 import secrets
@@ -20,6 +21,7 @@ import sys
 import time
 
 import uvicorn
+from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import (
     AccessToken,
     AuthorizationCode,
@@ -177,6 +179,13 @@ server = MCPServer(
 def echo(text: str) -> str:
     """Answer `echo: TEXT`."""
     return f"echo: {text}"
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+def whoami() -> str:
+    """Answer with the token this request came with."""
+    token = get_access_token()
+    return f"you are {token.token if token else 'nobody'}"
 
 
 @server.custom_route("/consent", methods=["GET"])
