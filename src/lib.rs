@@ -24,6 +24,7 @@
 //! | [`tui`] | `capabilities dashboard`: live runs and the approval queue (ratatui) |
 //! | [`token_count`] | o200k_base token counting for budgets |
 //! | [`tls`] | the rustls crypto provider every HTTP client uses; TLS failures in plain words |
+//! | [`error_text`] | an error and its causes as one line for the user |
 //! | [`env_vars`] | every environment variable read |
 //! | [`logging`] | logs on stderr as text or JSON lines, request and run ids, OpenTelemetry export |
 //!
@@ -42,6 +43,7 @@ pub mod commands;
 pub mod config;
 pub mod credentials;
 pub mod env_vars;
+pub mod error_text;
 pub mod execute;
 pub mod hub;
 pub mod logging;

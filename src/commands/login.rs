@@ -14,6 +14,7 @@ use crate::catalog::cache::ListingCache;
 use crate::cli::SourceLoginArgs;
 use crate::config::{SourceSettings, Transport};
 use crate::oauth::{self, SIGN_IN_WAIT, TokenStore, token_name};
+use crate::sources::client_identity;
 
 pub async fn login(app: &App, args: &SourceLoginArgs) -> anyhow::Result<ExitCode> {
     let settings = app.settings()?;
@@ -24,8 +25,13 @@ pub async fn login(app: &App, args: &SourceLoginArgs) -> anyhow::Result<ExitCode
             source.name
         );
     };
+    let settings_of = source
+        .connection(&connection)
+        .unwrap_or(source.default_connection());
+    let client = client_identity(settings_of, &source.name, app.secrets().as_ref())
+        .map_err(anyhow::Error::msg)?;
     let store = TokenStore::new(app.secrets(), &source.name, &connection);
-    let sign_in = oauth::begin(&source.name, url, store, None).await?;
+    let sign_in = oauth::begin(&source.name, url, store, client).await?;
     let page = sign_in.url().to_string();
     let opened = !args.no_browser
         && Url::parse(&page)

@@ -13,6 +13,7 @@ use tokio::sync::watch;
 use crate::catalog::live::LiveCatalog;
 use crate::config::{Settings, Transport};
 use crate::oauth::{self, SIGN_IN_WAIT, TokenStore};
+use crate::sources::client_identity;
 
 /// How a sign-in ended: `None` while the person is still at it.
 type Outcome = Option<Result<(), String>>;
@@ -49,9 +50,11 @@ impl SignIns {
         let Transport::Http { url } = &settings.transport else {
             return Err(format!("source `{source}` does not sign in with OAuth"));
         };
-        let connection = settings.default_connection().name.clone();
-        let store = TokenStore::new(catalog.sources().secrets().clone(), source, &connection);
-        let sign_in = oauth::begin(source, url, store, None)
+        let connection = settings.default_connection();
+        let secrets = catalog.sources().secrets().clone();
+        let client = client_identity(connection, source, secrets.as_ref())?;
+        let store = TokenStore::new(secrets, source, &connection.name);
+        let sign_in = oauth::begin(source, url, store, client)
             .await
             .map_err(|e| e.to_string())?;
         let page = sign_in.url().to_string();

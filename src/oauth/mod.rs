@@ -13,7 +13,7 @@ mod store;
 
 use std::sync::Arc;
 
-use rmcp::transport::auth::{AuthError, AuthorizationManager};
+use rmcp::transport::auth::{AuthError, AuthorizationManager, OAuthClientConfig};
 
 pub use signin::{ClientIdentity, SIGN_IN_WAIT, SignIn, SignInError, begin};
 pub use store::{TokenStore, Tokens, token_name};
@@ -134,18 +134,39 @@ pub fn stored_sign_ins(
 pub async fn signed_in_manager(
     url: &str,
     store: TokenStore,
+    client: Option<ClientIdentity>,
 ) -> Result<Option<AuthorizationManager>, AuthError> {
-    if store
+    let Some(stored) = store
         .read()
         .map_err(AuthError::CredentialStoreError)?
-        .is_none_or(|stored| stored.token_response.is_none())
+        .filter(|stored| stored.token_response.is_some())
+    else {
+        return Ok(None);
+    };
+    // Tokens of another client than the config names now: the config changed since.
+    if client
+        .as_ref()
+        .is_some_and(|client| client.client_id != stored.client_id)
     {
         return Ok(None);
     }
     crate::tls::install_crypto_provider();
     let mut manager = AuthorizationManager::new(url).await?;
     manager.set_credential_store(store);
-    Ok(manager.initialize_from_store().await?.then_some(manager))
+    if !manager.initialize_from_store().await? {
+        return Ok(None);
+    }
+    // A confidential client authenticates its refreshes with its secret.
+    if let Some(ClientIdentity {
+        client_id,
+        client_secret: Some(secret),
+    }) = client
+    {
+        manager.configure_client(
+            OAuthClientConfig::new(client_id, signin::REFRESH_REDIRECT).with_client_secret(secret),
+        )?;
+    }
+    Ok(Some(manager))
 }
 
 /// The current Unix time in seconds.

@@ -22,6 +22,10 @@ use super::store::TokenStore;
 /// How long a sign-in waits for the browser to come back before it gives up.
 pub const SIGN_IN_WAIT: Duration = Duration::from_secs(600);
 
+/// The redirect a client configured only to refresh names: a refresh sends none, but the
+/// client needs one.
+pub(crate) const REFRESH_REDIRECT: &str = "http://127.0.0.1/callback";
+
 /// The client name a dynamically registered client gets; what the consent page shows.
 const CLIENT_NAME: &str = "capabilities";
 
@@ -242,7 +246,7 @@ async fn challenge(source: &str, url: &str) -> Result<String, SignInError> {
         .json(&probe)
         .send()
         .await
-        .map_err(|e| unreachable(crate::sources::error_chain(&e)))?;
+        .map_err(|e| unreachable(crate::error_text::chain(&e)))?;
     if response.status() != reqwest::StatusCode::UNAUTHORIZED {
         return Err(SignInError::NotOAuth {
             source_name: source.to_string(),
@@ -265,6 +269,6 @@ pub fn explain(error: &AuthError) -> String {
             "the authorization server would not register capabilities as a client ({reason}); set a client ID for this connection in the config instead"
         ),
         AuthError::NoAuthorizationSupport => "the server publishes no OAuth metadata, so there is nothing to sign in to".into(),
-        other => crate::sources::error_chain(other),
+        other => crate::error_text::chain(other),
     }
 }

@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+pub(crate) use crate::error_text::chain;
+
 use rmcp::ServiceError;
 use rmcp::service::ClientInitializeError;
 use rmcp::transport::streamable_http_client::StreamableHttpError;
@@ -100,22 +102,6 @@ pub(crate) fn is_auth_required(error: &(dyn std::error::Error + 'static)) -> boo
         error.downcast_ref::<StreamableHttpError<reqwest::Error>>(),
         Some(StreamableHttpError::AuthRequired(_))
     )
-}
-
-/// Formats an error and every error in its `source()` chain, skipping a cause whose text the
-/// message before it already contains (many libraries repeat their cause in their own message).
-pub(crate) fn chain(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut out = error.to_string();
-    let mut next = error.source();
-    while let Some(cause) = next {
-        let text = cause.to_string();
-        if !text.is_empty() && !out.contains(&text) {
-            out.push_str(": ");
-            out.push_str(&text);
-        }
-        next = cause.source();
-    }
-    out
 }
 
 /// The error under rmcp's handshake wrappers: the transport's own error, or the legacy

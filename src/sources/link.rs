@@ -17,7 +17,7 @@ use rmcp::transport::auth::{AuthClient, AuthError};
 use super::error::{chain, handshake_cause, request_cause, sign_in_message};
 use super::handler::{UpstreamHandler, tools_changed};
 use super::openapi::{Api, Connect};
-use super::resolve::resolve_all;
+use super::resolve::{client_identity, resolve_all};
 use super::status::{SourceEvent, SourceStatus};
 use super::stdio::StdioChild;
 use super::{http, stdio};
@@ -731,12 +731,18 @@ async fn signed_in_client(
     if link.shared.secrets.vault().is_none() {
         return Ok(None);
     }
+    let client = match link.connection_settings() {
+        Some(connection) => {
+            client_identity(connection, &link.source.name, link.shared.secrets.as_ref())?
+        }
+        None => None,
+    };
     let store = TokenStore::new(
         link.shared.secrets.clone(),
         &link.source.name,
         &link.connection,
     );
-    let manager = oauth::signed_in_manager(url, store)
+    let manager = oauth::signed_in_manager(url, store, client)
         .await
         .map_err(|error| {
             ConnectError::Failed(format!(

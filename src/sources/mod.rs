@@ -53,11 +53,11 @@ use rmcp::model::{CallToolRequestParams, CallToolResponse};
 use serde_json::{Map, Value};
 use tokio::sync::{Semaphore, broadcast, watch};
 
-pub(crate) use error::chain as error_chain;
 pub use error::{SourceError, is_sign_in_message};
 pub use openapi::document_tools;
 pub use pacing::Pacing;
 pub use process_group::kill_all;
+pub use resolve::client_identity;
 pub use signals::termination_signal;
 pub use status::{SourceEvent, SourceStatus};
 

@@ -33,10 +33,16 @@ struct OAuthPeer {
 impl OAuthPeer {
     /// Access tokens live `ttl_secs`.
     fn start(ttl_secs: u64) -> OAuthPeer {
+        OAuthPeer::with_app(ttl_secs, &[])
+    }
+
+    /// [`start`](Self::start), with `app` (a client ID and secret) registered beforehand.
+    fn with_app(ttl_secs: u64, app: &[&str]) -> OAuthPeer {
         let port = free_port();
         let child = python_peer("oauth_server.py")
             .arg(port.to_string())
             .arg(ttl_secs.to_string())
+            .args(app)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -412,6 +418,33 @@ async fn a_token_the_server_refuses_is_refreshed_once() {
     peer.admin("POST", "/admin/expire-access");
     completed(&exec(&home, &["exec", "-", "--json"], SCRIPT));
     assert_eq!(peer.grants("refresh_token"), 1, "{}", peer.log());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_client_from_the_config_signs_in_and_refreshes_with_its_secret() {
+    let peer = OAuthPeer::with_app(3600, &["app-1", "app-secret-value"]);
+    let home = Home::new().with_env("CAPABILITIES_PASSPHRASE", PASSPHRASE);
+    home.write_config(&format!(
+        "[credentials]\nstore = \"file\"\n\n[sources.peer]\nurl = {}\noauth = {{ client_id = \"app-1\", client_secret = \"${{secret:peer-app}}\" }}\n",
+        serde_json::to_string(&peer.url).expect("a TOML string")
+    ));
+    let mut set = home.command(&["credential", "set", "peer-app"]);
+    Run::with_stdin(&mut set, "app-secret-value\n").ok();
+    let login = sign_in(&home, &[]).await;
+    assert_eq!(login.code, 0, "{}\n{}", login.stdout, login.stderr);
+    // No registration: the configured client signed in, and refreshes as itself.
+    peer.admin("POST", "/admin/expire-access");
+    completed(&exec(&home, &["exec", "-", "--json"], SCRIPT));
+    let log = peer.log();
+    assert_eq!(log["registrations"], serde_json::json!([]), "{log}");
+    let clients: Vec<&str> = log["token_requests"]
+        .as_array()
+        .expect("token requests")
+        .iter()
+        .filter_map(|r| r["client_id"].as_str())
+        .collect();
+    assert_eq!(clients, ["app-1", "app-1"], "{log}");
+    assert_eq!(peer.grants("refresh_token"), 1, "{log}");
 }
 
 #[cfg(target_os = "linux")]

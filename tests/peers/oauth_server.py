@@ -2,7 +2,11 @@
 metadata (RFC 9728) and its own authorization server (RFC 8414 metadata, dynamic client
 registration, authorization code with PKCE, refresh, revocation), all on one port.
 
-Run as `oauth_server.py PORT ACCESS_TTL_SECONDS`: it serves http://127.0.0.1:PORT/mcp. Access
+Run as `oauth_server.py PORT ACCESS_TTL_SECONDS [CLIENT_ID CLIENT_SECRET]`: it serves
+http://127.0.0.1:PORT/mcp. With a client ID and secret, that confidential client (an "OAuth
+app") is registered beforehand, authenticating at the token endpoint with its secret in the
+form (`client_secret_post`, the one method the server then advertises); its redirect may be any
+loopback port (RFC 8252). Access
 tokens live ACCESS_TTL_SECONDS and are accepted only for that resource (the RFC 8707 indicator
 must reach the token). The authorization page (`/consent`) has one "Allow" button, which a
 browser test clicks. For the tests to look at and to break things:
@@ -36,9 +40,11 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from mcp.types import ToolAnnotations
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
 
 PORT = int(sys.argv[1])
 ACCESS_TTL = int(sys.argv[2])
+APP = sys.argv[3:5]
 BASE = f"http://127.0.0.1:{PORT}"
 RESOURCE = f"{BASE}/mcp"
 
@@ -50,6 +56,15 @@ LOG = {
     "issued_refresh_tokens": [],
     "bearer_seen": 0,
 }
+
+
+class LoopbackApp(OAuthClientInformationFull):
+    """A pre-registered client whose redirect is 127.0.0.1 on whatever port it listens on."""
+
+    def validate_redirect_uri(self, redirect_uri):
+        if redirect_uri is not None and str(redirect_uri).startswith("http://127.0.0.1:"):
+            return redirect_uri
+        return super().validate_redirect_uri(redirect_uri)
 
 
 class Provider:
@@ -133,7 +148,11 @@ class Provider:
     async def exchange_authorization_code(self, client, authorization_code):
         self.codes.pop(authorization_code.code, None)
         LOG["token_requests"].append(
-            {"grant": "authorization_code", "resource": authorization_code.resource}
+            {
+                "grant": "authorization_code",
+                "resource": authorization_code.resource,
+                "client_id": client.client_id,
+            }
         )
         return self.issue(client.client_id, authorization_code.scopes, authorization_code.resource)
 
@@ -141,7 +160,9 @@ class Provider:
         return self.refresh.get(refresh_token)
 
     async def exchange_refresh_token(self, client, refresh_token, scopes):
-        LOG["token_requests"].append({"grant": "refresh_token", "resource": refresh_token.resource})
+        LOG["token_requests"].append(
+            {"grant": "refresh_token", "resource": refresh_token.resource, "client_id": client.client_id}
+        )
         if self.refresh.pop(refresh_token.token, None) is None:
             raise TokenError(error="invalid_grant", error_description="refresh token revoked")
         return self.issue(client.client_id, refresh_token.scopes, refresh_token.resource)
@@ -159,6 +180,15 @@ class Provider:
 
 
 provider = Provider()
+if APP:
+    provider.clients[APP[0]] = LoopbackApp(
+        client_id=APP[0],
+        client_secret=APP[1],
+        redirect_uris=["http://127.0.0.1/callback"],
+        token_endpoint_auth_method="client_secret_post",
+        grant_types=["authorization_code", "refresh_token"],
+        scope="mcp",
+    )
 server = MCPServer(
     "oauth-peer",
     auth_server_provider=provider,
@@ -226,5 +256,28 @@ async def expire_access(request: Request) -> Response:
     return JSONResponse({"ok": True})
 
 
+async def post_only_metadata(request: Request) -> Response:
+    """The SDK's metadata, with the one client authentication method the app uses."""
+    return JSONResponse(
+        {
+            "issuer": BASE,
+            "authorization_endpoint": f"{BASE}/authorize",
+            "token_endpoint": f"{BASE}/token",
+            "registration_endpoint": f"{BASE}/register",
+            "scopes_supported": ["mcp"],
+            "response_types_supported": ["code"],
+            "grant_types_supported": ["authorization_code", "refresh_token"],
+            "token_endpoint_auth_methods_supported": ["client_secret_post"],
+            "code_challenge_methods_supported": ["S256"],
+        }
+    )
+
+
 if __name__ == "__main__":
-    uvicorn.run(server.streamable_http_app(), host="127.0.0.1", port=PORT, log_level="warning")
+    app = server.streamable_http_app()
+    if APP:
+        # Ahead of the SDK's own route, which also advertises HTTP Basic.
+        app.router.routes.insert(
+            0, Route("/.well-known/oauth-authorization-server", post_only_metadata, methods=["GET"])
+        )
+    uvicorn.run(app, host="127.0.0.1", port=PORT, log_level="warning")
