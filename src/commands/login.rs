@@ -12,26 +12,16 @@ use crate::app::App;
 use crate::approvals::open_in_browser;
 use crate::catalog::cache::ListingCache;
 use crate::cli::SourceLoginArgs;
-use crate::config::{SourceSettings, Transport};
-use crate::oauth::{self, SIGN_IN_WAIT, TokenStore, token_name};
-use crate::sources::client_identity;
+use crate::config::SourceSettings;
+use crate::oauth::{SIGN_IN_WAIT, TokenStore, token_name};
+use crate::sources::begin_sign_in;
 
 pub async fn login(app: &App, args: &SourceLoginArgs) -> anyhow::Result<ExitCode> {
     let settings = app.settings()?;
     let (source, connection) = target(&settings.sources, args)?;
-    let Transport::Http { url } = &source.transport else {
-        bail!(
-            "source `{}` is not a Streamable HTTP source; only those sign in with OAuth (others take `${{secret:NAME}}` in their env or headers)",
-            source.name
-        );
-    };
-    let settings_of = source
-        .connection(&connection)
-        .unwrap_or(source.default_connection());
-    let client = client_identity(settings_of, &source.name, app.secrets().as_ref())
+    let sign_in = begin_sign_in(source, &connection, app.secrets())
+        .await
         .map_err(anyhow::Error::msg)?;
-    let store = TokenStore::new(app.secrets(), &source.name, &connection);
-    let sign_in = oauth::begin(&source.name, url, store, client).await?;
     let page = sign_in.url().to_string();
     let opened = !args.no_browser
         && Url::parse(&page)

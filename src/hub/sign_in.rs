@@ -11,9 +11,9 @@ use std::time::Duration;
 use tokio::sync::watch;
 
 use crate::catalog::live::LiveCatalog;
-use crate::config::{Settings, Transport};
-use crate::oauth::{self, SIGN_IN_WAIT, TokenStore};
-use crate::sources::client_identity;
+use crate::config::Settings;
+use crate::oauth::SIGN_IN_WAIT;
+use crate::sources::begin_sign_in;
 
 /// How a sign-in ended: `None` while the person is still at it.
 type Outcome = Option<Result<(), String>>;
@@ -47,16 +47,9 @@ impl SignIns {
         let settings = settings
             .source(source)
             .ok_or_else(|| format!("there is no source `{source}`"))?;
-        let Transport::Http { url } = &settings.transport else {
-            return Err(format!("source `{source}` does not sign in with OAuth"));
-        };
-        let connection = settings.default_connection();
+        let connection = settings.default_connection().name.clone();
         let secrets = catalog.sources().secrets().clone();
-        let client = client_identity(connection, source, secrets.as_ref())?;
-        let store = TokenStore::new(secrets, source, &connection.name);
-        let sign_in = oauth::begin(source, url, store, client)
-            .await
-            .map_err(|e| e.to_string())?;
+        let sign_in = begin_sign_in(settings, &connection, secrets).await?;
         let page = sign_in.url().to_string();
         let (sender, outcome) = watch::channel(None);
         self.flights

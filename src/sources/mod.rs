@@ -41,6 +41,7 @@ mod pacing;
 #[allow(unsafe_code)]
 mod process_group;
 mod resolve;
+mod sign_in;
 mod signals;
 mod status;
 mod stdio;
@@ -58,6 +59,7 @@ pub use openapi::document_tools;
 pub use pacing::Pacing;
 pub use process_group::kill_all;
 pub use resolve::client_identity;
+pub use sign_in::begin_sign_in;
 pub use signals::termination_signal;
 pub use status::{SourceEvent, SourceStatus};
 
