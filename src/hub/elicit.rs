@@ -120,26 +120,46 @@ impl Elicitation {
             nonce: new_run_id(),
         };
         let ttl = Duration::from_millis(approval.expires_at_ms.saturating_sub(now));
-        let codec = match self.codec(store).await {
-            Ok(codec) => codec,
-            Err(e) => {
-                // The client still gets the pending envelope and the other channels.
-                tracing::warn!("run {run_id} is not offered for approval over elicitation: {e}");
-                return None;
-            }
-        };
-        let sealed = codec
-            .seal_json_with(
+        let sealed = self
+            .seal(
+                store,
                 &state,
-                &SealOptions::new().associated_data(ASSOCIATED).ttl(ttl),
+                ASSOCIATED,
+                ttl,
+                &format!("run {run_id} is not offered for approval"),
             )
-            .ok()?;
+            .await?;
         let result = json!({
             "resultType": "input_required",
             "inputRequests": { INPUT_KEY: { "method": "elicitation/create", "params": form(&approval) } },
             "requestState": sealed,
         });
         serde_json::from_value(result).ok()
+    }
+
+    /// `state` signed for `associated` until `ttl` passes; `None` (logged: the client still gets
+    /// the pending envelope and the other channels) when it cannot be.
+    async fn seal<T: Serialize>(
+        &self,
+        store: &Store,
+        state: &T,
+        associated: &[u8],
+        ttl: Duration,
+        not_offered: &str,
+    ) -> Option<String> {
+        let codec = match self.codec(store).await {
+            Ok(codec) => codec,
+            Err(e) => {
+                tracing::warn!("{not_offered} over elicitation: {e}");
+                return None;
+            }
+        };
+        codec
+            .seal_json_with(
+                state,
+                &SealOptions::new().associated_data(associated).ttl(ttl),
+            )
+            .ok()
     }
 
     /// The `input_required` result that sends the person to `page` to sign `source` in, for
@@ -155,21 +175,15 @@ impl Elicitation {
             run: run_id.to_string(),
             source: source.to_string(),
         };
-        let codec = match self.codec(store).await {
-            Ok(codec) => codec,
-            Err(e) => {
-                tracing::warn!("run {run_id} is not offered a sign-in over elicitation: {e}");
-                return None;
-            }
-        };
-        let sealed = codec
-            .seal_json_with(
+        let sealed = self
+            .seal(
+                store,
                 &state,
-                &SealOptions::new()
-                    .associated_data(SIGN_IN_ASSOCIATED)
-                    .ttl(SIGN_IN_TTL),
+                SIGN_IN_ASSOCIATED,
+                SIGN_IN_TTL,
+                &format!("run {run_id} is not offered a sign-in"),
             )
-            .ok()?;
+            .await?;
         let params = json!({
             "mode": "url",
             "message": format!("Sign in to `{source}` so the script can go on: the page opens at its own server, and nothing you enter there reaches the model."),

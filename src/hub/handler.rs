@@ -123,22 +123,15 @@ impl Hub {
             })
             .await;
         let Some(page) = page else { return };
-        let opened = page
+        let url = page
             .url_for(&envelope.run_id)
             .await
-            .map_err(|e| e.to_string())
-            .and_then(|url| open_in_browser(&url).map_err(|e| e.to_string()));
-        match opened {
-            Ok(()) => {
-                let run_id = envelope.run_id.clone();
-                for pending in &mut envelope.pending {
-                    pending.message = Some(format!(
-                        "An approval page opened in the user's browser. Tell the user, then call execute with {{ \"resume\": \"{run_id}\" }} once they have decided; `capabilities hub approve {run_id}` in a terminal works too."
-                    ));
-                }
-            }
-            Err(e) => tracing::warn!("approval page not opened for run {}: {e}", envelope.run_id),
-        }
+            .map_err(|e| e.to_string());
+        open_page(envelope, url, "approval page", |run_id| {
+            format!(
+                "An approval page opened in the user's browser. Tell the user, then call execute with {{ \"resume\": \"{run_id}\" }} once they have decided; `capabilities hub approve {run_id}` in a terminal works too."
+            )
+        });
     }
 
     async fn search(
@@ -340,20 +333,12 @@ impl Hub {
         {
             return Some(CallToolResponse::InputRequired(request));
         }
-        let opened = url::Url::parse(&page)
-            .map_err(|e| e.to_string())
-            .and_then(|page| open_in_browser(&page).map_err(|e| e.to_string()));
-        match opened {
-            Ok(()) => {
-                let run_id = envelope.run_id.clone();
-                for pending in &mut envelope.pending {
-                    pending.message = Some(format!(
-                        "A sign-in page for `{source}` opened in the user's browser. Tell the user, then call execute with {{ \"resume\": \"{run_id}\" }} once they have signed in; `capabilities source login {source}` in a terminal works too."
-                    ));
-                }
-            }
-            Err(e) => tracing::warn!("sign-in page not opened for run {}: {e}", envelope.run_id),
-        }
+        let url = url::Url::parse(&page).map_err(|e| e.to_string());
+        open_page(envelope, url, "sign-in page", |run_id| {
+            format!(
+                "A sign-in page for `{source}` opened in the user's browser. Tell the user, then call execute with {{ \"resume\": \"{run_id}\" }} once they have signed in; `capabilities source login {source}` in a terminal works too."
+            )
+        });
         None
     }
 
@@ -479,6 +464,25 @@ fn can_elicit(context: &RequestContext<RoleServer>) -> bool {
         .and_then(|c| c.elicitation)
         .is_some_and(|e| e.form.is_some() || e.url.is_none());
     modern && form
+}
+
+/// Opens `page` (the approval or sign-in page, `what`) in the user's browser; once it opened,
+/// every pending item tells the model only `said(run_id)`: that a page opened, never where.
+fn open_page(
+    envelope: &mut ExecuteEnvelope,
+    page: Result<url::Url, String>,
+    what: &str,
+    said: impl Fn(&str) -> String,
+) {
+    match page.and_then(|url| open_in_browser(&url).map_err(|e| e.to_string())) {
+        Ok(()) => {
+            let message = said(&envelope.run_id);
+            for pending in &mut envelope.pending {
+                pending.message = Some(message.clone());
+            }
+        }
+        Err(e) => tracing::warn!("{what} not opened for run {}: {e}", envelope.run_id),
+    }
 }
 
 /// A 2026-07-28 client that declared URL-mode elicitation.
