@@ -190,6 +190,12 @@ _capabilities() {
             capabilities__subcmd__help__subcmd__source,list)
                 cmd="capabilities__subcmd__help__subcmd__source__subcmd__list"
                 ;;
+            capabilities__subcmd__help__subcmd__source,login)
+                cmd="capabilities__subcmd__help__subcmd__source__subcmd__login"
+                ;;
+            capabilities__subcmd__help__subcmd__source,logout)
+                cmd="capabilities__subcmd__help__subcmd__source__subcmd__logout"
+                ;;
             capabilities__subcmd__help__subcmd__source,refresh)
                 cmd="capabilities__subcmd__help__subcmd__source__subcmd__refresh"
                 ;;
@@ -283,6 +289,12 @@ _capabilities() {
             capabilities__subcmd__source,list)
                 cmd="capabilities__subcmd__source__subcmd__list"
                 ;;
+            capabilities__subcmd__source,login)
+                cmd="capabilities__subcmd__source__subcmd__login"
+                ;;
+            capabilities__subcmd__source,logout)
+                cmd="capabilities__subcmd__source__subcmd__logout"
+                ;;
             capabilities__subcmd__source,refresh)
                 cmd="capabilities__subcmd__source__subcmd__refresh"
                 ;;
@@ -312,6 +324,12 @@ _capabilities() {
                 ;;
             capabilities__subcmd__source__subcmd__help,list)
                 cmd="capabilities__subcmd__source__subcmd__help__subcmd__list"
+                ;;
+            capabilities__subcmd__source__subcmd__help,login)
+                cmd="capabilities__subcmd__source__subcmd__help__subcmd__login"
+                ;;
+            capabilities__subcmd__source__subcmd__help,logout)
+                cmd="capabilities__subcmd__source__subcmd__help__subcmd__logout"
                 ;;
             capabilities__subcmd__source__subcmd__help,refresh)
                 cmd="capabilities__subcmd__source__subcmd__help__subcmd__refresh"
@@ -1200,7 +1218,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__help__subcmd__source)
-            opts="add list remove test enable disable import refresh review"
+            opts="add list remove test enable disable import refresh review login logout"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1270,6 +1288,34 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__help__subcmd__source__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__help__subcmd__source__subcmd__login)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__help__subcmd__source__subcmd__logout)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2036,7 +2082,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__source)
-            opts="-h -V --config --color --log-format --otel-endpoint --help --version add list remove test enable disable import refresh review help"
+            opts="-h -V --config --color --log-format --otel-endpoint --help --version add list remove test enable disable import refresh review login logout help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2184,7 +2230,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__source__subcmd__help)
-            opts="add list remove test enable disable import refresh review help"
+            opts="add list remove test enable disable import refresh review login logout help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2268,6 +2314,34 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__source__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__source__subcmd__help__subcmd__login)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__source__subcmd__help__subcmd__logout)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2375,6 +2449,74 @@ _capabilities() {
             fi
             case "${prev}" in
                 --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --otel-endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__source__subcmd__login)
+            opts="-h -V --connection --no-browser --config --color --log-format --otel-endpoint --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --connection)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --otel-endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__source__subcmd__logout)
+            opts="-h -V --connection --no-browser --config --color --log-format --otel-endpoint --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --connection)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -13,6 +13,7 @@
 //! | [`config`] | `config.toml`: paths, schema, references, validation; the policy that follows it |
 //! | [`credentials`] | secrets: the OS keychain or an encrypted file; redaction; the state-store key |
 //! | [`sources`] | upstream MCP clients (rmcp): stdio children and Streamable HTTP, timeouts, restarts |
+//! | [`oauth`] | OAuth connections: sign-in (discovery, registration, PKCE), tokens in the credential store |
 //! | [`model`] | the shared vocabulary, depending on nothing: tool definitions, addresses, annotations |
 //! | [`catalog`] | the namespaced tool index: the cache, BM25F search, TypeScript, describe |
 //! | [`execute`] | one `execute` run: the sandbox's bridge to policy, sources and the journal |
@@ -23,6 +24,7 @@
 //! | [`tui`] | `capabilities dashboard`: live runs and the approval queue (ratatui) |
 //! | [`token_count`] | o200k_base token counting for budgets |
 //! | [`tls`] | the rustls crypto provider every HTTP client uses; TLS failures in plain words |
+//! | [`error_text`] | an error and its causes as one line for the user |
 //! | [`env_vars`] | every environment variable read |
 //! | [`logging`] | logs on stderr as text or JSON lines, request and run ids, OpenTelemetry export |
 //!
@@ -41,10 +43,12 @@ pub mod commands;
 pub mod config;
 pub mod credentials;
 pub mod env_vars;
+pub mod error_text;
 pub mod execute;
 pub mod hub;
 pub mod logging;
 pub mod model;
+pub mod oauth;
 pub mod policy;
 pub mod runs;
 pub mod sandbox;

@@ -109,6 +109,20 @@ pub const SOURCE_TEST: &str = r#"Examples:
 
 Exit status: 0 when the source answered and listed its tools, 1 otherwise."#;
 
+pub const SOURCE_LOGIN: &str = r#"Examples:
+  capabilities source login linear
+  capabilities source login github --connection work
+  capabilities source login linear --no-browser   # print the page's address instead
+
+The server must answer 401 with a WWW-Authenticate challenge. The sign-in page opens in your
+browser and comes back to a one-time listener on 127.0.0.1; the tokens go to the credential
+store (keychain or encrypted file) and are refreshed before they expire.
+
+Exit status: 0 when signed in, 1 otherwise."#;
+
+pub const SOURCE_LOGOUT: &str = r#"Example:
+  capabilities source logout linear   # calls to it wait for a sign-in again"#;
+
 pub const SOURCE_ENABLE: &str = r#"Example:
   capabilities source enable github"#;
 

@@ -245,6 +245,24 @@ pub enum SourceCommand {
     /// Show how each changed tool differs from the version you confirmed, and confirm it.
     #[command(after_help = help::SOURCE_REVIEW)]
     Review(SourceReviewArgs),
+    /// Sign a connection of a Streamable HTTP source in with OAuth, in your browser.
+    #[command(after_help = help::SOURCE_LOGIN)]
+    Login(SourceLoginArgs),
+    /// Forget a connection's OAuth sign-in (its tokens in the credential store).
+    #[command(after_help = help::SOURCE_LOGOUT)]
+    Logout(SourceLoginArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SourceLoginArgs {
+    /// The source's name, as in `source list`.
+    pub name: String,
+    /// The connection to sign in (default: the source's default connection).
+    #[arg(long, value_name = "NAME")]
+    pub connection: Option<String>,
+    /// Print the sign-in page's address instead of opening a browser.
+    #[arg(long)]
+    pub no_browser: bool,
 }
 
 #[derive(Debug, Args)]

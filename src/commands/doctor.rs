@@ -1,6 +1,7 @@
 //! `capabilities doctor`: quick checks of this machine. Does the config load, which credential
 //! store works here (the keychain answers? the encrypted file opens?), are the referenced
-//! secrets stored, are the stdio sources' programs on PATH, is the data directory writable.
+//! secrets stored, are the stdio sources' programs on PATH, do stored OAuth sign-ins still
+//! work, is the data directory writable.
 //! Each line says what is wrong and what to do.
 
 use std::collections::BTreeMap;
@@ -15,6 +16,7 @@ use crate::cli::DoctorArgs;
 use crate::config::{Settings, Transport};
 use crate::credentials::{SecretStore, StoreKind};
 use crate::env_vars;
+use crate::oauth::{self, SignInState};
 use crate::runs::KeySource;
 
 /// The keychain this build talks to.
@@ -130,6 +132,7 @@ pub async fn run(app: &App, args: &DoctorArgs) -> anyhow::Result<ExitCode> {
     check_stores(&mut report, app, settings.as_ref());
     if let Some(settings) = &settings {
         check_programs(&mut report, settings);
+        check_sign_ins(&mut report, app, settings);
     }
     check_data_dir(&mut report, &app.paths.data_dir);
     check_state_key(&mut report, app).await;
@@ -313,6 +316,32 @@ fn check_programs(report: &mut Report, settings: &Settings) {
                     sources.join(", ")
                 ),
             ),
+        }
+    }
+}
+
+/// Each stored OAuth sign-in: usable (and until when), or waiting for `source login`.
+fn check_sign_ins(report: &mut Report, app: &App, settings: &Settings) {
+    let now = oauth::now_secs();
+    for sign_in in oauth::stored_sign_ins(&app.credentials(), &settings.sources) {
+        let who = format!("{} ({})", sign_in.source, sign_in.connection);
+        let login = app.command(&format!("source login {}", sign_in.source));
+        match sign_in.state {
+            Ok(SignInState::SignedIn {
+                expires_at: Some(at),
+                refreshable: false,
+            }) if at <= now => report.warn(
+                "sign-in",
+                format!("{who}: its token expired and cannot be renewed; run `{login}`"),
+            ),
+            Ok(state @ SignInState::SignedIn { .. }) => {
+                report.ok("sign-in", format!("{who}: {}", state.describe(now)))
+            }
+            Ok(SignInState::NeedsSignIn) => report.warn(
+                "sign-in",
+                format!("{who}: needs sign-in (the server refused to renew it); run `{login}`"),
+            ),
+            Err(error) => report.fail("sign-in", format!("{who}: {error}")),
         }
     }
 }

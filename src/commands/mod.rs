@@ -15,6 +15,7 @@ mod freshness;
 mod hub;
 mod init;
 mod install;
+mod login;
 mod man;
 mod output;
 mod policy;
@@ -110,6 +111,8 @@ fn dispatch(cli: Cli, color: bool) -> anyhow::Result<ExitCode> {
         Command::Source(SourceCommand::Import(args)) => source::import(app, &args),
         Command::Source(SourceCommand::Refresh(args)) => run_async(freshness::refresh(app, &args)),
         Command::Source(SourceCommand::Review(args)) => run_async(freshness::review(app, &args)),
+        Command::Source(SourceCommand::Login(args)) => run_async(login::login(app, &args)),
+        Command::Source(SourceCommand::Logout(args)) => login::logout(app, &args),
         Command::Credential(CredentialCommand::Set(args)) => credential::set(app, &args),
         Command::Credential(CredentialCommand::List(args)) => credential::list(app, &args),
         Command::Credential(CredentialCommand::Remove(args)) => credential::remove(app, &args),

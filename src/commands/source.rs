@@ -2,6 +2,7 @@
 //! one, or all of another MCP client's at once), and connect to them to show what each one is
 //! doing (`list --profile` only a profile's).
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
@@ -14,11 +15,15 @@ use super::output::print;
 use super::progress::{names, waiting};
 use crate::app::App;
 use crate::catalog::cache::{CachedListing, ListingCache};
-use crate::cli::{SourceAddArgs, SourceImportArgs, SourceListArgs, SourceNameArgs, SourceTestArgs};
+use crate::cli::{
+    SourceAddArgs, SourceImportArgs, SourceListArgs, SourceLoginArgs, SourceNameArgs,
+    SourceTestArgs,
+};
 use crate::config::edit::{NewSource, add_source, remove_source, set_source_enabled};
 use crate::config::{SourceSettings, Transport, settle_time};
 use crate::model::tool::build_namespace;
-use crate::sources::{Pacing, SourceStatus, Sources};
+use crate::oauth::{self, SignInState};
+use crate::sources::{Pacing, SourceStatus, Sources, is_sign_in_message};
 
 pub async fn add(app: &App, args: &SourceAddArgs) -> anyhow::Result<ExitCode> {
     if !args.headers.is_empty() && args.url.is_none() && args.openapi.is_none() {
@@ -240,6 +245,10 @@ async fn test_one(app: &App, name: &str, just_added: bool, json: bool) -> anyhow
             print(&text)?;
             Ok(ExitCode::SUCCESS)
         }
+        // A server that asks for a sign-in works once the person gives one: offer it.
+        (SourceStatus::Failed { error }, _) if just_added && is_sign_in_message(&error) => {
+            offer_sign_in(app, name).await
+        }
         (_, Some(Err(e))) if json => failed_report(name, &format!("listing its tools failed: {e}")),
         (_, Some(Err(e))) => bail!("`{name}` connected but listing its tools failed: {e}"),
         (status, _) if json => failed_report(name, &status.to_string()),
@@ -260,6 +269,32 @@ async fn test_one(app: &App, name: &str, just_added: bool, json: bool) -> anyhow
             bail!("`{name}` is not working: {status}\n{after}")
         }
     }
+}
+
+/// After `source add --url` of a server that answered with an OAuth challenge: sign in now when
+/// a person is at the terminal and says yes, else say how to.
+async fn offer_sign_in(app: &App, name: &str) -> anyhow::Result<ExitCode> {
+    let login = app.command(&format!("source login {name}"));
+    let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    if interactive {
+        print(&format!(
+            "`{name}` asks you to sign in (OAuth). Sign in now in your browser? [Y/n] "
+        ))?;
+        let mut answer = String::new();
+        std::io::stdin().read_line(&mut answer)?;
+        if !answer.trim().to_ascii_lowercase().starts_with('n') {
+            let args = SourceLoginArgs {
+                name: name.to_string(),
+                connection: None,
+                no_browser: false,
+            };
+            return super::login::login(app, &args).await;
+        }
+    }
+    print(&format!(
+        "`{name}` asks you to sign in (OAuth); run `{login}` to sign in in your browser. Until then, runs that call it wait for the sign-in.\n"
+    ))?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `source test --json` of a source that does not work: the report, and exit status 1.
@@ -300,12 +335,24 @@ pub async fn list(app: &App, args: &SourceListArgs) -> anyhow::Result<ExitCode> 
         live_statuses(&settings.sources, &cache, settings.pacing, app.secrets()),
     )
     .await;
+    let sign_ins = oauth::stored_sign_ins(&app.credentials(), &settings.sources);
     if args.json {
         let rows: Vec<serde_json::Value> = settings
             .sources
             .iter()
             .zip(&statuses)
-            .map(|(s, status)| json_row(s, status))
+            .map(|(s, status)| {
+                let mut row = json_row(s, status);
+                let mine: serde_json::Map<String, serde_json::Value> = sign_ins
+                    .iter()
+                    .filter(|sign_in| sign_in.source == s.name)
+                    .map(|sign_in| (sign_in.connection.clone(), sign_in_json(&sign_in.state)))
+                    .collect();
+                if !mine.is_empty() {
+                    row["signIn"] = serde_json::Value::Object(mine);
+                }
+                row
+            })
             .collect();
         print(&format!("{}\n", serde_json::to_string_pretty(&rows)?))?;
     } else {
@@ -313,6 +360,21 @@ pub async fn list(app: &App, args: &SourceListArgs) -> anyhow::Result<ExitCode> 
             print(&format!("{header}\n\n"))?;
         }
         print(&table(&settings.sources, &statuses))?;
+        if !sign_ins.is_empty() {
+            let now = oauth::now_secs();
+            let mut text = String::from("\nSign-ins:\n");
+            for sign_in in &sign_ins {
+                let state = match &sign_in.state {
+                    Ok(state) => state.describe(now),
+                    Err(error) => format!("cannot be read: {error}"),
+                };
+                text.push_str(&format!(
+                    "  {} ({}): {state}\n",
+                    sign_in.source, sign_in.connection
+                ));
+            }
+            print(&text)?;
+        }
     }
     // Every enabled source failing is an error, as a command whose every target failed is.
     let working = statuses
@@ -380,6 +442,17 @@ async fn live_statuses(
             status
         })
         .collect()
+}
+
+fn sign_in_json(state: &Result<SignInState, String>) -> serde_json::Value {
+    match state {
+        Ok(SignInState::SignedIn {
+            expires_at,
+            refreshable,
+        }) => json!({ "state": "signed_in", "expiresAt": expires_at, "refreshable": refreshable }),
+        Ok(state) => json!({ "state": state.word() }),
+        Err(error) => json!({ "state": "unreadable", "error": error }),
+    }
 }
 
 fn status_word(status: &SourceStatus) -> &'static str {

@@ -11,7 +11,7 @@ use toml::Spanned;
 
 use super::options::{
     ConfigOptions, ConnectionOptions, CredentialsOptions, FreshnessOptions, HubOptions,
-    LimitsOptions, PolicyOptions, RuleOptions, SourceOptions,
+    LimitsOptions, OAuthOptions, PolicyOptions, RuleOptions, SourceOptions,
 };
 use super::settings::*;
 use super::template::Template;
@@ -243,6 +243,15 @@ impl Ctx<'_> {
         if let Some((key, value)) = source.auth.iter().next() {
             return Err(self.at(value, format!("auth `{key}` on source `{name}`, which is an MCP server: `auth` only goes with `openapi`"), "pass an MCP server's credentials with `headers` (HTTP) or `env` (stdio)"));
         }
+        if let Some(oauth) = &source.oauth
+            && source.url.is_none()
+        {
+            return Err(self.at(
+                oauth,
+                format!("source `{name}` has `oauth`, which only goes with `url`"),
+                "only a Streamable HTTP server signs in with OAuth; pass a stdio server's credentials with `env`",
+            ));
+        }
         if let Some(base_url) = &source.base_url {
             return Err(self.at(
                 base_url,
@@ -321,6 +330,13 @@ impl Ctx<'_> {
                 fix,
             ));
         }
+        if let Some(oauth) = &source.oauth {
+            return Err(self.at(
+                oauth,
+                format!("source `{name}` has `oauth`, which only goes with `url`"),
+                "an OpenAPI source takes its credentials in `auth`",
+            ));
+        }
         if let Some((key, value)) = source.env.iter().next() {
             return Err(self.at(
                 value,
@@ -369,7 +385,12 @@ impl Ctx<'_> {
         let env = self.templates(&source.env)?;
         let headers = self.templates(&source.headers)?;
         let auth = self.templates(&source.auth)?;
-        let connections = self.connections(name, source, &env, &headers, &auth)?;
+        let oauth = source
+            .oauth
+            .as_ref()
+            .map(|oauth| self.oauth_client(oauth))
+            .transpose()?;
+        let connections = self.connections(name, source, &env, &headers, &auth, &oauth)?;
         Ok(SourceSettings {
             name: name.to_string(),
             transport,
@@ -425,6 +446,34 @@ impl Ctx<'_> {
         Ok(out)
     }
 
+    /// A pre-registered OAuth client, its secret a reference like any header's.
+    fn oauth_client(
+        &self,
+        oauth: &Spanned<OAuthOptions>,
+    ) -> Result<OAuthClientSettings, ConfigError> {
+        let options = oauth.get_ref();
+        if options.client_id.trim().is_empty() {
+            return Err(self.at(
+                oauth,
+                "`oauth` has an empty `client_id`".to_string(),
+                "give the client ID your OAuth app was registered with, or remove `oauth` to register dynamically",
+            ));
+        }
+        let client_secret = match &options.client_secret {
+            Some(secret) => self
+                .templates(&BTreeMap::from([(
+                    "client_secret".to_string(),
+                    secret.clone(),
+                )]))?
+                .remove("client_secret"),
+            None => None,
+        };
+        Ok(OAuthClientSettings {
+            client_id: options.client_id.trim().to_string(),
+            client_secret,
+        })
+    }
+
     fn connections(
         &self,
         source: &str,
@@ -432,6 +481,7 @@ impl Ctx<'_> {
         env: &BTreeMap<String, Template>,
         headers: &BTreeMap<String, Template>,
         auth: &BTreeMap<String, Template>,
+        oauth: &Option<OAuthClientSettings>,
     ) -> Result<Vec<ConnectionSettings>, ConfigError> {
         if options.connections.is_empty() {
             return Ok(vec![ConnectionSettings {
@@ -440,6 +490,7 @@ impl Ctx<'_> {
                 env: env.clone(),
                 headers: headers.clone(),
                 auth: auth.clone(),
+                oauth: oauth.clone(),
             }]);
         }
         let defaults: Vec<&String> = options
@@ -496,7 +547,23 @@ impl Ctx<'_> {
                 env: own_env,
                 headers: own_headers,
                 auth: own_auth,
+                oauth: own_oauth,
             } = connection;
+            if let Some(value) = own_oauth
+                && options.url.is_none()
+            {
+                return Err(self.at(
+                    value,
+                    format!(
+                        "`oauth` on connection `{name}` of source `{source}`, which has no `url`"
+                    ),
+                    "only a Streamable HTTP server signs in with OAuth",
+                ));
+            }
+            let own_oauth = own_oauth
+                .as_ref()
+                .map(|oauth| self.oauth_client(oauth))
+                .transpose()?;
             if let Some((key, value)) = own_auth.iter().next()
                 && options.openapi.is_none()
             {
@@ -534,6 +601,7 @@ impl Ctx<'_> {
                 env: merged_env,
                 headers: merged_headers,
                 auth: merged_auth,
+                oauth: own_oauth.or_else(|| oauth.clone()),
             });
         }
         out.sort_by_key(|c| !c.is_default);
@@ -919,6 +987,58 @@ mod tests {
         assert_eq!(e.line, 3);
         assert_eq!(e.column, 22);
         assert!(e.message.contains("in `TOKEN`"), "{e}");
+    }
+
+    #[test]
+    fn an_oauth_client_goes_with_a_url_and_connections_may_have_their_own() {
+        let ok = parse(
+            Path::new("/c.toml"),
+            "[sources.gh]\nurl = \"https://gh.example/mcp\"\noauth = { client_id = \"app-1\", client_secret = \"${secret:gh-app}\" }\n\n[sources.gh.connections.me]\ndefault = true\n\n[sources.gh.connections.work]\noauth = { client_id = \"app-2\" }\n",
+        )
+        .unwrap();
+        let gh = ok.source("gh").unwrap();
+        let me = gh
+            .connection("me")
+            .and_then(|c| c.oauth.clone())
+            .expect("the source's client");
+        assert_eq!(me.client_id, "app-1");
+        assert_eq!(
+            me.client_secret
+                .as_ref()
+                .map(|t| t.secrets().collect::<Vec<_>>()),
+            Some(vec!["gh-app"])
+        );
+        let work = gh
+            .connection("work")
+            .and_then(|c| c.oauth.clone())
+            .expect("its own client");
+        assert_eq!(work.client_id, "app-2");
+        assert!(work.client_secret.is_none());
+        for (text, expected) in [
+            (
+                "[sources.s]\ncommand = \"x\"\noauth = { client_id = \"a\" }\n",
+                "only goes with `url`",
+            ),
+            (
+                "[sources.s]\nopenapi = \"o.json\"\noauth = { client_id = \"a\" }\n",
+                "only goes with `url`",
+            ),
+            (
+                "[sources.s]\nurl = \"http://x/mcp\"\noauth = { client_id = \" \" }\n",
+                "empty `client_id`",
+            ),
+            (
+                "[sources.s]\nurl = \"http://x/mcp\"\noauth = { client_id = \"a\", client_secret = \"${secret:}\" }\n",
+                "client_secret",
+            ),
+            (
+                "[sources.s]\ncommand = \"x\"\n[sources.s.connections.c]\noauth = { client_id = \"a\" }\n",
+                "which has no `url`",
+            ),
+        ] {
+            let error = parse(Path::new("/c.toml"), text).unwrap_err().to_string();
+            assert!(error.contains(expected), "{text}: {error}");
+        }
     }
 
     #[test]

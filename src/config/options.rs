@@ -86,6 +86,10 @@ pub struct SourceOptions {
     /// (`components.securitySchemes`): an API key, a bearer token, or `user:password` for basic.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub auth: BTreeMap<String, Spanned<String>>,
+    /// A Streamable HTTP server's OAuth client, registered with its authorization server
+    /// beforehand, instead of dynamic registration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oauth: Option<Spanned<OAuthOptions>>,
     /// Seconds to wait for the server to start and answer its first listing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connect_timeout_secs: Option<Spanned<u64>>,
@@ -112,6 +116,18 @@ pub struct ConnectionOptions {
     pub headers: BTreeMap<String, Spanned<String>>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub auth: BTreeMap<String, Spanned<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oauth: Option<Spanned<OAuthOptions>>,
+}
+
+/// An OAuth client registered for the user (an OAuth app), as written in the config.
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct OAuthOptions {
+    pub client_id: String,
+    /// A confidential client's secret; `${secret:NAME}` keeps it in the credential store.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<Spanned<String>>,
 }
 
 /// A named subset of sources plus policy rules of its own (`hub serve --profile NAME`).

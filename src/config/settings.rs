@@ -188,6 +188,15 @@ pub struct ConnectionSettings {
     pub headers: BTreeMap<String, Template>,
     /// An OpenAPI source's credentials by security scheme name.
     pub auth: BTreeMap<String, Template>,
+    /// The OAuth client a Streamable HTTP connection signs in as, when the config names one.
+    pub oauth: Option<OAuthClientSettings>,
+}
+
+/// A pre-registered OAuth client: its ID, and a confidential client's secret (a reference).
+#[derive(Debug, Clone)]
+pub struct OAuthClientSettings {
+    pub client_id: String,
+    pub client_secret: Option<Template>,
 }
 
 /// The name of the connection a source gets when the config declares none.

@@ -27,6 +27,7 @@ pub use file::FileStore;
 pub use index::Index;
 pub use keychain::KeychainStore;
 pub use passphrase::Passphrase;
+pub(crate) use redaction::remember;
 pub use redaction::{MASK, RedactingStderr, Redaction, SHORTEST, WEAK};
 pub use secret::Secret;
 
@@ -35,6 +36,23 @@ use crate::env_vars;
 /// Looks up a stored secret by name. The error is a message for the user.
 pub trait SecretLookup: Send + Sync {
     fn secret(&self, name: &str) -> Result<String, String>;
+
+    /// Where secrets that change while the process runs (OAuth tokens) are read and written;
+    /// `None` for a lookup that cannot keep anything.
+    fn vault(&self) -> Option<&dyn SecretVault> {
+        None
+    }
+}
+
+/// Secrets the process itself writes and reads again (a connection's OAuth tokens): every read
+/// goes to the store, past the per-process cache, since another process may have replaced the
+/// value. Errors are messages for the user, without the value.
+pub trait SecretVault: Send + Sync {
+    /// `None` when nothing is stored under `name`.
+    fn load(&self, name: &str) -> Result<Option<Secret>, String>;
+    fn save(&self, name: &str, value: &Secret) -> Result<(), String>;
+    /// Removing what is not there is not an error.
+    fn erase(&self, name: &str) -> Result<(), String>;
 }
 
 /// The lookup for code that has no secret store: every secret is missing, with the fix.
@@ -408,6 +426,33 @@ impl SecretLookup for Credentials {
             .as_ref()
             .map(|secret| secret.expose().to_string())
             .map_err(Clone::clone)
+    }
+
+    fn vault(&self) -> Option<&dyn SecretVault> {
+        Some(self)
+    }
+}
+
+impl SecretVault for Credentials {
+    fn load(&self, name: &str) -> Result<Option<Secret>, String> {
+        match self.get(name) {
+            Ok(secret) => Ok(Some(secret)),
+            Err(CredentialError::NotStored { .. }) => Ok(None),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    fn save(&self, name: &str, value: &Secret) -> Result<(), String> {
+        self.set(name, value, None)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+
+    fn erase(&self, name: &str) -> Result<(), String> {
+        match self.remove(name) {
+            Ok(_) | Err(CredentialError::NotStored { .. }) => Ok(()),
+            Err(e) => Err(e.to_string()),
+        }
     }
 }
 

@@ -308,6 +308,22 @@ impl Inner {
         CallOutcome::from(Err(BridgeError::Suspend(pending)))
     }
 
+    /// Suspends a call whose connection needs a sign-in; the run pauses `awaiting_connection`.
+    /// The model is told what to ask of the person, never where to sign in.
+    fn await_connection(&self, call: &ToolCall, address: &str, reason: &str) -> CallOutcome {
+        let pending = Pending {
+            id: format!("{}/{}", self.run_id, call.seq),
+            kind: PendingKind::Connection,
+            address: Some(address.to_string()),
+            summary: format!("`{address}` waits for a sign-in: {reason}"),
+            message: Some(format!(
+                "Tell the user that `{}` needs them to sign in (`capabilities source login {}` in a terminal), then call execute with {{ \"resume\": \"{}\" }} once they have.",
+                call.namespace, call.namespace, self.run_id
+            )),
+        };
+        CallOutcome::from(Err(BridgeError::Suspend(pending)))
+    }
+
     /// One call of the script, from the journal's answer (a resumed run) to the upstream's.
     async fn call(&self, call: ToolCall) -> CallOutcome {
         let address = call.address();
@@ -422,6 +438,16 @@ impl Inner {
                 }
             },
             Action::Allow => {}
+        }
+        // Before the journal: a call that cannot go out until the person signs in was never
+        // sent, and the run waits for the sign-in as it waits for an approval.
+        if let Some(reason) = self
+            .catalog
+            .sources()
+            .sign_in_needed(&call.namespace, call.connection.as_deref())
+            .await
+        {
+            return self.await_connection(&call, &address, &reason);
         }
         // As in MCP's defaults, a tool may write unless its upstream marks it read-only.
         let mutating = !annotations.is_read_only();

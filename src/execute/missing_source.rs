@@ -3,13 +3,15 @@
 //! `ReferenceError: NAME is not defined`. This turns that into what happened: the source is not
 //! available, why, and what to do, as an `upstream_unavailable` error. A source that is up but
 //! lists no tools is the script's mistake instead (`runtime_error`): running it again cannot help,
-//! and so is a source the run's profile leaves out.
+//! and so is a source the run's profile leaves out. A source that never listed its tools because
+//! it needs a sign-in makes the run wait for that sign-in (`awaiting_connection`) instead: once
+//! it is given, a resume runs the script with the source's tools.
 
 use crate::catalog::Origin;
 use crate::catalog::live::LiveCatalog;
 use crate::config::Settings;
-use crate::sandbox::{EnvelopeError, ErrorCode, ExecuteEnvelope, Status};
-use crate::sources::SourceStatus;
+use crate::sandbox::{EnvelopeError, ErrorCode, ExecuteEnvelope, Pending, PendingKind, Status};
+use crate::sources::{SourceStatus, is_sign_in_message};
 
 /// Rewrites a failed run's `ReferenceError` for a configured source that is not in the
 /// catalogue. Anything else is left as it is.
@@ -36,6 +38,15 @@ pub fn explain(envelope: &mut ExecuteEnvelope, catalog: &LiveCatalog) {
             _ => None,
         },
     );
+    let failure = match (&status, &held) {
+        (SourceStatus::Failed { error }, _) | (SourceStatus::Idle, Some(error)) => Some(error),
+        _ => None,
+    };
+    if let Some(reason) = failure.filter(|error| is_sign_in_message(error)) {
+        let (name, reason) = (name.to_string(), reason.clone());
+        await_sign_in(envelope, &name, &reason);
+        return;
+    }
     let why = match status {
         // Ready with nothing to call: it is not coming back with tools by itself.
         SourceStatus::Ready { tool_count: 0, .. } => {
@@ -70,6 +81,23 @@ pub fn explain(envelope: &mut ExecuteEnvelope, catalog: &LiveCatalog) {
         "Nothing was called on `{name}`. Tell the user; `capabilities source test {name}` shows what is wrong. Run the script again once it is available."
     ));
     envelope.error = Some(explained);
+}
+
+/// Turns the run into one waiting for `name`'s sign-in. The model is told what to ask of the
+/// person, never where to sign in.
+fn await_sign_in(envelope: &mut ExecuteEnvelope, name: &str, reason: &str) {
+    envelope.status = Status::AwaitingConnection;
+    envelope.error = None;
+    envelope.pending = vec![Pending {
+        id: format!("{}/{name}", envelope.run_id),
+        kind: PendingKind::Connection,
+        address: Some(name.to_string()),
+        summary: format!("`{name}` waits for a sign-in: {reason}"),
+        message: Some(format!(
+            "Tell the user that `{name}` needs them to sign in (`capabilities source login {name}` in a terminal), then call execute with {{ \"resume\": \"{}\" }} once they have.",
+            envelope.run_id
+        )),
+    }];
 }
 
 /// Rewrites a failed run's `ReferenceError` for a source of the config that the run's profile

@@ -32,7 +32,7 @@ use crate::runs::{
 };
 use crate::sandbox::{
     self, CallEnd, CancelToken, EnvelopeError, ErrorCode, ExecuteEnvelope, ExecuteRequest,
-    Namespaces, ProviderExecution, Recovery, RunRequest, Status,
+    Namespaces, PendingKind, ProviderExecution, Recovery, RunRequest, Status,
 };
 
 use self::freshness::ConfirmedVersions;
@@ -297,6 +297,14 @@ impl Executor {
                     .claim(run_id, "awaiting_approval", now)
                     .await?
             }
+            // A connection needs a sign-in: run again, and the call pauses again if it still does.
+            "awaiting_connection" => {
+                self.list_signed_in(&record).await;
+                self.store
+                    .runs()
+                    .claim(run_id, "awaiting_connection", now)
+                    .await?
+            }
             "running" => {
                 let seen = self
                     .store
@@ -360,6 +368,33 @@ impl Executor {
             output_budget_bytes: record.output_budget_bytes,
         };
         Ok(self.run(run, replay, cancel, token).await)
+    }
+
+    /// Lists again the sources a run waits to sign in to whose tools this process never saw:
+    /// a sign-in given since (by `source login`, or a page this hub offered) makes their tools,
+    /// and so the script's globals, available to the resume.
+    async fn list_signed_in(&self, record: &RunRecord) {
+        let Ok(paused) = stored_envelope(record) else {
+            return;
+        };
+        for pending in paused
+            .pending
+            .iter()
+            .filter(|p| p.kind == PendingKind::Connection)
+        {
+            let Some(address) = pending.address.as_deref() else {
+                continue;
+            };
+            let namespace = address.split('.').next().unwrap_or(address);
+            let unlisted = self.catalog.read(|catalog, _| {
+                catalog
+                    .namespace(namespace)
+                    .is_some_and(|n| n.tools.is_empty())
+            });
+            if unlisted {
+                self.catalog.relist(namespace).await;
+            }
+        }
     }
 
     /// Ends a run that is `status` (and not running) with `error`, without running any of it:

@@ -49,6 +49,8 @@ pub fn delivery(result: &Result<Value, SourceError>) -> Delivery {
             | SourceError::Unavailable { .. }
             | SourceError::ShutDown,
         ) => Delivery::NotSent,
+        // A 401 is the server refusing the request before it acts on it.
+        Err(SourceError::NeedsSignIn { .. }) => Delivery::NotSent,
     }
 }
 

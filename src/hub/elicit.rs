@@ -5,6 +5,11 @@
 //! expires with the approval, and is accepted only once (the store enforces that, so a replayed
 //! or tampered state is refused).
 //!
+//! A run that waits for a connection's sign-in asks, to a client that declared URL-mode
+//! elicitation, with the sign-in page's URL (for the person; the model never sees it), and a
+//! state signed for that run and source, under associated data of its own so it can never pass
+//! for an approval's.
+//!
 //! The signing key is derived from the state store's key, so the state is all a retry needs:
 //! any hub process sharing the store (a restarted one, or another behind the same stateless
 //! HTTP endpoint) can check an answer to a question another process asked.
@@ -27,6 +32,20 @@ const INPUT_KEY: &str = "approval";
 const ASSOCIATED: &[u8] = b"tools/call:execute";
 /// The purpose the signing key is derived for from the state key.
 const KEY_PURPOSE: &str = "elicitation request state";
+
+/// The key of the sign-in request in an `input_required` result.
+const SIGN_IN_KEY: &str = "sign_in";
+/// Binds a sign-in state to its method and kind.
+const SIGN_IN_ASSOCIATED: &[u8] = b"tools/call:execute sign-in";
+/// How long a client may take to come back from a sign-in page.
+const SIGN_IN_TTL: Duration = Duration::from_secs(15 * 60);
+
+/// What a signed sign-in state carries: the run waiting and the source it waits for.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct SignInState {
+    pub run: String,
+    pub source: String,
+}
 
 /// What a signed state carries (readable by the client, so nothing secret).
 #[derive(Debug, Serialize, Deserialize)]
@@ -101,26 +120,103 @@ impl Elicitation {
             nonce: new_run_id(),
         };
         let ttl = Duration::from_millis(approval.expires_at_ms.saturating_sub(now));
-        let codec = match self.codec(store).await {
-            Ok(codec) => codec,
-            Err(e) => {
-                // The client still gets the pending envelope and the other channels.
-                tracing::warn!("run {run_id} is not offered for approval over elicitation: {e}");
-                return None;
-            }
-        };
-        let sealed = codec
-            .seal_json_with(
+        let sealed = self
+            .seal(
+                store,
                 &state,
-                &SealOptions::new().associated_data(ASSOCIATED).ttl(ttl),
+                ASSOCIATED,
+                ttl,
+                &format!("run {run_id} is not offered for approval"),
             )
-            .ok()?;
+            .await?;
         let result = json!({
             "resultType": "input_required",
             "inputRequests": { INPUT_KEY: { "method": "elicitation/create", "params": form(&approval) } },
             "requestState": sealed,
         });
         serde_json::from_value(result).ok()
+    }
+
+    /// `state` signed for `associated` until `ttl` passes; `None` (logged: the client still gets
+    /// the pending envelope and the other channels) when it cannot be.
+    async fn seal<T: Serialize>(
+        &self,
+        store: &Store,
+        state: &T,
+        associated: &[u8],
+        ttl: Duration,
+        not_offered: &str,
+    ) -> Option<String> {
+        let codec = match self.codec(store).await {
+            Ok(codec) => codec,
+            Err(e) => {
+                tracing::warn!("{not_offered} over elicitation: {e}");
+                return None;
+            }
+        };
+        codec
+            .seal_json_with(
+                state,
+                &SealOptions::new().associated_data(associated).ttl(ttl),
+            )
+            .ok()
+    }
+
+    /// The `input_required` result that sends the person to `page` to sign `source` in, for
+    /// the run `run_id`; `None` when the state cannot be signed (the envelope says what to do).
+    pub async fn request_sign_in(
+        &self,
+        store: &Store,
+        run_id: &str,
+        source: &str,
+        page: &str,
+    ) -> Option<InputRequiredResult> {
+        let state = SignInState {
+            run: run_id.to_string(),
+            source: source.to_string(),
+        };
+        let sealed = self
+            .seal(
+                store,
+                &state,
+                SIGN_IN_ASSOCIATED,
+                SIGN_IN_TTL,
+                &format!("run {run_id} is not offered a sign-in"),
+            )
+            .await?;
+        let params = json!({
+            "mode": "url",
+            "message": format!("Sign in to `{source}` so the script can go on: the page opens at its own server, and nothing you enter there reaches the model."),
+            "url": page,
+        });
+        let result = json!({
+            "resultType": "input_required",
+            "inputRequests": { SIGN_IN_KEY: { "method": "elicitation/create", "params": params } },
+            "requestState": sealed,
+        });
+        serde_json::from_value(result).ok()
+    }
+
+    /// The run and source of a sign-in answer, if `request_state` is a sign-in state signed here;
+    /// with whether the person accepted to open the page.
+    pub async fn sign_in_of(
+        &self,
+        store: &Store,
+        request_state: &str,
+        responses: &InputResponses,
+    ) -> Option<(SignInState, bool)> {
+        let state: SignInState = self
+            .codec(store)
+            .await
+            .ok()?
+            .open_json_with(request_state, SIGN_IN_ASSOCIATED)
+            .ok()?;
+        let accepted = responses
+            .get(SIGN_IN_KEY)
+            .and_then(|r| r.get("action"))
+            .and_then(Value::as_str)
+            == Some("accept");
+        Some((state, accepted))
     }
 
     /// The state of an answer, checked (signed here, not expired) but not used up.

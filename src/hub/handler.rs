@@ -24,6 +24,7 @@ use crate::approvals::{ApprovalPage, open_in_browser};
 
 use super::args::{DescribeArgs, ExecuteArgs, SearchArgs};
 use super::elicit::Elicitation;
+use super::sign_in::SignIns;
 use super::surface::{self, DESCRIBE, EXECUTE, INSTRUCTIONS, SEARCH};
 use super::trace::{self, request_span, traced};
 use crate::catalog::Origin;
@@ -34,8 +35,9 @@ use crate::config::{Settings, settle_time};
 use crate::execute::Executor;
 use crate::execute::mentions::mentions;
 use crate::model::Reader;
+use crate::oauth::SIGN_IN_WAIT;
 use crate::runs::TokenRecord;
-use crate::sandbox::{CancelToken, ExecuteEnvelope, Status};
+use crate::sandbox::{CancelToken, ExecuteEnvelope, PendingKind, Status};
 
 /// The protocol versions served: 2026-07-28 statelessly, the older ones after `initialize`.
 const VERSIONS: &[ProtocolVersion] = &[
@@ -73,6 +75,8 @@ pub struct Hub {
     page: Arc<OnceCell<Option<ApprovalPage>>>,
     /// Signs approval forms for clients that elicit, and checks the answers.
     elicitation: Elicitation,
+    /// The sign-ins this hub offered to runs waiting for a connection.
+    sign_ins: SignIns,
 }
 
 impl Hub {
@@ -87,6 +91,7 @@ impl Hub {
             config_file: None,
             page: Arc::new(OnceCell::new()),
             elicitation: Elicitation,
+            sign_ins: SignIns::default(),
         }
     }
 
@@ -118,22 +123,15 @@ impl Hub {
             })
             .await;
         let Some(page) = page else { return };
-        let opened = page
+        let url = page
             .url_for(&envelope.run_id)
             .await
-            .map_err(|e| e.to_string())
-            .and_then(|url| open_in_browser(&url).map_err(|e| e.to_string()));
-        match opened {
-            Ok(()) => {
-                let run_id = envelope.run_id.clone();
-                for pending in &mut envelope.pending {
-                    pending.message = Some(format!(
-                        "An approval page opened in the user's browser. Tell the user, then call execute with {{ \"resume\": \"{run_id}\" }} once they have decided; `capabilities hub approve {run_id}` in a terminal works too."
-                    ));
-                }
-            }
-            Err(e) => tracing::warn!("approval page not opened for run {}: {e}", envelope.run_id),
-        }
+            .map_err(|e| e.to_string());
+        open_page(envelope, url, "approval page", |run_id| {
+            format!(
+                "An approval page opened in the user's browser. Tell the user, then call execute with {{ \"resume\": \"{run_id}\" }} once they have decided; `capabilities hub approve {run_id}` in a terminal works too."
+            )
+        });
     }
 
     async fn search(
@@ -264,10 +262,27 @@ impl Hub {
     /// one, else the approval page (and the envelope).
     async fn respond(
         &self,
-        mut envelope: ExecuteEnvelope,
+        envelope: ExecuteEnvelope,
         context: &RequestContext<RoleServer>,
     ) -> CallToolResponse {
+        self.respond_offering(envelope, context, true).await
+    }
+
+    /// [`respond`](Self::respond); without `offer_sign_in`, a run that waits for a connection
+    /// is answered with its envelope alone (the person just answered a sign-in request).
+    async fn respond_offering(
+        &self,
+        mut envelope: ExecuteEnvelope,
+        context: &RequestContext<RoleServer>,
+        offer_sign_in: bool,
+    ) -> CallToolResponse {
         trace::record_run(&envelope);
+        if envelope.status == Status::AwaitingConnection
+            && offer_sign_in
+            && let Some(request) = self.offer_sign_in(&mut envelope, context).await
+        {
+            return request;
+        }
         if envelope.status == Status::AwaitingApproval {
             if can_elicit(context)
                 && let Some(form) = self
@@ -282,6 +297,79 @@ impl Hub {
         CallToolResponse::Complete(envelope_result(&envelope))
     }
 
+    /// Offers the person the sign-in a paused run waits for (a local hub only: the sign-in
+    /// comes back to a listener on this machine): a URL-mode elicitation to a client that
+    /// declared one, else the page in the browser, and the model is told only that. `None`
+    /// leaves the envelope as the answer.
+    async fn offer_sign_in(
+        &self,
+        envelope: &mut ExecuteEnvelope,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<CallToolResponse> {
+        self.config_file.as_ref()?;
+        let address = envelope
+            .pending
+            .iter()
+            .find(|p| p.kind == PendingKind::Connection)?
+            .address
+            .clone()?;
+        let source = address.split('.').next().unwrap_or(&address).to_string();
+        let page = match self
+            .sign_ins
+            .page(&self.settings, &self.catalog, &source)
+            .await
+        {
+            Ok(page) => page,
+            Err(e) => {
+                tracing::warn!("no sign-in offered for run {}: {e}", envelope.run_id);
+                return None;
+            }
+        };
+        if can_elicit_url(context)
+            && let Some(request) = self
+                .elicitation
+                .request_sign_in(self.executor.store(), &envelope.run_id, &source, &page)
+                .await
+        {
+            return Some(CallToolResponse::InputRequired(request));
+        }
+        let url = url::Url::parse(&page).map_err(|e| e.to_string());
+        open_page(envelope, url, "sign-in page", |run_id| {
+            format!(
+                "A sign-in page for `{source}` opened in the user's browser. Tell the user, then call execute with {{ \"resume\": \"{run_id}\" }} once they have signed in; `capabilities source login {source}` in a terminal works too."
+            )
+        });
+        None
+    }
+
+    /// A retry that answers a sign-in request: once the person accepted, wait for the sign-in
+    /// to finish, then continue the run.
+    async fn answer_sign_in(
+        &self,
+        run_id: &str,
+        source: &str,
+        accepted: bool,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.executor
+            .check_profile(run_id)
+            .await
+            .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
+        if accepted {
+            self.sign_ins.finished(source, SIGN_IN_WAIT).await;
+        }
+        let cancel = CancelToken::new();
+        let token = token(context);
+        let envelope = cancellable(
+            self.executor.resume(run_id, cancel.clone(), token.as_ref()),
+            &cancel,
+            &context.ct,
+        )
+        .await
+        .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
+        Ok(self.respond_offering(envelope, context, false).await)
+    }
+
     /// A retry that answers an approval form: record the decision, then continue the run.
     async fn answer(
         &self,
@@ -289,6 +377,15 @@ impl Hub {
         responses: &InputResponses,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if let Some((state, accepted)) = self
+            .elicitation
+            .sign_in_of(self.executor.store(), request_state, responses)
+            .await
+        {
+            return self
+                .answer_sign_in(&state.run, &state.source, accepted, context)
+                .await;
+        }
         // A run of another profile is refused before its answer counts: the decision and the
         // one-time state stay for a hub that may resume it.
         let run_id = self
@@ -367,6 +464,37 @@ fn can_elicit(context: &RequestContext<RoleServer>) -> bool {
         .and_then(|c| c.elicitation)
         .is_some_and(|e| e.form.is_some() || e.url.is_none());
     modern && form
+}
+
+/// Opens `page` (the approval or sign-in page, `what`) in the user's browser; once it opened,
+/// every pending item tells the model only `said(run_id)`: that a page opened, never where.
+fn open_page(
+    envelope: &mut ExecuteEnvelope,
+    page: Result<url::Url, String>,
+    what: &str,
+    said: impl Fn(&str) -> String,
+) {
+    match page.and_then(|url| open_in_browser(&url).map_err(|e| e.to_string())) {
+        Ok(()) => {
+            let message = said(&envelope.run_id);
+            for pending in &mut envelope.pending {
+                pending.message = Some(message.clone());
+            }
+        }
+        Err(e) => tracing::warn!("{what} not opened for run {}: {e}", envelope.run_id),
+    }
+}
+
+/// A 2026-07-28 client that declared URL-mode elicitation.
+fn can_elicit_url(context: &RequestContext<RoleServer>) -> bool {
+    let modern = context
+        .protocol_version()
+        .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
+    let url = context
+        .client_capabilities()
+        .and_then(|c| c.elicitation)
+        .is_some_and(|e| e.url.is_some());
+    modern && url
 }
 
 /// The bearer token the HTTP transport accepted for this request (it rides in the request's

@@ -23,6 +23,7 @@ mod args;
 mod elicit;
 mod fields;
 mod handler;
+mod sign_in;
 mod stdio;
 mod streamable_http;
 pub mod surface;

@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+pub(crate) use crate::error_text::chain;
+
 use rmcp::ServiceError;
 use rmcp::service::ClientInitializeError;
 use rmcp::transport::streamable_http_client::StreamableHttpError;
@@ -54,24 +56,52 @@ pub enum SourceError {
         message: String,
     },
 
+    /// The connection signs in with OAuth and has no usable sign-in: never signed in, its
+    /// refresh was refused, or the server turned its token down. Nothing was sent.
+    #[error("{reason}")]
+    NeedsSignIn {
+        name: String,
+        connection: String,
+        reason: String,
+    },
+
     #[error("the connections to the sources are shutting down")]
     ShutDown,
 }
 
-/// Formats an error and every error in its `source()` chain, skipping a cause whose text the
-/// message before it already contains (many libraries repeat their cause in their own message).
-pub(crate) fn chain(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut out = error.to_string();
-    let mut next = error.source();
-    while let Some(cause) = next {
-        let text = cause.to_string();
-        if !text.is_empty() && !out.contains(&text) {
-            out.push_str(": ");
-            out.push_str(&text);
-        }
-        next = cause.source();
-    }
-    out
+/// Why a connection needs a sign-in, with the command that gives it one.
+pub(crate) fn sign_in_message(
+    source: &str,
+    connection: &str,
+    is_default: bool,
+    why: &str,
+) -> String {
+    let flag = if is_default {
+        String::new()
+    } else {
+        format!(" --connection {connection}")
+    };
+    format!(
+        "source `{source}` {SIGN_IN_MARK} ({why}): run `capabilities source login {source}{flag}`"
+    )
+}
+
+/// What every sign-in message says, so one kept as text (a held connect failure, a status) is
+/// still recognised as one.
+const SIGN_IN_MARK: &str = "needs you to sign in";
+
+/// True for a message [`sign_in_message`] wrote.
+pub fn is_sign_in_message(text: &str) -> bool {
+    text.contains(SIGN_IN_MARK)
+}
+
+/// True when a request failed because the server answered 401: the token was refused, or none
+/// could be sent.
+pub(crate) fn is_auth_required(error: &(dyn std::error::Error + 'static)) -> bool {
+    matches!(
+        error.downcast_ref::<StreamableHttpError<reqwest::Error>>(),
+        Some(StreamableHttpError::AuthRequired(_))
+    )
 }
 
 /// The error under rmcp's handshake wrappers: the transport's own error, or the legacy
@@ -113,4 +143,27 @@ pub(crate) fn io_kind(error: &(dyn std::error::Error + 'static)) -> Option<std::
         next = current.source();
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sign_in_messages_name_the_command_and_are_recognised() {
+        let default = sign_in_message("linear", "default", true, "it has not signed in yet");
+        assert_eq!(
+            default,
+            "source `linear` needs you to sign in (it has not signed in yet): run `capabilities source login linear`"
+        );
+        let work = sign_in_message("github", "work", false, "why");
+        assert!(
+            work.ends_with("`capabilities source login github --connection work`"),
+            "{work}"
+        );
+        assert!(is_sign_in_message(&default) && is_sign_in_message(&work));
+        assert!(!is_sign_in_message(
+            "cannot connect to http://x: connection refused"
+        ));
+    }
 }

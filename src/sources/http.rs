@@ -8,6 +8,7 @@ use std::time::Duration;
 use http::{HeaderName, HeaderValue};
 use rmcp::RoleClient;
 use rmcp::service::ClientInitializeError;
+use rmcp::transport::auth::{AuthClient, AuthorizationManager};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, Transport};
 
@@ -20,6 +21,40 @@ pub(crate) fn transport(
     url: &str,
     headers: Vec<(String, String)>,
 ) -> Result<impl Transport<RoleClient> + 'static, String> {
+    Ok(StreamableHttpClientTransport::with_client(
+        client(source, url)?,
+        config(source, url, headers)?,
+    ))
+}
+
+/// [`transport`] for a signed-in OAuth connection: `oauth` puts its access token on every
+/// request, refreshes it before it expires, and once after the server refuses it.
+pub(crate) fn signed_in_transport(
+    source: &str,
+    url: &str,
+    headers: Vec<(String, String)>,
+    oauth: AuthClient<reqwest::Client>,
+) -> Result<impl Transport<RoleClient> + 'static, String> {
+    Ok(StreamableHttpClientTransport::with_client(
+        oauth,
+        config(source, url, headers)?,
+    ))
+}
+
+/// The OAuth client of a connection signed in through `manager`.
+pub(crate) fn oauth_client(
+    source: &str,
+    url: &str,
+    manager: AuthorizationManager,
+) -> Result<AuthClient<reqwest::Client>, String> {
+    Ok(AuthClient::new(client(source, url)?, manager))
+}
+
+fn config(
+    source: &str,
+    url: &str,
+    headers: Vec<(String, String)>,
+) -> Result<StreamableHttpClientTransportConfig, String> {
     let mut custom = HashMap::new();
     for (name, value) in headers {
         let header = HeaderName::try_from(name.as_str()).map_err(|_| {
@@ -36,11 +71,7 @@ pub(crate) fn transport(
         value.set_sensitive(true);
         custom.insert(header, value);
     }
-    let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
-    Ok(StreamableHttpClientTransport::with_client(
-        client(source, url)?,
-        config,
-    ))
+    Ok(StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom))
 }
 
 /// The HTTP client for one source: rmcp's default client (same-origin 307/308 redirects only;

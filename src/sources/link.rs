@@ -12,16 +12,19 @@ use rmcp::service::{ClientLifecycleMode, ClientServiceExt, Peer, RoleClient, Run
 use tokio::sync::{Semaphore, broadcast, watch};
 use tokio::task::JoinHandle;
 
-use super::error::{chain, handshake_cause, request_cause};
+use rmcp::transport::auth::{AuthClient, AuthError};
+
+use super::error::{chain, handshake_cause, request_cause, sign_in_message};
 use super::handler::{UpstreamHandler, tools_changed};
 use super::openapi::{Api, Connect};
-use super::resolve::resolve_all;
+use super::resolve::{client_identity, resolve_all};
 use super::status::{SourceEvent, SourceStatus};
 use super::stdio::StdioChild;
 use super::{http, stdio};
 use crate::config::template::Template;
 use crate::config::{ConnectionSettings, SourceSettings, Transport};
 use crate::credentials::{Redaction, Secret, SecretLookup};
+use crate::oauth::{self, TokenStore};
 
 /// The longest wait between two restart attempts.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
@@ -57,6 +60,9 @@ pub(crate) enum LinkState {
         status: SourceStatus,
     },
     Failed(String),
+    /// An OAuth connection with no usable sign-in; why, with the command that signs in. A
+    /// request connects again first, in case a sign-in happened since.
+    NeedsSignIn(String),
     Restarting {
         attempt: u32,
         last_error: String,
@@ -70,7 +76,7 @@ impl LinkState {
             LinkState::Idle => SourceStatus::Idle,
             LinkState::Connecting => SourceStatus::Connecting,
             LinkState::Ready { status, .. } => status.clone(),
-            LinkState::Failed(error) => SourceStatus::Failed {
+            LinkState::Failed(error) | LinkState::NeedsSignIn(error) => SourceStatus::Failed {
                 error: error.clone(),
             },
             LinkState::Restarting {
@@ -107,6 +113,9 @@ pub(crate) struct Link {
     /// The secrets this connection sent its upstream, as of its last connect: what it could
     /// echo back (in its tool listing, for one).
     redaction: Mutex<Arc<Redaction>>,
+    /// The OAuth client of a signed-in connection, as of its last connect: what checks, and
+    /// refreshes, its token before a call goes out.
+    oauth: Mutex<Option<AuthClient<reqwest::Client>>>,
     shared: Arc<Shared>,
 }
 
@@ -125,6 +134,7 @@ impl Link {
             busy: Mutex::new((0, Instant::now())),
             pgid: Mutex::new(None),
             redaction: Mutex::new(Arc::new(Redaction::default())),
+            oauth: Mutex::new(None),
             shared,
         })
     }
@@ -146,12 +156,24 @@ impl Link {
             .push(task);
     }
 
-    /// Starts the supervisor again after a failed first connect; anything else is left alone.
+    /// Starts the supervisor again after a failed first connect or a missing sign-in; anything
+    /// else is left alone.
     pub(crate) fn retry(self: &Arc<Self>) {
-        if matches!(*self.state.borrow(), LinkState::Failed(_)) {
+        let stopped = matches!(
+            *self.state.borrow(),
+            LinkState::Failed(_) | LinkState::NeedsSignIn(_)
+        );
+        if stopped {
             // The supervisor returned when it set `Failed`, so none runs now.
             *self.started.lock().unwrap_or_else(|p| p.into_inner()) = false;
             self.ensure_started();
+        }
+    }
+
+    /// Lets a link that needed a sign-in connect again on this request.
+    pub(crate) fn retry_sign_in(self: &Arc<Self>) {
+        if matches!(*self.state.borrow(), LinkState::NeedsSignIn(_)) {
+            self.retry();
         }
     }
 
@@ -230,6 +252,63 @@ impl Link {
         redaction
     }
 
+    fn oauth(&self) -> Option<AuthClient<reqwest::Client>> {
+        self.oauth
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+
+    fn set_oauth(&self, client: Option<AuthClient<reqwest::Client>>) {
+        *self
+            .oauth
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = client;
+    }
+
+    /// Why this connection cannot be used until the person signs in, if that is so. A
+    /// signed-in connection's token is checked, and refreshed when it is about to expire, here:
+    /// before a call is journaled, so a refused refresh pauses the run instead of failing a
+    /// call that was never sent.
+    pub(crate) async fn sign_in_needed(&self) -> Option<String> {
+        if let LinkState::NeedsSignIn(reason) = &*self.state.borrow() {
+            return Some(reason.clone());
+        }
+        let client = self.oauth()?;
+        match client.get_access_token().await {
+            Err(AuthError::AuthorizationRequired) => {
+                let reason =
+                    self.sign_in_message("the authorization server refused to renew its sign-in");
+                self.set(LinkState::NeedsSignIn(reason.clone()));
+                Some(reason)
+            }
+            _ => None,
+        }
+    }
+
+    /// Blanks this connection's OAuth access token wherever `answer` holds it, in every form
+    /// the redaction knows: an upstream that echoes the token it was sent must not hand it to
+    /// the sandbox.
+    pub(crate) async fn clean_token(&self, answer: &mut serde_json::Value) {
+        let Some(client) = self.oauth() else {
+            return;
+        };
+        if let Ok(token) = client.get_access_token().await {
+            Redaction::new([Secret::new(token)]).clean_json(answer);
+        }
+    }
+
+    pub(crate) fn sign_in_message(&self, why: &str) -> String {
+        sign_in_message(&self.source.name, &self.connection, self.is_default, why)
+    }
+
+    /// Marks the connection as needing a sign-in after the server refused its token mid-call.
+    pub(crate) fn lost_sign_in(&self) -> String {
+        let reason = self.sign_in_message("the server no longer accepts its sign-in");
+        self.set(LinkState::NeedsSignIn(reason.clone()));
+        reason
+    }
+
     fn set(&self, state: LinkState) {
         let status = state.status();
         let previous = self.state.send_replace(state).status();
@@ -304,7 +383,7 @@ async fn supervise(link: Arc<Link>) {
             _ = stopping(&mut shutdown) => break,
             // An upstream's refusal (an HTTP body, its stderr) may quote the secret it was
             // given; the error is shown to people, logged and stored as the source's status.
-            connected = connect_in_turn(&link) => connected.map_err(|error| link.redaction().clean(&error)),
+            connected = connect_in_turn(&link) => connected.map_err(|error| error.map(|text| link.redaction().clean(&text))),
         };
         let last_error = match connected {
             Ok((live, status)) => {
@@ -323,14 +402,20 @@ async fn supervise(link: Arc<Link>) {
                     }
                 }
             }
+            // Only a person can fix this; the next request connects again in case they did.
+            Err(ConnectError::SignIn(reason)) => {
+                link.set(LinkState::NeedsSignIn(reason));
+                link.set_pid(None);
+                return;
+            }
             // A source that never came up is left failed: retrying a wrong command or URL
             // forever would only bury the message. Requests report it.
-            Err(error) if attempt == 0 => {
+            Err(ConnectError::Failed(error)) if attempt == 0 => {
                 link.set(LinkState::Failed(error));
                 link.set_pid(None);
                 return;
             }
-            Err(error) => error,
+            Err(ConnectError::Failed(error)) => error,
         };
         link.set_pid(None);
         attempt += 1;
@@ -363,8 +448,31 @@ async fn stopping(shutdown: &mut watch::Receiver<bool>) {
     let _ = shutdown.wait_for(|stop| *stop).await;
 }
 
+/// Why a connect did not succeed.
+enum ConnectError {
+    /// What went wrong and what to do.
+    Failed(String),
+    /// The server wants a sign-in this connection does not have.
+    SignIn(String),
+}
+
+impl ConnectError {
+    fn map(self, change: impl FnOnce(String) -> String) -> ConnectError {
+        match self {
+            ConnectError::Failed(text) => ConnectError::Failed(change(text)),
+            ConnectError::SignIn(text) => ConnectError::SignIn(change(text)),
+        }
+    }
+}
+
+impl From<String> for ConnectError {
+    fn from(text: String) -> ConnectError {
+        ConnectError::Failed(text)
+    }
+}
+
 /// Waits for a connect permit (see [`Shared::starting`]), then connects.
-async fn connect_in_turn(link: &Arc<Link>) -> Result<(Live, SourceStatus), String> {
+async fn connect_in_turn(link: &Arc<Link>) -> Result<(Live, SourceStatus), ConnectError> {
     // The semaphore is never closed; were it, connecting anyway is the safe side.
     let _permit = link.shared.starting.acquire().await.ok();
     connect(link).await
@@ -456,14 +564,14 @@ fn lifecycle() -> ClientLifecycleMode {
 }
 
 /// Connects within the connect timeout, then lists the tools within the request timeout.
-async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), String> {
+async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), ConnectError> {
     let source = &link.source;
     let Some(connection) = link.connection_settings() else {
-        return Err(format!(
+        return Err(ConnectError::Failed(format!(
             "{} has no connection `{}`",
             link.describe(),
             link.connection
-        ));
+        )));
     };
     let secrets = link.shared.secrets.as_ref();
     let events = link.is_default.then(|| link.shared.events.clone());
@@ -483,37 +591,76 @@ async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), String> {
                 Ok(Ok(running)) => (running, Some(child)),
                 Ok(Err(error)) => {
                     let error = chain(handshake_cause(&error));
-                    return Err(child.explain_connect_failure(Some(error), limit).await);
+                    return Err(child
+                        .explain_connect_failure(Some(error), limit)
+                        .await
+                        .into());
                 }
-                Err(_) => return Err(child.explain_connect_failure(None, limit).await),
+                Err(_) => return Err(child.explain_connect_failure(None, limit).await.into()),
             }
         }
         Transport::OpenApi { spec, base_url } => {
-            return connect_openapi(link, connection, spec, base_url.as_deref(), secrets).await;
+            return connect_openapi(link, connection, spec, base_url.as_deref(), secrets)
+                .await
+                .map_err(ConnectError::Failed);
         }
         Transport::Http { url } => {
             let headers = link.resolve(&connection.headers, "header", secrets, &mut resolved)?;
             link.set_redaction(resolved);
-            let transport = http::transport(&source.name, url, headers)?;
-            match tokio::time::timeout(limit, handler.serve_with_lifecycle(transport, lifecycle()))
-                .await
-            {
+            // A configured `Authorization` header is the user's choice of credential: OAuth
+            // stays out of its way, and a 401 means that credential was refused.
+            let static_auth = headers
+                .iter()
+                .any(|(name, _)| name.eq_ignore_ascii_case("authorization"));
+            let oauth = if static_auth {
+                None
+            } else {
+                signed_in_client(link, url).await?
+            };
+            link.set_oauth(oauth.clone());
+            let handshake = match oauth {
+                Some(client) => {
+                    let transport = http::signed_in_transport(&source.name, url, headers, client)?;
+                    tokio::time::timeout(
+                        limit,
+                        handler.serve_with_lifecycle(transport, lifecycle()),
+                    )
+                    .await
+                }
+                None => {
+                    let transport = http::transport(&source.name, url, headers)?;
+                    tokio::time::timeout(
+                        limit,
+                        handler.serve_with_lifecycle(transport, lifecycle()),
+                    )
+                    .await
+                }
+            };
+            match handshake {
                 Ok(Ok(running)) => (running, None),
+                Ok(Err(error)) if error.is_authorization_required() && !static_auth => {
+                    let why = if link.oauth().is_some() {
+                        "the server no longer accepts its sign-in"
+                    } else {
+                        "it has not signed in yet"
+                    };
+                    return Err(ConnectError::SignIn(link.sign_in_message(why)));
+                }
                 Ok(Err(error)) => {
-                    return Err(http::explain_connect_failure(
+                    return Err(ConnectError::Failed(http::explain_connect_failure(
                         &source.name,
                         url,
                         Some(&error),
                         limit,
-                    ));
+                    )));
                 }
                 Err(_) => {
-                    return Err(http::explain_connect_failure(
+                    return Err(ConnectError::Failed(http::explain_connect_failure(
                         &source.name,
                         url,
                         None,
                         limit,
-                    ));
+                    )));
                 }
             }
         }
@@ -529,16 +676,16 @@ async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), String> {
         match listed {
             Ok(Ok(tools)) => tools.len(),
             Ok(Err(error)) => {
-                return Err(format!(
+                return Err(ConnectError::Failed(format!(
                     "connected, but listing its tools failed: {}",
                     chain(request_cause(&error))
-                ));
+                )));
             }
             Err(_) => {
-                return Err(format!(
+                return Err(ConnectError::Failed(format!(
                     "connected, but it did not list its tools within {} s (`request_timeout`)",
                     source.request_timeout.as_secs_f64()
-                ));
+                )));
             }
         }
     } else {
@@ -573,6 +720,41 @@ async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), String> {
         },
         status,
     ))
+}
+
+/// The OAuth client of a connection with a stored sign-in; `None` without one (or without a
+/// credential store to read it from).
+async fn signed_in_client(
+    link: &Link,
+    url: &str,
+) -> Result<Option<AuthClient<reqwest::Client>>, ConnectError> {
+    if link.shared.secrets.vault().is_none() {
+        return Ok(None);
+    }
+    let client = match link.connection_settings() {
+        Some(connection) => {
+            client_identity(connection, &link.source.name, link.shared.secrets.as_ref())?
+        }
+        None => None,
+    };
+    let store = TokenStore::new(
+        link.shared.secrets.clone(),
+        &link.source.name,
+        &link.connection,
+    );
+    let manager = oauth::signed_in_manager(url, store, client)
+        .await
+        .map_err(|error| {
+            ConnectError::Failed(format!(
+                "{}: its stored sign-in cannot be used: {}",
+                link.describe(),
+                oauth::signin::explain(&error)
+            ))
+        })?;
+    match manager {
+        Some(manager) => Ok(Some(http::oauth_client(&link.source.name, url, manager)?)),
+        None => Ok(None),
+    }
 }
 
 /// Reads an OpenAPI source's document with the connection's headers and credentials resolved.

@@ -41,6 +41,7 @@ mod pacing;
 #[allow(unsafe_code)]
 mod process_group;
 mod resolve;
+mod sign_in;
 mod signals;
 mod status;
 mod stdio;
@@ -53,10 +54,12 @@ use rmcp::model::{CallToolRequestParams, CallToolResponse};
 use serde_json::{Map, Value};
 use tokio::sync::{Semaphore, broadcast, watch};
 
-pub use error::SourceError;
+pub use error::{SourceError, is_sign_in_message};
 pub use openapi::document_tools;
 pub use pacing::Pacing;
 pub use process_group::kill_all;
+pub use resolve::client_identity;
+pub use sign_in::begin_sign_in;
 pub use signals::termination_signal;
 pub use status::{SourceEvent, SourceStatus};
 
@@ -226,6 +229,10 @@ impl Sources {
         // An upstream can echo its token into a description or a schema's default; blanked
         // here, it reaches neither the cache on disk, nor search, describe or the sandbox.
         let redaction = link.redaction();
+        let mut tools = tools;
+        for tool in &mut tools {
+            link.clean_token(tool).await;
+        }
         tools
             .into_iter()
             .map(|mut tool| {
@@ -330,15 +337,32 @@ impl Sources {
         };
         match response {
             CallToolResponse::Complete(result) => {
-                serde_json::to_value(&result).map_err(|error| SourceError::Upstream {
-                    name: source.to_string(),
-                    request: request.clone(),
-                    message: format!("its result cannot be read: {error}"),
-                })
+                let mut answer =
+                    serde_json::to_value(&result).map_err(|error| SourceError::Upstream {
+                        name: source.to_string(),
+                        request: request.clone(),
+                        message: format!("its result cannot be read: {error}"),
+                    })?;
+                link.clean_token(&mut answer).await;
+                Ok(answer)
             }
             CallToolResponse::InputRequired(_) => Err(unsupported("a request for more input")),
             CallToolResponse::Task(_) => Err(unsupported("a task to poll")),
             _ => Err(unsupported("a kind of result")),
+        }
+    }
+
+    /// Why `source`'s `connection` (its default when `None`) cannot be called until the person
+    /// signs in, if that is so: it connects (or connects again) first, and checks a signed-in
+    /// connection's token, refreshing it when it is about to expire. Any other trouble is left
+    /// for the call to report.
+    pub async fn sign_in_needed(&self, source: &str, connection: Option<&str>) -> Option<String> {
+        let link = self.link(source, connection).ok()?;
+        let _busy = link.busy();
+        match ready_client(&link).await {
+            Err(SourceError::NeedsSignIn { reason, .. }) => Some(reason),
+            Ok(_) => link.sign_in_needed().await,
+            Err(_) => None,
         }
     }
 
@@ -462,8 +486,10 @@ impl Drop for Sources {
     }
 }
 
-/// Starts the link if needed and waits until it is ready; errors say why it is not.
+/// Starts the link if needed and waits until it is ready; errors say why it is not. A link
+/// that needed a sign-in connects again: the person may have signed in since.
 async fn ready_client(link: &Arc<Link>) -> Result<Client, SourceError> {
+    link.retry_sign_in();
     link.ensure_started();
     let name = link.source.name.clone();
     let bound = link.source.connect_timeout + link.source.request_timeout + SETTLE_SLACK;
@@ -482,6 +508,11 @@ async fn ready_client(link: &Arc<Link>) -> Result<Client, SourceError> {
     match state {
         LinkState::Ready { client, .. } => Ok(client),
         LinkState::Failed(reason) => Err(SourceError::Unavailable { name, reason }),
+        LinkState::NeedsSignIn(reason) => Err(SourceError::NeedsSignIn {
+            name,
+            connection: link.connection.clone(),
+            reason,
+        }),
         LinkState::Restarting {
             attempt,
             last_error,
@@ -516,6 +547,13 @@ async fn with_timeout<T>(
                 timeout,
             })?;
     outcome.map_err(|error| match error {
+        ServiceError::TransportSend(_) if error::is_auth_required(error::request_cause(&error)) => {
+            SourceError::NeedsSignIn {
+                name,
+                connection: link.connection.clone(),
+                reason: link.lost_sign_in(),
+            }
+        }
         ServiceError::McpError(data) => SourceError::Upstream {
             name,
             request: request.to_string(),

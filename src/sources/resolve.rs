@@ -4,8 +4,10 @@
 
 use std::collections::BTreeMap;
 
+use crate::config::ConnectionSettings;
 use crate::config::template::{Part, Template};
 use crate::credentials::{Secret, SecretLookup};
+use crate::oauth::ClientIdentity;
 
 /// Resolves every value of `values` (the connection's `env` or `headers`). `what` is `env` or
 /// `header`, used in error messages together with the source and connection names. Secret
@@ -33,6 +35,37 @@ pub(crate) fn resolve_all(
             Ok((key.clone(), value))
         })
         .collect()
+}
+
+/// The OAuth client the config names for `connection` of `source`, its secret resolved; `None`
+/// when the config names none (the client registers itself).
+pub fn client_identity(
+    connection: &ConnectionSettings,
+    source: &str,
+    secrets: &dyn SecretLookup,
+) -> Result<Option<ClientIdentity>, String> {
+    let Some(client) = &connection.oauth else {
+        return Ok(None);
+    };
+    let client_secret = match &client.client_secret {
+        Some(template) => {
+            let mut resolved = Vec::new();
+            let secret = template
+                .resolve(|part| lookup(part, secrets, &mut resolved))
+                .map_err(|reason| {
+                    format!(
+                        "the OAuth client secret of source `{source}` (connection `{}`): {reason}",
+                        connection.name
+                    )
+                })?;
+            Some(secret)
+        }
+        None => None,
+    };
+    Ok(Some(ClientIdentity {
+        client_id: client.client_id.clone(),
+        client_secret,
+    }))
 }
 
 fn lookup(

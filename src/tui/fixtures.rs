@@ -117,6 +117,7 @@ pub fn snapshot() -> Snapshot {
                 tools: vec!["time.getCurrentTime".into()],
             },
         ],
+        connections: Vec::new(),
         problems: Vec::new(),
     }
 }

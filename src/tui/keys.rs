@@ -50,6 +50,7 @@ fn command(code: KeyCode) -> Option<Action> {
         KeyCode::Enter => Action::Open,
         KeyCode::Char('/') => Action::StartFilter,
         KeyCode::Char('u') => Action::RefreshSources,
+        KeyCode::Char('s') => Action::SignIn,
         code => return decision(KeyEvent::new(code, KeyModifiers::NONE)).map(Action::Decide),
     })
 }
@@ -123,6 +124,10 @@ mod tests {
         assert_eq!(
             action(&state, press(KeyCode::Char('u'))),
             Some(Action::RefreshSources)
+        );
+        assert_eq!(
+            action(&state, press(KeyCode::Char('s'))),
+            Some(Action::SignIn)
         );
         let mut release = press(KeyCode::Char('a'));
         release.kind = KeyEventKind::Release;

@@ -7,13 +7,14 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use super::snapshot::{ConfiguredSource, RunDetail, Snapshot, merge_sources};
+use super::snapshot::{ConfiguredSource, RunDetail, Snapshot, WaitingConnection, merge_sources};
 use crate::approvals::{Channel, DecisionRequest, decide};
 use crate::catalog::cache::ListingCache;
 use crate::catalog::refresh::{refresh_sources, summary};
 use crate::config::Paths;
 use crate::credentials::Credentials;
 use crate::runs::{Approval, Decision, Store};
+use crate::sandbox::{ExecuteEnvelope, PendingKind};
 
 /// How many recent runs the runs pane lists.
 const RUN_LIMIT: usize = 200;
@@ -64,6 +65,16 @@ impl Loader {
         self
     }
 
+    /// Opens the sign-in page `source` waits for (see [`super::sign_in`]).
+    pub async fn sign_in(&self, source: &str) -> Result<String, String> {
+        let Some(credentials) = self.credentials.clone() else {
+            return Err(format!(
+                "no credential store to keep a sign-in in; run `capabilities source login {source}` in a terminal"
+            ));
+        };
+        super::sign_in::start(&self.paths.config_file, credentials, source).await
+    }
+
     /// Reads the runs of the shared store at `url` (`[store] url`) instead of the SQLite file.
     pub fn with_store_url(mut self, url: Option<String>) -> Loader {
         self.store_url = url;
@@ -102,6 +113,7 @@ impl Loader {
             let text = |e: crate::runs::StoreError| e.to_string();
             let approvals = store.approvals().pending().await.map_err(text)?;
             let runs = store.runs().summaries(RUN_LIMIT).await.map_err(text)?;
+            let connections = waiting_connections(&store, &runs).await.map_err(text)?;
             let reported = store.source_status().list().await.map_err(text)?;
             let run_profiles = if filtering {
                 run_profiles(&store, &runs, &approvals)
@@ -110,13 +122,14 @@ impl Loader {
             } else {
                 HashMap::new()
             };
-            Ok::<_, String>((approvals, runs, reported, run_profiles))
+            Ok::<_, String>((approvals, runs, connections, reported, run_profiles))
         }
         .await;
         let (reported, run_profiles) = match read {
-            Ok((approvals, runs, reported, run_profiles)) => {
+            Ok((approvals, runs, connections, reported, run_profiles)) => {
                 snapshot.approvals = approvals;
                 snapshot.runs = runs;
+                snapshot.connections = connections;
                 (reported, run_profiles)
             }
             Err(e) => {
@@ -252,6 +265,38 @@ impl Loader {
     }
 }
 
+/// The listed runs that wait for a sign-in, with the source each waits for (from the pending
+/// item of its stored envelope).
+async fn waiting_connections(
+    store: &Store,
+    runs: &[crate::runs::RunSummary],
+) -> Result<Vec<WaitingConnection>, crate::runs::StoreError> {
+    let mut out = Vec::new();
+    for run in runs.iter().filter(|r| r.status == "awaiting_connection") {
+        let Some(record) = store.runs().get(&run.run_id).await? else {
+            continue;
+        };
+        let Ok(paused) =
+            serde_json::from_value::<ExecuteEnvelope>(record.envelope.unwrap_or_default())
+        else {
+            continue;
+        };
+        let waiting = paused
+            .pending
+            .iter()
+            .filter(|p| p.kind == PendingKind::Connection)
+            .filter_map(|p| p.address.as_deref())
+            .filter_map(|address| address.split('.').next());
+        for source in waiting {
+            out.push(WaitingConnection {
+                run_id: run.run_id.clone(),
+                source: source.to_string(),
+            });
+        }
+    }
+    Ok(out)
+}
+
 /// The profile of every run listed or waiting: the listing has it, and a waiting call of a run
 /// too old to be listed is looked up on its own.
 async fn run_profiles(
@@ -286,6 +331,37 @@ mod tests {
             config_file: dir.join("config.toml"),
             data_dir: dir.join("data"),
         }
+    }
+
+    #[tokio::test]
+    async fn runs_waiting_for_a_sign_in_name_their_source() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = paths(dir.path());
+        std::fs::write(
+            &paths.config_file,
+            "[sources.peer]\nurl = \"http://x/mcp\"\n",
+        )
+        .unwrap();
+        let mut loader = Loader::new(paths.clone());
+        let store = Store::open(&paths.state_database(), None).await.unwrap();
+        let owner = begin(&store, "run_w", "code").await;
+        let paused = serde_json::json!({
+            "runId": "run_w", "status": "awaiting_connection", "calls": [],
+            "pending": [{ "id": "run_w/0", "kind": "connection", "address": "peer.echo", "summary": "s" }],
+        });
+        store
+            .runs()
+            .finish("run_w", &owner, "awaiting_connection", &paused)
+            .await
+            .unwrap();
+        let waiting = loader.snapshot().await.connections;
+        assert_eq!(
+            waiting,
+            vec![WaitingConnection {
+                run_id: "run_w".into(),
+                source: "peer".into()
+            }]
+        );
     }
 
     #[tokio::test]

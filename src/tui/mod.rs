@@ -17,6 +17,7 @@ mod keys;
 mod load;
 mod panes;
 mod render;
+mod sign_in;
 mod snapshot;
 mod state;
 mod theme;

@@ -108,15 +108,27 @@ fn show(frame: &mut Frame, state: &State, pane: Pane, table: Table<'_>, area: Re
 fn approvals(frame: &mut Frame, state: &State, area: Rect) {
     let theme = Theme::new(state.color);
     let all = &state.snapshot.approvals;
-    let block = block(
-        state,
-        Pane::Approvals,
-        counted(
-            "Waiting for a decision",
-            state.view.approvals.len(),
-            all.len(),
-        ),
+    let mut title = counted(
+        "Waiting for a decision",
+        state.view.approvals.len(),
+        all.len(),
     );
+    // Runs waiting for a sign-in sit beside the calls waiting for a decision: both need the
+    // person, and `s` starts the newest one's sign-in.
+    let mut sources: Vec<&str> = Vec::new();
+    for waiting in &state.snapshot.connections {
+        if !sources.contains(&waiting.source.as_str()) {
+            sources.push(&waiting.source);
+        }
+    }
+    if !sources.is_empty() {
+        title.push_str(&format!(
+            "· {} run(s) wait for a sign-in to {} (s) ",
+            state.snapshot.connections.len(),
+            sources.join(", ")
+        ));
+    }
+    let block = block(state, Pane::Approvals, title);
     if state.view.approvals.is_empty() {
         return empty(
             frame,

@@ -242,10 +242,8 @@ fn render_help(frame: &mut Frame, state: &State, area: Rect) {
         key("pgup pgdn g G", "page, top, bottom"),
         key("enter", "details of the run: script, calls, logs"),
         key("/", "filter runs, calls and tools (fuzzy)"),
-        key(
-            "u",
-            "list every source again (`capabilities source refresh`)",
-        ),
+        key("u", "list every source again (`source refresh`)"),
+        key("s", "sign in to the source a waiting run needs"),
         key("esc", "back; clears the filter"),
         key("q", "quit"),
         Line::from(Span::styled(
@@ -418,6 +416,22 @@ mod tests {
         for key in ["a once", "r run", "A always", "d deny", "u relist"] {
             assert!(footer.contains(key), "80 columns show `{key}`: {footer}");
         }
+    }
+
+    #[test]
+    fn runs_waiting_for_a_sign_in_show_beside_the_calls_waiting() {
+        let mut state = loaded();
+        let mut waiting = crate::tui::fixtures::snapshot();
+        waiting.connections = vec![crate::tui::snapshot::WaitingConnection {
+            run_id: "run_cccccccccccccccccccccccccc".into(),
+            source: "linear".into(),
+        }];
+        state.apply_snapshot(waiting, crate::tui::fixtures::NOW);
+        let screen = draw(&state, 120, 24).to_string();
+        assert!(
+            screen.contains("1 run(s) wait for a sign-in to linear (s)"),
+            "{screen}"
+        );
     }
 
     #[test]

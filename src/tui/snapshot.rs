@@ -15,8 +15,17 @@ pub struct Snapshot {
     /// Recent runs, newest first.
     pub runs: Vec<RunSummary>,
     pub sources: Vec<SourceRow>,
+    /// Runs waiting for a person to sign a source in, newest first.
+    pub connections: Vec<WaitingConnection>,
     /// What could not be read (the store, the config), each with what to do.
     pub problems: Vec<String>,
+}
+
+/// A run paused `awaiting_connection`, and the source it waits to sign in to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WaitingConnection {
+    pub run_id: String,
+    pub source: String,
 }
 
 impl Snapshot {
@@ -38,6 +47,8 @@ impl Snapshot {
             .retain(|run| run.profile.as_deref() == Some(profile));
         self.approvals
             .retain(|approval| of_profile(&approval.run_id));
+        self.connections
+            .retain(|waiting| sources.contains(&waiting.source) && of_profile(&waiting.run_id));
         self.sources.retain(|source| sources.contains(&source.name));
     }
 }

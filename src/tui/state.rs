@@ -61,6 +61,8 @@ pub enum Action {
     FilterClear,
     /// List every source again (`capabilities source refresh`), in the background.
     RefreshSources,
+    /// Start the sign-in the newest run waiting for a connection needs, in the browser.
+    SignIn,
 }
 
 /// Work for the app loop.
@@ -76,6 +78,8 @@ pub enum Effect {
     /// Start listing the sources again in the background; its outcome comes back through
     /// [`State::refreshed`].
     RefreshSources,
+    /// Start signing this source in; how it went comes back through [`State::signing_in`].
+    SignIn(String),
 }
 
 /// What the screen is showing on top of the panes; decides how keys are read.
@@ -293,6 +297,20 @@ impl State {
         });
     }
 
+    /// What starting a sign-in came to: where it went on, or why it could not start.
+    pub fn signing_in(&mut self, outcome: Result<String, String>) {
+        self.notice = Some(match outcome {
+            Ok(text) => Notice {
+                text,
+                is_error: false,
+            },
+            Err(text) => Notice {
+                text,
+                is_error: true,
+            },
+        });
+    }
+
     pub fn update(&mut self, action: Action) -> Option<Effect> {
         if !matches!(action, Action::FilterChar(_) | Action::FilterBackspace) {
             self.notice = None;
@@ -345,6 +363,15 @@ impl State {
                 self.refreshing = true;
                 return Some(Effect::RefreshSources);
             }
+            Action::SignIn => match self.snapshot.connections.first() {
+                Some(waiting) => return Some(Effect::SignIn(waiting.source.clone())),
+                None => {
+                    self.notice = Some(Notice {
+                        text: "No run waits for a sign-in.".into(),
+                        is_error: false,
+                    });
+                }
+            },
             Action::FilterDone => self.editing_filter = false,
             Action::FilterClear => {
                 self.editing_filter = false;
@@ -589,6 +616,34 @@ mod tests {
             ),
             "{effect:?}"
         );
+    }
+
+    #[test]
+    fn s_starts_the_sign_in_a_waiting_run_needs() {
+        let mut state = loaded();
+        assert_eq!(state.update(Action::SignIn), None);
+        assert!(
+            state
+                .notice
+                .as_ref()
+                .is_some_and(|n| n.text == "No run waits for a sign-in."),
+            "{:?}",
+            state.notice
+        );
+        let mut waiting = snapshot();
+        waiting.connections = vec![crate::tui::snapshot::WaitingConnection {
+            run_id: "run_cccccccccccccccccccccccccc".into(),
+            source: "linear".into(),
+        }];
+        state.apply_snapshot(waiting, NOW);
+        assert_eq!(
+            state.update(Action::SignIn),
+            Some(Effect::SignIn("linear".into()))
+        );
+        state.signing_in(Err(
+            "no browser opened; run `capabilities source login linear`".into(),
+        ));
+        assert!(state.notice.as_ref().is_some_and(|n| n.is_error));
     }
 
     #[test]

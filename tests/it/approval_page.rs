@@ -32,7 +32,7 @@ const CHROMIUM_FLAGS: &[&str] = &[
 
 /// Runs `test` against a fresh headless Chromium with its own profile, and closes the browser
 /// afterwards even when the test panics (a killed chromedriver would leave Chromium behind).
-async fn with_browser<F, Fut>(test: F)
+pub(crate) async fn with_browser<F, Fut>(test: F)
 where
     F: FnOnce(Client) -> Fut,
     Fut: Future<Output = ()>,

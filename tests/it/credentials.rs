@@ -389,7 +389,7 @@ fn no_keychain_names_the_file_store() {
 /// A private D-Bus session bus with gnome-keyring's Secret Service on it, its login keyring
 /// unlocked with a known password: the real keychain path of a Linux desktop.
 #[cfg(target_os = "linux")]
-struct SecretService {
+pub(crate) struct SecretService {
     /// Holds the bus socket and the keyring files until the test ends.
     _dir: tempfile::TempDir,
     address: String,
@@ -400,7 +400,7 @@ struct SecretService {
 
 #[cfg(target_os = "linux")]
 impl SecretService {
-    fn start() -> SecretService {
+    pub(crate) fn start() -> SecretService {
         let dir = tempfile::tempdir().unwrap();
         let runtime = dir.path().join("run");
         std::fs::create_dir_all(&runtime).unwrap();
@@ -473,7 +473,7 @@ impl SecretService {
         panic!("gnome-keyring-daemon never took the Secret Service name on the private bus");
     }
 
-    fn env(&self) -> Vec<(&str, &str)> {
+    pub(crate) fn env(&self) -> Vec<(&str, &str)> {
         vec![
             ("DBUS_SESSION_BUS_ADDRESS", self.address.as_str()),
             ("XDG_RUNTIME_DIR", self.runtime.as_str()),
@@ -481,7 +481,7 @@ impl SecretService {
     }
 
     /// What `secret-tool` (libsecret, an independent client) finds under our service name.
-    fn lookup(&self, name: &str) -> String {
+    pub(crate) fn lookup(&self, name: &str) -> String {
         let output = Command::new("secret-tool")
             .args(["lookup", "service", "capabilities", "username", name])
             .env("DBUS_SESSION_BUS_ADDRESS", &self.address)

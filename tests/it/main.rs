@@ -24,6 +24,7 @@ mod install;
 mod large_results;
 mod live_catalog;
 mod logging;
+mod oauth;
 mod openapi;
 mod openapi_prism;
 mod policy;

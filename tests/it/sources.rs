@@ -25,6 +25,7 @@ fn connection(name: &str, is_default: bool) -> ConnectionSettings {
         env: BTreeMap::new(),
         headers: BTreeMap::new(),
         auth: BTreeMap::new(),
+        oauth: None,
     }
 }
 

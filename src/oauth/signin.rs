@@ -1,0 +1,274 @@
+//! Signing a connection in: ask the server for its challenge (401 + `WWW-Authenticate`), discover
+//! the authorization server from the protected resource metadata (RFC 9728) and its own metadata
+//! (RFC 8414 / OpenID discovery), identify the client (a client ID from the config, a client ID
+//! metadata document, or dynamic registration, RFC 7591), and run the authorization code flow
+//! with PKCE and the resource indicator (RFC 8707) in the person's browser, redirected back to a
+//! one-time listener on 127.0.0.1. All of the protocol is rmcp's (`transport::auth`); this module
+//! owns the listener and the words. The tokens go to the connection's [`TokenStore`].
+
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::{RawQuery, State};
+use axum::response::Html;
+use axum::routing::get;
+use rmcp::transport::auth::{
+    AuthError, AuthorizationManager, AuthorizationRequest, AuthorizationSession,
+};
+use tokio::sync::{mpsc, oneshot};
+
+use super::store::TokenStore;
+
+/// How long a sign-in waits for the browser to come back before it gives up.
+pub const SIGN_IN_WAIT: Duration = Duration::from_secs(600);
+
+/// The redirect a client configured only to refresh names: a refresh sends none, but the
+/// client needs one.
+pub(crate) const REFRESH_REDIRECT: &str = "http://127.0.0.1/callback";
+
+/// The client name a dynamically registered client gets; what the consent page shows.
+const CLIENT_NAME: &str = "capabilities";
+
+/// Why a sign-in did not finish. Never carries a token or a code.
+#[derive(Debug, thiserror::Error)]
+pub enum SignInError {
+    #[error(
+        "source `{source_name}` does not ask for a sign-in ({url} answered without a 401 challenge); it needs none, or takes a static header (`--header \"Authorization: Bearer ${{secret:NAME}}\"`)"
+    )]
+    NotOAuth { source_name: String, url: String },
+    #[error("cannot reach source `{source_name}` at {url} to sign in: {reason}")]
+    Unreachable {
+        source_name: String,
+        url: String,
+        reason: String,
+    },
+    #[error("signing in to source `{source_name}` failed: {reason}")]
+    Failed { source_name: String, reason: String },
+    #[error(
+        "the browser did not come back within {} minutes; run `capabilities source login {source_name}` again",
+        .waited.as_secs() / 60
+    )]
+    TimedOut {
+        source_name: String,
+        waited: Duration,
+    },
+}
+
+/// What the redirect brings back to the listener.
+#[derive(Debug, Default)]
+struct Callback {
+    code: Option<String>,
+    state: Option<String>,
+    iss: Option<String>,
+    error: Option<String>,
+    error_description: Option<String>,
+}
+
+/// A sign-in whose page is ready to open; [`SignIn::finish`] waits for the browser.
+pub struct SignIn {
+    source: String,
+    url: String,
+    session: AuthorizationSession,
+    callbacks: mpsc::Receiver<Callback>,
+    stop: Option<oneshot::Sender<()>>,
+}
+
+/// A client configured for the connection instead of dynamic registration.
+pub struct ClientIdentity {
+    pub client_id: String,
+    pub client_secret: Option<String>,
+}
+
+/// Asks `url` for its challenge, discovers its authorization server, identifies the client and
+/// prepares the authorization URL; the redirect listener runs from now until `finish` returns.
+pub async fn begin(
+    source: &str,
+    url: &str,
+    store: TokenStore,
+    client: Option<ClientIdentity>,
+) -> Result<SignIn, SignInError> {
+    let failed = |reason: String| SignInError::Failed {
+        source_name: source.to_string(),
+        reason,
+    };
+    let challenge = challenge(source, url).await?;
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+        .await
+        .map_err(|e| failed(format!("cannot listen on 127.0.0.1 for the redirect: {e}")))?;
+    let port = listener
+        .local_addr()
+        .map_err(|e| failed(format!("cannot listen on 127.0.0.1 for the redirect: {e}")))?
+        .port();
+    let redirect_uri = format!("http://127.0.0.1:{port}/callback");
+    // `challenge` installed the TLS crypto provider rmcp's own HTTP client needs.
+    let mut manager = AuthorizationManager::new(url)
+        .await
+        .map_err(|e| failed(explain(&e)))?;
+    manager.set_credential_store(store);
+    let metadata = manager
+        .resolve_metadata_from_challenge(Some(&challenge))
+        .await
+        .map_err(|e| failed(explain(&e)))?;
+    manager.set_metadata(metadata.metadata);
+    let mut request = AuthorizationRequest::new(&redirect_uri)
+        .with_client_name(CLIENT_NAME)
+        .with_challenge(&challenge);
+    if let Some(client) = client {
+        request = request.with_preregistered_client(client.client_id);
+        if let Some(secret) = client.client_secret {
+            request = request.with_client_secret(secret);
+        }
+    }
+    let session = AuthorizationSession::new(manager, request)
+        .await
+        .map_err(|(_, e)| failed(explain(&e)))?;
+    let (sender, callbacks) = mpsc::channel(4);
+    let (stop, stopped) = oneshot::channel();
+    let app = Router::new()
+        .route("/callback", get(callback))
+        .with_state(sender);
+    tokio::spawn(async move {
+        let serve = axum::serve(listener, app).with_graceful_shutdown(async move {
+            let _ = stopped.await;
+        });
+        if let Err(e) = serve.await {
+            tracing::warn!("the sign-in redirect listener stopped: {e}");
+        }
+    });
+    Ok(SignIn {
+        source: source.to_string(),
+        url: session.get_authorization_url().to_string(),
+        session,
+        callbacks,
+        stop: Some(stop),
+    })
+}
+
+impl SignIn {
+    /// The page the person signs in on. It carries no secret (PKCE keeps the verifier here),
+    /// but it is for the person: never for the model.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Waits (up to `wait`) for the browser to come back, exchanges the code for tokens and
+    /// stores them.
+    pub async fn finish(mut self, wait: Duration) -> Result<(), SignInError> {
+        let outcome = tokio::time::timeout(wait, self.exchange()).await;
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        match outcome {
+            Ok(result) => result,
+            Err(_) => Err(SignInError::TimedOut {
+                source_name: self.source.clone(),
+                waited: wait,
+            }),
+        }
+    }
+
+    async fn exchange(&mut self) -> Result<(), SignInError> {
+        let failed = |reason: String| SignInError::Failed {
+            source_name: self.source.clone(),
+            reason,
+        };
+        let Some(callback) = self.callbacks.recv().await else {
+            return Err(failed("the redirect listener stopped".into()));
+        };
+        if let Some(error) = callback.error {
+            let detail = callback
+                .error_description
+                .map(|d| format!(": {d}"))
+                .unwrap_or_default();
+            return Err(failed(format!(
+                "the authorization server answered `{error}`{detail}"
+            )));
+        }
+        let (Some(code), Some(state)) = (callback.code, callback.state) else {
+            return Err(failed(
+                "the browser came back without a code; start the sign-in again".into(),
+            ));
+        };
+        self.session
+            .handle_callback_with_issuer(&code, &state, callback.iss.as_deref())
+            .await
+            .map(|_| ())
+            .map_err(|e| failed(explain(&e)))
+    }
+}
+
+async fn callback(
+    State(sender): State<mpsc::Sender<Callback>>,
+    RawQuery(query): RawQuery,
+) -> Html<&'static str> {
+    let mut callback = Callback::default();
+    for (key, value) in url::form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
+        let value = Some(value.into_owned());
+        match key.as_ref() {
+            "code" => callback.code = value,
+            "state" => callback.state = value,
+            "iss" => callback.iss = value,
+            "error" => callback.error = value,
+            "error_description" => callback.error_description = value,
+            _ => {}
+        }
+    }
+    let refused = callback.error.is_some();
+    // A full channel means earlier redirects are still unread: this one adds nothing.
+    let _ = sender.try_send(callback);
+    Html(if refused {
+        "<!doctype html><title>capabilities</title><p>Sign-in was not completed. You can close this tab; the terminal says what happened.</p>"
+    } else {
+        "<!doctype html><title>capabilities</title><p>Signed in. You can close this tab.</p>"
+    })
+}
+
+/// The server's `WWW-Authenticate` challenge to an unauthenticated MCP request.
+async fn challenge(source: &str, url: &str) -> Result<String, SignInError> {
+    crate::tls::install_crypto_provider();
+    let unreachable = |reason: String| SignInError::Unreachable {
+        source_name: source.to_string(),
+        url: url.to_string(),
+        reason,
+    };
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(30))
+        .build()
+        .map_err(|e| unreachable(crate::tls::explain_setup_failure(&e.to_string())))?;
+    let probe = serde_json::json!({
+        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": { "protocolVersion": "2025-11-25", "capabilities": {},
+                    "clientInfo": { "name": CLIENT_NAME, "version": env!("CARGO_PKG_VERSION") } }
+    });
+    let response = client
+        .post(url)
+        .header("accept", "application/json, text/event-stream")
+        .json(&probe)
+        .send()
+        .await
+        .map_err(|e| unreachable(crate::error_text::chain(&e)))?;
+    if response.status() != reqwest::StatusCode::UNAUTHORIZED {
+        return Err(SignInError::NotOAuth {
+            source_name: source.to_string(),
+            url: url.to_string(),
+        });
+    }
+    Ok(response
+        .headers()
+        .get(reqwest::header::WWW_AUTHENTICATE)
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or("Bearer")
+        .to_string())
+}
+
+/// rmcp's error, in words that say what to do.
+pub fn explain(error: &AuthError) -> String {
+    match error {
+        AuthError::PkceUnsupported => "the authorization server does not support PKCE with S256, which MCP requires; ask the server's operators".into(),
+        AuthError::RegistrationFailed(reason) => format!(
+            "the authorization server would not register capabilities as a client ({reason}); set a client ID for this connection in the config instead"
+        ),
+        AuthError::NoAuthorizationSupport => "the server publishes no OAuth metadata, so there is nothing to sign in to".into(),
+        other => crate::error_text::chain(other),
+    }
+}

@@ -1,0 +1,288 @@
+//! [`TokenStore`]: one connection's OAuth tokens in the credential store (the keychain or the
+//! encrypted file), as rmcp's `CredentialStore`. Kept in memory between reads, because the
+//! file store pays a key derivation per read; read from the store again before a refresh,
+//! since another process (`source login`, another hub) may have replaced them.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use rmcp::transport::auth::{
+    AuthError, CredentialRefreshGuard, CredentialStore, StoredCredentials,
+};
+
+use crate::credentials::{Secret, SecretLookup, remember};
+
+/// The credential store name of a connection's tokens: `oauth.SOURCE.CONNECTION`.
+pub fn token_name(source: &str, connection: &str) -> String {
+    format!("oauth.{source}.{connection}")
+}
+
+/// One connection's tokens, read and written through the credential store.
+#[derive(Clone)]
+pub struct TokenStore {
+    secrets: Arc<dyn SecretLookup>,
+    name: String,
+    cache: Arc<Mutex<Option<StoredCredentials>>>,
+    /// Set by a refresh: its load must see what another process may have stored since.
+    reread: Arc<AtomicBool>,
+}
+
+impl TokenStore {
+    pub fn new(secrets: Arc<dyn SecretLookup>, source: &str, connection: &str) -> TokenStore {
+        TokenStore {
+            secrets,
+            name: token_name(source, connection),
+            cache: Arc::new(Mutex::new(None)),
+            reread: Arc::new(AtomicBool::new(true)),
+        }
+    }
+
+    /// What is stored now, read from the credential store (not the memory copy).
+    pub fn read(&self) -> Result<Option<StoredCredentials>, String> {
+        let vault = self.secrets.vault().ok_or_else(no_vault)?;
+        let Some(secret) = vault.load(&self.name)? else {
+            return Ok(None);
+        };
+        let stored: StoredCredentials = serde_json::from_str(secret.expose()).map_err(|e| {
+            format!(
+                "the stored sign-in `{}` cannot be read ({e}); sign in again with `capabilities source login`",
+                self.name
+            )
+        })?;
+        remember_tokens(&stored);
+        Ok(Some(stored))
+    }
+
+    fn write(&self, stored: &StoredCredentials) -> Result<(), String> {
+        let vault = self.secrets.vault().ok_or_else(no_vault)?;
+        let json = serde_json::to_string(stored)
+            .map_err(|e| format!("the sign-in cannot be stored: {e}"))?;
+        remember_tokens(stored);
+        vault.save(&self.name, &Secret::new(json))
+    }
+
+    /// Forgets the tokens, in memory and in the credential store.
+    pub fn erase(&self) -> Result<(), String> {
+        let vault = self.secrets.vault().ok_or_else(no_vault)?;
+        *self.cache.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        vault.erase(&self.name)
+    }
+}
+
+fn no_vault() -> String {
+    "this command has no credential store to keep a sign-in in".to_string()
+}
+
+/// What a stored sign-in holds, read from its token response's fields as RFC 6749 names them.
+pub struct Tokens {
+    pub access: Option<Secret>,
+    pub refresh: Option<Secret>,
+    /// Seconds after `received_at` that the access token stops working, when the server said.
+    pub expires_in: Option<u64>,
+    /// When the tokens were received (Unix seconds), when known.
+    pub received_at: Option<u64>,
+}
+
+impl Tokens {
+    pub fn of(stored: &StoredCredentials) -> Tokens {
+        let fields = stored
+            .token_response
+            .as_ref()
+            .and_then(|response| serde_json::to_value(response).ok())
+            .unwrap_or_default();
+        let text = |name: &str| {
+            fields
+                .get(name)
+                .and_then(serde_json::Value::as_str)
+                .map(|value| Secret::new(value.to_string()))
+        };
+        Tokens {
+            access: text("access_token"),
+            refresh: text("refresh_token"),
+            expires_in: fields.get("expires_in").and_then(serde_json::Value::as_u64),
+            received_at: stored.token_received_at,
+        }
+    }
+
+    /// When the access token expires (Unix seconds), when known.
+    pub fn expires_at(&self) -> Option<u64> {
+        Some(self.received_at? + self.expires_in?)
+    }
+}
+
+/// So no log line shows a token, in any encoding the redaction knows.
+fn remember_tokens(stored: &StoredCredentials) {
+    let tokens = Tokens::of(stored);
+    for token in [tokens.access, tokens.refresh].into_iter().flatten() {
+        remember(&token);
+    }
+}
+
+fn store_error(message: String) -> AuthError {
+    AuthError::CredentialStoreError(message)
+}
+
+#[async_trait]
+impl CredentialStore for TokenStore {
+    async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
+        if !self.reread.swap(false, Ordering::SeqCst) {
+            let cached = self.cache.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            if cached.is_some() {
+                return Ok(cached);
+            }
+        }
+        let stored = self.read().map_err(store_error)?;
+        *self.cache.lock().unwrap_or_else(|p| p.into_inner()) = stored.clone();
+        Ok(stored)
+    }
+
+    async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
+        self.write(&credentials).map_err(store_error)?;
+        *self.cache.lock().unwrap_or_else(|p| p.into_inner()) = Some(credentials);
+        Ok(())
+    }
+
+    async fn clear(&self) -> Result<(), AuthError> {
+        self.erase().map_err(store_error)
+    }
+
+    /// The authorization server refused the refresh token for good: keep the client's
+    /// registration, drop the tokens, so the connection shows (and is) "needs sign-in".
+    async fn on_refresh_token_rejected(
+        &self,
+        credentials: &StoredCredentials,
+    ) -> Result<(), AuthError> {
+        let kept = StoredCredentials::new(credentials.client_id.clone(), None, Vec::new(), None)
+            .with_issuer(credentials.issuer.clone());
+        self.save(kept).await
+    }
+
+    async fn acquire_refresh_guard(&self) -> Result<Option<CredentialRefreshGuard>, AuthError> {
+        self.reread.store(true, Ordering::SeqCst);
+        Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+    use std::sync::atomic::AtomicUsize;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::credentials::SecretVault;
+
+    /// A credential store in memory that counts its reads.
+    #[derive(Default)]
+    struct Memory {
+        values: Mutex<HashMap<String, String>>,
+        reads: AtomicUsize,
+    }
+
+    impl SecretLookup for Memory {
+        fn secret(&self, name: &str) -> Result<String, String> {
+            Err(format!("`{name}` is not a config secret"))
+        }
+        fn vault(&self) -> Option<&dyn SecretVault> {
+            Some(self)
+        }
+    }
+
+    impl SecretVault for Memory {
+        fn load(&self, name: &str) -> Result<Option<Secret>, String> {
+            self.reads.fetch_add(1, Ordering::SeqCst);
+            let values = self.values.lock().unwrap_or_else(|p| p.into_inner());
+            Ok(values.get(name).cloned().map(Secret::new))
+        }
+        fn save(&self, name: &str, value: &Secret) -> Result<(), String> {
+            let mut values = self.values.lock().unwrap_or_else(|p| p.into_inner());
+            values.insert(name.to_string(), value.expose().to_string());
+            Ok(())
+        }
+        fn erase(&self, name: &str) -> Result<(), String> {
+            let mut values = self.values.lock().unwrap_or_else(|p| p.into_inner());
+            values.remove(name);
+            Ok(())
+        }
+    }
+
+    fn signed_in(access: &str) -> StoredCredentials {
+        serde_json::from_value(json!({
+            "client_id": "client-1",
+            "token_response": {
+                "access_token": access, "token_type": "bearer",
+                "expires_in": 60, "refresh_token": "refresh-secret-value"
+            },
+            "granted_scopes": ["mcp"],
+            "token_received_at": 1000,
+        }))
+        .expect("stored credentials")
+    }
+
+    #[tokio::test]
+    async fn tokens_are_read_once_and_again_before_a_refresh() {
+        let memory = Arc::new(Memory::default());
+        let store = TokenStore::new(memory.clone(), "linear", "default");
+        store.save(signed_in("access-one-value")).await.unwrap();
+        let stored = memory.values.lock().unwrap()["oauth.linear.default"].clone();
+        assert!(stored.contains("access-one-value"), "{stored}");
+        let reads = memory.reads.load(Ordering::SeqCst);
+        for _ in 0..3 {
+            store.load().await.unwrap();
+        }
+        // The first load reads the store (nothing is known to be fresh yet); then memory.
+        assert_eq!(memory.reads.load(Ordering::SeqCst), reads + 1);
+        // Another process signs in again meanwhile: a refresh must see its tokens.
+        memory.values.lock().unwrap().insert(
+            "oauth.linear.default".into(),
+            serde_json::to_string(&signed_in("access-two-value")).unwrap(),
+        );
+        let _guard = store.acquire_refresh_guard().await.unwrap();
+        let loaded = store.load().await.unwrap().expect("stored");
+        assert_eq!(
+            Tokens::of(&loaded).access.map(|s| s.expose().to_string()),
+            Some("access-two-value".to_string())
+        );
+    }
+
+    #[tokio::test]
+    async fn a_refused_refresh_keeps_the_client_and_drops_the_tokens() {
+        let memory = Arc::new(Memory::default());
+        let store = TokenStore::new(memory.clone(), "linear", "work");
+        let stored = signed_in("access-one-value");
+        store.save(stored.clone()).await.unwrap();
+        store.on_refresh_token_rejected(&stored).await.unwrap();
+        let kept = store.read().unwrap().expect("the registration stays");
+        assert_eq!(kept.client_id, "client-1");
+        assert!(kept.token_response.is_none());
+        let text = memory.values.lock().unwrap()["oauth.linear.work"].clone();
+        assert!(!text.contains("refresh-secret-value"), "{text}");
+        store.clear().await.unwrap();
+        assert!(store.read().unwrap().is_none());
+    }
+
+    #[test]
+    fn a_damaged_sign_in_says_how_to_replace_it() {
+        let memory = Arc::new(Memory::default());
+        memory
+            .values
+            .lock()
+            .unwrap()
+            .insert("oauth.linear.default".into(), "not json".into());
+        let store = TokenStore::new(memory, "linear", "default");
+        let error = store.read().unwrap_err();
+        assert!(error.contains("capabilities source login"), "{error}");
+        assert!(error.contains("oauth.linear.default"), "{error}");
+    }
+
+    #[test]
+    fn tokens_say_when_they_expire() {
+        let tokens = Tokens::of(&signed_in("access-one-value"));
+        assert_eq!(tokens.expires_at(), Some(1060));
+        assert!(tokens.refresh.is_some());
+        let none = StoredCredentials::new("client-1".into(), None, Vec::new(), None);
+        assert_eq!(Tokens::of(&none).expires_at(), None);
+    }
+}

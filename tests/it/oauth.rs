@@ -1,0 +1,589 @@
+//! OAuth connections against a real OAuth-protected MCP server with its own authorization server
+//! (tests/peers/oauth_server.py: the Python `mcp` SDK's server-side auth), signed in through the
+//! real browser flow in headless Chromium: discovery from the 401 challenge, dynamic client
+//! registration, PKCE and the resource indicator, tokens in the encrypted file store and in
+//! gnome-keyring, refresh before expiry and after a refused token, a refused refresh turning the
+//! run into `awaiting_connection`, and a resume after the sign-in completing it. No token shows
+//! in an envelope, a log, the config or the state store.
+
+use std::io::{Read, Write};
+use std::process::{Child, Stdio};
+use std::time::Duration;
+
+use fantoccini::Locator;
+use serde_json::Value;
+use tokio::io::AsyncBufReadExt;
+
+use crate::approval_page::with_browser;
+use crate::approvals::{envelope, exec};
+use crate::common::{free_port, json_report, listening_within, python_peer};
+use crate::credentials::SecretService;
+use crate::support::{Home, Run};
+
+const PASSPHRASE: &str = "oauth test passphrase";
+const SCRIPT: &str = r#"return await peer.echo({ text: "hi" });"#;
+
+/// tests/peers/oauth_server.py on a free port; killed when dropped.
+struct OAuthPeer {
+    port: u16,
+    url: String,
+    child: Child,
+}
+
+impl OAuthPeer {
+    /// Access tokens live `ttl_secs`.
+    fn start(ttl_secs: u64) -> OAuthPeer {
+        OAuthPeer::with_app(ttl_secs, &[])
+    }
+
+    /// [`start`](Self::start), with `app` (a client ID and secret) registered beforehand.
+    fn with_app(ttl_secs: u64, app: &[&str]) -> OAuthPeer {
+        let port = free_port();
+        let child = python_peer("oauth_server.py")
+            .arg(port.to_string())
+            .arg(ttl_secs.to_string())
+            .args(app)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the test venv's python runs (tests/setup.sh)");
+        let peer = OAuthPeer {
+            port,
+            url: format!("http://127.0.0.1:{port}/mcp"),
+            child,
+        };
+        assert!(
+            listening_within(port, Duration::from_secs(30)),
+            "the OAuth peer did not listen on port {port}"
+        );
+        peer
+    }
+
+    /// A plain HTTP/1.0 request to the peer's admin routes; the body of the answer.
+    fn admin(&self, method: &str, path: &str) -> String {
+        let mut stream =
+            std::net::TcpStream::connect(("127.0.0.1", self.port)).expect("the peer answers");
+        write!(
+            stream,
+            "{method} {path} HTTP/1.0\r\nHost: 127.0.0.1:{}\r\nContent-Length: 0\r\n\r\n",
+            self.port
+        )
+        .expect("send");
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).expect("read");
+        answer
+            .split_once("\r\n\r\n")
+            .map(|(_, body)| body.to_string())
+            .unwrap_or_default()
+    }
+
+    /// What the peer saw: registrations, authorizations, token requests, tokens issued.
+    fn log(&self) -> Value {
+        serde_json::from_str(&self.admin("GET", "/admin/log")).expect("the peer's log is JSON")
+    }
+
+    /// Every token the peer ever issued, access and refresh.
+    fn tokens(&self) -> Vec<String> {
+        let log = self.log();
+        ["issued_access_tokens", "issued_refresh_tokens"]
+            .iter()
+            .flat_map(|key| log[key].as_array().cloned().unwrap_or_default())
+            .filter_map(|token| token.as_str().map(str::to_string))
+            .collect()
+    }
+
+    fn grants(&self, grant: &str) -> usize {
+        self.log()["token_requests"]
+            .as_array()
+            .map(|requests| requests.iter().filter(|r| r["grant"] == grant).count())
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for OAuthPeer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A home with source `peer` at `peer`'s URL; `store` is `file` (the encrypted file, its
+/// passphrase in the environment) or `keychain`.
+fn home_for(peer: &OAuthPeer, store: &str) -> Home {
+    let home = Home::new().with_env("CAPABILITIES_PASSPHRASE", PASSPHRASE);
+    home.write_config(&format!(
+        "[credentials]\nstore = \"{store}\"\n\n[sources.peer]\nurl = {}\nconnect_timeout_secs = 60\n",
+        serde_json::to_string(&peer.url).expect("a TOML string")
+    ));
+    home
+}
+
+/// `source login peer --no-browser` with `env`: the page it prints is opened in headless
+/// Chromium and allowed; returns what the command printed once it ended.
+async fn sign_in(home: &Home, env: &[(&str, &str)]) -> Run {
+    let mut command = home.command(&["source", "login", "peer", "--no-browser"]);
+    command
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = tokio::process::Command::from(command)
+        .kill_on_drop(true)
+        .spawn()
+        .expect("capabilities runs");
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut printed = String::new();
+    let page = loop {
+        let line = lines
+            .next_line()
+            .await
+            .expect("read the login output")
+            .unwrap_or_else(|| panic!("login printed no page to open:\n{printed}"));
+        printed.push_str(&line);
+        printed.push('\n');
+        if let Some(page) = line.trim().strip_prefix("http") {
+            break format!("http{page}");
+        }
+    };
+    with_browser(|browser| async move {
+        browser.goto(&page).await.expect("the sign-in page opens");
+        browser
+            .find(Locator::Id("allow"))
+            .await
+            .expect("the consent page offers Allow")
+            .click()
+            .await
+            .expect("click Allow");
+        browser
+            .wait()
+            .for_element(Locator::XPath("//*[contains(text(), 'Signed in')]"))
+            .await
+            .expect("the redirect lands on the listener's page");
+    })
+    .await;
+    while let Some(line) = lines.next_line().await.expect("read the login output") {
+        printed.push_str(&line);
+        printed.push('\n');
+    }
+    let output = child.wait_with_output().await.expect("login ends");
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: printed,
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// The run of `SCRIPT`, which must wait for the sign-in of `peer`; returns its id.
+fn paused_for_sign_in(home: &Home) -> (String, Run) {
+    let paused = exec(home, &["exec", "-", "--json"], SCRIPT);
+    assert_eq!(
+        paused.code, 3,
+        "waits\n{}\n{}",
+        paused.stdout, paused.stderr
+    );
+    let envelope = envelope(&paused);
+    assert_eq!(envelope["status"], "awaiting_connection", "{envelope}");
+    let pending = &envelope["pending"][0];
+    assert_eq!(pending["kind"], "connection", "{envelope}");
+    assert!(
+        pending["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("capabilities source login peer")),
+        "{envelope}"
+    );
+    // The model is told what to ask for, never where to sign in.
+    assert!(!paused.stdout.contains("/authorize"), "{}", paused.stdout);
+    let run_id = envelope["runId"].as_str().expect("runId").to_string();
+    (run_id, paused)
+}
+
+fn completed(run: &Run) {
+    assert_eq!(run.code, 0, "completes\n{}\n{}", run.stdout, run.stderr);
+    let envelope = envelope(run);
+    assert_eq!(envelope["status"], "completed", "{envelope}");
+    assert!(
+        envelope["result"].to_string().contains("echo: hi"),
+        "{envelope}"
+    );
+}
+
+/// Every file under `dir`, as bytes (the state store, its WAL, the config, logs).
+fn every_file(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(next) = todo.pop() {
+        for entry in std::fs::read_dir(&next).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                todo.push(path);
+            } else if let Ok(bytes) = std::fs::read(&path) {
+                out.push((path.display().to_string(), bytes));
+            }
+        }
+    }
+    out
+}
+
+fn assert_no_token(tokens: &[String], texts: &[(&str, &str)], home: &Home) {
+    assert!(!tokens.is_empty(), "the peer issued tokens");
+    for token in tokens {
+        for (what, text) in texts {
+            assert!(
+                !text.contains(token.as_str()),
+                "a token shows in {what}:\n{text}"
+            );
+        }
+        for (path, bytes) in every_file(home.path()) {
+            let found = bytes
+                .windows(token.len())
+                .any(|window| window == token.as_bytes());
+            assert!(!found, "a token is in the clear in {path}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_waits_for_sign_in_and_resumes_once_signed_in() {
+    let peer = OAuthPeer::start(3600);
+    let home = home_for(&peer, "file");
+    let (run_id, paused) = paused_for_sign_in(&home);
+    // Until the sign-in, a resume waits again and calls nothing.
+    let again = home.run(&["exec", "--resume", &run_id, "--json"]);
+    assert_eq!(again.code, 3, "{}\n{}", again.stdout, again.stderr);
+    assert_eq!(envelope(&again)["status"], "awaiting_connection");
+
+    let login = sign_in(&home, &[]).await;
+    assert_eq!(
+        login.code, 0,
+        "signs in\n{}\n{}",
+        login.stdout, login.stderr
+    );
+    assert!(
+        login.stdout.contains("Signed in to `peer`"),
+        "{}",
+        login.stdout
+    );
+    assert!(
+        login.stdout.contains("in the file store"),
+        "{}",
+        login.stdout
+    );
+
+    // Discovery from the challenge, dynamic registration, PKCE and the resource indicator.
+    let log = peer.log();
+    let registration = &log["registrations"][0];
+    assert_eq!(registration["client_name"], "capabilities", "{log}");
+    assert_eq!(registration["token_endpoint_auth_method"], "none", "{log}");
+    assert!(
+        registration["redirect_uris"][0]
+            .as_str()
+            .is_some_and(|uri| uri.starts_with("http://127.0.0.1:")),
+        "{log}"
+    );
+    let authorization = &log["authorizations"][0];
+    assert_eq!(authorization["code_challenge"], true, "{log}");
+    assert_eq!(authorization["resource"], peer.url.as_str(), "{log}");
+    assert_eq!(log["token_requests"][0]["grant"], "authorization_code");
+    assert_eq!(log["token_requests"][0]["resource"], peer.url.as_str());
+
+    let resumed = home.run(&["exec", "--resume", &run_id, "--json"]);
+    completed(&resumed);
+    let list = home.run(&["source", "list"]).ok();
+    assert!(
+        list.stdout
+            .contains("peer (default): signed in; token expires in"),
+        "{}",
+        list.stdout
+    );
+    let doctor = home.run(&["doctor"]);
+    assert!(
+        doctor
+            .stdout
+            .contains("peer (default): signed in; token expires in"),
+        "{}",
+        doctor.stdout
+    );
+    let json = home.run(&["source", "list", "--json"]).ok();
+    assert!(json.stdout.contains("\"signed_in\""), "{}", json.stdout);
+
+    let logged = home
+        .command(&["exec", "-", "--json"])
+        .env("CAPABILITIES_LOG", "debug")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            child
+                .stdin
+                .take()
+                .expect("stdin")
+                .write_all(SCRIPT.as_bytes())?;
+            child.wait_with_output()
+        })
+        .map(Run::from)
+        .expect("exec runs");
+    completed(&logged);
+    // An upstream that echoes its bearer token hands the script a blank, not the token.
+    let echoed = exec(
+        &home,
+        &["exec", "-", "--json"],
+        "return await peer.whoami({});",
+    );
+    assert_eq!(
+        envelope(&echoed)["status"],
+        "completed",
+        "{}",
+        echoed.stdout
+    );
+    assert!(
+        echoed
+            .stdout
+            .contains(&format!("you are {}", capabilities::credentials::MASK)),
+        "{}",
+        echoed.stdout
+    );
+    assert_no_token(
+        &peer.tokens(),
+        &[
+            ("the paused envelope", &paused.stdout),
+            ("the resumed envelope", &resumed.stdout),
+            ("the login output", &login.stdout),
+            ("the login log", &login.stderr),
+            ("the debug log", &logged.stderr),
+            ("source list", &json.stdout),
+            ("an echoed token", &echoed.stdout),
+        ],
+        &home,
+    );
+
+    let logout = home.run(&["source", "logout", "peer"]).ok();
+    assert!(
+        logout.stdout.contains("Signed out of `peer`"),
+        "{}",
+        logout.stdout
+    );
+    paused_for_sign_in(&home);
+    let twice = home.run(&["source", "logout", "peer"]).ok();
+    assert!(
+        twice.stdout.contains("was not signed in"),
+        "{}",
+        twice.stdout
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tokens_refresh_before_expiry_and_a_refused_refresh_waits_for_sign_in() {
+    // Tokens of eight seconds, refreshed when less than four are left: room for the encrypted
+    // file store's key derivation on each save, on a busy machine.
+    let peer = OAuthPeer::start(8);
+    let home = home_for(&peer, "file");
+    let login = sign_in(&home, &[]).await;
+    assert_eq!(login.code, 0, "{}\n{}", login.stdout, login.stderr);
+    // Lets the access token run out: the next run refreshes it before calling.
+    std::thread::sleep(Duration::from_secs(9));
+    completed(&exec(&home, &["exec", "-", "--json"], SCRIPT));
+    assert!(peer.grants("refresh_token") >= 1, "{}", peer.log());
+
+    peer.admin("POST", "/admin/revoke-refresh");
+    std::thread::sleep(Duration::from_secs(9));
+    let (run_id, _) = paused_for_sign_in(&home);
+    let list = home.run(&["source", "list"]);
+    assert!(
+        list.stdout.contains("peer (default): needs sign-in"),
+        "{}",
+        list.stdout
+    );
+    let doctor = home.run(&["doctor"]);
+    assert!(
+        doctor.stdout.contains("peer (default): needs sign-in (the server refused to renew it); run `capabilities source login peer`"),
+        "{}",
+        doctor.stdout
+    );
+
+    let again = sign_in(&home, &[]).await;
+    assert_eq!(again.code, 0, "{}\n{}", again.stdout, again.stderr);
+    completed(&home.run(&["exec", "--resume", &run_id, "--json"]));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_token_the_server_refuses_is_refreshed_once() {
+    let peer = OAuthPeer::start(3600);
+    let home = home_for(&peer, "file");
+    let login = sign_in(&home, &[]).await;
+    assert_eq!(login.code, 0, "{}\n{}", login.stdout, login.stderr);
+    assert_eq!(peer.grants("refresh_token"), 0);
+    // The server forgets every access token: the next request gets a 401.
+    peer.admin("POST", "/admin/expire-access");
+    completed(&exec(&home, &["exec", "-", "--json"], SCRIPT));
+    assert_eq!(peer.grants("refresh_token"), 1, "{}", peer.log());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_client_from_the_config_signs_in_and_refreshes_with_its_secret() {
+    let peer = OAuthPeer::with_app(3600, &["app-1", "app-secret-value"]);
+    let home = Home::new().with_env("CAPABILITIES_PASSPHRASE", PASSPHRASE);
+    home.write_config(&format!(
+        "[credentials]\nstore = \"file\"\n\n[sources.peer]\nurl = {}\noauth = {{ client_id = \"app-1\", client_secret = \"${{secret:peer-app}}\" }}\n",
+        serde_json::to_string(&peer.url).expect("a TOML string")
+    ));
+    let mut set = home.command(&["credential", "set", "peer-app"]);
+    Run::with_stdin(&mut set, "app-secret-value\n").ok();
+    let login = sign_in(&home, &[]).await;
+    assert_eq!(login.code, 0, "{}\n{}", login.stdout, login.stderr);
+    // No registration: the configured client signed in, and refreshes as itself.
+    peer.admin("POST", "/admin/expire-access");
+    completed(&exec(&home, &["exec", "-", "--json"], SCRIPT));
+    let log = peer.log();
+    assert_eq!(log["registrations"], serde_json::json!([]), "{log}");
+    let clients: Vec<&str> = log["token_requests"]
+        .as_array()
+        .expect("token requests")
+        .iter()
+        .filter_map(|r| r["client_id"].as_str())
+        .collect();
+    assert_eq!(clients, ["app-1", "app-1"], "{log}");
+    assert_eq!(peer.grants("refresh_token"), 1, "{log}");
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread")]
+async fn tokens_live_in_the_keychain() {
+    let service = SecretService::start();
+    let peer = OAuthPeer::start(3600);
+    let home = home_for(&peer, "keychain");
+    let env = service.env();
+    let login = sign_in(&home, &env).await;
+    assert_eq!(login.code, 0, "{}\n{}", login.stdout, login.stderr);
+    assert!(
+        login.stdout.contains("in the keychain store"),
+        "{}",
+        login.stdout
+    );
+    // An independent client (libsecret) finds them under the connection's name.
+    let stored = service.lookup("oauth.peer.default");
+    let tokens = peer.tokens();
+    assert!(
+        stored.contains(tokens[0].as_str()),
+        "the keychain holds the access token"
+    );
+    let mut command = home.command(&["exec", "-", "--json"]);
+    command.envs(env.iter().copied());
+    completed(&Run::with_stdin(&mut command, SCRIPT));
+    assert_no_token(&tokens, &[("the login output", &login.stdout)], &home);
+}
+
+#[test]
+fn adding_a_source_that_asks_for_a_sign_in_says_how_to_give_it() {
+    let peer = OAuthPeer::start(3600);
+    let home = Home::new().with_env("CAPABILITIES_PASSPHRASE", PASSPHRASE);
+    home.write_config("[credentials]\nstore = \"file\"\n");
+    let added = home
+        .run(&["source", "add", "peer", "--url", &peer.url])
+        .ok();
+    assert!(
+        added
+            .stdout
+            .contains("`peer` asks you to sign in (OAuth); run `capabilities source login peer`"),
+        "{}",
+        added.stdout
+    );
+    paused_for_sign_in(&home);
+}
+
+#[test]
+fn login_refuses_what_cannot_sign_in() {
+    let home = Home::new();
+    home.write_config(
+        "[sources.local]\ncommand = \"true\"\n\n[sources.web]\nurl = \"http://127.0.0.1:9/mcp\"\n",
+    );
+    let stdio = home.run(&["source", "login", "local"]).fails();
+    assert!(
+        stdio.stderr.contains("not a Streamable HTTP source"),
+        "{}",
+        stdio.stderr
+    );
+    let unknown = home.run(&["source", "login", "nope"]).fails();
+    assert!(
+        unknown.stderr.contains("there is no source `nope`")
+            && unknown.stderr.contains("local, web"),
+        "{}",
+        unknown.stderr
+    );
+    let connection = home
+        .run(&["source", "login", "web", "--connection", "work"])
+        .fails();
+    assert!(
+        connection.stderr.contains("has no connection `work`"),
+        "{}",
+        connection.stderr
+    );
+    let unreachable = home.run(&["source", "login", "web"]).fails();
+    assert!(
+        unreachable.stderr.contains("cannot reach source `web`"),
+        "{}",
+        unreachable.stderr
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn login_to_a_server_that_asks_for_none_says_so() {
+    let everything = crate::common::HttpEverything::start().await;
+    let home = Home::new();
+    home.write_config(&format!(
+        "[sources.open]\nurl = {}\n",
+        serde_json::to_string(&everything.url).expect("a TOML string")
+    ));
+    let run = home.run(&["source", "login", "open"]).fails();
+    assert!(
+        run.stderr.contains("does not ask for a sign-in"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_2026_client_is_sent_the_sign_in_page_and_the_run_completes() {
+    let peer = OAuthPeer::start(3600);
+    let home = home_for(&peer, "file");
+    let report = json_report(
+        python_peer("sign_in_client.py")
+            .arg(env!("CARGO_BIN_EXE_capabilities"))
+            .args(["hub", "serve"])
+            .env("CAPABILITIES_HOME", home.path())
+            .env("CAPABILITIES_PASSPHRASE", PASSPHRASE)
+            .env_remove("DBUS_SESSION_BUS_ADDRESS")
+            .env_remove("CAPABILITIES_CONFIG")
+            .env_remove("DISPLAY"),
+    );
+    assert_eq!(report["result"]["status"], "completed", "{report}");
+    assert!(
+        report["result"]["result"].to_string().contains("echo: hi"),
+        "{report}"
+    );
+    let asked = &report["elicitations"][0];
+    assert_eq!(asked["mode"], "url", "{report}");
+    let page = asked["url"].as_str().unwrap_or_default();
+    assert!(
+        page.starts_with(&format!("http://127.0.0.1:{}/authorize?", peer.port)),
+        "{report}"
+    );
+    assert!(
+        asked["landed"]
+            .as_str()
+            .is_some_and(|l| l.contains("Signed in")),
+        "{report}"
+    );
+    // What the model sees names no page, and no token.
+    assert!(
+        !report["result"].to_string().contains("/authorize"),
+        "{report}"
+    );
+    assert_no_token(
+        &peer.tokens(),
+        &[("the envelope", &report["result"].to_string())],
+        &home,
+    );
+    assert_eq!(peer.grants("authorization_code"), 1, "{}", peer.log());
+}

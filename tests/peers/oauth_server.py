@@ -1,0 +1,283 @@
+"""A real OAuth-protected MCP server (Python `mcp` SDK): the MCP endpoint, its protected resource
+metadata (RFC 9728) and its own authorization server (RFC 8414 metadata, dynamic client
+registration, authorization code with PKCE, refresh, revocation), all on one port.
+
+Run as `oauth_server.py PORT ACCESS_TTL_SECONDS [CLIENT_ID CLIENT_SECRET]`: it serves
+http://127.0.0.1:PORT/mcp. With a client ID and secret, that confidential client (an "OAuth
+app") is registered beforehand, authenticating at the token endpoint with its secret in the
+form (`client_secret_post`, the one method the server then advertises); its redirect may be any
+loopback port (RFC 8252). Access
+tokens live ACCESS_TTL_SECONDS and are accepted only for that resource (the RFC 8707 indicator
+must reach the token). The authorization page (`/consent`) has one "Allow" button, which a
+browser test clicks. For the tests to look at and to break things:
+
+- GET  /admin/log            what happened, as JSON: registrations, authorizations (with their
+                             PKCE method and resource), token requests by grant, tokens issued
+- POST /admin/revoke-refresh every refresh token stops working (the next refresh is refused)
+- POST /admin/expire-access  every access token stops working now (the next call gets a 401)
+
+Tool `echo(text)` (read-only) answers `echo: TEXT`; tool `whoami()` (read-only) is a careless
+upstream that answers with the bearer token it was sent.
+"""
+
+import secrets
+import sys
+import time
+
+import uvicorn
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.provider import (
+    AccessToken,
+    AuthorizationCode,
+    AuthorizationParams,
+    RefreshToken,
+    TokenError,
+    construct_redirect_uri,
+)
+from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
+from mcp.server.mcpserver import MCPServer
+from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from mcp.types import ToolAnnotations
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+PORT = int(sys.argv[1])
+ACCESS_TTL = int(sys.argv[2])
+APP = sys.argv[3:5]
+BASE = f"http://127.0.0.1:{PORT}"
+RESOURCE = f"{BASE}/mcp"
+
+LOG = {
+    "registrations": [],
+    "authorizations": [],
+    "token_requests": [],
+    "issued_access_tokens": [],
+    "issued_refresh_tokens": [],
+    "bearer_seen": 0,
+}
+
+
+class LoopbackApp(OAuthClientInformationFull):
+    """A pre-registered client whose redirect is 127.0.0.1 on whatever port it listens on."""
+
+    def validate_redirect_uri(self, redirect_uri):
+        if redirect_uri is not None and str(redirect_uri).startswith("http://127.0.0.1:"):
+            return redirect_uri
+        return super().validate_redirect_uri(redirect_uri)
+
+
+class Provider:
+    """Everything in memory: a test server lives for one test."""
+
+    def __init__(self):
+        self.clients = {}
+        self.pending = {}
+        self.codes = {}
+        self.access = {}
+        self.refresh = {}
+
+    async def get_client(self, client_id):
+        return self.clients.get(client_id)
+
+    async def register_client(self, client_info: OAuthClientInformationFull):
+        self.clients[client_info.client_id] = client_info
+        LOG["registrations"].append(
+            {
+                "client_id": client_info.client_id,
+                "client_name": client_info.client_name,
+                "redirect_uris": [str(u) for u in client_info.redirect_uris or []],
+                "token_endpoint_auth_method": client_info.token_endpoint_auth_method,
+            }
+        )
+
+    async def authorize(self, client, params: AuthorizationParams):
+        request_id = secrets.token_urlsafe(16)
+        self.pending[request_id] = (client, params)
+        LOG["authorizations"].append(
+            {
+                "client_id": client.client_id,
+                "code_challenge": bool(params.code_challenge),
+                "resource": params.resource,
+                "scopes": params.scopes,
+                "redirect_uri": str(params.redirect_uri),
+            }
+        )
+        return f"{BASE}/consent?request={request_id}"
+
+    def approve(self, request_id):
+        client, params = self.pending.pop(request_id)
+        code = secrets.token_urlsafe(32)
+        self.codes[code] = AuthorizationCode(
+            code=code,
+            scopes=params.scopes or ["mcp"],
+            expires_at=time.time() + 300,
+            client_id=client.client_id,
+            code_challenge=params.code_challenge,
+            redirect_uri=params.redirect_uri,
+            redirect_uri_provided_explicitly=params.redirect_uri_provided_explicitly,
+            resource=params.resource,
+        )
+        return construct_redirect_uri(str(params.redirect_uri), code=code, state=params.state)
+
+    async def load_authorization_code(self, client, authorization_code):
+        return self.codes.get(authorization_code)
+
+    def issue(self, client_id, scopes, resource):
+        access = "at-" + secrets.token_urlsafe(24)
+        refresh = "rt-" + secrets.token_urlsafe(24)
+        self.access[access] = AccessToken(
+            token=access,
+            client_id=client_id,
+            scopes=scopes,
+            expires_at=int(time.time()) + ACCESS_TTL,
+            resource=resource,
+        )
+        self.refresh[refresh] = RefreshToken(
+            token=refresh, client_id=client_id, scopes=scopes, resource=resource
+        )
+        LOG["issued_access_tokens"].append(access)
+        LOG["issued_refresh_tokens"].append(refresh)
+        return OAuthToken(
+            access_token=access,
+            expires_in=ACCESS_TTL,
+            refresh_token=refresh,
+            scope=" ".join(scopes),
+        )
+
+    async def exchange_authorization_code(self, client, authorization_code):
+        self.codes.pop(authorization_code.code, None)
+        LOG["token_requests"].append(
+            {
+                "grant": "authorization_code",
+                "resource": authorization_code.resource,
+                "client_id": client.client_id,
+            }
+        )
+        return self.issue(client.client_id, authorization_code.scopes, authorization_code.resource)
+
+    async def load_refresh_token(self, client, refresh_token):
+        return self.refresh.get(refresh_token)
+
+    async def exchange_refresh_token(self, client, refresh_token, scopes):
+        LOG["token_requests"].append(
+            {"grant": "refresh_token", "resource": refresh_token.resource, "client_id": client.client_id}
+        )
+        if self.refresh.pop(refresh_token.token, None) is None:
+            raise TokenError(error="invalid_grant", error_description="refresh token revoked")
+        return self.issue(client.client_id, refresh_token.scopes, refresh_token.resource)
+
+    async def load_access_token(self, token):
+        LOG["bearer_seen"] += 1
+        found = self.access.get(token)
+        if found is None or (found.expires_at is not None and found.expires_at < time.time()):
+            return None
+        return found
+
+    async def revoke_token(self, token):
+        self.access.pop(token.token, None)
+        self.refresh.pop(token.token, None)
+
+
+provider = Provider()
+if APP:
+    provider.clients[APP[0]] = LoopbackApp(
+        client_id=APP[0],
+        client_secret=APP[1],
+        redirect_uris=["http://127.0.0.1/callback"],
+        token_endpoint_auth_method="client_secret_post",
+        grant_types=["authorization_code", "refresh_token"],
+        scope="mcp",
+    )
+server = MCPServer(
+    "oauth-peer",
+    auth_server_provider=provider,
+    auth=AuthSettings(
+        issuer_url=BASE,
+        resource_server_url=RESOURCE,
+        validate_token_resource=True,
+        required_scopes=["mcp"],
+        client_registration_options=ClientRegistrationOptions(
+            enabled=True, valid_scopes=["mcp"], default_scopes=["mcp"]
+        ),
+        revocation_options=RevocationOptions(enabled=True),
+    ),
+)
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+def echo(text: str) -> str:
+    """Answer `echo: TEXT`."""
+    return f"echo: {text}"
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+def whoami() -> str:
+    """Answer with the token this request came with."""
+    token = get_access_token()
+    return f"you are {token.token if token else 'nobody'}"
+
+
+@server.custom_route("/consent", methods=["GET"])
+async def consent_page(request: Request) -> Response:
+    request_id = request.query_params.get("request", "")
+    if request_id not in provider.pending:
+        return HTMLResponse("<p>unknown request</p>", status_code=400)
+    return HTMLResponse(
+        "<!doctype html><title>Allow access</title>"
+        f"<form method=post action=/consent><input type=hidden name=request value={request_id}>"
+        "<button id=allow type=submit>Allow</button></form>"
+    )
+
+
+@server.custom_route("/consent", methods=["POST"])
+async def consent(request: Request) -> Response:
+    form = await request.form()
+    request_id = str(form.get("request", ""))
+    if request_id not in provider.pending:
+        return HTMLResponse("<p>unknown request</p>", status_code=400)
+    return RedirectResponse(provider.approve(request_id), status_code=302)
+
+
+@server.custom_route("/admin/log", methods=["GET"])
+async def admin_log(request: Request) -> Response:
+    return JSONResponse(LOG)
+
+
+@server.custom_route("/admin/revoke-refresh", methods=["POST"])
+async def revoke_refresh(request: Request) -> Response:
+    provider.refresh.clear()
+    return JSONResponse({"ok": True})
+
+
+@server.custom_route("/admin/expire-access", methods=["POST"])
+async def expire_access(request: Request) -> Response:
+    provider.access.clear()
+    return JSONResponse({"ok": True})
+
+
+async def post_only_metadata(request: Request) -> Response:
+    """The SDK's metadata, with the one client authentication method the app uses."""
+    return JSONResponse(
+        {
+            "issuer": BASE,
+            "authorization_endpoint": f"{BASE}/authorize",
+            "token_endpoint": f"{BASE}/token",
+            "registration_endpoint": f"{BASE}/register",
+            "scopes_supported": ["mcp"],
+            "response_types_supported": ["code"],
+            "grant_types_supported": ["authorization_code", "refresh_token"],
+            "token_endpoint_auth_methods_supported": ["client_secret_post"],
+            "code_challenge_methods_supported": ["S256"],
+        }
+    )
+
+
+if __name__ == "__main__":
+    app = server.streamable_http_app()
+    if APP:
+        # Ahead of the SDK's own route, which also advertises HTTP Basic.
+        app.router.routes.insert(
+            0, Route("/.well-known/oauth-authorization-server", post_only_metadata, methods=["GET"])
+        )
+    uvicorn.run(app, host="127.0.0.1", port=PORT, log_level="warning")
