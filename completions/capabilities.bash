@@ -1612,7 +1612,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__hub__subcmd__serve)
-            opts="-h -V --profile --http --allow-remote --allowed-host --allow-origin --header-timeout --idle-timeout --body-timeout --max-connections --config --color --log-format --otel-endpoint --help --version"
+            opts="-h -V --profile --direct --http --allow-remote --allowed-host --allow-origin --header-timeout --idle-timeout --body-timeout --max-connections --config --color --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

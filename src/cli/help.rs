@@ -137,6 +137,7 @@ Stdio entries (command, args, env, cwd) and HTTP entries (url, headers) are impo
 pub const HUB_SERVE: &str = r#"Examples:
   capabilities hub serve
   capabilities hub serve --profile work
+  capabilities hub serve --direct                # each tool as its own MCP tool (namespace_tool)
   capabilities hub serve --http 127.0.0.1:8931   # Streamable HTTP at http://127.0.0.1:8931/mcp
   capabilities hub serve --http 0.0.0.0:8931 --allow-remote --allowed-host hub.example.com
 

@@ -487,6 +487,10 @@ pub struct HubServeArgs {
     /// Serve only this profile's sources, under its policy rules.
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,
+    /// Serve every tool of the sources as its own MCP tool (`namespace_tool`) instead of
+    /// search, describe and execute; a profile chooses this with `mode = "direct"`.
+    #[arg(long)]
+    pub direct: bool,
     /// Serve MCP Streamable HTTP at http://ADDRESS/mcp instead of stdio (e.g. 127.0.0.1:8931).
     #[arg(long, value_name = "ADDRESS")]
     pub http: Option<SocketAddr>,

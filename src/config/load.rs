@@ -195,9 +195,20 @@ impl Ctx<'_> {
                 names.push(source.get_ref().clone());
             }
             let rules = self.rules(&profile.rules, &sources)?;
+            let mode = match &profile.mode {
+                None => ServeMode::Code,
+                Some(mode) => mode.get_ref().parse().map_err(|e: String| {
+                    self.at(
+                        mode,
+                        format!("profiles.{name}.mode: {e}"),
+                        "write `mode = \"code\"` (search, describe and execute) or `mode = \"direct\"` (each tool as its own MCP tool)",
+                    )
+                })?,
+            };
             profiles.insert(
                 name.clone(),
                 ProfileSettings {
+                    mode,
                     sources: names,
                     policy: Policy {
                         rules,
@@ -229,6 +240,7 @@ impl Ctx<'_> {
             pacing,
             profile: None,
             left_out: Vec::new(),
+            mode: ServeMode::Code,
         })
     }
 

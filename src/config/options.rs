@@ -122,6 +122,10 @@ pub struct ProfileOptions {
     pub sources: Vec<Spanned<String>>,
     #[serde(default)]
     pub rules: Vec<RuleOptions>,
+    /// How the hub serves the profile: `code` (search, describe, execute; the default) or
+    /// `direct` (each tool as its own MCP tool).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize, Serialize)]

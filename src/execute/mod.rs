@@ -16,6 +16,7 @@ mod recovery;
 mod replay;
 pub(crate) mod stored;
 mod tools;
+mod twin;
 
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};

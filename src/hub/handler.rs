@@ -1,20 +1,24 @@
 //! The hub's `ServerHandler`: answers `tools/list` with the three tools at once (sources connect
 //! in the background), and `tools/call` by searching the live catalogue, describing it, or running
 //! a script through the [`Executor`]. A client's `notifications/cancelled` (or its going away)
-//! cancels the run and the upstream calls it is waiting on.
+//! cancels the run and the upstream calls it is waiting on. In direct mode (`direct`) the tools
+//! are the sources' own, each call a one-call run.
+
+mod direct;
 
 use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
     CustomResult, DiscoverResult, ErrorCode, Implementation, InitializeRequestParams,
     InitializeResult, InputResponses, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
     ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
 use tokio::sync::OnceCell;
@@ -30,7 +34,7 @@ use crate::catalog::Origin;
 use crate::catalog::describe::describe;
 use crate::catalog::live::LiveCatalog;
 use crate::catalog::results::{SearchRequest, render_search};
-use crate::config::{Settings, settle_time};
+use crate::config::{ServeMode, Settings, settle_time};
 use crate::execute::Executor;
 use crate::execute::mentions::mentions;
 use crate::model::Reader;
@@ -73,12 +77,23 @@ pub struct Hub {
     page: Arc<OnceCell<Option<ApprovalPage>>>,
     /// Signs approval forms for clients that elicit, and checks the answers.
     elicitation: Elicitation,
+    /// The three tools, or each source's tools as its own.
+    mode: ServeMode,
+}
+
+/// How a run's envelope goes back to the client: as `execute`'s envelope, or as the answer of
+/// the direct tool `name` (`structured` when it declares an output schema).
+enum Answer {
+    Envelope,
+    Direct { name: String, structured: bool },
 }
 
 impl Hub {
     pub fn new(catalog: Arc<LiveCatalog>, settings: Arc<Settings>, executor: Arc<Executor>) -> Hub {
         let settle_timeout = settle_time(&settings.sources);
+        let mode = settings.mode;
         Hub {
+            mode,
             catalog,
             settings,
             executor,
@@ -257,7 +272,7 @@ impl Hub {
                 }
             }
         };
-        self.respond(envelope, context).await
+        self.respond(envelope, context, &Answer::Envelope).await
     }
 
     /// A finished run's envelope; for a paused one, an approval form to a client that can show
@@ -266,6 +281,7 @@ impl Hub {
         &self,
         mut envelope: ExecuteEnvelope,
         context: &RequestContext<RoleServer>,
+        answer: &Answer,
     ) -> CallToolResponse {
         trace::record_run(&envelope);
         if envelope.status == Status::AwaitingApproval {
@@ -279,7 +295,12 @@ impl Hub {
             }
             self.offer_page(&mut envelope).await;
         }
-        CallToolResponse::Complete(envelope_result(&envelope))
+        CallToolResponse::Complete(match answer {
+            Answer::Envelope => envelope_result(&envelope),
+            Answer::Direct { name, structured } => {
+                super::direct::result(&envelope, name, *structured)
+            }
+        })
     }
 
     /// A retry that answers an approval form: record the decision, then continue the run.
@@ -288,6 +309,7 @@ impl Hub {
         request_state: &str,
         responses: &InputResponses,
         context: &RequestContext<RoleServer>,
+        answer: &Answer,
     ) -> Result<CallToolResponse, ErrorData> {
         // A run of another profile is refused before its answer counts: the decision and the
         // one-time state stay for a hub that may resume it.
@@ -324,7 +346,7 @@ impl Hub {
         )
         .await
         .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
-        Ok(self.respond(envelope, context).await)
+        Ok(self.respond(envelope, context, answer).await)
     }
 
     /// Waits (bounded by the longest connect timeout) while a source the request names is
@@ -423,12 +445,44 @@ fn tool_error(message: String) -> CallToolResult {
 
 impl ServerHandler for Hub {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let (capabilities, instructions) = match self.mode {
+            ServeMode::Code => (
+                ServerCapabilities::builder().enable_tools().build(),
+                INSTRUCTIONS,
+            ),
+            ServeMode::Direct => (
+                ServerCapabilities::builder()
+                    .enable_tools()
+                    .enable_tool_list_changed()
+                    .build(),
+                surface::DIRECT_INSTRUCTIONS,
+            ),
+        };
+        ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(
                 "capabilities",
                 env!("CARGO_PKG_VERSION"),
             ))
-            .with_instructions(INSTRUCTIONS)
+            .with_instructions(instructions)
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        if self.mode == ServeMode::Direct {
+            self.follow_for_legacy(&context);
+        }
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        (self.mode == ServeMode::Direct && requested.tools_list_changed == Some(true))
+            .then(|| SubscriptionFilter::builder().tools_list_changed().build())
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        self.follow_subscription(context).await;
+        Ok(())
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
@@ -469,13 +523,26 @@ impl ServerHandler for Hub {
     ) -> Result<ListToolsResult, ErrorData> {
         let span = request_span("tools/list", None, &context);
         traced(span, async {
-            Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+            let tools = match self.mode {
+                ServeMode::Code => self.tools.to_vec(),
+                ServeMode::Direct => self.direct_tools(&context).await,
+            };
+            Ok(ListToolsResult::with_all_items(tools))
         })
         .await
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.tools.iter().find(|t| t.name == name).cloned()
+        match self.mode {
+            ServeMode::Code => self.tools.iter().find(|t| t.name == name).cloned(),
+            // Only header validation asks, before any token is known: the tool as listed to
+            // a client that may call everything.
+            ServeMode::Direct => self
+                .direct_listing(None)
+                .into_iter()
+                .map(|t| t.tool)
+                .find(|t| t.name == name),
+        }
     }
 
     async fn call_tool(
@@ -486,6 +553,16 @@ impl ServerHandler for Hub {
         let span = request_span("tools/call", Some(&request.name), &context);
         traced(span, async move {
             let arguments = request.arguments.unwrap_or_default();
+            if self.mode == ServeMode::Direct {
+                let responses = request.input_responses.clone().unwrap_or_default();
+                let answered = request
+                    .request_state
+                    .as_deref()
+                    .map(|state| (state, &responses));
+                return self
+                    .direct_call(&request.name, &arguments, answered, &context)
+                    .await;
+            }
             let result = match request.name.as_ref() {
                 SEARCH => self.search(&arguments, token(&context).as_ref()).await,
                 DESCRIBE => {
@@ -499,6 +576,7 @@ impl ServerHandler for Hub {
                                 state,
                                 &request.input_responses.clone().unwrap_or_default(),
                                 &context,
+                                &Answer::Envelope,
                             )
                             .await
                         }

@@ -17,6 +17,10 @@ pub const INSTRUCTIONS: &str = "The user's tools from all their MCP servers, use
 describe shows their TypeScript types, execute runs one JavaScript script that calls them. Prefer one execute with several \
 calls over many small steps.";
 
+/// The instructions in direct mode, where the tools are the sources' own.
+pub const DIRECT_INSTRUCTIONS: &str = "The user's tools from all their MCP servers, each named namespace_tool after the server \
+it comes from. A call that needs the user's approval says so instead of running; once they allowed it, the same call runs.";
+
 const SEARCH_DESCRIPTION: &str = "Find the user's tools by what you want to do, e.g. \"create a GitHub issue\" or \"recent Slack messages\". \
 Returns tool addresses with one-line TypeScript signatures, best match first; [asks] marks tools that need the user's approval. \
 Read full types with describe before writing code. Pass namespace to search or list one source.";

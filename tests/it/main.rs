@@ -13,6 +13,7 @@ mod common;
 mod conventions;
 mod credentials;
 mod dashboard;
+mod direct;
 mod elicitation;
 mod exec;
 mod freshness;
