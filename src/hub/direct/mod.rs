@@ -196,6 +196,23 @@ mod tests {
         }
     }
 
+    /// Direct mode's fixed cost is the reason code mode exists: for the recorded servers it is
+    /// many times the three tools'.
+    #[test]
+    fn direct_mode_lists_far_more_than_the_code_modes_surface() {
+        use crate::hub::surface;
+        use crate::token_count::count;
+        let tools: Vec<Tool> = listing(&recorded_catalog(), &Policy::default(), None)
+            .into_iter()
+            .map(|t| t.tool)
+            .collect();
+        let direct = count(&serde_json::to_string(&tools).unwrap_or_default())
+            + count(surface::DIRECT_INSTRUCTIONS);
+        let code = count(&serde_json::to_string(&surface::tools()).unwrap_or_default())
+            + count(surface::INSTRUCTIONS);
+        assert!(direct > 20 * code, "direct {direct}, code {code}");
+    }
+
     #[test]
     fn denied_and_unpermitted_tools_are_not_listed() {
         let catalog = recorded_catalog();
