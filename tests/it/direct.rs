@@ -7,7 +7,9 @@
 use serde_json::{Value, json};
 
 use crate::common::{json_report, mcp_server_time, python_peer, repo};
+use crate::hub::inspector;
 use crate::hub_http::{HttpHub, create_token};
+use crate::raw::Raw;
 use crate::support::Home;
 
 /// counter (writes allowed, publish asks), changing (adds tools) and time (one tool denied).
@@ -237,5 +239,108 @@ fn an_unknown_mode_names_the_line_and_the_two_modes() {
             && run.stderr.contains("mode = \"direct\""),
         "{}",
         run.stderr
+    );
+}
+
+#[test]
+fn the_inspector_lists_and_calls_a_tool_in_both_eras() {
+    let home = Home::new();
+    config(&home, "");
+    for era in ["legacy", "modern"] {
+        let listed = inspector(&home, era, &["--direct"], &["--method", "tools/list"]);
+        let names: Vec<&str> = listed["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|t| t["name"].as_str())
+            .collect();
+        assert!(
+            names.contains(&"counter_write") && !names.contains(&"execute"),
+            "{era}: {listed}"
+        );
+        let called = inspector(
+            &home,
+            era,
+            &["--direct"],
+            &[
+                "--method",
+                "tools/call",
+                "--tool-name",
+                "counter_write",
+                "--tool-args-json",
+                r#"{"key":"inspected"}"#,
+            ],
+        );
+        assert_eq!(called["result"]["isError"], false, "{era}: {called}");
+        assert!(
+            called["result"]["structuredContent"]["result"].is_u64(),
+            "{era}: {called}"
+        );
+    }
+}
+
+#[test]
+fn a_result_too_large_to_send_is_stored_and_read_in_pages() {
+    let home = Home::new();
+    let calls = home.path().join("calls.txt");
+    home.write_config(&format!(
+        "[sources.rows]\ncommand = {}\nargs = [{}]\nenv = {{ CALLS_FILE = {} }}\n",
+        json!(repo().join(".venv/bin/python").display().to_string()),
+        json!(
+            repo()
+                .join("tests/peers/rows_server.py")
+                .display()
+                .to_string()
+        ),
+        json!(calls.display().to_string()),
+    ));
+    let mut hub = Raw::spawn(home.command(&["hub", "serve", "--direct"]));
+    hub.initialize("2025-11-25");
+    let answer = hub.call(1, "rows_listRows", json!({ "n": 2000, "width": 64 }));
+    let text = answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        text.contains("too large to send") && text.contains("capabilities_read_result"),
+        "{answer}"
+    );
+    let described: Value =
+        serde_json::from_str(text.lines().last().unwrap_or_default()).expect("the stored result");
+    let result_ref = described["resultRef"].as_str().expect("resultRef");
+    assert!(
+        described["collections"]
+            .as_array()
+            .is_some_and(|c| c.iter().any(|c| c["path"] == "/rows" && c["rows"] == 2000)),
+        "{described}"
+    );
+
+    let page = hub.call(
+        2,
+        "capabilities_read_result",
+        json!({ "resultRef": result_ref, "path": "/rows", "fields": ["id"], "offset": 10 }),
+    );
+    assert_eq!(page["result"]["isError"], false, "{page}");
+    let text = page["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        text.contains(r#"{"id":10}"#) && !text.contains("secret-body"),
+        "{page}"
+    );
+    let refused = hub.call(3, "capabilities_read_result", json!({ "path": "/rows" }));
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    assert!(
+        refused["result"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("`resultRef` is missing")),
+        "{refused}"
+    );
+    // Read from the store: the provider ran once.
+    assert_eq!(
+        std::fs::read_to_string(&calls)
+            .unwrap_or_default()
+            .lines()
+            .collect::<Vec<_>>(),
+        ["list 2000"]
     );
 }
