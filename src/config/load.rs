@@ -11,7 +11,7 @@ use toml::Spanned;
 
 use super::options::{
     ConfigOptions, ConnectionOptions, CredentialsOptions, FreshnessOptions, HubOptions,
-    LimitsOptions, PolicyOptions, RuleOptions, SourceOptions,
+    LimitsOptions, PolicyOptions, RuleOptions, SkillsOptions, SourceOptions,
 };
 use super::settings::*;
 use super::template::Template;
@@ -66,7 +66,11 @@ impl std::error::Error for ConfigError {}
 pub fn load(path: &Path) -> Result<Settings, ConfigError> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Settings::empty()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let mut settings = Settings::empty();
+            settings.skill_dirs = SkillDirs::beside(path);
+            return Ok(settings);
+        }
         Err(e) => {
             return Err(ConfigError {
                 file: path.to_path_buf(),
@@ -241,7 +245,26 @@ impl Ctx<'_> {
             profile: None,
             left_out: Vec::new(),
             mode: ServeMode::Code,
+            skill_dirs: self.skill_dirs(&options.skills)?,
         })
+    }
+
+    /// The config directory's `skills/`, then `[skills] dirs` against the config's folder.
+    fn skill_dirs(&self, options: &SkillsOptions) -> Result<SkillDirs, ConfigError> {
+        let mut dirs = SkillDirs::beside(self.path);
+        let base = self.path.parent().unwrap_or(Path::new(""));
+        for dir in &options.dirs {
+            let text = dir.get_ref().trim();
+            if text.is_empty() {
+                return Err(self.at(
+                    dir,
+                    "skills.dirs: an entry is empty".to_string(),
+                    "name a folder of skill folders, e.g. dirs = [\"/home/me/team-skills\"]",
+                ));
+            }
+            dirs.named.push(base.join(text));
+        }
+        Ok(dirs)
     }
 
     fn source(&self, name: &str, source: &SourceOptions) -> Result<SourceSettings, ConfigError> {

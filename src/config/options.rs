@@ -25,6 +25,17 @@ pub struct ConfigOptions {
     pub store: StoreOptions,
     #[serde(default)]
     pub hub: HubOptions,
+    #[serde(default)]
+    pub skills: SkillsOptions,
+}
+
+/// Where skills are found besides the config directory's `skills/`.
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SkillsOptions {
+    /// Folders of skill folders: absolute, or relative to the config file's folder.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dirs: Vec<Spanned<String>>,
 }
 
 /// How a long-running hub (and `exec`) paces its sources.

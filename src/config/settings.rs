@@ -35,6 +35,32 @@ pub struct Settings {
     pub left_out: Vec<String>,
     /// How the hub serves these sources: the profile's `mode`, or `hub serve --direct`.
     pub mode: ServeMode,
+    /// The folders skills are loaded from: the config directory's `skills/` (where
+    /// `skill add` puts them), then each of `[skills] dirs`.
+    pub skill_dirs: SkillDirs,
+}
+
+/// Where skills live.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SkillDirs {
+    /// The config directory's `skills/`; it need not exist.
+    pub home: std::path::PathBuf,
+    /// `[skills] dirs`, resolved against the config file's folder.
+    pub named: Vec<std::path::PathBuf>,
+}
+
+impl SkillDirs {
+    /// The skills folder beside `config_file`.
+    pub fn beside(config_file: &std::path::Path) -> SkillDirs {
+        let dir = config_file
+            .parent()
+            .map(std::path::Path::to_path_buf)
+            .unwrap_or_default();
+        SkillDirs {
+            home: dir.join("skills"),
+            named: Vec::new(),
+        }
+    }
 }
 
 impl Settings {
@@ -56,6 +82,7 @@ impl Settings {
             profile: None,
             left_out: Vec::new(),
             mode: ServeMode::Code,
+            skill_dirs: SkillDirs::default(),
         }
     }
 

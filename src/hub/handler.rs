@@ -40,6 +40,7 @@ use crate::execute::mentions::mentions;
 use crate::model::Reader;
 use crate::runs::TokenRecord;
 use crate::sandbox::{CancelToken, ExecuteEnvelope, Status};
+use crate::skills::describe::split_skill_targets;
 
 /// The protocol versions served: 2026-07-28 statelessly, the older ones after `initialize`.
 const VERSIONS: &[ProtocolVersion] = &[
@@ -195,10 +196,19 @@ impl Hub {
         token: Option<&TokenRecord>,
         ct: &CancellationToken,
     ) -> CallToolResult {
-        let args = match DescribeArgs::parse(arguments) {
+        let mut args = match DescribeArgs::parse(arguments) {
             Ok(args) => args,
             Err(e) => return tool_error(e.0),
         };
+        let (skills, others) =
+            match split_skill_targets(&self.settings.skill_dirs, &args.targets, args.budget) {
+                Ok(split) => split,
+                Err(e) => return tool_error(e),
+            };
+        if others.is_empty() {
+            return CallToolResult::success(vec![ContentBlock::text(skills)]);
+        }
+        args.targets = others;
         let named = |namespace: &str| {
             args.targets
                 .iter()
@@ -218,7 +228,12 @@ impl Hub {
             )
         });
         match described {
-            Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+            Ok(text) if skills.is_empty() => {
+                CallToolResult::success(vec![ContentBlock::text(text)])
+            }
+            Ok(text) => {
+                CallToolResult::success(vec![ContentBlock::text(format!("{skills}\n{text}"))])
+            }
             Err(e) => tool_error(e.to_string()),
         }
     }

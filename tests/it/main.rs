@@ -38,6 +38,7 @@ mod sandbox_results;
 mod search_eval;
 mod search_quality;
 mod shared_store;
+mod skills;
 mod sources;
 mod support;
 mod tls;

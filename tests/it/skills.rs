@@ -1,0 +1,193 @@
+//! Local skills: `skill add|list|show|remove` on the skills/ beside the config and the folders
+//! `[skills] dirs` names; a malformed SKILL.md reported with file, line and fix while the rest
+//! load; `describe("skill:NAME")` and `skill:NAME/PATH` from the hub and from `hub.describe`
+//! inside a script.
+
+use serde_json::{Value, json};
+
+use crate::raw::Raw;
+use crate::support::Home;
+
+fn write(path: &std::path::Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// A skill folder `name` under `dir` with one supporting file.
+fn skill(dir: &std::path::Path, name: &str, description: &str) -> std::path::PathBuf {
+    let folder = dir.join(name);
+    write(
+        &folder.join("SKILL.md"),
+        &format!(
+            "---\nname: {name}\ndescription: {description}\n---\n# {name}\nRun scripts/run.sh first.\n"
+        ),
+    );
+    write(&folder.join("scripts/run.sh"), "echo ready\n");
+    folder
+}
+
+#[test]
+fn add_list_show_and_remove_a_skill() {
+    let home = Home::new();
+    home.write_config("");
+    let outside = tempfile::tempdir().unwrap();
+    let folder = skill(outside.path(), "pdf-forms", "Fill in PDF forms.");
+    let added = home.run(&["skill", "add", folder.to_str().unwrap()]).ok();
+    assert!(
+        added.stderr.contains("added skill `pdf-forms`"),
+        "{}",
+        added.stderr
+    );
+    assert!(
+        home.path()
+            .join("skills/pdf-forms/scripts/run.sh")
+            .is_file()
+    );
+
+    let again = home
+        .run(&["skill", "add", folder.to_str().unwrap()])
+        .fails();
+    assert!(
+        again.stderr.contains("already installed")
+            && again.stderr.contains("skill remove pdf-forms"),
+        "{}",
+        again.stderr
+    );
+
+    let listed = home.run(&["skill", "list"]).ok();
+    assert_eq!(listed.stdout, "skill:pdf-forms — Fill in PDF forms.\n");
+    let shown = home.run(&["skill", "show", "pdf-forms"]).ok();
+    assert!(
+        shown
+            .stdout
+            .contains("# pdf-forms\nRun scripts/run.sh first.")
+            && shown.stdout.contains("- skill:pdf-forms/scripts/run.sh"),
+        "{}",
+        shown.stdout
+    );
+
+    home.run(&["skill", "remove", "pdf-forms"]).ok();
+    assert!(!home.path().join("skills/pdf-forms").exists());
+    let gone = home.run(&["skill", "show", "pdf-forms"]).fails();
+    assert!(
+        gone.stderr.contains("there is no skill `pdf-forms`"),
+        "{}",
+        gone.stderr
+    );
+}
+
+#[test]
+fn a_malformed_skill_is_reported_with_its_line_and_the_others_load() {
+    let home = Home::new();
+    let team = tempfile::tempdir().unwrap();
+    home.write_config(&format!(
+        "[skills]\ndirs = [{}]\n",
+        json!(team.path().display().to_string())
+    ));
+    skill(&home.path().join("skills"), "alpha", "The first.");
+    skill(team.path(), "beta", "From the team.");
+    write(
+        &team.path().join("broken/SKILL.md"),
+        "---\nname: Broken Skill\ndescription: d\n---\n",
+    );
+    let listed = home.run(&["skill", "list"]).fails();
+    assert_eq!(
+        listed.stdout,
+        "skill:alpha — The first.\nskill:beta — From the team.\n"
+    );
+    assert!(
+        listed.stderr.contains(
+            "broken/SKILL.md:2: the name `Broken Skill` has characters other than lowercase letters"
+        ) && listed
+            .stderr
+            .contains("use lowercase letters, digits and single hyphens"),
+        "{}",
+        listed.stderr
+    );
+    let json: Value = serde_json::from_str(&home.run(&["skill", "list", "--json"]).stdout).unwrap();
+    assert_eq!(json["problems"][0]["line"], 2, "{json}");
+
+    // A skill of a named folder is not removed from there.
+    let kept = home.run(&["skill", "remove", "beta"]).fails();
+    assert!(kept.stderr.contains("[skills] dirs"), "{}", kept.stderr);
+    assert!(team.path().join("beta/SKILL.md").is_file());
+}
+
+#[test]
+fn adding_a_folder_without_a_valid_skill_md_says_what_to_fix() {
+    let home = Home::new();
+    home.write_config("");
+    let outside = tempfile::tempdir().unwrap();
+    let none = home
+        .run(&["skill", "add", outside.path().to_str().unwrap()])
+        .fails();
+    assert!(none.stderr.contains("has no SKILL.md"), "{}", none.stderr);
+    let folder = outside.path().join("named");
+    write(
+        &folder.join("SKILL.md"),
+        "---\nname: other\ndescription: d\n---\n",
+    );
+    let wrong = home
+        .run(&["skill", "add", folder.to_str().unwrap()])
+        .fails();
+    assert!(
+        wrong
+            .stderr
+            .contains("SKILL.md:2: the name `other` is not its folder's name `named`"),
+        "{}",
+        wrong.stderr
+    );
+}
+
+#[test]
+fn the_hub_and_a_script_describe_skills_and_their_files() {
+    let home = Home::new();
+    home.write_config("");
+    skill(
+        &home.path().join("skills"),
+        "pdf-forms",
+        "Fill in PDF forms.",
+    );
+    let mut hub = Raw::hub(&home);
+    hub.initialize("2025-11-25");
+    let text = |answer: &Value| {
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+
+    let described = hub.call(1, "describe", json!({ "targets": ["skill:pdf-forms"] }));
+    let said = text(&described);
+    assert!(
+        said.starts_with("skill:pdf-forms — Fill in PDF forms.")
+            && said.contains("- skill:pdf-forms/scripts/run.sh"),
+        "{described}"
+    );
+    let file = hub.call(
+        2,
+        "describe",
+        json!({ "targets": ["skill:pdf-forms/scripts/run.sh"] }),
+    );
+    assert!(text(&file).contains("echo ready"), "{file}");
+    let unknown = hub.call(3, "describe", json!({ "targets": ["skill:pdf"] }));
+    assert_eq!(unknown["result"]["isError"], true, "{unknown}");
+    assert!(
+        text(&unknown).contains("the skills are skill:pdf-forms"),
+        "{unknown}"
+    );
+
+    let run = hub.call(
+        4,
+        "execute",
+        json!({ "code": "return await hub.describe('skill:pdf-forms/scripts/run.sh')" }),
+    );
+    let envelope = &run["result"]["structuredContent"];
+    assert_eq!(envelope["status"], "completed", "{run}");
+    assert!(
+        envelope["result"]
+            .as_str()
+            .is_some_and(|t| t.contains("echo ready")),
+        "{run}"
+    );
+}
