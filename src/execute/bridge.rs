@@ -583,6 +583,8 @@ impl Bridge for RunBridge {
                     permits: permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
                     changed: Some(&changed),
                     reader: &Reader::Agent,
+                    // Scripts call tools; skills are for the model, through the hub's search.
+                    skills: None,
                 };
                 render_search(catalog, index, &inner.policy.current(), &request)
                     .unwrap_or_else(|e| e.to_string())

@@ -41,6 +41,7 @@ use crate::model::Reader;
 use crate::runs::TokenRecord;
 use crate::sandbox::{CancelToken, ExecuteEnvelope, Status};
 use crate::skills::describe::split_skill_targets;
+use crate::skills::index::SkillCache;
 
 /// The protocol versions served: 2026-07-28 statelessly, the older ones after `initialize`.
 const VERSIONS: &[ProtocolVersion] = &[
@@ -80,6 +81,8 @@ pub struct Hub {
     elicitation: Elicitation,
     /// The three tools, or each source's tools as its own.
     mode: ServeMode,
+    /// The skills search finds beside the tools.
+    skills: Arc<SkillCache>,
 }
 
 /// How a run's envelope goes back to the client: as `execute`'s envelope, or as the answer of
@@ -93,8 +96,10 @@ impl Hub {
     pub fn new(catalog: Arc<LiveCatalog>, settings: Arc<Settings>, executor: Arc<Executor>) -> Hub {
         let settle_timeout = settle_time(&settings.sources);
         let mode = settings.mode;
+        let skills = Arc::new(SkillCache::new(settings.skill_dirs.clone()));
         Hub {
             mode,
+            skills,
             catalog,
             settings,
             executor,
@@ -163,6 +168,10 @@ impl Hub {
         };
         let permits = token.map(|token| move |address: &str| token.allows(address));
         let changed = self.executor.changed_tools().await;
+        let (skills, documents) = self.skills.current();
+        if let Some(documents) = documents {
+            self.catalog.set_skills(&documents);
+        }
         let request = SearchRequest {
             query: &args.query,
             namespace: args.namespace.as_deref(),
@@ -170,6 +179,7 @@ impl Hub {
             permits: permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
             changed: Some(&*changed),
             reader: &Reader::Agent,
+            skills: Some(&skills),
         };
         // The policy as the config says now: a rule written since the hub started applies.
         let policy = self.executor.policy().current();

@@ -7,9 +7,11 @@
 //! |---|---|
 //! | `frontmatter` | reading one `SKILL.md`, with each mistake's line and fix |
 //! | `describe` | `skill:NAME` (the instructions and the files) and `skill:NAME/PATH` within a token budget |
+//! | `index` | skills as search documents beside the tools, and the cache that reloads them |
 
 pub mod describe;
 mod frontmatter;
+pub mod index;
 
 use std::fmt;
 use std::path::{Path, PathBuf};

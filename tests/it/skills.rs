@@ -191,3 +191,70 @@ fn the_hub_and_a_script_describe_skills_and_their_files() {
         "{run}"
     );
 }
+
+#[test]
+fn search_finds_a_skill_beside_the_tools_even_one_added_while_the_hub_runs() {
+    let home = Home::new();
+    home.write_config("");
+    skill(
+        &home.path().join("skills"),
+        "pdf-forms",
+        "Fill in PDF forms.",
+    );
+    let mut hub = Raw::hub(&home);
+    hub.initialize("2025-11-25");
+    let found = hub.call(1, "search", json!({ "query": "fill a pdf form" }));
+    let text = found["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        text.contains("  skill:pdf-forms — Fill in PDF forms."),
+        "{found}"
+    );
+
+    skill(
+        &home.path().join("skills"),
+        "invoices",
+        "Prepare a monthly invoice run.",
+    );
+    // The skills are read again at most once a second: a bounded wait, not a timing check.
+    let mut seen = String::new();
+    for id in 2..200 {
+        let found = hub.call(id, "search", json!({ "query": "monthly invoice" }));
+        seen = found["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        if seen.contains("skill:invoices") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(
+        seen.contains("  skill:invoices — Prepare a monthly invoice run."),
+        "{seen}"
+    );
+}
+
+#[test]
+fn the_command_line_search_shows_skills_too() {
+    let home = Home::new();
+    home.write_config(&format!(
+        "[sources.time]\ncommand = {}\n",
+        json!(crate::common::mcp_server_time())
+    ));
+    skill(
+        &home.path().join("skills"),
+        "pdf-forms",
+        "Fill in PDF forms.",
+    );
+    let found = home.run(&["search", "fill a pdf form"]);
+    assert!(
+        found
+            .stdout
+            .contains("skill:pdf-forms — Fill in PDF forms."),
+        "{}\n{}",
+        found.stdout,
+        found.stderr
+    );
+}
