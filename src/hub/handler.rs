@@ -14,9 +14,10 @@ use std::time::{Duration, Instant};
 use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
-    CustomResult, DiscoverResult, ErrorCode, Implementation, InitializeRequestParams,
-    InitializeResult, InputResponses, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
-    ServerCapabilities, ServerConfig, Tool,
+    CustomResult, DiscoverResult, ErrorCode, GetSkillRequestParams, GetSkillResult, Implementation,
+    InitializeRequestParams, InitializeResult, InputResponses, ListResourcesResult,
+    ListSkillsResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -40,6 +41,7 @@ use crate::execute::mentions::mentions;
 use crate::model::Reader;
 use crate::runs::TokenRecord;
 use crate::sandbox::{CancelToken, ExecuteEnvelope, Status};
+use crate::skills::Skills;
 use crate::skills::describe::split_skill_targets;
 use crate::skills::index::SkillCache;
 
@@ -62,6 +64,10 @@ const SERVED_METHODS: &[&str] = &[
     "ping",
     "tools/list",
     "tools/call",
+    "skills/list",
+    "skills/get",
+    "resources/list",
+    "resources/read",
 ];
 
 #[derive(Clone)]
@@ -168,10 +174,7 @@ impl Hub {
         };
         let permits = token.map(|token| move |address: &str| token.allows(address));
         let changed = self.executor.changed_tools().await;
-        let (skills, documents) = self.skills.current();
-        if let Some(documents) = documents {
-            self.catalog.set_skills(&documents);
-        }
+        let skills = self.skills_now();
         let request = SearchRequest {
             query: &args.query,
             namespace: args.namespace.as_deref(),
@@ -374,6 +377,15 @@ impl Hub {
         Ok(self.respond(envelope, context, answer).await)
     }
 
+    /// The skills now; when they changed, the search index gets their documents.
+    fn skills_now(&self) -> Arc<Skills> {
+        let (skills, documents) = self.skills.current();
+        if let Some(documents) = documents {
+            self.catalog.set_skills(&documents);
+        }
+        skills
+    }
+
     /// Waits (bounded by the longest connect timeout) while a source the request names is
     /// still connecting for the first time, so a call sent right after start-up finds its tools.
     /// Sources the request does not name never hold it up.
@@ -470,15 +482,22 @@ fn tool_error(message: String) -> CallToolResult {
 
 impl ServerHandler for Hub {
     fn get_info(&self) -> ServerConfig {
+        // Skills are served to clients that know the extension (SEP-2640) as resources.
         let (capabilities, instructions) = match self.mode {
             ServeMode::Code => (
-                ServerCapabilities::builder().enable_tools().build(),
+                ServerCapabilities::builder()
+                    .enable_tools()
+                    .enable_resources()
+                    .enable_skills()
+                    .build(),
                 INSTRUCTIONS,
             ),
             ServeMode::Direct => (
                 ServerCapabilities::builder()
                     .enable_tools()
                     .enable_tool_list_changed()
+                    .enable_resources()
+                    .enable_skills()
                     .build(),
                 surface::DIRECT_INSTRUCTIONS,
             ),
@@ -618,6 +637,51 @@ impl ServerHandler for Hub {
                 }
             };
             Ok(CallToolResponse::Complete(result))
+        })
+        .await
+    }
+
+    async fn list_skills(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        let span = request_span("skills/list", None, &context);
+        traced(span, async { Ok(super::skills::list(&self.skills_now())) }).await
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        let span = request_span("skills/get", None, &context);
+        traced(span, async {
+            super::skills::get(&self.skills_now(), &request.uri)
+        })
+        .await
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let span = request_span("resources/list", None, &context);
+        traced(span, async {
+            Ok(super::skills::resources(&self.skills_now()))
+        })
+        .await
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let span = request_span("resources/read", None, &context);
+        traced(span, async {
+            super::skills::read(&self.skills_now(), &request.uri).map(Into::into)
         })
         .await
     }

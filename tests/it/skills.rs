@@ -5,6 +5,7 @@
 
 use serde_json::{Value, json};
 
+use crate::hub_http::{HttpHub, conformance, create_token};
 use crate::raw::Raw;
 use crate::support::Home;
 
@@ -257,4 +258,102 @@ fn the_command_line_search_shows_skills_too() {
         found.stdout,
         found.stderr
     );
+}
+
+#[test]
+fn a_skill_aware_client_lists_gets_and_reads_skills_natively() {
+    let home = Home::new();
+    home.write_config("");
+    skill(
+        &home.path().join("skills"),
+        "pdf-forms",
+        "Fill in PDF forms.",
+    );
+    let mut hub = Raw::hub(&home);
+    let init = hub.initialize("2025-11-25");
+    assert!(
+        init["result"]["capabilities"]["extensions"]["io.modelcontextprotocol/skills"].is_object(),
+        "{init}"
+    );
+    let listed = hub.request(1, "skills/list", json!({}));
+    let entry = &listed["result"]["skills"][0];
+    assert_eq!(entry["uri"], "skill://pdf-forms/SKILL.md", "{listed}");
+    assert_eq!(entry["frontmatter"]["name"], "pdf-forms", "{listed}");
+    let files: Vec<&str> = entry["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["uri"].as_str())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "skill://pdf-forms/SKILL.md",
+            "skill://pdf-forms/scripts/run.sh"
+        ],
+        "{listed}"
+    );
+    let digest = entry["resources"][1]["digest"].as_str().unwrap_or_default();
+    assert!(
+        digest.starts_with("sha256:") && digest.len() == 71,
+        "{listed}"
+    );
+
+    let got = hub.request(
+        2,
+        "skills/get",
+        json!({ "uri": "skill://pdf-forms/SKILL.md" }),
+    );
+    assert_eq!(
+        got["result"]["skill"]["frontmatter"]["description"], "Fill in PDF forms.",
+        "{got}"
+    );
+    let read = hub.request(
+        3,
+        "resources/read",
+        json!({ "uri": "skill://pdf-forms/scripts/run.sh" }),
+    );
+    assert_eq!(
+        read["result"]["contents"][0]["text"], "echo ready\n",
+        "{read}"
+    );
+    let missing = hub.request(
+        4,
+        "resources/read",
+        json!({ "uri": "skill://pdf-forms/../x" }),
+    );
+    assert!(
+        missing["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("skills/list gives every skill's files")),
+        "{missing}"
+    );
+}
+
+/// The conformance suite's SEP-2640 scenarios against `hub serve --http`, run as the suite
+/// runs extension scenarios (no spec version, no `--force`).
+#[test]
+fn the_conformance_suite_passes_the_skills_extension_scenarios() {
+    let home = Home::new();
+    home.write_config("");
+    skill(
+        &home.path().join("skills"),
+        "pdf-forms",
+        "Fill in PDF forms.",
+    );
+    skill(
+        &home.path().join("skills"),
+        "invoices",
+        "Prepare a monthly invoice run.",
+    );
+    let token = create_token(&home, &["conformance"]);
+    let hub = HttpHub::start(&home, &[]);
+    let results = tempfile::tempdir().unwrap();
+    for scenario in [
+        "sep-2640-skills-enumeration",
+        "sep-2640-skills-manifest",
+        "sep-2640-skills-directory",
+    ] {
+        conformance(&hub, &token, scenario, None, results.path());
+    }
 }
