@@ -386,10 +386,11 @@ fn fixed_cost_of_the_surface_stays_within_1000_tokens() {
         discovered["result"]["resultType"], "complete",
         "{discovered}"
     );
+    // Tools, and the skills (SEP-2640) with their files as resources: no prompts, no logging.
     assert_eq!(
         discovered["result"]["capabilities"],
-        json!({ "tools": {} }),
-        "only tools are advertised: {discovered}"
+        json!({ "tools": {}, "resources": {}, "extensions": { "io.modelcontextprotocol/skills": {} } }),
+        "only tools and skills are advertised: {discovered}"
     );
     let listed = modern.request(2, "tools/list", json!({ "_meta": modern_meta() }));
     assert_eq!(listed["result"]["resultType"], "complete", "{listed}");
