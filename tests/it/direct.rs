@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use crate::common::{json_report, mcp_server_time, python_peer, repo};
 use crate::hub::inspector;
 use crate::hub_http::{HttpHub, create_token};
+use crate::large_results::rows_config;
 use crate::raw::Raw;
 use crate::support::Home;
 
@@ -282,18 +283,7 @@ fn the_inspector_lists_and_calls_a_tool_in_both_eras() {
 #[test]
 fn a_result_too_large_to_send_is_stored_and_read_in_pages() {
     let home = Home::new();
-    let calls = home.path().join("calls.txt");
-    home.write_config(&format!(
-        "[sources.rows]\ncommand = {}\nargs = [{}]\nenv = {{ CALLS_FILE = {} }}\n",
-        json!(repo().join(".venv/bin/python").display().to_string()),
-        json!(
-            repo()
-                .join("tests/peers/rows_server.py")
-                .display()
-                .to_string()
-        ),
-        json!(calls.display().to_string()),
-    ));
+    let calls = rows_config(&home, "");
     let mut hub = Raw::spawn(home.command(&["hub", "serve", "--direct"]));
     hub.initialize("2025-11-25");
     let answer = hub.call(1, "rows_listRows", json!({ "n": 2000, "width": 64 }));

@@ -27,6 +27,18 @@ fn skill(dir: &std::path::Path, name: &str, description: &str) -> std::path::Pat
     folder
 }
 
+/// A home with no sources and the skill `pdf-forms` in its skills/.
+fn home_with_pdf_forms() -> Home {
+    let home = Home::new();
+    home.write_config("");
+    skill(
+        &home.path().join("skills"),
+        "pdf-forms",
+        "Fill in PDF forms.",
+    );
+    home
+}
+
 #[test]
 fn add_list_show_and_remove_a_skill() {
     let home = Home::new();
@@ -142,13 +154,7 @@ fn adding_a_folder_without_a_valid_skill_md_says_what_to_fix() {
 
 #[test]
 fn the_hub_and_a_script_describe_skills_and_their_files() {
-    let home = Home::new();
-    home.write_config("");
-    skill(
-        &home.path().join("skills"),
-        "pdf-forms",
-        "Fill in PDF forms.",
-    );
+    let home = home_with_pdf_forms();
     let mut hub = Raw::hub(&home);
     hub.initialize("2025-11-25");
     let text = |answer: &Value| {
@@ -195,13 +201,7 @@ fn the_hub_and_a_script_describe_skills_and_their_files() {
 
 #[test]
 fn search_finds_a_skill_beside_the_tools_even_one_added_while_the_hub_runs() {
-    let home = Home::new();
-    home.write_config("");
-    skill(
-        &home.path().join("skills"),
-        "pdf-forms",
-        "Fill in PDF forms.",
-    );
+    let home = home_with_pdf_forms();
     let mut hub = Raw::hub(&home);
     hub.initialize("2025-11-25");
     let found = hub.call(1, "search", json!({ "query": "fill a pdf form" }));
@@ -262,13 +262,7 @@ fn the_command_line_search_shows_skills_too() {
 
 #[test]
 fn a_skill_aware_client_lists_gets_and_reads_skills_natively() {
-    let home = Home::new();
-    home.write_config("");
-    skill(
-        &home.path().join("skills"),
-        "pdf-forms",
-        "Fill in PDF forms.",
-    );
+    let home = home_with_pdf_forms();
     let mut hub = Raw::hub(&home);
     let init = hub.initialize("2025-11-25");
     assert!(
@@ -334,13 +328,7 @@ fn a_skill_aware_client_lists_gets_and_reads_skills_natively() {
 /// runs extension scenarios (no spec version, no `--force`).
 #[test]
 fn the_conformance_suite_passes_the_skills_extension_scenarios() {
-    let home = Home::new();
-    home.write_config("");
-    skill(
-        &home.path().join("skills"),
-        "pdf-forms",
-        "Fill in PDF forms.",
-    );
+    let home = home_with_pdf_forms();
     skill(
         &home.path().join("skills"),
         "invoices",
