@@ -28,7 +28,7 @@ use tokio_util::sync::CancellationToken;
 use crate::approvals::{ApprovalPage, open_in_browser};
 
 use super::args::{DescribeArgs, ExecuteArgs, SearchArgs};
-use super::elicit::Elicitation;
+use super::elicit::{AnswerError, Elicitation};
 use super::surface::{self, DESCRIBE, EXECUTE, INSTRUCTIONS, SEARCH};
 use super::trace::{self, request_span, traced};
 use crate::catalog::Origin;
@@ -339,13 +339,20 @@ impl Hub {
         context: &RequestContext<RoleServer>,
         answer: &Answer,
     ) -> Result<CallToolResponse, ErrorData> {
+        let refused = |e: AnswerError| {
+            let message = match answer {
+                Answer::Envelope => e.to_string(),
+                Answer::Direct { name, .. } => e.for_direct_tool(name),
+            };
+            ErrorData::invalid_params(message, None)
+        };
         // A run of another profile is refused before its answer counts: the decision and the
         // one-time state stay for a hub that may resume it.
         let run_id = self
             .elicitation
             .run_of(self.executor.store(), request_state)
             .await
-            .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
+            .map_err(refused)?;
         self.executor
             .check_profile(&run_id)
             .await
@@ -359,7 +366,7 @@ impl Hub {
                 responses,
             )
             .await
-            .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
+            .map_err(refused)?;
         // As for `execute({ resume })`: the answer may reach a hub that has just started (any
         // process sharing the store may take it), so its sources may still be connecting.
         self.wait_for_connecting_sources(|_| true, &context.ct)

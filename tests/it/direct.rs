@@ -130,6 +130,14 @@ fn a_modern_client_lists_and_calls_each_tool_and_decides_through_a_form() {
     assert_eq!(counts["write:a"], 1, "{report}");
     assert_eq!(counts["publish:p"], 1, "{report}");
 
+    assert!(
+        report["tampered"]
+            .as_str()
+            .is_some_and(|e| e.contains("not one this hub signed")
+                && e.contains("call counter_publish again with the same arguments")),
+        "{report}"
+    );
+
     assert_eq!(report["added"]["isError"], false, "{report}");
     assert!(
         report["toolsAfter"]

@@ -63,6 +63,15 @@ async def modern(command):
         report["denied"] = await error_of(client.call_tool("time_convertTime", {}))
         report["badArguments"] = tool_result(await client.call_tool("counter_write", {"key": 5}))
         report["counts"] = tool_result(await client.call_tool("counter_counts", {}))
+        # A form answered with a changed requestState is refused, saying what to do instead.
+        session = client.session
+        first = await session.call_tool("counter_publish", {"key": "t"}, allow_input_required=True)
+        state = first.request_state
+        tampered = state[:-3] + ("AAA" if not state.endswith("AAA") else "BBB")
+        answer = {"approval": types.ElicitResult(action="accept", content={"decision": "allow_once"})}
+        report["tampered"] = await error_of(
+            session.call_tool("counter_publish", {"key": "t"}, input_responses=answer, request_state=tampered)
+        )
         async with client.listen(tools_list_changed=True) as subscription:
             report["added"] = tool_result(await client.call_tool("changing_addTool", {"name": "fresh"}))
             events = aiter(subscription)
