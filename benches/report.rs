@@ -26,10 +26,11 @@ use capabilities::catalog::cache::ListingCache;
 use capabilities::catalog::describe::{DEFAULT_BUDGET_TOKENS, describe};
 use capabilities::catalog::live::LiveCatalog;
 use capabilities::catalog::search::{Ranking, SearchIndex};
+use capabilities::catalog::{Catalog, Namespace, Origin};
 use capabilities::config::Settings;
 use capabilities::credentials::NoSecretStore;
 use capabilities::execute::Executor;
-use capabilities::hub::surface;
+use capabilities::hub::{direct, surface};
 use capabilities::model::tool::build_namespace;
 use capabilities::runs::Store;
 use capabilities::sandbox::CancelToken;
@@ -157,6 +158,8 @@ fn target_dir() -> PathBuf {
 #[derive(Default)]
 struct Report {
     surface_tokens: usize,
+    /// The hub's `tools/list` and instructions in direct mode, for the recorded servers.
+    direct_tokens: usize,
     /// (label, tools, tokens of listing them directly).
     listings: Vec<(String, usize, usize)>,
     searches: Vec<SearchNumbers>,
@@ -241,6 +244,7 @@ fn token_economy(recorded: &Recorded, report: &mut Report) {
             })
             .sum()
     };
+    report.direct_tokens = direct_mode_tokens(recorded);
     let fixture: usize = recorded.servers.iter().map(|s| s.tools.len()).sum();
     let label = format!("recorded ({} servers)", recorded.servers.len());
     report.listings.push((label, fixture, listing(fixture)));
@@ -249,6 +253,32 @@ fn token_economy(recorded: &Recorded, report: &mut Report) {
             .listings
             .push(("synthetic".to_string(), size, listing(size)));
     }
+}
+
+/// What `hub serve --direct` sends a client before its first call, for the recorded servers:
+/// its `tools/list` (every tool under its direct name, plus `capabilities_read_result`) and
+/// its instructions.
+fn direct_mode_tokens(recorded: &Recorded) -> usize {
+    let catalog = Catalog {
+        namespaces: recorded
+            .servers
+            .iter()
+            .zip(&recorded.definitions)
+            .map(|(server, tools)| Namespace {
+                name: server.namespace.clone(),
+                connections: vec!["default".into()],
+                named_connections: false,
+                tools: tools.clone(),
+                origin: Origin::Live,
+            })
+            .collect(),
+    };
+    let tools: Vec<_> = direct::listing(&catalog, &Default::default(), None)
+        .into_iter()
+        .map(|t| t.tool)
+        .collect();
+    token_count::count(&serde_json::to_string(&tools).unwrap_or_default())
+        + token_count::count(surface::DIRECT_INSTRUCTIONS)
 }
 
 /// Memory of the index and per-query latency percentiles, over the search-quality queries.
@@ -623,6 +653,17 @@ impl Report {
             out,
             "The hub's cost is fixed: {} tokens whatever the catalogue. Listing every tool directly \
              (the `tools/list` JSON of the same servers) grows with it.\n",
+            self.surface_tokens
+        );
+        let recorded_tools = self.listings.first().map_or(0, |(_, tools, _)| *tools);
+        let _ = writeln!(
+            out,
+            "In direct mode (`hub serve --direct`, a profile's `mode = \"direct\"`) the hub lists \
+             every tool itself: for the recorded servers ({recorded_tools} tools) its `tools/list` \
+             and instructions cost {} tokens, {:.1}× the code mode's {}, before the model has \
+             done anything, and they grow with every source added.\n",
+            self.direct_tokens,
+            self.direct_tokens as f64 / self.surface_tokens.max(1) as f64,
             self.surface_tokens
         );
         let _ = writeln!(

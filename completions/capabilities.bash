@@ -58,6 +58,9 @@ _capabilities() {
             capabilities,search)
                 cmd="capabilities__subcmd__search"
                 ;;
+            capabilities,skill)
+                cmd="capabilities__subcmd__skill"
+                ;;
             capabilities,source)
                 cmd="capabilities__subcmd__source"
                 ;;
@@ -136,6 +139,9 @@ _capabilities() {
             capabilities__subcmd__help,search)
                 cmd="capabilities__subcmd__help__subcmd__search"
                 ;;
+            capabilities__subcmd__help,skill)
+                cmd="capabilities__subcmd__help__subcmd__skill"
+                ;;
             capabilities__subcmd__help,source)
                 cmd="capabilities__subcmd__help__subcmd__source"
                 ;;
@@ -174,6 +180,18 @@ _capabilities() {
                 ;;
             capabilities__subcmd__help__subcmd__policy,show)
                 cmd="capabilities__subcmd__help__subcmd__policy__subcmd__show"
+                ;;
+            capabilities__subcmd__help__subcmd__skill,add)
+                cmd="capabilities__subcmd__help__subcmd__skill__subcmd__add"
+                ;;
+            capabilities__subcmd__help__subcmd__skill,list)
+                cmd="capabilities__subcmd__help__subcmd__skill__subcmd__list"
+                ;;
+            capabilities__subcmd__help__subcmd__skill,remove)
+                cmd="capabilities__subcmd__help__subcmd__skill__subcmd__remove"
+                ;;
+            capabilities__subcmd__help__subcmd__skill,show)
+                cmd="capabilities__subcmd__help__subcmd__skill__subcmd__show"
                 ;;
             capabilities__subcmd__help__subcmd__source,add)
                 cmd="capabilities__subcmd__help__subcmd__source__subcmd__add"
@@ -270,6 +288,36 @@ _capabilities() {
                 ;;
             capabilities__subcmd__policy__subcmd__help,show)
                 cmd="capabilities__subcmd__policy__subcmd__help__subcmd__show"
+                ;;
+            capabilities__subcmd__skill,add)
+                cmd="capabilities__subcmd__skill__subcmd__add"
+                ;;
+            capabilities__subcmd__skill,help)
+                cmd="capabilities__subcmd__skill__subcmd__help"
+                ;;
+            capabilities__subcmd__skill,list)
+                cmd="capabilities__subcmd__skill__subcmd__list"
+                ;;
+            capabilities__subcmd__skill,remove)
+                cmd="capabilities__subcmd__skill__subcmd__remove"
+                ;;
+            capabilities__subcmd__skill,show)
+                cmd="capabilities__subcmd__skill__subcmd__show"
+                ;;
+            capabilities__subcmd__skill__subcmd__help,add)
+                cmd="capabilities__subcmd__skill__subcmd__help__subcmd__add"
+                ;;
+            capabilities__subcmd__skill__subcmd__help,help)
+                cmd="capabilities__subcmd__skill__subcmd__help__subcmd__help"
+                ;;
+            capabilities__subcmd__skill__subcmd__help,list)
+                cmd="capabilities__subcmd__skill__subcmd__help__subcmd__list"
+                ;;
+            capabilities__subcmd__skill__subcmd__help,remove)
+                cmd="capabilities__subcmd__skill__subcmd__help__subcmd__remove"
+                ;;
+            capabilities__subcmd__skill__subcmd__help,show)
+                cmd="capabilities__subcmd__skill__subcmd__help__subcmd__show"
                 ;;
             capabilities__subcmd__source,add)
                 cmd="capabilities__subcmd__source__subcmd__add"
@@ -374,7 +422,7 @@ _capabilities() {
 
     case "${cmd}" in
         capabilities)
-            opts="-h -V --config --color --log-format --otel-endpoint --help --version init source search describe exec call completions hub install credential doctor policy dashboard token man help"
+            opts="-h -V --config --color --log-format --otel-endpoint --help --version init source search describe exec call completions hub install credential doctor policy dashboard token skill man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -854,7 +902,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__help)
-            opts="init source search describe exec call completions hub install credential doctor policy dashboard token man help"
+            opts="init source search describe exec call completions hub install credential doctor policy dashboard token skill man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1206,6 +1254,76 @@ _capabilities() {
         capabilities__subcmd__help__subcmd__search)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__help__subcmd__skill)
+            opts="list show add remove"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__help__subcmd__skill__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__help__subcmd__skill__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__help__subcmd__skill__subcmd__remove)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__help__subcmd__skill__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1658,7 +1776,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__hub__subcmd__serve)
-            opts="-h -V --profile --http --allow-remote --allowed-host --allow-origin --header-timeout --idle-timeout --body-timeout --max-connections --config --color --log-format --otel-endpoint --help --version"
+            opts="-h -V --profile --direct --http --allow-remote --allowed-host --allow-origin --header-timeout --idle-timeout --body-timeout --max-connections --config --color --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2058,6 +2176,240 @@ _capabilities() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --otel-endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__skill)
+            opts="-h -V --config --color --log-format --otel-endpoint --help --version list show add remove help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --otel-endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__skill__subcmd__add)
+            opts="-h -V --config --color --log-format --otel-endpoint --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --otel-endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__skill__subcmd__help)
+            opts="list show add remove help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__skill__subcmd__help__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__skill__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__skill__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__skill__subcmd__help__subcmd__remove)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__skill__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__skill__subcmd__list)
+            opts="-h -V --json --config --color --log-format --otel-endpoint --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --otel-endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__skill__subcmd__remove)
+            opts="-h -V --config --color --log-format --otel-endpoint --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --otel-endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        capabilities__subcmd__skill__subcmd__show)
+            opts="-h -V --config --color --log-format --otel-endpoint --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

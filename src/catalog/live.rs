@@ -201,6 +201,15 @@ impl LiveCatalog {
             .contains(name)
     }
 
+    /// Puts `documents` (the skills', see `crate::skills::index`) in the search index in place
+    /// of the skills indexed before. The tools' generation stays: scripts see no skills.
+    pub fn set_skills(&self, documents: &[ToolDefinition]) {
+        let mut state = self.state.write().unwrap_or_else(|p| p.into_inner());
+        state
+            .index
+            .set_namespace(crate::skills::index::INDEX_NAMESPACE, documents);
+    }
+
     pub fn sources(&self) -> &Arc<Sources> {
         &self.sources
     }

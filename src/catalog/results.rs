@@ -10,6 +10,8 @@ use super::typescript::NamespaceTypes;
 use super::{Catalog, Namespace, Origin, ToolDefinition};
 use crate::model::Reader;
 use crate::policy::{Action, Policy};
+use crate::skills::index::skill_of_hit;
+use crate::skills::{PREFIX, Skill, Skills};
 
 /// What to search for.
 #[derive(Clone, Copy)]
@@ -25,7 +27,14 @@ pub struct SearchRequest<'a> {
     pub changed: Option<&'a ChangedTools>,
     /// Who reads the answer's hints: an agent gets argument names, a person flags.
     pub reader: &'a Reader,
+    /// The skills the index holds documents of, to show the ones that match (`skill:NAME —
+    /// description`); `None` shows none.
+    pub skills: Option<&'a Skills>,
 }
+
+/// At most this many skills in one answer: they point the model at instructions, and a few
+/// are enough to choose from.
+const MAX_SKILLS: usize = 5;
 
 /// A search that cannot run, with what to do instead.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -90,8 +99,24 @@ pub fn search_answer(
     let query = request.query.trim();
     let ranking = index.search(query, request.namespace);
     let listing = ranking == Ranking::NoTerms;
+    // Skills rank in the same index; they are shown apart from the tools, best first.
+    let (tool_hits, skill_hits): (Vec<Hit>, Vec<Hit>) = match &ranking {
+        Ranking::Ranked(hits) => hits
+            .iter()
+            .cloned()
+            .partition(|hit| skill_of_hit(&hit.address).is_none()),
+        Ranking::NoTerms => (Vec::new(), Vec::new()),
+    };
+    let skills: Vec<(&Skill, f64)> = match request.skills {
+        Some(skills) => skill_hits
+            .iter()
+            .filter_map(|hit| Some((skills.get(skill_of_hit(&hit.address)?)?, hit.score)))
+            .take(MAX_SKILLS.min(request.limit))
+            .collect(),
+        None => Vec::new(),
+    };
     let matches = match &ranking {
-        Ranking::Ranked(hits) => Matches::Ranked(hits),
+        Ranking::Ranked(_) => Matches::Ranked(&tool_hits),
         // No words to rank by: list the namespace if one was given, else say what to do.
         Ranking::NoTerms => {
             let Some(namespace) = request.namespace.and_then(|n| catalog.namespace(n)) else {
@@ -172,7 +197,7 @@ pub fn search_answer(
     };
 
     let mut out = String::new();
-    if visible == 0 {
+    if visible == 0 && skills.is_empty() {
         if found > 0 {
             let _ = writeln!(out, "Every matching tool is hidden by {hidden_by}.");
         } else if listing {
@@ -202,6 +227,15 @@ pub fn search_answer(
         }
     }
     let mut hits = Vec::new();
+    // The skills come first when the best of them outranks the best tool.
+    let skills_first = match (skills.first(), tool_hits.first()) {
+        (Some((_, skill)), Some(tool)) => *skill > tool.score,
+        (Some(_), None) => true,
+        _ => false,
+    };
+    if skills_first {
+        render_skills(&skills, &mut out, &mut hits);
+    }
     for (name, tools) in &groups {
         let Some(namespace) = catalog.namespace(name) else {
             continue;
@@ -252,6 +286,12 @@ pub fn search_answer(
             });
         }
     }
+    if !skills_first {
+        render_skills(&skills, &mut out, &mut hits);
+    }
+    if visible == 0 && found > 0 && !skills.is_empty() {
+        let _ = writeln!(out, "Every matching tool is hidden by {hidden_by}.");
+    }
     let more = visible - shown.len();
     if more > 0 {
         let _ = writeln!(
@@ -274,6 +314,26 @@ pub fn search_answer(
         notes: availability_notes(catalog, request.namespace, request.reader),
         hits,
     })
+}
+
+/// The matching skills under a `skills` header, one line each: `skill:NAME — description`.
+fn render_skills(skills: &[(&Skill, f64)], out: &mut String, hits: &mut Vec<SearchHit>) {
+    if skills.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "skills (describe one for its instructions)");
+    for (skill, _) in skills {
+        let summary = summary(&skill.description);
+        let _ = writeln!(out, "  {PREFIX}{} — {summary}", skill.name);
+        hits.push(SearchHit {
+            address: format!("{PREFIX}{}", skill.name),
+            namespace: "skills".into(),
+            signature: String::new(),
+            summary,
+            asks: false,
+            changed: false,
+        });
+    }
 }
 
 /// What a search found, before anything is resolved or checked: ranked hits, or a whole
@@ -505,8 +565,58 @@ mod tests {
             permits: None,
             changed: None,
             reader,
+            skills: None,
         };
         search_answer(catalog, &index, &Policy::default(), &request).unwrap_or_default()
+    }
+
+    #[test]
+    fn skills_rank_in_the_same_index_and_show_one_line_each() {
+        use crate::skills::index::{INDEX_NAMESPACE, documents};
+        use crate::skills::{Skill, Skills};
+        let catalog = catalog(5);
+        let skills = Skills {
+            skills: vec![Skill {
+                name: "pdf-forms".into(),
+                description: "Fill in PDF forms. Use when a PDF has form fields.".into(),
+                body: String::new(),
+                dir: std::path::PathBuf::new(),
+                files: Vec::new(),
+            }],
+            problems: Vec::new(),
+        };
+        let mut index = SearchIndex::new();
+        for namespace in &catalog.namespaces {
+            index.set_namespace(&namespace.name, &namespace.tools);
+        }
+        index.set_namespace(INDEX_NAMESPACE, &documents(&skills));
+        let search = |query: &str, skills: Option<&Skills>| {
+            let request = SearchRequest {
+                query,
+                namespace: None,
+                limit: 5,
+                permits: None,
+                changed: None,
+                reader: &Reader::Agent,
+                skills,
+            };
+            search_answer(&catalog, &index, &Policy::default(), &request).unwrap_or_default()
+        };
+        let found = search("fill a pdf form", Some(&skills));
+        assert!(
+            found.text.starts_with(
+                "skills (describe one for its instructions)\n  skill:pdf-forms — Fill in PDF forms.\n"
+            ),
+            "{}",
+            found.text
+        );
+        assert_eq!(found.hits[0].address, "skill:pdf-forms");
+        // Without the skills at hand (a script's hub.search) the hit is left out.
+        let without = search("fill a pdf form", None);
+        assert!(!without.text.contains("skill:"), "{}", without.text);
+        // A query that matches tools only shows no skills.
+        let tools = search("send message", Some(&skills));
+        assert!(!tools.text.contains("skill:"), "{}", tools.text);
     }
 
     #[test]
@@ -564,6 +674,7 @@ mod tests {
             permits: Some(&permits),
             changed: None,
             reader: &Reader::Agent,
+            skills: None,
         };
         let answer = search_answer(&catalog, &index, &policy, &request).unwrap_or_default();
         assert_eq!(answer.hits.len(), 3, "{}", answer.text);

@@ -151,6 +151,7 @@ Stdio entries (command, args, env, cwd) and HTTP entries (url, headers) are impo
 pub const HUB_SERVE: &str = r#"Examples:
   capabilities hub serve
   capabilities hub serve --profile work
+  capabilities hub serve --direct                # each tool as its own MCP tool (namespace_tool)
   capabilities hub serve --http 127.0.0.1:8931   # Streamable HTTP at http://127.0.0.1:8931/mcp
   capabilities hub serve --http 0.0.0.0:8931 --allow-remote --allowed-host hub.example.com
 
@@ -176,6 +177,26 @@ pub const HUB_RUNS: &str = r#"Examples:
   capabilities hub runs
   capabilities hub runs --pending
   capabilities hub runs --json | jq '.[0].calls'"#;
+
+pub const SKILL_LIST: &str = r#"Examples:
+  capabilities skill list
+  capabilities skill list --json | jq '.skills[].name'
+
+Skills live in the skills/ folder beside the config file and in the folders `[skills] dirs` names.
+A SKILL.md that cannot be loaded is reported with its file, line and fix; the others still load."#;
+
+pub const SKILL_SHOW: &str = r#"Examples:
+  capabilities skill show pdf-forms"#;
+
+pub const SKILL_ADD: &str = r#"Examples:
+  capabilities skill add ./pdf-forms     # copies the folder to the skills/ beside the config
+
+The folder's SKILL.md needs YAML frontmatter with `name` (the folder's name) and `description`."#;
+
+pub const SKILL_REMOVE: &str = r#"Examples:
+  capabilities skill remove pdf-forms
+
+Only skills in the skills/ beside the config are removed; those in `[skills] dirs` stay where they are."#;
 
 pub const TOKEN_CREATE: &str = r#"Examples:
   capabilities token create laptop

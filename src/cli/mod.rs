@@ -156,6 +156,10 @@ pub enum Command {
     #[command(subcommand)]
     Token(TokenCommand),
 
+    /// List, show, add and remove skills (folders with a SKILL.md) the agent can describe.
+    #[command(subcommand)]
+    Skill(SkillCommand),
+
     /// Show the manual page of capabilities, or of one verb (`capabilities man hub serve`).
     #[command(after_help = help::MAN)]
     Man(ManArgs),
@@ -505,6 +509,10 @@ pub struct HubServeArgs {
     /// Serve only this profile's sources, under its policy rules.
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,
+    /// Serve every tool of the sources as its own MCP tool (`namespace_tool`) instead of
+    /// search, describe and execute; a profile chooses this with `mode = "direct"`.
+    #[arg(long)]
+    pub direct: bool,
     /// Serve MCP Streamable HTTP at http://ADDRESS/mcp instead of stdio (e.g. 127.0.0.1:8931).
     #[arg(long, value_name = "ADDRESS")]
     pub http: Option<SocketAddr>,
@@ -570,6 +578,41 @@ pub struct TokenListArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SkillCommand {
+    /// List the skills (name and description), and every SKILL.md that could not be loaded.
+    #[command(after_help = help::SKILL_LIST)]
+    List(SkillListArgs),
+    /// Show a skill as the agent sees it: its instructions and supporting files.
+    #[command(after_help = help::SKILL_SHOW)]
+    Show(SkillNameArgs),
+    /// Copy a skill folder into the config directory's skills/, after checking its SKILL.md.
+    #[command(after_help = help::SKILL_ADD)]
+    Add(SkillAddArgs),
+    /// Delete a skill from the config directory's skills/.
+    #[command(after_help = help::SKILL_REMOVE)]
+    Remove(SkillNameArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SkillListArgs {
+    /// Print JSON instead of lines.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SkillNameArgs {
+    /// The skill's name, as in `skill list`.
+    pub name: String,
+}
+
+#[derive(Debug, Args)]
+pub struct SkillAddArgs {
+    /// A folder with a SKILL.md (and any supporting files).
+    pub path: std::path::PathBuf,
 }
 
 #[derive(Debug, Args)]

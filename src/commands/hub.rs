@@ -14,6 +14,7 @@ use tokio::net::TcpListener;
 
 use crate::app::App;
 use crate::cli::HubServeArgs;
+use crate::config::ServeMode;
 use crate::hub::{self, HttpLimits, HttpOptions, Hub, Origin, is_remote};
 use crate::runs::Store;
 use crate::sources::{SourceEvent, SourceStatus, Sources};
@@ -35,9 +36,11 @@ pub async fn serve(app: &App, args: &HubServeArgs) -> anyhow::Result<ExitCode> {
         }
         None => None,
     };
-    let engine = app
-        .engine(app.settings_for(args.profile.as_deref())?)
-        .await?;
+    let mut settings = app.settings_for(args.profile.as_deref())?;
+    if args.direct {
+        settings.mode = ServeMode::Direct;
+    }
+    let engine = app.engine(settings).await?;
     // A replica of a shared store with the wrong key (or none) would fail every run it takes;
     // it refuses to start instead, saying why.
     if app.store_url()?.is_some() {

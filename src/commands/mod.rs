@@ -21,6 +21,7 @@ mod output;
 mod policy;
 pub mod progress;
 mod search;
+mod skill;
 mod source;
 mod token;
 
@@ -31,7 +32,9 @@ use std::process::ExitCode;
 use clap::{CommandFactory, FromArgMatches};
 
 use crate::app::App;
-use crate::cli::{Cli, Command, CredentialCommand, HubCommand, SourceCommand, TokenCommand};
+use crate::cli::{
+    Cli, Command, CredentialCommand, HubCommand, SkillCommand, SourceCommand, TokenCommand,
+};
 use crate::config::{Paths, Settings};
 
 /// Exit code for a failure the user can fix: bad input, a bad config, an unreachable source.
@@ -124,6 +127,10 @@ fn dispatch(cli: Cli, color: bool) -> anyhow::Result<ExitCode> {
         Command::Token(TokenCommand::Create(args)) => run_async(token::create(app, &args)),
         Command::Token(TokenCommand::List(args)) => run_async(token::list(app, &args)),
         Command::Token(TokenCommand::Revoke(args)) => run_async(token::revoke(app, &args)),
+        Command::Skill(SkillCommand::List(args)) => skill::list(app, &args),
+        Command::Skill(SkillCommand::Show(args)) => skill::show(app, &args),
+        Command::Skill(SkillCommand::Add(args)) => skill::add(app, &args),
+        Command::Skill(SkillCommand::Remove(args)) => skill::remove(app, &args),
     }
 }
 

@@ -15,6 +15,8 @@ use crate::catalog::changes::ChangedTools;
 use crate::catalog::results::{SearchRequest, search_answer};
 use crate::catalog::search::SearchIndex;
 use crate::cli::SearchArgs;
+use crate::skills::Skills;
+use crate::skills::index::{INDEX_NAMESPACE, documents};
 
 pub async fn run(app: &App, args: &SearchArgs) -> anyhow::Result<ExitCode> {
     let settings = app.settings_for(args.profile.as_deref())?;
@@ -30,6 +32,8 @@ pub async fn run(app: &App, args: &SearchArgs) -> anyhow::Result<ExitCode> {
     for namespace in &catalog.namespaces {
         index.set_namespace(&namespace.name, &namespace.tools);
     }
+    let skills = Skills::load(&settings.skill_dirs);
+    index.set_namespace(INDEX_NAMESPACE, &documents(&skills));
     // Only a store that exists knows of changes; searching does not create one.
     let unconfirmed = match app.existing_store().await? {
         Some(store) => store.tool_versions().unconfirmed().await?,
@@ -44,6 +48,7 @@ pub async fn run(app: &App, args: &SearchArgs) -> anyhow::Result<ExitCode> {
         permits: None,
         changed: Some(&changed),
         reader: &app.reader,
+        skills: Some(&skills),
     };
     let answer = match search_answer(&catalog, &index, &settings.policy, &request) {
         Ok(answer) => answer,

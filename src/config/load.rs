@@ -11,7 +11,7 @@ use toml::Spanned;
 
 use super::options::{
     ConfigOptions, ConnectionOptions, CredentialsOptions, FreshnessOptions, HubOptions,
-    LimitsOptions, OAuthOptions, PolicyOptions, RuleOptions, SourceOptions,
+    LimitsOptions, OAuthOptions, PolicyOptions, RuleOptions, SkillsOptions, SourceOptions,
 };
 use super::settings::*;
 use super::template::Template;
@@ -66,7 +66,11 @@ impl std::error::Error for ConfigError {}
 pub fn load(path: &Path) -> Result<Settings, ConfigError> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Settings::empty()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let mut settings = Settings::empty();
+            settings.skill_dirs = SkillDirs::beside(path);
+            return Ok(settings);
+        }
         Err(e) => {
             return Err(ConfigError {
                 file: path.to_path_buf(),
@@ -195,9 +199,20 @@ impl Ctx<'_> {
                 names.push(source.get_ref().clone());
             }
             let rules = self.rules(&profile.rules, &sources)?;
+            let mode = match &profile.mode {
+                None => ServeMode::Code,
+                Some(mode) => mode.get_ref().parse().map_err(|e: String| {
+                    self.at(
+                        mode,
+                        format!("profiles.{name}.mode: {e}"),
+                        "write `mode = \"code\"` (search, describe and execute) or `mode = \"direct\"` (each tool as its own MCP tool)",
+                    )
+                })?,
+            };
             profiles.insert(
                 name.clone(),
                 ProfileSettings {
+                    mode,
                     sources: names,
                     policy: Policy {
                         rules,
@@ -229,7 +244,27 @@ impl Ctx<'_> {
             pacing,
             profile: None,
             left_out: Vec::new(),
+            mode: ServeMode::Code,
+            skill_dirs: self.skill_dirs(&options.skills)?,
         })
+    }
+
+    /// The config directory's `skills/`, then `[skills] dirs` against the config's folder.
+    fn skill_dirs(&self, options: &SkillsOptions) -> Result<SkillDirs, ConfigError> {
+        let mut dirs = SkillDirs::beside(self.path);
+        let base = self.path.parent().unwrap_or(Path::new(""));
+        for dir in &options.dirs {
+            let text = dir.get_ref().trim();
+            if text.is_empty() {
+                return Err(self.at(
+                    dir,
+                    "skills.dirs: an entry is empty".to_string(),
+                    "name a folder of skill folders, e.g. dirs = [\"/home/me/team-skills\"]",
+                ));
+            }
+            dirs.named.push(base.join(text));
+        }
+        Ok(dirs)
     }
 
     fn source(&self, name: &str, source: &SourceOptions) -> Result<SourceSettings, ConfigError> {

@@ -25,6 +25,17 @@ pub struct ConfigOptions {
     pub store: StoreOptions,
     #[serde(default)]
     pub hub: HubOptions,
+    #[serde(default)]
+    pub skills: SkillsOptions,
+}
+
+/// Where skills are found besides the config directory's `skills/`.
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SkillsOptions {
+    /// Folders of skill folders: absolute, or relative to the config file's folder.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dirs: Vec<Spanned<String>>,
 }
 
 /// How a long-running hub (and `exec`) paces its sources.
@@ -138,6 +149,10 @@ pub struct ProfileOptions {
     pub sources: Vec<Spanned<String>>,
     #[serde(default)]
     pub rules: Vec<RuleOptions>,
+    /// How the hub serves the profile: `code` (search, describe, execute; the default) or
+    /// `direct` (each tool as its own MCP tool).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize, Serialize)]

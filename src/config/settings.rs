@@ -33,6 +33,34 @@ pub struct Settings {
     /// The config's sources the profile leaves out, so a script that names one can be told
     /// why it is not there; empty for the whole config.
     pub left_out: Vec<String>,
+    /// How the hub serves these sources: the profile's `mode`, or `hub serve --direct`.
+    pub mode: ServeMode,
+    /// The folders skills are loaded from: the config directory's `skills/` (where
+    /// `skill add` puts them), then each of `[skills] dirs`.
+    pub skill_dirs: SkillDirs,
+}
+
+/// Where skills live.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SkillDirs {
+    /// The config directory's `skills/`; it need not exist.
+    pub home: std::path::PathBuf,
+    /// `[skills] dirs`, resolved against the config file's folder.
+    pub named: Vec<std::path::PathBuf>,
+}
+
+impl SkillDirs {
+    /// The skills folder beside `config_file`.
+    pub fn beside(config_file: &std::path::Path) -> SkillDirs {
+        let dir = config_file
+            .parent()
+            .map(std::path::Path::to_path_buf)
+            .unwrap_or_default();
+        SkillDirs {
+            home: dir.join("skills"),
+            named: Vec::new(),
+        }
+    }
 }
 
 impl Settings {
@@ -53,6 +81,8 @@ impl Settings {
             pacing: hub_pacing(None),
             profile: None,
             left_out: Vec::new(),
+            mode: ServeMode::Code,
+            skill_dirs: SkillDirs::default(),
         }
     }
 
@@ -78,6 +108,7 @@ impl Settings {
             .map(|s: SourceSettings| s.name)
             .collect();
         self.policy = chosen.policy;
+        self.mode = chosen.mode;
         self.profile = Some(name.to_string());
         Ok(self)
     }
@@ -206,6 +237,30 @@ pub const IMPLICIT_CONNECTION: &str = "default";
 pub struct ProfileSettings {
     pub sources: Vec<String>,
     pub policy: Policy,
+    pub mode: ServeMode,
+}
+
+/// What the hub serves an MCP client.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ServeMode {
+    /// Three tools (search, describe, execute): a fixed cost whatever the sources.
+    #[default]
+    Code,
+    /// Every tool of the sources as its own MCP tool, for clients and models that do better
+    /// that way.
+    Direct,
+}
+
+impl std::str::FromStr for ServeMode {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "code" => Ok(ServeMode::Code),
+            "direct" => Ok(ServeMode::Direct),
+            other => Err(format!("unknown mode `{other}`")),
+        }
+    }
 }
 
 /// How long to wait for `sources` to settle (ready or failed): the longest connect timeout, plus

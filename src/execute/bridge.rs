@@ -23,6 +23,7 @@ use crate::catalog::describe::{DEFAULT_BUDGET_TOKENS, describe};
 use crate::catalog::live::LiveCatalog;
 use crate::catalog::results::{SearchRequest, render_search};
 use crate::config::LivePolicy;
+use crate::config::SkillDirs;
 use crate::credentials::Redaction;
 use crate::model::Reader;
 use crate::model::ToolDefinition;
@@ -36,6 +37,7 @@ use crate::sandbox::{
     Bridge, BridgeError, CallFailure, CallOutcome, ErrorCode, Limits, Pending, PendingKind,
     ReadRequest, ToolCall, unavailable,
 };
+use crate::skills::describe::split_skill_targets;
 use crate::sources::SourceError;
 
 use super::freshness::{self, ConfirmedVersions, change_asks};
@@ -93,6 +95,8 @@ struct Inner {
     stale_hints: Mutex<Vec<String>>,
     /// The line `hub.search` starts with under a profile, naming it and its sources.
     search_header: Option<String>,
+    /// Where the skills `hub.describe("skill:NAME")` reads are.
+    skill_dirs: SkillDirs,
 }
 
 impl RunBridge {
@@ -128,6 +132,7 @@ impl RunBridge {
                 relisted: Mutex::new(HashSet::new()),
                 stale_hints: Mutex::new(Vec::new()),
                 search_header: None,
+                skill_dirs: SkillDirs::default(),
             }),
         }
     }
@@ -165,6 +170,14 @@ impl RunBridge {
     pub fn with_search_header(mut self, header: Option<String>) -> RunBridge {
         if let Some(inner) = Arc::get_mut(&mut self.inner) {
             inner.search_header = header;
+        }
+        self
+    }
+
+    /// Lets `hub.describe` read the skills in `dirs`.
+    pub fn with_skill_dirs(mut self, dirs: SkillDirs) -> RunBridge {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.skill_dirs = dirs;
         }
         self
     }
@@ -596,6 +609,8 @@ impl Bridge for RunBridge {
                     permits: permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
                     changed: Some(&changed),
                     reader: &Reader::Agent,
+                    // Scripts call tools; skills are for the model, through the hub's search.
+                    skills: None,
                 };
                 render_search(catalog, index, &inner.policy.current(), &request)
                     .unwrap_or_else(|e| e.to_string())
@@ -612,6 +627,14 @@ impl Bridge for RunBridge {
 
     fn describe(&self, targets: Vec<String>) -> BoxFuture<'static, String> {
         let inner = &self.inner;
+        let (skills, targets) =
+            match split_skill_targets(&inner.skill_dirs, &targets, DEFAULT_BUDGET_TOKENS) {
+                Ok(split) => split,
+                Err(e) => return futures::future::ready(e).boxed(),
+            };
+        if targets.is_empty() {
+            return futures::future::ready(skills).boxed();
+        }
         let text = inner.catalog.read(|catalog, _| {
             let permits = inner.token_permits();
             let visible = catalog.visible_tools(
@@ -620,6 +643,11 @@ impl Bridge for RunBridge {
             );
             describe(&visible, &targets, DEFAULT_BUDGET_TOKENS).unwrap_or_else(|e| e.to_string())
         });
+        let text = if skills.is_empty() {
+            text
+        } else {
+            format!("{skills}\n{text}")
+        };
         futures::future::ready(inner.redaction.clean(&text)).boxed()
     }
 

@@ -16,6 +16,7 @@ mod recovery;
 mod replay;
 pub(crate) mod stored;
 mod tools;
+mod twin;
 
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -461,7 +462,8 @@ impl Executor {
             )
             .with_tool_result_cap(self.settings.limits.tool_result_bytes)
             .with_confirmed_versions(self.confirmed.clone())
-            .with_search_header(self.settings.profile_header()),
+            .with_search_header(self.settings.profile_header())
+            .with_skill_dirs(self.settings.skill_dirs.clone()),
         );
         let lease = Lease::keep(
             self.store.clone(),

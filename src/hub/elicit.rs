@@ -86,6 +86,29 @@ pub enum AnswerError {
     Decide(DecideError),
 }
 
+impl AnswerError {
+    /// The message for an answer to a direct tool's form (`tool`): there is no `execute` to
+    /// resume with, and calling the tool again with the same arguments goes on with its run.
+    pub fn for_direct_tool(&self, tool: &str) -> String {
+        let again = format!("call {tool} again with the same arguments");
+        match self {
+            AnswerError::Tampered => format!(
+                "the requestState is not one this hub signed, or it was changed; {again} to be asked again"
+            ),
+            AnswerError::Expired => {
+                format!("the approval request expired; {again} to be asked again")
+            }
+            AnswerError::Replayed(_) => format!(
+                "this requestState was already answered; {again}: it runs if a person allowed it"
+            ),
+            AnswerError::NotPending { .. } => format!(
+                "the call no longer waits for this decision (it was decided elsewhere); {again}"
+            ),
+            other => other.to_string(),
+        }
+    }
+}
+
 /// Signs and checks approval states with a key every process sharing the store derives alike.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Elicitation;
@@ -328,6 +351,26 @@ fn form(approval: &Approval) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_answer_to_a_direct_tools_form_says_to_call_it_again() {
+        for error in [
+            AnswerError::Tampered,
+            AnswerError::Expired,
+            AnswerError::Replayed("run_1".into()),
+            AnswerError::NotPending {
+                run: "run_1".into(),
+                seq: 2,
+            },
+        ] {
+            let message = error.for_direct_tool("counter_publish");
+            assert!(
+                message.contains("call counter_publish again with the same arguments")
+                    && !message.contains("execute"),
+                "{message}"
+            );
+        }
+    }
 
     #[test]
     fn decline_and_cancel_deny_and_accept_needs_a_choice() {

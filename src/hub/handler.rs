@@ -1,20 +1,25 @@
 //! The hub's `ServerHandler`: answers `tools/list` with the three tools at once (sources connect
 //! in the background), and `tools/call` by searching the live catalogue, describing it, or running
 //! a script through the [`Executor`]. A client's `notifications/cancelled` (or its going away)
-//! cancels the run and the upstream calls it is waiting on.
+//! cancels the run and the upstream calls it is waiting on. In direct mode (`direct`) the tools
+//! are the sources' own, each call a one-call run.
+
+mod direct;
 
 use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
-    CustomResult, DiscoverResult, ErrorCode, Implementation, InitializeRequestParams,
-    InitializeResult, InputResponses, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
-    ServerCapabilities, ServerConfig, Tool,
+    CustomResult, DiscoverResult, ErrorCode, GetSkillRequestParams, GetSkillResult, Implementation,
+    InitializeRequestParams, InitializeResult, InputResponses, ListResourcesResult,
+    ListSkillsResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
 use tokio::sync::OnceCell;
@@ -23,7 +28,7 @@ use tokio_util::sync::CancellationToken;
 use crate::approvals::{ApprovalPage, open_in_browser};
 
 use super::args::{DescribeArgs, ExecuteArgs, SearchArgs};
-use super::elicit::Elicitation;
+use super::elicit::{AnswerError, Elicitation};
 use super::sign_in::SignIns;
 use super::surface::{self, DESCRIBE, EXECUTE, INSTRUCTIONS, SEARCH};
 use super::trace::{self, request_span, traced};
@@ -31,13 +36,16 @@ use crate::catalog::Origin;
 use crate::catalog::describe::describe;
 use crate::catalog::live::LiveCatalog;
 use crate::catalog::results::{SearchRequest, render_search};
-use crate::config::{Settings, settle_time};
+use crate::config::{ServeMode, Settings, settle_time};
 use crate::execute::Executor;
 use crate::execute::mentions::mentions;
 use crate::model::Reader;
 use crate::oauth::SIGN_IN_WAIT;
 use crate::runs::TokenRecord;
 use crate::sandbox::{CancelToken, ExecuteEnvelope, PendingKind, Status};
+use crate::skills::Skills;
+use crate::skills::describe::split_skill_targets;
+use crate::skills::index::SkillCache;
 
 /// The protocol versions served: 2026-07-28 statelessly, the older ones after `initialize`.
 const VERSIONS: &[ProtocolVersion] = &[
@@ -58,6 +66,10 @@ const SERVED_METHODS: &[&str] = &[
     "ping",
     "tools/list",
     "tools/call",
+    "skills/list",
+    "skills/get",
+    "resources/list",
+    "resources/read",
 ];
 
 #[derive(Clone)]
@@ -77,12 +89,27 @@ pub struct Hub {
     elicitation: Elicitation,
     /// The sign-ins this hub offered to runs waiting for a connection.
     sign_ins: SignIns,
+    /// The three tools, or each source's tools as its own.
+    mode: ServeMode,
+    /// The skills search finds beside the tools.
+    skills: Arc<SkillCache>,
+}
+
+/// How a run's envelope goes back to the client: as `execute`'s envelope, or as the answer of
+/// the direct tool `name` (`structured` when it declares an output schema).
+enum Answer {
+    Envelope,
+    Direct { name: String, structured: bool },
 }
 
 impl Hub {
     pub fn new(catalog: Arc<LiveCatalog>, settings: Arc<Settings>, executor: Arc<Executor>) -> Hub {
         let settle_timeout = settle_time(&settings.sources);
+        let mode = settings.mode;
+        let skills = Arc::new(SkillCache::new(settings.skill_dirs.clone()));
         Hub {
+            mode,
+            skills,
             catalog,
             settings,
             executor,
@@ -145,6 +172,7 @@ impl Hub {
         };
         let permits = token.map(|token| move |address: &str| token.allows(address));
         let changed = self.executor.changed_tools().await;
+        let skills = self.skills_now();
         let request = SearchRequest {
             query: &args.query,
             namespace: args.namespace.as_deref(),
@@ -152,6 +180,7 @@ impl Hub {
             permits: permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
             changed: Some(&*changed),
             reader: &Reader::Agent,
+            skills: Some(&skills),
         };
         // The policy as the config says now: a rule written since the hub started applies.
         let policy = self.executor.policy().current();
@@ -178,10 +207,19 @@ impl Hub {
         token: Option<&TokenRecord>,
         ct: &CancellationToken,
     ) -> CallToolResult {
-        let args = match DescribeArgs::parse(arguments) {
+        let mut args = match DescribeArgs::parse(arguments) {
             Ok(args) => args,
             Err(e) => return tool_error(e.0),
         };
+        let (skills, others) =
+            match split_skill_targets(&self.settings.skill_dirs, &args.targets, args.budget) {
+                Ok(split) => split,
+                Err(e) => return tool_error(e),
+            };
+        if others.is_empty() {
+            return CallToolResult::success(vec![ContentBlock::text(skills)]);
+        }
+        args.targets = others;
         let named = |namespace: &str| {
             args.targets
                 .iter()
@@ -201,7 +239,12 @@ impl Hub {
             )
         });
         match described {
-            Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+            Ok(text) if skills.is_empty() => {
+                CallToolResult::success(vec![ContentBlock::text(text)])
+            }
+            Ok(text) => {
+                CallToolResult::success(vec![ContentBlock::text(format!("{skills}\n{text}"))])
+            }
             Err(e) => tool_error(e.to_string()),
         }
     }
@@ -255,7 +298,7 @@ impl Hub {
                 }
             }
         };
-        self.respond(envelope, context).await
+        self.respond(envelope, context, &Answer::Envelope).await
     }
 
     /// A finished run's envelope; for a paused one, an approval form to a client that can show
@@ -264,8 +307,9 @@ impl Hub {
         &self,
         envelope: ExecuteEnvelope,
         context: &RequestContext<RoleServer>,
+        answer: &Answer,
     ) -> CallToolResponse {
-        self.respond_offering(envelope, context, true).await
+        self.respond_offering(envelope, context, answer, true).await
     }
 
     /// [`respond`](Self::respond); without `offer_sign_in`, a run that waits for a connection
@@ -274,6 +318,7 @@ impl Hub {
         &self,
         mut envelope: ExecuteEnvelope,
         context: &RequestContext<RoleServer>,
+        answer: &Answer,
         offer_sign_in: bool,
     ) -> CallToolResponse {
         trace::record_run(&envelope);
@@ -294,7 +339,12 @@ impl Hub {
             }
             self.offer_page(&mut envelope).await;
         }
-        CallToolResponse::Complete(envelope_result(&envelope))
+        CallToolResponse::Complete(match answer {
+            Answer::Envelope => envelope_result(&envelope),
+            Answer::Direct { name, structured } => {
+                super::direct::result(&envelope, name, *structured)
+            }
+        })
     }
 
     /// Offers the person the sign-in a paused run waits for (a local hub only: the sign-in
@@ -350,6 +400,7 @@ impl Hub {
         source: &str,
         accepted: bool,
         context: &RequestContext<RoleServer>,
+        answer: &Answer,
     ) -> Result<CallToolResponse, ErrorData> {
         self.executor
             .check_profile(run_id)
@@ -367,7 +418,7 @@ impl Hub {
         )
         .await
         .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
-        Ok(self.respond_offering(envelope, context, false).await)
+        Ok(self.respond_offering(envelope, context, answer, false).await)
     }
 
     /// A retry that answers an approval form: record the decision, then continue the run.
@@ -376,6 +427,7 @@ impl Hub {
         request_state: &str,
         responses: &InputResponses,
         context: &RequestContext<RoleServer>,
+        answer: &Answer,
     ) -> Result<CallToolResponse, ErrorData> {
         if let Some((state, accepted)) = self
             .elicitation
@@ -383,16 +435,23 @@ impl Hub {
             .await
         {
             return self
-                .answer_sign_in(&state.run, &state.source, accepted, context)
+                .answer_sign_in(&state.run, &state.source, accepted, context, answer)
                 .await;
         }
+        let refused = |e: AnswerError| {
+            let message = match answer {
+                Answer::Envelope => e.to_string(),
+                Answer::Direct { name, .. } => e.for_direct_tool(name),
+            };
+            ErrorData::invalid_params(message, None)
+        };
         // A run of another profile is refused before its answer counts: the decision and the
         // one-time state stay for a hub that may resume it.
         let run_id = self
             .elicitation
             .run_of(self.executor.store(), request_state)
             .await
-            .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
+            .map_err(refused)?;
         self.executor
             .check_profile(&run_id)
             .await
@@ -406,7 +465,7 @@ impl Hub {
                 responses,
             )
             .await
-            .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
+            .map_err(refused)?;
         // As for `execute({ resume })`: the answer may reach a hub that has just started (any
         // process sharing the store may take it), so its sources may still be connecting.
         self.wait_for_connecting_sources(|_| true, &context.ct)
@@ -421,7 +480,16 @@ impl Hub {
         )
         .await
         .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
-        Ok(self.respond(envelope, context).await)
+        Ok(self.respond(envelope, context, answer).await)
+    }
+
+    /// The skills now; when they changed, the search index gets their documents.
+    fn skills_now(&self) -> Arc<Skills> {
+        let (skills, documents) = self.skills.current();
+        if let Some(documents) = documents {
+            self.catalog.set_skills(&documents);
+        }
+        skills
     }
 
     /// Waits (bounded by the longest connect timeout) while a source the request names is
@@ -551,12 +619,51 @@ fn tool_error(message: String) -> CallToolResult {
 
 impl ServerHandler for Hub {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        // Skills are served to clients that know the extension (SEP-2640) as resources.
+        let (capabilities, instructions) = match self.mode {
+            ServeMode::Code => (
+                ServerCapabilities::builder()
+                    .enable_tools()
+                    .enable_resources()
+                    .enable_skills()
+                    .build(),
+                INSTRUCTIONS,
+            ),
+            ServeMode::Direct => (
+                ServerCapabilities::builder()
+                    .enable_tools()
+                    .enable_tool_list_changed()
+                    .enable_resources()
+                    .enable_skills()
+                    .build(),
+                surface::DIRECT_INSTRUCTIONS,
+            ),
+        };
+        ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(
                 "capabilities",
                 env!("CARGO_PKG_VERSION"),
             ))
-            .with_instructions(INSTRUCTIONS)
+            .with_instructions(instructions)
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        if self.mode == ServeMode::Direct {
+            self.follow_for_legacy(&context);
+        }
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        (self.mode == ServeMode::Direct && requested.tools_list_changed == Some(true))
+            .then(|| SubscriptionFilter::builder().tools_list_changed().build())
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        self.follow_subscription(context).await;
+        Ok(())
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
@@ -597,13 +704,26 @@ impl ServerHandler for Hub {
     ) -> Result<ListToolsResult, ErrorData> {
         let span = request_span("tools/list", None, &context);
         traced(span, async {
-            Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+            let tools = match self.mode {
+                ServeMode::Code => self.tools.to_vec(),
+                ServeMode::Direct => self.direct_tools(&context).await,
+            };
+            Ok(ListToolsResult::with_all_items(tools))
         })
         .await
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.tools.iter().find(|t| t.name == name).cloned()
+        match self.mode {
+            ServeMode::Code => self.tools.iter().find(|t| t.name == name).cloned(),
+            // Only header validation asks, before any token is known: the tool as listed to
+            // a client that may call everything.
+            ServeMode::Direct => self
+                .direct_listing(None)
+                .into_iter()
+                .map(|t| t.tool)
+                .find(|t| t.name == name),
+        }
     }
 
     async fn call_tool(
@@ -614,6 +734,16 @@ impl ServerHandler for Hub {
         let span = request_span("tools/call", Some(&request.name), &context);
         traced(span, async move {
             let arguments = request.arguments.unwrap_or_default();
+            if self.mode == ServeMode::Direct {
+                let responses = request.input_responses.clone().unwrap_or_default();
+                let answered = request
+                    .request_state
+                    .as_deref()
+                    .map(|state| (state, &responses));
+                return self
+                    .direct_call(&request.name, &arguments, answered, &context)
+                    .await;
+            }
             let result = match request.name.as_ref() {
                 SEARCH => self.search(&arguments, token(&context).as_ref()).await,
                 DESCRIBE => {
@@ -627,6 +757,7 @@ impl ServerHandler for Hub {
                                 state,
                                 &request.input_responses.clone().unwrap_or_default(),
                                 &context,
+                                &Answer::Envelope,
                             )
                             .await
                         }
@@ -643,6 +774,51 @@ impl ServerHandler for Hub {
                 }
             };
             Ok(CallToolResponse::Complete(result))
+        })
+        .await
+    }
+
+    async fn list_skills(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        let span = request_span("skills/list", None, &context);
+        traced(span, async { Ok(super::skills::list(&self.skills_now())) }).await
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        let span = request_span("skills/get", None, &context);
+        traced(span, async {
+            super::skills::get(&self.skills_now(), &request.uri)
+        })
+        .await
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let span = request_span("resources/list", None, &context);
+        traced(span, async {
+            Ok(super::skills::resources(&self.skills_now()))
+        })
+        .await
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let span = request_span("resources/read", None, &context);
+        traced(span, async {
+            super::skills::read(&self.skills_now(), &request.uri).map(Into::into)
         })
         .await
     }

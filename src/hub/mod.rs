@@ -9,7 +9,9 @@
 //! | `surface` | the three tool definitions and the server instructions (the fixed cost) |
 //! | `fields` | the arguments of each tool, once: their schemas and their bounds |
 //! | `args` | reading each tool's arguments against `fields`, with errors that name the field |
-//! | `handler` | the `ServerHandler`: search, describe and execute on the live catalogue |
+//! | `handler` | the `ServerHandler`: search, describe and execute on the live catalogue, or direct mode's tools |
+//! | `direct` | direct mode: each source's tool as its own MCP tool, each call a one-call run |
+//! | `skills` | the Skills extension (SEP-2640) served natively: skills/list, skills/get, `skill://` resources |
 //! | `stdio` | the transport: JSON-RPC lines, with errors for lines that are not messages |
 //! | `streamable_http` | Streamable HTTP at `/mcp`: Origin and bearer-token checks, JSON-RPC bodies and batches, session recovery, connection limits |
 //! | `trace` | a `request` span (request id, method, tool, run id) and the access log per request |
@@ -20,10 +22,12 @@
 //! ```
 
 mod args;
+pub mod direct;
 mod elicit;
 mod fields;
 mod handler;
 mod sign_in;
+mod skills;
 mod stdio;
 mod streamable_http;
 pub mod surface;

@@ -17,12 +17,17 @@ pub const INSTRUCTIONS: &str = "The user's tools from all their MCP servers, use
 describe shows their TypeScript types, execute runs one JavaScript script that calls them. Prefer one execute with several \
 calls over many small steps.";
 
-const SEARCH_DESCRIPTION: &str = "Find the user's tools by what you want to do, e.g. \"create a GitHub issue\" or \"recent Slack messages\". \
-Returns tool addresses with one-line TypeScript signatures, best match first; [asks] marks tools that need the user's approval. \
+/// The instructions in direct mode, where the tools are the sources' own.
+pub const DIRECT_INSTRUCTIONS: &str = "The user's tools from all their MCP servers, each named namespace_tool after the server \
+it comes from. A call that needs the user's approval says so instead of running; once they allowed it, the same call runs.";
+
+const SEARCH_DESCRIPTION: &str = "Find the user's tools and skills by what you want to do, e.g. \"create a GitHub issue\" or \"recent Slack messages\". \
+Returns tool addresses with one-line TypeScript signatures, best match first, and skill:NAME lines; [asks] marks tools that need the user's approval. \
 Read full types with describe before writing code. Pass namespace to search or list one source.";
 
 const DESCRIBE_DESCRIPTION: &str = "Get exact TypeScript declarations for tools: an address (github.createIssue), a whole namespace \
-(github), or a type named in an earlier declaration (github.Issue). Write execute code against these types.";
+(github), or a type named in an earlier declaration (github.Issue). Write execute code against these types. \
+A skill (skill:NAME) gives its instructions and files.";
 
 const EXECUTE_DESCRIPTION: &str = "Run JavaScript in a sandbox where each of the user's sources is a global object of async functions: \
 await github.createIssue({ owner, repo, title }). TypeScript annotations are allowed and stripped. Write the body of an async \

@@ -46,6 +46,10 @@ impl Outcome for InitializeResult {}
 impl Outcome for DiscoverResult {}
 impl Outcome for CustomResult {}
 impl Outcome for () {}
+impl Outcome for rmcp::model::ListSkillsResult {}
+impl Outcome for rmcp::model::GetSkillResult {}
+impl Outcome for rmcp::model::ReadResourceResponse {}
+impl Outcome for rmcp::model::ListResourcesResult {}
 
 /// The span of one request for `method` (and `tool`, for `tools/call`).
 pub(super) fn request_span(

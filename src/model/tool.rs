@@ -103,10 +103,16 @@ pub fn definition_hash(tool: &UpstreamTool) -> String {
 
 /// Hex SHA-256 of a JSON value in canonical form (object keys sorted), e.g. a call's arguments.
 pub fn json_digest(value: &Value) -> String {
-    let mut canonical = String::new();
-    write_canonical(value, &mut canonical);
-    let digest = Sha256::digest(canonical.as_bytes());
+    let digest = Sha256::digest(canonical_json(value).as_bytes());
     digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A JSON value as text with object keys sorted, so equal values read alike whatever order
+/// their keys came in.
+pub fn canonical_json(value: &Value) -> String {
+    let mut out = String::new();
+    write_canonical(value, &mut out);
+    out
 }
 
 fn write_canonical(value: &Value, out: &mut String) {

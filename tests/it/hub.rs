@@ -171,7 +171,8 @@ fn python_client_in_legacy_mode() {
     check_python_report(&report);
 }
 
-fn inspector(home: &Home, era: &str, method_args: &[&str]) -> Value {
+/// The Inspector's CLI against `capabilities hub serve HUB_ARGS…` in `era`.
+pub(crate) fn inspector(home: &Home, era: &str, hub_args: &[&str], method_args: &[&str]) -> Value {
     let launcher = repo()
         .join("tests/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js");
     json_report(
@@ -188,6 +189,7 @@ fn inspector(home: &Home, era: &str, method_args: &[&str]) -> Value {
             ])
             .arg(format!("CAPABILITIES_HOME={}", home.path().display()))
             .args([env!("CARGO_BIN_EXE_capabilities"), "hub", "serve"])
+            .args(hub_args)
             .args(method_args),
     )
 }
@@ -197,7 +199,7 @@ fn inspector_cli_lists_the_tools_and_executes() {
     let home = Home::new();
     two_sources(&home);
     for era in ["legacy", "modern"] {
-        let listed = inspector(&home, era, &["--method", "tools/list"]);
+        let listed = inspector(&home, era, &[], &["--method", "tools/list"]);
         let names: Vec<&str> = listed["result"]["tools"]
             .as_array()
             .unwrap()
@@ -210,6 +212,7 @@ fn inspector_cli_lists_the_tools_and_executes() {
         let called = inspector(
             &home,
             era,
+            &[],
             &[
                 "--method",
                 "tools/call",
@@ -383,10 +386,11 @@ fn fixed_cost_of_the_surface_stays_within_1000_tokens() {
         discovered["result"]["resultType"], "complete",
         "{discovered}"
     );
+    // Tools, and the skills (SEP-2640) with their files as resources: no prompts, no logging.
     assert_eq!(
         discovered["result"]["capabilities"],
-        json!({ "tools": {} }),
-        "only tools are advertised: {discovered}"
+        json!({ "tools": {}, "resources": {}, "extensions": { "io.modelcontextprotocol/skills": {} } }),
+        "only tools and skills are advertised: {discovered}"
     );
     let listed = modern.request(2, "tools/list", json!({ "_meta": modern_meta() }));
     assert_eq!(listed["result"]["resultType"], "complete", "{listed}");

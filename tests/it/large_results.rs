@@ -17,7 +17,7 @@ use crate::raw::Raw;
 use crate::support::{Home, Run};
 
 /// The rows server as source `rows` with `extra` TOML after it; returns its calls file.
-fn rows_config(home: &Home, extra: &str) -> PathBuf {
+pub(crate) fn rows_config(home: &Home, extra: &str) -> PathBuf {
     let calls = home.path().join("calls.txt");
     home.write_config(&format!(
         "[sources.rows]\ncommand = {}\nargs = [{}]\nenv = {{ CALLS_FILE = {} }}\n\n{extra}",

@@ -1,0 +1,178 @@
+//! A direct call's answer from its run's envelope: the tool's value as the upstream's
+//! structured content (when it declares an output schema) or as text and media blocks; a
+//! failure as an error result with the run's message; a stored large result as its reference
+//! and shape, to page with `capabilities_read_result`; a call waiting for a person as an error
+//! result saying who decides where, and that the same call runs once they allowed it.
+
+use rmcp::model::{CallToolResult, ContentBlock};
+use serde_json::{Value, json};
+
+use super::READ_RESULT;
+use crate::sandbox::{ExecuteEnvelope, Status};
+
+/// The answer of the direct tool `name` from `envelope`. `structured` says the tool declares
+/// an output schema, so an object result goes out as `structuredContent`.
+pub fn result(envelope: &ExecuteEnvelope, name: &str, structured: bool) -> CallToolResult {
+    match envelope.status {
+        Status::Completed => completed(envelope, structured),
+        Status::AwaitingApproval => needs_a_person(envelope, name),
+        Status::Failed | Status::Cancelled | Status::AwaitingConnection | Status::Running => {
+            failed(envelope)
+        }
+    }
+}
+
+fn completed(envelope: &ExecuteEnvelope, structured: bool) -> CallToolResult {
+    if let Some(stored) = &envelope.stored {
+        let value = json!({
+            "resultRef": stored.result_ref,
+            "bytes": stored.bytes,
+            "expiresAtMs": stored.expires_at_ms,
+            "collections": stored.collections,
+            "preview": stored.preview,
+        });
+        return CallToolResult::success(vec![ContentBlock::text(format!(
+            "The result is too large to send ({} bytes), so it is kept for a while. Read it in pages with {READ_RESULT} {{ \"resultRef\": \"{}\", \"path\": \"<one of the collections' paths>\" }}.\n{value}",
+            stored.bytes, stored.result_ref
+        ))]);
+    }
+    let value = envelope.result.clone().unwrap_or(Value::Null);
+    if envelope.truncated.result {
+        return CallToolResult::success(vec![ContentBlock::text(value.to_string())]);
+    }
+    match value {
+        Value::Object(_) if structured => CallToolResult::structured(value),
+        Value::String(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+        Value::Array(items) if items.iter().all(is_media) => {
+            CallToolResult::success(items.iter().filter_map(media).collect())
+        }
+        other if is_media(&other) => CallToolResult::success(media(&other).into_iter().collect()),
+        other => CallToolResult::success(vec![ContentBlock::text(other.to_string())]),
+    }
+}
+
+/// An image or audio item as the sandbox shows one (`{ type, data, mimeType }`).
+fn is_media(value: &Value) -> bool {
+    media(value).is_some()
+}
+
+fn media(value: &Value) -> Option<ContentBlock> {
+    let kind = value.get("type")?.as_str()?;
+    let data = value.get("data")?.as_str()?;
+    let mime = value.get("mimeType")?.as_str()?;
+    match kind {
+        "image" => Some(ContentBlock::image(data, mime)),
+        "audio" => Some(ContentBlock::audio(data, mime)),
+        _ => None,
+    }
+}
+
+fn failed(envelope: &ExecuteEnvelope) -> CallToolResult {
+    let message = match &envelope.error {
+        Some(error) => error.message.clone(),
+        None => match envelope.status {
+            Status::Cancelled => "the call was cancelled".to_string(),
+            _ => "the call did not finish".to_string(),
+        },
+    };
+    CallToolResult::error(vec![ContentBlock::text(message)])
+}
+
+/// The answer to a call that waits for a person: an error result (so no client takes it for
+/// the tool's output) that says what waits, how the person decides, and what to do then.
+fn needs_a_person(envelope: &ExecuteEnvelope, name: &str) -> CallToolResult {
+    let run_id = &envelope.run_id;
+    let mut lines = vec![format!(
+        "This call did not run: a person must decide on it first."
+    )];
+    for pending in &envelope.pending {
+        lines.push(format!("- {}", pending.summary));
+    }
+    let page_opened = envelope.pending.iter().any(|p| {
+        p.message
+            .as_deref()
+            .is_some_and(|m| m.contains("approval page"))
+    });
+    lines.push(if page_opened {
+        format!(
+            "An approval page opened in the user's browser; `capabilities hub approve {run_id}` in a terminal works too. Tell the user."
+        )
+    } else {
+        format!("Ask the user to run `capabilities hub approve {run_id}` (or `hub deny`) in a terminal.")
+    });
+    lines.push(format!(
+        "Once they allowed it, call {name} again with exactly the same arguments: it runs then, once."
+    ));
+    CallToolResult::error(vec![ContentBlock::text(lines.join("\n"))])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::{EnvelopeError, ErrorCode, Pending, PendingKind};
+
+    fn done(value: Value) -> ExecuteEnvelope {
+        let mut envelope = ExecuteEnvelope::new("run_1", Status::Completed, Vec::new());
+        envelope.result = Some(value);
+        envelope
+    }
+
+    fn text(result: &CallToolResult) -> String {
+        result
+            .content
+            .iter()
+            .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn an_object_is_structured_content_when_the_tool_declares_a_schema() {
+        let value = json!({ "count": 2 });
+        let with = result(&done(value.clone()), "t", true);
+        assert_eq!(with.structured_content, Some(value.clone()));
+        let without = result(&done(value), "t", false);
+        assert_eq!(without.structured_content, None);
+        assert_eq!(text(&without), r#"{"count":2}"#);
+    }
+
+    #[test]
+    fn text_stays_text_and_an_image_stays_an_image() {
+        assert_eq!(text(&result(&done(json!("hello")), "t", false)), "hello");
+        let image = result(
+            &done(json!({ "type": "image", "data": "AAAA", "mimeType": "image/png" })),
+            "t",
+            false,
+        );
+        assert!(image.content[0].as_image().is_some(), "{image:?}");
+    }
+
+    #[test]
+    fn a_failure_is_an_error_with_the_runs_message() {
+        let mut envelope = ExecuteEnvelope::new("run_1", Status::Failed, Vec::new());
+        envelope.error = Some(EnvelopeError::new(ErrorCode::ToolError, "no such repo"));
+        let answer = result(&envelope, "t", true);
+        assert_eq!(answer.is_error, Some(true));
+        assert_eq!(text(&answer), "no such repo");
+    }
+
+    #[test]
+    fn a_call_waiting_for_a_person_says_how_to_decide_and_to_call_again() {
+        let mut envelope = ExecuteEnvelope::new("run_9", Status::AwaitingApproval, Vec::new());
+        envelope.pending.push(Pending {
+            id: "1".into(),
+            kind: PendingKind::Approval,
+            address: Some("counter.publish".into()),
+            summary: "counter.publish({ key: \"b\" })".into(),
+            message: None,
+        });
+        let answer = result(&envelope, "counter_publish", false);
+        assert_eq!(answer.is_error, Some(true));
+        let said = text(&answer);
+        assert!(said.contains("capabilities hub approve run_9"), "{said}");
+        assert!(
+            said.contains("call counter_publish again with exactly the same arguments"),
+            "{said}"
+        );
+        assert!(said.contains("counter.publish({ key: \"b\" })"), "{said}");
+    }
+}

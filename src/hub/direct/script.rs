@@ -1,0 +1,118 @@
+//! The one-call script a direct call runs as: `return await ns.tool({…});` with the client's
+//! arguments as a JSON literal, or `hub.read` for [`READ_RESULT`](super::READ_RESULT). The same
+//! call always makes the same script, which is how a call repeated after a person allowed it
+//! finds the run that waited for them.
+
+use serde_json::{Map, Value};
+
+use super::Target;
+use crate::model::tool::canonical_json;
+
+/// The options of `capabilities_read_result` besides `resultRef`, as `hub.read` names them.
+const READ_OPTIONS: &[&str] = &["path", "fields", "offset"];
+
+/// The script for calling `target` with `arguments`, or what is wrong with the arguments.
+pub fn script(target: &Target, arguments: &Map<String, Value>) -> Result<String, String> {
+    match target {
+        Target::Tool { address } => {
+            let (namespace, tool) = address
+                .split_once('.')
+                .ok_or_else(|| format!("`{address}` is not a tool address"))?;
+            // JSON is a JavaScript expression; its keys are sorted, so equal arguments make
+            // an equal script.
+            let literal = canonical_json(&Value::Object(arguments.clone()));
+            Ok(format!("return await {namespace}.{tool}({literal});"))
+        }
+        Target::ReadResult => read_script(arguments),
+    }
+}
+
+fn read_script(arguments: &Map<String, Value>) -> Result<String, String> {
+    let result_ref = match arguments.get("resultRef") {
+        Some(Value::String(r)) => r,
+        Some(_) => {
+            return Err("`resultRef` must be a string (the resultRef a tool's answer gave)".into());
+        }
+        None => {
+            return Err("`resultRef` is missing: pass the resultRef a tool's answer gave".into());
+        }
+    };
+    let mut options = Map::new();
+    for (key, value) in arguments {
+        if key == "resultRef" {
+            continue;
+        }
+        if !READ_OPTIONS.contains(&key.as_str()) {
+            return Err(format!(
+                "unknown argument `{key}`; the arguments are resultRef, path, fields and offset"
+            ));
+        }
+        options.insert(key.clone(), value.clone());
+    }
+    Ok(format!(
+        "return await hub.read({}, {});",
+        Value::String(result_ref.clone()),
+        canonical_json(&Value::Object(options))
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn args(value: Value) -> Map<String, Value> {
+        match value {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        }
+    }
+
+    #[test]
+    fn a_call_is_one_awaited_call_with_its_arguments() {
+        let target = Target::Tool {
+            address: "github.createIssue".into(),
+        };
+        let script = script(
+            &target,
+            &args(json!({ "title": "a \"quoted\" title", "n": 1 })),
+        );
+        assert_eq!(
+            script.as_deref(),
+            Ok(r#"return await github.createIssue({"n":1,"title":"a \"quoted\" title"});"#)
+        );
+    }
+
+    #[test]
+    fn the_same_arguments_in_another_order_make_the_same_script() {
+        let target = Target::Tool {
+            address: "a.b".into(),
+        };
+        let one = script(&target, &args(json!({ "x": 1, "y": [2] })));
+        let other = script(&target, &args(json!({ "y": [2], "x": 1 })));
+        assert_eq!(one, other);
+    }
+
+    #[test]
+    fn read_result_takes_its_options() {
+        let script = script(
+            &Target::ReadResult,
+            &args(json!({ "resultRef": "res_1", "path": "/items", "offset": 10 })),
+        );
+        assert_eq!(
+            script.as_deref(),
+            Ok(r#"return await hub.read("res_1", {"offset":10,"path":"/items"});"#)
+        );
+    }
+
+    #[test]
+    fn read_result_refuses_a_missing_ref_and_unknown_arguments() {
+        let missing = script(&Target::ReadResult, &args(json!({})));
+        assert!(missing.is_err_and(|e| e.contains("resultRef` is missing")));
+        let unknown = script(
+            &Target::ReadResult,
+            &args(json!({ "resultRef": "r", "limit": 3 })),
+        );
+        assert!(unknown.is_err_and(|e| e.contains("unknown argument `limit`")));
+    }
+}

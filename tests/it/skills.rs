@@ -1,0 +1,347 @@
+//! Local skills: `skill add|list|show|remove` on the skills/ beside the config and the folders
+//! `[skills] dirs` names; a malformed SKILL.md reported with file, line and fix while the rest
+//! load; `describe("skill:NAME")` and `skill:NAME/PATH` from the hub and from `hub.describe`
+//! inside a script.
+
+use serde_json::{Value, json};
+
+use crate::hub_http::{HttpHub, conformance, create_token};
+use crate::raw::Raw;
+use crate::support::Home;
+
+fn write(path: &std::path::Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// A skill folder `name` under `dir` with one supporting file.
+fn skill(dir: &std::path::Path, name: &str, description: &str) -> std::path::PathBuf {
+    let folder = dir.join(name);
+    write(
+        &folder.join("SKILL.md"),
+        &format!(
+            "---\nname: {name}\ndescription: {description}\n---\n# {name}\nRun scripts/run.sh first.\n"
+        ),
+    );
+    write(&folder.join("scripts/run.sh"), "echo ready\n");
+    folder
+}
+
+/// A home with no sources and the skill `pdf-forms` in its skills/.
+fn home_with_pdf_forms() -> Home {
+    let home = Home::new();
+    home.write_config("");
+    skill(
+        &home.path().join("skills"),
+        "pdf-forms",
+        "Fill in PDF forms.",
+    );
+    home
+}
+
+#[test]
+fn add_list_show_and_remove_a_skill() {
+    let home = Home::new();
+    home.write_config("");
+    let outside = tempfile::tempdir().unwrap();
+    let folder = skill(outside.path(), "pdf-forms", "Fill in PDF forms.");
+    let added = home.run(&["skill", "add", folder.to_str().unwrap()]).ok();
+    assert!(
+        added.stderr.contains("added skill `pdf-forms`"),
+        "{}",
+        added.stderr
+    );
+    assert!(
+        home.path()
+            .join("skills/pdf-forms/scripts/run.sh")
+            .is_file()
+    );
+
+    let again = home
+        .run(&["skill", "add", folder.to_str().unwrap()])
+        .fails();
+    assert!(
+        again.stderr.contains("already installed")
+            && again.stderr.contains("skill remove pdf-forms"),
+        "{}",
+        again.stderr
+    );
+
+    let listed = home.run(&["skill", "list"]).ok();
+    assert_eq!(listed.stdout, "skill:pdf-forms — Fill in PDF forms.\n");
+    let shown = home.run(&["skill", "show", "pdf-forms"]).ok();
+    assert!(
+        shown
+            .stdout
+            .contains("# pdf-forms\nRun scripts/run.sh first.")
+            && shown.stdout.contains("- skill:pdf-forms/scripts/run.sh"),
+        "{}",
+        shown.stdout
+    );
+
+    home.run(&["skill", "remove", "pdf-forms"]).ok();
+    assert!(!home.path().join("skills/pdf-forms").exists());
+    let gone = home.run(&["skill", "show", "pdf-forms"]).fails();
+    assert!(
+        gone.stderr.contains("there is no skill `pdf-forms`"),
+        "{}",
+        gone.stderr
+    );
+}
+
+#[test]
+fn a_malformed_skill_is_reported_with_its_line_and_the_others_load() {
+    let home = Home::new();
+    let team = tempfile::tempdir().unwrap();
+    home.write_config(&format!(
+        "[skills]\ndirs = [{}]\n",
+        json!(team.path().display().to_string())
+    ));
+    skill(&home.path().join("skills"), "alpha", "The first.");
+    skill(team.path(), "beta", "From the team.");
+    write(
+        &team.path().join("broken/SKILL.md"),
+        "---\nname: Broken Skill\ndescription: d\n---\n",
+    );
+    let listed = home.run(&["skill", "list"]).fails();
+    assert_eq!(
+        listed.stdout,
+        "skill:alpha — The first.\nskill:beta — From the team.\n"
+    );
+    assert!(
+        listed.stderr.contains(
+            "broken/SKILL.md:2: the name `Broken Skill` has characters other than lowercase letters"
+        ) && listed
+            .stderr
+            .contains("use lowercase letters, digits and single hyphens"),
+        "{}",
+        listed.stderr
+    );
+    let json: Value = serde_json::from_str(&home.run(&["skill", "list", "--json"]).stdout).unwrap();
+    assert_eq!(json["problems"][0]["line"], 2, "{json}");
+
+    // A skill of a named folder is not removed from there.
+    let kept = home.run(&["skill", "remove", "beta"]).fails();
+    assert!(kept.stderr.contains("[skills] dirs"), "{}", kept.stderr);
+    assert!(team.path().join("beta/SKILL.md").is_file());
+}
+
+#[test]
+fn adding_a_folder_without_a_valid_skill_md_says_what_to_fix() {
+    let home = Home::new();
+    home.write_config("");
+    let outside = tempfile::tempdir().unwrap();
+    let none = home
+        .run(&["skill", "add", outside.path().to_str().unwrap()])
+        .fails();
+    assert!(none.stderr.contains("has no SKILL.md"), "{}", none.stderr);
+    let folder = outside.path().join("named");
+    write(
+        &folder.join("SKILL.md"),
+        "---\nname: other\ndescription: d\n---\n",
+    );
+    let wrong = home
+        .run(&["skill", "add", folder.to_str().unwrap()])
+        .fails();
+    assert!(
+        wrong
+            .stderr
+            .contains("SKILL.md:2: the name `other` is not its folder's name `named`"),
+        "{}",
+        wrong.stderr
+    );
+}
+
+#[test]
+fn the_hub_and_a_script_describe_skills_and_their_files() {
+    let home = home_with_pdf_forms();
+    let mut hub = Raw::hub(&home);
+    hub.initialize("2025-11-25");
+    let text = |answer: &Value| {
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+
+    let described = hub.call(1, "describe", json!({ "targets": ["skill:pdf-forms"] }));
+    let said = text(&described);
+    assert!(
+        said.starts_with("skill:pdf-forms — Fill in PDF forms.")
+            && said.contains("- skill:pdf-forms/scripts/run.sh"),
+        "{described}"
+    );
+    let file = hub.call(
+        2,
+        "describe",
+        json!({ "targets": ["skill:pdf-forms/scripts/run.sh"] }),
+    );
+    assert!(text(&file).contains("echo ready"), "{file}");
+    let unknown = hub.call(3, "describe", json!({ "targets": ["skill:pdf"] }));
+    assert_eq!(unknown["result"]["isError"], true, "{unknown}");
+    assert!(
+        text(&unknown).contains("the skills are skill:pdf-forms"),
+        "{unknown}"
+    );
+
+    let run = hub.call(
+        4,
+        "execute",
+        json!({ "code": "return await hub.describe('skill:pdf-forms/scripts/run.sh')" }),
+    );
+    let envelope = &run["result"]["structuredContent"];
+    assert_eq!(envelope["status"], "completed", "{run}");
+    assert!(
+        envelope["result"]
+            .as_str()
+            .is_some_and(|t| t.contains("echo ready")),
+        "{run}"
+    );
+}
+
+#[test]
+fn search_finds_a_skill_beside_the_tools_even_one_added_while_the_hub_runs() {
+    let home = home_with_pdf_forms();
+    let mut hub = Raw::hub(&home);
+    hub.initialize("2025-11-25");
+    let found = hub.call(1, "search", json!({ "query": "fill a pdf form" }));
+    let text = found["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        text.contains("  skill:pdf-forms — Fill in PDF forms."),
+        "{found}"
+    );
+
+    skill(
+        &home.path().join("skills"),
+        "invoices",
+        "Prepare a monthly invoice run.",
+    );
+    // The skills are read again at most once a second: a bounded wait, not a timing check.
+    let mut seen = String::new();
+    for id in 2..200 {
+        let found = hub.call(id, "search", json!({ "query": "monthly invoice" }));
+        seen = found["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        if seen.contains("skill:invoices") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(
+        seen.contains("  skill:invoices — Prepare a monthly invoice run."),
+        "{seen}"
+    );
+}
+
+#[test]
+fn the_command_line_search_shows_skills_too() {
+    let home = Home::new();
+    home.write_config(&format!(
+        "[sources.time]\ncommand = {}\n",
+        json!(crate::common::mcp_server_time())
+    ));
+    skill(
+        &home.path().join("skills"),
+        "pdf-forms",
+        "Fill in PDF forms.",
+    );
+    let found = home.run(&["search", "fill a pdf form"]);
+    assert!(
+        found
+            .stdout
+            .contains("skill:pdf-forms — Fill in PDF forms."),
+        "{}\n{}",
+        found.stdout,
+        found.stderr
+    );
+}
+
+#[test]
+fn a_skill_aware_client_lists_gets_and_reads_skills_natively() {
+    let home = home_with_pdf_forms();
+    let mut hub = Raw::hub(&home);
+    let init = hub.initialize("2025-11-25");
+    assert!(
+        init["result"]["capabilities"]["extensions"]["io.modelcontextprotocol/skills"].is_object(),
+        "{init}"
+    );
+    let listed = hub.request(1, "skills/list", json!({}));
+    let entry = &listed["result"]["skills"][0];
+    assert_eq!(entry["uri"], "skill://pdf-forms/SKILL.md", "{listed}");
+    assert_eq!(entry["frontmatter"]["name"], "pdf-forms", "{listed}");
+    let files: Vec<&str> = entry["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["uri"].as_str())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "skill://pdf-forms/SKILL.md",
+            "skill://pdf-forms/scripts/run.sh"
+        ],
+        "{listed}"
+    );
+    let digest = entry["resources"][1]["digest"].as_str().unwrap_or_default();
+    assert!(
+        digest.starts_with("sha256:") && digest.len() == 71,
+        "{listed}"
+    );
+
+    let got = hub.request(
+        2,
+        "skills/get",
+        json!({ "uri": "skill://pdf-forms/SKILL.md" }),
+    );
+    assert_eq!(
+        got["result"]["skill"]["frontmatter"]["description"], "Fill in PDF forms.",
+        "{got}"
+    );
+    let read = hub.request(
+        3,
+        "resources/read",
+        json!({ "uri": "skill://pdf-forms/scripts/run.sh" }),
+    );
+    assert_eq!(
+        read["result"]["contents"][0]["text"], "echo ready\n",
+        "{read}"
+    );
+    let missing = hub.request(
+        4,
+        "resources/read",
+        json!({ "uri": "skill://pdf-forms/../x" }),
+    );
+    assert!(
+        missing["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("skills/list gives every skill's files")),
+        "{missing}"
+    );
+}
+
+/// The conformance suite's SEP-2640 scenarios against `hub serve --http`, run as the suite
+/// runs extension scenarios (no spec version, no `--force`).
+#[test]
+fn the_conformance_suite_passes_the_skills_extension_scenarios() {
+    let home = home_with_pdf_forms();
+    skill(
+        &home.path().join("skills"),
+        "invoices",
+        "Prepare a monthly invoice run.",
+    );
+    let token = create_token(&home, &["conformance"]);
+    let hub = HttpHub::start(&home, &[]);
+    let results = tempfile::tempdir().unwrap();
+    for scenario in [
+        "sep-2640-skills-enumeration",
+        "sep-2640-skills-manifest",
+        "sep-2640-skills-directory",
+    ] {
+        conformance(&hub, &token, scenario, None, results.path());
+    }
+}
