@@ -104,13 +104,13 @@ pub fn search_answer(
         Ranking::Ranked(hits) => hits
             .iter()
             .cloned()
-            .partition(|hit| skill_of_hit(&hit.address).is_none()),
+            .partition(|hit| skill_of_hit(hit.address).is_none()),
         Ranking::NoTerms => (Vec::new(), Vec::new()),
     };
     let skills: Vec<(&Skill, f64)> = match request.skills {
         Some(skills) => skill_hits
             .iter()
-            .filter_map(|hit| Some((skills.get(skill_of_hit(&hit.address)?)?, hit.score)))
+            .filter_map(|hit| Some((skills.get(skill_of_hit(hit.address)?)?, hit.score)))
             .take(MAX_SKILLS.min(request.limit))
             .collect(),
         None => Vec::new(),

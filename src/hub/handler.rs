@@ -418,7 +418,9 @@ impl Hub {
         )
         .await
         .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
-        Ok(self.respond_offering(envelope, context, answer, false).await)
+        Ok(self
+            .respond_offering(envelope, context, answer, false)
+            .await)
     }
 
     /// A retry that answers an approval form: record the decision, then continue the run.
