@@ -85,6 +85,41 @@ pub fn listening_within(port: u16, bound: Duration) -> bool {
     false
 }
 
+/// A local HTTP server the tests start: `command`, told to listen on `port`, with no stdio,
+/// waited for until it listens (within `bound`, a cold start on a busy machine); killed when
+/// dropped. `what` names it in the panic when it does not start.
+pub struct LocalServer {
+    pub base: String,
+    child: std::process::Child,
+}
+
+impl LocalServer {
+    pub fn start(mut command: Command, port: u16, bound: Duration, what: &str) -> LocalServer {
+        let child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{what} does not start ({e}); run tests/setup.sh"));
+        let server = LocalServer {
+            base: format!("http://127.0.0.1:{port}"),
+            child,
+        };
+        assert!(
+            listening_within(port, bound),
+            "{what} did not listen on port {port}"
+        );
+        server
+    }
+}
+
+impl Drop for LocalServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// A port nothing listens on right now.
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")

@@ -5,52 +5,42 @@
 //! operations whose write waits for approval and runs once; and every way a document can be
 //! refused, each with the place and the fix.
 
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use crate::approvals::{envelope, exec};
-use crate::common::{free_port, listening_within, repo};
+use crate::common::{LocalServer, free_port, repo};
 use crate::support::Home;
 
 /// The FastAPI app on a free port; killed when dropped.
 struct PetShop {
     base: String,
-    child: Child,
+    _server: LocalServer,
 }
 
 impl PetShop {
     fn start() -> PetShop {
         let port = free_port();
-        let child = Command::new(repo().join(".venv/bin/python"))
+        let mut command = Command::new(repo().join(".venv/bin/python"));
+        command
             .arg(repo().join("tests/peers/openapi_app.py"))
-            .arg(port.to_string())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the venv's python runs the FastAPI app (tests/setup.sh installs fastapi)");
-        // A bound on a cold start of Python and FastAPI on a busy machine, not a speed check.
-        assert!(
-            listening_within(port, Duration::from_secs(60)),
-            "the FastAPI app did not listen on port {port}"
+            .arg(port.to_string());
+        let server = LocalServer::start(
+            command,
+            port,
+            Duration::from_secs(60),
+            "the venv's python with the FastAPI app (tests/setup.sh installs fastapi)",
         );
         PetShop {
-            base: format!("http://127.0.0.1:{port}"),
-            child,
+            base: server.base.clone(),
+            _server: server,
         }
     }
 
     fn document(&self) -> String {
         format!("{}/openapi.json", self.base)
-    }
-}
-
-impl Drop for PetShop {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

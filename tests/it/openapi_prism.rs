@@ -6,49 +6,28 @@
 //! says, by a server that is not ours.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::approvals::{envelope, exec};
-use crate::common::{free_port, listening_within, repo};
+use crate::common::{LocalServer, free_port, repo};
 use crate::support::Home;
 
-/// Prism mocking one document on a free port; killed when dropped.
-struct Prism {
-    base: String,
-    child: Child,
-}
-
-impl Prism {
-    fn start(document: &Path) -> Prism {
-        let port = free_port();
-        let child = Command::new(repo().join("tests/node_modules/.bin/prism"))
-            .args(["mock", "--host", "127.0.0.1", "--port", &port.to_string()])
-            .arg(document)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("prism runs (tests/setup.sh installs @stoplight/prism-cli)");
-        // A bound on a cold start of Node on a busy machine, not a speed check.
-        assert!(
-            listening_within(port, Duration::from_secs(120)),
-            "prism did not listen on port {port}"
-        );
-        Prism {
-            base: format!("http://127.0.0.1:{port}"),
-            child,
-        }
-    }
-}
-
-impl Drop for Prism {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// Prism mocking `document` on a free port; killed when dropped.
+fn prism(document: &Path) -> LocalServer {
+    let port = free_port();
+    let mut command = Command::new(repo().join("tests/node_modules/.bin/prism"));
+    command
+        .args(["mock", "--host", "127.0.0.1", "--port", &port.to_string()])
+        .arg(document);
+    LocalServer::start(
+        command,
+        port,
+        Duration::from_secs(120),
+        "prism (tests/setup.sh installs @stoplight/prism-cli)",
+    )
 }
 
 fn published(path: &str) -> PathBuf {
@@ -75,7 +54,7 @@ fn operations(document: &Path) -> usize {
 
 /// Adds `document` as source `name`, served by `prism`, with `extra` arguments, and allows every
 /// call to it (what asks is tested against the FastAPI app).
-fn add(home: &Home, name: &str, document: &Path, prism: &Prism, extra: &[&str]) -> String {
+fn add(home: &Home, name: &str, document: &Path, prism: &LocalServer, extra: &[&str]) -> String {
     let document = document.to_string_lossy();
     let mut args = vec![
         "source",
@@ -110,7 +89,7 @@ fn completed(home: &Home, code: &str) -> Value {
 #[test]
 fn the_published_petstore_is_called_as_its_document_says() {
     let document = published("3.0/json/petstore.json");
-    let prism = Prism::start(&document);
+    let prism = prism(&document);
     let home = Home::new().with_env("PETSTORE_KEY", "key-1");
     let added = add(
         &home,
@@ -154,7 +133,7 @@ fn the_published_petstore_is_called_as_its_document_says() {
 #[test]
 fn a_request_the_published_document_does_not_allow_is_refused_by_the_server() {
     let document = published("3.0/json/petstore.json");
-    let prism = Prism::start(&document);
+    let prism = prism(&document);
     // No credentials: Prism refuses what the document secures, and the error says so.
     let home = Home::new();
     add(&home, "petstore", &document, &prism, &[]);
@@ -173,7 +152,7 @@ fn a_request_the_published_document_does_not_allow_is_refused_by_the_server() {
 #[test]
 fn a_larger_published_api_loads_searches_describes_and_is_called() {
     let document = published("3.1/json/readme.json");
-    let prism = Prism::start(&document);
+    let prism = prism(&document);
     let home = Home::new().with_env("README_TOKEN", "rdme-1");
     let added = add(
         &home,
