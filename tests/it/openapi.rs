@@ -73,7 +73,8 @@ fn shop_home(shop: &PetShop) -> Home {
     home
 }
 
-fn completed(home: &Home, code: &str) -> Value {
+/// Runs `code` through `exec` and returns its result, failing unless the run completed.
+pub(crate) fn completed(home: &Home, code: &str) -> Value {
     let run = exec(home, &["exec", "-", "--json"], code);
     let envelope = envelope(&run);
     assert_eq!(

@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use crate::approvals::{envelope, exec};
 use crate::common::{LocalServer, free_port, repo};
+use crate::openapi::completed;
 use crate::support::Home;
 
 /// Prism mocking `document` on a free port; killed when dropped.
@@ -73,17 +74,6 @@ fn add(home: &Home, name: &str, document: &Path, prism: &LocalServer, extra: &[&
     ));
     home.write_config(&config);
     added.stdout
-}
-
-fn completed(home: &Home, code: &str) -> Value {
-    let run = exec(home, &["exec", "-", "--json"], code);
-    let envelope = envelope(&run);
-    assert_eq!(
-        envelope["status"], "completed",
-        "{envelope}\n{}",
-        run.stderr
-    );
-    envelope["result"].clone()
 }
 
 #[test]

@@ -46,12 +46,6 @@ pub(super) fn rank(
         .map(|(at, &candidate)| (candidate, share(weights.bm25, at + 1)))
         .collect();
     let head = ranked.len().min(weights.depth);
-    let by = |key: fn(&Signals) -> f64| {
-        move |a: &(usize, f64), b: &(usize, f64)| {
-            let (a, b) = (&candidates[a.0], &candidates[b.0]);
-            key(b).total_cmp(&key(a)).then(b.bm25.total_cmp(&a.bm25))
-        }
-    };
     for (weight, key) in [
         (weights.name, (|s: &Signals| s.name) as fn(&Signals) -> f64),
         // The prior orders the tools of named services by BM25F among themselves.
@@ -62,7 +56,10 @@ pub(super) fn rank(
         }
         let mut reranked: Vec<usize> = (0..head).collect();
         // Stable, so candidates equal in this ranking keep BM25F's order.
-        reranked.sort_by(|&a, &b| by(key)(&ranked[a], &ranked[b]));
+        reranked.sort_by(|&a, &b| {
+            let (a, b) = (&candidates[ranked[a].0], &candidates[ranked[b].0]);
+            key(b).total_cmp(&key(a)).then(b.bm25.total_cmp(&a.bm25))
+        });
         for (at, &slot) in reranked.iter().enumerate() {
             if key(&candidates[ranked[slot].0]) <= 0.0 {
                 break;
