@@ -1,6 +1,7 @@
 //! What a query asks for, as weighted stemmed terms: the words typed, and at lower weights the
 //! words they stand for — the hand-kept synonyms below, the WordNet lexicon (`lexicon`), the
-//! intent of a question ("how many" → count), and for a word no tool uses, the indexed terms it is
+//! intent of a question ("how many" → count), words written apart that an indexed name writes as
+//! one ("who am I" → whoami), and for a word no tool uses, the indexed terms it is
 //! a typo of (`typo`).
 
 use rust_stemmers::Stemmer;
@@ -13,6 +14,7 @@ use super::{lexicon, typo};
 /// [`SYNONYM_WEIGHT`], so the literal word still ranks first. Sorted by the query word.
 pub(super) const SYNONYMS: &[(&str, &[&str])] = &[
     ("alert", &["dialog"]),
+    ("appointment", &["event"]),
     ("coordinates", &["latitude", "longitude"]),
     ("db", &["database"]),
     ("dir", &["directory"]),
@@ -26,6 +28,8 @@ pub(super) const SYNONYMS: &[(&str, &[&str])] = &[
     ("find", &["search"]),
     ("folder", &["directory"]),
     ("go", &["navigate"]),
+    ("inbox", &["mail", "message"]),
+    ("javascript", &["script", "evaluate"]),
     ("js", &["javascript"]),
     ("lat", &["latitude", "coordinates"]),
     ("latitude", &["coordinates"]),
@@ -33,6 +37,8 @@ pub(super) const SYNONYMS: &[(&str, &[&str])] = &[
     ("lng", &["longitude", "coordinates"]),
     ("longitude", &["coordinates"]),
     ("make", &["create"]),
+    ("meeting", &["event"]),
+    ("meetings", &["event"]),
     ("modal", &["dialog"]),
     ("mr", &["merge", "request"]),
     ("nearby", &["local", "near"]),
@@ -65,6 +71,10 @@ pub(super) const LEXICON_WEIGHT: f64 = 0.35;
 /// How much a likely correction of a typo counts.
 pub(super) const TYPO_WEIGHT: f64 = 0.8;
 
+/// How much a word written as two or three ("who am I" for `whoami`, "set up" for `setup`)
+/// counts: as much as a typed word, since the tool's name says exactly what was typed.
+pub(super) const COMPOUND_WEIGHT: f64 = 1.0;
+
 /// How much an intent read from a question counts.
 pub(super) const INTENT_WEIGHT: f64 = 0.6;
 
@@ -81,6 +91,7 @@ const INTENTS: &[(&[&str], &[&str])] = &[
     (&["number", "of"], &["count"]),
     (&["right", "now"], &["current"]),
     (&["now"], &["current"]),
+    (&["money", "back"], &["refund"]),
 ];
 
 /// One term of an analysed query.
@@ -134,6 +145,16 @@ pub(super) fn analyse(
             related.push((other.clone(), LEXICON_WEIGHT));
         }
         push_term(&mut terms, stem, 1.0);
+    }
+    // Stop words count here: "who am I" and "log in" are made of them.
+    for width in 2..=3 {
+        for window in words.windows(width) {
+            let joined: String = window.concat();
+            let stem = stemmer.stem(&joined).into_owned();
+            if known(&stem) {
+                push_term(&mut terms, stem, COMPOUND_WEIGHT);
+            }
+        }
     }
     if words
         .first()
@@ -198,6 +219,19 @@ mod tests {
     #[test]
     fn capitalised_words_after_the_first_are_names() {
         assert_eq!(proper_names("Remember that Alice works at ACME"), ["alice"]);
+    }
+
+    #[test]
+    fn words_written_apart_find_the_name_written_as_one() {
+        let stemmer = Stemmer::create(rust_stemmers::Algorithm::English);
+        let known = |stem: &str| ["whoami", "setup"].contains(&stem);
+        let terms = analyse("who am I logged in as", &stemmer, known, |_, _| Vec::new());
+        let whoami = terms.iter().find(|t| t.stem == "whoami");
+        assert!(whoami.is_some_and(|t| t.typed && t.weight == COMPOUND_WEIGHT));
+        // Only words the index has: "logged in" joins to nothing any tool is named.
+        assert!(!terms.iter().any(|t| t.stem.starts_with("loggedin")));
+        let terms = analyse("set up the repo", &stemmer, known, |_, _| Vec::new());
+        assert!(terms.iter().any(|t| t.stem == "setup"));
     }
 
     #[test]
