@@ -56,6 +56,7 @@ pub(super) const SYNONYMS: &[(&str, &[&str])] = &[
     ("run", &["execute"]),
     ("send", &["post"]),
     ("site", &["page", "url"]),
+    ("slow", &["performance"]),
     ("ticket", &["issue"]),
     ("visit", &["navigate"]),
     ("webpage", &["page", "url"]),
@@ -92,6 +93,9 @@ const INTENTS: &[(&[&str], &[&str])] = &[
     (&["right", "now"], &["current"]),
     (&["now"], &["current"]),
     (&["money", "back"], &["refund"]),
+    (&["how", "far"], &["distance"]),
+    (&["what", "happened"], &["history", "log", "activity"]),
+    (&["has", "access"], &["member", "permission"]),
 ];
 
 /// One term of an analysed query.
