@@ -12,12 +12,12 @@
 //! | [`commands`] | one function per verb; the only place (with the TUI) that prints |
 //! | [`config`] | `config.toml`: paths, schema, references, validation; the policy that follows it |
 //! | [`credentials`] | secrets: the OS keychain or an encrypted file; redaction; the state-store key |
-//! | [`sources`] | upstream MCP clients (rmcp): stdio children and Streamable HTTP, timeouts, restarts |
+//! | [`sources`] | upstreams: MCP clients (rmcp, stdio children and Streamable HTTP) and OpenAPI HTTP APIs; timeouts, restarts |
 //! | [`oauth`] | OAuth connections: sign-in (discovery, registration, PKCE), tokens in the credential store |
 //! | [`model`] | the shared vocabulary, depending on nothing: tool definitions, addresses, annotations |
 //! | [`catalog`] | the namespaced tool index: the cache, BM25F search, TypeScript, describe |
 //! | [`execute`] | one `execute` run: the sandbox's bridge to policy, sources and the journal |
-//! | [`hub`] | the MCP server: three tools (search, describe, execute) over stdio and Streamable HTTP |
+//! | [`hub`] | the MCP server over stdio and Streamable HTTP: the three tools, or every tool in direct mode; skills |
 //! | [`policy`] | pure allow / ask / deny decisions |
 //! | [`runs`] | the state store: claims, journals, approvals, audit, bearer tokens; encrypted at rest |
 //! | [`sandbox`] | the QuickJS runtime that runs `execute` scripts |
