@@ -14,34 +14,57 @@ pub const MAX_NAME: usize = 64;
 
 /// Names every address of `addresses`, avoiding `reserved` (the hub's own direct tools).
 /// Returns name → address.
+///
+/// Each address has a few names it could take (its plain name, then that name with a digest
+/// of the address) and takes the first that no other address could take. So a name two
+/// addresses read as (`acme.box$lookup` and `acme_box.lookup` both read `acme_box_lookup`)
+/// goes to neither, and a source that adds a tool never takes over a name another source's
+/// tool is listed under, even one chosen to match that tool's digest (a client still calling
+/// the name is told there is no such tool). Nothing depends on which address sorts first.
 pub fn assign<'a>(
     addresses: impl IntoIterator<Item = &'a str>,
     reserved: &[&str],
 ) -> BTreeMap<String, String> {
-    let sorted: BTreeSet<&str> = addresses.into_iter().collect();
-    let mut taken: BTreeSet<String> = reserved.iter().map(|r| r.to_string()).collect();
-    let mut out = BTreeMap::new();
-    // Plain names first, so a tool whose plain name is free never loses it to another
-    // tool's numbered fallback.
-    let mut clashing = Vec::new();
-    for address in &sorted {
-        let name = plain(address);
-        if taken.insert(name.clone()) {
-            out.insert(name, address.to_string());
-        } else {
-            clashing.push(*address);
+    let addresses: BTreeSet<&str> = addresses.into_iter().collect();
+    let mut claimants: BTreeMap<String, BTreeSet<&str>> = BTreeMap::new();
+    for address in &addresses {
+        for level in 0..LEVELS {
+            claimants
+                .entry(candidate(address, level))
+                .or_default()
+                .insert(address);
         }
     }
-    for address in clashing {
-        let base = plain(address);
-        let name = (2..)
-            .map(|n| fit(&format!("{base}_{n}"), address))
-            .find(|name| !taken.contains(name))
-            .unwrap_or(base);
-        taken.insert(name.clone());
-        out.insert(name, address.to_string());
+    let mut out = BTreeMap::new();
+    for address in addresses {
+        let free = (0..LEVELS).map(|level| candidate(address, level)).find(|name| {
+            !reserved.contains(&name.as_str())
+                && claimants.get(name).is_some_and(|c| c.len() == 1)
+        });
+        match free {
+            Some(name) => {
+                out.insert(name, address.to_string());
+            }
+            // Only tools named to match other tools' digests get here.
+            None => tracing::warn!(
+                "the tool `{address}` is not listed in direct mode: every name it could have is another tool's too"
+            ),
+        }
     }
     out
+}
+
+/// How many names an address can try: its plain name, then with 8 and 16 hex digits of its
+/// digest.
+const LEVELS: usize = 3;
+
+/// The name `address` tries at `level`.
+fn candidate(address: &str, level: usize) -> String {
+    let name = plain(address);
+    match level {
+        0 => name,
+        _ => with_digest(&name, address, 4 * level),
+    }
 }
 
 /// `namespace.tool` → `namespace_tool`, every character outside `[A-Za-z0-9_-]` (a `$` in a
@@ -66,10 +89,16 @@ fn fit(name: &str, address: &str) -> String {
     if name.len() <= MAX_NAME {
         return name.to_string();
     }
+    with_digest(name, address, 4)
+}
+
+/// `name_` and `bytes` bytes of `address`'s digest in hex, `name` cut to fit [`MAX_NAME`].
+fn with_digest(name: &str, address: &str, bytes: usize) -> String {
     let digest = Sha256::digest(address.as_bytes());
-    let tail: String = digest[..4].iter().map(|b| format!("{b:02x}")).collect();
+    let tail: String = digest[..bytes].iter().map(|b| format!("{b:02x}")).collect();
+    let head = MAX_NAME - tail.len() - 1;
     // The name is ASCII, so any byte index is a character boundary.
-    format!("{}_{tail}", &name[..MAX_NAME - tail.len() - 1])
+    format!("{}_{tail}", &name[..name.len().min(head)])
 }
 
 #[cfg(test)]
@@ -98,23 +127,51 @@ mod tests {
     }
 
     #[test]
-    fn clashing_names_are_numbered_whatever_the_listing_order() {
+    fn a_name_two_addresses_read_as_goes_to_neither_whatever_the_order() {
         // `a_b.c` and `a.b_c` both read `a_b_c`.
         let one = assign(["a_b.c", "a.b_c"], &[]);
         let other = assign(["a.b_c", "a_b.c"], &[]);
         assert_eq!(one, other);
-        assert_eq!(one["a_b_c"], "a.b_c");
-        assert_eq!(one["a_b_c_2"], "a_b.c");
+        assert_eq!(one.len(), 2);
+        assert!(!one.contains_key("a_b_c"), "{one:?}");
+        assert!(one.keys().all(|n| n.starts_with("a_b_c_") && valid(n)));
+    }
+
+    #[test]
+    fn a_tool_added_later_never_takes_over_another_tools_name() {
+        let before = assign(["acme_box.lookup", "acme.ping"], &[]);
+        assert_eq!(before["acme_box_lookup"], "acme_box.lookup");
+        let after = assign(["acme_box.lookup", "acme.ping", "acme.box$lookup"], &[]);
+        assert!(!after.contains_key("acme_box_lookup"), "{after:?}");
+        // Nor the name the clash moved the first tool to.
+        let moved = after
+            .iter()
+            .find(|(_, address)| *address == "acme_box.lookup")
+            .map(|(name, _)| name.clone())
+            .unwrap_or_default();
+        let squatter = format!("acme.{}", moved.trim_start_matches("acme_"));
+        let squatted = assign(
+            [
+                "acme_box.lookup",
+                "acme.ping",
+                "acme.box$lookup",
+                squatter.as_str(),
+            ],
+            &[],
+        );
+        assert_ne!(
+            squatted.get(&moved).map(String::as_str),
+            Some(squatter.as_str())
+        );
+        assert_eq!(squatted.len(), 4, "{squatted:?}");
     }
 
     #[test]
     fn a_reserved_name_is_never_given_to_a_tool() {
         let names = assign(["capabilities.readResult"], &["capabilities_readResult"]);
-        assert_eq!(
-            names["capabilities_readResult_2"],
-            "capabilities.readResult"
-        );
         assert!(!names.contains_key("capabilities_readResult"));
+        assert_eq!(names.len(), 1);
+        assert!(names.keys().all(|n| n.starts_with("capabilities_readResult_")));
     }
 
     #[test]
