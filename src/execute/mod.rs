@@ -61,6 +61,8 @@ pub struct Executor {
     /// read at and when: searches come many a second, and a store read on each would cost
     /// more than the search.
     changed: Mutex<Option<(u64, Instant, Arc<ChangedTools>)>>,
+    /// The turns identical direct calls take (`twin`).
+    twin_turns: twin::Turns,
 }
 
 /// How long a search's `[changed]` marks may lag a confirmation made elsewhere (another
@@ -79,6 +81,7 @@ impl Executor {
             namespaces: Mutex::new(None),
             confirmed: Arc::default(),
             changed: Mutex::new(None),
+            twin_turns: twin::Turns::default(),
         }
     }
 

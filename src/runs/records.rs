@@ -139,6 +139,9 @@ pub struct RunSummary {
     pub last_call: Option<String>,
     /// Who started it: `client/profile`, the client alone, or empty when not recorded.
     pub origin: String,
+    /// Who started it, as recorded: the MCP client's name (with the bearer token's for a
+    /// direct call), `exec`, or nothing.
+    pub client: Option<String>,
     /// The profile it was started under; `None` for the whole config.
     pub profile: Option<String>,
 }

@@ -41,6 +41,7 @@ pub fn run(
         calls,
         last_call: last_call.map(String::from),
         origin: "claude-code/work".into(),
+        client: Some("claude-code".into()),
         profile: Some("work".into()),
     }
 }

@@ -18,7 +18,7 @@ use crate::raw::Raw;
 use crate::support::{Home, Run};
 
 /// The ledger server as source `ledger`, with `policy` (TOML) after it; returns the ledger file.
-fn ledger_config(home: &Home, policy: &str) -> PathBuf {
+pub(crate) fn ledger_config(home: &Home, policy: &str) -> PathBuf {
     let ledger = home.path().join("ledger.txt");
     home.write_config(&format!(
         "[sources.ledger]\ncommand = {}\nargs = [{}]\nenv = {{ LEDGER_FILE = {} }}\n\n{policy}",

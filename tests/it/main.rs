@@ -14,6 +14,7 @@ mod conventions;
 mod credentials;
 mod dashboard;
 mod direct;
+mod direct_guarantees;
 mod elicitation;
 mod exec;
 mod freshness;

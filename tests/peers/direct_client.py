@@ -10,6 +10,9 @@ Scenarios:
   returns the approval command, `hub approve` decides it, and the same call runs; a source
   that adds a tool brings `notifications/tools/list_changed`.
 - http TOKEN: a 2026-07-28 client over Streamable HTTP with a bearer token: list the tools.
+- tokens URL TOKEN_A TOKEN_B: two older clients over Streamable HTTP with their own tokens send
+  the same call that needs a person; `hub approve` allows the run A's call paused, B's identical
+  call must ask anew, and A's then runs.
 """
 
 import asyncio
@@ -128,11 +131,32 @@ async def http(url, token):
     return report
 
 
+async def tokens(hub, url, token_a, token_b):
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    async def call(token):
+        headers = {"Authorization": f"Bearer {token}"}
+        async with create_mcp_http_client(headers=headers) as client_http:
+            async with Client(streamable_http_client(url, http_client=client_http), mode="legacy") as client:
+                return tool_result(await client.call_tool("ledger_write", {"key": "shared"}))
+
+    report = {"askedA": await call(token_a)}
+    run_id = re.search(r"hub approve (\S+?)`", report["askedA"]["text"]).group(1)
+    approved = subprocess.run([hub, "hub", "approve", run_id], capture_output=True, text=True)
+    report["approve"] = {"code": approved.returncode, "stderr": approved.stderr, "runId": run_id}
+    report["askedB"] = await call(token_b)
+    report["ranA"] = await call(token_a)
+    return report
+
+
 async def main(scenario, hub, rest):
     if scenario == "modern":
         report = await modern(rest)
     elif scenario == "legacy":
         report = await legacy(hub, rest)
+    elif scenario == "tokens":
+        report = await tokens(hub, rest[0], rest[1], rest[2])
     else:
         report = await http(rest[0], rest[1])
     print(json.dumps(report))

@@ -37,10 +37,12 @@ pub fn assign<'a>(
     }
     let mut out = BTreeMap::new();
     for address in addresses {
-        let free = (0..LEVELS).map(|level| candidate(address, level)).find(|name| {
-            !reserved.contains(&name.as_str())
-                && claimants.get(name).is_some_and(|c| c.len() == 1)
-        });
+        let free = (0..LEVELS)
+            .map(|level| candidate(address, level))
+            .find(|name| {
+                !reserved.contains(&name.as_str())
+                    && claimants.get(name).is_some_and(|c| c.len() == 1)
+            });
         match free {
             Some(name) => {
                 out.insert(name, address.to_string());
@@ -171,7 +173,11 @@ mod tests {
         let names = assign(["capabilities.readResult"], &["capabilities_readResult"]);
         assert!(!names.contains_key("capabilities_readResult"));
         assert_eq!(names.len(), 1);
-        assert!(names.keys().all(|n| n.starts_with("capabilities_readResult_")));
+        assert!(
+            names
+                .keys()
+                .all(|n| n.starts_with("capabilities_readResult_"))
+        );
     }
 
     #[test]

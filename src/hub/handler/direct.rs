@@ -85,7 +85,12 @@ impl Hub {
                 .await;
         }
         let cancel = CancelToken::new();
-        let envelope = match self.executor.paused_twin(&code).await {
+        let caller = direct_caller(
+            context.client_info().map(|info| info.name).as_deref(),
+            token.as_ref(),
+        );
+        let turn = self.executor.twin_turn(caller.as_deref(), &code).await;
+        let envelope = match self.executor.paused_twin(&code, caller.as_deref()).await {
             Some(run_id) => {
                 let resumed = self
                     .executor
@@ -96,9 +101,8 @@ impl Hub {
                 }
             }
             None => {
-                let client = context.client_info().map(|info| info.name);
                 let run = self.executor.execute_for(
-                    client.as_deref(),
+                    caller.as_deref(),
                     code,
                     None,
                     cancel.clone(),
@@ -107,6 +111,7 @@ impl Hub {
                 cancellable(run, &cancel, &context.ct).await
             }
         };
+        drop(turn);
         Ok(self.respond(envelope, context, &answer).await)
     }
 
@@ -158,5 +163,15 @@ impl Hub {
             stop,
         )
         .await;
+    }
+}
+
+/// Who a direct call's run is recorded as started by, and so which later identical calls may go
+/// on with it: the client's name, and over HTTP the bearer token's (which, unlike the name, the
+/// client cannot choose).
+fn direct_caller(client: Option<&str>, token: Option<&TokenRecord>) -> Option<String> {
+    match (client, token) {
+        (client, Some(token)) => Some(format!("{} · token {}", client.unwrap_or("?"), token.name)),
+        (client, None) => client.map(str::to_string),
     }
 }

@@ -204,6 +204,7 @@ impl RunRecords for Postgres {
                             (None, Some(profile)) => format!("?/{profile}"),
                             (None, None) => String::new(),
                         },
+                        client,
                         profile,
                     };
                     (summary, claim)

@@ -185,6 +185,8 @@ impl RunRecords for Sqlite {
             )?;
             let rows = statement.query_map(params![limit as i64], |row| {
                 let status: String = row.get(1)?;
+                let client: Option<String> = row.get(6)?;
+                let profile: Option<String> = row.get(7)?;
                 let claim = ClaimRecord {
                     status: status.clone(),
                     owner: row.get(8)?,
@@ -198,16 +200,14 @@ impl RunRecords for Sqlite {
                     updated_at_ms: unsigned(row.get(3)?),
                     calls: unsigned(row.get(4)?),
                     last_call: row.get(5)?,
-                    origin: match (
-                        row.get::<_, Option<String>>(6)?,
-                        row.get::<_, Option<String>>(7)?,
-                    ) {
+                    origin: match (&client, &profile) {
                         (Some(client), Some(profile)) => format!("{client}/{profile}"),
-                        (Some(client), None) => client,
+                        (Some(client), None) => client.clone(),
                         (None, Some(profile)) => format!("?/{profile}"),
                         (None, None) => String::new(),
                     },
-                    profile: row.get(7)?,
+                    client,
+                    profile,
                 };
                 Ok((summary, claim))
             })?;
