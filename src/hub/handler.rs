@@ -742,8 +742,9 @@ impl ServerHandler for Hub {
                     .request_state
                     .as_deref()
                     .map(|state| (state, &responses));
-                return self
-                    .direct_call(&request.name, &arguments, answered, &context)
+                // Boxed, as the answers below: a run's, an answer's and a response's futures
+                // together outgrow a runtime worker's 2 MiB stack in a debug build.
+                return Box::pin(self.direct_call(&request.name, &arguments, answered, &context))
                     .await;
             }
             let result = match request.name.as_ref() {
@@ -755,15 +756,15 @@ impl ServerHandler for Hub {
                 EXECUTE => {
                     return match &request.request_state {
                         Some(state) => {
-                            self.answer(
+                            Box::pin(self.answer(
                                 state,
                                 &request.input_responses.clone().unwrap_or_default(),
                                 &context,
                                 &Answer::Envelope,
-                            )
+                            ))
                             .await
                         }
-                        None => Ok(self.execute(&arguments, &context).await),
+                        None => Ok(Box::pin(self.execute(&arguments, &context)).await),
                     };
                 }
                 other => {

@@ -233,6 +233,12 @@ fn a_token_narrows_the_list_over_http() {
         json!({ "result": 1 }),
         "{report}"
     );
+    // A form answered over HTTP runs the call (a debug build's worker stack once overflowed).
+    assert_eq!(
+        report["publish"]["structured"],
+        json!({ "result": 1 }),
+        "{report}"
+    );
 }
 
 #[test]

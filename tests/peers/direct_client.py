@@ -9,7 +9,8 @@ Scenarios:
 - legacy: a 2025-11-25 client over stdio without elicitation: a call that needs a person
   returns the approval command, `hub approve` decides it, and the same call runs; a source
   that adds a tool brings `notifications/tools/list_changed`.
-- http TOKEN: a 2026-07-28 client over Streamable HTTP with a bearer token: list the tools.
+- http TOKEN: a 2026-07-28 client over Streamable HTTP with a bearer token: list the tools,
+  call one, and call one that asks, answering the approval form.
 - tokens URL TOKEN_A TOKEN_B: two older clients over Streamable HTTP with their own tokens send
   the same call that needs a person; `hub approve` allows the run A's call paused, B's identical
   call must ask anew, and A's then runs.
@@ -124,10 +125,13 @@ async def http(url, token):
 
     report = {}
     async with create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as client_http:
-        async with Client(streamable_http_client(url, http_client=client_http), mode="2026-07-28") as client:
+        transport = streamable_http_client(url, http_client=client_http)
+        async with Client(transport, mode="2026-07-28", elicitation_callback=on_elicit) as client:
             report["tools"] = sorted(t.name for t in (await client.list_tools()).tools)
             report["hidden"] = await error_of(client.call_tool("time_getCurrentTime", {"timezone": "UTC"}))
             report["write"] = tool_result(await client.call_tool("counter_write", {"key": "h"}))
+            # Asks: the form is answered and the answer runs the call.
+            report["publish"] = tool_result(await client.call_tool("counter_publish", {"key": "f"}))
     return report
 
 

@@ -73,7 +73,9 @@ impl Hub {
             structured: found.tool.output_schema.is_some(),
         };
         if let Some((state, responses)) = answered {
-            return self.answer(state, responses, context, &answer).await;
+            // Boxed: this future also holds a run's, and both would outgrow a runtime worker's
+            // stack in a debug build.
+            return Box::pin(self.answer(state, responses, context, &answer)).await;
         }
         let code = match direct::script(&found.target, arguments) {
             Ok(code) => code,
@@ -92,27 +94,29 @@ impl Hub {
         let turn = self.executor.twin_turn(caller.as_deref(), &code).await;
         let envelope = match self.executor.paused_twin(&code, caller.as_deref()).await {
             Some(run_id) => {
-                let resumed = self
-                    .executor
-                    .resume(&run_id, cancel.clone(), token.as_ref());
+                let resumed = Box::pin(self.executor.resume(
+                    &run_id,
+                    cancel.clone(),
+                    token.as_ref(),
+                ));
                 match cancellable(resumed, &cancel, &context.ct).await {
                     Ok(envelope) => envelope,
                     Err(e) => return Ok(CallToolResponse::Complete(tool_error(e.to_string()))),
                 }
             }
             None => {
-                let run = self.executor.execute_for(
+                let run = Box::pin(self.executor.execute_for(
                     caller.as_deref(),
                     code,
                     None,
                     cancel.clone(),
                     token.as_ref(),
-                );
+                ));
                 cancellable(run, &cancel, &context.ct).await
             }
         };
         drop(turn);
-        Ok(self.respond(envelope, context, &answer).await)
+        Ok(Box::pin(self.respond(envelope, context, &answer)).await)
     }
 
     /// The digest of what `token`'s holder would be listed now.
