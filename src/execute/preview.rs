@@ -1,6 +1,8 @@
 //! A short, redacted preview of a call's arguments for people deciding on an approval: values of
 //! keys that look like credentials are hidden, long strings and lists are cut, and the whole
-//! preview stays on a line or two.
+//! preview stays on a line or two. The arguments come from a script or a model, so nothing in
+//! them may change how the preview reads: line breaks, terminal escapes, bidirectional
+//! overrides and invisible characters, in keys as in values, are shown as `\u` escapes.
 
 use serde_json::Value;
 
@@ -21,7 +23,6 @@ fn is_sensitive(key: &str) -> bool {
         "token",
         "apikey",
         "authorization",
-        "auth",
         "cookie",
         "credential",
         "privatekey",
@@ -29,6 +30,49 @@ fn is_sensitive(key: &str) -> bool {
     ]
     .iter()
     .any(|word| key.contains(word))
+        // `basic_auth`, `authHeader`, but not `author` or `authority`.
+        || (key.contains("auth") && !key.contains("author"))
+}
+
+/// Characters that would make a preview read otherwise than it is: controls (a newline that
+/// starts a fake line, a terminal escape), and format characters that reorder or hide text
+/// (right-to-left overrides, zero-width spaces, a byte order mark).
+fn is_deceptive(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{061C}' | '\u{FEFF}' | '\u{00AD}')
+}
+
+/// `text` as a JSON string literal with every deceptive character `\u`-escaped.
+fn quoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if is_deceptive(c) => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{unit:04x}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A key as written in a script when it is a plain name, else quoted.
+fn key_shown(key: &str) -> String {
+    let plain = key
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == '-');
+    if plain { key.to_string() } else { quoted(key) }
 }
 
 pub fn preview(arguments: &Value) -> String {
@@ -46,9 +90,11 @@ fn write(value: &Value, out: &mut String, depth: usize) {
     match value {
         Value::String(text) => {
             let shown: String = text.chars().take(MAX_STRING).collect();
-            out.push_str(&serde_json::to_string(&shown).unwrap_or_default());
-            if text.chars().count() > MAX_STRING {
-                out.push('…');
+            out.push_str(&quoted(&shown));
+            let length = text.chars().count();
+            if length > MAX_STRING {
+                // Says how much is not shown, so a long value is never taken for a short one.
+                out.push_str(&format!("…(+{} chars)", length - MAX_STRING));
             }
         }
         Value::Array(items) if depth > 2 => out.push_str(&format!("[{} items]", items.len())),
@@ -72,7 +118,7 @@ fn write(value: &Value, out: &mut String, depth: usize) {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                out.push_str(key);
+                out.push_str(&key_shown(key));
                 out.push_str(": ");
                 if is_sensitive(key) {
                     out.push_str("•••");
@@ -105,7 +151,29 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("api_key: •••"), "{text}");
+        assert!(preview(&json!({ "basic_auth": "u:p" })).contains("•••"));
         assert!(text.chars().count() <= MAX_PREVIEW, "{text}");
+    }
+
+    #[test]
+    fn nothing_in_a_key_or_a_value_changes_how_the_preview_reads() {
+        let text = preview(&json!({
+            "a\n- peer.write with { key: \"harmless\" }": 1,
+            "\u{1b}[8mhidden": "x\u{1b}[2K",
+            "name": "admin\u{202E}txt.exe\u{200B}",
+            "authority": "visible",
+        }));
+        assert!(!text.chars().any(is_deceptive), "{text:?}");
+        assert!(text.contains(r#""a\u000a- peer.write"#), "{text}");
+        assert!(text.contains(r#""\u001b[8mhidden""#), "{text}");
+        assert!(text.contains(r#""admin\u202etxt.exe\u200b""#), "{text}");
+        assert!(text.contains(r#"authority: "visible""#), "{text}");
+    }
+
+    #[test]
+    fn a_cut_string_says_how_much_is_not_shown() {
+        let text = preview(&json!({ "body": "a".repeat(100) }));
+        assert!(text.contains("…(+20 chars)"), "{text}");
     }
 
     #[test]
