@@ -162,7 +162,7 @@ fn decided_text(app: &App, decided: &[Approval], decision: Decision) -> String {
     if let Some(first) = decided.first() {
         // Both readers are named: the person may relay it to the agent, or go on themselves.
         text.push_str(&format!(
-            "The agent continues with {}; a run started by `capabilities exec` continues with {}.\n",
+            "The agent continues with {} (a hub in direct mode: by calling the same tool again with the same arguments); a run started by `capabilities exec` continues with {}.\n",
             crate::model::Reader::Agent.resume(&first.run_id, None),
             app.reader.resume(&first.run_id, None)
         ));

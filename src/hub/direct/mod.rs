@@ -133,7 +133,7 @@ fn read_result_tool() -> Tool {
         "type": "object",
         "properties": {
             "resultRef": { "type": "string", "description": "The resultRef of a stored result." },
-            "path": { "type": "string", "description": "JSON Pointer to an array in it, e.g. /items; the whole value when absent." },
+            "path": { "type": "string", "description": "JSON Pointer to an array in it, e.g. /items (the tool's answer lists them); leave it out when the result is itself an array." },
             "fields": { "type": "array", "items": { "type": "string" }, "description": "Keep only these keys of each row." },
             "offset": { "type": "integer", "minimum": 0, "description": "The first row of the page." }
         },

@@ -8,7 +8,7 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Value, json};
 
 use super::READ_RESULT;
-use crate::sandbox::{ExecuteEnvelope, Status};
+use crate::sandbox::{ErrorCode, ExecuteEnvelope, Status};
 
 /// The answer of the direct tool `name` from `envelope`. `structured` says the tool declares
 /// an output schema, so an object result goes out as `structuredContent`.
@@ -69,6 +69,9 @@ fn media(value: &Value) -> Option<ContentBlock> {
 
 fn failed(envelope: &ExecuteEnvelope) -> CallToolResult {
     let message = match &envelope.error {
+        Some(error) if error.code == ErrorCode::RuntimeError => {
+            without_script_position(&error.message).to_string()
+        }
         Some(error) => error.message.clone(),
         None => match envelope.status {
             Status::Cancelled => "the call was cancelled".to_string(),
@@ -76,6 +79,17 @@ fn failed(envelope: &ExecuteEnvelope) -> CallToolResult {
         },
     };
     CallToolResult::error(vec![ContentBlock::text(message)])
+}
+
+/// An error thrown in the one-call script without what only a script's author could use: the
+/// client wrote no script, so "Uncaught" and a line and column in the hub's own script would
+/// only mislead it.
+fn without_script_position(message: &str) -> &str {
+    let message = message.strip_prefix("Uncaught ").unwrap_or(message);
+    match message.rfind(" (line ") {
+        Some(at) if message.ends_with(')') && message[at..].contains(", column ") => &message[..at],
+        _ => message,
+    }
 }
 
 /// The answer to a call that waits for a person: an error result (so no client takes it for
@@ -109,7 +123,7 @@ fn needs_a_person(envelope: &ExecuteEnvelope, name: &str) -> CallToolResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sandbox::{EnvelopeError, ErrorCode, Pending, PendingKind};
+    use crate::sandbox::{EnvelopeError, Pending, PendingKind};
 
     fn done(value: Value) -> ExecuteEnvelope {
         let mut envelope = ExecuteEnvelope::new("run_1", Status::Completed, Vec::new());
@@ -174,5 +188,16 @@ mod tests {
             "{said}"
         );
         assert!(said.contains("counter.publish({ key: \"b\" })"), "{said}");
+    }
+
+    #[test]
+    fn an_error_in_the_hubs_own_script_does_not_point_into_it() {
+        let mut envelope = ExecuteEnvelope::new("run_2", Status::Failed, Vec::new());
+        envelope.error = Some(EnvelopeError::new(
+            ErrorCode::RuntimeError,
+            "Uncaught TypeError: hub.read pages arrays (line 1, column 18)",
+        ));
+        let answer = result(&envelope, READ_RESULT, false);
+        assert_eq!(text(&answer), "TypeError: hub.read pages arrays");
     }
 }
