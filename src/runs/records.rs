@@ -107,6 +107,8 @@ pub struct RunRecord {
     /// The profile whose sources and policy the run was started under; only a process serving
     /// the same one may go on with it.
     pub profile: Option<String>,
+    /// Who started it (see [`RunSummary::client`]).
+    pub client: Option<String>,
 }
 
 /// A new run: its script and where it came from (the MCP client's name or `exec`, the hub's

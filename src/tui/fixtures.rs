@@ -143,6 +143,7 @@ pub fn detail() -> RunDetail {
             seed: 7,
             start_time_ms: NOW - 96_000,
             created_at_ms: NOW - 96_000,
+            client: Some("claude-code".into()),
             envelope: Some(serde_json::json!({
                 "runId": "run_aaaaaaaaaaaaaaaaaaaaaaaaaa",
                 "status": "awaiting_approval",

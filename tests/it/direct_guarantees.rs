@@ -1,6 +1,7 @@
 //! Direct mode's gate attacked as code mode's is (guarantees.rs): the same call sent several
 //! times at once makes one run and, once allowed, one write; an allowance given to one bearer
-//! token's call never runs another token's identical call; a hub killed with `kill -9` while the
+//! token's call never runs another token's identical call, nor can that token answer the other's
+//! approval form; a hub killed with `kill -9` while the
 //! call was out makes the same call report that its outcome is unknown instead of sending it
 //! again. Writes are counted by tests/peers/ledger_server.py.
 
@@ -113,7 +114,14 @@ fn an_allowance_for_one_tokens_call_never_runs_another_tokens_identical_call() {
         "B's call waits on a run of its own: {report}"
     );
     assert_eq!(report["ranA"]["isError"], false, "{report}");
-    assert_eq!(writes(&ledger), ["write shared"], "{report}");
+    assert!(
+        report["formAnsweredByB"]
+            .as_str()
+            .is_some_and(|e| e.contains("another client's or another tool's call")),
+        "{report}"
+    );
+    assert_eq!(report["formAnsweredByA"]["isError"], false, "{report}");
+    assert_eq!(writes(&ledger), ["write shared", "write form"], "{report}");
 }
 
 #[test]

@@ -13,7 +13,8 @@ Scenarios:
   call one, and call one that asks, answering the approval form.
 - tokens URL TOKEN_A TOKEN_B: two older clients over Streamable HTTP with their own tokens send
   the same call that needs a person; `hub approve` allows the run A's call paused, B's identical
-  call must ask anew, and A's then runs.
+  call must ask anew, and A's then runs. Then two 2026-07-28 clients: B answers the form A's call
+  got, with A's requestState, and is refused; A's answer runs the call.
 """
 
 import asyncio
@@ -151,6 +152,30 @@ async def tokens(hub, url, token_a, token_b):
     report["approve"] = {"code": approved.returncode, "stderr": approved.stderr, "runId": run_id}
     report["askedB"] = await call(token_b)
     report["ranA"] = await call(token_a)
+
+    # A form A's call got, answered by B with A's requestState, decides nothing; A's answer runs.
+    arguments = {"key": "form"}
+    allow = {"approval": types.ElicitResult(action="accept", content={"decision": "allow_once"})}
+
+    async def modern_session(token):
+        headers = {"Authorization": f"Bearer {token}"}
+        client_http = create_mcp_http_client(headers=headers)
+        transport = streamable_http_client(url, http_client=client_http)
+        return client_http, Client(transport, mode="2026-07-28", elicitation_callback=on_elicit)
+
+    http_a, client_a = await modern_session(token_a)
+    http_b, client_b = await modern_session(token_b)
+    async with http_a, http_b, client_a, client_b:
+        first = await client_a.session.call_tool("ledger_write", arguments, allow_input_required=True)
+        report["formAnsweredByB"] = await error_of(
+            client_b.session.call_tool(
+                "ledger_write", arguments, input_responses=allow, request_state=first.request_state
+            )
+        )
+        answered = await client_a.session.call_tool(
+            "ledger_write", arguments, input_responses=allow, request_state=first.request_state
+        )
+        report["formAnsweredByA"] = tool_result(answered)
     return report
 
 

@@ -72,7 +72,16 @@ impl Hub {
             name: name.to_string(),
             structured: found.tool.output_schema.is_some(),
         };
+        let caller = direct_caller(
+            context.client_info().map(|info| info.name).as_deref(),
+            token.as_ref(),
+        );
         if let Some((state, responses)) = answered {
+            // A state that names no run (a sign-in's, a tampered one) is for `answer` to judge.
+            if let Ok(run_id) = self.elicitation.run_of(self.executor.store(), state).await {
+                self.check_answerer(&run_id, &found.target, caller.as_deref(), name)
+                    .await?;
+            }
             // Boxed: this future also holds a run's, and both would outgrow a runtime worker's
             // stack in a debug build.
             return Box::pin(self.answer(state, responses, context, &answer)).await;
@@ -87,10 +96,6 @@ impl Hub {
                 .await;
         }
         let cancel = CancelToken::new();
-        let caller = direct_caller(
-            context.client_info().map(|info| info.name).as_deref(),
-            token.as_ref(),
-        );
         let turn = self.executor.twin_turn(caller.as_deref(), &code).await;
         let envelope = match self.executor.paused_twin(&code, caller.as_deref()).await {
             Some(run_id) => {
@@ -117,6 +122,41 @@ impl Hub {
         };
         drop(turn);
         Ok(Box::pin(self.respond(envelope, context, &answer)).await)
+    }
+
+    /// Refuses an answer to a form of `run_id` sent by another caller than the one whose call
+    /// asked, or through another tool: a requestState seen elsewhere must not decide, or spend,
+    /// someone else's call.
+    async fn check_answerer(
+        &self,
+        run_id: &str,
+        target: &Target,
+        caller: Option<&str>,
+        name: &str,
+    ) -> Result<(), ErrorData> {
+        let record = self
+            .executor
+            .store()
+            .runs()
+            .get(run_id)
+            .await
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let same_call = match (record, target) {
+            (Some(record), Target::Tool { address }) => {
+                record.client.as_deref() == caller
+                    && record.code.starts_with(&format!("return await {address}("))
+            }
+            _ => false,
+        };
+        if same_call {
+            return Ok(());
+        }
+        Err(ErrorData::invalid_params(
+            format!(
+                "this approval form was sent for another client's or another tool's call, so it cannot be answered here; call {name} again with the same arguments to be asked yourself"
+            ),
+            None,
+        ))
     }
 
     /// The digest of what `token`'s holder would be listed now.

@@ -43,7 +43,7 @@ impl RunRecords for Sqlite {
     fn run(&self, run_id: &str) -> Result<Option<StoredRun>, StoreError> {
         self.with(|c| {
             c.query_row_cached(
-                "SELECT run_id, status, code, seed, start_time_ms, created_at_ms, envelope, output_budget_bytes, profile FROM runs WHERE run_id = ?1",
+                "SELECT run_id, status, code, seed, start_time_ms, created_at_ms, envelope, output_budget_bytes, profile, client FROM runs WHERE run_id = ?1",
                 params![run_id],
                 |row| {
                     Ok(StoredRun {
@@ -57,6 +57,7 @@ impl RunRecords for Sqlite {
                             envelope: None,
                             output_budget_bytes: row.get::<_, Option<i64>>(7)?.map(unsigned),
                             profile: row.get(8)?,
+                            client: row.get(9)?,
                         },
                         code: sealed(row, 2)?.unwrap_or_else(|| Sealed::stored(Vec::new())),
                         envelope: sealed(row, 6)?,
