@@ -14,7 +14,7 @@
 //!
 //! What this cannot catch: a secret an upstream splits (across two JSON strings, two results,
 //! or base64 wrapped across lines), encodes in a way not listed (encrypted, compressed, HTML
-//! entities, Unicode-normalised), or leaks through behaviour rather than text (a script
+//! entities, Unicode-normalised, base32, UTF-16 hex, reversed, rot13, spaced out), or leaks through behaviour rather than text (a script
 //! comparing guesses one character at a time through what a tool does).
 
 use std::collections::HashSet;
