@@ -457,7 +457,11 @@ impl Inner {
         if let Some(reason) = self
             .catalog
             .sources()
-            .sign_in_needed(&call.namespace, call.connection.as_deref())
+            .sign_in_needed(
+                &call.namespace,
+                call.connection.as_deref(),
+                &tool.upstream_name,
+            )
             .await
         {
             return self.await_connection(&call, &address, &reason);

@@ -742,7 +742,7 @@ async fn signed_in_client(
         &link.source.name,
         &link.connection,
     );
-    let manager = oauth::signed_in_manager(url, store, client)
+    let manager = oauth::signed_in_manager(url, None, store, client)
         .await
         .map_err(|error| {
             ConnectError::Failed(format!(
@@ -770,6 +770,13 @@ async fn connect_openapi(
     let headers = link.resolve(&connection.headers, "header", secrets, &mut resolved)?;
     let auth = link.resolve(&connection.auth, "auth", secrets, &mut resolved)?;
     link.set_redaction(resolved);
+    let sign_in = match link.shared.secrets.vault() {
+        Some(_) => Some((
+            TokenStore::new(link.shared.secrets.clone(), &source.name, &link.connection),
+            client_identity(connection, &source.name, secrets)?,
+        )),
+        None => None,
+    };
     let api = Api::connect(Connect {
         source: &source.name,
         spec,
@@ -777,6 +784,7 @@ async fn connect_openapi(
         headers,
         auth,
         connect_timeout: source.connect_timeout,
+        sign_in,
     })
     .await?;
     let status = SourceStatus::Ready {
