@@ -122,7 +122,12 @@ fn home_for(peer: &OAuthPeer, store: &str) -> Home {
 /// `source login peer --no-browser` with `env`: the page it prints is opened in headless
 /// Chromium and allowed; returns what the command printed once it ended.
 async fn sign_in(home: &Home, env: &[(&str, &str)]) -> Run {
-    let mut command = home.command(&["source", "login", "peer", "--no-browser"]);
+    sign_in_to(home, "peer", env).await
+}
+
+/// [`sign_in`] to `source`.
+async fn sign_in_to(home: &Home, source: &str, env: &[(&str, &str)]) -> Run {
+    let mut command = home.command(&["source", "login", source, "--no-browser"]);
     command
         .envs(env.iter().copied())
         .stdin(Stdio::null())
@@ -586,4 +591,165 @@ fn a_2026_client_is_sent_the_sign_in_page_and_the_run_completes() {
         &home,
     );
     assert_eq!(peer.grants("authorization_code"), 1, "{}", peer.log());
+}
+
+/// A home with source `notes`: the peer's REST API, described by its OpenAPI document (`query`
+/// picks the document's scheme), whose writes are allowed without asking.
+fn openapi_home(peer: &OAuthPeer, query: &str) -> Home {
+    let home = Home::new().with_env("CAPABILITIES_PASSPHRASE", PASSPHRASE);
+    let document = format!("http://127.0.0.1:{}/api/openapi.json{query}", peer.port);
+    home.write_config(&format!(
+        "[credentials]\nstore = \"file\"\n\n[sources.notes]\nopenapi = {}\n\n[[policy.rules]]\nmatch = \"notes.addNote\"\naction = \"allow\"\n",
+        serde_json::to_string(&document).expect("a TOML string")
+    ));
+    home
+}
+
+/// Runs `script`, which must wait for the sign-in of `notes`; returns the run's id.
+fn notes_paused(home: &Home, script: &str) -> (String, Run) {
+    let paused = exec(home, &["exec", "-", "--json"], script);
+    assert_eq!(
+        paused.code, 3,
+        "waits\n{}\n{}",
+        paused.stdout, paused.stderr
+    );
+    let envelope = envelope(&paused);
+    assert_eq!(envelope["status"], "awaiting_connection", "{envelope}");
+    let pending = &envelope["pending"][0];
+    assert_eq!(pending["kind"], "connection", "{envelope}");
+    assert!(
+        pending["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("capabilities source login notes")),
+        "{envelope}"
+    );
+    assert!(!paused.stdout.contains("/authorize"), "{}", paused.stdout);
+    let run_id = envelope["runId"].as_str().expect("runId").to_string();
+    (run_id, paused)
+}
+
+fn completed_with(run: &Run, expected: &str) -> Value {
+    assert_eq!(run.code, 0, "completes\n{}\n{}", run.stdout, run.stderr);
+    let envelope = envelope(run);
+    assert_eq!(envelope["status"], "completed", "{envelope}");
+    assert!(
+        envelope["result"].to_string().contains(expected),
+        "{envelope}"
+    );
+    envelope
+}
+
+const NOTES_SCRIPT: &str = r#"await notes.addNote({ body: { text: "second note" } });
+return await notes.listNotes({});"#;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_openapi_source_signs_in_through_its_documents_oauth_scheme() {
+    let peer = OAuthPeer::start(3600);
+    let home = openapi_home(&peer, "");
+    // Its operations are listed without a sign-in, and one that needs none runs.
+    completed_with(
+        &exec(
+            &home,
+            &["exec", "-", "--json"],
+            "return await notes.health({});",
+        ),
+        "ok",
+    );
+    let (run_id, paused) = notes_paused(&home, NOTES_SCRIPT);
+    let login = sign_in_to(&home, "notes", &[]).await;
+    assert_eq!(
+        login.code, 0,
+        "signs in\n{}\n{}",
+        login.stdout, login.stderr
+    );
+    assert!(
+        login.stdout.contains("Signed in to `notes`"),
+        "{}",
+        login.stdout
+    );
+    // The server's published metadata matched the document's endpoints: dynamic registration,
+    // PKCE, the API as the resource, and the scopes the document's operations name.
+    let log = peer.log();
+    assert_eq!(
+        log["registrations"][0]["client_name"], "capabilities",
+        "{log}"
+    );
+    let authorization = &log["authorizations"][0];
+    assert_eq!(authorization["code_challenge"], true, "{log}");
+    let api = format!("http://127.0.0.1:{}/api", peer.port);
+    assert_eq!(authorization["resource"], api.as_str(), "{log}");
+    assert_eq!(
+        authorization["scopes"],
+        serde_json::json!(["notes:read", "notes:write"]),
+        "{log}"
+    );
+
+    let resumed = home.run(&["exec", "--resume", &run_id, "--json"]);
+    completed_with(&resumed, "second note");
+    let list = home.run(&["source", "list"]).ok();
+    assert!(
+        list.stdout
+            .contains("notes (default): signed in; token expires in"),
+        "{}",
+        list.stdout
+    );
+    // The API forgets every token: the refused call is sent again with a refreshed one.
+    peer.admin("POST", "/admin/expire-access");
+    let echoed = exec(
+        &home,
+        &["exec", "-", "--json"],
+        "return await notes.whoami({});",
+    );
+    completed_with(
+        &echoed,
+        &format!("you are {}", capabilities::credentials::MASK),
+    );
+    assert_eq!(peer.grants("refresh_token"), 1, "{}", peer.log());
+    assert_no_token(
+        &peer.tokens(),
+        &[
+            ("the paused envelope", &paused.stdout),
+            ("the resumed envelope", &resumed.stdout),
+            ("the login output", &login.stdout),
+            ("the login log", &login.stderr),
+            ("an echoed token", &echoed.stdout),
+            ("the run's log", &echoed.stderr),
+        ],
+        &home,
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_openapi_source_signs_in_through_openid_connect_discovery() {
+    let peer = OAuthPeer::start(3600);
+    let home = openapi_home(&peer, "?scheme=oidc");
+    let (run_id, _) = notes_paused(&home, NOTES_SCRIPT);
+    let login = sign_in_to(&home, "notes", &[]).await;
+    assert_eq!(
+        login.code, 0,
+        "signs in\n{}\n{}",
+        login.stdout, login.stderr
+    );
+    completed_with(
+        &home.run(&["exec", "--resume", &run_id, "--json"]),
+        "second note",
+    );
+}
+
+#[test]
+fn login_to_an_openapi_source_without_an_oauth_scheme_says_how_to_give_a_token() {
+    let document = crate::common::repo().join("tests/fixtures/openapi/unnamed.yaml");
+    let home = Home::new().with_env("CAPABILITIES_PASSPHRASE", PASSPHRASE);
+    home.write_config(&format!(
+        "[credentials]\nstore = \"file\"\n\n[sources.shop]\nopenapi = {}\nbase_url = \"http://127.0.0.1:9\"\n",
+        serde_json::to_string(&document).expect("a TOML string")
+    ));
+    let run = home.run(&["source", "login", "shop"]).fails();
+    assert!(
+        run.stderr
+            .contains("source `shop` has nothing to sign in to")
+            && run.stderr.contains("--auth 'SCHEME=${secret:NAME}'"),
+        "{}",
+        run.stderr
+    );
 }

@@ -18,6 +18,14 @@ browser test clicks. For the tests to look at and to break things:
 
 Tool `echo(text)` (read-only) answers `echo: TEXT`; tool `whoami()` (read-only) is a careless
 upstream that answers with the bearer token it was sent.
+
+Beside the MCP endpoint, a REST API protected by the same authorization server, described by
+GET /api/openapi.json (an `oauth2` authorization code scheme; with `?scheme=oidc`, an
+`openIdConnect` scheme naming this server's metadata instead). Its tokens must be issued for the
+resource http://127.0.0.1:PORT/api and carry the scope each operation names: `notes:read` for
+GET /api/notes and GET /api/whoami (which, careless too, answers with its token), `notes:write`
+for POST /api/notes; GET /api/health needs none. A refused token is a 401, a missing scope a 403
+with `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`.
 """
 
 import secrets
@@ -47,6 +55,9 @@ ACCESS_TTL = int(sys.argv[2])
 APP = sys.argv[3:5]
 BASE = f"http://127.0.0.1:{PORT}"
 RESOURCE = f"{BASE}/mcp"
+API = f"{BASE}/api"
+API_SCOPES = ["notes:read", "notes:write"]
+NOTES = ["first note"]
 
 LOG = {
     "registrations": [],
@@ -55,6 +66,7 @@ LOG = {
     "issued_access_tokens": [],
     "issued_refresh_tokens": [],
     "bearer_seen": 0,
+    "api_calls": [],
 }
 
 
@@ -198,7 +210,7 @@ server = MCPServer(
         validate_token_resource=True,
         required_scopes=["mcp"],
         client_registration_options=ClientRegistrationOptions(
-            enabled=True, valid_scopes=["mcp"], default_scopes=["mcp"]
+            enabled=True, valid_scopes=["mcp", *API_SCOPES], default_scopes=["mcp"]
         ),
         revocation_options=RevocationOptions(enabled=True),
     ),
@@ -254,6 +266,104 @@ async def revoke_refresh(request: Request) -> Response:
 async def expire_access(request: Request) -> Response:
     provider.access.clear()
     return JSONResponse({"ok": True})
+
+
+def api_document(scheme_kind):
+    if scheme_kind == "oidc":
+        scheme = {
+            "type": "openIdConnect",
+            "openIdConnectUrl": f"{BASE}/.well-known/oauth-authorization-server",
+        }
+    else:
+        scheme = {
+            "type": "oauth2",
+            "flows": {
+                "authorizationCode": {
+                    "authorizationUrl": f"{BASE}/authorize",
+                    "tokenUrl": f"{BASE}/token",
+                    "scopes": {"notes:read": "read notes", "notes:write": "write notes"},
+                }
+            },
+        }
+    text = {"type": "string"}
+    answer = lambda schema: {
+        "200": {"description": "ok", "content": {"application/json": {"schema": schema}}}
+    }
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "notes", "version": "1"},
+        "servers": [{"url": API}],
+        "components": {"securitySchemes": {"signin": scheme}},
+        "security": [{"signin": ["notes:read"]}],
+        "paths": {
+            "/notes": {
+                "get": {"operationId": "listNotes", "responses": answer({"type": "array", "items": text})},
+                "post": {
+                    "operationId": "addNote",
+                    "security": [{"signin": ["notes:write"]}],
+                    "requestBody": {
+                        "required": True,
+                        "content": {"application/json": {"schema": {
+                            "type": "object", "properties": {"text": text}, "required": ["text"]}}},
+                    },
+                    "responses": answer({"type": "array", "items": text}),
+                },
+            },
+            "/whoami": {"get": {"operationId": "whoami", "responses": answer(text)}},
+            "/health": {"get": {"operationId": "health", "security": [], "responses": answer(text)}},
+        },
+    }
+
+
+@server.custom_route("/api/openapi.json", methods=["GET"])
+async def api_openapi(request: Request) -> Response:
+    return JSONResponse(api_document(request.query_params.get("scheme")))
+
+
+def api_token(request, scope):
+    """The request's access token if it is good for the API and `scope`; else the refusal."""
+    header = request.headers.get("authorization", "")
+    token = header[7:] if header.lower().startswith("bearer ") else ""
+    found = provider.access.get(token)
+    LOG["api_calls"].append({"path": request.url.path, "method": request.method, "signed": found is not None})
+    if found is None or found.expires_at < time.time() or found.resource != API:
+        refusal = JSONResponse(
+            {"detail": "invalid token"},
+            status_code=401,
+            headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
+        )
+        return None, refusal
+    if scope not in found.scopes:
+        refusal = JSONResponse(
+            {"detail": "insufficient scope"},
+            status_code=403,
+            headers={"WWW-Authenticate": f'Bearer error="insufficient_scope", scope="{scope}"'},
+        )
+        return None, refusal
+    return found, None
+
+
+@server.custom_route("/api/notes", methods=["GET", "POST"])
+async def api_notes(request: Request) -> Response:
+    scope = "notes:read" if request.method == "GET" else "notes:write"
+    _, refusal = api_token(request, scope)
+    if refusal:
+        return refusal
+    if request.method == "POST":
+        NOTES.append((await request.json())["text"])
+    return JSONResponse(NOTES)
+
+
+@server.custom_route("/api/whoami", methods=["GET"])
+async def api_whoami(request: Request) -> Response:
+    token, refusal = api_token(request, "notes:read")
+    return refusal or JSONResponse(f"you are {token.token}")
+
+
+@server.custom_route("/api/health", methods=["GET"])
+async def api_health(request: Request) -> Response:
+    LOG["api_calls"].append({"path": request.url.path, "method": "GET", "signed": False})
+    return JSONResponse("ok")
 
 
 async def post_only_metadata(request: Request) -> Response:

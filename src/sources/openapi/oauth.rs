@@ -383,7 +383,7 @@ mod tests {
         let doc = document(json!({
             "machine": {"type": "oauth2", "flows": {"clientCredentials": {"tokenUrl": "/t", "scopes": {}}}},
             "code": {"type": "oauth2", "flows": {"authorizationCode": {
-                "authorizationUrl": "https://as.example/authorize", "tokenUrl": "/oauth/token", "scopes": {}}}},
+                "authorizationUrl": "https://as.example/authorize", "tokenUrl": "oauth/token", "scopes": {}}}},
             "oidc": {"type": "openIdConnect", "openIdConnectUrl": "https://id.example/.well-known/openid-configuration"}
         }));
         let scheme = Scheme::find(&doc, "https://api.example/v1", &[])
