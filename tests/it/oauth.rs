@@ -753,3 +753,59 @@ fn login_to_an_openapi_source_without_an_oauth_scheme_says_how_to_give_a_token()
         run.stderr
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_sign_in_lost_mid_run_pauses_the_call_and_a_resume_sends_it_once() {
+    let peer = OAuthPeer::start(3600);
+    let home = Home::new().with_env("CAPABILITIES_PASSPHRASE", PASSPHRASE);
+    home.write_config(&format!(
+        "[credentials]\nstore = \"file\"\n\n[sources.peer]\nurl = {}\n\n[sources.notes]\nopenapi = {}\n\n[[policy.rules]]\nmatch = \"notes.addNote\"\naction = \"allow\"\n",
+        serde_json::to_string(&peer.url).expect("a TOML string"),
+        serde_json::to_string(&format!("http://127.0.0.1:{}/api/openapi.json", peer.port))
+            .expect("a TOML string"),
+    ));
+    for source in ["peer", "notes"] {
+        let login = sign_in_to(&home, source, &[]).await;
+        assert_eq!(login.code, 0, "{}\n{}", login.stdout, login.stderr);
+    }
+    // The write is sent after every token was revoked: the API refuses it (401), the refresh
+    // is refused, and the write waits for the sign-in instead of failing the run.
+    let script = r#"await peer.revokeEverything({});
+return await notes.addNote({ body: { text: "second note" } });"#;
+    let (run_id, paused) = notes_paused(&home, script);
+    let again = sign_in_to(&home, "notes", &[]).await;
+    assert_eq!(again.code, 0, "{}\n{}", again.stdout, again.stderr);
+    let resumed = home.run(&["exec", "--resume", &run_id, "--json"]);
+    let done = completed_with(&resumed, "second note");
+    assert_eq!(
+        done["result"].to_string().matches("second note").count(),
+        1,
+        "the write ran once: {done}"
+    );
+    // The calls before the pause answered from the journal.
+    assert_eq!(peer.log()["revocations"], 1, "{}", peer.log());
+
+    // An MCP source losing its sign-in halfway through a run: its call waits the same way.
+    let signed = sign_in(&home, &[]).await;
+    assert_eq!(signed.code, 0, "{}\n{}", signed.stdout, signed.stderr);
+    let script = r#"await peer.revokeEverything({});
+return await peer.echo({ text: "hi" });"#;
+    let waiting = exec(&home, &["exec", "-", "--json"], script);
+    assert_eq!(waiting.code, 3, "{}\n{}", waiting.stdout, waiting.stderr);
+    let waiting = envelope(&waiting);
+    assert_eq!(waiting["status"], "awaiting_connection", "{waiting}");
+    assert_eq!(waiting["pending"][0]["address"], "peer.echo", "{waiting}");
+    let run_id = waiting["runId"].as_str().expect("runId").to_string();
+    let signed = sign_in(&home, &[]).await;
+    assert_eq!(signed.code, 0, "{}\n{}", signed.stdout, signed.stderr);
+    completed(&home.run(&["exec", "--resume", &run_id, "--json"]));
+    assert_eq!(peer.log()["revocations"], 2, "{}", peer.log());
+    assert_no_token(
+        &peer.tokens(),
+        &[
+            ("the paused envelope", &paused.stdout),
+            ("the resumed envelope", &resumed.stdout),
+        ],
+        &home,
+    );
+}

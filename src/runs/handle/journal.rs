@@ -62,6 +62,15 @@ impl Journal<'_> {
             .await
     }
 
+    /// Takes back call `seq` of `owner`'s attempt, dispatched but refused before it reached
+    /// its upstream, as if it was never journaled (its approval usable again).
+    pub async fn withdraw(&self, run_id: &str, owner: &str, seq: u64) -> Result<(), DispatchError> {
+        let (run_id, owner) = (run_id.to_string(), owner.to_string());
+        self.0
+            .call(move |db, _| db.record_withdrawal(&run_id, &owner, seq))
+            .await
+    }
+
     /// The calls of a run in sequence order, their results opened.
     pub async fn entries(&self, run_id: &str) -> Result<Vec<JournalEntry>, StoreError> {
         let run_id = run_id.to_string();
