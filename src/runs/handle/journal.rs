@@ -282,4 +282,53 @@ mod tests {
             "used up: {err}"
         );
     }
+
+    #[tokio::test]
+    async fn a_write_refused_for_want_of_a_sign_in_is_taken_back_with_its_approval() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_in(dir.path()).await;
+        let owner = begin(&store, "run_a", "code").await;
+        store
+            .approvals()
+            .record_pending("run_a", &owner, pending(0, "counter.write", "d"))
+            .await
+            .unwrap();
+        let seen = vec![Seen {
+            seq: 0,
+            call_digest: "d".into(),
+        }];
+        store
+            .approvals()
+            .decide(
+                "run_a",
+                seen,
+                Decision::AllowOnce,
+                "terminal",
+                Box::new(|_, _| Ok(())),
+            )
+            .await
+            .unwrap();
+        let approved = Dispatch {
+            uses_approval: true,
+            ..dispatch(0, "d", true)
+        };
+        let journal = store.journal();
+        journal
+            .dispatch("run_a", &owner, approved.clone())
+            .await
+            .unwrap();
+        let err = journal
+            .withdraw("run_a", "someone|else", 0)
+            .await
+            .unwrap_err();
+        assert!(matches!(err, DispatchError::NotOwner { .. }), "{err}");
+        journal.withdraw("run_a", &owner, 0).await.unwrap();
+        assert!(journal.entries("run_a").await.unwrap().is_empty());
+        let approval = store.approvals().get("run_a", 0).await.unwrap().unwrap();
+        assert!(approval.consumed_at_ms.is_none());
+        // Sent once after the sign-in, with the approval the person gave.
+        journal.dispatch("run_a", &owner, approved).await.unwrap();
+        let entries = journal.entries("run_a").await.unwrap();
+        assert_eq!(entries[0].state, CallState::Dispatched);
+    }
 }
