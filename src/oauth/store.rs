@@ -1,7 +1,8 @@
 //! [`TokenStore`]: one connection's OAuth tokens in the credential store (the keychain or the
 //! encrypted file), as rmcp's `CredentialStore`. Kept in memory between reads, because the
 //! file store pays a key derivation per read; read from the store again before a refresh,
-//! since another process (`source login`, another hub) may have replaced them.
+//! since another process (`source login`, another hub) may have replaced them. A refresh holds
+//! the credential store's refresh lock of the connection, so processes refresh it one at a time.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -158,9 +159,21 @@ impl CredentialStore for TokenStore {
         self.save(kept).await
     }
 
+    /// Held across a refresh and its save: another process (a second `exec`, a hub) that
+    /// refreshes the same connection waits, then reads the tokens this refresh stored (the
+    /// load after the guard goes to the store) and so never sends a refresh token already used.
     async fn acquire_refresh_guard(&self) -> Result<Option<CredentialRefreshGuard>, AuthError> {
         self.reread.store(true, Ordering::SeqCst);
-        Ok(None)
+        let (secrets, name) = (self.secrets.clone(), self.name.clone());
+        // The lock blocks until the other refresh is done: not on an async worker.
+        let lock = tokio::task::spawn_blocking(move || match secrets.vault() {
+            Some(vault) => vault.refresh_lock(&name),
+            None => Ok(None),
+        })
+        .await
+        .map_err(|e| store_error(format!("taking the refresh lock failed: {e}")))?
+        .map_err(store_error)?;
+        Ok(lock.map(CredentialRefreshGuard::new))
     }
 }
 

@@ -809,3 +809,50 @@ return await peer.echo({ text: "hi" });"#;
         &home,
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn processes_refreshing_one_connection_take_turns() {
+    let peer = OAuthPeer::start(3600);
+    let home = openapi_home(&peer, "");
+    let login = sign_in_to(&home, "notes", &[]).await;
+    assert_eq!(login.code, 0, "{}\n{}", login.stdout, login.stderr);
+    let script = "return await notes.listNotes({});";
+    // One run first, so the two below find the state store made (and keyed) already.
+    completed_with(&exec(&home, &["exec", "-", "--json"], script), "first note");
+    // Every access token is refused from now on and each refresh is slow: two runs started
+    // together both refresh, and would overlap (the second refused for reusing the refresh
+    // token, the connection signed out) unless the second waits for the first's new tokens.
+    peer.admin("POST", "/admin/expire-access");
+    peer.admin("POST", "/admin/slow-refresh");
+    let runs: Vec<std::process::Child> = (0..2)
+        .map(|_| {
+            let mut child = home
+                .command(&["exec", "-", "--json"])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("exec runs");
+            child
+                .stdin
+                .take()
+                .expect("stdin")
+                .write_all(script.as_bytes())
+                .expect("the script is written");
+            child
+        })
+        .collect();
+    for child in runs {
+        let run = Run::from(child.wait_with_output().expect("exec ends"));
+        completed_with(&run, "first note");
+    }
+    let log = peer.log();
+    assert_eq!(log["most_refreshes_at_once"], 1, "{log}");
+    assert_eq!(peer.grants("refresh_token"), 2, "{log}");
+    let list = home.run(&["source", "list"]).ok();
+    assert!(
+        list.stdout.contains("notes (default): signed in"),
+        "{}",
+        list.stdout
+    );
+}

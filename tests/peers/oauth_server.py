@@ -15,6 +15,9 @@ browser test clicks. For the tests to look at and to break things:
                              PKCE method and resource), token requests by grant, tokens issued
 - POST /admin/revoke-refresh every refresh token stops working (the next refresh is refused)
 - POST /admin/expire-access  every access token stops working now (the next call gets a 401)
+- POST /admin/slow-refresh   each refresh takes two seconds from now on, so that refreshes
+                             from processes started together overlap unless they take turns;
+                             the log's `most_refreshes_at_once` says whether any did
 
 Tool `echo(text)` (read-only) answers `echo: TEXT`; tool `whoami()` (read-only) is a careless
 upstream that answers with the bearer token it was sent; tool `revoke_everything()` (marked
@@ -30,6 +33,7 @@ for POST /api/notes; GET /api/health needs none. A refused token is a 401, a mis
 with `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`.
 """
 
+import asyncio
 import secrets
 import sys
 import time
@@ -70,7 +74,10 @@ LOG = {
     "bearer_seen": 0,
     "api_calls": [],
     "revocations": 0,
+    "refreshes_now": 0,
+    "most_refreshes_at_once": 0,
 }
+REFRESH_DELAY = [0]
 
 
 class LoopbackApp(OAuthClientInformationFull):
@@ -178,9 +185,16 @@ class Provider:
         LOG["token_requests"].append(
             {"grant": "refresh_token", "resource": refresh_token.resource, "client_id": client.client_id}
         )
-        if self.refresh.pop(refresh_token.token, None) is None:
-            raise TokenError(error="invalid_grant", error_description="refresh token revoked")
-        return self.issue(client.client_id, refresh_token.scopes, refresh_token.resource)
+        LOG["refreshes_now"] += 1
+        LOG["most_refreshes_at_once"] = max(LOG["most_refreshes_at_once"], LOG["refreshes_now"])
+        try:
+            await asyncio.sleep(REFRESH_DELAY[0])
+            # Single use: a refresh token sent twice is refused the second time.
+            if self.refresh.pop(refresh_token.token, None) is None:
+                raise TokenError(error="invalid_grant", error_description="refresh token revoked")
+            return self.issue(client.client_id, refresh_token.scopes, refresh_token.resource)
+        finally:
+            LOG["refreshes_now"] -= 1
 
     async def load_access_token(self, token):
         LOG["bearer_seen"] += 1
@@ -271,6 +285,12 @@ async def admin_log(request: Request) -> Response:
 @server.custom_route("/admin/revoke-refresh", methods=["POST"])
 async def revoke_refresh(request: Request) -> Response:
     provider.refresh.clear()
+    return JSONResponse({"ok": True})
+
+
+@server.custom_route("/admin/slow-refresh", methods=["POST"])
+async def slow_refresh(request: Request) -> Response:
+    REFRESH_DELAY[0] = 2
     return JSONResponse({"ok": True})
 
 
