@@ -14,7 +14,7 @@ use axum::response::Html;
 use axum::routing::get;
 use rmcp::transport::auth::{
     AuthError, AuthorizationManager, AuthorizationMetadata, AuthorizationRequest,
-    AuthorizationSession,
+    AuthorizationSession, WWWAuthenticateParams,
 };
 use tokio::sync::{mpsc, oneshot};
 
@@ -95,6 +95,7 @@ pub async fn begin(
     };
     let challenge = challenge(source, url).await?;
     let (listener, redirect_uri) = listen(source).await?;
+    let wanted = store.wanted_scopes();
     // `challenge` installed the TLS crypto provider rmcp's own HTTP client needs.
     let mut manager = AuthorizationManager::new(url)
         .await
@@ -105,9 +106,23 @@ pub async fn begin(
         .await
         .map_err(|e| failed(explain(&e)))?;
     manager.set_metadata(metadata.metadata);
-    let request = AuthorizationRequest::new(&redirect_uri)
+    let mut request = AuthorizationRequest::new(&redirect_uri)
         .with_client_name(CLIENT_NAME)
         .with_challenge(&challenge);
+    // Scopes a call was refused for since the last sign-in (step-up): asked for on top of what
+    // rmcp would choose from the challenge and the metadata.
+    if !wanted.is_empty() {
+        let named = url::Url::parse(url)
+            .ok()
+            .and_then(|base| WWWAuthenticateParams::parse(&challenge, &base).scope);
+        let mut scopes = manager.select_scopes(named.as_deref(), &[]);
+        for scope in wanted {
+            if !scopes.contains(&scope) {
+                scopes.push(scope);
+            }
+        }
+        request = request.with_scopes(scopes);
+    }
     start(source, manager, request, client, listener).await
 }
 

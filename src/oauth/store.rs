@@ -14,6 +14,11 @@ use rmcp::transport::auth::{
 
 use crate::credentials::{Secret, SecretLookup, remember};
 
+/// Where a stored sign-in keeps the scopes a server asked for since it was given (a 403
+/// `insufficient_scope`), so the next sign-in asks for them too. rmcp reads the rest of the
+/// object and ignores this field.
+const WANTED_SCOPES: &str = "wanted_scopes";
+
 /// The credential store name of a connection's tokens: `oauth.SOURCE.CONNECTION`.
 pub fn token_name(source: &str, connection: &str) -> String {
     format!("oauth.{source}.{connection}")
@@ -57,10 +62,56 @@ impl TokenStore {
 
     fn write(&self, stored: &StoredCredentials) -> Result<(), String> {
         let vault = self.secrets.vault().ok_or_else(no_vault)?;
-        let json = serde_json::to_string(stored)
+        let mut value = serde_json::to_value(stored)
             .map_err(|e| format!("the sign-in cannot be stored: {e}"))?;
+        // A refresh keeps the scopes still wanted; a sign-in that was granted them ends the wish.
+        let wanted: Vec<String> = self
+            .wanted_scopes()
+            .into_iter()
+            .filter(|scope| !stored.granted_scopes.contains(scope))
+            .collect();
+        if !wanted.is_empty()
+            && let Some(object) = value.as_object_mut()
+        {
+            object.insert(WANTED_SCOPES.into(), serde_json::json!(wanted));
+        }
         remember_tokens(stored);
-        vault.save(&self.name, &Secret::new(json))
+        vault.save(&self.name, &Secret::new(value.to_string()))
+    }
+
+    /// The stored sign-in as JSON, without reading it as rmcp's type; `None` when there is none
+    /// or it cannot be read (then [`read`](Self::read) says why).
+    fn raw(&self) -> Option<serde_json::Value> {
+        let secret = self.secrets.vault()?.load(&self.name).ok()??;
+        serde_json::from_str(secret.expose()).ok()
+    }
+
+    /// The scopes servers asked for since the last sign-in, for the next one to ask for too.
+    pub fn wanted_scopes(&self) -> Vec<String> {
+        self.raw()
+            .and_then(|raw| raw.get(WANTED_SCOPES).cloned())
+            .and_then(|wanted| serde_json::from_value(wanted).ok())
+            .unwrap_or_default()
+    }
+
+    /// Remembers that a server asked for `scopes` (space-separated, as a challenge names them)
+    /// beyond what the sign-in was granted. Nothing is remembered without a stored sign-in.
+    pub fn want_scopes(&self, scopes: &str) -> Result<(), String> {
+        let vault = self.secrets.vault().ok_or_else(no_vault)?;
+        let Some(mut raw) = self.raw() else {
+            return Ok(());
+        };
+        let mut wanted = self.wanted_scopes();
+        for scope in scopes.split_whitespace() {
+            if !wanted.iter().any(|known| known == scope) {
+                wanted.push(scope.to_string());
+            }
+        }
+        let Some(object) = raw.as_object_mut() else {
+            return Ok(());
+        };
+        object.insert(WANTED_SCOPES.into(), serde_json::json!(wanted));
+        vault.save(&self.name, &Secret::new(raw.to_string()))
     }
 
     /// Forgets the tokens, in memory and in the credential store.
@@ -274,6 +325,29 @@ mod tests {
         assert!(!text.contains("refresh-secret-value"), "{text}");
         store.clear().await.unwrap();
         assert!(store.read().unwrap().is_none());
+    }
+
+    #[tokio::test]
+    async fn a_scope_asked_for_is_kept_across_refreshes_until_a_sign_in_grants_it() {
+        let memory = Arc::new(Memory::default());
+        let store = TokenStore::new(memory.clone(), "notes", "default");
+        // Nothing stored: nothing to keep it beside.
+        store.want_scopes("notes:archive").unwrap();
+        assert!(store.wanted_scopes().is_empty());
+        store.save(signed_in("access-one-value")).await.unwrap();
+        store.want_scopes("notes:archive notes:read").unwrap();
+        store.want_scopes("notes:archive").unwrap();
+        assert_eq!(store.wanted_scopes(), ["notes:archive", "notes:read"]);
+        // rmcp still reads the sign-in.
+        assert!(store.read().unwrap().is_some());
+        // A refresh (the original grant, `mcp`) keeps them.
+        store.save(signed_in("access-two-value")).await.unwrap();
+        assert_eq!(store.wanted_scopes(), ["notes:archive", "notes:read"]);
+        // A sign-in granted one of them: only the other is still wanted.
+        let mut granted = signed_in("access-three-value");
+        granted.granted_scopes = vec!["mcp".into(), "notes:archive".into()];
+        store.save(granted).await.unwrap();
+        assert_eq!(store.wanted_scopes(), ["notes:read"]);
     }
 
     #[test]

@@ -302,6 +302,33 @@ impl Link {
         sign_in_message(&self.source.name, &self.connection, self.is_default, why)
     }
 
+    /// Marks the connection as needing a sign-in after the server answered `request` 403
+    /// `insufficient_scope`: the scope (when it named one) is remembered beside the tokens, so
+    /// the next sign-in asks for it.
+    pub(crate) fn lacks_scope(&self, scope: Option<&str>, request: &str) -> String {
+        if let Some(scope) = scope {
+            let store = TokenStore::new(
+                self.shared.secrets.clone(),
+                &self.source.name,
+                &self.connection,
+            );
+            if let Err(e) = store.want_scopes(scope) {
+                tracing::warn!(source = %self.source.name, "the scope a call needs is not remembered: {e}");
+            }
+        }
+        let why = match scope {
+            Some(scope) => format!(
+                "{request} needs the scope `{scope}`, which its sign-in was not granted; the next sign-in asks for it"
+            ),
+            None => format!(
+                "{request} needs a scope its sign-in was not granted, and the server did not say which"
+            ),
+        };
+        let reason = self.sign_in_message(&why);
+        self.set(LinkState::NeedsSignIn(reason.clone()));
+        reason
+    }
+
     /// Marks the connection as needing a sign-in after the server refused its token mid-call.
     pub(crate) fn lost_sign_in(&self) -> String {
         let reason = self.sign_in_message("the server no longer accepts its sign-in");

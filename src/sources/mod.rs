@@ -567,7 +567,23 @@ async fn with_timeout<T>(
                 request: request.to_string(),
                 timeout,
             })?;
-    outcome.map_err(|error| match error {
+    outcome.map_err(|error| {
+        if let ServiceError::TransportSend(_) = &error
+            && let Some(scope) = error::missing_scope(error::request_cause(&error))
+        {
+            return SourceError::NeedsSignIn {
+                name: name.clone(),
+                connection: link.connection.clone(),
+                reason: link.lacks_scope(scope.as_deref(), request),
+            };
+        }
+        refused(error, link, name, request)
+    })
+}
+
+/// rmcp's error of a request, as ours.
+fn refused(error: ServiceError, link: &Link, name: String, request: &str) -> SourceError {
+    match error {
         ServiceError::TransportSend(_) if error::is_auth_required(error::request_cause(&error)) => {
             SourceError::NeedsSignIn {
                 name,
@@ -598,5 +614,5 @@ async fn with_timeout<T>(
             request: request.to_string(),
             message: error::chain(&other),
         },
-    })
+    }
 }

@@ -856,3 +856,46 @@ async fn processes_refreshing_one_connection_take_turns() {
         list.stdout
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_refused_for_a_missing_scope_waits_for_a_sign_in_that_asks_for_it() {
+    let peer = OAuthPeer::start(3600);
+    let home = openapi_home(&peer, "");
+    let login = sign_in_to(&home, "notes", &[]).await;
+    assert_eq!(login.code, 0, "{}\n{}", login.stdout, login.stderr);
+    let paused = exec(
+        &home,
+        &["exec", "-", "--json"],
+        "return await notes.archive({});",
+    );
+    assert_eq!(paused.code, 3, "{}\n{}", paused.stdout, paused.stderr);
+    let waiting = envelope(&paused);
+    assert_eq!(waiting["status"], "awaiting_connection", "{waiting}");
+    let pending = &waiting["pending"][0];
+    assert_eq!(pending["kind"], "connection", "{waiting}");
+    assert!(
+        pending["summary"]
+            .as_str()
+            .is_some_and(|s| s.contains("needs the scope `notes:archive`")),
+        "{waiting}"
+    );
+    let run_id = waiting["runId"].as_str().expect("runId").to_string();
+    // The next sign-in asks for the scope on top of the document's.
+    let again = sign_in_to(&home, "notes", &[]).await;
+    assert_eq!(again.code, 0, "{}\n{}", again.stdout, again.stderr);
+    let log = peer.log();
+    assert_eq!(
+        log["authorizations"][1]["scopes"],
+        serde_json::json!(["notes:read", "notes:write", "notes:archive"]),
+        "{log}"
+    );
+    completed_with(
+        &home.run(&["exec", "--resume", &run_id, "--json"]),
+        "the archived notes",
+    );
+    assert_no_token(
+        &peer.tokens(),
+        &[("the paused envelope", &paused.stdout)],
+        &home,
+    );
+}

@@ -29,7 +29,8 @@ GET /api/openapi.json (an `oauth2` authorization code scheme; with `?scheme=oidc
 `openIdConnect` scheme naming this server's metadata instead). Its tokens must be issued for the
 resource http://127.0.0.1:PORT/api and carry the scope each operation names: `notes:read` for
 GET /api/notes and GET /api/whoami (which, careless too, answers with its token), `notes:write`
-for POST /api/notes; GET /api/health needs none. A refused token is a 401, a missing scope a 403
+for POST /api/notes; GET /api/health needs none; GET /api/archive needs `notes:archive`, which
+its document does not say (so a first sign-in lacks it, and the call is refused for it). A refused token is a 401, a missing scope a 403
 with `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`.
 """
 
@@ -62,7 +63,7 @@ APP = sys.argv[3:5]
 BASE = f"http://127.0.0.1:{PORT}"
 RESOURCE = f"{BASE}/mcp"
 API = f"{BASE}/api"
-API_SCOPES = ["notes:read", "notes:write"]
+API_SCOPES = ["notes:read", "notes:write", "notes:archive"]
 NOTES = ["first note"]
 
 LOG = {
@@ -343,6 +344,7 @@ def api_document(scheme_kind):
             },
             "/whoami": {"get": {"operationId": "whoami", "responses": answer(text)}},
             "/health": {"get": {"operationId": "health", "security": [], "responses": answer(text)}},
+            "/archive": {"get": {"operationId": "archive", "responses": answer(text)}},
         },
     }
 
@@ -390,6 +392,12 @@ async def api_notes(request: Request) -> Response:
 async def api_whoami(request: Request) -> Response:
     token, refusal = api_token(request, "notes:read")
     return refusal or JSONResponse(f"you are {token.token}")
+
+
+@server.custom_route("/api/archive", methods=["GET"])
+async def api_archive(request: Request) -> Response:
+    _, refusal = api_token(request, "notes:archive")
+    return refusal or JSONResponse("the archived notes")
 
 
 @server.custom_route("/api/health", methods=["GET"])

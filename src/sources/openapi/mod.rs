@@ -167,20 +167,20 @@ pub(crate) async fn begin_sign_in(
                 "source `{source}` has nothing to sign in to: its OpenAPI document declares no `oauth2` scheme with an authorization code flow, nor an `openIdConnect` scheme,{also}; it takes its credentials in `auth` (`--auth 'SCHEME=${{secret:NAME}}'`)"
             )
         })?;
+    // With the scopes an API asked for since the last sign-in (a 403 `insufficient_scope`).
+    let mut scopes = scheme.scopes.clone();
+    for wanted in store.wanted_scopes() {
+        if !scopes.contains(&wanted) {
+            scopes.push(wanted);
+        }
+    }
     let metadata = scheme
         .metadata(&loaded.client, connect_timeout)
         .await
         .map_err(|error| format!("cannot sign in to source `{source}`: {error}"))?;
-    crate::oauth::begin_described(
-        source,
-        &loaded.base_url,
-        metadata,
-        &scheme.scopes,
-        store,
-        client,
-    )
-    .await
-    .map_err(|error| error.to_string())
+    crate::oauth::begin_described(source, &loaded.base_url, metadata, &scopes, store, client)
+        .await
+        .map_err(|error| error.to_string())
 }
 
 impl Api {
@@ -327,13 +327,20 @@ impl Api {
                 ));
             }
         }
-        if access.is_some()
+        if let Some(access) = access
             && response.status() == reqwest::StatusCode::FORBIDDEN
             && let Some(scope) = missing_scope(&response, &base)
         {
-            return Err(CallError::SignIn(format!(
-                "`{line}` needs the scope `{scope}`, which its sign-in was not granted; sign in again and allow it"
-            )));
+            // The next sign-in asks for it too; until then the call waits.
+            access.lacks(scope.as_deref()).await?;
+            return Err(CallError::SignIn(match scope {
+                Some(scope) => format!(
+                    "`{line}` needs the scope `{scope}`, which its sign-in was not granted; the next sign-in asks for it"
+                ),
+                None => format!(
+                    "`{line}` needs a scope its sign-in was not granted, and the API did not say which"
+                ),
+            }));
         }
         let missing = self.credentials.missing(requirements);
         let mut answer = response::read(response, &line, &missing, &self.source)
@@ -384,9 +391,9 @@ impl Api {
     }
 }
 
-/// The scope a 403's `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"` asks for
-/// (RFC 6750 §3.1).
-fn missing_scope(response: &reqwest::Response, base: &str) -> Option<String> {
+/// Whether a 403 is `WWW-Authenticate: Bearer error="insufficient_scope"` (RFC 6750 §3.1), and
+/// the scope it names when it does.
+fn missing_scope(response: &reqwest::Response, base: &str) -> Option<Option<String>> {
     let base = reqwest::Url::parse(base).ok()?;
     response
         .headers()
@@ -395,7 +402,7 @@ fn missing_scope(response: &reqwest::Response, base: &str) -> Option<String> {
         .filter_map(|value| value.to_str().ok())
         .map(|value| rmcp::transport::auth::WWWAuthenticateParams::parse(value, &base))
         .find(|params| params.is_insufficient_scope())
-        .map(|params| params.scope.unwrap_or_else(|| "(unnamed)".into()))
+        .map(|params| params.scope)
 }
 
 /// The client of one connection: the process's rustls, connections kept alive and reused, a

@@ -312,6 +312,16 @@ impl Access {
         }
     }
 
+    /// The API refused a request for want of a scope (`None`: it did not say which): the
+    /// next sign-in asks for it, and the next request reads the credential store again.
+    pub(crate) async fn lacks(&self, scope: Option<&str>) -> Result<(), Refusal> {
+        if let Some(scope) = scope {
+            self.store.want_scopes(scope).map_err(Refusal::Failed)?;
+        }
+        self.forget().await;
+        Ok(())
+    }
+
     /// Drops the manager, so the next request reads the credential store again (a sign-in
     /// from `source login` lands there).
     pub(crate) async fn forget(&self) {
