@@ -335,7 +335,7 @@ impl Access {
         }
         // Before the metadata, which may take a request: most often there is nothing stored.
         let stored = self.store.read().map_err(Refusal::Failed)?;
-        if !stored.is_some_and(|s| s.token_response.is_some()) {
+        if stored.is_none_or(|s| s.token_response.is_none()) {
             return Err(Refusal::SignIn("it has not signed in yet".into()));
         }
         let metadata = match &state.metadata {
