@@ -180,6 +180,19 @@ pub async fn signed_in_manager(
     Ok(Some(manager))
 }
 
+/// `scopes` as a challenge names them (space-separated), in words: "the scope `a`", "the
+/// scopes `a`, `b`".
+pub fn name_scopes(scopes: &str) -> String {
+    let named: Vec<String> = scopes
+        .split_whitespace()
+        .map(|scope| format!("`{scope}`"))
+        .collect();
+    match named.as_slice() {
+        [one] => format!("the scope {one}"),
+        _ => format!("the scopes {}", named.join(", ")),
+    }
+}
+
 /// The current Unix time in seconds.
 pub fn now_secs() -> u64 {
     std::time::SystemTime::now()
@@ -217,5 +230,14 @@ mod tests {
             "token expired: needs sign-in"
         );
         assert_eq!(signed_in(Some(90_000), true).word(), "signed_in");
+    }
+
+    #[test]
+    fn scopes_are_named_one_by_one() {
+        assert_eq!(name_scopes("mcp:archive"), "the scope `mcp:archive`");
+        assert_eq!(
+            name_scopes("mcp  mcp:archive"),
+            "the scopes `mcp`, `mcp:archive`"
+        );
     }
 }

@@ -318,7 +318,8 @@ impl Link {
         }
         let why = match scope {
             Some(scope) => format!(
-                "{request} needs the scope `{scope}`, which its sign-in was not granted; the next sign-in asks for it"
+                "{request} needs {}, which its sign-in was not granted; the next sign-in asks for it",
+                oauth::name_scopes(scope)
             ),
             None => format!(
                 "{request} needs a scope its sign-in was not granted, and the server did not say which"

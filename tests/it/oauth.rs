@@ -899,3 +899,35 @@ async fn a_call_refused_for_a_missing_scope_waits_for_a_sign_in_that_asks_for_it
         &home,
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_mcp_call_refused_for_a_missing_scope_waits_for_a_sign_in_that_asks_for_it() {
+    let peer = OAuthPeer::start(3600);
+    let home = home_for(&peer, "file");
+    let login = sign_in(&home, &[]).await;
+    assert_eq!(login.code, 0, "{}\n{}", login.stdout, login.stderr);
+    let paused = exec(
+        &home,
+        &["exec", "-", "--json"],
+        "return await peer.archive({});",
+    );
+    assert_eq!(paused.code, 3, "{}\n{}", paused.stdout, paused.stderr);
+    let waiting = envelope(&paused);
+    assert_eq!(waiting["status"], "awaiting_connection", "{waiting}");
+    assert!(
+        waiting["pending"][0]["summary"]
+            .as_str()
+            .is_some_and(|s| s.contains("`mcp:archive`")),
+        "{waiting}"
+    );
+    let run_id = waiting["runId"].as_str().expect("runId").to_string();
+    let again = sign_in(&home, &[]).await;
+    assert_eq!(again.code, 0, "{}\n{}", again.stdout, again.stderr);
+    let log = peer.log();
+    let asked = log["authorizations"][1]["scopes"].to_string();
+    assert!(asked.contains("\"mcp:archive\""), "{log}");
+    completed_with(
+        &home.run(&["exec", "--resume", &run_id, "--json"]),
+        "the archived messages",
+    );
+}

@@ -22,7 +22,9 @@ browser test clicks. For the tests to look at and to break things:
 Tool `echo(text)` (read-only) answers `echo: TEXT`; tool `whoami()` (read-only) is a careless
 upstream that answers with the bearer token it was sent; tool `revoke_everything()` (marked
 read-only so no approval stands in the way) revokes every access and refresh token, so a script
-loses its sign-in halfway through.
+loses its sign-in halfway through; tool `archive()` (read-only) needs the scope `mcp:archive` on
+top of `mcp`, and a call without it is answered 403 with `WWW-Authenticate: Bearer
+error="insufficient_scope", scope="mcp mcp:archive"` (the SDK's own 403 names no scope).
 
 Beside the MCP endpoint, a REST API protected by the same authorization server, described by
 GET /api/openapi.json (an `oauth2` authorization code scheme; with `?scheme=oidc`, an
@@ -63,7 +65,7 @@ APP = sys.argv[3:5]
 BASE = f"http://127.0.0.1:{PORT}"
 RESOURCE = f"{BASE}/mcp"
 API = f"{BASE}/api"
-API_SCOPES = ["notes:read", "notes:write", "notes:archive"]
+API_SCOPES = ["notes:read", "notes:write", "notes:archive", "mcp:archive"]
 NOTES = ["first note"]
 
 LOG = {
@@ -257,6 +259,51 @@ def revoke_everything() -> str:
     return "revoked"
 
 
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+def archive() -> str:
+    """Answer with the archive (needs the scope `mcp:archive`)."""
+    return "the archived messages"
+
+
+class ArchiveScope:
+    """Refuses a call of `archive` whose token lacks `mcp:archive`, as a server that checks
+    scopes per tool does: 403 `insufficient_scope`, naming the scopes the call needs."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope["path"] != "/mcp" or scope["method"] != "POST":
+            return await self.app(scope, receive, send)
+        messages, body, more = [], b"", True
+        while more:
+            message = await receive()
+            messages.append(message)
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+        replay = iter(messages)
+
+        async def again():
+            for message in replay:
+                return message
+            return await receive()
+
+        if b'"tools/call"' in body and b'"archive"' in body:
+            headers = dict(scope["headers"])
+            header = headers.get(b"authorization", b"").decode()
+            found = provider.access.get(header[7:]) if header.lower().startswith("bearer ") else None
+            if found is not None and "mcp:archive" not in found.scopes:
+                response = JSONResponse(
+                    {"error": "insufficient_scope"},
+                    status_code=403,
+                    headers={
+                        "WWW-Authenticate": 'Bearer error="insufficient_scope", scope="mcp mcp:archive"'
+                    },
+                )
+                return await response(scope, again, send)
+        return await self.app(scope, again, send)
+
+
 @server.custom_route("/consent", methods=["GET"])
 async def consent_page(request: Request) -> Response:
     request_id = request.query_params.get("request", "")
@@ -430,4 +477,4 @@ if __name__ == "__main__":
         app.router.routes.insert(
             0, Route("/.well-known/oauth-authorization-server", post_only_metadata, methods=["GET"])
         )
-    uvicorn.run(app, host="127.0.0.1", port=PORT, log_level="warning")
+    uvicorn.run(ArchiveScope(app), host="127.0.0.1", port=PORT, log_level="warning")

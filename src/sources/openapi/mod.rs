@@ -335,7 +335,8 @@ impl Api {
             access.lacks(scope.as_deref()).await?;
             return Err(CallError::SignIn(match scope {
                 Some(scope) => format!(
-                    "`{line}` needs the scope `{scope}`, which its sign-in was not granted; the next sign-in asks for it"
+                    "`{line}` needs {}, which its sign-in was not granted; the next sign-in asks for it",
+                    crate::oauth::name_scopes(&scope)
                 ),
                 None => format!(
                     "`{line}` needs a scope its sign-in was not granted, and the API did not say which"
