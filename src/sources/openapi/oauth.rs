@@ -441,5 +441,34 @@ mod tests {
             "{error}"
         );
         assert!(error.contains("auth = { code ="), "{error}");
+        let doc = document(json!({
+            "oidc": {"type": "openIdConnect", "openIdConnectUrl": "ftp://id.example/config"}
+        }));
+        let Err(error) = Scheme::find(&doc, "https://api.example", &[]) else {
+            panic!("refused");
+        };
+        assert!(
+            error.contains("`openIdConnectUrl` of security scheme `oidc` (`ftp://id.example/config`) is not a URL"),
+            "{error}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_discovery_document_that_does_not_answer_says_where_it_was_looked_for() {
+        let doc = document(json!({
+            "oidc": {"type": "openIdConnect", "openIdConnectUrl": "http://127.0.0.1:9/.well-known/openid-configuration"}
+        }));
+        let scheme = Scheme::find(&doc, "https://api.example", &[])
+            .expect("valid")
+            .expect("found");
+        crate::tls::install_crypto_provider();
+        let client = reqwest::Client::new();
+        let Err(error) = scheme.metadata(&client, Duration::from_secs(5)).await else {
+            panic!("nothing answers there");
+        };
+        assert!(
+            error.contains("cannot read http://127.0.0.1:9/.well-known/openid-configuration"),
+            "{error}"
+        );
     }
 }

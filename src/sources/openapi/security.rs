@@ -277,6 +277,25 @@ mod tests {
     }
 
     #[test]
+    fn the_signed_in_scheme_carries_the_token_given_per_request() {
+        let credentials =
+            Credentials::new(&document(), vec![("key".into(), "k".into())], Some("token"))
+                .expect("known schemes");
+        let token_first = vec![vec!["token".to_string()], vec!["key".to_string()]];
+        assert!(credentials.uses_sign_in(Some(&token_first)));
+        assert!(!credentials.uses_sign_in(Some(&vec![vec!["key".to_string()]])));
+        assert!(!credentials.uses_sign_in(Some(&vec![])));
+        let added = credentials.apply(Some(&token_first), Some("access-1"));
+        assert_eq!(
+            added.headers,
+            [("Authorization".to_string(), "Bearer access-1".to_string())]
+        );
+        assert!(added.sensitive.contains(&"Authorization".to_string()));
+        // Met by the sign-in: no scheme is named as missing.
+        assert!(credentials.missing(Some(&token_first)).is_empty());
+    }
+
+    #[test]
     fn an_unknown_scheme_names_the_known_ones() {
         let Err(error) = Credentials::new(&document(), vec![("nope".into(), "x".into())], None)
         else {
