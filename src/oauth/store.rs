@@ -32,6 +32,9 @@ pub struct TokenStore {
     cache: Arc<Mutex<Option<StoredCredentials>>>,
     /// Set by a refresh: its load must see what another process may have stored since.
     reread: Arc<AtomicBool>,
+    /// The scopes still wanted as of the last read (`None`: not read yet), so a save keeps
+    /// them without reading the store once more (a keychain round trip).
+    wanted: Arc<Mutex<Option<Vec<String>>>>,
 }
 
 impl TokenStore {
@@ -41,6 +44,7 @@ impl TokenStore {
             name: token_name(source, connection),
             cache: Arc::new(Mutex::new(None)),
             reread: Arc::new(AtomicBool::new(true)),
+            wanted: Arc::new(Mutex::new(None)),
         }
     }
 
@@ -50,14 +54,26 @@ impl TokenStore {
         let Some(secret) = vault.load(&self.name)? else {
             return Ok(None);
         };
-        let stored: StoredCredentials = serde_json::from_str(secret.expose()).map_err(|e| {
+        let unreadable = |e: serde_json::Error| {
             format!(
                 "the stored sign-in `{}` cannot be read ({e}); sign in again with `capabilities source login`",
                 self.name
             )
-        })?;
+        };
+        let raw: serde_json::Value = serde_json::from_str(secret.expose()).map_err(unreadable)?;
+        self.note_wanted(&raw);
+        let stored: StoredCredentials = serde_json::from_value(raw).map_err(unreadable)?;
         remember_tokens(&stored);
         Ok(Some(stored))
+    }
+
+    fn note_wanted(&self, raw: &serde_json::Value) {
+        let wanted = raw
+            .get(WANTED_SCOPES)
+            .cloned()
+            .and_then(|wanted| serde_json::from_value(wanted).ok())
+            .unwrap_or_default();
+        *self.wanted.lock().unwrap_or_else(|p| p.into_inner()) = Some(wanted);
     }
 
     fn write(&self, stored: &StoredCredentials) -> Result<(), String> {
@@ -76,7 +92,9 @@ impl TokenStore {
             object.insert(WANTED_SCOPES.into(), serde_json::json!(wanted));
         }
         remember_tokens(stored);
-        vault.save(&self.name, &Secret::new(value.to_string()))
+        vault.save(&self.name, &Secret::new(value.to_string()))?;
+        *self.wanted.lock().unwrap_or_else(|p| p.into_inner()) = Some(wanted);
+        Ok(())
     }
 
     /// The stored sign-in as JSON, without reading it as rmcp's type; `None` when there is none
@@ -86,12 +104,24 @@ impl TokenStore {
         serde_json::from_str(secret.expose()).ok()
     }
 
-    /// The scopes servers asked for since the last sign-in, for the next one to ask for too.
+    /// The scopes servers asked for since the last sign-in, for the next one to ask for too:
+    /// as of the last read, or read now.
     pub fn wanted_scopes(&self) -> Vec<String> {
-        self.raw()
-            .and_then(|raw| raw.get(WANTED_SCOPES).cloned())
-            .and_then(|wanted| serde_json::from_value(wanted).ok())
-            .unwrap_or_default()
+        if let Some(known) = self
+            .wanted
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+        {
+            return known;
+        }
+        match self.raw() {
+            Some(raw) => {
+                self.note_wanted(&raw);
+                self.wanted_scopes()
+            }
+            None => Vec::new(),
+        }
     }
 
     /// Remembers that a server asked for `scopes` (space-separated, as a challenge names them)
@@ -101,6 +131,7 @@ impl TokenStore {
         let Some(mut raw) = self.raw() else {
             return Ok(());
         };
+        self.note_wanted(&raw);
         let mut wanted = self.wanted_scopes();
         for scope in scopes.split_whitespace() {
             if !wanted.iter().any(|known| known == scope) {
@@ -111,7 +142,9 @@ impl TokenStore {
             return Ok(());
         };
         object.insert(WANTED_SCOPES.into(), serde_json::json!(wanted));
-        vault.save(&self.name, &Secret::new(raw.to_string()))
+        vault.save(&self.name, &Secret::new(raw.to_string()))?;
+        *self.wanted.lock().unwrap_or_else(|p| p.into_inner()) = Some(wanted);
+        Ok(())
     }
 
     /// Forgets the tokens, in memory and in the credential store.
