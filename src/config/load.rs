@@ -283,8 +283,8 @@ impl Ctx<'_> {
         {
             return Err(self.at(
                 oauth,
-                format!("source `{name}` has `oauth`, which only goes with `url`"),
-                "only a Streamable HTTP server signs in with OAuth; pass a stdio server's credentials with `env`",
+                format!("source `{name}` has `oauth`, which only goes with `url` or `openapi`"),
+                "only a Streamable HTTP server or an OpenAPI source signs in with OAuth; pass a stdio server's credentials with `env`",
             ));
         }
         if let Some(base_url) = &source.base_url {
@@ -363,13 +363,6 @@ impl Ctx<'_> {
                 openapi,
                 format!("source `{name}` has `openapi` and also `args`/`cwd`, which only go with `command`"),
                 fix,
-            ));
-        }
-        if let Some(oauth) = &source.oauth {
-            return Err(self.at(
-                oauth,
-                format!("source `{name}` has `oauth`, which only goes with `url`"),
-                "an OpenAPI source takes its credentials in `auth`",
             ));
         }
         if let Some((key, value)) = source.env.iter().next() {
@@ -586,13 +579,14 @@ impl Ctx<'_> {
             } = connection;
             if let Some(value) = own_oauth
                 && options.url.is_none()
+                && options.openapi.is_none()
             {
                 return Err(self.at(
                     value,
                     format!(
-                        "`oauth` on connection `{name}` of source `{source}`, which has no `url`"
+                        "`oauth` on connection `{name}` of source `{source}`, which has no `url` or `openapi`"
                     ),
-                    "only a Streamable HTTP server signs in with OAuth",
+                    "only a Streamable HTTP server or an OpenAPI source signs in with OAuth",
                 ));
             }
             let own_oauth = own_oauth
@@ -1049,13 +1043,23 @@ mod tests {
             .expect("its own client");
         assert_eq!(work.client_id, "app-2");
         assert!(work.client_secret.is_none());
+        // An OpenAPI source signs in through its document's OAuth scheme with a client too.
+        let api = parse(
+            Path::new("/c.toml"),
+            "[sources.api]\nopenapi = \"https://api.example/openapi.json\"\noauth = { client_id = \"app-3\" }\n\n[sources.api.connections.work]\noauth = { client_id = \"app-4\" }\n",
+        )
+        .unwrap();
+        let api = api.source("api").unwrap();
+        let own = |name: &str| api.connection(name).and_then(|c| c.oauth.clone());
+        assert_eq!(own("work").map(|c| c.client_id), Some("app-4".into()));
+        let first = api.connections.iter().find(|c| c.name != "work");
+        assert!(
+            first.is_none_or(|c| c.oauth.as_ref().is_some_and(|o| o.client_id == "app-3")),
+            "the source's client"
+        );
         for (text, expected) in [
             (
                 "[sources.s]\ncommand = \"x\"\noauth = { client_id = \"a\" }\n",
-                "only goes with `url`",
-            ),
-            (
-                "[sources.s]\nopenapi = \"o.json\"\noauth = { client_id = \"a\" }\n",
                 "only goes with `url`",
             ),
             (

@@ -43,8 +43,35 @@ pub struct FileStore {
     path: PathBuf,
     lock_path: PathBuf,
     passphrase: Passphrase,
-    /// The secrets as last read, so a process that resolves several references decrypts once.
-    cache: Mutex<Option<BTreeMap<String, Secret>>>,
+    /// The secrets as last read, and which version of the file they are, so a process that
+    /// resolves several references decrypts once, yet sees what another process wrote since
+    /// (a connection's refreshed tokens).
+    cache: Mutex<Option<(Stamp, BTreeMap<String, Secret>)>>,
+}
+
+/// What tells one version of the file from another: it is replaced by a rename, so a new
+/// version is a new file (another inode), and its time and size change too.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Stamp {
+    modified: Option<std::time::SystemTime>,
+    len: u64,
+    inode: u64,
+}
+
+impl Stamp {
+    /// The file's stamp now; `None` when it is not there (or cannot be looked at).
+    fn of(path: &Path) -> Option<Stamp> {
+        let metadata = std::fs::metadata(path).ok()?;
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(&metadata);
+        #[cfg(not(unix))]
+        let inode = 0;
+        Some(Stamp {
+            modified: metadata.modified().ok(),
+            len: metadata.len(),
+            inode,
+        })
+    }
 }
 
 impl FileStore {
@@ -70,7 +97,7 @@ impl FileStore {
         self.passphrase.from_env()
     }
 
-    fn cached(&self) -> std::sync::MutexGuard<'_, Option<BTreeMap<String, Secret>>> {
+    fn cached(&self) -> std::sync::MutexGuard<'_, Option<(Stamp, BTreeMap<String, Secret>)>> {
         self.cache.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -167,7 +194,7 @@ impl FileStore {
         let mut secrets = existing.unwrap_or_default();
         let outcome = change(&mut secrets);
         self.write(&secrets, creating)?;
-        *self.cached() = Some(secrets);
+        *self.cached() = Stamp::of(&self.path).map(|stamp| (stamp, secrets));
         Ok(outcome)
     }
 }
@@ -178,15 +205,19 @@ impl SecretStore for FileStore {
     }
 
     fn get(&self, name: &str) -> Result<Option<Secret>, CredentialError> {
-        if let Some(secrets) = self.cached().as_ref() {
+        if let Some((stamp, secrets)) = self.cached().as_ref()
+            && Stamp::of(&self.path).as_ref() == Some(stamp)
+        {
             return Ok(secrets.get(name).cloned());
         }
-        let secrets = {
+        let (stamp, secrets) = {
             let _lock = lock(&self.lock_path, false)?;
-            self.read()?.unwrap_or_default()
+            // Taken under the lock, before the read: a write after it shows as a change.
+            let stamp = Stamp::of(&self.path);
+            (stamp, self.read()?.unwrap_or_default())
         };
         let found = secrets.get(name).cloned();
-        *self.cached() = Some(secrets);
+        *self.cached() = stamp.map(|stamp| (stamp, secrets));
         Ok(found)
     }
 
@@ -266,6 +297,32 @@ mod tests {
 
     fn store(dir: &Path, passphrase: &str) -> FileStore {
         FileStore::new(dir, Passphrase::fixed(passphrase))
+    }
+
+    #[test]
+    fn a_value_another_process_wrote_is_read_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let one = store(dir.path(), "correct horse");
+        let other = store(dir.path(), "correct horse");
+        one.set("oauth.peer.default", &Secret::new("tokens-1".into()))
+            .unwrap();
+        assert_eq!(
+            other
+                .get("oauth.peer.default")
+                .unwrap()
+                .map(|s| s.expose().to_string()),
+            Some("tokens-1".to_string())
+        );
+        one.set("oauth.peer.default", &Secret::new("tokens-2".into()))
+            .unwrap();
+        // `other` read the file before: its copy is stale, and not used.
+        assert_eq!(
+            other
+                .get("oauth.peer.default")
+                .unwrap()
+                .map(|s| s.expose().to_string()),
+            Some("tokens-2".to_string())
+        );
     }
 
     #[test]

@@ -53,6 +53,13 @@ pub trait SecretVault: Send + Sync {
     fn save(&self, name: &str, value: &Secret) -> Result<(), String>;
     /// Removing what is not there is not an error.
     fn erase(&self, name: &str) -> Result<(), String>;
+    /// Waits until no other process (nor another caller in this one) refreshes `name`, and
+    /// holds them off until the returned lock drops: a refresh token is single-use, so two
+    /// refreshes of one connection at once would leave the second refused and the connection
+    /// signed out. `None` where values are not shared between processes.
+    fn refresh_lock(&self, _name: &str) -> Result<Option<std::fs::File>, String> {
+        Ok(None)
+    }
 }
 
 /// The lookup for code that has no secret store: every secret is missing, with the fix.
@@ -181,6 +188,10 @@ pub const STATE_KEY_NAME: &str = "capabilities.state-key";
 /// Taken in the data directory while the state key is made in a credential store, and left
 /// there: it shows that a state store was keyed in that directory.
 pub const STATE_KEY_LOCK_FILE_NAME: &str = "state-key.lock";
+
+/// The directory, in the data directory, of the advisory locks that serialize refreshes of one
+/// secret (an OAuth connection's tokens) across processes: one file per name, left there.
+pub const REFRESH_LOCK_DIR_NAME: &str = "refresh-locks";
 
 /// Checks a name the way `${secret:NAME}` references are checked.
 pub fn check_name(name: &str) -> Result<(), CredentialError> {
@@ -454,11 +465,57 @@ impl SecretVault for Credentials {
             Err(e) => Err(e.to_string()),
         }
     }
+
+    /// An advisory lock on a file of its own beside the stores, whichever store holds `name`:
+    /// the keychain has no locks to offer, and the file store's own lock is held only while
+    /// its file is written.
+    fn refresh_lock(&self, name: &str) -> Result<Option<std::fs::File>, String> {
+        check_name(name).map_err(|e| e.to_string())?;
+        let path = self
+            .data_dir
+            .join(REFRESH_LOCK_DIR_NAME)
+            .join(format!("{name}.lock"));
+        file::lock(&path, true).map(Some).map_err(|e| {
+            format!(
+                "cannot take the refresh lock of `{name}` ({e}); check that the data directory {} is writable",
+                self.data_dir.display()
+            )
+        })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_refresh_lock_holds_off_every_other_until_it_drops() {
+        let dir = tempfile::tempdir().unwrap();
+        let credentials =
+            Credentials::with_passphrase(dir.path(), StoreKind::File, Passphrase::fixed("x"));
+        let held = credentials
+            .refresh_lock("oauth.peer.default")
+            .unwrap()
+            .expect("a lock");
+        let path = dir
+            .path()
+            .join(REFRESH_LOCK_DIR_NAME)
+            .join("oauth.peer.default.lock");
+        let other = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&path)
+            .unwrap();
+        assert!(matches!(
+            other.try_lock(),
+            Err(std::fs::TryLockError::WouldBlock)
+        ));
+        drop(held);
+        other.try_lock().expect("free once dropped");
+        // A name is a file name only when it is a valid secret name.
+        let error = credentials.refresh_lock("../elsewhere").unwrap_err();
+        assert!(error.contains("../elsewhere"), "{error}");
+    }
 
     #[test]
     fn names_follow_the_reference_syntax() {

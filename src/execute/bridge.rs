@@ -457,7 +457,11 @@ impl Inner {
         if let Some(reason) = self
             .catalog
             .sources()
-            .sign_in_needed(&call.namespace, call.connection.as_deref())
+            .sign_in_needed(
+                &call.namespace,
+                call.connection.as_deref(),
+                &tool.upstream_name,
+            )
             .await
         {
             return self.await_connection(&call, &address, &reason);
@@ -499,6 +503,25 @@ impl Inner {
         let stale = freshness::looks_stale(&outcome);
         let delivery = recovery::delivery(&outcome);
         self.dispatches.settle(call.seq, delivery);
+        // The sign-in was lost while the run went on (the server refused the token and its
+        // refresh was refused, or the call needs a scope the sign-in lacks): nothing acted on
+        // the call, so it is taken back from the journal and waits for the sign-in as it would
+        // have before it was sent. A resume then sends it once.
+        if let Err(SourceError::NeedsSignIn { reason, .. }) = &outcome {
+            match self
+                .store
+                .journal()
+                .withdraw(&self.run_id, &self.owner, call.seq)
+                .await
+            {
+                Ok(()) => return self.await_connection(&call, &address, reason),
+                Err(e) => tracing::warn!(
+                    "call {} of run {} waits for a sign-in but cannot be taken back from the journal: {e}",
+                    call.seq,
+                    self.run_id
+                ),
+            }
+        }
         let ms = started.elapsed().as_millis() as u64;
         let cap = usize::try_from(self.tool_result_bytes).unwrap_or(usize::MAX);
         let (result, mut journaled, ok) = match outcome {

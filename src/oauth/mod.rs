@@ -13,9 +13,11 @@ mod store;
 
 use std::sync::Arc;
 
-use rmcp::transport::auth::{AuthError, AuthorizationManager, OAuthClientConfig};
+use rmcp::transport::auth::{
+    AuthError, AuthorizationManager, AuthorizationMetadata, OAuthClientConfig,
+};
 
-pub use signin::{ClientIdentity, SIGN_IN_WAIT, SignIn, SignInError, begin};
+pub use signin::{ClientIdentity, SIGN_IN_WAIT, SignIn, SignInError, begin, begin_described};
 pub use store::{TokenStore, Tokens, token_name};
 
 use crate::config::{SourceSettings, Transport};
@@ -111,7 +113,10 @@ pub fn stored_sign_ins(
     let stored = credentials.list().unwrap_or_default();
     let mut out = Vec::new();
     for source in sources {
-        if !matches!(source.transport, Transport::Http { .. }) {
+        if !matches!(
+            source.transport,
+            Transport::Http { .. } | Transport::OpenApi { .. }
+        ) {
             continue;
         }
         for connection in &source.connections {
@@ -130,9 +135,12 @@ pub fn stored_sign_ins(
 
 /// The authorization manager for a connection that has stored tokens, ready to put them on
 /// requests and refresh them; `None` when there are none (or they belong to an authorization
-/// server the resource no longer names), so the connection needs a sign-in.
+/// server the resource no longer names), so the connection needs a sign-in. `metadata` is the
+/// authorization server's when the resource's description names it (an OpenAPI document);
+/// without it, it is discovered from `url`.
 pub async fn signed_in_manager(
     url: &str,
+    metadata: Option<AuthorizationMetadata>,
     store: TokenStore,
     client: Option<ClientIdentity>,
 ) -> Result<Option<AuthorizationManager>, AuthError> {
@@ -153,6 +161,9 @@ pub async fn signed_in_manager(
     crate::tls::install_crypto_provider();
     let mut manager = AuthorizationManager::new(url).await?;
     manager.set_credential_store(store);
+    if let Some(metadata) = metadata {
+        manager.set_metadata(metadata);
+    }
     if !manager.initialize_from_store().await? {
         return Ok(None);
     }
@@ -167,6 +178,19 @@ pub async fn signed_in_manager(
         )?;
     }
     Ok(Some(manager))
+}
+
+/// `scopes` as a challenge names them (space-separated), in words: "the scope `a`", "the
+/// scopes `a`, `b`".
+pub fn name_scopes(scopes: &str) -> String {
+    let named: Vec<String> = scopes
+        .split_whitespace()
+        .map(|scope| format!("`{scope}`"))
+        .collect();
+    match named.as_slice() {
+        [one] => format!("the scope {one}"),
+        _ => format!("the scopes {}", named.join(", ")),
+    }
 }
 
 /// The current Unix time in seconds.
@@ -206,5 +230,14 @@ mod tests {
             "token expired: needs sign-in"
         );
         assert_eq!(signed_in(Some(90_000), true).word(), "signed_in");
+    }
+
+    #[test]
+    fn scopes_are_named_one_by_one() {
+        assert_eq!(name_scopes("mcp:archive"), "the scope `mcp:archive`");
+        assert_eq!(
+            name_scopes("mcp  mcp:archive"),
+            "the scopes `mcp`, `mcp:archive`"
+        );
     }
 }

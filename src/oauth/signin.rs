@@ -13,7 +13,8 @@ use axum::extract::{RawQuery, State};
 use axum::response::Html;
 use axum::routing::get;
 use rmcp::transport::auth::{
-    AuthError, AuthorizationManager, AuthorizationRequest, AuthorizationSession,
+    AuthError, AuthorizationManager, AuthorizationMetadata, AuthorizationRequest,
+    AuthorizationSession, WWWAuthenticateParams,
 };
 use tokio::sync::{mpsc, oneshot};
 
@@ -74,6 +75,7 @@ pub struct SignIn {
 }
 
 /// A client configured for the connection instead of dynamic registration.
+#[derive(Clone)]
 pub struct ClientIdentity {
     pub client_id: String,
     pub client_secret: Option<String>,
@@ -92,14 +94,8 @@ pub async fn begin(
         reason,
     };
     let challenge = challenge(source, url).await?;
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
-        .await
-        .map_err(|e| failed(format!("cannot listen on 127.0.0.1 for the redirect: {e}")))?;
-    let port = listener
-        .local_addr()
-        .map_err(|e| failed(format!("cannot listen on 127.0.0.1 for the redirect: {e}")))?
-        .port();
-    let redirect_uri = format!("http://127.0.0.1:{port}/callback");
+    let (listener, redirect_uri) = listen(source).await?;
+    let wanted = store.wanted_scopes();
     // `challenge` installed the TLS crypto provider rmcp's own HTTP client needs.
     let mut manager = AuthorizationManager::new(url)
         .await
@@ -113,6 +109,75 @@ pub async fn begin(
     let mut request = AuthorizationRequest::new(&redirect_uri)
         .with_client_name(CLIENT_NAME)
         .with_challenge(&challenge);
+    // Scopes a call was refused for since the last sign-in (step-up): asked for on top of what
+    // rmcp would choose from the challenge and the metadata.
+    if !wanted.is_empty() {
+        let named = url::Url::parse(url)
+            .ok()
+            .and_then(|base| WWWAuthenticateParams::parse(&challenge, &base).scope);
+        let mut scopes = manager.select_scopes(named.as_deref(), &[]);
+        for scope in wanted {
+            if !scopes.contains(&scope) {
+                scopes.push(scope);
+            }
+        }
+        request = request.with_scopes(scopes);
+    }
+    start(source, manager, request, client, listener).await
+}
+
+/// [`begin`] for a resource whose authorization server its description names (an OpenAPI
+/// document's security scheme) instead of a challenge: `metadata` says where to sign in, and
+/// `scopes` what to ask for (the server's choice when empty). `resource` is the RFC 8707
+/// indicator the tokens are asked for.
+pub async fn begin_described(
+    source: &str,
+    resource: &str,
+    metadata: AuthorizationMetadata,
+    scopes: &[String],
+    store: TokenStore,
+    client: Option<ClientIdentity>,
+) -> Result<SignIn, SignInError> {
+    crate::tls::install_crypto_provider();
+    let (listener, redirect_uri) = listen(source).await?;
+    let mut manager =
+        AuthorizationManager::new(resource)
+            .await
+            .map_err(|e| SignInError::Failed {
+                source_name: source.to_string(),
+                reason: explain(&e),
+            })?;
+    manager.set_credential_store(store);
+    manager.set_metadata(metadata);
+    let mut request = AuthorizationRequest::new(&redirect_uri).with_client_name(CLIENT_NAME);
+    if !scopes.is_empty() {
+        request = request.with_scopes(scopes);
+    }
+    start(source, manager, request, client, listener).await
+}
+
+/// A one-time listener on 127.0.0.1 for the redirect, and the redirect URI that reaches it.
+async fn listen(source: &str) -> Result<(tokio::net::TcpListener, String), SignInError> {
+    let failed = |e: std::io::Error| SignInError::Failed {
+        source_name: source.to_string(),
+        reason: format!("cannot listen on 127.0.0.1 for the redirect: {e}"),
+    };
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+        .await
+        .map_err(failed)?;
+    let port = listener.local_addr().map_err(failed)?.port();
+    Ok((listener, format!("http://127.0.0.1:{port}/callback")))
+}
+
+/// Identifies the client (the configured one, or by registration), prepares the authorization
+/// URL and serves the redirect listener until the sign-in finishes.
+async fn start(
+    source: &str,
+    manager: AuthorizationManager,
+    mut request: AuthorizationRequest,
+    client: Option<ClientIdentity>,
+    listener: tokio::net::TcpListener,
+) -> Result<SignIn, SignInError> {
     if let Some(client) = client {
         request = request.with_preregistered_client(client.client_id);
         if let Some(secret) = client.client_secret {
@@ -121,7 +186,10 @@ pub async fn begin(
     }
     let session = AuthorizationSession::new(manager, request)
         .await
-        .map_err(|(_, e)| failed(explain(&e)))?;
+        .map_err(|(_, e)| SignInError::Failed {
+            source_name: source.to_string(),
+            reason: explain(&e),
+        })?;
     let (sender, callbacks) = mpsc::channel(4);
     let (stop, stopped) = oneshot::channel();
     let app = Router::new()

@@ -1,7 +1,8 @@
 //! [`TokenStore`]: one connection's OAuth tokens in the credential store (the keychain or the
 //! encrypted file), as rmcp's `CredentialStore`. Kept in memory between reads, because the
 //! file store pays a key derivation per read; read from the store again before a refresh,
-//! since another process (`source login`, another hub) may have replaced them.
+//! since another process (`source login`, another hub) may have replaced them. A refresh holds
+//! the credential store's refresh lock of the connection, so processes refresh it one at a time.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -12,6 +13,11 @@ use rmcp::transport::auth::{
 };
 
 use crate::credentials::{Secret, SecretLookup, remember};
+
+/// Where a stored sign-in keeps the scopes a server asked for since it was given (a 403
+/// `insufficient_scope`), so the next sign-in asks for them too. rmcp reads the rest of the
+/// object and ignores this field.
+const WANTED_SCOPES: &str = "wanted_scopes";
 
 /// The credential store name of a connection's tokens: `oauth.SOURCE.CONNECTION`.
 pub fn token_name(source: &str, connection: &str) -> String {
@@ -26,6 +32,9 @@ pub struct TokenStore {
     cache: Arc<Mutex<Option<StoredCredentials>>>,
     /// Set by a refresh: its load must see what another process may have stored since.
     reread: Arc<AtomicBool>,
+    /// The scopes still wanted as of the last read (`None`: not read yet), so a save keeps
+    /// them without reading the store once more (a keychain round trip).
+    wanted: Arc<Mutex<Option<Vec<String>>>>,
 }
 
 impl TokenStore {
@@ -35,6 +44,7 @@ impl TokenStore {
             name: token_name(source, connection),
             cache: Arc::new(Mutex::new(None)),
             reread: Arc::new(AtomicBool::new(true)),
+            wanted: Arc::new(Mutex::new(None)),
         }
     }
 
@@ -44,22 +54,97 @@ impl TokenStore {
         let Some(secret) = vault.load(&self.name)? else {
             return Ok(None);
         };
-        let stored: StoredCredentials = serde_json::from_str(secret.expose()).map_err(|e| {
+        let unreadable = |e: serde_json::Error| {
             format!(
                 "the stored sign-in `{}` cannot be read ({e}); sign in again with `capabilities source login`",
                 self.name
             )
-        })?;
+        };
+        let raw: serde_json::Value = serde_json::from_str(secret.expose()).map_err(unreadable)?;
+        self.note_wanted(&raw);
+        let stored: StoredCredentials = serde_json::from_value(raw).map_err(unreadable)?;
         remember_tokens(&stored);
         Ok(Some(stored))
     }
 
+    fn note_wanted(&self, raw: &serde_json::Value) {
+        let wanted = raw
+            .get(WANTED_SCOPES)
+            .cloned()
+            .and_then(|wanted| serde_json::from_value(wanted).ok())
+            .unwrap_or_default();
+        *self.wanted.lock().unwrap_or_else(|p| p.into_inner()) = Some(wanted);
+    }
+
     fn write(&self, stored: &StoredCredentials) -> Result<(), String> {
         let vault = self.secrets.vault().ok_or_else(no_vault)?;
-        let json = serde_json::to_string(stored)
+        let mut value = serde_json::to_value(stored)
             .map_err(|e| format!("the sign-in cannot be stored: {e}"))?;
+        // A refresh keeps the scopes still wanted; a sign-in that was granted them ends the wish.
+        let wanted: Vec<String> = self
+            .wanted_scopes()
+            .into_iter()
+            .filter(|scope| !stored.granted_scopes.contains(scope))
+            .collect();
+        if !wanted.is_empty()
+            && let Some(object) = value.as_object_mut()
+        {
+            object.insert(WANTED_SCOPES.into(), serde_json::json!(wanted));
+        }
         remember_tokens(stored);
-        vault.save(&self.name, &Secret::new(json))
+        vault.save(&self.name, &Secret::new(value.to_string()))?;
+        *self.wanted.lock().unwrap_or_else(|p| p.into_inner()) = Some(wanted);
+        Ok(())
+    }
+
+    /// The stored sign-in as JSON, without reading it as rmcp's type; `None` when there is none
+    /// or it cannot be read (then [`read`](Self::read) says why).
+    fn raw(&self) -> Option<serde_json::Value> {
+        let secret = self.secrets.vault()?.load(&self.name).ok()??;
+        serde_json::from_str(secret.expose()).ok()
+    }
+
+    /// The scopes servers asked for since the last sign-in, for the next one to ask for too:
+    /// as of the last read, or read now.
+    pub fn wanted_scopes(&self) -> Vec<String> {
+        if let Some(known) = self
+            .wanted
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+        {
+            return known;
+        }
+        match self.raw() {
+            Some(raw) => {
+                self.note_wanted(&raw);
+                self.wanted_scopes()
+            }
+            None => Vec::new(),
+        }
+    }
+
+    /// Remembers that a server asked for `scopes` (space-separated, as a challenge names them)
+    /// beyond what the sign-in was granted. Nothing is remembered without a stored sign-in.
+    pub fn want_scopes(&self, scopes: &str) -> Result<(), String> {
+        let vault = self.secrets.vault().ok_or_else(no_vault)?;
+        let Some(mut raw) = self.raw() else {
+            return Ok(());
+        };
+        self.note_wanted(&raw);
+        let mut wanted = self.wanted_scopes();
+        for scope in scopes.split_whitespace() {
+            if !wanted.iter().any(|known| known == scope) {
+                wanted.push(scope.to_string());
+            }
+        }
+        let Some(object) = raw.as_object_mut() else {
+            return Ok(());
+        };
+        object.insert(WANTED_SCOPES.into(), serde_json::json!(wanted));
+        vault.save(&self.name, &Secret::new(raw.to_string()))?;
+        *self.wanted.lock().unwrap_or_else(|p| p.into_inner()) = Some(wanted);
+        Ok(())
     }
 
     /// Forgets the tokens, in memory and in the credential store.
@@ -158,9 +243,21 @@ impl CredentialStore for TokenStore {
         self.save(kept).await
     }
 
+    /// Held across a refresh and its save: another process (a second `exec`, a hub) that
+    /// refreshes the same connection waits, then reads the tokens this refresh stored (the
+    /// load after the guard goes to the store) and so never sends a refresh token already used.
     async fn acquire_refresh_guard(&self) -> Result<Option<CredentialRefreshGuard>, AuthError> {
         self.reread.store(true, Ordering::SeqCst);
-        Ok(None)
+        let (secrets, name) = (self.secrets.clone(), self.name.clone());
+        // The lock blocks until the other refresh is done: not on an async worker.
+        let lock = tokio::task::spawn_blocking(move || match secrets.vault() {
+            Some(vault) => vault.refresh_lock(&name),
+            None => Ok(None),
+        })
+        .await
+        .map_err(|e| store_error(format!("taking the refresh lock failed: {e}")))?
+        .map_err(store_error)?;
+        Ok(lock.map(CredentialRefreshGuard::new))
     }
 }
 
@@ -261,6 +358,29 @@ mod tests {
         assert!(!text.contains("refresh-secret-value"), "{text}");
         store.clear().await.unwrap();
         assert!(store.read().unwrap().is_none());
+    }
+
+    #[tokio::test]
+    async fn a_scope_asked_for_is_kept_across_refreshes_until_a_sign_in_grants_it() {
+        let memory = Arc::new(Memory::default());
+        let store = TokenStore::new(memory.clone(), "notes", "default");
+        // Nothing stored: nothing to keep it beside.
+        store.want_scopes("notes:archive").unwrap();
+        assert!(store.wanted_scopes().is_empty());
+        store.save(signed_in("access-one-value")).await.unwrap();
+        store.want_scopes("notes:archive notes:read").unwrap();
+        store.want_scopes("notes:archive").unwrap();
+        assert_eq!(store.wanted_scopes(), ["notes:archive", "notes:read"]);
+        // rmcp still reads the sign-in.
+        assert!(store.read().unwrap().is_some());
+        // A refresh (the original grant, `mcp`) keeps them.
+        store.save(signed_in("access-two-value")).await.unwrap();
+        assert_eq!(store.wanted_scopes(), ["notes:archive", "notes:read"]);
+        // A sign-in granted one of them: only the other is still wanted.
+        let mut granted = signed_in("access-three-value");
+        granted.granted_scopes = vec!["mcp".into(), "notes:archive".into()];
+        store.save(granted).await.unwrap();
+        assert_eq!(store.wanted_scopes(), ["notes:read"]);
     }
 
     #[test]

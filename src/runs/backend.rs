@@ -126,6 +126,11 @@ pub trait JournalRecords {
         ms: u64,
         now_ms: u64,
     ) -> Result<(), DispatchError>;
+    /// Takes back a dispatched call that never reached its upstream (refused for want of a
+    /// sign-in before anything acted on it), only while `owner` holds the claim: the call is
+    /// as if never journaled, and the approval it used up is usable again, so a resume sends
+    /// it once the person has signed in.
+    fn record_withdrawal(&self, run_id: &str, owner: &str, seq: u64) -> Result<(), DispatchError>;
     fn journal(&self, run_id: &str) -> Result<Vec<StoredCall>, StoreError>;
     /// The calls of a run without their results.
     fn call_rows(&self, run_id: &str) -> Result<Vec<CallRow>, StoreError>;

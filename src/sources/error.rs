@@ -104,6 +104,17 @@ pub(crate) fn is_auth_required(error: &(dyn std::error::Error + 'static)) -> boo
     )
 }
 
+/// When a request failed because the server answered 403 `insufficient_scope`: the scope it
+/// named, if it named one.
+pub(crate) fn missing_scope(error: &(dyn std::error::Error + 'static)) -> Option<Option<String>> {
+    match error.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
+        Some(StreamableHttpError::InsufficientScope(refusal)) => {
+            Some(refusal.required_scope.clone())
+        }
+        _ => None,
+    }
+}
+
 /// The error under rmcp's handshake wrappers: the transport's own error, or the legacy
 /// fallback's when both handshakes failed. Their wrapper text names Rust types, not causes.
 pub(crate) fn handshake_cause(error: &ClientInitializeError) -> &(dyn std::error::Error + 'static) {

@@ -302,6 +302,34 @@ impl Link {
         sign_in_message(&self.source.name, &self.connection, self.is_default, why)
     }
 
+    /// Marks the connection as needing a sign-in after the server answered `request` 403
+    /// `insufficient_scope`: the scope (when it named one) is remembered beside the tokens, so
+    /// the next sign-in asks for it.
+    pub(crate) fn lacks_scope(&self, scope: Option<&str>, request: &str) -> String {
+        if let Some(scope) = scope {
+            let store = TokenStore::new(
+                self.shared.secrets.clone(),
+                &self.source.name,
+                &self.connection,
+            );
+            if let Err(e) = store.want_scopes(scope) {
+                tracing::warn!(source = %self.source.name, "the scope a call needs is not remembered: {e}");
+            }
+        }
+        let why = match scope {
+            Some(scope) => format!(
+                "{request} needs {}, which its sign-in was not granted; the next sign-in asks for it",
+                oauth::name_scopes(scope)
+            ),
+            None => format!(
+                "{request} needs a scope its sign-in was not granted, and the server did not say which"
+            ),
+        };
+        let reason = self.sign_in_message(&why);
+        self.set(LinkState::NeedsSignIn(reason.clone()));
+        reason
+    }
+
     /// Marks the connection as needing a sign-in after the server refused its token mid-call.
     pub(crate) fn lost_sign_in(&self) -> String {
         let reason = self.sign_in_message("the server no longer accepts its sign-in");
@@ -742,7 +770,7 @@ async fn signed_in_client(
         &link.source.name,
         &link.connection,
     );
-    let manager = oauth::signed_in_manager(url, store, client)
+    let manager = oauth::signed_in_manager(url, None, store, client)
         .await
         .map_err(|error| {
             ConnectError::Failed(format!(
@@ -770,6 +798,13 @@ async fn connect_openapi(
     let headers = link.resolve(&connection.headers, "header", secrets, &mut resolved)?;
     let auth = link.resolve(&connection.auth, "auth", secrets, &mut resolved)?;
     link.set_redaction(resolved);
+    let sign_in = match link.shared.secrets.vault() {
+        Some(_) => Some((
+            TokenStore::new(link.shared.secrets.clone(), &source.name, &link.connection),
+            client_identity(connection, &source.name, secrets)?,
+        )),
+        None => None,
+    };
     let api = Api::connect(Connect {
         source: &source.name,
         spec,
@@ -777,6 +812,7 @@ async fn connect_openapi(
         headers,
         auth,
         connect_timeout: source.connect_timeout,
+        sign_in,
     })
     .await?;
     let status = SourceStatus::Ready {

@@ -317,6 +317,15 @@ impl Sources {
                         request,
                         message,
                     }),
+                    Err(CallError::SignIn(why)) => Err(SourceError::NeedsSignIn {
+                        name: source.to_string(),
+                        connection: link.connection.clone(),
+                        reason: link.sign_in_message(&why),
+                    }),
+                    Err(CallError::Token(reason)) => Err(SourceError::Unavailable {
+                        name: source.to_string(),
+                        reason: format!("its sign-in cannot be used: {reason}"),
+                    }),
                     Err(CallError::Unknown(name)) => Err(SourceError::Upstream {
                         name: source.to_string(),
                         request,
@@ -356,12 +365,24 @@ impl Sources {
     /// signs in, if that is so: it connects (or connects again) first, and checks a signed-in
     /// connection's token, refreshing it when it is about to expire. Any other trouble is left
     /// for the call to report.
-    pub async fn sign_in_needed(&self, source: &str, connection: Option<&str>) -> Option<String> {
+    ///
+    /// An OpenAPI source lists its operations without a sign-in: only a call to `upstream_name`
+    /// whose operation needs the connection's OAuth token waits for one.
+    pub async fn sign_in_needed(
+        &self,
+        source: &str,
+        connection: Option<&str>,
+        upstream_name: &str,
+    ) -> Option<String> {
         let link = self.link(source, connection).ok()?;
         let _busy = link.busy();
         match ready_client(&link).await {
             Err(SourceError::NeedsSignIn { reason, .. }) => Some(reason),
-            Ok(_) => link.sign_in_needed().await,
+            Ok(Client::OpenApi(api)) => api
+                .sign_in_needed(upstream_name)
+                .await
+                .map(|why| link.sign_in_message(&why)),
+            Ok(Client::Mcp(_)) => link.sign_in_needed().await,
             Err(_) => None,
         }
     }
@@ -546,7 +567,23 @@ async fn with_timeout<T>(
                 request: request.to_string(),
                 timeout,
             })?;
-    outcome.map_err(|error| match error {
+    outcome.map_err(|error| {
+        if let ServiceError::TransportSend(_) = &error
+            && let Some(scope) = error::missing_scope(error::request_cause(&error))
+        {
+            return SourceError::NeedsSignIn {
+                name: name.clone(),
+                connection: link.connection.clone(),
+                reason: link.lacks_scope(scope.as_deref(), request),
+            };
+        }
+        refused(error, link, name, request)
+    })
+}
+
+/// rmcp's error of a request, as ours.
+fn refused(error: ServiceError, link: &Link, name: String, request: &str) -> SourceError {
+    match error {
         ServiceError::TransportSend(_) if error::is_auth_required(error::request_cause(&error)) => {
             SourceError::NeedsSignIn {
                 name,
@@ -577,5 +614,5 @@ async fn with_timeout<T>(
             request: request.to_string(),
             message: error::chain(&other),
         },
-    })
+    }
 }

@@ -20,7 +20,7 @@ const RUN_ID_WIDTH: u16 = 13;
 /// focused pane.
 pub fn layout(state: &State, height: u16) -> Vec<(Pane, u16)> {
     let rows = |n: usize, most: u16| (n.max(1) as u16).min(most) + 3;
-    let approvals = rows(state.view.approvals.len(), 6);
+    let approvals = rows(state.view.approvals.len() + state.view.connections.len(), 6);
     let sources = rows(state.view.sources.len(), 5);
     let rest = height.saturating_sub(approvals + sources);
     if rest >= 5 {
@@ -113,23 +113,22 @@ fn approvals(frame: &mut Frame, state: &State, area: Rect) {
         state.view.approvals.len(),
         all.len(),
     );
-    // Runs waiting for a sign-in sit beside the calls waiting for a decision: both need the
-    // person, and `s` starts the newest one's sign-in.
-    let mut sources: Vec<&str> = Vec::new();
-    for waiting in &state.snapshot.connections {
-        if !sources.contains(&waiting.source.as_str()) {
-            sources.push(&waiting.source);
-        }
-    }
-    if !sources.is_empty() {
+    // Runs waiting for a sign-in sit below the calls waiting for a decision, one row each:
+    // both need the person, and `s` starts the selected one's sign-in.
+    let connections = &state.snapshot.connections;
+    if !connections.is_empty() {
         title.push_str(&format!(
-            "· {} run(s) wait for a sign-in to {} (s) ",
-            state.snapshot.connections.len(),
-            sources.join(", ")
+            "· {} (s signs in) ",
+            counted(
+                "waiting for a sign-in",
+                state.view.connections.len(),
+                connections.len()
+            )
+            .trim()
         ));
     }
     let block = block(state, Pane::Approvals, title);
-    if state.view.approvals.is_empty() {
+    if state.view.approvals.is_empty() && state.view.connections.is_empty() {
         return empty(
             frame,
             state,
@@ -175,10 +174,36 @@ fn approvals(frame: &mut Frame, state: &State, area: Rect) {
             cells.push(Cell::from(Line::from(left).right_aligned()));
             Row::new(cells)
         })
+        .chain(state.view.connections.iter().map(|&i| {
+            let waiting = &connections[i];
+            let mut cells = vec![
+                Cell::from(Span::styled(
+                    format!("sign in: {}", waiting.source),
+                    theme.attention(),
+                )),
+                Cell::from(format::fit(&waiting.run_id, RUN_ID_WIDTH.into())),
+            ];
+            if medium {
+                cells.push(Cell::from(format::fit(&client_of(&waiting.run_id), 12)));
+            }
+            if wide {
+                cells.push(Cell::from(""));
+            }
+            cells.push(Cell::from(Span::styled(
+                "waits for a sign-in: press s".to_string(),
+                theme.quiet(),
+            )));
+            if wide {
+                cells.push(Cell::from(""));
+            }
+            cells.push(Cell::from(""));
+            Row::new(cells)
+        }))
         .collect();
     let address = all
         .iter()
         .map(|a| a.address.chars().count())
+        .chain(connections.iter().map(|w| w.source.chars().count() + 9))
         .max()
         .unwrap_or(0)
         .clamp(7, 26) as u16;

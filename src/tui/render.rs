@@ -54,7 +54,8 @@ pub fn render(frame: &mut Frame, state: &State) {
 
 fn render_title(frame: &mut Frame, state: &State, area: Rect) {
     let theme = Theme::new(state.color);
-    let waiting = state.snapshot.approvals.len();
+    // A run waiting for a sign-in waits for the person as much as a call waiting for a decision.
+    let waiting = state.snapshot.approvals.len() + state.snapshot.connections.len();
     let mut spans = vec![Span::styled(" capabilities ", theme.title())];
     if let Some(profile) = &state.profile {
         spans.push(Span::styled(format!(" profile {profile} "), theme.title()));
@@ -243,7 +244,7 @@ fn render_help(frame: &mut Frame, state: &State, area: Rect) {
         key("enter", "details of the run: script, calls, logs"),
         key("/", "filter runs, calls and tools (fuzzy)"),
         key("u", "list every source again (`source refresh`)"),
-        key("s", "sign in to the source a waiting run needs"),
+        key("s", "sign in for the selected (or newest) waiting run"),
         key("esc", "back; clears the filter"),
         key("q", "quit"),
         Line::from(Span::styled(
@@ -429,9 +430,15 @@ mod tests {
         state.apply_snapshot(waiting, crate::tui::fixtures::NOW);
         let screen = draw(&state, 120, 24).to_string();
         assert!(
-            screen.contains("1 run(s) wait for a sign-in to linear (s)"),
+            screen.contains("waiting for a sign-in (1) (s signs in)"),
             "{screen}"
         );
+        assert!(screen.contains("sign in: linear"), "{screen}");
+        assert!(screen.contains("3 waiting"), "{screen}");
+        assert!(screen.contains("waits for a sign-in: press s"), "{screen}");
+        // On a narrow screen too, one row per waiting run.
+        let narrow = draw(&state, 80, 24).to_string();
+        assert!(narrow.contains("sign in: linear"), "{narrow}");
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use super::detail;
 use super::filter::Filter;
-use super::snapshot::{RunDetail, Snapshot};
+use super::snapshot::{RunDetail, Snapshot, WaitingConnection};
 use crate::runs::{Approval, Decision};
 
 /// The three panes of the main screen, in tab order.
@@ -61,7 +61,8 @@ pub enum Action {
     FilterClear,
     /// List every source again (`capabilities source refresh`), in the background.
     RefreshSources,
-    /// Start the sign-in the newest run waiting for a connection needs, in the browser.
+    /// Start, in the browser, the sign-in of the selected waiting connection (or of the run
+    /// whose details show, or else the newest one waiting).
     SignIn,
 }
 
@@ -118,10 +119,12 @@ struct Cursor {
     index: usize,
 }
 
-/// The visible (filtered) items of each pane, as indexes into the snapshot.
+/// The visible (filtered) items of each pane, as indexes into the snapshot. The queue pane
+/// lists the calls waiting for a decision, then the runs waiting for a sign-in.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct View {
     pub approvals: Vec<usize>,
+    pub connections: Vec<usize>,
     pub runs: Vec<usize>,
     /// With how many of the source's tools match the filter (0 when the name matched or no filter).
     pub sources: Vec<(usize, usize)>,
@@ -363,7 +366,7 @@ impl State {
                 self.refreshing = true;
                 return Some(Effect::RefreshSources);
             }
-            Action::SignIn => match self.snapshot.connections.first() {
+            Action::SignIn => match self.sign_in_target() {
                 Some(waiting) => return Some(Effect::SignIn(waiting.source.clone())),
                 None => {
                     self.notice = Some(Notice {
@@ -395,9 +398,27 @@ impl State {
         }
     }
 
+    /// The waiting connection `s` signs in: the selected row of the queue, else the one of the
+    /// run whose details show, else the newest.
+    fn sign_in_target(&self) -> Option<&WaitingConnection> {
+        let connections = &self.snapshot.connections;
+        if let Some(view) = &self.detail {
+            return connections.iter().find(|w| w.run_id == view.run_id);
+        }
+        if self.focus == Pane::Approvals
+            && let Some(selected) = self.selected_connection()
+        {
+            return Some(selected);
+        }
+        connections.first()
+    }
+
     fn open(&mut self) -> Option<Effect> {
         let run_id = match self.focus {
-            Pane::Approvals => self.selected_approval()?.run_id.clone(),
+            Pane::Approvals => match self.selected_connection() {
+                Some(waiting) => waiting.run_id.clone(),
+                None => self.selected_approval()?.run_id.clone(),
+            },
             Pane::Runs => self.selected_run()?.run_id.clone(),
             Pane::Sources => {
                 self.notice = Some(Notice {
@@ -429,8 +450,15 @@ impl State {
             None => self.selected_approval().cloned(),
         };
         let Some(approval) = target else {
+            let text = match self.selected_connection().filter(|_| self.detail.is_none()) {
+                Some(waiting) => format!(
+                    "This run waits for a sign-in to `{}`, not a decision: press s to open the sign-in page.",
+                    waiting.source
+                ),
+                None => "No call is waiting for a decision here.".into(),
+            };
             self.notice = Some(Notice {
-                text: "No call is waiting for a decision here.".into(),
+                text,
                 is_error: false,
             });
             return None;
@@ -475,7 +503,7 @@ impl State {
 
     fn visible_len(&self, pane: Pane) -> usize {
         match pane {
-            Pane::Approvals => self.view.approvals.len(),
+            Pane::Approvals => self.view.approvals.len() + self.view.connections.len(),
             Pane::Runs => self.view.runs.len(),
             Pane::Sources => self.view.sources.len(),
         }
@@ -483,11 +511,18 @@ impl State {
 
     fn key_at(&self, pane: Pane, index: usize) -> Option<String> {
         match pane {
-            Pane::Approvals => self
-                .view
-                .approvals
-                .get(index)
-                .map(|&i| self.snapshot.approvals[i].id()),
+            Pane::Approvals => match index.checked_sub(self.view.approvals.len()) {
+                None => self
+                    .view
+                    .approvals
+                    .get(index)
+                    .map(|&i| self.snapshot.approvals[i].id()),
+                Some(row) => self
+                    .view
+                    .connections
+                    .get(row)
+                    .map(|&i| format!("sign-in {}", self.snapshot.connections[i].run_id)),
+            },
             Pane::Runs => self
                 .view
                 .runs
@@ -523,6 +558,12 @@ impl State {
                 ])
             })
             .collect();
+        let connections = (0..snapshot.connections.len())
+            .filter(|&i| {
+                let w = &snapshot.connections[i];
+                filter.matches([w.source.as_str(), w.run_id.as_str()])
+            })
+            .collect();
         let runs = (0..snapshot.runs.len())
             .filter(|&i| {
                 let r = &snapshot.runs[i];
@@ -549,6 +590,7 @@ impl State {
             .collect();
         self.view = View {
             approvals,
+            connections,
             runs,
             sources,
         };
@@ -572,8 +614,22 @@ impl State {
     }
 
     pub(super) fn selected_approval(&self) -> Option<&Approval> {
-        self.selected(Pane::Approvals)
-            .map(|i| &self.snapshot.approvals[self.view.approvals[i]])
+        let i = self.selected(Pane::Approvals)?;
+        self.view
+            .approvals
+            .get(i)
+            .map(|&i| &self.snapshot.approvals[i])
+    }
+
+    /// The selected row of the queue when it is a run waiting for a sign-in.
+    pub(super) fn selected_connection(&self) -> Option<&WaitingConnection> {
+        let row = self
+            .selected(Pane::Approvals)?
+            .checked_sub(self.view.approvals.len())?;
+        self.view
+            .connections
+            .get(row)
+            .map(|&i| &self.snapshot.connections[i])
     }
 
     fn selected_run(&self) -> Option<&crate::runs::RunSummary> {
@@ -644,6 +700,76 @@ mod tests {
             "no browser opened; run `capabilities source login linear`".into(),
         ));
         assert!(state.notice.as_ref().is_some_and(|n| n.is_error));
+    }
+
+    #[test]
+    fn each_waiting_connection_is_a_row_of_the_queue_and_s_signs_in_the_selected_one() {
+        let mut state = loaded();
+        let approvals = state.snapshot.approvals.len();
+        let mut waiting = snapshot();
+        waiting.connections = vec![
+            crate::tui::snapshot::WaitingConnection {
+                run_id: "run_cccccccccccccccccccccccccc".into(),
+                source: "linear".into(),
+            },
+            crate::tui::snapshot::WaitingConnection {
+                run_id: "run_dddddddddddddddddddddddddd".into(),
+                source: "notion".into(),
+            },
+        ];
+        state.apply_snapshot(waiting.clone(), NOW);
+        assert_eq!(state.visible_len(Pane::Approvals), approvals + 2);
+        state.update(Action::Bottom);
+        assert_eq!(
+            state.selected_connection().map(|w| w.source.as_str()),
+            Some("notion")
+        );
+        assert_eq!(state.selected_approval(), None);
+        assert_eq!(
+            state.update(Action::SignIn),
+            Some(Effect::SignIn("notion".into()))
+        );
+        // A decision key on a sign-in row says what the row needs instead.
+        assert_eq!(state.update(Action::Decide(Decision::AllowOnce)), None);
+        assert!(
+            state
+                .notice
+                .as_ref()
+                .is_some_and(|n| n.text.contains("waits for a sign-in to `notion`")),
+            "{:?}",
+            state.notice
+        );
+        // Enter opens the waiting run.
+        assert_eq!(
+            state.update(Action::Open),
+            Some(Effect::LoadDetail("run_dddddddddddddddddddddddddd".into()))
+        );
+        state.update(Action::Back);
+        // The selection stays on its row when a refresh adds one above.
+        waiting.connections.insert(
+            0,
+            crate::tui::snapshot::WaitingConnection {
+                run_id: "run_eeeeeeeeeeeeeeeeeeeeeeeeee".into(),
+                source: "sentry".into(),
+            },
+        );
+        state.apply_snapshot(waiting, NOW);
+        assert_eq!(
+            state.selected_connection().map(|w| w.source.as_str()),
+            Some("notion")
+        );
+        // The filter narrows them like the calls.
+        for c in "linear".chars() {
+            state.update(Action::FilterChar(c));
+        }
+        assert_eq!(state.view.connections.len(), 1);
+        // Elsewhere, `s` still signs in the newest.
+        state.update(Action::FilterClear);
+        state.update(Action::NextPane);
+        assert_eq!(
+            state.update(Action::SignIn),
+            Some(Effect::SignIn("sentry".into()))
+        );
     }
 
     #[test]

@@ -122,7 +122,12 @@ fn home_for(peer: &OAuthPeer, store: &str) -> Home {
 /// `source login peer --no-browser` with `env`: the page it prints is opened in headless
 /// Chromium and allowed; returns what the command printed once it ended.
 async fn sign_in(home: &Home, env: &[(&str, &str)]) -> Run {
-    let mut command = home.command(&["source", "login", "peer", "--no-browser"]);
+    sign_in_to(home, "peer", env).await
+}
+
+/// [`sign_in`] to `source`.
+async fn sign_in_to(home: &Home, source: &str, env: &[(&str, &str)]) -> Run {
+    let mut command = home.command(&["source", "login", source, "--no-browser"]);
     command
         .envs(env.iter().copied())
         .stdin(Stdio::null())
@@ -586,4 +591,343 @@ fn a_2026_client_is_sent_the_sign_in_page_and_the_run_completes() {
         &home,
     );
     assert_eq!(peer.grants("authorization_code"), 1, "{}", peer.log());
+}
+
+/// A home with source `notes`: the peer's REST API, described by its OpenAPI document (`query`
+/// picks the document's scheme), whose writes are allowed without asking.
+fn openapi_home(peer: &OAuthPeer, query: &str) -> Home {
+    let home = Home::new().with_env("CAPABILITIES_PASSPHRASE", PASSPHRASE);
+    let document = format!("http://127.0.0.1:{}/api/openapi.json{query}", peer.port);
+    home.write_config(&format!(
+        "[credentials]\nstore = \"file\"\n\n[sources.notes]\nopenapi = {}\n\n[[policy.rules]]\nmatch = \"notes.addNote\"\naction = \"allow\"\n",
+        serde_json::to_string(&document).expect("a TOML string")
+    ));
+    home
+}
+
+/// Runs `script`, which must wait for the sign-in of `notes`; returns the run's id.
+fn notes_paused(home: &Home, script: &str) -> (String, Run) {
+    let paused = exec(home, &["exec", "-", "--json"], script);
+    assert_eq!(
+        paused.code, 3,
+        "waits\n{}\n{}",
+        paused.stdout, paused.stderr
+    );
+    let envelope = envelope(&paused);
+    assert_eq!(envelope["status"], "awaiting_connection", "{envelope}");
+    let pending = &envelope["pending"][0];
+    assert_eq!(pending["kind"], "connection", "{envelope}");
+    assert!(
+        pending["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("capabilities source login notes")),
+        "{envelope}"
+    );
+    assert!(!paused.stdout.contains("/authorize"), "{}", paused.stdout);
+    let run_id = envelope["runId"].as_str().expect("runId").to_string();
+    (run_id, paused)
+}
+
+fn completed_with(run: &Run, expected: &str) -> Value {
+    assert_eq!(run.code, 0, "completes\n{}\n{}", run.stdout, run.stderr);
+    let envelope = envelope(run);
+    assert_eq!(envelope["status"], "completed", "{envelope}");
+    assert!(
+        envelope["result"].to_string().contains(expected),
+        "{envelope}"
+    );
+    envelope
+}
+
+const NOTES_SCRIPT: &str = r#"await notes.addNote({ body: { text: "second note" } });
+return await notes.listNotes({});"#;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_openapi_source_signs_in_through_its_documents_oauth_scheme() {
+    let peer = OAuthPeer::start(3600);
+    let home = openapi_home(&peer, "");
+    // Its operations are listed without a sign-in, and one that needs none runs.
+    completed_with(
+        &exec(
+            &home,
+            &["exec", "-", "--json"],
+            "return await notes.health({});",
+        ),
+        "ok",
+    );
+    let (run_id, paused) = notes_paused(&home, NOTES_SCRIPT);
+    let login = sign_in_to(&home, "notes", &[]).await;
+    assert_eq!(
+        login.code, 0,
+        "signs in\n{}\n{}",
+        login.stdout, login.stderr
+    );
+    assert!(
+        login.stdout.contains("Signed in to `notes`"),
+        "{}",
+        login.stdout
+    );
+    // The server's published metadata matched the document's endpoints: dynamic registration,
+    // PKCE, the API as the resource, and the scopes the document's operations name.
+    let log = peer.log();
+    assert_eq!(
+        log["registrations"][0]["client_name"], "capabilities",
+        "{log}"
+    );
+    let authorization = &log["authorizations"][0];
+    assert_eq!(authorization["code_challenge"], true, "{log}");
+    let api = format!("http://127.0.0.1:{}/api", peer.port);
+    assert_eq!(authorization["resource"], api.as_str(), "{log}");
+    assert_eq!(
+        authorization["scopes"],
+        serde_json::json!(["notes:read", "notes:write"]),
+        "{log}"
+    );
+
+    let resumed = home.run(&["exec", "--resume", &run_id, "--json"]);
+    completed_with(&resumed, "second note");
+    let list = home.run(&["source", "list"]).ok();
+    assert!(
+        list.stdout
+            .contains("notes (default): signed in; token expires in"),
+        "{}",
+        list.stdout
+    );
+    // The API forgets every token: the refused call is sent again with a refreshed one.
+    peer.admin("POST", "/admin/expire-access");
+    let echoed = exec(
+        &home,
+        &["exec", "-", "--json"],
+        "return await notes.whoami({});",
+    );
+    completed_with(
+        &echoed,
+        &format!("you are {}", capabilities::credentials::MASK),
+    );
+    assert_eq!(peer.grants("refresh_token"), 1, "{}", peer.log());
+    assert_no_token(
+        &peer.tokens(),
+        &[
+            ("the paused envelope", &paused.stdout),
+            ("the resumed envelope", &resumed.stdout),
+            ("the login output", &login.stdout),
+            ("the login log", &login.stderr),
+            ("an echoed token", &echoed.stdout),
+            ("the run's log", &echoed.stderr),
+        ],
+        &home,
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_openapi_source_signs_in_through_openid_connect_discovery() {
+    let peer = OAuthPeer::start(3600);
+    let home = openapi_home(&peer, "?scheme=oidc");
+    let (run_id, _) = notes_paused(&home, NOTES_SCRIPT);
+    let login = sign_in_to(&home, "notes", &[]).await;
+    assert_eq!(
+        login.code, 0,
+        "signs in\n{}\n{}",
+        login.stdout, login.stderr
+    );
+    completed_with(
+        &home.run(&["exec", "--resume", &run_id, "--json"]),
+        "second note",
+    );
+}
+
+#[test]
+fn login_to_an_openapi_source_without_an_oauth_scheme_says_how_to_give_a_token() {
+    let document = crate::common::repo().join("tests/fixtures/openapi/unnamed.yaml");
+    let home = Home::new().with_env("CAPABILITIES_PASSPHRASE", PASSPHRASE);
+    home.write_config(&format!(
+        "[credentials]\nstore = \"file\"\n\n[sources.shop]\nopenapi = {}\nbase_url = \"http://127.0.0.1:9\"\n",
+        serde_json::to_string(&document).expect("a TOML string")
+    ));
+    let run = home.run(&["source", "login", "shop"]).fails();
+    assert!(
+        run.stderr
+            .contains("source `shop` has nothing to sign in to")
+            && run.stderr.contains("--auth 'SCHEME=${secret:NAME}'"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_sign_in_lost_mid_run_pauses_the_call_and_a_resume_sends_it_once() {
+    let peer = OAuthPeer::start(3600);
+    let home = Home::new().with_env("CAPABILITIES_PASSPHRASE", PASSPHRASE);
+    home.write_config(&format!(
+        "[credentials]\nstore = \"file\"\n\n[sources.peer]\nurl = {}\n\n[sources.notes]\nopenapi = {}\n\n[[policy.rules]]\nmatch = \"notes.addNote\"\naction = \"allow\"\n",
+        serde_json::to_string(&peer.url).expect("a TOML string"),
+        serde_json::to_string(&format!("http://127.0.0.1:{}/api/openapi.json", peer.port))
+            .expect("a TOML string"),
+    ));
+    for source in ["peer", "notes"] {
+        let login = sign_in_to(&home, source, &[]).await;
+        assert_eq!(login.code, 0, "{}\n{}", login.stdout, login.stderr);
+    }
+    // The write is sent after every token was revoked: the API refuses it (401), the refresh
+    // is refused, and the write waits for the sign-in instead of failing the run.
+    let script = r#"await peer.revokeEverything({});
+return await notes.addNote({ body: { text: "second note" } });"#;
+    let (run_id, paused) = notes_paused(&home, script);
+    let again = sign_in_to(&home, "notes", &[]).await;
+    assert_eq!(again.code, 0, "{}\n{}", again.stdout, again.stderr);
+    let resumed = home.run(&["exec", "--resume", &run_id, "--json"]);
+    let done = completed_with(&resumed, "second note");
+    assert_eq!(
+        done["result"].to_string().matches("second note").count(),
+        1,
+        "the write ran once: {done}"
+    );
+    // The calls before the pause answered from the journal.
+    assert_eq!(peer.log()["revocations"], 1, "{}", peer.log());
+
+    // An MCP source losing its sign-in halfway through a run: its call waits the same way.
+    let signed = sign_in(&home, &[]).await;
+    assert_eq!(signed.code, 0, "{}\n{}", signed.stdout, signed.stderr);
+    let script = r#"await peer.revokeEverything({});
+return await peer.echo({ text: "hi" });"#;
+    let waiting = exec(&home, &["exec", "-", "--json"], script);
+    assert_eq!(waiting.code, 3, "{}\n{}", waiting.stdout, waiting.stderr);
+    let waiting = envelope(&waiting);
+    assert_eq!(waiting["status"], "awaiting_connection", "{waiting}");
+    assert_eq!(waiting["pending"][0]["address"], "peer.echo", "{waiting}");
+    let run_id = waiting["runId"].as_str().expect("runId").to_string();
+    let signed = sign_in(&home, &[]).await;
+    assert_eq!(signed.code, 0, "{}\n{}", signed.stdout, signed.stderr);
+    completed(&home.run(&["exec", "--resume", &run_id, "--json"]));
+    assert_eq!(peer.log()["revocations"], 2, "{}", peer.log());
+    assert_no_token(
+        &peer.tokens(),
+        &[
+            ("the paused envelope", &paused.stdout),
+            ("the resumed envelope", &resumed.stdout),
+        ],
+        &home,
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn processes_refreshing_one_connection_take_turns() {
+    let peer = OAuthPeer::start(3600);
+    let home = openapi_home(&peer, "");
+    let login = sign_in_to(&home, "notes", &[]).await;
+    assert_eq!(login.code, 0, "{}\n{}", login.stdout, login.stderr);
+    let script = "return await notes.listNotes({});";
+    // One run first, so the two below find the state store made (and keyed) already.
+    completed_with(&exec(&home, &["exec", "-", "--json"], script), "first note");
+    // Every access token is refused from now on and each refresh is slow: two runs started
+    // together both refresh, and would overlap (the second refused for reusing the refresh
+    // token, the connection signed out) unless the second waits for the first's new tokens.
+    peer.admin("POST", "/admin/expire-access");
+    peer.admin("POST", "/admin/slow-refresh");
+    let runs: Vec<std::process::Child> = (0..2)
+        .map(|_| {
+            let mut child = home
+                .command(&["exec", "-", "--json"])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("exec runs");
+            child
+                .stdin
+                .take()
+                .expect("stdin")
+                .write_all(script.as_bytes())
+                .expect("the script is written");
+            child
+        })
+        .collect();
+    for child in runs {
+        let run = Run::from(child.wait_with_output().expect("exec ends"));
+        completed_with(&run, "first note");
+    }
+    let log = peer.log();
+    assert_eq!(log["most_refreshes_at_once"], 1, "{log}");
+    assert_eq!(peer.grants("refresh_token"), 2, "{log}");
+    let list = home.run(&["source", "list"]).ok();
+    assert!(
+        list.stdout.contains("notes (default): signed in"),
+        "{}",
+        list.stdout
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_refused_for_a_missing_scope_waits_for_a_sign_in_that_asks_for_it() {
+    let peer = OAuthPeer::start(3600);
+    let home = openapi_home(&peer, "");
+    let login = sign_in_to(&home, "notes", &[]).await;
+    assert_eq!(login.code, 0, "{}\n{}", login.stdout, login.stderr);
+    let paused = exec(
+        &home,
+        &["exec", "-", "--json"],
+        "return await notes.archive({});",
+    );
+    assert_eq!(paused.code, 3, "{}\n{}", paused.stdout, paused.stderr);
+    let waiting = envelope(&paused);
+    assert_eq!(waiting["status"], "awaiting_connection", "{waiting}");
+    let pending = &waiting["pending"][0];
+    assert_eq!(pending["kind"], "connection", "{waiting}");
+    assert!(
+        pending["summary"]
+            .as_str()
+            .is_some_and(|s| s.contains("needs the scope `notes:archive`")),
+        "{waiting}"
+    );
+    let run_id = waiting["runId"].as_str().expect("runId").to_string();
+    // The next sign-in asks for the scope on top of the document's.
+    let again = sign_in_to(&home, "notes", &[]).await;
+    assert_eq!(again.code, 0, "{}\n{}", again.stdout, again.stderr);
+    let log = peer.log();
+    assert_eq!(
+        log["authorizations"][1]["scopes"],
+        serde_json::json!(["notes:read", "notes:write", "notes:archive"]),
+        "{log}"
+    );
+    completed_with(
+        &home.run(&["exec", "--resume", &run_id, "--json"]),
+        "the archived notes",
+    );
+    assert_no_token(
+        &peer.tokens(),
+        &[("the paused envelope", &paused.stdout)],
+        &home,
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_mcp_call_refused_for_a_missing_scope_waits_for_a_sign_in_that_asks_for_it() {
+    let peer = OAuthPeer::start(3600);
+    let home = home_for(&peer, "file");
+    let login = sign_in(&home, &[]).await;
+    assert_eq!(login.code, 0, "{}\n{}", login.stdout, login.stderr);
+    let paused = exec(
+        &home,
+        &["exec", "-", "--json"],
+        "return await peer.archive({});",
+    );
+    assert_eq!(paused.code, 3, "{}\n{}", paused.stdout, paused.stderr);
+    let waiting = envelope(&paused);
+    assert_eq!(waiting["status"], "awaiting_connection", "{waiting}");
+    assert!(
+        waiting["pending"][0]["summary"]
+            .as_str()
+            .is_some_and(|s| s.contains("`mcp:archive`")),
+        "{waiting}"
+    );
+    let run_id = waiting["runId"].as_str().expect("runId").to_string();
+    let again = sign_in(&home, &[]).await;
+    assert_eq!(again.code, 0, "{}\n{}", again.stdout, again.stderr);
+    let log = peer.log();
+    let asked = log["authorizations"][1]["scopes"].to_string();
+    assert!(asked.contains("\"mcp:archive\""), "{log}");
+    completed_with(
+        &home.run(&["exec", "--resume", &run_id, "--json"]),
+        "the archived messages",
+    );
 }

@@ -15,11 +15,28 @@ browser test clicks. For the tests to look at and to break things:
                              PKCE method and resource), token requests by grant, tokens issued
 - POST /admin/revoke-refresh every refresh token stops working (the next refresh is refused)
 - POST /admin/expire-access  every access token stops working now (the next call gets a 401)
+- POST /admin/slow-refresh   each refresh takes two seconds from now on, so that refreshes
+                             from processes started together overlap unless they take turns;
+                             the log's `most_refreshes_at_once` says whether any did
 
 Tool `echo(text)` (read-only) answers `echo: TEXT`; tool `whoami()` (read-only) is a careless
-upstream that answers with the bearer token it was sent.
+upstream that answers with the bearer token it was sent; tool `revoke_everything()` (marked
+read-only so no approval stands in the way) revokes every access and refresh token, so a script
+loses its sign-in halfway through; tool `archive()` (read-only) needs the scope `mcp:archive` on
+top of `mcp`, and a call without it is answered 403 with `WWW-Authenticate: Bearer
+error="insufficient_scope", scope="mcp mcp:archive"` (the SDK's own 403 names no scope).
+
+Beside the MCP endpoint, a REST API protected by the same authorization server, described by
+GET /api/openapi.json (an `oauth2` authorization code scheme; with `?scheme=oidc`, an
+`openIdConnect` scheme naming this server's metadata instead). Its tokens must be issued for the
+resource http://127.0.0.1:PORT/api and carry the scope each operation names: `notes:read` for
+GET /api/notes and GET /api/whoami (which, careless too, answers with its token), `notes:write`
+for POST /api/notes; GET /api/health needs none; GET /api/archive needs `notes:archive`, which
+its document does not say (so a first sign-in lacks it, and the call is refused for it). A refused token is a 401, a missing scope a 403
+with `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`.
 """
 
+import asyncio
 import secrets
 import sys
 import time
@@ -47,6 +64,9 @@ ACCESS_TTL = int(sys.argv[2])
 APP = sys.argv[3:5]
 BASE = f"http://127.0.0.1:{PORT}"
 RESOURCE = f"{BASE}/mcp"
+API = f"{BASE}/api"
+API_SCOPES = ["notes:read", "notes:write", "notes:archive", "mcp:archive"]
+NOTES = ["first note"]
 
 LOG = {
     "registrations": [],
@@ -55,7 +75,12 @@ LOG = {
     "issued_access_tokens": [],
     "issued_refresh_tokens": [],
     "bearer_seen": 0,
+    "api_calls": [],
+    "revocations": 0,
+    "refreshes_now": 0,
+    "most_refreshes_at_once": 0,
 }
+REFRESH_DELAY = [0]
 
 
 class LoopbackApp(OAuthClientInformationFull):
@@ -163,9 +188,16 @@ class Provider:
         LOG["token_requests"].append(
             {"grant": "refresh_token", "resource": refresh_token.resource, "client_id": client.client_id}
         )
-        if self.refresh.pop(refresh_token.token, None) is None:
-            raise TokenError(error="invalid_grant", error_description="refresh token revoked")
-        return self.issue(client.client_id, refresh_token.scopes, refresh_token.resource)
+        LOG["refreshes_now"] += 1
+        LOG["most_refreshes_at_once"] = max(LOG["most_refreshes_at_once"], LOG["refreshes_now"])
+        try:
+            await asyncio.sleep(REFRESH_DELAY[0])
+            # Single use: a refresh token sent twice is refused the second time.
+            if self.refresh.pop(refresh_token.token, None) is None:
+                raise TokenError(error="invalid_grant", error_description="refresh token revoked")
+            return self.issue(client.client_id, refresh_token.scopes, refresh_token.resource)
+        finally:
+            LOG["refreshes_now"] -= 1
 
     async def load_access_token(self, token):
         LOG["bearer_seen"] += 1
@@ -198,7 +230,7 @@ server = MCPServer(
         validate_token_resource=True,
         required_scopes=["mcp"],
         client_registration_options=ClientRegistrationOptions(
-            enabled=True, valid_scopes=["mcp"], default_scopes=["mcp"]
+            enabled=True, valid_scopes=["mcp", *API_SCOPES], default_scopes=["mcp"]
         ),
         revocation_options=RevocationOptions(enabled=True),
     ),
@@ -216,6 +248,60 @@ def whoami() -> str:
     """Answer with the token this request came with."""
     token = get_access_token()
     return f"you are {token.token if token else 'nobody'}"
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+def revoke_everything() -> str:
+    """Revoke every access and refresh token."""
+    LOG["revocations"] += 1
+    provider.access.clear()
+    provider.refresh.clear()
+    return "revoked"
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+def archive() -> str:
+    """Answer with the archive (needs the scope `mcp:archive`)."""
+    return "the archived messages"
+
+
+class ArchiveScope:
+    """Refuses a call of `archive` whose token lacks `mcp:archive`, as a server that checks
+    scopes per tool does: 403 `insufficient_scope`, naming the scopes the call needs."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope["path"] != "/mcp" or scope["method"] != "POST":
+            return await self.app(scope, receive, send)
+        messages, body, more = [], b"", True
+        while more:
+            message = await receive()
+            messages.append(message)
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+        replay = iter(messages)
+
+        async def again():
+            for message in replay:
+                return message
+            return await receive()
+
+        if b'"tools/call"' in body and b'"archive"' in body:
+            headers = dict(scope["headers"])
+            header = headers.get(b"authorization", b"").decode()
+            found = provider.access.get(header[7:]) if header.lower().startswith("bearer ") else None
+            if found is not None and "mcp:archive" not in found.scopes:
+                response = JSONResponse(
+                    {"error": "insufficient_scope"},
+                    status_code=403,
+                    headers={
+                        "WWW-Authenticate": 'Bearer error="insufficient_scope", scope="mcp mcp:archive"'
+                    },
+                )
+                return await response(scope, again, send)
+        return await self.app(scope, again, send)
 
 
 @server.custom_route("/consent", methods=["GET"])
@@ -250,10 +336,121 @@ async def revoke_refresh(request: Request) -> Response:
     return JSONResponse({"ok": True})
 
 
+@server.custom_route("/admin/slow-refresh", methods=["POST"])
+async def slow_refresh(request: Request) -> Response:
+    REFRESH_DELAY[0] = 2
+    return JSONResponse({"ok": True})
+
+
 @server.custom_route("/admin/expire-access", methods=["POST"])
 async def expire_access(request: Request) -> Response:
     provider.access.clear()
     return JSONResponse({"ok": True})
+
+
+def api_document(scheme_kind):
+    if scheme_kind == "oidc":
+        scheme = {
+            "type": "openIdConnect",
+            "openIdConnectUrl": f"{BASE}/.well-known/oauth-authorization-server",
+        }
+    else:
+        scheme = {
+            "type": "oauth2",
+            "flows": {
+                "authorizationCode": {
+                    "authorizationUrl": f"{BASE}/authorize",
+                    "tokenUrl": f"{BASE}/token",
+                    "scopes": {"notes:read": "read notes", "notes:write": "write notes"},
+                }
+            },
+        }
+    text = {"type": "string"}
+    answer = lambda schema: {
+        "200": {"description": "ok", "content": {"application/json": {"schema": schema}}}
+    }
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "notes", "version": "1"},
+        "servers": [{"url": API}],
+        "components": {"securitySchemes": {"signin": scheme}},
+        "security": [{"signin": ["notes:read"]}],
+        "paths": {
+            "/notes": {
+                "get": {"operationId": "listNotes", "responses": answer({"type": "array", "items": text})},
+                "post": {
+                    "operationId": "addNote",
+                    "security": [{"signin": ["notes:write"]}],
+                    "requestBody": {
+                        "required": True,
+                        "content": {"application/json": {"schema": {
+                            "type": "object", "properties": {"text": text}, "required": ["text"]}}},
+                    },
+                    "responses": answer({"type": "array", "items": text}),
+                },
+            },
+            "/whoami": {"get": {"operationId": "whoami", "responses": answer(text)}},
+            "/health": {"get": {"operationId": "health", "security": [], "responses": answer(text)}},
+            "/archive": {"get": {"operationId": "archive", "responses": answer(text)}},
+        },
+    }
+
+
+@server.custom_route("/api/openapi.json", methods=["GET"])
+async def api_openapi(request: Request) -> Response:
+    return JSONResponse(api_document(request.query_params.get("scheme")))
+
+
+def api_token(request, scope):
+    """The request's access token if it is good for the API and `scope`; else the refusal."""
+    header = request.headers.get("authorization", "")
+    token = header[7:] if header.lower().startswith("bearer ") else ""
+    found = provider.access.get(token)
+    LOG["api_calls"].append({"path": request.url.path, "method": request.method, "signed": found is not None})
+    if found is None or found.expires_at < time.time() or found.resource != API:
+        refusal = JSONResponse(
+            {"detail": "invalid token"},
+            status_code=401,
+            headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
+        )
+        return None, refusal
+    if scope not in found.scopes:
+        refusal = JSONResponse(
+            {"detail": "insufficient scope"},
+            status_code=403,
+            headers={"WWW-Authenticate": f'Bearer error="insufficient_scope", scope="{scope}"'},
+        )
+        return None, refusal
+    return found, None
+
+
+@server.custom_route("/api/notes", methods=["GET", "POST"])
+async def api_notes(request: Request) -> Response:
+    scope = "notes:read" if request.method == "GET" else "notes:write"
+    _, refusal = api_token(request, scope)
+    if refusal:
+        return refusal
+    if request.method == "POST":
+        NOTES.append((await request.json())["text"])
+    return JSONResponse(NOTES)
+
+
+@server.custom_route("/api/whoami", methods=["GET"])
+async def api_whoami(request: Request) -> Response:
+    token, refusal = api_token(request, "notes:read")
+    return refusal or JSONResponse(f"you are {token.token}")
+
+
+@server.custom_route("/api/archive", methods=["GET"])
+async def api_archive(request: Request) -> Response:
+    _, refusal = api_token(request, "notes:archive")
+    return refusal or JSONResponse("the archived notes")
+
+
+@server.custom_route("/api/health", methods=["GET"])
+async def api_health(request: Request) -> Response:
+    LOG["api_calls"].append({"path": request.url.path, "method": "GET", "signed": False})
+    return JSONResponse("ok")
 
 
 async def post_only_metadata(request: Request) -> Response:
@@ -280,4 +477,4 @@ if __name__ == "__main__":
         app.router.routes.insert(
             0, Route("/.well-known/oauth-authorization-server", post_only_metadata, methods=["GET"])
         )
-    uvicorn.run(app, host="127.0.0.1", port=PORT, log_level="warning")
+    uvicorn.run(ArchiveScope(app), host="127.0.0.1", port=PORT, log_level="warning")

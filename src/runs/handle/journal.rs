@@ -62,6 +62,15 @@ impl Journal<'_> {
             .await
     }
 
+    /// Takes back call `seq` of `owner`'s attempt, dispatched but refused before it reached
+    /// its upstream, as if it was never journaled (its approval usable again).
+    pub async fn withdraw(&self, run_id: &str, owner: &str, seq: u64) -> Result<(), DispatchError> {
+        let (run_id, owner) = (run_id.to_string(), owner.to_string());
+        self.0
+            .call(move |db, _| db.record_withdrawal(&run_id, &owner, seq))
+            .await
+    }
+
     /// The calls of a run in sequence order, their results opened.
     pub async fn entries(&self, run_id: &str) -> Result<Vec<JournalEntry>, StoreError> {
         let run_id = run_id.to_string();
@@ -272,5 +281,54 @@ mod tests {
             matches!(err, DispatchError::NotApproved { .. }),
             "used up: {err}"
         );
+    }
+
+    #[tokio::test]
+    async fn a_write_refused_for_want_of_a_sign_in_is_taken_back_with_its_approval() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_in(dir.path()).await;
+        let owner = begin(&store, "run_a", "code").await;
+        store
+            .approvals()
+            .record_pending("run_a", &owner, pending(0, "counter.write", "d"))
+            .await
+            .unwrap();
+        let seen = vec![Seen {
+            seq: 0,
+            call_digest: "d".into(),
+        }];
+        store
+            .approvals()
+            .decide(
+                "run_a",
+                seen,
+                Decision::AllowOnce,
+                "terminal",
+                Box::new(|_, _| Ok(())),
+            )
+            .await
+            .unwrap();
+        let approved = Dispatch {
+            uses_approval: true,
+            ..dispatch(0, "d", true)
+        };
+        let journal = store.journal();
+        journal
+            .dispatch("run_a", &owner, approved.clone())
+            .await
+            .unwrap();
+        let err = journal
+            .withdraw("run_a", "someone|else", 0)
+            .await
+            .unwrap_err();
+        assert!(matches!(err, DispatchError::NotOwner { .. }), "{err}");
+        journal.withdraw("run_a", &owner, 0).await.unwrap();
+        assert!(journal.entries("run_a").await.unwrap().is_empty());
+        let approval = store.approvals().get("run_a", 0).await.unwrap().unwrap();
+        assert!(approval.consumed_at_ms.is_none());
+        // Sent once after the sign-in, with the approval the person gave.
+        journal.dispatch("run_a", &owner, approved).await.unwrap();
+        let entries = journal.entries("run_a").await.unwrap();
+        assert_eq!(entries[0].state, CallState::Dispatched);
     }
 }

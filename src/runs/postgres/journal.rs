@@ -93,6 +93,23 @@ impl JournalRecords for Postgres {
         })
     }
 
+    fn record_withdrawal(&self, run_id: &str, owner: &str, seq: u64) -> Result<(), DispatchError> {
+        self.write_run(run_id, |t| {
+            self.check_owner(t, run_id, owner)?;
+            t.execute(
+                "DELETE FROM calls WHERE run_id = $1 AND seq = $2 AND state = 'dispatched'",
+                &[&run_id, &signed(seq)],
+            )
+            .map_err(|e| self.error(e))?;
+            t.execute(
+                "UPDATE approvals SET consumed_at_ms = NULL WHERE run_id = $1 AND seq = $2",
+                &[&run_id, &signed(seq)],
+            )
+            .map_err(|e| self.error(e))?;
+            Ok(())
+        })
+    }
+
     fn journal(&self, run_id: &str) -> Result<Vec<StoredCall>, StoreError> {
         self.with(|c| {
             let rows = c.query(

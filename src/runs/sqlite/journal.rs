@@ -98,6 +98,23 @@ impl JournalRecords for Sqlite {
         })
     }
 
+    fn record_withdrawal(&self, run_id: &str, owner: &str, seq: u64) -> Result<(), DispatchError> {
+        self.write(|t| {
+            check_owner(t, run_id, owner)?;
+            t.execute_cached(
+                "DELETE FROM calls WHERE run_id = ?1 AND seq = ?2 AND state = 'dispatched'",
+                params![run_id, seq as i64],
+            )
+            .map_err(StoreError::from)?;
+            t.execute_cached(
+                "UPDATE approvals SET consumed_at_ms = NULL WHERE run_id = ?1 AND seq = ?2",
+                params![run_id, seq as i64],
+            )
+            .map_err(StoreError::from)?;
+            Ok(())
+        })
+    }
+
     fn journal(&self, run_id: &str) -> Result<Vec<StoredCall>, StoreError> {
         self.with(|c| {
             let mut statement = c.prepare_cached(

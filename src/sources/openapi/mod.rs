@@ -12,9 +12,11 @@
 //! | `schema.rs`     | OpenAPI schemas → self-contained JSON Schema (`$defs`, 3.0 dialect) |
 //! | `operations.rs` | operations → tools: names, input/output schemas, annotations        |
 //! | `security.rs`   | `auth` credentials placed as the document's security schemes say    |
+//! | `oauth.rs`      | signing a connection in through the document's OAuth scheme, its tokens |
 //! | `request.rs`    | arguments → an HTTP request: path escaping, styles, bodies          |
 //! | `response.rs`   | an HTTP response → a `CallToolResult`, failures with status and hint |
 
+mod oauth;
 mod operations;
 mod request;
 mod response;
@@ -27,9 +29,12 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
+use self::oauth::{Access, Refusal, Scheme};
 use self::operations::Operation;
 use self::security::Credentials;
+use crate::credentials::{Redaction, Secret};
 use crate::model::tool::UpstreamTool;
+use crate::oauth::{ClientIdentity, SignIn, TokenStore};
 
 /// The tools an OpenAPI document's text describes, as a source reading it lists them: for the
 /// benchmarks, and for anything that inspects a document without connecting.
@@ -54,6 +59,8 @@ pub(crate) struct Api {
     /// The connection's `headers`, resolved, sent on every request.
     headers: Vec<(String, String)>,
     credentials: Credentials,
+    /// The connection's sign-in through the document's OAuth scheme, when it has one.
+    access: Option<Access>,
 }
 
 /// Why a call did not get an HTTP answer.
@@ -64,6 +71,20 @@ pub(crate) enum CallError {
     Network(String),
     /// No tool of this name.
     Unknown(String),
+    /// The connection needs the person to sign in (again); why. Nothing was acted on.
+    SignIn(String),
+    /// The connection's token could not be had (the authorization server did not answer, the
+    /// credential store failed); nothing was sent.
+    Token(String),
+}
+
+impl From<Refusal> for CallError {
+    fn from(refusal: Refusal) -> CallError {
+        match refusal {
+            Refusal::SignIn(why) => CallError::SignIn(why),
+            Refusal::Failed(reason) => CallError::Token(reason),
+        }
+    }
 }
 
 /// Where a connection's document is and what it sends.
@@ -74,6 +95,92 @@ pub(crate) struct Connect<'a> {
     pub(crate) headers: Vec<(String, String)>,
     pub(crate) auth: Vec<(String, String)>,
     pub(crate) connect_timeout: Duration,
+    /// Where the connection's OAuth tokens are kept, and the client the config names; `None`
+    /// without a credential store (then nothing signs in).
+    pub(crate) sign_in: Option<(TokenStore, Option<ClientIdentity>)>,
+}
+
+/// A document read for one connection: what both connecting and signing in start from.
+struct Loaded {
+    client: reqwest::Client,
+    document: spec::Document,
+    base_url: String,
+}
+
+/// Fetches and parses the document, and works out the API's root.
+async fn load(
+    source: &str,
+    location: &str,
+    base_url: Option<&str>,
+    headers: &[(String, String)],
+    connect_timeout: Duration,
+) -> Result<Loaded, String> {
+    let client = client(source, connect_timeout)?;
+    // The source's headers belong to the API: they go to the document only when it is
+    // served from the API's own origin, and that is known before it is read only when
+    // `base_url` says so.
+    let document_headers = match base_url {
+        Some(base) if same_origin(base, location) => headers,
+        _ => &[],
+    };
+    let text = fetch(&client, location, document_headers, connect_timeout).await?;
+    let document =
+        spec::parse(text).map_err(|error| format!("the OpenAPI document {location}: {error}"))?;
+    let base_url = match base_url {
+        Some(base) => base.trim_end_matches('/').to_string(),
+        None => server_url(&document.root, location)?,
+    };
+    Ok(Loaded {
+        client,
+        document,
+        base_url,
+    })
+}
+
+/// Starts signing a connection in through the document's OAuth scheme: the sign-in's page is
+/// ready to open. Errors are messages for the user.
+pub(crate) async fn begin_sign_in(
+    connect: Connect<'_>,
+    store: TokenStore,
+    client: Option<ClientIdentity>,
+) -> Result<SignIn, String> {
+    let Connect {
+        source,
+        spec: location,
+        base_url,
+        headers,
+        auth,
+        connect_timeout,
+        sign_in: _,
+    } = connect;
+    let loaded = load(source, location, base_url, &headers, connect_timeout).await?;
+    let configured: Vec<String> = auth.into_iter().map(|(scheme, _)| scheme).collect();
+    let scheme = Scheme::find(&loaded.document, &loaded.base_url, &configured)
+        .map_err(|error| format!("source `{source}`: the OpenAPI document {location}: {error}"))?
+        .ok_or_else(|| {
+            let also = if configured.is_empty() {
+                String::new()
+            } else {
+                " that `auth` gives no token for".to_string()
+            };
+            format!(
+                "source `{source}` has nothing to sign in to: its OpenAPI document declares no `oauth2` scheme with an authorization code flow, nor an `openIdConnect` scheme,{also}; it takes its credentials in `auth` (`--auth 'SCHEME=${{secret:NAME}}'`)"
+            )
+        })?;
+    // With the scopes an API asked for since the last sign-in (a 403 `insufficient_scope`).
+    let mut scopes = scheme.scopes.clone();
+    for wanted in store.wanted_scopes() {
+        if !scopes.contains(&wanted) {
+            scopes.push(wanted);
+        }
+    }
+    let metadata = scheme
+        .metadata(&loaded.client, connect_timeout)
+        .await
+        .map_err(|error| format!("cannot sign in to source `{source}`: {error}"))?;
+    crate::oauth::begin_described(source, &loaded.base_url, metadata, &scopes, store, client)
+        .await
+        .map_err(|error| error.to_string())
 }
 
 impl Api {
@@ -87,26 +194,36 @@ impl Api {
             headers,
             auth,
             connect_timeout,
+            sign_in,
         } = connect;
-        let client = client(source, connect_timeout)?;
-        // The source's headers belong to the API: they go to the document only when it is
-        // served from the API's own origin, and that is known before it is read only when
-        // `base_url` says so.
-        let document_headers = match base_url {
-            Some(base) if same_origin(base, location) => headers.as_slice(),
-            _ => &[],
-        };
-        let text = fetch(&client, location, document_headers, connect_timeout).await?;
-        let document = spec::parse(text)
-            .map_err(|error| format!("the OpenAPI document {location}: {error}"))?;
+        let Loaded {
+            client,
+            document,
+            base_url,
+        } = load(source, location, base_url, &headers, connect_timeout).await?;
         let built = operations::operations(&document)
             .map_err(|error| format!("the OpenAPI document {location}: {error}"))?;
-        let base_url = match base_url {
-            Some(base) => base.trim_end_matches('/').to_string(),
-            None => server_url(&document.root, location)?,
+        let configured: Vec<String> = auth.iter().map(|(scheme, _)| scheme.clone()).collect();
+        // A document whose sign-in scheme is broken still lists its operations; the sign-in
+        // says what is wrong.
+        let scheme = Scheme::find(&document, &base_url, &configured)
+            .ok()
+            .flatten()
+            .filter(|_| sign_in.is_some());
+        let credentials =
+            Credentials::new(&document, auth, scheme.as_ref().map(|s| s.name.as_str()))
+                .map_err(|error| format!("source `{source}`: {error}"))?;
+        let access = match (scheme, sign_in) {
+            (Some(scheme), Some((store, identity))) => Some(Access::new(
+                scheme,
+                &base_url,
+                store,
+                identity,
+                client.clone(),
+                connect_timeout,
+            )),
+            _ => None,
         };
-        let credentials = Credentials::new(&document, auth)
-            .map_err(|error| format!("source `{source}`: {error}"))?;
         let info = |key: &str| {
             document
                 .root
@@ -135,7 +252,27 @@ impl Api {
             client,
             headers,
             credentials,
+            access,
         })
+    }
+
+    /// Why `name` cannot be called until the person signs in, if that is so: its operation
+    /// needs the connection's OAuth token, and there is none to be had (the token is refreshed
+    /// here when it is about to expire). Other trouble is left for the call to report.
+    pub(crate) async fn sign_in_needed(&self, name: &str) -> Option<String> {
+        let operation = self.operations.get(name)?;
+        let access = self.access.as_ref()?;
+        let requirements = operation
+            .security
+            .as_ref()
+            .or(self.default_security.as_ref());
+        if !self.credentials.uses_sign_in(requirements) {
+            return None;
+        }
+        match access.token().await {
+            Err(Refusal::SignIn(why)) => Some(why),
+            _ => None,
+        }
     }
 
     /// Every operation as a tool, in document order.
@@ -158,13 +295,82 @@ impl Api {
             }
             _ => self.base_url.clone(),
         };
+        let requirements = operation
+            .security
+            .as_ref()
+            .or(self.default_security.as_ref());
+        let access = self
+            .access
+            .as_ref()
+            .filter(|_| self.credentials.uses_sign_in(requirements));
+        let mut token = match access {
+            Some(access) => Some(access.token().await?),
+            None => None,
+        };
+        let (mut response, mut line) = self
+            .send(&base, operation, arguments, token.as_deref())
+            .await?;
+        // A refused token is renewed once and the request sent again: a 401 means the API
+        // acted on nothing.
+        if let (Some(access), Some(refused)) = (access, &token)
+            && response.status() == reqwest::StatusCode::UNAUTHORIZED
+        {
+            let renewed = access.renew(refused).await?;
+            (response, line) = self
+                .send(&base, operation, arguments, Some(&renewed))
+                .await?;
+            token = Some(renewed);
+            if response.status() == reqwest::StatusCode::UNAUTHORIZED {
+                access.forget().await;
+                return Err(CallError::SignIn(
+                    "the server no longer accepts its sign-in".into(),
+                ));
+            }
+        }
+        if let Some(access) = access
+            && response.status() == reqwest::StatusCode::FORBIDDEN
+            && let Some(scope) = missing_scope(&response, &base)
+        {
+            // The next sign-in asks for it too; until then the call waits.
+            access.lacks(scope.as_deref()).await?;
+            return Err(CallError::SignIn(match scope {
+                Some(scope) => format!(
+                    "`{line}` needs {}, which its sign-in was not granted; the next sign-in asks for it",
+                    crate::oauth::name_scopes(&scope)
+                ),
+                None => format!(
+                    "`{line}` needs a scope its sign-in was not granted, and the API did not say which"
+                ),
+            }));
+        }
+        let missing = self.credentials.missing(requirements);
+        let mut answer = response::read(response, &line, &missing, &self.source)
+            .await
+            .map_err(CallError::Network)?;
+        // An API that echoes the token it was sent must not hand it to the script.
+        if let Some(token) = token {
+            Redaction::new([Secret::new(token)]).clean_json(&mut answer);
+        }
+        Ok(answer)
+    }
+
+    /// Builds and sends one request, with `token` as the connection's sign-in; the answer
+    /// and the request line.
+    async fn send(
+        &self,
+        base: &str,
+        operation: &Operation,
+        arguments: &Map<String, Value>,
+        token: Option<&str>,
+    ) -> Result<(reqwest::Response, String), CallError> {
         let built = request::build(
             &self.client,
-            &base,
+            base,
             operation,
             arguments,
             &self.credentials,
             self.default_security.as_ref(),
+            token,
         )
         .map_err(CallError::Request)?;
         let mut request = built.request;
@@ -181,17 +387,23 @@ impl Api {
         let response = request
             .send()
             .await
-            .map_err(|error| CallError::Network(network_reason(&error, &base)))?;
-        let missing = self.credentials.missing(
-            operation
-                .security
-                .as_ref()
-                .or(self.default_security.as_ref()),
-        );
-        response::read(response, &built.line, &missing, &self.source)
-            .await
-            .map_err(CallError::Network)
+            .map_err(|error| CallError::Network(network_reason(&error, base)))?;
+        Ok((response, built.line))
     }
+}
+
+/// Whether a 403 is `WWW-Authenticate: Bearer error="insufficient_scope"` (RFC 6750 §3.1), and
+/// the scope it names when it does.
+fn missing_scope(response: &reqwest::Response, base: &str) -> Option<Option<String>> {
+    let base = reqwest::Url::parse(base).ok()?;
+    response
+        .headers()
+        .get_all(reqwest::header::WWW_AUTHENTICATE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .map(|value| rmcp::transport::auth::WWWAuthenticateParams::parse(value, &base))
+        .find(|params| params.is_insufficient_scope())
+        .map(|params| params.scope)
 }
 
 /// The client of one connection: the process's rustls, connections kept alive and reused, a

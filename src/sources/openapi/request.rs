@@ -50,6 +50,7 @@ pub(crate) fn build(
     arguments: &Map<String, Value>,
     credentials: &Credentials,
     default_security: Option<&Vec<Vec<String>>>,
+    token: Option<&str>,
 ) -> Result<Built, String> {
     let mut path = operation.path.clone();
     for (name, range) in placeholders(&operation.path).into_iter().rev() {
@@ -96,7 +97,7 @@ pub(crate) fn build(
             )),
         }
     }
-    let mut added = credentials.apply(operation.security.as_ref().or(default_security));
+    let mut added = credentials.apply(operation.security.as_ref().or(default_security), token);
     query.append(&mut added.query);
     headers.append(&mut added.headers);
     cookies.append(&mut added.cookies);

@@ -2,7 +2,8 @@
 //! document's `components.securitySchemes`, and its resolved value goes where that scheme says
 //! (an API key's header, query parameter or cookie; `Authorization: Bearer …`; `Authorization:
 //! Basic …` from `user:password`). A call sends the credentials of the first of its security
-//! requirements that every scheme of it has a credential for.
+//! requirements that every scheme of it has a credential for. The scheme a connection signs in
+//! with (OAuth, see `oauth.rs`) has a credential too: its access token, given per request.
 
 use base64::Engine;
 use percent_encoding::utf8_percent_encode;
@@ -23,7 +24,8 @@ enum Placement {
 struct Credential {
     scheme: String,
     placement: Placement,
-    value: String,
+    /// `None` for the scheme the connection signs in with: its token is fetched per request.
+    value: Option<String>,
 }
 
 /// The resolved credentials of one connection.
@@ -42,8 +44,13 @@ pub(crate) struct Added {
 }
 
 impl Credentials {
-    /// Matches `auth` (scheme name → resolved value) with the document's schemes.
-    pub(crate) fn new(document: &Document, auth: Vec<(String, String)>) -> Result<Self, String> {
+    /// Matches `auth` (scheme name → resolved value) with the document's schemes; `signed_in`
+    /// names the scheme whose token the connection's OAuth sign-in gives.
+    pub(crate) fn new(
+        document: &Document,
+        auth: Vec<(String, String)>,
+        signed_in: Option<&str>,
+    ) -> Result<Self, String> {
         let schemes = document
             .root
             .pointer("/components/securitySchemes")
@@ -114,16 +121,24 @@ impl Credentials {
             credentials.push(Credential {
                 scheme,
                 placement,
-                value,
+                value: Some(value),
+            });
+        }
+        if let Some(scheme) = signed_in {
+            credentials.push(Credential {
+                scheme: scheme.to_string(),
+                placement: Placement::Bearer,
+                value: None,
             });
         }
         Ok(Credentials { credentials })
     }
 
-    /// The credentials for an operation with these requirements (`None`: the document declares
-    /// security nowhere, so every configured credential goes along, as the user asked for them).
-    pub(crate) fn apply(&self, requirements: Option<&Vec<Vec<String>>>) -> Added {
-        let chosen: Vec<&Credential> = match requirements {
+    /// The credentials of the first alternative of `requirements` that every scheme of has one
+    /// (`None`: the document declares security nowhere, so every configured credential goes
+    /// along, as the user asked for them).
+    fn chosen(&self, requirements: Option<&Vec<Vec<String>>>) -> Vec<&Credential> {
+        match requirements {
             None => self.credentials.iter().collect(),
             Some(alternatives) => alternatives
                 .iter()
@@ -134,14 +149,33 @@ impl Credentials {
                         .collect::<Option<Vec<_>>>()
                 })
                 .unwrap_or_default(),
-        };
+        }
+    }
+
+    /// Whether a request with these requirements carries the connection's OAuth token.
+    pub(crate) fn uses_sign_in(&self, requirements: Option<&Vec<Vec<String>>>) -> bool {
+        self.chosen(requirements)
+            .iter()
+            .any(|credential| credential.value.is_none())
+    }
+
+    /// The credentials for an operation with these requirements, `token` standing for the
+    /// connection's sign-in (see [`uses_sign_in`](Self::uses_sign_in)).
+    pub(crate) fn apply(
+        &self,
+        requirements: Option<&Vec<Vec<String>>>,
+        token: Option<&str>,
+    ) -> Added {
+        let chosen = self.chosen(requirements);
         let mut added = Added::default();
         for credential in chosen {
-            let value = &credential.value;
+            let Some(value) = credential.value.as_deref().or(token) else {
+                continue;
+            };
             match &credential.placement {
                 Placement::Header(name) => {
                     added.sensitive.push(name.clone());
-                    added.headers.push((name.clone(), value.clone()));
+                    added.headers.push((name.clone(), value.to_string()));
                 }
                 Placement::Query(name) => added.query.push(format!(
                     "{}={}",
@@ -224,17 +258,18 @@ mod tests {
                 ("key".into(), "k 1".into()),
                 ("login".into(), "ann:pw".into()),
             ],
+            None,
         )
         .expect("known schemes");
-        let added = credentials.apply(Some(&vec![vec!["token".into()], vec!["key".into()]]));
+        let added = credentials.apply(Some(&vec![vec!["token".into()], vec!["key".into()]]), None);
         assert_eq!(added.query, ["api_key=k%201"]);
         assert!(added.headers.is_empty());
-        let added = credentials.apply(Some(&vec![vec!["login".into()]]));
+        let added = credentials.apply(Some(&vec![vec!["login".into()]]), None);
         assert_eq!(
             added.headers,
             [("Authorization".to_string(), "Basic YW5uOnB3".to_string())]
         );
-        assert!(credentials.apply(Some(&vec![])).headers.is_empty());
+        assert!(credentials.apply(Some(&vec![]), None).headers.is_empty());
         assert_eq!(
             credentials.missing(Some(&vec![vec!["token".into()]])),
             ["token"]
@@ -242,8 +277,28 @@ mod tests {
     }
 
     #[test]
+    fn the_signed_in_scheme_carries_the_token_given_per_request() {
+        let credentials =
+            Credentials::new(&document(), vec![("key".into(), "k".into())], Some("token"))
+                .expect("known schemes");
+        let token_first = vec![vec!["token".to_string()], vec!["key".to_string()]];
+        assert!(credentials.uses_sign_in(Some(&token_first)));
+        assert!(!credentials.uses_sign_in(Some(&vec![vec!["key".to_string()]])));
+        assert!(!credentials.uses_sign_in(Some(&vec![])));
+        let added = credentials.apply(Some(&token_first), Some("access-1"));
+        assert_eq!(
+            added.headers,
+            [("Authorization".to_string(), "Bearer access-1".to_string())]
+        );
+        assert!(added.sensitive.contains(&"Authorization".to_string()));
+        // Met by the sign-in: no scheme is named as missing.
+        assert!(credentials.missing(Some(&token_first)).is_empty());
+    }
+
+    #[test]
     fn an_unknown_scheme_names_the_known_ones() {
-        let Err(error) = Credentials::new(&document(), vec![("nope".into(), "x".into())]) else {
+        let Err(error) = Credentials::new(&document(), vec![("nope".into(), "x".into())], None)
+        else {
             panic!("an unknown scheme is refused");
         };
         assert!(error.contains("`nope`"), "{error}");
