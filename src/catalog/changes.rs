@@ -219,6 +219,7 @@ mod tests {
                 connections: vec!["default".into()],
                 named_connections: false,
                 tools: vec![listed.clone()],
+                skills: Vec::new(),
                 origin: crate::catalog::Origin::Live,
             }],
         };

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant, SystemTime};
 use tokio::sync::broadcast::error::RecvError;
 
 use super::cache::{CachedListing, ListingCache};
-use super::load::namespace_for;
+use super::load::{list_source, namespace_for};
 use super::search::SearchIndex;
 use super::{Catalog, Origin};
 use crate::config::Settings;
@@ -65,29 +65,32 @@ impl LiveCatalog {
             .sources
             .iter()
             .map(|source| {
-                let (tools, origin) = match (source.enabled, cache.read(&source.name)) {
-                    (false, _) => (Vec::new(), Origin::Disabled),
+                let (tools, skills, origin) = match (source.enabled, cache.read(&source.name)) {
+                    (false, _) => (Vec::new(), Vec::new(), Origin::Disabled),
                     (true, Some(listing)) if listing.is_fresh_for(source) => {
                         let fetched_at = listing.fetched_at();
-                        (listing.tools, Origin::Cached { fetched_at })
+                        (listing.tools, listing.skills, Origin::Cached { fetched_at })
                     }
                     // Better old tools than none while it is listed again.
                     (true, Some(listing)) if listing.is_for(source) => {
                         old.insert(source.name.clone());
                         let fetched_at = listing.fetched_at();
-                        (listing.tools, Origin::Cached { fetched_at })
+                        (listing.tools, listing.skills, Origin::Cached { fetched_at })
                     }
                     // Not started until its backoff ends, or a call needs it.
                     (true, _) if let Some(failed) = cache.holding_failure(source) => (
+                        Vec::new(),
                         Vec::new(),
                         Origin::Unavailable {
                             error: failed.explain(&source.name),
                         },
                     ),
-                    (true, _) => (Vec::new(), Origin::Connecting),
+                    (true, _) => (Vec::new(), Vec::new(), Origin::Connecting),
                 };
                 index.set_namespace(&source.name, &tools);
-                namespace_for(source, tools, origin)
+                let mut namespace = namespace_for(source, tools, origin);
+                namespace.skills = skills;
+                namespace
             })
             .collect();
         // Subscribe before looking at statuses so no change falls in between.
@@ -220,7 +223,7 @@ impl LiveCatalog {
         let Some(source) = self.settings.source(name) else {
             return;
         };
-        let listed = self.sources.list_tools(name).await;
+        let listed = list_source(&self.sources, name).await;
         let mut state = self.state.write().unwrap_or_else(|p| p.into_inner());
         let State {
             catalog,
@@ -233,12 +236,10 @@ impl LiveCatalog {
             return;
         };
         match listed {
-            Ok(tools) => {
+            Ok((tools, skills)) => {
                 let tools = build_namespace(name, tools);
-                if let Err(e) = self
-                    .cache
-                    .write(name, &CachedListing::new(source, tools.clone()))
-                {
+                let listing = CachedListing::new(source, tools.clone()).with_skills(skills.clone());
+                if let Err(e) = self.cache.write(name, &listing) {
                     tracing::warn!("cannot cache the tools of `{name}`: {e:#}");
                 }
                 index.set_namespace(name, &tools);
@@ -248,6 +249,7 @@ impl LiveCatalog {
                     tokio::spawn(async move { record(&store, &tools).await });
                 }
                 namespace.tools = tools;
+                namespace.skills = skills;
                 namespace.origin = Origin::Live;
                 listed_names.insert(name.to_string());
                 old.remove(name);
@@ -321,9 +323,13 @@ impl LiveCatalog {
             let hashes = |tools: &[ToolDefinition]| -> Vec<String> {
                 tools.iter().map(|t| t.hash.clone()).collect()
             };
-            if !listing.is_fresh_for(source) || hashes(&listing.tools) == hashes(&namespace.tools) {
+            if !listing.is_fresh_for(source)
+                || (hashes(&listing.tools) == hashes(&namespace.tools)
+                    && listing.skills == namespace.skills)
+            {
                 continue;
             }
+            namespace.skills = listing.skills.clone();
             index.set_namespace(&source.name, &listing.tools);
             namespace.origin = Origin::Cached {
                 fetched_at: listing.fetched_at(),

@@ -50,6 +50,8 @@ pub struct Namespace {
     pub named_connections: bool,
     /// Sorted by address.
     pub tools: Vec<ToolDefinition>,
+    /// The skills it publishes under the Skills extension, by key.
+    pub skills: Vec<crate::skills::upstream::UpstreamSkill>,
     pub origin: Origin,
 }
 
@@ -74,6 +76,14 @@ impl Catalog {
 
     pub fn tools(&self) -> impl Iterator<Item = &ToolDefinition> {
         self.namespaces.iter().flat_map(|n| n.tools.iter())
+    }
+
+    /// Every skill the sources publish, by source.
+    pub fn upstream_skills(&self) -> Vec<crate::skills::upstream::UpstreamSkill> {
+        self.namespaces
+            .iter()
+            .flat_map(|n| n.skills.iter().cloned())
+            .collect()
     }
 
     /// Every tool the policy lets the model see: denied tools are hidden from describe as they

@@ -548,6 +548,7 @@ mod tests {
                 connections: vec!["default".into()],
                 named_connections: false,
                 tools,
+                skills: Vec::new(),
                 origin: Origin::Live,
             }],
         }
@@ -582,6 +583,7 @@ mod tests {
                 body: String::new(),
                 dir: std::path::PathBuf::new(),
                 files: Vec::new(),
+                upstream: None,
             }],
             problems: Vec::new(),
         };
@@ -701,6 +703,7 @@ mod tests {
             connections: vec!["default".into()],
             named_connections: false,
             tools: Vec::new(),
+            skills: Vec::new(),
             origin: Origin::Unavailable {
                 error: "no answer".into(),
             },
@@ -719,6 +722,7 @@ mod tests {
                 connections: vec!["default".into()],
                 named_connections: false,
                 tools: Vec::new(),
+                skills: Vec::new(),
                 origin: Origin::Unavailable {
                     error: "did not answer within 30 s".into(),
                 },

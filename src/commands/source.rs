@@ -15,6 +15,7 @@ use super::output::print;
 use super::progress::{names, waiting};
 use crate::app::App;
 use crate::catalog::cache::{CachedListing, ListingCache};
+use crate::catalog::load::list_source;
 use crate::cli::{
     SourceAddArgs, SourceImportArgs, SourceListArgs, SourceLoginArgs, SourceNameArgs,
     SourceTestArgs,
@@ -165,7 +166,7 @@ async fn test_one(app: &App, name: &str, just_added: bool, json: bool) -> anyhow
         .next()
         .unwrap_or(SourceStatus::Connecting);
     let listed = match &status {
-        SourceStatus::Ready { .. } => Some(manager.list_tools(name).await),
+        SourceStatus::Ready { .. } => Some(list_source(&manager, name).await),
         _ => None,
     };
     manager.shutdown().await;
@@ -186,10 +187,11 @@ async fn test_one(app: &App, name: &str, just_added: bool, json: bool) -> anyhow
                 server_version,
                 ..
             },
-            Some(Ok(tools)),
+            Some(Ok((tools, skills))),
         ) => {
             let tools = build_namespace(name, tools);
-            if let Err(e) = cache.write(name, &CachedListing::new(&source, tools.clone())) {
+            let listing = CachedListing::new(&source, tools.clone()).with_skills(skills);
+            if let Err(e) = cache.write(name, &listing) {
                 tracing::warn!("cannot cache the tools of `{name}`: {e:#}");
             }
             // The tools as the user added (or tested) the source: the versions a later change

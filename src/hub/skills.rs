@@ -167,6 +167,7 @@ mod tests {
                 body: String::new(),
                 dir: dir.path().to_path_buf(),
                 files: vec!["docs/a b.md".into()],
+                upstream: None,
             }],
             problems: Vec::new(),
         };

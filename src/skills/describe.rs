@@ -163,6 +163,7 @@ mod tests {
                 body: body.into(),
                 dir,
                 files: vec!["scripts/fill.py".into()],
+                upstream: None,
             }],
             problems: Vec::new(),
         }

@@ -166,6 +166,7 @@ mod tests {
                     name: s.namespace,
                     connections: vec!["default".into()],
                     named_connections: false,
+                    skills: Vec::new(),
                     origin: Origin::Live,
                 })
                 .collect(),
