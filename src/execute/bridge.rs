@@ -626,29 +626,40 @@ impl Bridge for RunBridge {
     }
 
     fn describe(&self, targets: Vec<String>) -> BoxFuture<'static, String> {
-        let inner = &self.inner;
-        let (skills, targets) =
-            match split_skill_targets(&inner.skill_dirs, &targets, DEFAULT_BUDGET_TOKENS) {
-                Ok(split) => split,
-                Err(e) => return futures::future::ready(e).boxed(),
-            };
-        if targets.is_empty() {
-            return futures::future::ready(skills).boxed();
-        }
-        let text = inner.catalog.read(|catalog, _| {
-            let permits = inner.token_permits();
-            let visible = catalog.visible_tools(
-                &inner.policy.current(),
-                permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
+        let inner = self.inner.clone();
+        async move {
+            let upstream = inner.catalog.read(|catalog, _| catalog.upstream_skills());
+            let split = split_skill_targets(
+                &inner.skill_dirs,
+                &upstream,
+                inner.catalog.sources(),
+                &targets,
+                DEFAULT_BUDGET_TOKENS,
             );
-            describe(&visible, &targets, DEFAULT_BUDGET_TOKENS).unwrap_or_else(|e| e.to_string())
-        });
-        let text = if skills.is_empty() {
-            text
-        } else {
-            format!("{skills}\n{text}")
-        };
-        futures::future::ready(inner.redaction.clean(&text)).boxed()
+            let (skills, targets) = match split.await {
+                Ok(split) => split,
+                Err(e) => return e,
+            };
+            if targets.is_empty() {
+                return skills;
+            }
+            let text = inner.catalog.read(|catalog, _| {
+                let permits = inner.token_permits();
+                let visible = catalog.visible_tools(
+                    &inner.policy.current(),
+                    permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
+                );
+                describe(&visible, &targets, DEFAULT_BUDGET_TOKENS)
+                    .unwrap_or_else(|e| e.to_string())
+            });
+            let text = if skills.is_empty() {
+                text
+            } else {
+                format!("{skills}\n{text}")
+            };
+            inner.redaction.clean(&text)
+        }
+        .boxed()
     }
 
     fn read(&self, request: ReadRequest) -> BoxFuture<'static, Result<Value, CallFailure>> {

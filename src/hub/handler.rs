@@ -211,11 +211,18 @@ impl Hub {
             Ok(args) => args,
             Err(e) => return tool_error(e.0),
         };
-        let (skills, others) =
-            match split_skill_targets(&self.settings.skill_dirs, &args.targets, args.budget) {
-                Ok(split) => split,
-                Err(e) => return tool_error(e),
-            };
+        let upstream = self.catalog.read(|catalog, _| catalog.upstream_skills());
+        let split = split_skill_targets(
+            &self.settings.skill_dirs,
+            &upstream,
+            self.catalog.sources(),
+            &args.targets,
+            args.budget,
+        );
+        let (skills, others) = match split.await {
+            Ok(split) => split,
+            Err(e) => return tool_error(e),
+        };
         if others.is_empty() {
             return CallToolResult::success(vec![ContentBlock::text(skills)]);
         }
@@ -487,7 +494,9 @@ impl Hub {
 
     /// The skills now; when they changed, the search index gets their documents.
     fn skills_now(&self) -> Arc<Skills> {
-        let (skills, documents) = self.skills.current();
+        let (skills, documents) = self
+            .skills
+            .current(|| self.catalog.read(|catalog, _| catalog.upstream_skills()));
         if let Some(documents) = documents {
             self.catalog.set_skills(&documents);
         }
@@ -820,7 +829,9 @@ impl ServerHandler for Hub {
     ) -> Result<ReadResourceResponse, ErrorData> {
         let span = request_span("resources/read", None, &context);
         traced(span, async {
-            super::skills::read(&self.skills_now(), &request.uri).map(Into::into)
+            super::skills::read(&self.skills_now(), self.catalog.sources(), &request.uri)
+                .await
+                .map(Into::into)
         })
         .await
     }

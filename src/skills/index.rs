@@ -1,5 +1,5 @@
-//! Skills in the search index beside the tools: each skill is one document (its name and
-//! description) under a namespace no source can have (`skill:`, not a JavaScript identifier),
+//! Skills in the search index beside the tools: each skill, local or a source's, is one
+//! document (its name and description) under a namespace no source can have (`skill:`, not a JavaScript identifier),
 //! so one query ranks skills and tools together. [`SkillCache`] reloads the skills from disk at
 //! most once a second, so a skill added while the hub runs is found without a restart and a
 //! burst of searches reads the folders once.
@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::Skills;
+use super::upstream::UpstreamSkill;
 use crate::config::SkillDirs;
 use crate::model::ToolDefinition;
 use crate::model::tool::json_digest;
@@ -61,16 +62,20 @@ impl SkillCache {
         }
     }
 
-    /// The skills now, and their search documents when they changed since the last call
-    /// (always on the first), for the caller to put in the index.
-    pub fn current(&self) -> (Arc<Skills>, Option<Vec<ToolDefinition>>) {
+    /// The skills now (the local ones with `upstream` beside them), and their search documents
+    /// when they changed since the last call (always on the first), for the caller to put in
+    /// the index.
+    pub fn current(
+        &self,
+        upstream: impl FnOnce() -> Vec<UpstreamSkill>,
+    ) -> (Arc<Skills>, Option<Vec<ToolDefinition>>) {
         let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((at, skills, _)) = last.as_ref()
             && at.elapsed() < FRESH_FOR
         {
             return (skills.clone(), None);
         }
-        let skills = Arc::new(Skills::load(&self.dirs));
+        let skills = Arc::new(Skills::load(&self.dirs).with_upstream(&upstream()));
         let documents = documents(&skills);
         let digest = json_digest(&Value::Array(
             documents

@@ -145,21 +145,7 @@ impl UpstreamSkill {
     }
 
     pub(super) fn no_such_file(&self, path: &str) -> String {
-        let listed: Vec<String> = self
-            .files
-            .iter()
-            .filter(|f| f.path != SKILL_MD)
-            .map(|f| format!("{PREFIX}{}/{}", self.address_name(), f.path))
-            .collect();
-        let listed = if listed.is_empty() {
-            "it has no supporting files".to_string()
-        } else {
-            format!("its files are {}", listed.join(", "))
-        };
-        format!(
-            "skill `{}` has no file `{path}`; {listed}",
-            self.address_name()
-        )
+        super::describe::no_such_file(&self.to_skill(), path)
     }
 }
 
