@@ -11,7 +11,8 @@ use super::Catalog;
 use super::typescript::NamespaceTypes;
 use crate::model::ToolDefinition;
 use crate::policy::ConfirmChanges;
-use crate::runs::Unconfirmed;
+use crate::runs::{SeenVersion, Unconfirmed};
+use crate::skills::upstream::UpstreamSkill;
 
 /// The tools listed now at a version nobody confirmed, each with whether the last confirmed
 /// version was read-only (`None` when none was).
@@ -22,6 +23,7 @@ impl ChangedTools {
     /// The entries of `unconfirmed` that are what `catalog` lists now (a version that came and
     /// went again is history, not a change).
     pub fn listed(catalog: &Catalog, unconfirmed: &[Unconfirmed]) -> ChangedTools {
+        let skills = catalog.upstream_skills();
         ChangedTools(
             unconfirmed
                 .iter()
@@ -29,6 +31,9 @@ impl ChangedTools {
                     catalog
                         .tool(&u.address)
                         .is_some_and(|tool| tool.hash == u.version)
+                        || skills.iter().any(|skill| {
+                            skill_address(skill) == u.address && skill.version == u.version
+                        })
                 })
                 .map(|u| (u.address.clone(), u.read_only_before))
                 .collect(),
@@ -49,6 +54,34 @@ impl ChangedTools {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
+
+    /// Whether a source's skill's text is withheld from the model: it changed since a person
+    /// confirmed it and `confirm` is not `"none"`. Its text goes straight to the model, so
+    /// unlike a read-only tool's change it is never just marked.
+    pub fn withholds(&self, skill: &UpstreamSkill, confirm: ConfirmChanges) -> bool {
+        confirm != ConfirmChanges::None && self.contains(&skill_address(skill))
+    }
+}
+
+/// The address a source's skill's versions are recorded under: `skill:SOURCE.NAME`, which no
+/// tool's address can be (a namespace is a JavaScript identifier, without a colon).
+pub fn skill_address(skill: &UpstreamSkill) -> String {
+    format!("{}{}", crate::skills::PREFIX, skill.address_name())
+}
+
+/// The versions of `skills` to record beside the tools'. A skill counts as read-only: what
+/// asks again is not a call but its text, which is withheld until confirmed (see
+/// `crate::skills::describe`).
+pub fn skill_versions(skills: &[UpstreamSkill]) -> Vec<SeenVersion> {
+    skills
+        .iter()
+        .map(|skill| SeenVersion {
+            address: skill_address(skill),
+            version: skill.version.clone(),
+            definition: serde_json::to_value(skill).unwrap_or(serde_json::Value::Null),
+            read_only: true,
+        })
+        .collect()
 }
 
 /// What changed between the confirmed version `before` (if any) and `after`, in one line for a

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant, SystemTime};
 use tokio::sync::broadcast::error::RecvError;
 
 use super::cache::{CachedListing, ListingCache};
+use super::changes::skill_versions;
 use super::load::{list_source, namespace_for};
 use super::search::SearchIndex;
 use super::{Catalog, Origin};
@@ -18,6 +19,7 @@ use crate::config::Settings;
 use crate::model::ToolDefinition;
 use crate::model::tool::build_namespace;
 use crate::runs::{Store, WeakStore};
+use crate::skills::upstream::UpstreamSkill;
 use crate::sources::{SourceEvent, SourceStatus, Sources};
 
 /// The catalogue and its index, replaced namespace by namespace.
@@ -116,14 +118,15 @@ impl LiveCatalog {
     /// Records the versions of every tool listed now and at each listing from here on in
     /// `store`, so a tool that changes later is known to have changed.
     pub async fn record_versions(&self, store: Store) {
-        let tools: Vec<ToolDefinition> = self.read(|catalog, _| {
-            catalog
+        let (tools, skills): (Vec<ToolDefinition>, Vec<UpstreamSkill>) = self.read(|catalog, _| {
+            let tools = catalog
                 .namespaces
                 .iter()
                 .flat_map(|n| n.tools.iter().cloned())
-                .collect()
+                .collect();
+            (tools, catalog.upstream_skills())
         });
-        record(&store, &tools).await;
+        record(&store, &tools, &skills).await;
         let _ = self.versions.set(store.downgrade());
     }
 
@@ -245,8 +248,8 @@ impl LiveCatalog {
                 index.set_namespace(name, &tools);
                 self.cache.clear_failure(name);
                 if let Some(store) = self.versions.get().and_then(WeakStore::upgrade) {
-                    let tools = tools.clone();
-                    tokio::spawn(async move { record(&store, &tools).await });
+                    let (tools, skills) = (tools.clone(), skills.clone());
+                    tokio::spawn(async move { record(&store, &tools, &skills).await });
                 }
                 namespace.tools = tools;
                 namespace.skills = skills;
@@ -302,6 +305,7 @@ impl LiveCatalog {
             seen.0 = marker;
         }
         let mut replaced = Vec::new();
+        let mut replaced_skills = Vec::new();
         let mut state = self.state.write().unwrap_or_else(|p| p.into_inner());
         let State {
             catalog,
@@ -330,6 +334,7 @@ impl LiveCatalog {
                 continue;
             }
             namespace.skills = listing.skills.clone();
+            replaced_skills.extend(listing.skills.iter().cloned());
             index.set_namespace(&source.name, &listing.tools);
             namespace.origin = Origin::Cached {
                 fetched_at: listing.fetched_at(),
@@ -341,10 +346,10 @@ impl LiveCatalog {
         drop(state);
         if let (Some(store), false) = (
             self.versions.get().and_then(WeakStore::upgrade),
-            replaced.is_empty(),
+            replaced.is_empty() && replaced_skills.is_empty(),
         ) && let Ok(runtime) = tokio::runtime::Handle::try_current()
         {
-            runtime.spawn(async move { record(&store, &replaced).await });
+            runtime.spawn(async move { record(&store, &replaced, &replaced_skills).await });
         }
     }
 
@@ -362,11 +367,18 @@ impl LiveCatalog {
     }
 }
 
-/// Records `tools`' versions; a store that cannot is logged (each call checks its tool's version
-/// again before it runs).
-async fn record(store: &Store, tools: &[ToolDefinition]) {
+/// Records the versions of `tools` and `skills`; a store that cannot is logged (each call checks
+/// its tool's version again before it runs).
+async fn record(store: &Store, tools: &[ToolDefinition], skills: &[UpstreamSkill]) {
     if let Err(e) = store.tool_versions().observe(tools).await {
         tracing::warn!("cannot record the versions of the tools listed: {e}");
+    }
+    if let Err(e) = store
+        .tool_versions()
+        .observe_seen(skill_versions(skills))
+        .await
+    {
+        tracing::warn!("cannot record the versions of the skills listed: {e}");
     }
 }
 

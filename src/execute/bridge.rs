@@ -37,7 +37,8 @@ use crate::sandbox::{
     Bridge, BridgeError, CallFailure, CallOutcome, ErrorCode, Limits, Pending, PendingKind,
     ReadRequest, ToolCall, unavailable,
 };
-use crate::skills::describe::split_skill_targets;
+use crate::skills::describe::{SourceSkills, split_skill_targets};
+use crate::skills::upstream::UpstreamSkill;
 use crate::sources::SourceError;
 
 use super::freshness::{self, ConfirmedVersions, change_asks};
@@ -629,10 +630,17 @@ impl Bridge for RunBridge {
         let inner = self.inner.clone();
         async move {
             let upstream = inner.catalog.read(|catalog, _| catalog.upstream_skills());
+            let changed = super::changed_tools(&inner.store, &inner.catalog).await;
+            let confirm = inner.policy.current().confirm_changes;
+            let withheld = |skill: &UpstreamSkill| changed.withholds(skill, confirm);
+            let source_skills = SourceSkills {
+                listed: &upstream,
+                sources: inner.catalog.sources(),
+                withheld: &withheld,
+            };
             let split = split_skill_targets(
                 &inner.skill_dirs,
-                &upstream,
-                inner.catalog.sources(),
+                &source_skills,
                 &targets,
                 DEFAULT_BUDGET_TOKENS,
             );

@@ -44,8 +44,9 @@ use crate::oauth::SIGN_IN_WAIT;
 use crate::runs::TokenRecord;
 use crate::sandbox::{CancelToken, ExecuteEnvelope, PendingKind, Status};
 use crate::skills::Skills;
-use crate::skills::describe::split_skill_targets;
+use crate::skills::describe::{SourceSkills, split_skill_targets};
 use crate::skills::index::SkillCache;
+use crate::skills::upstream::UpstreamSkill;
 
 /// The protocol versions served: 2026-07-28 statelessly, the older ones after `initialize`.
 const VERSIONS: &[ProtocolVersion] = &[
@@ -212,10 +213,15 @@ impl Hub {
             Err(e) => return tool_error(e.0),
         };
         let upstream = self.catalog.read(|catalog, _| catalog.upstream_skills());
+        let withheld = self.withheld_skills().await;
+        let source_skills = SourceSkills {
+            listed: &upstream,
+            sources: self.catalog.sources(),
+            withheld: &withheld,
+        };
         let split = split_skill_targets(
             &self.settings.skill_dirs,
-            &upstream,
-            self.catalog.sources(),
+            &source_skills,
             &args.targets,
             args.budget,
         );
@@ -490,6 +496,33 @@ impl Hub {
         .await
         .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
         Ok(self.respond(envelope, context, answer).await)
+    }
+
+    /// Which sources' skills are withheld from the model now: changed since a person confirmed
+    /// them (see `ChangedTools::withholds`).
+    async fn withheld_skills(&self) -> impl Fn(&UpstreamSkill) -> bool + Send + Sync + use<> {
+        let changed = self.executor.changed_tools().await;
+        let confirm = self.executor.policy().current().confirm_changes;
+        move |skill: &UpstreamSkill| changed.withholds(skill, confirm)
+    }
+
+    /// The skills a skill-aware client is served: all but the sources' skills whose text is
+    /// withheld, which it could not verify against anything a person confirmed.
+    async fn native_skills(&self) -> Arc<Skills> {
+        let skills = self.skills_now();
+        let withheld = self.withheld_skills().await;
+        if !skills
+            .skills
+            .iter()
+            .any(|s| s.upstream.as_deref().is_some_and(&withheld))
+        {
+            return skills;
+        }
+        let mut served = Skills::clone(&skills);
+        served
+            .skills
+            .retain(|s| !s.upstream.as_deref().is_some_and(&withheld));
+        Arc::new(served)
     }
 
     /// The skills now; when they changed, the search index gets their documents.
@@ -795,7 +828,10 @@ impl ServerHandler for Hub {
         context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, ErrorData> {
         let span = request_span("skills/list", None, &context);
-        traced(span, async { Ok(super::skills::list(&self.skills_now())) }).await
+        traced(span, async {
+            Ok(super::skills::list(&*self.native_skills().await))
+        })
+        .await
     }
 
     async fn get_skill(
@@ -805,7 +841,7 @@ impl ServerHandler for Hub {
     ) -> Result<GetSkillResult, ErrorData> {
         let span = request_span("skills/get", None, &context);
         traced(span, async {
-            super::skills::get(&self.skills_now(), &request.uri)
+            super::skills::get(&*self.native_skills().await, &request.uri)
         })
         .await
     }
@@ -817,7 +853,7 @@ impl ServerHandler for Hub {
     ) -> Result<ListResourcesResult, ErrorData> {
         let span = request_span("resources/list", None, &context);
         traced(span, async {
-            Ok(super::skills::resources(&self.skills_now()))
+            Ok(super::skills::resources(&*self.native_skills().await))
         })
         .await
     }
@@ -829,9 +865,13 @@ impl ServerHandler for Hub {
     ) -> Result<ReadResourceResponse, ErrorData> {
         let span = request_span("resources/read", None, &context);
         traced(span, async {
-            super::skills::read(&self.skills_now(), self.catalog.sources(), &request.uri)
-                .await
-                .map(Into::into)
+            super::skills::read(
+                &*self.native_skills().await,
+                self.catalog.sources(),
+                &request.uri,
+            )
+            .await
+            .map(Into::into)
         })
         .await
     }

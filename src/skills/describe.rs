@@ -15,13 +15,20 @@ pub fn is_skill(target: &str) -> bool {
     target.trim().starts_with(PREFIX)
 }
 
+/// The sources' skills as describe finds them: the listed ones, where to fetch them, and which
+/// changed since a person confirmed them (their text is withheld).
+pub struct SourceSkills<'a> {
+    pub listed: &'a [UpstreamSkill],
+    pub sources: &'a Sources,
+    pub withheld: &'a (dyn Fn(&UpstreamSkill) -> bool + Sync),
+}
+
 /// The `skill:…` targets among `targets` described (each within `budget_tokens`; local skills
-/// loaded from `dirs` only when there is one, the sources' skills from `upstream`, fetched
-/// through `sources`), and the other targets, for the tool catalogue to describe.
+/// loaded from `dirs` only when there is one, the sources' skills from `upstream`), and the
+/// other targets, for the tool catalogue to describe.
 pub async fn split_skill_targets(
     dirs: &SkillDirs,
-    upstream: &[UpstreamSkill],
-    sources: &Sources,
+    upstream: &SourceSkills<'_>,
     targets: &[String],
     budget_tokens: usize,
 ) -> Result<(String, Vec<String>), String> {
@@ -29,7 +36,7 @@ pub async fn split_skill_targets(
     if wanted.is_empty() {
         return Ok((String::new(), targets.to_vec()));
     }
-    let skills = Skills::load(dirs).with_upstream(upstream);
+    let skills = Skills::load(dirs).with_upstream(upstream.listed);
     let mut text = String::new();
     for target in wanted {
         if !text.is_empty() {
@@ -37,8 +44,11 @@ pub async fn split_skill_targets(
         }
         let (name, path) = name_and_path(target);
         let described = match skills.get(name).and_then(|s| s.upstream.as_deref()) {
+            Some(source_skill) if (upstream.withheld)(source_skill) => {
+                return Err(withheld(source_skill));
+            }
             Some(source_skill) => {
-                describe_upstream(source_skill, sources, path, budget_tokens).await?
+                describe_upstream(source_skill, upstream.sources, path, budget_tokens).await?
             }
             None => describe(&skills, target, budget_tokens)?,
         };
@@ -75,6 +85,16 @@ pub fn describe(skills: &Skills, target: &str, budget_tokens: usize) -> Result<S
             Ok(file(skill, path, bytes, budget_tokens))
         }
     }
+}
+
+/// Why a changed skill's text is not shown, and who can change that.
+pub fn withheld(skill: &UpstreamSkill) -> String {
+    format!(
+        "{PREFIX}{} changed at source `{}` since a person confirmed it, so its new text is withheld from the model; ask the user to review it with `capabilities source review {}`",
+        skill.address_name(),
+        skill.source,
+        skill.source
+    )
 }
 
 /// A source's skill described: its `SKILL.md` or one of its files fetched from the source and
