@@ -147,6 +147,57 @@ pub fn review_diff(before: Option<&ToolDefinition>, after: &ToolDefinition) -> S
     out
 }
 
+/// What changed in a source's skill from the confirmed version `before` (if any) to `after`:
+/// its description, its files (added, gone, changed by digest), and a unified diff of its
+/// `SKILL.md` text, `before_text` being the confirmed one's when it was ever fetched.
+pub fn skill_review_diff(
+    before: Option<&UpstreamSkill>,
+    before_text: Option<&str>,
+    after: &UpstreamSkill,
+    after_text: &str,
+) -> String {
+    let mut out = String::new();
+    if let Some(before) = before
+        && before.description() != after.description()
+    {
+        out.push_str(&format!(
+            "description: {} → {}\n",
+            before.description(),
+            after.description()
+        ));
+    }
+    let old_files = before.map(|b| b.files.as_slice()).unwrap_or_default();
+    let mut files = Vec::new();
+    for file in &after.files {
+        match old_files.iter().find(|f| f.path == file.path) {
+            None => files.push(format!("added {}", file.path)),
+            Some(old) if old.digest != file.digest => files.push(format!("changed {}", file.path)),
+            Some(_) => {}
+        }
+    }
+    for old in old_files {
+        if !after.files.iter().any(|f| f.path == old.path) {
+            files.push(format!("gone {}", old.path));
+        }
+    }
+    if !files.is_empty() {
+        out.push_str(&format!("files: {}\n", files.join(", ")));
+    }
+    if before.is_some() && before_text.is_none() {
+        out.push_str(
+            "(the confirmed SKILL.md was never fetched, so it cannot be compared; the new one in full:)\n",
+        );
+    }
+    out.push_str(
+        &TextDiff::from_lines(before_text.unwrap_or_default(), after_text)
+            .unified_diff()
+            .context_radius(3)
+            .header("confirmed SKILL.md", "SKILL.md now")
+            .to_string(),
+    );
+    out
+}
+
 fn or_none(text: &str) -> &str {
     if text.is_empty() || text == "{}" {
         "(none)"

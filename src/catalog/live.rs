@@ -19,7 +19,7 @@ use crate::config::Settings;
 use crate::model::ToolDefinition;
 use crate::model::tool::build_namespace;
 use crate::runs::{Store, WeakStore};
-use crate::skills::upstream::UpstreamSkill;
+use crate::skills::upstream::{SkillTexts, UpstreamSkill};
 use crate::sources::{SourceEvent, SourceStatus, Sources};
 
 /// The catalogue and its index, replaced namespace by namespace.
@@ -36,6 +36,7 @@ pub struct LiveCatalog {
     /// The last on-demand refresh (`source refresh`) taken from the cache, and when the marker
     /// was last looked at.
     refresh_seen: Mutex<(Option<SystemTime>, Option<Instant>)>,
+    skill_texts: SkillTexts,
 }
 
 /// How often a read looks for an on-demand refresh: one `stat` at most this often.
@@ -108,6 +109,7 @@ impl LiveCatalog {
             sources,
             settings,
             refresh_seen: Mutex::new((cache.refreshed_at(), None)),
+            skill_texts: SkillTexts::beside(cache.dir()),
             cache,
             versions: OnceLock::new(),
         });
@@ -218,6 +220,11 @@ impl LiveCatalog {
 
     pub fn sources(&self) -> &Arc<Sources> {
         &self.sources
+    }
+
+    /// Where the sources' skills' texts are kept once fetched (see `SkillTexts`).
+    pub fn skill_texts(&self) -> &SkillTexts {
+        &self.skill_texts
     }
 
     /// Lists one source now and replaces its namespace; on failure keeps what it had, marked

@@ -636,6 +636,7 @@ impl Bridge for RunBridge {
             let source_skills = SourceSkills {
                 listed: &upstream,
                 sources: inner.catalog.sources(),
+                texts: inner.catalog.skill_texts(),
                 withheld: &withheld,
             };
             let split = split_skill_targets(

@@ -217,6 +217,7 @@ impl Hub {
         let source_skills = SourceSkills {
             listed: &upstream,
             sources: self.catalog.sources(),
+            texts: self.catalog.skill_texts(),
             withheld: &withheld,
         };
         let split = split_skill_targets(

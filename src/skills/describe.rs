@@ -4,7 +4,7 @@
 //! says how much was left out and how to see it. A source's skill (`skill:SOURCE.NAME`) is
 //! fetched from the source when described, verified, and introduced as the source's text.
 
-use super::upstream::UpstreamSkill;
+use super::upstream::{SkillTexts, UpstreamSkill};
 use super::{PREFIX, SKILL_FILE, Skill, Skills};
 use crate::config::SkillDirs;
 use crate::sources::Sources;
@@ -20,6 +20,8 @@ pub fn is_skill(target: &str) -> bool {
 pub struct SourceSkills<'a> {
     pub listed: &'a [UpstreamSkill],
     pub sources: &'a Sources,
+    /// Where each `SKILL.md` fetched is kept for later reviews.
+    pub texts: &'a SkillTexts,
     pub withheld: &'a (dyn Fn(&UpstreamSkill) -> bool + Sync),
 }
 
@@ -48,7 +50,7 @@ pub async fn split_skill_targets(
                 return Err(withheld(source_skill));
             }
             Some(source_skill) => {
-                describe_upstream(source_skill, upstream.sources, path, budget_tokens).await?
+                describe_upstream(source_skill, upstream, path, budget_tokens).await?
             }
             None => describe(&skills, target, budget_tokens)?,
         };
@@ -101,21 +103,23 @@ pub fn withheld(skill: &UpstreamSkill) -> String {
 /// verified against the listing.
 async fn describe_upstream(
     source_skill: &UpstreamSkill,
-    sources: &Sources,
+    upstream: &SourceSkills<'_>,
     path: Option<&str>,
     budget_tokens: usize,
 ) -> Result<String, String> {
     let mut skill = source_skill.to_skill();
     match path {
         None => {
-            skill.body = source_skill.instructions(sources).await?;
+            skill.body = source_skill
+                .instructions(upstream.sources, upstream.texts)
+                .await?;
             Ok(instructions(&skill, budget_tokens))
         }
         Some(path) if path == SKILL_FILE || !skill.files.iter().any(|f| f == path) => {
             Err(source_skill.no_such_file(path))
         }
         Some(path) => {
-            let bytes = source_skill.fetch(sources, path).await?;
+            let bytes = source_skill.fetch(upstream.sources, path).await?;
             Ok(file(&skill, path, bytes, budget_tokens))
         }
     }

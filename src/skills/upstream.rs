@@ -6,11 +6,14 @@
 //! it reaches the model. Skills served to a skill-aware client carry the source in their URI:
 //! `skill://SOURCE.mcp/…`, again never a local skill's authority.
 
+use std::path::{Path, PathBuf};
+
 use rmcp::model::{SKILL_MD, Skill as Entry, SkillResources};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::{PREFIX, Skill, frontmatter};
+use crate::config::edit::write_atomically;
 use crate::model::tool::json_digest;
 use crate::sources::Sources;
 
@@ -122,13 +125,28 @@ impl UpstreamSkill {
         Ok(bytes)
     }
 
+    /// The `SKILL.md` of the skill, fetched and verified, and kept in `texts`.
+    pub async fn skill_md(&self, sources: &Sources, texts: &SkillTexts) -> Result<String, String> {
+        let bytes = self.fetch(sources, SKILL_MD).await?;
+        let text = String::from_utf8(bytes).map_err(|_| {
+            format!(
+                "{PREFIX}{}: its SKILL.md is not UTF-8 text",
+                self.address_name()
+            )
+        })?;
+        texts.put(&self.files[0].digest, &text);
+        Ok(text)
+    }
+
     /// The instructions of the skill: its `SKILL.md` fetched, verified, and its frontmatter
     /// compared with the listed one (a mismatch is refused, as the extension says).
-    pub async fn instructions(&self, sources: &Sources) -> Result<String, String> {
-        let bytes = self.fetch(sources, SKILL_MD).await?;
+    pub async fn instructions(
+        &self,
+        sources: &Sources,
+        texts: &SkillTexts,
+    ) -> Result<String, String> {
+        let text = self.skill_md(sources, texts).await?;
         let address = format!("{PREFIX}{}", self.address_name());
-        let text = String::from_utf8(bytes)
-            .map_err(|_| format!("{address}: its SKILL.md is not UTF-8 text"))?;
         let front = frontmatter::parse(&text, self.name()).map_err(|m| {
             format!(
                 "{address}: its SKILL.md from source `{}` is malformed at line {}: {}",
@@ -146,6 +164,48 @@ impl UpstreamSkill {
 
     pub(super) fn no_such_file(&self, path: &str) -> String {
         super::describe::no_such_file(&self.to_skill(), path)
+    }
+}
+
+/// Verified `SKILL.md` texts of sources' skills, one file per digest in a folder of the data
+/// directory (beside the tool listings, where only the hub writes), so `source review` can
+/// show how a changed skill's text differs from the one confirmed. A text is hashed again
+/// when read: one changed on disk is not used.
+pub struct SkillTexts {
+    dir: PathBuf,
+}
+
+impl SkillTexts {
+    /// The texts kept beside the tool listings in `catalog_dir`. The folder's name has a
+    /// hyphen, so no source's listing (`NAME.json`, NAME an identifier) is ever in its way.
+    pub fn beside(catalog_dir: &Path) -> SkillTexts {
+        SkillTexts {
+            dir: catalog_dir.join("skill-texts"),
+        }
+    }
+
+    fn path(&self, digest: &str) -> Option<PathBuf> {
+        let hex = digest.strip_prefix("sha256:")?;
+        hex.bytes()
+            .all(|b| b.is_ascii_hexdigit())
+            .then(|| self.dir.join(hex))
+    }
+
+    /// The text whose digest is `digest`, if kept and still that text.
+    pub fn get(&self, digest: &str) -> Option<String> {
+        let text = std::fs::read_to_string(self.path(digest)?).ok()?;
+        (rmcp::model::sha256_digest(text.as_bytes()) == digest).then_some(text)
+    }
+
+    /// Keeps `text`, verified against `digest`; a failure is logged (only a later review's
+    /// diff misses it).
+    pub fn put(&self, digest: &str, text: &str) {
+        let Some(path) = self.path(digest) else {
+            return;
+        };
+        if let Err(e) = write_atomically(&path, text) {
+            tracing::warn!("cannot keep a skill's text for later reviews: {e:#}");
+        }
     }
 }
 
