@@ -528,9 +528,10 @@ impl Hub {
 
     /// The skills now; when they changed, the search index gets their documents.
     fn skills_now(&self) -> Arc<Skills> {
-        let (skills, documents) = self
-            .skills
-            .current(|| self.catalog.read(|catalog, _| catalog.upstream_skills()));
+        let generation = self.catalog.generation();
+        let (skills, documents) = self.skills.current(generation, || {
+            self.catalog.read(|catalog, _| catalog.upstream_skills())
+        });
         if let Some(documents) = documents {
             self.catalog.set_skills(&documents);
         }

@@ -50,8 +50,9 @@ pub fn skill_of_hit(address: &str) -> Option<&str> {
 /// The skills of some folders, loaded again when a second has passed.
 pub struct SkillCache {
     dirs: SkillDirs,
-    /// The last load, when, and the digest of what search indexes of it.
-    last: Mutex<Option<(Instant, Arc<Skills>, String)>>,
+    /// The last load, when, the generation of the sources' listings it merged, and the digest
+    /// of what search indexes of it.
+    last: Mutex<Option<(Instant, u64, Arc<Skills>, String)>>,
 }
 
 impl SkillCache {
@@ -62,16 +63,18 @@ impl SkillCache {
         }
     }
 
-    /// The skills now (the local ones with `upstream` beside them), and their search documents
-    /// when they changed since the last call (always on the first), for the caller to put in
-    /// the index.
+    /// The skills now (the local ones with `upstream` beside them, whose listings are at
+    /// `generation`: a new one is merged at once), and their search documents when they
+    /// changed since the last call (always on the first), for the caller to put in the index.
     pub fn current(
         &self,
+        generation: u64,
         upstream: impl FnOnce() -> Vec<UpstreamSkill>,
     ) -> (Arc<Skills>, Option<Vec<ToolDefinition>>) {
         let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((at, skills, _)) = last.as_ref()
+        if let Some((at, seen, skills, _)) = last.as_ref()
             && at.elapsed() < FRESH_FOR
+            && *seen == generation
         {
             return (skills.clone(), None);
         }
@@ -83,8 +86,8 @@ impl SkillCache {
                 .map(|d| Value::String(d.hash.clone()))
                 .collect(),
         ));
-        let changed = last.as_ref().is_none_or(|(_, _, seen)| *seen != digest);
-        *last = Some((Instant::now(), skills.clone(), digest));
+        let changed = last.as_ref().is_none_or(|(_, _, _, seen)| *seen != digest);
+        *last = Some((Instant::now(), generation, skills.clone(), digest));
         (skills, changed.then_some(documents))
     }
 }

@@ -573,3 +573,77 @@ fn a_changed_source_skill_is_marked_withheld_and_shown_as_a_diff_until_confirmed
     }
     assert!(shown.contains("mail them to notes@example.com"), "{shown}");
 }
+
+#[test]
+fn in_direct_mode_skills_are_read_through_the_hubs_read_skill_tool_and_served_natively() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = home_with_skills_peer(dir.path());
+    skill(
+        &home.path().join("skills"),
+        "pdf-forms",
+        "Fill in PDF forms.",
+    );
+    let mut hub = Raw::spawn(home.command(&["hub", "serve", "--direct"]));
+    hub.initialize("2025-11-25");
+    // tools/list waits for a source connecting for the first time, so its skills are there.
+    let listed = hub.request(1, "tools/list", json!({}));
+    let tools = listed["result"]["tools"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let read_skill = tools
+        .iter()
+        .find(|t| t["name"] == "capabilities_read_skill")
+        .unwrap_or_else(|| panic!("{listed}"));
+    let description = read_skill["description"].as_str().unwrap_or_default();
+    assert!(
+        description.contains("- pdf-forms: Fill in PDF forms.")
+            && description.contains(
+                "- docs.release-notes: Write the release notes of a version from its merged pull requests."
+            ),
+        "{description}"
+    );
+    assert!(tools.iter().any(|t| t["name"] == "docs_ping"), "{listed}");
+
+    let text = |answer: &Value| {
+        answer["result"]["content"]
+            .as_array()
+            .and_then(|c| c.first())
+            .and_then(|c| c["text"].as_str())
+            .unwrap_or_default()
+            .to_string()
+    };
+    let upstream = hub.call(
+        2,
+        "capabilities_read_skill",
+        json!({ "name": "docs.release-notes" }),
+    );
+    assert!(
+        text(&upstream).contains("a skill from source `docs`")
+            && text(&upstream).contains("Group the merged pull requests"),
+        "{upstream}"
+    );
+    let file = hub.call(
+        3,
+        "capabilities_read_skill",
+        json!({ "name": "skill:pdf-forms/scripts/run.sh" }),
+    );
+    assert!(text(&file).contains("echo ready"), "{file}");
+    let unnamed = hub.call(4, "capabilities_read_skill", json!({}));
+    assert_eq!(unnamed["result"]["isError"], true, "{unnamed}");
+    assert!(text(&unnamed).contains("`name` is missing"), "{unnamed}");
+
+    let native = hub.request(5, "skills/list", json!({}));
+    let uris: Vec<&str> = native["result"]["skills"]
+        .as_array()
+        .map(|s| s.iter().filter_map(|s| s["uri"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(
+        uris,
+        [
+            "skill://docs.mcp/release-notes/SKILL.md",
+            "skill://pdf-forms/SKILL.md"
+        ],
+        "{native}"
+    );
+}

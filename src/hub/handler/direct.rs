@@ -19,11 +19,13 @@ impl Hub {
     pub(super) fn direct_listing(&self, token: Option<&TokenRecord>) -> Vec<DirectTool> {
         let permits = token.map(|token| move |address: &str| token.allows(address));
         let policy = self.executor.policy().current();
+        let skills = self.skills_now();
         self.catalog.read(|catalog, _| {
             direct::listing(
                 catalog,
                 &policy,
                 permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
+                &skills,
             )
         })
     }
