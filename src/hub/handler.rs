@@ -97,10 +97,13 @@ pub struct Hub {
 }
 
 /// How a run's envelope goes back to the client: as `execute`'s envelope, or as the answer of
-/// the direct tool `name` (`structured` when it declares an output schema).
+/// the direct tool `name` (with the output schema it declares, if any).
 enum Answer {
     Envelope,
-    Direct { name: String, structured: bool },
+    Direct {
+        name: String,
+        output_schema: Option<Arc<rmcp::model::JsonObject>>,
+    },
 }
 
 impl Hub {
@@ -355,9 +358,10 @@ impl Hub {
         }
         CallToolResponse::Complete(match answer {
             Answer::Envelope => envelope_result(&envelope),
-            Answer::Direct { name, structured } => {
-                super::direct::result(&envelope, name, *structured)
-            }
+            Answer::Direct {
+                name,
+                output_schema,
+            } => super::direct::result(&envelope, name, output_schema.as_deref()),
         })
     }
 

@@ -10,6 +10,9 @@ Scenarios:
   returns the approval command, `hub approve` decides it, and the same call runs; a source
   that adds a tool brings `notifications/tools/list_changed`.
 - http TOKEN: a 2026-07-28 client over Streamable HTTP with a bearer token: list the tools.
+- large: a 2026-07-28 client over stdio calls tools that declare an output schema and answer
+  with more than the output budget; the SDK checks each answer against the schema and the
+  report says what it raised, if anything.
 """
 
 import asyncio
@@ -128,11 +131,30 @@ async def http(url, token):
     return report
 
 
+async def large(command):
+    server = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
+    report = {}
+    async with Client(server, mode="2026-07-28") as client:
+        tools = {t.name: dump(t) for t in (await client.list_tools()).tools}
+        report["schemas"] = {name: tools[name].get("outputSchema") for name in ("rows_listRowsTyped", "rows_bigAnswer")}
+        for key, name, arguments in (
+            ("rows", "rows_listRowsTyped", {"n": 2000}),
+            ("big", "rows_bigAnswer", {"bytes": 100000}),
+        ):
+            try:
+                report[key] = tool_result(await client.call_tool(name, arguments))
+            except Exception as error:  # noqa: BLE001 - the report carries what the SDK raised
+                report[key] = {"raised": str(error)}
+    return report
+
+
 async def main(scenario, hub, rest):
     if scenario == "modern":
         report = await modern(rest)
     elif scenario == "legacy":
         report = await legacy(hub, rest)
+    elif scenario == "large":
+        report = await large(rest)
     else:
         report = await http(rest[0], rest[1])
     print(json.dumps(report))

@@ -72,7 +72,7 @@ impl Hub {
         };
         let answer = Answer::Direct {
             name: name.to_string(),
-            structured: found.tool.output_schema.is_some(),
+            output_schema: found.tool.output_schema.clone(),
         };
         if let Some((state, responses)) = answered {
             return self.answer(state, responses, context, &answer).await;
