@@ -196,8 +196,7 @@ async fn review_skills(
             .and_then(|b| serde_json::from_value(b.definition).ok());
         let before_text = before
             .as_ref()
-            .and_then(|b| b.files.first())
-            .and_then(|f| texts.get(&f.digest));
+            .and_then(|b| b.skill_md_file().and_then(|f| texts.get(&f.digest)));
         print(&format!(
             "{address} (a skill of source `{}`) changed{}:\n{}\n",
             skill.source,

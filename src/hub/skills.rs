@@ -67,10 +67,7 @@ pub fn resources(skills: &Skills) -> ListResourcesResult {
             .iter()
             .map(|skill| {
                 let (uri, name) = match &skill.upstream {
-                    Some(upstream) => (
-                        upstream.served_uri(&upstream.files[0]),
-                        upstream.name().to_string(),
-                    ),
+                    Some(upstream) => (upstream.served_skill_md(), upstream.name().to_string()),
                     None => (uri(&skill.name, SKILL_MD), skill.name.clone()),
                 };
                 Resource::new(uri, name)
@@ -178,7 +175,7 @@ fn entry(skill: &Skill) -> Result<SkillEntry, String> {
             .map(|f| SkillResource::new(upstream.served_uri(f), &f.digest, f.size))
             .collect();
         return Ok(SkillEntry::new(
-            upstream.served_uri(&upstream.files[0]),
+            upstream.served_skill_md(),
             frontmatter,
             SkillResources::Files(files),
         ));

@@ -56,6 +56,19 @@ pub struct UpstreamSkill {
 }
 
 impl UpstreamSkill {
+    /// The manifest's entry of `SKILL.md` (listed first; a cache edited by hand may lack it).
+    pub fn skill_md_file(&self) -> Option<&ManifestFile> {
+        self.files.iter().find(|f| f.path == SKILL_MD)
+    }
+
+    /// The URI the hub serves its `SKILL.md` under.
+    pub fn served_skill_md(&self) -> String {
+        self.skill_md_file().map_or_else(
+            || format!("skill://{}{AUTHORITY_SUFFIX}/{SKILL_MD}", self.source),
+            |file| self.served_uri(file),
+        )
+    }
+
     /// `SOURCE.KEY`, the name in `skill:SOURCE.KEY`.
     pub fn address_name(&self) -> String {
         format!("{}.{}", self.source, self.key)
@@ -134,7 +147,9 @@ impl UpstreamSkill {
                 self.address_name()
             )
         })?;
-        texts.put(&self.files[0].digest, &text);
+        if let Some(file) = self.skill_md_file() {
+            texts.put(&file.digest, &text);
+        }
         Ok(text)
     }
 
