@@ -50,9 +50,16 @@ pub fn skill_of_hit(address: &str) -> Option<&str> {
 /// The skills of some folders, loaded again when a second has passed.
 pub struct SkillCache {
     dirs: SkillDirs,
-    /// The last load, when, the generation of the sources' listings it merged, and the digest
-    /// of what search indexes of it.
-    last: Mutex<Option<(Instant, u64, Arc<Skills>, String)>>,
+    last: Mutex<Option<Load>>,
+}
+
+/// One load of the skills: when, the generation of the sources' listings it merged, the skills,
+/// and the digest of what search indexes of them.
+struct Load {
+    at: Instant,
+    generation: u64,
+    skills: Arc<Skills>,
+    digest: String,
 }
 
 impl SkillCache {
@@ -72,11 +79,11 @@ impl SkillCache {
         upstream: impl FnOnce() -> Vec<UpstreamSkill>,
     ) -> (Arc<Skills>, Option<Vec<ToolDefinition>>) {
         let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((at, seen, skills, _)) = last.as_ref()
-            && at.elapsed() < FRESH_FOR
-            && *seen == generation
+        if let Some(load) = last.as_ref()
+            && load.at.elapsed() < FRESH_FOR
+            && load.generation == generation
         {
-            return (skills.clone(), None);
+            return (load.skills.clone(), None);
         }
         let skills = Arc::new(Skills::load(&self.dirs).with_upstream(&upstream()));
         let documents = documents(&skills);
@@ -86,8 +93,13 @@ impl SkillCache {
                 .map(|d| Value::String(d.hash.clone()))
                 .collect(),
         ));
-        let changed = last.as_ref().is_none_or(|(_, _, _, seen)| *seen != digest);
-        *last = Some((Instant::now(), generation, skills.clone(), digest));
+        let changed = last.as_ref().is_none_or(|load| load.digest != digest);
+        *last = Some(Load {
+            at: Instant::now(),
+            generation,
+            skills: skills.clone(),
+            digest,
+        });
         (skills, changed.then_some(documents))
     }
 }
