@@ -120,6 +120,10 @@ impl LiveCatalog {
     /// Records the versions of every tool listed now and at each listing from here on in
     /// `store`, so a tool that changes later is known to have changed.
     pub async fn record_versions(&self, store: Store) {
+        // Attached before the catalogue is read: a listing that lands in between is then
+        // recorded by its own relist, never by neither (a first version missed is a later
+        // change taken for the first, trusted).
+        let _ = self.versions.set(store.downgrade());
         let (tools, skills): (Vec<ToolDefinition>, Vec<UpstreamSkill>) = self.read(|catalog, _| {
             let tools = catalog
                 .namespaces
@@ -129,7 +133,6 @@ impl LiveCatalog {
             (tools, catalog.upstream_skills())
         });
         record(&store, &tools, &skills).await;
-        let _ = self.versions.set(store.downgrade());
     }
 
     /// A number that changes whenever any namespace's tools change.
