@@ -290,8 +290,25 @@ impl Sources {
         Ok(out)
     }
 
+    /// `text` from the source with every secret it was given (and its sign-in token) blanked,
+    /// as its tool listings and results are: for text read from it some other way, checked
+    /// first against a digest that needs the bytes as they came.
+    pub async fn scrub(&self, source: &str, text: String) -> String {
+        let Ok(link) = self.link(source, None) else {
+            return text;
+        };
+        let mut value = Value::String(text);
+        link.clean_token(&mut value).await;
+        link.redaction().clean_json(&mut value);
+        match value {
+            Value::String(text) => text,
+            other => other.to_string(),
+        }
+    }
+
     /// The bytes of the resource `uri` (`resources/read`) of the source, through its default
-    /// connection: a text content as UTF-8, a blob decoded.
+    /// connection: a text content as UTF-8, a blob decoded. Not scrubbed: a caller checks them
+    /// against a digest first, then scrubs them ([`scrub`](Self::scrub)).
     pub async fn read_resource(&self, source: &str, uri: &str) -> Result<Vec<u8>, SourceError> {
         use base64::Engine;
         let link = self.link(source, None)?;

@@ -648,3 +648,45 @@ fn in_direct_mode_skills_are_read_through_the_hubs_read_skill_tool_and_served_na
         "{native}"
     );
 }
+
+#[test]
+fn a_secret_the_source_was_given_is_blanked_in_its_skills_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let secret = "canary-skill-4d1f0b7e9a";
+    let folder = dir.path().join("deploy");
+    write(
+        &folder.join("SKILL.md"),
+        &format!(
+            "---\nname: deploy\ndescription: Deploy the site.\n---\nUse the token {secret} to deploy.\n"
+        ),
+    );
+    let home = Home::new();
+    let repo = crate::common::repo();
+    home.write_config(&format!(
+        "[credentials]\nstore = \"file\"\n\n[sources.docs]\ncommand = {}\nargs = [{}, {}]\nconnect_timeout_secs = 180\nenv = {{ DEPLOY_TOKEN = \"${{secret:deploy}}\" }}\n",
+        json!(repo.join(".venv-fastmcp/bin/python").display().to_string()),
+        json!(repo.join("tests/peers/skills_server.py").display().to_string()),
+        json!(dir.path().display().to_string()),
+    ));
+    let with_store = |mut command: std::process::Command| {
+        command
+            .env("CAPABILITIES_PASSPHRASE", "correct horse battery staple")
+            // The file store, never a keychain the machine may have.
+            .env("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus");
+        command
+    };
+    crate::support::Run::with_stdin(
+        &mut with_store(home.command(&["credential", "set", "deploy"])),
+        secret,
+    )
+    .ok();
+    let mut hub = Raw::spawn(with_store(home.command(&["hub", "serve"])));
+    hub.initialize("2025-11-25");
+    let found = search_until(&mut hub, "deploy the site", "skill:docs.deploy");
+    assert!(found.contains("skill:docs.deploy"), "{found}");
+    let described = text_of(&hub.call(1, "describe", json!({ "targets": ["skill:docs.deploy"] })));
+    assert!(
+        described.contains("Use the token •••") && !described.contains(secret),
+        "{described}"
+    );
+}
