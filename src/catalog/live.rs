@@ -250,6 +250,7 @@ impl LiveCatalog {
         };
         match listed {
             Ok((tools, skills)) => {
+                let skills = skills.unwrap_or_else(|| namespace.skills.clone());
                 let tools = build_namespace(name, tools);
                 let listing = CachedListing::new(source, tools.clone()).with_skills(skills.clone());
                 if let Err(e) = self.cache.write(name, &listing) {

@@ -86,6 +86,12 @@ pub async fn load(
                     .map(|(_, r)| r)
                 {
                     Some(Listed::Tools(tools, skills)) => {
+                        let skills = skills.clone().unwrap_or_else(|| {
+                            cache
+                                .read(&source.name)
+                                .map(|old| old.skills)
+                                .unwrap_or_default()
+                        });
                         let tools = build_namespace(&source.name, tools.clone());
                         let listing =
                             CachedListing::new(source, tools.clone()).with_skills(skills.clone());
@@ -177,18 +183,21 @@ pub fn namespace_for(
     }
 }
 
-/// Lists one source's tools and, when it declares the Skills extension, its skills. A skill
-/// listing that fails is logged and counts as none: the tools are what the source is for.
+/// Lists one source's tools and, when it declares the Skills extension, its skills (`None`
+/// when that listing failed: logged, and the caller keeps the skills it had, since the tools
+/// are what the source is for and one failed request should not drop its skills).
 pub async fn list_source(
     sources: &Sources,
     name: &str,
-) -> Result<(Vec<UpstreamTool>, Vec<UpstreamSkill>), SourceError> {
+) -> Result<(Vec<UpstreamTool>, Option<Vec<UpstreamSkill>>), SourceError> {
     let tools = sources.list_tools(name).await?;
     let skills = match sources.list_skills(name).await {
-        Ok(entries) => upstream::from_listing(name, entries),
+        Ok(entries) => Some(upstream::from_listing(name, entries)),
         Err(e) => {
-            tracing::warn!("cannot list the skills of `{name}`: {e}");
-            Vec::new()
+            tracing::warn!(
+                "cannot list the skills of `{name}`; keeping the ones listed before: {e}"
+            );
+            None
         }
     };
     Ok((tools, skills))
@@ -196,7 +205,7 @@ pub async fn list_source(
 
 /// What listing one source live found.
 enum Listed {
-    Tools(Vec<UpstreamTool>, Vec<UpstreamSkill>),
+    Tools(Vec<UpstreamTool>, Option<Vec<UpstreamSkill>>),
     /// It could not connect or list: remembered, so later commands do not wait for it again.
     Failed(String),
     /// It was still connecting when the wait ended: not its fault, so not remembered.

@@ -191,6 +191,9 @@ async fn test_one(app: &App, name: &str, just_added: bool, json: bool) -> anyhow
             Some(Ok((tools, skills))),
         ) => {
             let tools = build_namespace(name, tools);
+            // A failed skill listing keeps the skills cached before.
+            let skills = skills
+                .unwrap_or_else(|| cache.read(name).map(|old| old.skills).unwrap_or_default());
             let versions = skill_versions(&skills);
             let listing = CachedListing::new(&source, tools.clone()).with_skills(skills);
             if let Err(e) = cache.write(name, &listing) {
