@@ -88,7 +88,7 @@ pub async fn refresh(app: &App, args: &SourceRefreshArgs) -> anyhow::Result<Exit
 pub async fn review(app: &App, args: &SourceReviewArgs) -> anyhow::Result<ExitCode> {
     let settings = only(app.settings()?, args.name.as_deref())?;
     let Some(store) = app.existing_store().await? else {
-        print("No tool has changed: nothing was recorded here yet.\n")?;
+        print("No tool or skill has changed: nothing was recorded here yet.\n")?;
         return Ok(ExitCode::SUCCESS);
     };
     let cache = ListingCache::new(app.paths.catalog_cache_dir());
