@@ -629,7 +629,10 @@ impl Bridge for RunBridge {
     fn describe(&self, targets: Vec<String>) -> BoxFuture<'static, String> {
         let inner = self.inner.clone();
         async move {
-            let upstream = inner.catalog.read(|catalog, _| catalog.upstream_skills());
+            let upstream = inner.catalog.read(|catalog, _| {
+                let permits = inner.token_permits();
+                catalog.reachable_skills(permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool))
+            });
             let changed = super::changed_tools(&inner.store, &inner.catalog).await;
             let confirm = inner.policy.current().confirm_changes;
             let withheld = |skill: &UpstreamSkill| changed.withholds(skill, confirm);

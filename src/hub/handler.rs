@@ -176,7 +176,7 @@ impl Hub {
         };
         let permits = token.map(|token| move |address: &str| token.allows(address));
         let changed = self.executor.changed_tools().await;
-        let skills = self.skills_now();
+        let skills = self.reachable(self.skills_now(), token);
         let request = SearchRequest {
             query: &args.query,
             namespace: args.namespace.as_deref(),
@@ -215,7 +215,10 @@ impl Hub {
             Ok(args) => args,
             Err(e) => return tool_error(e.0),
         };
-        let upstream = self.catalog.read(|catalog, _| catalog.upstream_skills());
+        let permits = token.map(|token| move |address: &str| token.allows(address));
+        let upstream = self.catalog.read(|catalog, _| {
+            catalog.reachable_skills(permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool))
+        });
         let withheld = self.withheld_skills().await;
         let source_skills = SourceSkills {
             listed: &upstream,
@@ -511,10 +514,36 @@ impl Hub {
         move |skill: &UpstreamSkill| changed.withholds(skill, confirm)
     }
 
-    /// The skills a skill-aware client is served: all but the sources' skills whose text is
-    /// withheld, which it could not verify against anything a person confirmed.
-    async fn native_skills(&self) -> Arc<Skills> {
-        let skills = self.skills_now();
+    /// `skills` as `token`'s holder may see them: a source's only when it may call one of
+    /// that source's tools (see `Catalog::reachable_skills`).
+    pub(super) fn reachable(
+        &self,
+        skills: Arc<Skills>,
+        token: Option<&TokenRecord>,
+    ) -> Arc<Skills> {
+        let Some(token) = token else {
+            return skills;
+        };
+        let permits = |address: &str| token.allows(address);
+        let reachable: Vec<String> = self.catalog.read(|catalog, _| {
+            catalog
+                .reachable_skills(Some(&permits))
+                .iter()
+                .map(UpstreamSkill::address_name)
+                .collect()
+        });
+        let mut visible = Skills::clone(&skills);
+        visible
+            .skills
+            .retain(|s| s.upstream.is_none() || reachable.contains(&s.name));
+        Arc::new(visible)
+    }
+
+    /// The skills a skill-aware client is served: those its token reaches, but not the
+    /// sources' skills whose text is withheld, which it could not verify against anything a
+    /// person confirmed.
+    async fn native_skills(&self, context: &RequestContext<RoleServer>) -> Arc<Skills> {
+        let skills = self.reachable(self.skills_now(), token(context).as_ref());
         let withheld = self.withheld_skills().await;
         if !skills
             .skills
@@ -835,7 +864,7 @@ impl ServerHandler for Hub {
     ) -> Result<ListSkillsResult, ErrorData> {
         let span = request_span("skills/list", None, &context);
         traced(span, async {
-            Ok(super::skills::list(&*self.native_skills().await))
+            Ok(super::skills::list(&*self.native_skills(&context).await))
         })
         .await
     }
@@ -847,7 +876,7 @@ impl ServerHandler for Hub {
     ) -> Result<GetSkillResult, ErrorData> {
         let span = request_span("skills/get", None, &context);
         traced(span, async {
-            super::skills::get(&*self.native_skills().await, &request.uri)
+            super::skills::get(&*self.native_skills(&context).await, &request.uri)
         })
         .await
     }
@@ -859,7 +888,9 @@ impl ServerHandler for Hub {
     ) -> Result<ListResourcesResult, ErrorData> {
         let span = request_span("resources/list", None, &context);
         traced(span, async {
-            Ok(super::skills::resources(&*self.native_skills().await))
+            Ok(super::skills::resources(
+                &*self.native_skills(&context).await,
+            ))
         })
         .await
     }
@@ -872,7 +903,7 @@ impl ServerHandler for Hub {
         let span = request_span("resources/read", None, &context);
         traced(span, async {
             super::skills::read(
-                &*self.native_skills().await,
+                &*self.native_skills(&context).await,
                 self.catalog.sources(),
                 &request.uri,
             )

@@ -19,7 +19,7 @@ impl Hub {
     pub(super) fn direct_listing(&self, token: Option<&TokenRecord>) -> Vec<DirectTool> {
         let permits = token.map(|token| move |address: &str| token.allows(address));
         let policy = self.executor.policy().current();
-        let skills = self.skills_now();
+        let skills = self.reachable(self.skills_now(), token);
         self.catalog.read(|catalog, _| {
             direct::listing(
                 catalog,
