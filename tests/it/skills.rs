@@ -690,3 +690,39 @@ fn a_secret_the_source_was_given_is_blanked_in_its_skills_text() {
         "{described}"
     );
 }
+
+#[test]
+fn a_token_reads_only_the_skills_of_sources_it_may_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = home_with_skills_peer(dir.path());
+    let reader = create_token(&home, &["reader", "--allow", "docs.*"]);
+    let outsider = create_token(&home, &["outsider", "--allow", "other.*"]);
+    let hub = HttpHub::start(&home, &[]);
+    let script = "return await hub.describe('skill:docs.release-notes')";
+    let read = |token: &str| {
+        let report = crate::hub_http::python_client_running(&hub, &["2026-07-28", token, script]);
+        report["execute"]["structured"]["result"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    // The source is listed in the background after start-up: a bounded wait.
+    let mut allowed = String::new();
+    for _ in 0..120 {
+        allowed = read(&reader);
+        if allowed.contains("Group the merged pull requests") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+    assert!(
+        allowed.contains("Group the merged pull requests"),
+        "{allowed}"
+    );
+    let refused = read(&outsider);
+    assert!(
+        refused.contains("there is no skill `docs.release-notes`")
+            && !refused.contains("Group the merged"),
+        "{refused}"
+    );
+}
