@@ -269,11 +269,12 @@ fn direct_mode_tokens(recorded: &Recorded) -> usize {
                 connections: vec!["default".into()],
                 named_connections: false,
                 tools: tools.clone(),
+                skills: Vec::new(),
                 origin: Origin::Live,
             })
             .collect(),
     };
-    let tools: Vec<_> = direct::listing(&catalog, &Default::default(), None)
+    let tools: Vec<_> = direct::listing(&catalog, &Default::default(), None, &Default::default())
         .into_iter()
         .map(|t| t.tool)
         .collect();

@@ -55,6 +55,13 @@ if [ ! -f .venv/.installed ] || [ tests/requirements.txt -nt .venv/.installed ];
   .venv/bin/pip install --quiet --disable-pip-version-check -r tests/requirements.txt
   touch .venv/.installed
 fi
+if [ ! -x .venv-fastmcp/bin/python ]; then
+  python3 -m venv .venv-fastmcp
+fi
+if [ ! -f .venv-fastmcp/.installed ] || [ tests/requirements-fastmcp.txt -nt .venv-fastmcp/.installed ]; then
+  .venv-fastmcp/bin/pip install --quiet --disable-pip-version-check -r tests/requirements-fastmcp.txt
+  touch .venv-fastmcp/.installed
+fi
 
 # PostgreSQL for the shared-store tests: the Debian cluster running, and a role that may create
 # the throwaway databases the tests use (tests/it/shared_store.rs, CAPABILITIES_TEST_POSTGRES).

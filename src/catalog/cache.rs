@@ -14,6 +14,7 @@ use super::failures::FailedConnect;
 use crate::config::SourceSettings;
 use crate::config::edit::write_atomically;
 use crate::model::tool::ToolDefinition;
+use crate::skills::upstream::UpstreamSkill;
 
 /// A listing older than this is fetched again.
 pub const MAX_AGE: Duration = Duration::from_secs(6 * 60 * 60);
@@ -26,6 +27,10 @@ pub struct CachedListing {
     /// Changes when the source's command, arguments or URL change, which invalidates the listing.
     pub fingerprint: String,
     pub tools: Vec<ToolDefinition>,
+    /// The skills it publishes under the Skills extension (none in a cache written before the
+    /// hub listed skills).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skills: Vec<UpstreamSkill>,
 }
 
 impl CachedListing {
@@ -34,7 +39,13 @@ impl CachedListing {
             fetched_at: unix_now(),
             fingerprint: fingerprint(source),
             tools,
+            skills: Vec::new(),
         }
+    }
+
+    pub fn with_skills(mut self, skills: Vec<UpstreamSkill>) -> Self {
+        self.skills = skills;
+        self
     }
 
     /// Fresh: fetched less than [`MAX_AGE`] ago, for the source as it is configured now.

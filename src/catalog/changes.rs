@@ -11,7 +11,8 @@ use super::Catalog;
 use super::typescript::NamespaceTypes;
 use crate::model::ToolDefinition;
 use crate::policy::ConfirmChanges;
-use crate::runs::Unconfirmed;
+use crate::runs::{SeenVersion, Unconfirmed};
+use crate::skills::upstream::UpstreamSkill;
 
 /// The tools listed now at a version nobody confirmed, each with whether the last confirmed
 /// version was read-only (`None` when none was).
@@ -22,6 +23,7 @@ impl ChangedTools {
     /// The entries of `unconfirmed` that are what `catalog` lists now (a version that came and
     /// went again is history, not a change).
     pub fn listed(catalog: &Catalog, unconfirmed: &[Unconfirmed]) -> ChangedTools {
+        let skills = catalog.upstream_skills();
         ChangedTools(
             unconfirmed
                 .iter()
@@ -29,6 +31,9 @@ impl ChangedTools {
                     catalog
                         .tool(&u.address)
                         .is_some_and(|tool| tool.hash == u.version)
+                        || skills.iter().any(|skill| {
+                            skill_address(skill) == u.address && skill.version == u.version
+                        })
                 })
                 .map(|u| (u.address.clone(), u.read_only_before))
                 .collect(),
@@ -49,6 +54,34 @@ impl ChangedTools {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
+
+    /// Whether a source's skill's text is withheld from the model: it changed since a person
+    /// confirmed it and `confirm` is not `"none"`. Its text goes straight to the model, so
+    /// unlike a read-only tool's change it is never just marked.
+    pub fn withholds(&self, skill: &UpstreamSkill, confirm: ConfirmChanges) -> bool {
+        confirm != ConfirmChanges::None && self.contains(&skill_address(skill))
+    }
+}
+
+/// The address a source's skill's versions are recorded under: `skill:SOURCE.NAME`, which no
+/// tool's address can be (a namespace is a JavaScript identifier, without a colon).
+pub fn skill_address(skill: &UpstreamSkill) -> String {
+    format!("{}{}", crate::skills::PREFIX, skill.address_name())
+}
+
+/// The versions of `skills` to record beside the tools'. A skill counts as read-only: what
+/// asks again is not a call but its text, which is withheld until confirmed (see
+/// `crate::skills::describe`).
+pub fn skill_versions(skills: &[UpstreamSkill]) -> Vec<SeenVersion> {
+    skills
+        .iter()
+        .map(|skill| SeenVersion {
+            address: skill_address(skill),
+            version: skill.version.clone(),
+            definition: serde_json::to_value(skill).unwrap_or(serde_json::Value::Null),
+            read_only: true,
+        })
+        .collect()
 }
 
 /// What changed between the confirmed version `before` (if any) and `after`, in one line for a
@@ -111,6 +144,57 @@ pub fn review_diff(before: Option<&ToolDefinition>, after: &ToolDefinition) -> S
             or_none(&annotations(Some(after)))
         ));
     }
+    out
+}
+
+/// What changed in a source's skill from the confirmed version `before` (if any) to `after`:
+/// its description, its files (added, gone, changed by digest), and a unified diff of its
+/// `SKILL.md` text, `before_text` being the confirmed one's when it was ever fetched.
+pub fn skill_review_diff(
+    before: Option<&UpstreamSkill>,
+    before_text: Option<&str>,
+    after: &UpstreamSkill,
+    after_text: &str,
+) -> String {
+    let mut out = String::new();
+    if let Some(before) = before
+        && before.description() != after.description()
+    {
+        out.push_str(&format!(
+            "description: {} → {}\n",
+            before.description(),
+            after.description()
+        ));
+    }
+    let old_files = before.map(|b| b.files.as_slice()).unwrap_or_default();
+    let mut files = Vec::new();
+    for file in &after.files {
+        match old_files.iter().find(|f| f.path == file.path) {
+            None => files.push(format!("added {}", file.path)),
+            Some(old) if old.digest != file.digest => files.push(format!("changed {}", file.path)),
+            Some(_) => {}
+        }
+    }
+    for old in old_files {
+        if !after.files.iter().any(|f| f.path == old.path) {
+            files.push(format!("gone {}", old.path));
+        }
+    }
+    if !files.is_empty() {
+        out.push_str(&format!("files: {}\n", files.join(", ")));
+    }
+    if before.is_some() && before_text.is_none() {
+        out.push_str(
+            "(the confirmed SKILL.md was never fetched, so it cannot be compared; the new one in full:)\n",
+        );
+    }
+    out.push_str(
+        &TextDiff::from_lines(before_text.unwrap_or_default(), after_text)
+            .unified_diff()
+            .context_radius(3)
+            .header("confirmed SKILL.md", "SKILL.md now")
+            .to_string(),
+    );
     out
 }
 
@@ -219,6 +303,7 @@ mod tests {
                 connections: vec!["default".into()],
                 named_connections: false,
                 tools: vec![listed.clone()],
+                skills: Vec::new(),
                 origin: crate::catalog::Origin::Live,
             }],
         };

@@ -11,13 +11,15 @@ use std::time::{Duration, Instant, SystemTime};
 use tokio::sync::broadcast::error::RecvError;
 
 use super::cache::{CachedListing, ListingCache};
-use super::load::namespace_for;
+use super::changes::skill_versions;
+use super::load::{list_source, namespace_for};
 use super::search::SearchIndex;
 use super::{Catalog, Origin};
 use crate::config::Settings;
 use crate::model::ToolDefinition;
 use crate::model::tool::build_namespace;
 use crate::runs::{Store, WeakStore};
+use crate::skills::upstream::{SkillTexts, UpstreamSkill};
 use crate::sources::{SourceEvent, SourceStatus, Sources};
 
 /// The catalogue and its index, replaced namespace by namespace.
@@ -34,6 +36,7 @@ pub struct LiveCatalog {
     /// The last on-demand refresh (`source refresh`) taken from the cache, and when the marker
     /// was last looked at.
     refresh_seen: Mutex<(Option<SystemTime>, Option<Instant>)>,
+    skill_texts: SkillTexts,
 }
 
 /// How often a read looks for an on-demand refresh: one `stat` at most this often.
@@ -65,29 +68,32 @@ impl LiveCatalog {
             .sources
             .iter()
             .map(|source| {
-                let (tools, origin) = match (source.enabled, cache.read(&source.name)) {
-                    (false, _) => (Vec::new(), Origin::Disabled),
+                let (tools, skills, origin) = match (source.enabled, cache.read(&source.name)) {
+                    (false, _) => (Vec::new(), Vec::new(), Origin::Disabled),
                     (true, Some(listing)) if listing.is_fresh_for(source) => {
                         let fetched_at = listing.fetched_at();
-                        (listing.tools, Origin::Cached { fetched_at })
+                        (listing.tools, listing.skills, Origin::Cached { fetched_at })
                     }
                     // Better old tools than none while it is listed again.
                     (true, Some(listing)) if listing.is_for(source) => {
                         old.insert(source.name.clone());
                         let fetched_at = listing.fetched_at();
-                        (listing.tools, Origin::Cached { fetched_at })
+                        (listing.tools, listing.skills, Origin::Cached { fetched_at })
                     }
                     // Not started until its backoff ends, or a call needs it.
                     (true, _) if let Some(failed) = cache.holding_failure(source) => (
+                        Vec::new(),
                         Vec::new(),
                         Origin::Unavailable {
                             error: failed.explain(&source.name),
                         },
                     ),
-                    (true, _) => (Vec::new(), Origin::Connecting),
+                    (true, _) => (Vec::new(), Vec::new(), Origin::Connecting),
                 };
                 index.set_namespace(&source.name, &tools);
-                namespace_for(source, tools, origin)
+                let mut namespace = namespace_for(source, tools, origin);
+                namespace.skills = skills;
+                namespace
             })
             .collect();
         // Subscribe before looking at statuses so no change falls in between.
@@ -103,6 +109,7 @@ impl LiveCatalog {
             sources,
             settings,
             refresh_seen: Mutex::new((cache.refreshed_at(), None)),
+            skill_texts: SkillTexts::beside(cache.dir()),
             cache,
             versions: OnceLock::new(),
         });
@@ -113,15 +120,19 @@ impl LiveCatalog {
     /// Records the versions of every tool listed now and at each listing from here on in
     /// `store`, so a tool that changes later is known to have changed.
     pub async fn record_versions(&self, store: Store) {
-        let tools: Vec<ToolDefinition> = self.read(|catalog, _| {
-            catalog
+        // Attached before the catalogue is read: a listing that lands in between is then
+        // recorded by its own relist, never by neither (a first version missed is a later
+        // change taken for the first, trusted).
+        let _ = self.versions.set(store.downgrade());
+        let (tools, skills): (Vec<ToolDefinition>, Vec<UpstreamSkill>) = self.read(|catalog, _| {
+            let tools = catalog
                 .namespaces
                 .iter()
                 .flat_map(|n| n.tools.iter().cloned())
-                .collect()
+                .collect();
+            (tools, catalog.upstream_skills())
         });
-        record(&store, &tools).await;
-        let _ = self.versions.set(store.downgrade());
+        record(&store, &tools, &skills).await;
     }
 
     /// A number that changes whenever any namespace's tools change.
@@ -214,13 +225,18 @@ impl LiveCatalog {
         &self.sources
     }
 
+    /// Where the sources' skills' texts are kept once fetched (see `SkillTexts`).
+    pub fn skill_texts(&self) -> &SkillTexts {
+        &self.skill_texts
+    }
+
     /// Lists one source now and replaces its namespace; on failure keeps what it had, marked
     /// stale, with the error.
     pub async fn relist(&self, name: &str) {
         let Some(source) = self.settings.source(name) else {
             return;
         };
-        let listed = self.sources.list_tools(name).await;
+        let listed = list_source(&self.sources, name).await;
         let mut state = self.state.write().unwrap_or_else(|p| p.into_inner());
         let State {
             catalog,
@@ -233,21 +249,21 @@ impl LiveCatalog {
             return;
         };
         match listed {
-            Ok(tools) => {
+            Ok((tools, skills)) => {
+                let skills = skills.unwrap_or_else(|| namespace.skills.clone());
                 let tools = build_namespace(name, tools);
-                if let Err(e) = self
-                    .cache
-                    .write(name, &CachedListing::new(source, tools.clone()))
-                {
+                let listing = CachedListing::new(source, tools.clone()).with_skills(skills.clone());
+                if let Err(e) = self.cache.write(name, &listing) {
                     tracing::warn!("cannot cache the tools of `{name}`: {e:#}");
                 }
                 index.set_namespace(name, &tools);
                 self.cache.clear_failure(name);
                 if let Some(store) = self.versions.get().and_then(WeakStore::upgrade) {
-                    let tools = tools.clone();
-                    tokio::spawn(async move { record(&store, &tools).await });
+                    let (tools, skills) = (tools.clone(), skills.clone());
+                    tokio::spawn(async move { record(&store, &tools, &skills).await });
                 }
                 namespace.tools = tools;
+                namespace.skills = skills;
                 namespace.origin = Origin::Live;
                 listed_names.insert(name.to_string());
                 old.remove(name);
@@ -300,6 +316,7 @@ impl LiveCatalog {
             seen.0 = marker;
         }
         let mut replaced = Vec::new();
+        let mut replaced_skills = Vec::new();
         let mut state = self.state.write().unwrap_or_else(|p| p.into_inner());
         let State {
             catalog,
@@ -321,9 +338,14 @@ impl LiveCatalog {
             let hashes = |tools: &[ToolDefinition]| -> Vec<String> {
                 tools.iter().map(|t| t.hash.clone()).collect()
             };
-            if !listing.is_fresh_for(source) || hashes(&listing.tools) == hashes(&namespace.tools) {
+            if !listing.is_fresh_for(source)
+                || (hashes(&listing.tools) == hashes(&namespace.tools)
+                    && listing.skills == namespace.skills)
+            {
                 continue;
             }
+            namespace.skills = listing.skills.clone();
+            replaced_skills.extend(listing.skills.iter().cloned());
             index.set_namespace(&source.name, &listing.tools);
             namespace.origin = Origin::Cached {
                 fetched_at: listing.fetched_at(),
@@ -335,10 +357,10 @@ impl LiveCatalog {
         drop(state);
         if let (Some(store), false) = (
             self.versions.get().and_then(WeakStore::upgrade),
-            replaced.is_empty(),
+            replaced.is_empty() && replaced_skills.is_empty(),
         ) && let Ok(runtime) = tokio::runtime::Handle::try_current()
         {
-            runtime.spawn(async move { record(&store, &replaced).await });
+            runtime.spawn(async move { record(&store, &replaced, &replaced_skills).await });
         }
     }
 
@@ -356,11 +378,18 @@ impl LiveCatalog {
     }
 }
 
-/// Records `tools`' versions; a store that cannot is logged (each call checks its tool's version
-/// again before it runs).
-async fn record(store: &Store, tools: &[ToolDefinition]) {
+/// Records the versions of `tools` and `skills`; a store that cannot is logged (each call checks
+/// its tool's version again before it runs).
+async fn record(store: &Store, tools: &[ToolDefinition], skills: &[UpstreamSkill]) {
     if let Err(e) = store.tool_versions().observe(tools).await {
         tracing::warn!("cannot record the versions of the tools listed: {e}");
+    }
+    if let Err(e) = store
+        .tool_versions()
+        .observe_seen(skill_versions(skills))
+        .await
+    {
+        tracing::warn!("cannot record the versions of the skills listed: {e}");
     }
 }
 

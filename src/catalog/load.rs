@@ -15,7 +15,8 @@ use super::{Catalog, Namespace, Origin, UpstreamTool};
 use crate::config::{IMPLICIT_CONNECTION, Settings, SourceSettings, settle_time};
 use crate::credentials::SecretLookup;
 use crate::model::tool::build_namespace;
-use crate::sources::{Pacing, SourceStatus, Sources};
+use crate::skills::upstream::{self, UpstreamSkill};
+use crate::sources::{Pacing, SourceError, SourceStatus, Sources};
 
 /// The longest a command without `--refresh` waits for a source it has no listing of: a
 /// server slower than that is reported as not searched rather than holding up the answer.
@@ -61,33 +62,44 @@ pub async fn load(
         .sources
         .iter()
         .map(|source| {
-            let (tools, origin) = if !source.enabled {
-                (Vec::new(), Origin::Disabled)
+            let (tools, skills, origin) = if !source.enabled {
+                (Vec::new(), Vec::new(), Origin::Disabled)
             } else if let Some((_, listing)) = cached.iter().find(|(name, _)| *name == source.name)
             {
                 (
                     listing.tools.clone(),
+                    listing.skills.clone(),
                     Origin::Cached {
                         fetched_at: listing.fetched_at(),
                     },
                 )
             } else if let Some((_, why)) = held.iter().find(|(name, _)| *name == source.name) {
-                (Vec::new(), Origin::Unavailable { error: why.clone() })
+                (
+                    Vec::new(),
+                    Vec::new(),
+                    Origin::Unavailable { error: why.clone() },
+                )
             } else {
                 match live
                     .iter()
                     .find(|(name, _)| *name == source.name)
                     .map(|(_, r)| r)
                 {
-                    Some(Listed::Tools(tools)) => {
+                    Some(Listed::Tools(tools, skills)) => {
+                        let skills = skills.clone().unwrap_or_else(|| {
+                            cache
+                                .read(&source.name)
+                                .map(|old| old.skills)
+                                .unwrap_or_default()
+                        });
                         let tools = build_namespace(&source.name, tools.clone());
-                        if let Err(e) =
-                            cache.write(&source.name, &CachedListing::new(source, tools.clone()))
-                        {
+                        let listing =
+                            CachedListing::new(source, tools.clone()).with_skills(skills.clone());
+                        if let Err(e) = cache.write(&source.name, &listing) {
                             tracing::warn!("cannot cache the tools of `{}`: {e:#}", source.name);
                         }
                         cache.clear_failure(&source.name);
-                        (tools, Origin::Live)
+                        (tools, skills.clone(), Origin::Live)
                     }
                     Some(Listed::Failed(error)) => {
                         cache.record_failure(source, error);
@@ -96,13 +108,16 @@ pub async fn load(
                     Some(Listed::NotYet(error)) => fallback(cache, &source.name, error),
                     None => (
                         Vec::new(),
+                        Vec::new(),
                         Origin::Unavailable {
                             error: "was not listed".into(),
                         },
                     ),
                 }
             };
-            namespace_for(source, tools, origin)
+            let mut namespace = namespace_for(source, tools, origin);
+            namespace.skills = skills;
+            namespace
         })
         .collect();
     Catalog { namespaces }
@@ -110,16 +125,22 @@ pub async fn load(
 
 /// What a source that could not be listed shows: its old listing, marked stale, if there is
 /// one; else nothing, with the error.
-fn fallback(cache: &ListingCache, name: &str, error: &str) -> (Vec<super::ToolDefinition>, Origin) {
+fn fallback(
+    cache: &ListingCache,
+    name: &str,
+    error: &str,
+) -> (Vec<super::ToolDefinition>, Vec<UpstreamSkill>, Origin) {
     match cache.read(name) {
         Some(old) => (
             old.tools.clone(),
+            old.skills.clone(),
             Origin::Stale {
                 fetched_at: old.fetched_at(),
                 error: error.to_string(),
             },
         ),
         None => (
+            Vec::new(),
             Vec::new(),
             Origin::Unavailable {
                 error: error.to_string(),
@@ -157,13 +178,34 @@ pub fn namespace_for(
         connections: source.connections.iter().map(|c| c.name.clone()).collect(),
         named_connections,
         tools,
+        skills: Vec::new(),
         origin,
     }
 }
 
+/// Lists one source's tools and, when it declares the Skills extension, its skills (`None`
+/// when that listing failed: logged, and the caller keeps the skills it had, since the tools
+/// are what the source is for and one failed request should not drop its skills).
+pub async fn list_source(
+    sources: &Sources,
+    name: &str,
+) -> Result<(Vec<UpstreamTool>, Option<Vec<UpstreamSkill>>), SourceError> {
+    let tools = sources.list_tools(name).await?;
+    let skills = match sources.list_skills(name).await {
+        Ok(entries) => Some(upstream::from_listing(name, entries)),
+        Err(e) => {
+            tracing::warn!(
+                "cannot list the skills of `{name}`; keeping the ones listed before: {e}"
+            );
+            None
+        }
+    };
+    Ok((tools, skills))
+}
+
 /// What listing one source live found.
 enum Listed {
-    Tools(Vec<UpstreamTool>),
+    Tools(Vec<UpstreamTool>, Option<Vec<UpstreamSkill>>),
     /// It could not connect or list: remembered, so later commands do not wait for it again.
     Failed(String),
     /// It was still connecting when the wait ended: not its fault, so not remembered.
@@ -189,8 +231,8 @@ async fn list_live(
             .find(|(n, _)| *n == name)
             .map(|(_, s)| s.clone());
         let result = match status {
-            Some(SourceStatus::Ready { .. }) => match manager.list_tools(&name).await {
-                Ok(tools) => Listed::Tools(tools),
+            Some(SourceStatus::Ready { .. }) => match list_source(&manager, &name).await {
+                Ok((tools, skills)) => Listed::Tools(tools, skills),
                 Err(e) => Listed::Failed(e.to_string()),
             },
             Some(SourceStatus::Failed { error }) => Listed::Failed(error),

@@ -50,6 +50,8 @@ pub struct Namespace {
     pub named_connections: bool,
     /// Sorted by address.
     pub tools: Vec<ToolDefinition>,
+    /// The skills it publishes under the Skills extension, by key.
+    pub skills: Vec<crate::skills::upstream::UpstreamSkill>,
     pub origin: Origin,
 }
 
@@ -74,6 +76,25 @@ impl Catalog {
 
     pub fn tools(&self) -> impl Iterator<Item = &ToolDefinition> {
         self.namespaces.iter().flat_map(|n| n.tools.iter())
+    }
+
+    /// Every skill the sources publish, by source.
+    pub fn upstream_skills(&self) -> Vec<crate::skills::upstream::UpstreamSkill> {
+        self.reachable_skills(None)
+    }
+
+    /// The skills of the sources a client may reach: with `permits` (a bearer token's
+    /// patterns), only those of a source one of whose tools it may call, since reading a
+    /// skill reads from its source.
+    pub fn reachable_skills(
+        &self,
+        permits: Option<&dyn Fn(&str) -> bool>,
+    ) -> Vec<crate::skills::upstream::UpstreamSkill> {
+        self.namespaces
+            .iter()
+            .filter(|n| permits.is_none_or(|permits| n.tools.iter().any(|t| permits(&t.address()))))
+            .flat_map(|n| n.skills.iter().cloned())
+            .collect()
     }
 
     /// Every tool the policy lets the model see: denied tools are hidden from describe as they
@@ -108,5 +129,57 @@ impl Catalog {
             Ok(i) => tools.get(i),
             Err(_) => tools.iter().find(|t| t.name == name),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::{Skill as Entry, SkillFrontmatter, SkillResource, SkillResources};
+    use serde_json::json;
+
+    use super::*;
+    use crate::model::tool::build_namespace;
+    use crate::skills::upstream::from_listing;
+
+    fn namespace(name: &str) -> Namespace {
+        let tool: UpstreamTool =
+            serde_json::from_value(json!({ "name": "ping", "inputSchema": { "type": "object" } }))
+                .expect("tool");
+        let skill = Entry::new(
+            "skill://notes/SKILL.md",
+            SkillFrontmatter::new("notes", "Take notes."),
+            SkillResources::Files(vec![SkillResource::from_bytes(
+                "skill://notes/SKILL.md",
+                b"---\n",
+            )]),
+        );
+        Namespace {
+            name: name.into(),
+            connections: vec!["default".into()],
+            named_connections: false,
+            tools: build_namespace(name, vec![tool]),
+            skills: from_listing(name, vec![skill]),
+            origin: Origin::Live,
+        }
+    }
+
+    #[test]
+    fn a_token_reaches_the_skills_of_the_sources_it_may_call() {
+        let catalog = Catalog {
+            namespaces: vec![namespace("docs"), namespace("wiki")],
+        };
+        let all: Vec<String> = catalog
+            .upstream_skills()
+            .iter()
+            .map(|s| s.address_name())
+            .collect();
+        assert_eq!(all, ["docs.notes", "wiki.notes"]);
+        let only_wiki = |address: &str| address.starts_with("wiki.");
+        let reached: Vec<String> = catalog
+            .reachable_skills(Some(&only_wiki))
+            .iter()
+            .map(|s| s.address_name())
+            .collect();
+        assert_eq!(reached, ["wiki.notes"]);
     }
 }

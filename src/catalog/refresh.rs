@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use super::Origin;
 use super::cache::ListingCache;
+use super::changes::{skill_address, skill_versions};
 use super::load::load;
 use crate::config::Settings;
 use crate::credentials::SecretLookup;
@@ -61,12 +62,24 @@ pub async fn refresh_sources(
             continue;
         }
         let states = store.tool_versions().observe(&namespace.tools).await?;
+        let skill_states = store
+            .tool_versions()
+            .observe_seen(skill_versions(&namespace.skills))
+            .await?;
         let changed = namespace
             .tools
             .iter()
             .zip(&states)
             .filter(|(_, state)| matches!(state, VersionState::Changed { .. }))
             .map(|(tool, _)| tool.name.clone())
+            .chain(
+                namespace
+                    .skills
+                    .iter()
+                    .zip(&skill_states)
+                    .filter(|(_, state)| matches!(state, VersionState::Changed { .. }))
+                    .map(|(skill, _)| skill_address(skill)),
+            )
             .collect();
         let old = before
             .iter()

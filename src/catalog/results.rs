@@ -233,8 +233,13 @@ pub fn search_answer(
         (Some(_), None) => true,
         _ => false,
     };
+    let changed_skill = |skill: &Skill| {
+        request
+            .changed
+            .is_some_and(|c| c.contains(&format!("{PREFIX}{}", skill.name)))
+    };
     if skills_first {
-        render_skills(&skills, &mut out, &mut hits);
+        render_skills(&skills, &changed_skill, &mut out, &mut hits);
     }
     for (name, tools) in &groups {
         let Some(namespace) = catalog.namespace(name) else {
@@ -287,7 +292,7 @@ pub fn search_answer(
         }
     }
     if !skills_first {
-        render_skills(&skills, &mut out, &mut hits);
+        render_skills(&skills, &changed_skill, &mut out, &mut hits);
     }
     if visible == 0 && found > 0 && !skills.is_empty() {
         let _ = writeln!(out, "Every matching tool is hidden by {hidden_by}.");
@@ -316,22 +321,30 @@ pub fn search_answer(
     })
 }
 
-/// The matching skills under a `skills` header, one line each: `skill:NAME — description`.
-fn render_skills(skills: &[(&Skill, f64)], out: &mut String, hits: &mut Vec<SearchHit>) {
+/// The matching skills under a `skills` header, one line each: `skill:NAME — description`,
+/// and `[changed]` after a source's skill that changed since a person confirmed it.
+fn render_skills(
+    skills: &[(&Skill, f64)],
+    changed: &dyn Fn(&Skill) -> bool,
+    out: &mut String,
+    hits: &mut Vec<SearchHit>,
+) {
     if skills.is_empty() {
         return;
     }
     let _ = writeln!(out, "skills (describe one for its instructions)");
     for (skill, _) in skills {
         let summary = summary(&skill.description);
-        let _ = writeln!(out, "  {PREFIX}{} — {summary}", skill.name);
+        let changed = changed(skill);
+        let mark = if changed { "   [changed]" } else { "" };
+        let _ = writeln!(out, "  {PREFIX}{} — {summary}{mark}", skill.name);
         hits.push(SearchHit {
             address: format!("{PREFIX}{}", skill.name),
             namespace: "skills".into(),
             signature: String::new(),
             summary,
             asks: false,
-            changed: false,
+            changed,
         });
     }
 }
@@ -548,6 +561,7 @@ mod tests {
                 connections: vec!["default".into()],
                 named_connections: false,
                 tools,
+                skills: Vec::new(),
                 origin: Origin::Live,
             }],
         }
@@ -582,6 +596,7 @@ mod tests {
                 body: String::new(),
                 dir: std::path::PathBuf::new(),
                 files: Vec::new(),
+                upstream: None,
             }],
             problems: Vec::new(),
         };
@@ -701,6 +716,7 @@ mod tests {
             connections: vec!["default".into()],
             named_connections: false,
             tools: Vec::new(),
+            skills: Vec::new(),
             origin: Origin::Unavailable {
                 error: "no answer".into(),
             },
@@ -719,6 +735,7 @@ mod tests {
                 connections: vec!["default".into()],
                 named_connections: false,
                 tools: Vec::new(),
+                skills: Vec::new(),
                 origin: Origin::Unavailable {
                     error: "did not answer within 30 s".into(),
                 },

@@ -1,7 +1,8 @@
-//! `capabilities source refresh|review`: list sources again on demand and say which tools
-//! changed, and show each change as a diff from the version the user confirmed, confirming it.
-//! A changed tool that may write asks before each call until it is confirmed here (or allowed
-//! "always" from an approval).
+//! `capabilities source refresh|review`: list sources again on demand and say which tools and
+//! sources' skills changed, and show each change as a diff from the version the user
+//! confirmed, confirming it. A changed tool that may write asks before each call until it is
+//! confirmed here (or allowed "always" from an approval); a changed skill's text is withheld
+//! from the model until it is confirmed here.
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::process::ExitCode;
@@ -13,12 +14,15 @@ use super::progress::{names, waiting};
 use crate::app::App;
 use crate::catalog::Catalog;
 use crate::catalog::cache::ListingCache;
-use crate::catalog::changes::{ChangedTools, review_diff};
+use crate::catalog::changes::{ChangedTools, review_diff, skill_address, skill_review_diff};
 use crate::catalog::load::load;
 use crate::catalog::refresh::{Refreshed, refresh_sources};
 use crate::cli::{SourceRefreshArgs, SourceReviewArgs};
 use crate::config::Settings;
 use crate::model::ToolDefinition;
+use crate::runs::Store;
+use crate::skills::upstream::{SkillTexts, UpstreamSkill};
+use crate::sources::Sources;
 
 pub async fn refresh(app: &App, args: &SourceRefreshArgs) -> anyhow::Result<ExitCode> {
     let settings = only(app.settings()?, args.name.as_deref())?;
@@ -84,7 +88,7 @@ pub async fn refresh(app: &App, args: &SourceRefreshArgs) -> anyhow::Result<Exit
 pub async fn review(app: &App, args: &SourceReviewArgs) -> anyhow::Result<ExitCode> {
     let settings = only(app.settings()?, args.name.as_deref())?;
     let Some(store) = app.existing_store().await? else {
-        print("No tool has changed: nothing was recorded here yet.\n")?;
+        print("No tool or skill has changed: nothing was recorded here yet.\n")?;
         return Ok(ExitCode::SUCCESS);
     };
     let cache = ListingCache::new(app.paths.catalog_cache_dir());
@@ -95,12 +99,17 @@ pub async fn review(app: &App, args: &SourceReviewArgs) -> anyhow::Result<ExitCo
         .tools()
         .filter(|t| changed.contains(&t.address()))
         .collect();
-    if tools.is_empty() {
-        print("No tool has changed since it was confirmed.\n")?;
+    let skills: Vec<UpstreamSkill> = catalog
+        .upstream_skills()
+        .into_iter()
+        .filter(|s| changed.contains(&skill_address(s)))
+        .collect();
+    if tools.is_empty() && skills.is_empty() {
+        print("No tool or skill has changed since it was confirmed.\n")?;
         return Ok(ExitCode::SUCCESS);
     }
     let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-    let mut left = 0;
+    let mut left = review_skills(app, &settings, &store, &skills, args.yes, interactive).await?;
     for tool in tools {
         let before = store
             .tool_versions()
@@ -131,7 +140,7 @@ pub async fn review(app: &App, args: &SourceReviewArgs) -> anyhow::Result<ExitCo
     }
     if left > 0 {
         print(&format!(
-            "{left} change(s) not confirmed; calls of those tools that may write keep asking. Confirm with `{}`.\n",
+            "{left} change(s) not confirmed; calls of those tools that may write keep asking, and those skills' text stays withheld from the model. Confirm with `{}`.\n",
             app.command(&format!(
                 "source review{} --yes",
                 args.name
@@ -142,6 +151,74 @@ pub async fn review(app: &App, args: &SourceReviewArgs) -> anyhow::Result<ExitCo
         ))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Shows each changed skill of a source (its new `SKILL.md` fetched from the source and
+/// verified, against the confirmed one when that was ever fetched) and confirms it; returns
+/// how many were left unconfirmed. A skill whose text cannot be fetched is not confirmed: a
+/// person confirms text they saw.
+async fn review_skills(
+    app: &App,
+    settings: &Settings,
+    store: &Store,
+    skills: &[UpstreamSkill],
+    yes: bool,
+    interactive: bool,
+) -> anyhow::Result<usize> {
+    if skills.is_empty() {
+        return Ok(0);
+    }
+    let texts = SkillTexts::beside(&app.paths.catalog_cache_dir());
+    let sources = Sources::lazy(settings.sources.clone(), app.secrets(), settings.pacing);
+    let mut left = 0;
+    for skill in skills {
+        let address = skill_address(skill);
+        let now = waiting(
+            app,
+            format!("fetching the SKILL.md of {address}"),
+            skill.skill_md(&sources, &texts),
+        )
+        .await;
+        let now = match now {
+            Ok(text) => text,
+            Err(e) => {
+                print(&format!(
+                    "{address} changed, but its new SKILL.md cannot be shown: {e}\nNot confirmed.\n\n"
+                ))?;
+                left += 1;
+                continue;
+            }
+        };
+        let before: Option<UpstreamSkill> = store
+            .tool_versions()
+            .last_confirmed(&address)
+            .await?
+            .and_then(|b| serde_json::from_value(b.definition).ok());
+        let before_text = before
+            .as_ref()
+            .and_then(|b| b.skill_md_file().and_then(|f| texts.get(&f.digest)));
+        print(&format!(
+            "{address} (a skill of source `{}`) changed{}:\n{}\n",
+            skill.source,
+            if before.is_none() {
+                " (no version of it was ever confirmed)"
+            } else {
+                ""
+            },
+            skill_review_diff(before.as_ref(), before_text.as_deref(), skill, &now)
+        ))?;
+        if yes || (interactive && ask(&address)?) {
+            store
+                .tool_versions()
+                .confirm(&address, &skill.version, "source review")
+                .await?;
+            print(&format!("Confirmed {address}.\n\n"))?;
+        } else {
+            left += 1;
+        }
+    }
+    sources.shutdown().await;
+    Ok(left)
 }
 
 /// Asks on the terminal whether to confirm the change of `address`.

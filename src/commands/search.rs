@@ -32,7 +32,7 @@ pub async fn run(app: &App, args: &SearchArgs) -> anyhow::Result<ExitCode> {
     for namespace in &catalog.namespaces {
         index.set_namespace(&namespace.name, &namespace.tools);
     }
-    let skills = Skills::load(&settings.skill_dirs);
+    let skills = Skills::load(&settings.skill_dirs).with_upstream(&catalog.upstream_skills());
     index.set_namespace(INDEX_NAMESPACE, &documents(&skills));
     // Only a store that exists knows of changes; searching does not create one.
     let unconfirmed = match app.existing_store().await? {

@@ -15,6 +15,8 @@ use super::output::print;
 use super::progress::{names, waiting};
 use crate::app::App;
 use crate::catalog::cache::{CachedListing, ListingCache};
+use crate::catalog::changes::skill_versions;
+use crate::catalog::load::list_source;
 use crate::cli::{
     SourceAddArgs, SourceImportArgs, SourceListArgs, SourceLoginArgs, SourceNameArgs,
     SourceTestArgs,
@@ -165,7 +167,7 @@ async fn test_one(app: &App, name: &str, just_added: bool, json: bool) -> anyhow
         .next()
         .unwrap_or(SourceStatus::Connecting);
     let listed = match &status {
-        SourceStatus::Ready { .. } => Some(manager.list_tools(name).await),
+        SourceStatus::Ready { .. } => Some(list_source(&manager, name).await),
         _ => None,
     };
     manager.shutdown().await;
@@ -186,21 +188,29 @@ async fn test_one(app: &App, name: &str, just_added: bool, json: bool) -> anyhow
                 server_version,
                 ..
             },
-            Some(Ok(tools)),
+            Some(Ok((tools, skills))),
         ) => {
             let tools = build_namespace(name, tools);
-            if let Err(e) = cache.write(name, &CachedListing::new(&source, tools.clone())) {
+            // A failed skill listing keeps the skills cached before.
+            let skills = skills
+                .unwrap_or_else(|| cache.read(name).map(|old| old.skills).unwrap_or_default());
+            let versions = skill_versions(&skills);
+            let listing = CachedListing::new(&source, tools.clone()).with_skills(skills);
+            if let Err(e) = cache.write(name, &listing) {
                 tracing::warn!("cannot cache the tools of `{name}`: {e:#}");
             }
-            // The tools as the user added (or tested) the source: the versions a later change
-            // is measured against.
+            // The tools and skills as the user added (or tested) the source: the versions a
+            // later change is measured against.
             let recorded = match app.store().await {
-                Ok(store) => store
-                    .tool_versions()
-                    .observe(&tools)
-                    .await
+                Ok(store) => {
+                    let observed = store.tool_versions().observe(&tools).await;
+                    match observed {
+                        Ok(_) => store.tool_versions().observe_seen(versions).await,
+                        Err(e) => Err(e),
+                    }
                     .map(|_| ())
-                    .map_err(anyhow::Error::from),
+                    .map_err(anyhow::Error::from)
+                }
                 Err(e) => Err(e),
             };
             if let Err(e) = recorded {

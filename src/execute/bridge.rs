@@ -37,7 +37,8 @@ use crate::sandbox::{
     Bridge, BridgeError, CallFailure, CallOutcome, ErrorCode, Limits, Pending, PendingKind,
     ReadRequest, ToolCall, unavailable,
 };
-use crate::skills::describe::split_skill_targets;
+use crate::skills::describe::{SourceSkills, split_skill_targets};
+use crate::skills::upstream::UpstreamSkill;
 use crate::sources::SourceError;
 
 use super::freshness::{self, ConfirmedVersions, change_asks};
@@ -649,29 +650,51 @@ impl Bridge for RunBridge {
     }
 
     fn describe(&self, targets: Vec<String>) -> BoxFuture<'static, String> {
-        let inner = &self.inner;
-        let (skills, targets) =
-            match split_skill_targets(&inner.skill_dirs, &targets, DEFAULT_BUDGET_TOKENS) {
-                Ok(split) => split,
-                Err(e) => return futures::future::ready(e).boxed(),
+        let inner = self.inner.clone();
+        async move {
+            let upstream = inner.catalog.read(|catalog, _| {
+                let permits = inner.token_permits();
+                catalog.reachable_skills(permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool))
+            });
+            let changed = super::changed_tools(&inner.store, &inner.catalog).await;
+            let confirm = inner.policy.current().confirm_changes;
+            let withheld = |skill: &UpstreamSkill| changed.withholds(skill, confirm);
+            let source_skills = SourceSkills {
+                listed: &upstream,
+                sources: inner.catalog.sources(),
+                texts: inner.catalog.skill_texts(),
+                withheld: &withheld,
             };
-        if targets.is_empty() {
-            return futures::future::ready(skills).boxed();
-        }
-        let text = inner.catalog.read(|catalog, _| {
-            let permits = inner.token_permits();
-            let visible = catalog.visible_tools(
-                &inner.policy.current(),
-                permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
+            let split = split_skill_targets(
+                &inner.skill_dirs,
+                &source_skills,
+                &targets,
+                DEFAULT_BUDGET_TOKENS,
             );
-            describe(&visible, &targets, DEFAULT_BUDGET_TOKENS).unwrap_or_else(|e| e.to_string())
-        });
-        let text = if skills.is_empty() {
-            text
-        } else {
-            format!("{skills}\n{text}")
-        };
-        futures::future::ready(inner.redaction.clean(&text)).boxed()
+            let (skills, targets) = match split.await {
+                Ok(split) => split,
+                Err(e) => return e,
+            };
+            if targets.is_empty() {
+                return skills;
+            }
+            let text = inner.catalog.read(|catalog, _| {
+                let permits = inner.token_permits();
+                let visible = catalog.visible_tools(
+                    &inner.policy.current(),
+                    permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
+                );
+                describe(&visible, &targets, DEFAULT_BUDGET_TOKENS)
+                    .unwrap_or_else(|e| e.to_string())
+            });
+            let text = if skills.is_empty() {
+                text
+            } else {
+                format!("{skills}\n{text}")
+            };
+            inner.redaction.clean(&text)
+        }
+        .boxed()
     }
 
     fn read(&self, request: ReadRequest) -> BoxFuture<'static, Result<Value, CallFailure>> {

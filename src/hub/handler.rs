@@ -44,8 +44,9 @@ use crate::oauth::SIGN_IN_WAIT;
 use crate::runs::TokenRecord;
 use crate::sandbox::{CancelToken, ExecuteEnvelope, PendingKind, Status};
 use crate::skills::Skills;
-use crate::skills::describe::split_skill_targets;
+use crate::skills::describe::{SourceSkills, split_skill_targets};
 use crate::skills::index::SkillCache;
+use crate::skills::upstream::UpstreamSkill;
 
 /// The protocol versions served: 2026-07-28 statelessly, the older ones after `initialize`.
 const VERSIONS: &[ProtocolVersion] = &[
@@ -96,10 +97,13 @@ pub struct Hub {
 }
 
 /// How a run's envelope goes back to the client: as `execute`'s envelope, or as the answer of
-/// the direct tool `name` (`structured` when it declares an output schema).
+/// the direct tool `name` (with the output schema it declares, if any).
 enum Answer {
     Envelope,
-    Direct { name: String, structured: bool },
+    Direct {
+        name: String,
+        output_schema: Option<Arc<rmcp::model::JsonObject>>,
+    },
 }
 
 impl Hub {
@@ -172,7 +176,7 @@ impl Hub {
         };
         let permits = token.map(|token| move |address: &str| token.allows(address));
         let changed = self.executor.changed_tools().await;
-        let skills = self.skills_now();
+        let skills = self.reachable(self.skills_now(), token);
         let request = SearchRequest {
             query: &args.query,
             namespace: args.namespace.as_deref(),
@@ -211,11 +215,27 @@ impl Hub {
             Ok(args) => args,
             Err(e) => return tool_error(e.0),
         };
-        let (skills, others) =
-            match split_skill_targets(&self.settings.skill_dirs, &args.targets, args.budget) {
-                Ok(split) => split,
-                Err(e) => return tool_error(e),
-            };
+        let permits = token.map(|token| move |address: &str| token.allows(address));
+        let upstream = self.catalog.read(|catalog, _| {
+            catalog.reachable_skills(permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool))
+        });
+        let withheld = self.withheld_skills().await;
+        let source_skills = SourceSkills {
+            listed: &upstream,
+            sources: self.catalog.sources(),
+            texts: self.catalog.skill_texts(),
+            withheld: &withheld,
+        };
+        let split = split_skill_targets(
+            &self.settings.skill_dirs,
+            &source_skills,
+            &args.targets,
+            args.budget,
+        );
+        let (skills, others) = match split.await {
+            Ok(split) => split,
+            Err(e) => return tool_error(e),
+        };
         if others.is_empty() {
             return CallToolResult::success(vec![ContentBlock::text(skills)]);
         }
@@ -341,9 +361,10 @@ impl Hub {
         }
         CallToolResponse::Complete(match answer {
             Answer::Envelope => envelope_result(&envelope),
-            Answer::Direct { name, structured } => {
-                super::direct::result(&envelope, name, *structured)
-            }
+            Answer::Direct {
+                name,
+                output_schema,
+            } => super::direct::result(&envelope, name, output_schema.as_deref()),
         })
     }
 
@@ -485,9 +506,65 @@ impl Hub {
         Ok(self.respond(envelope, context, answer).await)
     }
 
+    /// Which sources' skills are withheld from the model now: changed since a person confirmed
+    /// them (see `ChangedTools::withholds`).
+    async fn withheld_skills(&self) -> impl Fn(&UpstreamSkill) -> bool + Send + Sync + use<> {
+        let changed = self.executor.changed_tools().await;
+        let confirm = self.executor.policy().current().confirm_changes;
+        move |skill: &UpstreamSkill| changed.withholds(skill, confirm)
+    }
+
+    /// `skills` as `token`'s holder may see them: a source's only when it may call one of
+    /// that source's tools (see `Catalog::reachable_skills`).
+    pub(super) fn reachable(
+        &self,
+        skills: Arc<Skills>,
+        token: Option<&TokenRecord>,
+    ) -> Arc<Skills> {
+        let Some(token) = token else {
+            return skills;
+        };
+        let permits = |address: &str| token.allows(address);
+        let reachable: Vec<String> = self.catalog.read(|catalog, _| {
+            catalog
+                .reachable_skills(Some(&permits))
+                .iter()
+                .map(UpstreamSkill::address_name)
+                .collect()
+        });
+        let mut visible = Skills::clone(&skills);
+        visible
+            .skills
+            .retain(|s| s.upstream.is_none() || reachable.contains(&s.name));
+        Arc::new(visible)
+    }
+
+    /// The skills a skill-aware client is served: those its token reaches, but not the
+    /// sources' skills whose text is withheld, which it could not verify against anything a
+    /// person confirmed.
+    async fn native_skills(&self, context: &RequestContext<RoleServer>) -> Arc<Skills> {
+        let skills = self.reachable(self.skills_now(), token(context).as_ref());
+        let withheld = self.withheld_skills().await;
+        if !skills
+            .skills
+            .iter()
+            .any(|s| s.upstream.as_deref().is_some_and(&withheld))
+        {
+            return skills;
+        }
+        let mut served = Skills::clone(&skills);
+        served
+            .skills
+            .retain(|s| !s.upstream.as_deref().is_some_and(&withheld));
+        Arc::new(served)
+    }
+
     /// The skills now; when they changed, the search index gets their documents.
     fn skills_now(&self) -> Arc<Skills> {
-        let (skills, documents) = self.skills.current();
+        let generation = self.catalog.generation();
+        let (skills, documents) = self.skills.current(generation, || {
+            self.catalog.read(|catalog, _| catalog.upstream_skills())
+        });
         if let Some(documents) = documents {
             self.catalog.set_skills(&documents);
         }
@@ -787,7 +864,10 @@ impl ServerHandler for Hub {
         context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, ErrorData> {
         let span = request_span("skills/list", None, &context);
-        traced(span, async { Ok(super::skills::list(&self.skills_now())) }).await
+        traced(span, async {
+            Ok(super::skills::list(&*self.native_skills(&context).await))
+        })
+        .await
     }
 
     async fn get_skill(
@@ -797,7 +877,7 @@ impl ServerHandler for Hub {
     ) -> Result<GetSkillResult, ErrorData> {
         let span = request_span("skills/get", None, &context);
         traced(span, async {
-            super::skills::get(&self.skills_now(), &request.uri)
+            super::skills::get(&*self.native_skills(&context).await, &request.uri)
         })
         .await
     }
@@ -809,7 +889,9 @@ impl ServerHandler for Hub {
     ) -> Result<ListResourcesResult, ErrorData> {
         let span = request_span("resources/list", None, &context);
         traced(span, async {
-            Ok(super::skills::resources(&self.skills_now()))
+            Ok(super::skills::resources(
+                &*self.native_skills(&context).await,
+            ))
         })
         .await
     }
@@ -821,7 +903,13 @@ impl ServerHandler for Hub {
     ) -> Result<ReadResourceResponse, ErrorData> {
         let span = request_span("resources/read", None, &context);
         traced(span, async {
-            super::skills::read(&self.skills_now(), &request.uri).map(Into::into)
+            super::skills::read(
+                &*self.native_skills(&context).await,
+                self.catalog.sources(),
+                &request.uri,
+            )
+            .await
+            .map(Into::into)
         })
         .await
     }

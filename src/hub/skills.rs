@@ -1,8 +1,10 @@
 //! The Skills extension (SEP-2640, `io.modelcontextprotocol/skills`) served natively, for
 //! clients that know it: `skills/list` and `skills/get` give each local skill's frontmatter and
 //! its manifest (every file's `skill://NAME/PATH` URI, `sha256:` digest and size), and
-//! `resources/read` of such a URI gives the file. Clients that do not know the extension use
-//! search and `describe("skill:NAME")` instead; both read the same skills.
+//! `resources/read` of such a URI gives the file. A source's skill is served beside them under
+//! `skill://SOURCE.mcp/…` with the digests its source listed, and read through the source,
+//! verified, when asked for. Clients that do not know the extension use search and
+//! `describe("skill:NAME")` instead; both read the same skills.
 
 use base64::Engine;
 use base64::prelude::BASE64_STANDARD;
@@ -14,7 +16,9 @@ use rmcp::model::{
     SkillResources,
 };
 
+use crate::skills::upstream::AUTHORITY_SUFFIX;
 use crate::skills::{Skill, Skills};
+use crate::sources::Sources;
 
 /// How long a client may keep a listing: the skills are read again at most once a second.
 const TTL_MS: u64 = 1_000;
@@ -62,7 +66,11 @@ pub fn resources(skills: &Skills) -> ListResourcesResult {
             .skills
             .iter()
             .map(|skill| {
-                Resource::new(uri(&skill.name, SKILL_MD), skill.name.clone())
+                let (uri, name) = match &skill.upstream {
+                    Some(upstream) => (upstream.served_skill_md(), upstream.name().to_string()),
+                    None => (uri(&skill.name, SKILL_MD), skill.name.clone()),
+                };
+                Resource::new(uri, name)
                     .with_description(skill.description.clone())
                     .with_mime_type("text/markdown")
             })
@@ -87,11 +95,21 @@ pub fn get(skills: &Skills, wanted: &str) -> Result<GetSkillResult, ErrorData> {
     Ok(GetSkillResult::new(entry).with_ttl_ms(TTL_MS))
 }
 
-/// `resources/read` of a skill's file.
-pub fn read(skills: &Skills, wanted: &str) -> Result<ReadResourceResult, ErrorData> {
+/// `resources/read` of a skill's file; a source's is read through `sources` and verified.
+pub async fn read(
+    skills: &Skills,
+    sources: &Sources,
+    wanted: &str,
+) -> Result<ReadResourceResult, ErrorData> {
     let (skill, path) = locate(skills, wanted)?;
-    let bytes = std::fs::read(skill.dir.join(&path))
-        .map_err(|e| ErrorData::internal_error(format!("cannot read `{wanted}`: {e}"), None))?;
+    let bytes = match &skill.upstream {
+        Some(upstream) => upstream
+            .fetch(sources, &path)
+            .await
+            .map_err(|e| ErrorData::internal_error(e, None))?,
+        None => std::fs::read(skill.dir.join(&path))
+            .map_err(|e| ErrorData::internal_error(format!("cannot read `{wanted}`: {e}"), None))?,
+    };
     let contents = match String::from_utf8(bytes) {
         Ok(text) => {
             let mime = if path == SKILL_MD {
@@ -117,6 +135,21 @@ fn locate<'a>(skills: &'a Skills, wanted: &str) -> Result<(&'a Skill, String), E
     };
     let rest = wanted.strip_prefix(SCHEME).ok_or_else(not_found)?;
     let (name, path) = rest.split_once('/').ok_or_else(not_found)?;
+    if name.ends_with(AUTHORITY_SUFFIX) {
+        // A source's skill: only the files its listing names, as the hub serves them.
+        return skills
+            .skills
+            .iter()
+            .filter_map(|skill| skill.upstream.as_deref().map(|u| (skill, u)))
+            .find_map(|(skill, upstream)| {
+                upstream
+                    .files
+                    .iter()
+                    .find(|f| upstream.served_uri(f) == wanted)
+                    .map(|f| (skill, f.path.clone()))
+            })
+            .ok_or_else(not_found);
+    }
     let skill = skills.get(name).ok_or_else(not_found)?;
     let path = percent_decode_str(path)
         .decode_utf8()
@@ -130,8 +163,23 @@ fn locate<'a>(skills: &'a Skills, wanted: &str) -> Result<(&'a Skill, String), E
     }
 }
 
-/// The skill's entry: frontmatter and a manifest with each file's digest and size.
+/// The skill's entry: frontmatter and a manifest with each file's digest and size. A source's
+/// skill keeps the frontmatter and digests its source listed, under the hub's URIs.
 fn entry(skill: &Skill) -> Result<SkillEntry, String> {
+    if let Some(upstream) = &skill.upstream {
+        let frontmatter: SkillFrontmatter = serde_json::from_value(upstream.frontmatter.clone())
+            .map_err(|e| format!("its listed frontmatter cannot be read: {e}"))?;
+        let files = upstream
+            .files
+            .iter()
+            .map(|f| SkillResource::new(upstream.served_uri(f), &f.digest, f.size))
+            .collect();
+        return Ok(SkillEntry::new(
+            upstream.served_skill_md(),
+            frontmatter,
+            SkillResources::Files(files),
+        ));
+    }
     let mut files = Vec::with_capacity(skill.files.len() + 1);
     for path in std::iter::once(SKILL_MD).chain(skill.files.iter().map(String::as_str)) {
         let bytes =
@@ -149,8 +197,13 @@ fn entry(skill: &Skill) -> Result<SkillEntry, String> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_path_with_spaces_is_encoded_and_read_back() {
+    #[tokio::test]
+    async fn a_path_with_spaces_is_encoded_and_read_back() {
+        let sources = Sources::lazy(
+            Vec::new(),
+            std::sync::Arc::new(crate::credentials::NoSecretStore),
+            crate::sources::Pacing::default(),
+        );
         assert_eq!(uri("pdf", "docs/a b.md"), "skill://pdf/docs/a%20b.md");
         let dir = tempfile::tempdir().expect("temp dir");
         std::fs::create_dir_all(dir.path().join("docs")).expect("dir");
@@ -167,15 +220,22 @@ mod tests {
                 body: String::new(),
                 dir: dir.path().to_path_buf(),
                 files: vec!["docs/a b.md".into()],
+                upstream: None,
             }],
             problems: Vec::new(),
         };
-        let read = read(&skills, "skill://pdf/docs/a%20b.md").expect("read");
+        let read = read(&skills, &sources, "skill://pdf/docs/a%20b.md")
+            .await
+            .expect("read");
         assert_eq!(
             serde_json::to_value(&read.contents[0]).expect("json")["text"],
             "hello"
         );
-        assert!(super::read(&skills, "skill://pdf/../secret").is_err());
+        assert!(
+            super::read(&skills, &sources, "skill://pdf/../secret")
+                .await
+                .is_err()
+        );
         let listed = list(&skills);
         let entry = serde_json::to_value(&listed.skills[0]).expect("json");
         assert_eq!(entry["uri"], "skill://pdf/SKILL.md", "{entry}");

@@ -1,5 +1,5 @@
-//! Skills in the search index beside the tools: each skill is one document (its name and
-//! description) under a namespace no source can have (`skill:`, not a JavaScript identifier),
+//! Skills in the search index beside the tools: each skill, local or a source's, is one
+//! document (its name and description) under a namespace no source can have (`skill:`, not a JavaScript identifier),
 //! so one query ranks skills and tools together. [`SkillCache`] reloads the skills from disk at
 //! most once a second, so a skill added while the hub runs is found without a restart and a
 //! burst of searches reads the folders once.
@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::Skills;
+use super::upstream::UpstreamSkill;
 use crate::config::SkillDirs;
 use crate::model::ToolDefinition;
 use crate::model::tool::json_digest;
@@ -49,8 +50,16 @@ pub fn skill_of_hit(address: &str) -> Option<&str> {
 /// The skills of some folders, loaded again when a second has passed.
 pub struct SkillCache {
     dirs: SkillDirs,
-    /// The last load, when, and the digest of what search indexes of it.
-    last: Mutex<Option<(Instant, Arc<Skills>, String)>>,
+    last: Mutex<Option<Load>>,
+}
+
+/// One load of the skills: when, the generation of the sources' listings it merged, the skills,
+/// and the digest of what search indexes of them.
+struct Load {
+    at: Instant,
+    generation: u64,
+    skills: Arc<Skills>,
+    digest: String,
 }
 
 impl SkillCache {
@@ -61,16 +70,22 @@ impl SkillCache {
         }
     }
 
-    /// The skills now, and their search documents when they changed since the last call
-    /// (always on the first), for the caller to put in the index.
-    pub fn current(&self) -> (Arc<Skills>, Option<Vec<ToolDefinition>>) {
+    /// The skills now (the local ones with `upstream` beside them, whose listings are at
+    /// `generation`: a new one is merged at once), and their search documents when they
+    /// changed since the last call (always on the first), for the caller to put in the index.
+    pub fn current(
+        &self,
+        generation: u64,
+        upstream: impl FnOnce() -> Vec<UpstreamSkill>,
+    ) -> (Arc<Skills>, Option<Vec<ToolDefinition>>) {
         let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((at, skills, _)) = last.as_ref()
-            && at.elapsed() < FRESH_FOR
+        if let Some(load) = last.as_ref()
+            && load.at.elapsed() < FRESH_FOR
+            && load.generation == generation
         {
-            return (skills.clone(), None);
+            return (load.skills.clone(), None);
         }
-        let skills = Arc::new(Skills::load(&self.dirs));
+        let skills = Arc::new(Skills::load(&self.dirs).with_upstream(&upstream()));
         let documents = documents(&skills);
         let digest = json_digest(&Value::Array(
             documents
@@ -78,8 +93,13 @@ impl SkillCache {
                 .map(|d| Value::String(d.hash.clone()))
                 .collect(),
         ));
-        let changed = last.as_ref().is_none_or(|(_, _, seen)| *seen != digest);
-        *last = Some((Instant::now(), skills.clone(), digest));
+        let changed = last.as_ref().is_none_or(|load| load.digest != digest);
+        *last = Some(Load {
+            at: Instant::now(),
+            generation,
+            skills: skills.clone(),
+            digest,
+        });
         (skills, changed.then_some(documents))
     }
 }

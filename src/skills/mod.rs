@@ -1,17 +1,20 @@
 //! Skills: folders with a `SKILL.md` (the Agent Skills format) and supporting files, gathered
 //! from the config directory's `skills/` and the folders `[skills] dirs` names. A malformed
-//! `SKILL.md` is reported (file, line, what to fix) and the others still load. `describe`
-//! renders `skill:NAME` and `skill:NAME/PATH` for the agent; `index` ranks them for search.
+//! `SKILL.md` is reported (file, line, what to fix) and the others still load; beside them the
+//! skills upstream sources publish (`upstream`, `skill:SOURCE.NAME`). `describe` renders
+//! `skill:NAME` and `skill:NAME/PATH` for the agent; `index` ranks them for search.
 //!
 //! | file | owns |
 //! |---|---|
 //! | `frontmatter` | reading one `SKILL.md`, with each mistake's line and fix |
 //! | `describe` | `skill:NAME` (the instructions and the files) and `skill:NAME/PATH` within a token budget |
 //! | `index` | skills as search documents beside the tools, and the cache that reloads them |
+//! | `upstream` | the skills of sources that declare the Skills extension: listing, fetching, verifying |
 
 pub mod describe;
 mod frontmatter;
 pub mod index;
+pub mod upstream;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -41,6 +44,9 @@ pub struct Skill {
     pub dir: PathBuf,
     /// Supporting files, relative to `dir` with `/` separators, sorted; hidden ones left out.
     pub files: Vec<String>,
+    /// Where an upstream source's skill comes from (its `dir` is empty, its `body` fetched
+    /// when described); `None` for a local skill.
+    pub upstream: Option<Box<upstream::UpstreamSkill>>,
 }
 
 /// A `SKILL.md` that could not be loaded.
@@ -135,6 +141,15 @@ impl Skills {
     pub fn get(&self, name: &str) -> Option<&Skill> {
         self.skills.iter().find(|s| s.name == name)
     }
+
+    /// These skills with the upstream ones beside them, in name order.
+    pub fn with_upstream(&self, upstream: &[upstream::UpstreamSkill]) -> Skills {
+        let mut all = self.clone();
+        all.skills
+            .extend(upstream.iter().map(upstream::UpstreamSkill::to_skill));
+        all.skills.sort_by(|a, b| a.name.cmp(&b.name));
+        all
+    }
 }
 
 /// Loads the skill in `folder`, which holds a `SKILL.md`.
@@ -165,6 +180,7 @@ pub fn load_one(folder: &Path) -> Result<Skill, Problem> {
         body: front.body,
         dir: folder.to_path_buf(),
         files: supporting_files(folder),
+        upstream: None,
     })
 }
 

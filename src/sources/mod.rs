@@ -251,6 +251,105 @@ impl Sources {
             .collect()
     }
 
+    /// The skills the source publishes under the Skills extension (`skills/list`, all pages),
+    /// through its default connection, redacted like its tools; none when it does not declare
+    /// the extension (or is an OpenAPI document).
+    pub async fn list_skills(&self, source: &str) -> Result<Vec<rmcp::model::Skill>, SourceError> {
+        let link = self.link(source, None)?;
+        let _busy = link.busy();
+        let request = "skills/list";
+        let Client::Mcp(peer) = ready_client(&link).await? else {
+            return Ok(Vec::new());
+        };
+        if !peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.supports_skills())
+        {
+            return Ok(Vec::new());
+        }
+        let skills = with_timeout(&link, request, peer.list_all_skills()).await?;
+        let redaction = link.redaction();
+        let mut out = Vec::with_capacity(skills.len());
+        for skill in skills {
+            let mut value =
+                serde_json::to_value(&skill).map_err(|error| SourceError::Upstream {
+                    name: source.to_string(),
+                    request: request.to_string(),
+                    message: format!("its skill listing cannot be read: {error}"),
+                })?;
+            link.clean_token(&mut value).await;
+            redaction.clean_json(&mut value);
+            out.push(
+                serde_json::from_value(value).map_err(|error| SourceError::Upstream {
+                    name: source.to_string(),
+                    request: request.to_string(),
+                    message: format!("its skill listing cannot be read: {error}"),
+                })?,
+            );
+        }
+        Ok(out)
+    }
+
+    /// `text` from the source with every secret it was given (and its sign-in token) blanked,
+    /// as its tool listings and results are: for text read from it some other way, checked
+    /// first against a digest that needs the bytes as they came.
+    pub async fn scrub(&self, source: &str, text: String) -> String {
+        let Ok(link) = self.link(source, None) else {
+            return text;
+        };
+        let mut value = Value::String(text);
+        link.clean_token(&mut value).await;
+        link.redaction().clean_json(&mut value);
+        match value {
+            Value::String(text) => text,
+            other => other.to_string(),
+        }
+    }
+
+    /// The bytes of the resource `uri` (`resources/read`) of the source, through its default
+    /// connection: a text content as UTF-8, a blob decoded. Not scrubbed: a caller checks them
+    /// against a digest first, then scrubs them ([`scrub`](Self::scrub)).
+    pub async fn read_resource(&self, source: &str, uri: &str) -> Result<Vec<u8>, SourceError> {
+        use base64::Engine;
+        let link = self.link(source, None)?;
+        let _busy = link.busy();
+        let request = format!("resources/read `{uri}`");
+        let Client::Mcp(peer) = ready_client(&link).await? else {
+            return Err(SourceError::Upstream {
+                name: source.to_string(),
+                request,
+                message: "it is an OpenAPI document, which has no resources".into(),
+            });
+        };
+        let params = rmcp::model::ReadResourceRequestParams::new(uri.to_string());
+        let result = with_timeout(&link, &request, peer.read_resource(params)).await?;
+        let unreadable = |message: String| SourceError::Upstream {
+            name: source.to_string(),
+            request: request.clone(),
+            message,
+        };
+        let value = serde_json::to_value(&result).map_err(|e| unreadable(e.to_string()))?;
+        let contents = value
+            .get("contents")
+            .and_then(Value::as_array)
+            .and_then(|c| {
+                c.iter()
+                    .find(|c| c.get("uri").and_then(Value::as_str) == Some(uri))
+                    .or(c.first())
+            })
+            .ok_or_else(|| unreadable("it answered with no contents".into()))?;
+        if let Some(text) = contents.get("text").and_then(Value::as_str) {
+            return Ok(text.as_bytes().to_vec());
+        }
+        let blob = contents
+            .get("blob")
+            .and_then(Value::as_str)
+            .ok_or_else(|| unreadable("its contents have neither text nor blob".into()))?;
+        base64::prelude::BASE64_STANDARD
+            .decode(blob)
+            .map_err(|e| unreadable(format!("its blob is not base64: {e}")))
+    }
+
     /// Calls `upstream_name` on the source through `connection` (the default when `None`) and
     /// returns the upstream's `CallToolResult` as JSON, `isError` results included. Each call
     /// writes one info line (source, tool, outcome, duration; never arguments or results), in

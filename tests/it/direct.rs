@@ -348,3 +348,43 @@ fn a_result_too_large_to_send_is_stored_and_read_in_pages() {
         ["list 2000"]
     );
 }
+
+/// A tool that declares an output schema, answering with more than the output budget: the
+/// Python SDK checks every successful answer's structured content against the schema, so the
+/// stored result's answer must pass that check and still say how to read the result.
+#[test]
+fn a_stored_result_of_a_tool_with_an_output_schema_is_valid_for_a_checking_client() {
+    let home = Home::new();
+    rows_config(&home, "");
+    let report = client(&home, "large", &["hub", "serve", "--direct"]);
+    assert!(
+        report["schemas"]["rows_listRowsTyped"].is_object(),
+        "{report}"
+    );
+    assert!(report["schemas"]["rows_bigAnswer"].is_object(), "{report}");
+
+    // A schema any object satisfies: the reference goes out as the structured content.
+    let rows = &report["rows"];
+    assert!(rows.get("raised").is_none(), "{report}");
+    assert_eq!(rows["isError"], false, "{report}");
+    assert!(
+        rows["structured"]["resultRef"].is_string()
+            && rows["text"]
+                .as_str()
+                .is_some_and(|t| t.contains("capabilities_read_result")),
+        "{report}"
+    );
+
+    // A schema the reference cannot satisfy: an error result (never checked) saying the call
+    // succeeded and how to read what it answered.
+    let big = &report["big"];
+    assert!(big.get("raised").is_none(), "{report}");
+    assert_eq!(big["isError"], true, "{report}");
+    assert!(
+        big["text"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("The call succeeded.")
+                && (t.contains("capabilities_read_result") || t.contains("bbbb"))),
+        "{report}"
+    );
+}

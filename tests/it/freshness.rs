@@ -192,7 +192,7 @@ fn a_silent_change_is_caught_by_a_stale_call_and_asks_before_the_new_write_runs(
     assert_eq!(next["status"], "completed", "{next}");
     let review = home.run(&["source", "review"]).ok();
     assert!(
-        review.stdout.contains("No tool has changed"),
+        review.stdout.contains("No tool or skill has changed"),
         "{}",
         review.stdout
     );

@@ -15,6 +15,9 @@ Scenarios:
   the same call that needs a person; `hub approve` allows the run A's call paused, B's identical
   call must ask anew, and A's then runs. Then two 2026-07-28 clients: B answers the form A's call
   got, with A's requestState, and is refused; A's answer runs the call.
+- large: a 2026-07-28 client over stdio calls tools that declare an output schema and answer
+  with more than the output budget; the SDK checks each answer against the schema and the
+  report says what it raised, if anything.
 """
 
 import asyncio
@@ -179,6 +182,23 @@ async def tokens(hub, url, token_a, token_b):
     return report
 
 
+async def large(command):
+    server = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
+    report = {}
+    async with Client(server, mode="2026-07-28") as client:
+        tools = {t.name: dump(t) for t in (await client.list_tools()).tools}
+        report["schemas"] = {name: tools[name].get("outputSchema") for name in ("rows_listRowsTyped", "rows_bigAnswer")}
+        for key, name, arguments in (
+            ("rows", "rows_listRowsTyped", {"n": 2000}),
+            ("big", "rows_bigAnswer", {"bytes": 100000}),
+        ):
+            try:
+                report[key] = tool_result(await client.call_tool(name, arguments))
+            except Exception as error:  # noqa: BLE001 - the report carries what the SDK raised
+                report[key] = {"raised": str(error)}
+    return report
+
+
 async def main(scenario, hub, rest):
     if scenario == "modern":
         report = await modern(rest)
@@ -186,6 +206,8 @@ async def main(scenario, hub, rest):
         report = await legacy(hub, rest)
     elif scenario == "tokens":
         report = await tokens(hub, rest[0], rest[1], rest[2])
+    elif scenario == "large":
+        report = await large(rest)
     else:
         report = await http(rest[0], rest[1])
     print(json.dumps(report))

@@ -6,6 +6,7 @@ result that is paged through must not have run it again.
 
 import os
 import time
+from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
@@ -42,6 +43,13 @@ def list_rows(n: int, width: int = 16) -> dict:
     """List N rows (messages), each with a body of WIDTH characters."""
     count(f"list {n}")
     return {"rows": [row(i, width) for i in range(n)], "total": n}
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+def list_rows_typed(n: int) -> dict[str, Any]:
+    """List N rows like list_rows, declaring an output schema (any object)."""
+    count(f"typed {n}")
+    return {"rows": [row(i, 64) for i in range(n)], "total": n}
 
 
 @server.tool(annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=True))

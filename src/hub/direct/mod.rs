@@ -3,12 +3,13 @@
 //! annotations. A call is an `execute` run of a generated one-call script (`script`), so policy,
 //! approvals, the journal, audit, secret scrubbing and stored large results are the code mode's
 //! own; `result` turns the run's envelope into the tool's answer. `follow` tells a client when
-//! the list changed.
+//! the list changed. Skills reach a client that does not know the Skills extension through
+//! [`READ_SKILL`], whose description lists them.
 //!
 //! | file | owns |
 //! |---|---|
 //! | `names` | stable MCP-valid names from addresses |
-//! | `script` | the one-call script of a call, and the arguments of `capabilities_read_result` |
+//! | `script` | the one-call script of a call, and the arguments of the hub's own two tools |
 //! | `result` | a run's envelope as a `CallToolResult` |
 //! | `follow` | the watch behind `notifications/tools/list_changed` |
 
@@ -26,6 +27,7 @@ use crate::catalog::Catalog;
 use crate::model::ToolDefinition;
 use crate::model::tool::json_digest;
 use crate::policy::Policy;
+use crate::skills::Skills;
 
 pub use follow::follow;
 pub use result::result;
@@ -34,6 +36,15 @@ pub use script::script;
 /// The hub's own tool in direct mode: pages of a result too large to send.
 pub const READ_RESULT: &str = "capabilities_read_result";
 
+/// The hub's own tool in direct mode when there are skills: one skill's instructions or file,
+/// as `describe("skill:…")` gives them in code mode.
+pub const READ_SKILL: &str = "capabilities_read_skill";
+
+/// At most this many skills are named in [`READ_SKILL`]'s description, each description cut
+/// at [`SKILL_SUMMARY_CHARS`]: the list is in every `tools/list`.
+const MAX_LISTED_SKILLS: usize = 40;
+const SKILL_SUMMARY_CHARS: usize = 120;
+
 /// What a direct tool name calls.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
@@ -41,6 +52,8 @@ pub enum Target {
     Tool { address: String },
     /// [`READ_RESULT`].
     ReadResult,
+    /// [`READ_SKILL`].
+    ReadSkill,
 }
 
 /// One listed tool: its MCP definition and what it calls.
@@ -51,15 +64,17 @@ pub struct DirectTool {
 }
 
 /// Every tool the client may see, in name order: the catalogue's tools the policy does not
-/// deny and `permits` (a bearer token's patterns) allows, then [`READ_RESULT`]. Names are
-/// assigned over the whole catalogue, so hiding one tool never renames another.
+/// deny and `permits` (a bearer token's patterns) allows, then [`READ_RESULT`], then
+/// [`READ_SKILL`] when there are `skills`. Names are assigned over the whole catalogue, so
+/// hiding one tool never renames another.
 pub fn listing(
     catalog: &Catalog,
     policy: &Policy,
     permits: Option<&dyn Fn(&str) -> bool>,
+    skills: &Skills,
 ) -> Vec<DirectTool> {
     let every: Vec<String> = catalog.tools().map(ToolDefinition::address).collect();
-    let names = names::assign(every.iter().map(String::as_str), &[READ_RESULT]);
+    let names = names::assign(every.iter().map(String::as_str), &[READ_RESULT, READ_SKILL]);
     let visible = catalog.visible_tools(policy, permits);
     let by_address: std::collections::BTreeMap<String, &ToolDefinition> =
         visible.iter().map(|t| (t.address(), t)).collect();
@@ -77,6 +92,12 @@ pub fn listing(
         tool: read_result_tool(),
         target: Target::ReadResult,
     });
+    if !skills.skills.is_empty() {
+        out.push(DirectTool {
+            tool: read_skill_tool(skills),
+            target: Target::ReadSkill,
+        });
+    }
     out
 }
 
@@ -148,6 +169,36 @@ fn read_result_tool() -> Tool {
     .with_annotations(ToolAnnotations::new().read_only(true))
 }
 
+/// [`READ_SKILL`], its description naming the skills (a source's as `SOURCE.NAME`).
+fn read_skill_tool(skills: &Skills) -> Tool {
+    let mut description = String::from(
+        "Read a skill: instructions for a kind of task, written by the user or by one of their sources (SOURCE.NAME). Read one before a task it fits. Skills:\n",
+    );
+    for skill in skills.skills.iter().take(MAX_LISTED_SKILLS) {
+        let summary: String = skill
+            .description
+            .chars()
+            .take(SKILL_SUMMARY_CHARS)
+            .collect();
+        description.push_str(&format!("- {}: {summary}\n", skill.name));
+    }
+    if let Some(more) = skills.skills.len().checked_sub(MAX_LISTED_SKILLS)
+        && more > 0
+    {
+        description.push_str(&format!("({more} more not listed here.)\n"));
+    }
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "name": { "type": "string", "description": "A skill's name as listed; NAME/PATH for one of the files its instructions list." }
+        },
+        "required": ["name"],
+        "additionalProperties": false
+    });
+    Tool::new(READ_SKILL, description, Arc::new(object(&schema)))
+        .with_annotations(ToolAnnotations::new().read_only(true))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -166,6 +217,7 @@ mod tests {
                     name: s.namespace,
                     connections: vec!["default".into()],
                     named_connections: false,
+                    skills: Vec::new(),
                     origin: Origin::Live,
                 })
                 .collect(),
@@ -175,7 +227,7 @@ mod tests {
     #[test]
     fn every_name_is_valid_and_maps_back_to_its_address() {
         let catalog = recorded_catalog();
-        let all = listing(&catalog, &Policy::default(), None);
+        let all = listing(&catalog, &Policy::default(), None, &Skills::default());
         assert_eq!(all.len(), catalog.tools().count() + 1);
         for tool in &all {
             let name = &tool.tool.name;
@@ -202,10 +254,15 @@ mod tests {
     fn direct_mode_lists_far_more_than_the_code_modes_surface() {
         use crate::hub::surface;
         use crate::token_count::count;
-        let tools: Vec<Tool> = listing(&recorded_catalog(), &Policy::default(), None)
-            .into_iter()
-            .map(|t| t.tool)
-            .collect();
+        let tools: Vec<Tool> = listing(
+            &recorded_catalog(),
+            &Policy::default(),
+            None,
+            &Skills::default(),
+        )
+        .into_iter()
+        .map(|t| t.tool)
+        .collect();
         let direct = count(&serde_json::to_string(&tools).unwrap_or_default())
             + count(surface::DIRECT_INSTRUCTIONS);
         let code = count(&serde_json::to_string(&surface::tools()).unwrap_or_default())
@@ -216,14 +273,19 @@ mod tests {
     #[test]
     fn denied_and_unpermitted_tools_are_not_listed() {
         let catalog = recorded_catalog();
-        let all = listing(&catalog, &Policy::default(), None);
+        let all = listing(&catalog, &Policy::default(), None, &Skills::default());
         assert!(all.len() > 2, "{all:?}");
         let first = match &all[0].target {
             Target::Tool { address } => address.clone(),
-            Target::ReadResult => panic!("the read tool comes last"),
+            Target::ReadResult | Target::ReadSkill => panic!("the hub's tools come last"),
         };
         let permits = |address: &str| address != first;
-        let narrowed = listing(&catalog, &Policy::default(), Some(&permits));
+        let narrowed = listing(
+            &catalog,
+            &Policy::default(),
+            Some(&permits),
+            &Skills::default(),
+        );
         assert_eq!(narrowed.len(), all.len() - 1);
         // The others keep their names.
         assert_eq!(

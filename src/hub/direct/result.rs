@@ -3,18 +3,28 @@
 //! failure as an error result with the run's message; a stored large result as its reference
 //! and shape, to page with `capabilities_read_result`; a call waiting for a person as an error
 //! result saying who decides where, and that the same call runs once they allowed it.
+//!
+//! A client validates a successful answer's `structuredContent` against the tool's output
+//! schema (the Python SDK raises when it is missing or does not conform). A stored or cut
+//! result of such a tool therefore goes out as structured content only when the reference
+//! itself conforms (a schema that allows any object); otherwise as an error result, which
+//! clients do not validate, whose text says the call succeeded and how to read the result.
 
-use rmcp::model::{CallToolResult, ContentBlock};
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
 use serde_json::{Value, json};
 
 use super::READ_RESULT;
 use crate::sandbox::{ErrorCode, ExecuteEnvelope, Status};
 
-/// The answer of the direct tool `name` from `envelope`. `structured` says the tool declares
-/// an output schema, so an object result goes out as `structuredContent`.
-pub fn result(envelope: &ExecuteEnvelope, name: &str, structured: bool) -> CallToolResult {
+/// The answer of the direct tool `name` from `envelope`. `output_schema` is the one the tool
+/// declares, if any: an object result then goes out as `structuredContent`.
+pub fn result(
+    envelope: &ExecuteEnvelope,
+    name: &str,
+    output_schema: Option<&JsonObject>,
+) -> CallToolResult {
     match envelope.status {
-        Status::Completed => completed(envelope, structured),
+        Status::Completed => completed(envelope, output_schema),
         Status::AwaitingApproval => needs_a_person(envelope, name),
         Status::Failed | Status::Cancelled | Status::AwaitingConnection | Status::Running => {
             failed(envelope)
@@ -22,7 +32,7 @@ pub fn result(envelope: &ExecuteEnvelope, name: &str, structured: bool) -> CallT
     }
 }
 
-fn completed(envelope: &ExecuteEnvelope, structured: bool) -> CallToolResult {
+fn completed(envelope: &ExecuteEnvelope, output_schema: Option<&JsonObject>) -> CallToolResult {
     if let Some(stored) = &envelope.stored {
         let value = json!({
             "resultRef": stored.result_ref,
@@ -31,17 +41,19 @@ fn completed(envelope: &ExecuteEnvelope, structured: bool) -> CallToolResult {
             "collections": stored.collections,
             "preview": stored.preview,
         });
-        return CallToolResult::success(vec![ContentBlock::text(format!(
+        let text = format!(
             "The result is too large to send ({} bytes), so it is kept for a while. Read it in pages with {READ_RESULT} {{ \"resultRef\": \"{}\", \"path\": \"<one of the collections' paths>\" }}.\n{value}",
             stored.bytes, stored.result_ref
-        ))]);
+        );
+        return instead_of_the_value(text, value, output_schema);
     }
     let value = envelope.result.clone().unwrap_or(Value::Null);
     if envelope.truncated.result {
-        return CallToolResult::success(vec![ContentBlock::text(value.to_string())]);
+        let text = value.to_string();
+        return instead_of_the_value(text, value, output_schema);
     }
     match value {
-        Value::Object(_) if structured => CallToolResult::structured(value),
+        Value::Object(_) if output_schema.is_some() => CallToolResult::structured(value),
         Value::String(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
         Value::Array(items) if items.iter().all(is_media) => {
             CallToolResult::success(items.iter().filter_map(media).collect())
@@ -49,6 +61,30 @@ fn completed(envelope: &ExecuteEnvelope, structured: bool) -> CallToolResult {
         other if is_media(&other) => CallToolResult::success(media(&other).into_iter().collect()),
         other => CallToolResult::success(vec![ContentBlock::text(other.to_string())]),
     }
+}
+
+/// The answer that stands in for a value not sent whole (`text`, and `value`, the reference or
+/// the cut value), valid for a client that checks it against the tool's `output_schema`:
+/// structured when `value` conforms to it, else an error result whose text says the call ran.
+fn instead_of_the_value(
+    text: String,
+    value: Value,
+    output_schema: Option<&JsonObject>,
+) -> CallToolResult {
+    let Some(schema) = output_schema else {
+        return CallToolResult::success(vec![ContentBlock::text(text)]);
+    };
+    let conforms = value.is_object()
+        && jsonschema::validator_for(&Value::Object(schema.clone()))
+            .is_ok_and(|validator| validator.is_valid(&value));
+    if conforms {
+        let mut answer = CallToolResult::structured(value);
+        answer.content = vec![ContentBlock::text(text)];
+        return answer;
+    }
+    CallToolResult::error(vec![ContentBlock::text(format!(
+        "The call succeeded. Its answer is marked as an error only because the tool's output schema cannot describe a result that was not sent whole.\n{text}"
+    ))])
 }
 
 /// An image or audio item as the sandbox shows one (`{ type, data, mimeType }`).
@@ -131,6 +167,13 @@ mod tests {
         envelope
     }
 
+    fn any_object() -> JsonObject {
+        match json!({ "type": "object" }) {
+            Value::Object(schema) => schema,
+            _ => JsonObject::new(),
+        }
+    }
+
     fn text(result: &CallToolResult) -> String {
         result
             .content
@@ -142,20 +185,20 @@ mod tests {
     #[test]
     fn an_object_is_structured_content_when_the_tool_declares_a_schema() {
         let value = json!({ "count": 2 });
-        let with = result(&done(value.clone()), "t", true);
+        let with = result(&done(value.clone()), "t", Some(&any_object()));
         assert_eq!(with.structured_content, Some(value.clone()));
-        let without = result(&done(value), "t", false);
+        let without = result(&done(value), "t", None);
         assert_eq!(without.structured_content, None);
         assert_eq!(text(&without), r#"{"count":2}"#);
     }
 
     #[test]
     fn text_stays_text_and_an_image_stays_an_image() {
-        assert_eq!(text(&result(&done(json!("hello")), "t", false)), "hello");
+        assert_eq!(text(&result(&done(json!("hello")), "t", None)), "hello");
         let image = result(
             &done(json!({ "type": "image", "data": "AAAA", "mimeType": "image/png" })),
             "t",
-            false,
+            None,
         );
         assert!(image.content[0].as_image().is_some(), "{image:?}");
     }
@@ -164,7 +207,7 @@ mod tests {
     fn a_failure_is_an_error_with_the_runs_message() {
         let mut envelope = ExecuteEnvelope::new("run_1", Status::Failed, Vec::new());
         envelope.error = Some(EnvelopeError::new(ErrorCode::ToolError, "no such repo"));
-        let answer = result(&envelope, "t", true);
+        let answer = result(&envelope, "t", Some(&any_object()));
         assert_eq!(answer.is_error, Some(true));
         assert_eq!(text(&answer), "no such repo");
     }
@@ -179,7 +222,7 @@ mod tests {
             summary: "counter.publish({ key: \"b\" })".into(),
             message: None,
         });
-        let answer = result(&envelope, "counter_publish", false);
+        let answer = result(&envelope, "counter_publish", None);
         assert_eq!(answer.is_error, Some(true));
         let said = text(&answer);
         assert!(said.contains("capabilities hub approve run_9"), "{said}");

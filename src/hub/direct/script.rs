@@ -1,5 +1,6 @@
 //! The one-call script a direct call runs as: `return await ns.tool({…});` with the client's
-//! arguments as a JSON literal, or `hub.read` for [`READ_RESULT`](super::READ_RESULT). The same
+//! arguments as a JSON literal, `hub.read` for [`READ_RESULT`](super::READ_RESULT), or
+//! `hub.describe` for [`READ_SKILL`](super::READ_SKILL). The same
 //! call always makes the same script, which is how a call repeated after a person allowed it
 //! finds the run that waited for them.
 
@@ -24,6 +25,28 @@ pub fn script(target: &Target, arguments: &Map<String, Value>) -> Result<String,
             Ok(format!("return await {namespace}.{tool}({literal});"))
         }
         Target::ReadResult => read_script(arguments),
+        Target::ReadSkill => read_skill_script(arguments),
+    }
+}
+
+/// `hub.describe("skill:NAME")`, so a skill read in direct mode is what `describe` gives in
+/// code mode, a changed source's skill withheld alike.
+fn read_skill_script(arguments: &Map<String, Value>) -> Result<String, String> {
+    if let Some(key) = arguments.keys().find(|k| *k != "name") {
+        return Err(format!(
+            "unknown argument `{key}`; the only argument is name"
+        ));
+    }
+    match arguments.get("name") {
+        Some(Value::String(name)) if !name.trim().is_empty() => {
+            let name = name.trim();
+            let name = name.strip_prefix(crate::skills::PREFIX).unwrap_or(name);
+            let target = Value::String(format!("{}{name}", crate::skills::PREFIX));
+            Ok(format!("return await hub.describe({target});"))
+        }
+        _ => {
+            Err("`name` is missing: pass a skill's name as this tool's description lists it".into())
+        }
     }
 }
 

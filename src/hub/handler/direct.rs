@@ -19,11 +19,13 @@ impl Hub {
     pub(super) fn direct_listing(&self, token: Option<&TokenRecord>) -> Vec<DirectTool> {
         let permits = token.map(|token| move |address: &str| token.allows(address));
         let policy = self.executor.policy().current();
+        let skills = self.reachable(self.skills_now(), token);
         self.catalog.read(|catalog, _| {
             direct::listing(
                 catalog,
                 &policy,
                 permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
+                &skills,
             )
         })
     }
@@ -70,7 +72,7 @@ impl Hub {
         };
         let answer = Answer::Direct {
             name: name.to_string(),
-            structured: found.tool.output_schema.is_some(),
+            output_schema: found.tool.output_schema.clone(),
         };
         let caller = direct_caller(
             context.client_info().map(|info| info.name).as_deref(),

@@ -28,7 +28,16 @@ impl ToolVersions<'_> {
     /// Records the versions of `tools` not seen before and says, for each in order, whether a
     /// person trusts it.
     pub async fn observe(&self, tools: &[ToolDefinition]) -> Result<Vec<VersionState>, StoreError> {
-        let seen: Vec<SeenVersion> = tools.iter().map(SeenVersion::of).collect();
+        self.observe_seen(tools.iter().map(SeenVersion::of).collect())
+            .await
+    }
+
+    /// [`observe`](Self::observe) for versions of something other than a tool under an
+    /// address no tool has (an upstream skill's `skill:SOURCE.NAME`), with the same rules.
+    pub async fn observe_seen(
+        &self,
+        seen: Vec<SeenVersion>,
+    ) -> Result<Vec<VersionState>, StoreError> {
         if seen.is_empty() {
             return Ok(Vec::new());
         }
