@@ -240,7 +240,7 @@ mod tests {
             ErrorCode::RuntimeError,
             "Uncaught TypeError: hub.read pages arrays (line 1, column 18)",
         ));
-        let answer = result(&envelope, READ_RESULT, false);
+        let answer = result(&envelope, READ_RESULT, None);
         assert_eq!(text(&answer), "TypeError: hub.read pages arrays");
     }
 }
