@@ -325,14 +325,26 @@ impl Inner {
     /// Suspends a call whose connection needs a sign-in; the run pauses `awaiting_connection`.
     /// The model is told what to ask of the person, never where to sign in.
     fn await_connection(&self, call: &ToolCall, address: &str, reason: &str) -> CallOutcome {
+        // A connection the script named, other than the source's default, is signed in by name.
+        let default = self.catalog.read(|catalog, _| {
+            catalog
+                .namespace(&call.namespace)
+                .and_then(|n| n.connections.first().cloned())
+        });
+        let login = match &call.connection {
+            Some(named) if Some(named) != default.as_ref() => {
+                format!("{} --connection {named}", call.namespace)
+            }
+            _ => call.namespace.clone(),
+        };
         let pending = Pending {
             id: format!("{}/{}", self.run_id, call.seq),
             kind: PendingKind::Connection,
             address: Some(address.to_string()),
             summary: format!("`{address}` waits for a sign-in: {reason}"),
             message: Some(format!(
-                "Tell the user that `{}` needs them to sign in (`capabilities source login {}` in a terminal), then call execute with {{ \"resume\": \"{}\" }} once they have.",
-                call.namespace, call.namespace, self.run_id
+                "Tell the user that `{}` needs them to sign in (`capabilities source login {login}` in a terminal), then call execute with {{ \"resume\": \"{}\" }} once they have.",
+                call.namespace, self.run_id
             )),
         };
         CallOutcome::from(Err(BridgeError::Suspend(pending)))

@@ -203,6 +203,33 @@ fn paused_for_sign_in(home: &Home) -> (String, Run) {
     (run_id, paused)
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_waiting_on_a_named_connection_says_to_sign_that_one_in() {
+    let peer = OAuthPeer::start(3600);
+    let home = home_for(&peer, "file");
+    let config = std::fs::read_to_string(home.config_path()).expect("the config");
+    home.write_config(&format!(
+        "{config}\n[sources.peer.connections.personal]\ndefault = true\n\n[sources.peer.connections.work]\n"
+    ));
+    // The default connection signed in, so the source lists its tools; `work` is not.
+    let login = sign_in(&home, &[]).await;
+    assert_eq!(login.code, 0, "{}\n{}", login.stdout, login.stderr);
+    let paused = exec(
+        &home,
+        &["exec", "-", "--json"],
+        r#"return await peer.echo({ text: "hi" }, { connection: "work" });"#,
+    );
+    assert_eq!(paused.code, 3, "{}\n{}", paused.stdout, paused.stderr);
+    let envelope = envelope(&paused);
+    assert_eq!(envelope["status"], "awaiting_connection", "{envelope}");
+    assert!(
+        envelope["pending"][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("capabilities source login peer --connection work`")),
+        "{envelope}"
+    );
+}
+
 fn completed(run: &Run) {
     assert_eq!(run.code, 0, "completes\n{}\n{}", run.stdout, run.stderr);
     let envelope = envelope(run);
