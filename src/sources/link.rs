@@ -8,7 +8,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{ProtocolVersion, ServerNotification, SubscriptionFilter};
-use rmcp::service::{ClientLifecycleMode, ClientServiceExt, Peer, RoleClient, RunningService};
+use rmcp::service::{
+    ClientInitializeError, ClientLifecycleMode, ClientServiceExt, Peer, RoleClient, RunningService,
+};
 use tokio::sync::{Semaphore, broadcast, watch};
 use tokio::task::JoinHandle;
 
@@ -610,12 +612,42 @@ async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), ConnectError>
         Transport::Stdio { command, args, cwd } => {
             let env = link.resolve(&connection.env, "env", secrets, &mut resolved)?;
             let redaction = link.set_redaction(resolved);
-            let (mut child, transport) =
-                stdio::spawn(&source.name, command, args, cwd.as_deref(), env, redaction)?;
+            let (mut child, transport) = stdio::spawn(
+                &source.name,
+                command,
+                args,
+                cwd.as_deref(),
+                env.clone(),
+                redaction.clone(),
+            )?;
             link.set_pid(child.pid());
-            match tokio::time::timeout(limit, handler.serve_with_lifecycle(transport, lifecycle()))
-                .await
-            {
+            let first =
+                tokio::time::timeout(limit, handler.serve_with_lifecycle(transport, lifecycle()))
+                    .await;
+            // rmcp probes with `server/discover` for 10 s, then sends `initialize`. A server slow
+            // to start (a loaded machine) answers the probe after that, and rmcp takes the late
+            // answer for a wrong one. The answer proves the server speaks `server/discover`:
+            // a fresh process is asked with it alone, within the connect timeout again.
+            let first = match first {
+                Ok(Err(ClientInitializeError::ConflictInitResponseId(..))) => {
+                    drop(child);
+                    let (fresh, transport) =
+                        stdio::spawn(&source.name, command, args, cwd.as_deref(), env, redaction)?;
+                    child = fresh;
+                    link.set_pid(child.pid());
+                    let handler = UpstreamHandler::new(
+                        &source.name,
+                        link.is_default.then(|| link.shared.events.clone()),
+                    );
+                    let discover = ClientLifecycleMode::Discover {
+                        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                    };
+                    tokio::time::timeout(limit, handler.serve_with_lifecycle(transport, discover))
+                        .await
+                }
+                other => other,
+            };
+            match first {
                 Ok(Ok(running)) => (running, Some(child)),
                 Ok(Err(error)) => {
                     let error = chain(handshake_cause(&error));
