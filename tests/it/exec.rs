@@ -286,3 +286,31 @@ fn a_script_naming_a_source_that_just_failed_says_so_without_starting_it_again()
         "a source that just failed was started again"
     );
 }
+
+/// A server that starts after rmcp's 10 s `server/discover` probe gave up (a loaded machine)
+/// answers the probe late, after the `initialize` that followed it: the source is connected
+/// again with `server/discover` alone, and the run completes.
+#[test]
+fn a_server_that_answers_the_discover_probe_late_still_connects() {
+    let home = Home::new();
+    let python = repo().join(".venv/bin/python");
+    let server = repo().join("tests/peers/counter_server.py");
+    let late = format!(
+        "sleep 11 && exec '{}' '{}'",
+        python.display(),
+        server.display()
+    );
+    home.write_config(&format!(
+        "[sources.late]\ncommand = \"sh\"\nargs = [\"-c\", {}]\nconnect_timeout_secs = 90\nenv = {{ COUNTER_FILE = {} }}\n",
+        serde_json::to_string(&late).unwrap_or_default(),
+        serde_json::to_string(&home.path().join("counts.json").display().to_string())
+            .unwrap_or_default(),
+    ));
+    let run = Run::with_stdin(
+        &mut home.command(&["exec", "-", "--json"]),
+        "return await late.counts({});",
+    );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let envelope: Value = serde_json::from_str(&run.stdout).unwrap_or_default();
+    assert_eq!(envelope["status"], "completed", "{envelope}");
+}
