@@ -322,15 +322,20 @@ impl Inner {
         CallOutcome::from(Err(BridgeError::Suspend(pending)))
     }
 
+    /// The connection a call of `namespace` goes out on when it names none.
+    fn default_connection(&self, namespace: &str) -> Option<String> {
+        self.catalog.read(|catalog, _| {
+            catalog
+                .namespace(namespace)
+                .and_then(|n| n.connections.first().cloned())
+        })
+    }
+
     /// Suspends a call whose connection needs a sign-in; the run pauses `awaiting_connection`.
     /// The model is told what to ask of the person, never where to sign in.
     fn await_connection(&self, call: &ToolCall, address: &str, reason: &str) -> CallOutcome {
         // A connection the script named, other than the source's default, is signed in by name.
-        let default = self.catalog.read(|catalog, _| {
-            catalog
-                .namespace(&call.namespace)
-                .and_then(|n| n.connections.first().cloned())
-        });
+        let default = self.default_connection(&call.namespace);
         let login = match &call.connection {
             Some(named) if Some(named) != default.as_ref() => {
                 format!("{} --connection {named}", call.namespace)
@@ -354,13 +359,10 @@ impl Inner {
     async fn call(&self, call: ToolCall) -> CallOutcome {
         let address = call.address();
         // The connection the call goes out on: the one it names, or its source's default.
-        let connection = call.connection.clone().or_else(|| {
-            self.catalog.read(|catalog, _| {
-                catalog
-                    .namespace(&call.namespace)
-                    .and_then(|n| n.connections.first().cloned())
-            })
-        });
+        let connection = call
+            .connection
+            .clone()
+            .or_else(|| self.default_connection(&call.namespace));
         let call_digest = call_digest(&address, connection.as_deref(), &call.arguments);
         // A resumed run answers the calls it already made from its journal.
         if let Some(outcome) = self.replay.answer(call.seq, &address, &call_digest) {

@@ -605,7 +605,7 @@ async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), ConnectError>
     };
     let secrets = link.shared.secrets.as_ref();
     let events = link.is_default.then(|| link.shared.events.clone());
-    let handler = UpstreamHandler::new(&source.name, events);
+    let handler = UpstreamHandler::new(&source.name, events.clone());
     let limit = source.connect_timeout;
     let mut resolved = Vec::new();
     let (running, child) = match &source.transport {
@@ -635,10 +635,7 @@ async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), ConnectError>
                         stdio::spawn(&source.name, command, args, cwd.as_deref(), env, redaction)?;
                     child = fresh;
                     link.set_pid(child.pid());
-                    let handler = UpstreamHandler::new(
-                        &source.name,
-                        link.is_default.then(|| link.shared.events.clone()),
-                    );
+                    let handler = UpstreamHandler::new(&source.name, events.clone());
                     let discover = ClientLifecycleMode::Discover {
                         preferred_versions: vec![ProtocolVersion::V_2026_07_28],
                     };
