@@ -318,6 +318,7 @@ impl Inner {
                 "Tell the user that `{address}` needs their approval (`capabilities hub approve {}` in a terminal), then call execute with {{ \"resume\": \"{}\" }} once they have decided.",
                 self.run_id, self.run_id
             )),
+            connection: None,
         };
         CallOutcome::from(Err(BridgeError::Suspend(pending)))
     }
@@ -336,11 +337,13 @@ impl Inner {
     fn await_connection(&self, call: &ToolCall, address: &str, reason: &str) -> CallOutcome {
         // A connection the script named, other than the source's default, is signed in by name.
         let default = self.default_connection(&call.namespace);
-        let login = match &call.connection {
-            Some(named) if Some(named) != default.as_ref() => {
-                format!("{} --connection {named}", call.namespace)
-            }
-            _ => call.namespace.clone(),
+        let named = call
+            .connection
+            .clone()
+            .filter(|named| Some(named) != default.as_ref());
+        let login = match &named {
+            Some(named) => format!("{} --connection {named}", call.namespace),
+            None => call.namespace.clone(),
         };
         let pending = Pending {
             id: format!("{}/{}", self.run_id, call.seq),
@@ -351,6 +354,7 @@ impl Inner {
                 "Tell the user that `{}` needs them to sign in (`capabilities source login {login}` in a terminal), then call execute with {{ \"resume\": \"{}\" }} once they have.",
                 call.namespace, self.run_id
             )),
+            connection: named,
         };
         CallOutcome::from(Err(BridgeError::Suspend(pending)))
     }

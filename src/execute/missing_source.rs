@@ -97,6 +97,7 @@ fn await_sign_in(envelope: &mut ExecuteEnvelope, name: &str, reason: &str) {
             "Tell the user that `{name}` needs them to sign in (`capabilities source login {name}` in a terminal), then call execute with {{ \"resume\": \"{}\" }} once they have.",
             envelope.run_id
         )),
+        connection: None,
     }];
 }
 

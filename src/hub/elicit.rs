@@ -45,6 +45,9 @@ const SIGN_IN_TTL: Duration = Duration::from_secs(15 * 60);
 pub struct SignInState {
     pub run: String,
     pub source: String,
+    /// The named connection signed in; the source's default when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connection: Option<String>,
 }
 
 /// What a signed state carries (readable by the client, so nothing secret).
@@ -185,19 +188,25 @@ impl Elicitation {
             .ok()
     }
 
-    /// The `input_required` result that sends the person to `page` to sign `source` in, for
-    /// the run `run_id`; `None` when the state cannot be signed (the envelope says what to do).
+    /// The `input_required` result that sends the person to `page` to sign `source` in (its
+    /// `connection`, when named), for the run `run_id`; `None` when the state cannot be signed
+    /// (the envelope says what to do).
     pub async fn request_sign_in(
         &self,
         store: &Store,
         run_id: &str,
         source: &str,
+        connection: Option<&str>,
         page: &str,
     ) -> Option<InputRequiredResult> {
         let state = SignInState {
             run: run_id.to_string(),
             source: source.to_string(),
+            connection: connection.map(str::to_string),
         };
+        let which = connection
+            .map(|c| format!(" (connection `{c}`)"))
+            .unwrap_or_default();
         let sealed = self
             .seal(
                 store,
@@ -209,7 +218,7 @@ impl Elicitation {
             .await?;
         let params = json!({
             "mode": "url",
-            "message": format!("Sign in to `{source}` so the script can go on: the page opens at its own server, and nothing you enter there reaches the model."),
+            "message": format!("Sign in to `{source}`{which} so the script can go on: the page opens at its own server, and nothing you enter there reaches the model."),
             "url": page,
         });
         let result = json!({

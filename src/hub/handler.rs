@@ -28,7 +28,7 @@ use tokio_util::sync::CancellationToken;
 use crate::approvals::{ApprovalPage, open_in_browser};
 
 use super::args::{DescribeArgs, ExecuteArgs, SearchArgs};
-use super::elicit::{AnswerError, Elicitation};
+use super::elicit::{AnswerError, Elicitation, SignInState};
 use super::sign_in::SignIns;
 use super::surface::{self, DESCRIBE, EXECUTE, INSTRUCTIONS, SEARCH};
 use super::trace::{self, request_span, traced};
@@ -378,16 +378,21 @@ impl Hub {
         context: &RequestContext<RoleServer>,
     ) -> Option<CallToolResponse> {
         self.config_file.as_ref()?;
-        let address = envelope
+        let waiting = envelope
             .pending
             .iter()
-            .find(|p| p.kind == PendingKind::Connection)?
-            .address
-            .clone()?;
+            .find(|p| p.kind == PendingKind::Connection)?;
+        let address = waiting.address.clone()?;
+        let connection = waiting.connection.clone();
         let source = address.split('.').next().unwrap_or(&address).to_string();
         let page = match self
             .sign_ins
-            .page(&self.settings, &self.catalog, &source)
+            .page(
+                &self.settings,
+                &self.catalog,
+                &source,
+                connection.as_deref(),
+            )
             .await
         {
             Ok(page) => page,
@@ -399,15 +404,25 @@ impl Hub {
         if can_elicit_url(context)
             && let Some(request) = self
                 .elicitation
-                .request_sign_in(self.executor.store(), &envelope.run_id, &source, &page)
+                .request_sign_in(
+                    self.executor.store(),
+                    &envelope.run_id,
+                    &source,
+                    connection.as_deref(),
+                    &page,
+                )
                 .await
         {
             return Some(CallToolResponse::InputRequired(request));
         }
+        let login = match &connection {
+            Some(named) => format!("{source} --connection {named}"),
+            None => source.clone(),
+        };
         let url = url::Url::parse(&page).map_err(|e| e.to_string());
         open_page(envelope, url, "sign-in page", |run_id| {
             format!(
-                "A sign-in page for `{source}` opened in the user's browser. Tell the user, then call execute with {{ \"resume\": \"{run_id}\" }} once they have signed in; `capabilities source login {source}` in a terminal works too."
+                "A sign-in page for `{source}` opened in the user's browser. Tell the user, then call execute with {{ \"resume\": \"{run_id}\" }} once they have signed in; `capabilities source login {login}` in a terminal works too."
             )
         });
         None
@@ -417,18 +432,25 @@ impl Hub {
     /// to finish, then continue the run.
     async fn answer_sign_in(
         &self,
-        run_id: &str,
-        source: &str,
+        state: &SignInState,
         accepted: bool,
         context: &RequestContext<RoleServer>,
         answer: &Answer,
     ) -> Result<CallToolResponse, ErrorData> {
+        let run_id = &state.run;
         self.executor
             .check_profile(run_id)
             .await
             .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
         if accepted {
-            self.sign_ins.finished(source, SIGN_IN_WAIT).await;
+            self.sign_ins
+                .finished(
+                    &self.settings,
+                    &state.source,
+                    state.connection.as_deref(),
+                    SIGN_IN_WAIT,
+                )
+                .await;
         }
         let cancel = CancelToken::new();
         let token = token(context);
@@ -457,9 +479,7 @@ impl Hub {
             .sign_in_of(self.executor.store(), request_state, responses)
             .await
         {
-            return self
-                .answer_sign_in(&state.run, &state.source, accepted, context, answer)
-                .await;
+            return self.answer_sign_in(&state, accepted, context, answer).await;
         }
         let refused = |e: AnswerError| {
             let message = match answer {

@@ -18,10 +18,10 @@ use crate::sources::begin_sign_in;
 /// How a sign-in ended: `None` while the person is still at it.
 type Outcome = Option<Result<(), String>>;
 
-/// The sign-ins in flight, by source.
+/// The sign-ins in flight, by source and connection.
 #[derive(Default, Clone)]
 pub struct SignIns {
-    flights: Arc<Mutex<HashMap<String, Flight>>>,
+    flights: Arc<Mutex<HashMap<(String, String), Flight>>>,
 }
 
 #[derive(Clone)]
@@ -31,23 +31,29 @@ struct Flight {
 }
 
 impl SignIns {
-    /// The page where the person signs `source`'s default connection in: the one already
-    /// waiting for them, or a new sign-in's. Errors say why none can be offered.
+    /// The page where the person signs `source`'s `connection` in (its default connection when
+    /// `None`): the one already waiting for them, or a new sign-in's. Errors say why none can
+    /// be offered.
     pub async fn page(
         &self,
         settings: &Settings,
         catalog: &Arc<LiveCatalog>,
         source: &str,
+        connection: Option<&str>,
     ) -> Result<String, String> {
-        if let Some(flight) = self.flight(source)
+        let settings = settings
+            .source(source)
+            .ok_or_else(|| format!("there is no source `{source}`"))?;
+        let connection = match connection {
+            Some(named) => named.to_string(),
+            None => settings.default_connection().name.clone(),
+        };
+        let key = (source.to_string(), connection.clone());
+        if let Some(flight) = self.flight(&key)
             && flight.outcome.borrow().is_none()
         {
             return Ok(flight.page);
         }
-        let settings = settings
-            .source(source)
-            .ok_or_else(|| format!("there is no source `{source}`"))?;
-        let connection = settings.default_connection().name.clone();
         let secrets = catalog.sources().secrets().clone();
         let sign_in = begin_sign_in(settings, &connection, secrets).await?;
         let page = sign_in.url().to_string();
@@ -56,7 +62,7 @@ impl SignIns {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .insert(
-                source.to_string(),
+                key,
                 Flight {
                     page: page.clone(),
                     outcome,
@@ -72,27 +78,41 @@ impl SignIns {
             match &finished {
                 // Connects with the new tokens and lists the tools a resume will use.
                 Ok(()) => catalog.relist(&source).await,
-                Err(e) => tracing::warn!("the sign-in to `{source}` did not finish: {e}"),
+                Err(e) => tracing::warn!(
+                    "the sign-in to `{source}` (connection `{connection}`) did not finish: {e}"
+                ),
             }
             let _ = sender.send(Some(finished));
         });
         Ok(page)
     }
 
-    /// Waits up to `wait` for `source`'s sign-in to end; true when it succeeded.
-    pub async fn finished(&self, source: &str, wait: Duration) -> bool {
-        let Some(mut flight) = self.flight(source) else {
+    /// Waits up to `wait` for the sign-in of `source`'s `connection` (its default when `None`)
+    /// to end; true when it succeeded.
+    pub async fn finished(
+        &self,
+        settings: &Settings,
+        source: &str,
+        connection: Option<&str>,
+        wait: Duration,
+    ) -> bool {
+        let connection = match (connection, settings.source(source)) {
+            (Some(named), _) => named.to_string(),
+            (None, Some(source)) => source.default_connection().name.clone(),
+            (None, None) => return false,
+        };
+        let Some(mut flight) = self.flight(&(source.to_string(), connection)) else {
             return false;
         };
         let ended = tokio::time::timeout(wait, flight.outcome.wait_for(Option::is_some)).await;
         matches!(ended, Ok(Ok(outcome)) if matches!(*outcome, Some(Ok(()))))
     }
 
-    fn flight(&self, source: &str) -> Option<Flight> {
+    fn flight(&self, key: &(String, String)) -> Option<Flight> {
         self.flights
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .get(source)
+            .get(key)
             .cloned()
     }
 }

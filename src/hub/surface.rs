@@ -119,6 +119,7 @@ fn envelope_schema() -> Value {
                         "address": { "type": "string" },
                         "summary": { "type": "string" },
                         "message": { "type": "string" },
+                        "connection": { "type": "string" },
                     },
                 },
             },

@@ -247,6 +247,10 @@ pub struct Pending {
     pub summary: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// For a `connection` item: the named connection to sign in, when it is not the source's
+    /// default (the one signed in when this is absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connection: Option<String>,
 }
 
 /// Which parts of the output were cut to fit their budgets.
@@ -703,6 +707,7 @@ mod tests {
                 address: Some("source.write".into()),
                 summary: "s".repeat(2_000),
                 message: Some("m".repeat(2_000)),
+                connection: None,
             })
             .collect();
         env.bound(16 << 10);

@@ -121,8 +121,8 @@ async fn perform(effect: Effect, loader: &mut Loader, state: &mut State) {
             let detail = loader.detail(&run_id).await;
             state.apply_detail(&run_id, detail);
         }
-        Effect::SignIn(source) => {
-            let outcome = loader.sign_in(&source).await;
+        Effect::SignIn(waiting) => {
+            let outcome = loader.sign_in(&waiting).await;
             state.signing_in(outcome);
         }
         // Started by the loop itself, which owns the channel its outcome comes back on.

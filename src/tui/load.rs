@@ -65,14 +65,15 @@ impl Loader {
         self
     }
 
-    /// Opens the sign-in page `source` waits for (see [`super::sign_in`]).
-    pub async fn sign_in(&self, source: &str) -> Result<String, String> {
+    /// Opens the sign-in page `waiting` waits for (see [`super::sign_in`]).
+    pub async fn sign_in(&self, waiting: &WaitingConnection) -> Result<String, String> {
         let Some(credentials) = self.credentials.clone() else {
             return Err(format!(
-                "no credential store to keep a sign-in in; run `capabilities source login {source}` in a terminal"
+                "no credential store to keep a sign-in in; run `capabilities source login {}` in a terminal",
+                super::sign_in::login_arguments(waiting)
             ));
         };
-        super::sign_in::start(&self.paths.config_file, credentials, source).await
+        super::sign_in::start(&self.paths.config_file, credentials, waiting).await
     }
 
     /// Reads the runs of the shared store at `url` (`[store] url`) instead of the SQLite file.
@@ -285,12 +286,12 @@ async fn waiting_connections(
             .pending
             .iter()
             .filter(|p| p.kind == PendingKind::Connection)
-            .filter_map(|p| p.address.as_deref())
-            .filter_map(|address| address.split('.').next());
-        for source in waiting {
+            .filter_map(|p| Some((p.address.as_deref()?.split('.').next()?, p)));
+        for (source, pending) in waiting {
             out.push(WaitingConnection {
                 run_id: run.run_id.clone(),
                 source: source.to_string(),
+                connection: pending.connection.clone(),
             });
         }
     }
@@ -347,7 +348,10 @@ mod tests {
         let owner = begin(&store, "run_w", "code").await;
         let paused = serde_json::json!({
             "runId": "run_w", "status": "awaiting_connection", "calls": [],
-            "pending": [{ "id": "run_w/0", "kind": "connection", "address": "peer.echo", "summary": "s" }],
+            "pending": [
+                { "id": "run_w/0", "kind": "connection", "address": "peer.echo", "summary": "s" },
+                { "id": "run_w/1", "kind": "connection", "address": "peer.echo", "summary": "s", "connection": "work" },
+            ],
         });
         store
             .runs()
@@ -357,10 +361,18 @@ mod tests {
         let waiting = loader.snapshot().await.connections;
         assert_eq!(
             waiting,
-            vec![WaitingConnection {
-                run_id: "run_w".into(),
-                source: "peer".into()
-            }]
+            vec![
+                WaitingConnection {
+                    run_id: "run_w".into(),
+                    source: "peer".into(),
+                    connection: None,
+                },
+                WaitingConnection {
+                    run_id: "run_w".into(),
+                    source: "peer".into(),
+                    connection: Some("work".into()),
+                },
+            ]
         );
     }
 

@@ -176,18 +176,27 @@ fn approvals(frame: &mut Frame, state: &State, area: Rect) {
         })
         .chain(state.view.connections.iter().map(|&i| {
             let waiting = &connections[i];
+            // A wide screen names the connection in its own column, as for the calls.
+            let what = if wide {
+                waiting.source.clone()
+            } else {
+                waiting.label()
+            };
             let mut cells = vec![
-                Cell::from(Span::styled(
-                    format!("sign in: {}", waiting.source),
-                    theme.attention(),
-                )),
+                Cell::from(Span::styled(format!("sign in: {what}"), theme.attention())),
                 Cell::from(format::fit(&waiting.run_id, RUN_ID_WIDTH.into())),
             ];
             if medium {
                 cells.push(Cell::from(format::fit(&client_of(&waiting.run_id), 12)));
             }
             if wide {
-                cells.push(Cell::from(""));
+                cells.push(Cell::from(
+                    waiting
+                        .connection
+                        .as_deref()
+                        .unwrap_or("default")
+                        .to_string(),
+                ));
             }
             cells.push(Cell::from(Span::styled(
                 "waits for a sign-in: press s".to_string(),

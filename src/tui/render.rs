@@ -426,6 +426,7 @@ mod tests {
         waiting.connections = vec![crate::tui::snapshot::WaitingConnection {
             run_id: "run_cccccccccccccccccccccccccc".into(),
             source: "linear".into(),
+            connection: None,
         }];
         state.apply_snapshot(waiting, crate::tui::fixtures::NOW);
         let screen = draw(&state, 120, 24).to_string();
@@ -439,6 +440,20 @@ mod tests {
         // On a narrow screen too, one row per waiting run.
         let narrow = draw(&state, 80, 24).to_string();
         assert!(narrow.contains("sign in: linear"), "{narrow}");
+        // A named connection is named on its row.
+        let mut named = crate::tui::fixtures::snapshot();
+        named.connections = vec![crate::tui::snapshot::WaitingConnection {
+            run_id: "run_cccccccccccccccccccccccccc".into(),
+            source: "linear".into(),
+            connection: Some("work".into()),
+        }];
+        state.apply_snapshot(named, crate::tui::fixtures::NOW);
+        let screen = draw(&state, 120, 24).to_string();
+        assert!(screen.contains("sign in: linear    run_"), "{screen}");
+        assert!(
+            screen.contains("work       waits for a sign-in"),
+            "{screen}"
+        );
     }
 
     #[test]

@@ -9,14 +9,28 @@ use crate::credentials::SecretLookup;
 use crate::oauth::SIGN_IN_WAIT;
 use crate::sources::begin_sign_in;
 
-/// Opens the sign-in page of `source`'s default connection (the config at `config_file`); the
-/// line to show, or why nothing opened.
+use super::snapshot::WaitingConnection;
+
+/// What follows `capabilities source login` to sign `waiting`'s connection in.
+pub fn login_arguments(waiting: &WaitingConnection) -> String {
+    match &waiting.connection {
+        Some(named) => format!("{} --connection {named}", waiting.source),
+        None => waiting.source.clone(),
+    }
+}
+
+/// Opens the sign-in page of the connection `waiting` waits for (the config at
+/// `config_file`); the line to show, or why nothing opened.
 pub async fn start(
     config_file: &Path,
     secrets: Arc<dyn SecretLookup>,
-    source: &str,
+    waiting: &WaitingConnection,
 ) -> Result<String, String> {
-    let fallback = format!("run `capabilities source login {source}` in a terminal");
+    let source = &waiting.source;
+    let fallback = format!(
+        "run `capabilities source login {}` in a terminal",
+        login_arguments(waiting)
+    );
     let settings = crate::config::load(config_file).map_err(|e| format!("{e}; {fallback}"))?;
     let Some(settings) = settings.source(source) else {
         return Err(format!(
@@ -24,19 +38,23 @@ pub async fn start(
             config_file.display()
         ));
     };
-    let connection = settings.default_connection().name.clone();
+    let connection = match &waiting.connection {
+        Some(named) => named.clone(),
+        None => settings.default_connection().name.clone(),
+    };
     let sign_in = begin_sign_in(settings, &connection, secrets)
         .await
         .map_err(|e| format!("{e}; {fallback}"))?;
     let page = url::Url::parse(sign_in.url()).map_err(|e| format!("{e}; {fallback}"))?;
     open_in_browser(&page).map_err(|e| format!("no browser opened ({e}); {fallback}"))?;
-    let name = source.to_string();
+    let label = waiting.label();
+    let said = format!(
+        "A sign-in page for `{label}` opened in your browser; once you have signed in, the run goes on when it is resumed."
+    );
     tokio::spawn(async move {
         if let Err(e) = sign_in.finish(SIGN_IN_WAIT).await {
-            tracing::warn!("the sign-in to `{name}` did not finish: {e}");
+            tracing::warn!("the sign-in to `{label}` did not finish: {e}");
         }
     });
-    Ok(format!(
-        "A sign-in page for `{source}` opened in your browser; once you have signed in, the run goes on when it is resumed."
-    ))
+    Ok(said)
 }

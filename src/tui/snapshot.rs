@@ -26,6 +26,18 @@ pub struct Snapshot {
 pub struct WaitingConnection {
     pub run_id: String,
     pub source: String,
+    /// The named connection to sign in; the source's default when `None`.
+    pub connection: Option<String>,
+}
+
+impl WaitingConnection {
+    /// What to sign in to, as the person reads it: `linear`, or `linear (connection work)`.
+    pub fn label(&self) -> String {
+        match &self.connection {
+            Some(named) => format!("{} (connection {named})", self.source),
+            None => self.source.clone(),
+        }
+    }
 }
 
 impl Snapshot {

@@ -79,8 +79,8 @@ pub enum Effect {
     /// Start listing the sources again in the background; its outcome comes back through
     /// [`State::refreshed`].
     RefreshSources,
-    /// Start signing this source in; how it went comes back through [`State::signing_in`].
-    SignIn(String),
+    /// Start signing this connection in; how it went comes back through [`State::signing_in`].
+    SignIn(WaitingConnection),
 }
 
 /// What the screen is showing on top of the panes; decides how keys are read.
@@ -367,7 +367,7 @@ impl State {
                 return Some(Effect::RefreshSources);
             }
             Action::SignIn => match self.sign_in_target() {
-                Some(waiting) => return Some(Effect::SignIn(waiting.source.clone())),
+                Some(waiting) => return Some(Effect::SignIn(waiting.clone())),
                 None => {
                     self.notice = Some(Notice {
                         text: "No run waits for a sign-in.".into(),
@@ -453,7 +453,7 @@ impl State {
             let text = match self.selected_connection().filter(|_| self.detail.is_none()) {
                 Some(waiting) => format!(
                     "This run waits for a sign-in to `{}`, not a decision: press s to open the sign-in page.",
-                    waiting.source
+                    waiting.label()
                 ),
                 None => "No call is waiting for a decision here.".into(),
             };
@@ -690,11 +690,12 @@ mod tests {
         waiting.connections = vec![crate::tui::snapshot::WaitingConnection {
             run_id: "run_cccccccccccccccccccccccccc".into(),
             source: "linear".into(),
+            connection: None,
         }];
-        state.apply_snapshot(waiting, NOW);
+        state.apply_snapshot(waiting.clone(), NOW);
         assert_eq!(
             state.update(Action::SignIn),
-            Some(Effect::SignIn("linear".into()))
+            Some(Effect::SignIn(waiting.connections[0].clone()))
         );
         state.signing_in(Err(
             "no browser opened; run `capabilities source login linear`".into(),
@@ -711,10 +712,12 @@ mod tests {
             crate::tui::snapshot::WaitingConnection {
                 run_id: "run_cccccccccccccccccccccccccc".into(),
                 source: "linear".into(),
+                connection: None,
             },
             crate::tui::snapshot::WaitingConnection {
                 run_id: "run_dddddddddddddddddddddddddd".into(),
                 source: "notion".into(),
+                connection: Some("work".into()),
             },
         ];
         state.apply_snapshot(waiting.clone(), NOW);
@@ -725,17 +728,17 @@ mod tests {
             Some("notion")
         );
         assert_eq!(state.selected_approval(), None);
+        // The named connection the run waits on is the one signed in.
         assert_eq!(
             state.update(Action::SignIn),
-            Some(Effect::SignIn("notion".into()))
+            Some(Effect::SignIn(waiting.connections[1].clone()))
         );
         // A decision key on a sign-in row says what the row needs instead.
         assert_eq!(state.update(Action::Decide(Decision::AllowOnce)), None);
         assert!(
-            state
-                .notice
-                .as_ref()
-                .is_some_and(|n| n.text.contains("waits for a sign-in to `notion`")),
+            state.notice.as_ref().is_some_and(|n| n
+                .text
+                .contains("waits for a sign-in to `notion (connection work)`")),
             "{:?}",
             state.notice
         );
@@ -751,9 +754,10 @@ mod tests {
             crate::tui::snapshot::WaitingConnection {
                 run_id: "run_eeeeeeeeeeeeeeeeeeeeeeeeee".into(),
                 source: "sentry".into(),
+                connection: None,
             },
         );
-        state.apply_snapshot(waiting, NOW);
+        state.apply_snapshot(waiting.clone(), NOW);
         assert_eq!(
             state.selected_connection().map(|w| w.source.as_str()),
             Some("notion")
@@ -768,7 +772,7 @@ mod tests {
         state.update(Action::NextPane);
         assert_eq!(
             state.update(Action::SignIn),
-            Some(Effect::SignIn("sentry".into()))
+            Some(Effect::SignIn(waiting.connections[0].clone()))
         );
     }
 

@@ -204,7 +204,7 @@ fn paused_for_sign_in(home: &Home) -> (String, Run) {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_run_waiting_on_a_named_connection_says_to_sign_that_one_in() {
+async fn a_run_waiting_on_a_named_connection_is_offered_that_ones_sign_in() {
     let peer = OAuthPeer::start(3600);
     let home = home_for(&peer, "file");
     let config = std::fs::read_to_string(home.config_path()).expect("the config");
@@ -214,20 +214,40 @@ async fn a_run_waiting_on_a_named_connection_says_to_sign_that_one_in() {
     // The default connection signed in, so the source lists its tools; `work` is not.
     let login = sign_in(&home, &[]).await;
     assert_eq!(login.code, 0, "{}\n{}", login.stdout, login.stderr);
-    let paused = exec(
-        &home,
-        &["exec", "-", "--json"],
-        r#"return await peer.echo({ text: "hi" }, { connection: "work" });"#,
-    );
+    let on_work = r#"return await peer.echo({ text: "hi" }, { connection: "work" });"#;
+    let paused = exec(&home, &["exec", "-", "--json"], on_work);
     assert_eq!(paused.code, 3, "{}\n{}", paused.stdout, paused.stderr);
     let envelope = envelope(&paused);
     assert_eq!(envelope["status"], "awaiting_connection", "{envelope}");
+    assert_eq!(envelope["pending"][0]["connection"], "work", "{envelope}");
     assert!(
         envelope["pending"][0]["message"]
             .as_str()
             .is_some_and(|m| m.contains("capabilities source login peer --connection work`")),
         "{envelope}"
     );
+    // Through the hub, the sign-in page a 2026 client is sent is `work`'s, and once the person
+    // signed in there the run goes on, on `work`.
+    let report = json_report(
+        python_peer("sign_in_client.py")
+            .arg(env!("CARGO_BIN_EXE_capabilities"))
+            .args(["hub", "serve"])
+            .env("SIGN_IN_SCRIPT", on_work)
+            .env("CAPABILITIES_HOME", home.path())
+            .env("CAPABILITIES_PASSPHRASE", PASSPHRASE)
+            .env_remove("DBUS_SESSION_BUS_ADDRESS")
+            .env_remove("CAPABILITIES_CONFIG")
+            .env_remove("DISPLAY"),
+    );
+    assert_eq!(report["result"]["status"], "completed", "{report}");
+    let asked = &report["elicitations"][0];
+    assert!(
+        asked["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("(connection `work`)")),
+        "{report}"
+    );
+    assert_eq!(peer.grants("authorization_code"), 2, "{}", peer.log());
 }
 
 fn completed(run: &Run) {

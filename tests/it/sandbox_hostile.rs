@@ -42,6 +42,7 @@ impl Bridge for TestBridge {
                     address: Some(call.address()),
                     summary: "test.ask wants to run".into(),
                     message: None,
+                    connection: None,
                 })),
                 "hang" => futures::future::pending().await,
                 "big" => {

@@ -4,7 +4,7 @@ page: it follows the page like a browser (the authorization endpoint, the consen
 tests/peers/oauth_server.py, the redirect to the hub's listener), then accepts. Prints a JSON
 report on stdout for tests/it/oauth.rs.
 
-usage: sign_in_client.py COMMAND ARGS...
+usage: sign_in_client.py COMMAND ARGS...   (SIGN_IN_SCRIPT in the environment replaces the script)
 """
 
 import asyncio
@@ -18,7 +18,7 @@ import urllib.request
 import mcp.types as types
 from mcp import Client, StdioServerParameters
 
-SCRIPT = 'return await peer.echo({ text: "hi" });'
+SCRIPT = os.environ.get("SIGN_IN_SCRIPT", 'return await peer.echo({ text: "hi" });')
 
 elicitations = []
 

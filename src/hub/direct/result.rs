@@ -221,6 +221,7 @@ mod tests {
             address: Some("counter.publish".into()),
             summary: "counter.publish({ key: \"b\" })".into(),
             message: None,
+            connection: None,
         });
         let answer = result(&envelope, "counter_publish", None);
         assert_eq!(answer.is_error, Some(true));
