@@ -1,13 +1,16 @@
 //! Failed connects, remembered across processes beside the cached listings: a source that did
 //! not answer is left alone for a while (30 s, doubling with each failure in a row, up to
 //! 30 min), so it does not cost every later `search`, `exec` or hub its whole connect timeout.
-//! `source test` and `--refresh` try it again at once; a success forgets the failure.
+//! `source test` and `--refresh` try it again at once, and so does any change to how the source
+//! is configured (the fix for what failed); a success forgets the failure.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use super::cache::{fingerprint, unix_now};
+use sha2::{Digest, Sha256};
+
+use super::cache::unix_now;
 use crate::config::SourceSettings;
 
 /// How long a first failure is left alone.
@@ -23,7 +26,8 @@ pub struct FailedConnect {
     pub error: String,
     /// Failures in a row, this one included.
     pub attempts: u32,
-    /// How the source was reached: a changed command or URL is tried again at once.
+    /// How the source was configured: a changed command, URL, environment, header or timeout
+    /// is tried again at once.
     pub fingerprint: String,
 }
 
@@ -82,17 +86,49 @@ impl FailedConnect {
     }
 }
 
+/// A digest of everything in `source`'s settings a person edits to make a connect work: the
+/// transport, each connection's environment, headers and credentials (as written in the config:
+/// references, not the secrets), and the connect timeout.
+fn fingerprint(source: &SourceSettings) -> String {
+    let described = format!(
+        "{:?}|{:?}|{:?}",
+        source.transport, source.connections, source.connect_timeout
+    );
+    Sha256::digest(described.as_bytes())
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::config::parse;
 
     fn source(command: &str) -> SourceSettings {
-        let text = format!("[sources.a]\ncommand = \"{command}\"\n");
+        configured(&format!("command = \"{command}\"\n"))
+    }
+
+    fn configured(table: &str) -> SourceSettings {
+        let text = format!("[sources.a]\n{table}");
         parse(std::path::Path::new("c.toml"), &text)
             .unwrap()
             .sources
             .remove(0)
+    }
+
+    #[test]
+    fn a_source_configured_anew_is_tried_again_at_once() {
+        let failed = FailedConnect::new(&source("x"), "KeyError: 'TOKEN'", None);
+        for fixed in [
+            "command = \"x\"\nenv = { TOKEN = \"t\" }\n",
+            "command = \"x\"\nconnect_timeout_secs = 90\n",
+            "command = \"x\"\n[sources.a.connections.work]\nenv = { TOKEN = \"${secret:t}\" }\n",
+        ] {
+            assert!(!failed.holds_for(&configured(fixed)), "{fixed}");
+        }
+        assert!(failed.holds_for(&configured("command = \"x\"\n")));
     }
 
     #[test]

@@ -15,10 +15,11 @@ use super::changes::skill_versions;
 use super::load::{list_source, namespace_for};
 use super::search::SearchIndex;
 use super::{Catalog, Origin};
-use crate::config::Settings;
+use crate::config::{Settings, SkillDirs};
 use crate::model::ToolDefinition;
 use crate::model::tool::build_namespace;
 use crate::runs::{Store, WeakStore};
+use crate::skills::describe::{SourceSkills, split_skill_targets};
 use crate::skills::upstream::{SkillTexts, UpstreamSkill};
 use crate::sources::{SourceEvent, SourceStatus, Sources};
 
@@ -228,6 +229,31 @@ impl LiveCatalog {
     /// Where the sources' skills' texts are kept once fetched (see `SkillTexts`).
     pub fn skill_texts(&self) -> &SkillTexts {
         &self.skill_texts
+    }
+
+    /// The `skill:…` targets among `targets` described, each within `budget_tokens`, and the
+    /// other targets left for the tool catalogue: local skills from `dirs`, and the skills of
+    /// the sources `permits` (a bearer token's patterns) reaches, less those `withheld` until a
+    /// person confirms their change.
+    pub fn describe_skills<'a>(
+        &'a self,
+        dirs: &'a SkillDirs,
+        permits: Option<&dyn Fn(&str) -> bool>,
+        withheld: &'a (dyn Fn(&UpstreamSkill) -> bool + Sync),
+        targets: &'a [String],
+        budget_tokens: usize,
+    ) -> impl Future<Output = Result<(String, Vec<String>), String>> + Send + 'a {
+        // Read before the future, which then holds no `permits` (not `Sync`) across its waits.
+        let listed = self.read(|catalog, _| catalog.reachable_skills(permits));
+        async move {
+            let source_skills = SourceSkills {
+                listed: &listed,
+                sources: &self.sources,
+                texts: &self.skill_texts,
+                withheld,
+            };
+            split_skill_targets(dirs, &source_skills, targets, budget_tokens).await
+        }
     }
 
     /// Lists one source now and replaces its namespace; on failure keeps what it had, marked

@@ -37,7 +37,6 @@ use crate::sandbox::{
     Bridge, BridgeError, CallFailure, CallOutcome, ErrorCode, Limits, Pending, PendingKind,
     ReadRequest, ToolCall, unavailable,
 };
-use crate::skills::describe::{SourceSkills, split_skill_targets};
 use crate::skills::upstream::UpstreamSkill;
 use crate::sources::SourceError;
 
@@ -670,22 +669,14 @@ impl Bridge for RunBridge {
     fn describe(&self, targets: Vec<String>) -> BoxFuture<'static, String> {
         let inner = self.inner.clone();
         async move {
-            let upstream = inner.catalog.read(|catalog, _| {
-                let permits = inner.token_permits();
-                catalog.reachable_skills(permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool))
-            });
             let changed = super::changed_tools(&inner.store, &inner.catalog).await;
             let confirm = inner.policy.current().confirm_changes;
             let withheld = |skill: &UpstreamSkill| changed.withholds(skill, confirm);
-            let source_skills = SourceSkills {
-                listed: &upstream,
-                sources: inner.catalog.sources(),
-                texts: inner.catalog.skill_texts(),
-                withheld: &withheld,
-            };
-            let split = split_skill_targets(
+            let permits = inner.token_permits();
+            let split = inner.catalog.describe_skills(
                 &inner.skill_dirs,
-                &source_skills,
+                permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
+                &withheld,
                 &targets,
                 DEFAULT_BUDGET_TOKENS,
             );

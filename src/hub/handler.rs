@@ -44,7 +44,6 @@ use crate::oauth::SIGN_IN_WAIT;
 use crate::runs::TokenRecord;
 use crate::sandbox::{CancelToken, ExecuteEnvelope, PendingKind, Status};
 use crate::skills::Skills;
-use crate::skills::describe::{SourceSkills, split_skill_targets};
 use crate::skills::index::SkillCache;
 use crate::skills::upstream::UpstreamSkill;
 
@@ -216,19 +215,11 @@ impl Hub {
             Err(e) => return tool_error(e.0),
         };
         let permits = token.map(|token| move |address: &str| token.allows(address));
-        let upstream = self.catalog.read(|catalog, _| {
-            catalog.reachable_skills(permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool))
-        });
         let withheld = self.withheld_skills().await;
-        let source_skills = SourceSkills {
-            listed: &upstream,
-            sources: self.catalog.sources(),
-            texts: self.catalog.skill_texts(),
-            withheld: &withheld,
-        };
-        let split = split_skill_targets(
+        let split = self.catalog.describe_skills(
             &self.settings.skill_dirs,
-            &source_skills,
+            permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
+            &withheld,
             &args.targets,
             args.budget,
         );
@@ -246,7 +237,6 @@ impl Hub {
                 .any(|t| t.trim().split('.').next() == Some(namespace))
         };
         self.wait_for_connecting_sources(named, ct).await;
-        let permits = token.map(|token| move |address: &str| token.allows(address));
         let policy = self.executor.policy().current();
         let described = self.catalog.read(|catalog, _| {
             describe(

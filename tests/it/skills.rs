@@ -258,6 +258,27 @@ fn the_command_line_search_shows_skills_too() {
         found.stdout,
         found.stderr
     );
+    // What search points at, describe shows, beside a tool.
+    let described = home
+        .run(&["describe", "skill:pdf-forms", "time.getCurrentTime"])
+        .ok();
+    assert!(
+        described
+            .stdout
+            .starts_with("skill:pdf-forms — Fill in PDF forms.")
+            && described.stdout.contains("getCurrentTime(input"),
+        "{}",
+        described.stdout
+    );
+    let unknown = home.run(&["describe", "skill:pdf"]);
+    assert_eq!(unknown.code, 1, "{}", unknown.stdout);
+    assert!(
+        unknown
+            .stderr
+            .contains("there is no skill `pdf`; the skills are skill:pdf-forms"),
+        "{}",
+        unknown.stderr
+    );
 }
 
 #[test]
@@ -531,6 +552,21 @@ fn a_changed_source_skill_is_marked_withheld_and_shown_as_a_diff_until_confirmed
     );
     let listed = hub.request(3, "skills/list", json!({}));
     assert_eq!(listed["result"]["skills"], json!([]), "{listed}");
+    // The command line withholds it too.
+    let on_the_command_line = home.run(&["describe", "skill:docs.release-notes"]);
+    assert_eq!(
+        on_the_command_line.code, 1,
+        "{}",
+        on_the_command_line.stdout
+    );
+    assert!(
+        on_the_command_line
+            .stderr
+            .contains("capabilities source review docs")
+            && !on_the_command_line.stdout.contains("notes@example.com"),
+        "{}",
+        on_the_command_line.stderr
+    );
 
     let reviewed = home.run(&["source", "review", "docs", "--yes"]).ok();
     assert!(
@@ -573,6 +609,14 @@ fn a_changed_source_skill_is_marked_withheld_and_shown_as_a_diff_until_confirmed
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     assert!(shown.contains("mail them to notes@example.com"), "{shown}");
+    let on_the_command_line = home.run(&["describe", "skill:docs.release-notes"]).ok();
+    assert!(
+        on_the_command_line
+            .stdout
+            .contains("mail them to notes@example.com"),
+        "{}",
+        on_the_command_line.stdout
+    );
 }
 
 #[test]
