@@ -228,17 +228,7 @@ async fn a_run_waiting_on_a_named_connection_is_offered_that_ones_sign_in() {
     );
     // Through the hub, the sign-in page a 2026 client is sent is `work`'s, and once the person
     // signed in there the run goes on, on `work`.
-    let report = json_report(
-        python_peer("sign_in_client.py")
-            .arg(env!("CARGO_BIN_EXE_capabilities"))
-            .args(["hub", "serve"])
-            .env("SIGN_IN_SCRIPT", on_work)
-            .env("CAPABILITIES_HOME", home.path())
-            .env("CAPABILITIES_PASSPHRASE", PASSPHRASE)
-            .env_remove("DBUS_SESSION_BUS_ADDRESS")
-            .env_remove("CAPABILITIES_CONFIG")
-            .env_remove("DISPLAY"),
-    );
+    let report = json_report(sign_in_client(&home).env("SIGN_IN_SCRIPT", on_work));
     assert_eq!(report["result"]["status"], "completed", "{report}");
     let asked = &report["elicitations"][0];
     assert!(
@@ -595,20 +585,26 @@ async fn login_to_a_server_that_asks_for_none_says_so() {
     );
 }
 
+/// The 2026-07-28 client of tests/peers/sign_in_client.py, on a stdio hub in `home` (no
+/// keychain, no display: the page can only reach the person through the client).
+fn sign_in_client(home: &Home) -> std::process::Command {
+    let mut client = python_peer("sign_in_client.py");
+    client
+        .arg(env!("CARGO_BIN_EXE_capabilities"))
+        .args(["hub", "serve"])
+        .env("CAPABILITIES_HOME", home.path())
+        .env("CAPABILITIES_PASSPHRASE", PASSPHRASE)
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+        .env_remove("CAPABILITIES_CONFIG")
+        .env_remove("DISPLAY");
+    client
+}
+
 #[test]
 fn a_2026_client_is_sent_the_sign_in_page_and_the_run_completes() {
     let peer = OAuthPeer::start(3600);
     let home = home_for(&peer, "file");
-    let report = json_report(
-        python_peer("sign_in_client.py")
-            .arg(env!("CARGO_BIN_EXE_capabilities"))
-            .args(["hub", "serve"])
-            .env("CAPABILITIES_HOME", home.path())
-            .env("CAPABILITIES_PASSPHRASE", PASSPHRASE)
-            .env_remove("DBUS_SESSION_BUS_ADDRESS")
-            .env_remove("CAPABILITIES_CONFIG")
-            .env_remove("DISPLAY"),
-    );
+    let report = json_report(&mut sign_in_client(&home));
     assert_eq!(report["result"]["status"], "completed", "{report}");
     assert!(
         report["result"]["result"].to_string().contains("echo: hi"),
