@@ -18,6 +18,7 @@ use super::{Catalog, Origin};
 use crate::config::{Settings, SkillDirs};
 use crate::model::ToolDefinition;
 use crate::model::tool::build_namespace;
+use crate::policy::Policy;
 use crate::runs::{Store, WeakStore};
 use crate::skills::describe::{SourceSkills, split_skill_targets};
 use crate::skills::upstream::{SkillTexts, UpstreamSkill};
@@ -233,18 +234,20 @@ impl LiveCatalog {
 
     /// The `skill:…` targets among `targets` described, each within `budget_tokens`, and the
     /// other targets left for the tool catalogue: local skills from `dirs`, and the skills of
-    /// the sources `permits` (a bearer token's patterns) reaches, less those `withheld` until a
-    /// person confirms their change.
+    /// the sources `policy` and `permits` (a bearer token's patterns) leave visible (see
+    /// [`Catalog::reachable_skills`](super::Catalog::reachable_skills)), less those `withheld`
+    /// until a person confirms their change.
     pub fn describe_skills<'a>(
         &'a self,
         dirs: &'a SkillDirs,
+        policy: &Policy,
         permits: Option<&dyn Fn(&str) -> bool>,
         withheld: &'a (dyn Fn(&UpstreamSkill) -> bool + Sync),
         targets: &'a [String],
         budget_tokens: usize,
     ) -> impl Future<Output = Result<(String, Vec<String>), String>> + Send + 'a {
         // Read before the future, which then holds no `permits` (not `Sync`) across its waits.
-        let listed = self.read(|catalog, _| catalog.reachable_skills(permits));
+        let listed = self.read(|catalog, _| catalog.reachable_skills(policy, permits));
         async move {
             let source_skills = SourceSkills {
                 listed: &listed,

@@ -80,19 +80,34 @@ impl Catalog {
 
     /// Every skill the sources publish, by source.
     pub fn upstream_skills(&self) -> Vec<crate::skills::upstream::UpstreamSkill> {
-        self.reachable_skills(None)
+        self.namespaces
+            .iter()
+            .flat_map(|n| n.skills.iter().cloned())
+            .collect()
     }
 
-    /// The skills of the sources a client may reach: with `permits` (a bearer token's
-    /// patterns), only those of a source one of whose tools it may call, since reading a
-    /// skill reads from its source.
+    /// The skills of the sources the model may use: a source's skills show only while one of
+    /// its tools is visible (see [`visible_tools`](Self::visible_tools)), since they teach the
+    /// model to call them and reading one reads from the source. A source whose every tool the
+    /// policy denies, or that `permits` (a bearer token's patterns) does not reach, shows none;
+    /// one that publishes skills and no tools shows them unless a token narrows the client.
     pub fn reachable_skills(
         &self,
+        policy: &crate::policy::Policy,
         permits: Option<&dyn Fn(&str) -> bool>,
     ) -> Vec<crate::skills::upstream::UpstreamSkill> {
         self.namespaces
             .iter()
-            .filter(|n| permits.is_none_or(|permits| n.tools.iter().any(|t| permits(&t.address()))))
+            .filter(|n| {
+                let connection = n.connections.first().map(String::as_str);
+                let visible = |t: &ToolDefinition| {
+                    let address = t.address();
+                    permits.is_none_or(|permits| permits(&address))
+                        && policy.evaluate(&address, connection, &t.annotations).action
+                            != crate::policy::Action::Deny
+                };
+                (n.tools.is_empty() && permits.is_none()) || n.tools.iter().any(visible)
+            })
             .flat_map(|n| n.skills.iter().cloned())
             .collect()
     }
@@ -175,11 +190,22 @@ mod tests {
             .collect();
         assert_eq!(all, ["docs.notes", "wiki.notes"]);
         let only_wiki = |address: &str| address.starts_with("wiki.");
-        let reached: Vec<String> = catalog
-            .reachable_skills(Some(&only_wiki))
-            .iter()
-            .map(|s| s.address_name())
-            .collect();
-        assert_eq!(reached, ["wiki.notes"]);
+        let reached = |policy: &crate::policy::Policy, permits: Option<&dyn Fn(&str) -> bool>| {
+            catalog
+                .reachable_skills(policy, permits)
+                .iter()
+                .map(|s| s.address_name())
+                .collect::<Vec<_>>()
+        };
+        let open = crate::policy::Policy::default();
+        assert_eq!(reached(&open, None), ["docs.notes", "wiki.notes"]);
+        assert_eq!(reached(&open, Some(&only_wiki)), ["wiki.notes"]);
+        // A source the policy denies whole teaches nothing either.
+        let settings = crate::config::parse(
+            std::path::Path::new("c.toml"),
+            "[sources.docs]\ncommand = \"x\"\n[sources.wiki]\ncommand = \"x\"\n[[policy.rules]]\nmatch = \"docs.*\"\naction = \"deny\"\n",
+        )
+        .unwrap();
+        assert_eq!(reached(&settings.policy, None), ["wiki.notes"]);
     }
 }

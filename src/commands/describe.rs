@@ -116,6 +116,7 @@ async fn describe_skills(
         .catalog
         .describe_skills(
             &settings.skill_dirs,
+            &settings.policy,
             None,
             &withheld,
             &args.targets,

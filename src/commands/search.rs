@@ -32,7 +32,9 @@ pub async fn run(app: &App, args: &SearchArgs) -> anyhow::Result<ExitCode> {
     for namespace in &catalog.namespaces {
         index.set_namespace(&namespace.name, &namespace.tools);
     }
-    let skills = Skills::load(&settings.skill_dirs).with_upstream(&catalog.upstream_skills());
+    // A source's skills show while one of its tools does.
+    let skills = Skills::load(&settings.skill_dirs)
+        .with_upstream(&catalog.reachable_skills(&settings.policy, None));
     index.set_namespace(INDEX_NAMESPACE, &documents(&skills));
     // Only a store that exists knows of changes; searching does not create one.
     let unconfirmed = match app.existing_store().await? {

@@ -670,11 +670,13 @@ impl Bridge for RunBridge {
         let inner = self.inner.clone();
         async move {
             let changed = super::changed_tools(&inner.store, &inner.catalog).await;
-            let confirm = inner.policy.current().confirm_changes;
+            let policy = inner.policy.current();
+            let confirm = policy.confirm_changes;
             let withheld = |skill: &UpstreamSkill| changed.withholds(skill, confirm);
             let permits = inner.token_permits();
             let split = inner.catalog.describe_skills(
                 &inner.skill_dirs,
+                &policy,
                 permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
                 &withheld,
                 &targets,
@@ -690,7 +692,7 @@ impl Bridge for RunBridge {
             let text = inner.catalog.read(|catalog, _| {
                 let permits = inner.token_permits();
                 let visible = catalog.visible_tools(
-                    &inner.policy.current(),
+                    &policy,
                     permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
                 );
                 describe(&visible, &targets, DEFAULT_BUDGET_TOKENS)

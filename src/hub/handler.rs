@@ -216,8 +216,10 @@ impl Hub {
         };
         let permits = token.map(|token| move |address: &str| token.allows(address));
         let withheld = self.withheld_skills().await;
+        let policy = self.executor.policy().current();
         let split = self.catalog.describe_skills(
             &self.settings.skill_dirs,
+            &policy,
             permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
             &withheld,
             &args.targets,
@@ -524,20 +526,24 @@ impl Hub {
         move |skill: &UpstreamSkill| changed.withholds(skill, confirm)
     }
 
-    /// `skills` as `token`'s holder may see them: a source's only when it may call one of
-    /// that source's tools (see `Catalog::reachable_skills`).
+    /// `skills` as `token`'s holder may see them: a source's only while the policy and the
+    /// token leave one of that source's tools visible (see `Catalog::reachable_skills`).
     pub(super) fn reachable(
         &self,
         skills: Arc<Skills>,
         token: Option<&TokenRecord>,
     ) -> Arc<Skills> {
-        let Some(token) = token else {
+        if !skills.skills.iter().any(|s| s.upstream.is_some()) {
             return skills;
-        };
-        let permits = |address: &str| token.allows(address);
+        }
+        let policy = self.executor.policy().current();
+        let permits = token.map(|token| move |address: &str| token.allows(address));
         let reachable: Vec<String> = self.catalog.read(|catalog, _| {
             catalog
-                .reachable_skills(Some(&permits))
+                .reachable_skills(
+                    &policy,
+                    permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
+                )
                 .iter()
                 .map(UpstreamSkill::address_name)
                 .collect()

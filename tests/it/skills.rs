@@ -770,3 +770,42 @@ fn a_token_reads_only_the_skills_of_sources_it_may_call() {
         "{refused}"
     );
 }
+
+#[test]
+fn a_source_the_policy_denies_whole_shows_no_skills() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = home_with_skills_peer(dir.path());
+    home.run(&["source", "refresh", "docs"]).ok();
+    let config = std::fs::read_to_string(home.config_path()).unwrap();
+    home.write_config(&format!(
+        "{config}\n[[policy.rules]]\nmatch = \"docs.*\"\naction = \"deny\"\n"
+    ));
+    let wanted = "skill:docs.release-notes";
+
+    // Its skills teach the model to use a source it may not: hidden wherever the tools are.
+    let found = home.run(&["search", "write release notes"]);
+    assert!(!found.stdout.contains(wanted), "{}", found.stdout);
+    let described = home.run(&["describe", wanted]);
+    assert_eq!(described.code, 1, "{}", described.stdout);
+    assert!(
+        described
+            .stderr
+            .contains("there is no skill `docs.release-notes`"),
+        "{}",
+        described.stderr
+    );
+    let mut hub = Raw::hub(&home);
+    hub.initialize("2025-11-25");
+    let refused = hub.call(1, "describe", json!({ "targets": [wanted] }));
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    let listed = hub.request(2, "skills/list", json!({}));
+    assert!(!listed.to_string().contains("release-notes"), "{listed}");
+
+    // Once a tool of the source may be used again, its skills are back (the hub follows the
+    // config while it runs).
+    home.run(&["policy", "set", "docs.*", "ask"]).ok();
+    let back = search_until(&mut hub, "write release notes", wanted);
+    assert!(back.contains(wanted), "{back}");
+    let found = home.run(&["search", "write release notes"]).ok();
+    assert!(found.stdout.contains(wanted), "{}", found.stdout);
+}
