@@ -53,7 +53,7 @@ pub fn set(app: &App, args: &CredentialSetArgs) -> anyhow::Result<ExitCode> {
     match references(&settings).get(&args.name) {
         Some(users) => text.push_str(&format!("used by: {}\n", users.join(", "))),
         None => text.push_str(&format!(
-            "no connection uses it yet; reference it in a source's env or headers, e.g. headers = {{ Authorization = \"Bearer ${{secret:{}}}\" }}\n",
+            "no connection uses it yet; reference it in a source's env, headers or auth, e.g. headers = {{ Authorization = \"Bearer ${{secret:{}}}\" }}\n",
             args.name
         )),
     }
@@ -238,12 +238,7 @@ pub(super) fn references(settings: &Settings) -> BTreeMap<String, Vec<String>> {
             } else {
                 format!("{}/{}", source.name, connection.name)
             };
-            for name in connection
-                .env
-                .values()
-                .chain(connection.headers.values())
-                .flat_map(|t| t.secrets())
-            {
+            for name in connection.templates().flat_map(|t| t.secrets()) {
                 let users = out.entry(name.to_string()).or_default();
                 if !users.contains(&who) {
                     users.push(who.clone());
@@ -260,9 +255,7 @@ fn connections_using(settings: &Settings, name: &str) -> Vec<SourceSettings> {
     for source in settings.sources.iter().filter(|s| s.enabled) {
         for connection in &source.connections {
             if connection
-                .env
-                .values()
-                .chain(connection.headers.values())
+                .templates()
                 .any(|t| t.secrets().any(|s| s == name))
             {
                 let mut only = source.clone();

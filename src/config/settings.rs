@@ -223,6 +223,23 @@ pub struct ConnectionSettings {
     pub oauth: Option<OAuthClientSettings>,
 }
 
+impl ConnectionSettings {
+    /// Every value of this connection that can hold a reference (`${secret:…}`, `${env:…}`):
+    /// its environment, headers, credentials and OAuth client secret. What is a secret of the
+    /// connection is found here, so a new kind of value is not missed by the redaction.
+    pub fn templates(&self) -> impl Iterator<Item = &Template> {
+        self.env
+            .values()
+            .chain(self.headers.values())
+            .chain(self.auth.values())
+            .chain(
+                self.oauth
+                    .as_ref()
+                    .and_then(|client| client.client_secret.as_ref()),
+            )
+    }
+}
+
 /// A pre-registered OAuth client: its ID, and a confidential client's secret (a reference).
 #[derive(Debug, Clone)]
 pub struct OAuthClientSettings {

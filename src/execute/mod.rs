@@ -26,7 +26,7 @@ pub use bridge::RunBridge;
 use crate::catalog::changes::ChangedTools;
 use crate::catalog::live::LiveCatalog;
 use crate::config::{LivePolicy, Settings};
-use crate::credentials::{Redaction, Secret};
+use crate::credentials::Redaction;
 use crate::runs::{
     CallState, Claim, NewRun, RunRecord, Store, StoreError, TokenRecord, new_run_id, new_seed,
     now_ms, scope_of,
@@ -35,6 +35,7 @@ use crate::sandbox::{
     self, CallEnd, CancelToken, EnvelopeError, ErrorCode, ExecuteEnvelope, ExecuteRequest,
     Namespaces, PendingKind, ProviderExecution, Recovery, RunRequest, Status,
 };
+use crate::sources::connection_secrets;
 
 use self::freshness::ConfirmedVersions;
 use self::lease::Lease;
@@ -117,27 +118,18 @@ impl Executor {
         self
     }
 
-    /// Every secret a connection of this config references. The lookup caches what the
-    /// connections already resolved; one that cannot be read is skipped (it cannot leak
-    /// through us: no connection could have sent it).
+    /// Every secret a connection of this config references, wherever it is used (see
+    /// `connection_secrets`). The lookup caches what the connections already resolved.
     fn redaction(&self) -> Arc<Redaction> {
         self.redaction
             .get_or_init(|| {
                 let lookup = self.catalog.sources().secrets().clone();
-                let mut names: Vec<&str> = self
-                    .settings
-                    .sources
-                    .iter()
-                    .flat_map(|s| &s.connections)
-                    .flat_map(|c| c.env.values().chain(c.headers.values()))
-                    .flat_map(|t| t.secrets())
-                    .collect();
-                names.sort_unstable();
-                names.dedup();
                 Arc::new(Redaction::new(
-                    names
-                        .into_iter()
-                        .filter_map(|name| lookup.secret(name).ok().map(Secret::new)),
+                    self.settings
+                        .sources
+                        .iter()
+                        .flat_map(|s| &s.connections)
+                        .flat_map(|c| connection_secrets(c, lookup.as_ref())),
                 ))
             })
             .clone()

@@ -68,6 +68,23 @@ pub fn client_identity(
     }))
 }
 
+/// The values of every reference `connection` makes (`${secret:…}` and `${env:…}`, in its
+/// environment, headers, credentials and OAuth client secret), to blank out of what its upstream
+/// answers. A reference that cannot be resolved is skipped: the connection could not have sent
+/// it, so it cannot come back.
+pub fn connection_secrets(
+    connection: &ConnectionSettings,
+    secrets: &dyn SecretLookup,
+) -> Vec<Secret> {
+    let mut resolved = Vec::new();
+    for part in connection.templates().flat_map(Template::parts) {
+        if matches!(part, Part::Env(_) | Part::Secret(_)) {
+            let _ = lookup(part, secrets, &mut resolved);
+        }
+    }
+    resolved
+}
+
 fn lookup(
     part: &Part,
     secrets: &dyn SecretLookup,
@@ -75,14 +92,19 @@ fn lookup(
 ) -> Result<String, String> {
     match part {
         Part::Literal(text) => Ok(text.clone()),
-        Part::Env(var) => std::env::var(var).map_err(|error| match error {
-            std::env::VarError::NotPresent => format!(
-                "`${{env:{var}}}` refers to the environment variable `{var}`, which is not set; set it before starting capabilities, or store the value with `capabilities credential set` and write `${{secret:NAME}}` instead"
-            ),
-            std::env::VarError::NotUnicode(_) => {
-                format!("the environment variable `{var}` is not valid UTF-8")
-            }
-        }),
+        // A value taken from the environment is a credential as much as a stored one.
+        Part::Env(var) => {
+            let value = std::env::var(var).map_err(|error| match error {
+                std::env::VarError::NotPresent => format!(
+                    "`${{env:{var}}}` refers to the environment variable `{var}`, which is not set; set it before starting capabilities, or store the value with `capabilities credential set` and write `${{secret:NAME}}` instead"
+                ),
+                std::env::VarError::NotUnicode(_) => {
+                    format!("the environment variable `{var}` is not valid UTF-8")
+                }
+            })?;
+            resolved.push(Secret::new(value.clone()));
+            Ok(value)
+        }
         Part::Secret(name) => {
             let value = secrets.secret(name)?;
             resolved.push(Secret::new(value.clone()));

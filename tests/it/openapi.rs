@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use crate::approvals::{envelope, exec};
 use crate::common::{LocalServer, free_port, repo};
-use crate::support::Home;
+use crate::support::{Home, Run};
 
 /// The FastAPI app on a free port; killed when dropped.
 struct PetShop {
@@ -242,6 +242,43 @@ fn credentials_go_where_the_security_schemes_say_and_a_missing_one_is_named() {
     assert!(
         hint.contains("APIKeyQuery") && hint.contains("auth = { APIKeyQuery"),
         "{hint}"
+    );
+}
+
+#[test]
+fn credentials_an_api_repeats_are_blanked_whether_stored_or_from_the_environment() {
+    let shop = PetShop::start();
+    let stored = "stored-query-key-0123456789";
+    let from_env = "env-header-key-9876543210";
+    let home = Home::new()
+        .with_env("CAPABILITIES_PASSPHRASE", "a passphrase for the file")
+        .with_env("PETS_HEADER_KEY", from_env);
+    home.write_config("[credentials]\nstore = \"file\"\n");
+    let mut set = home.command(&["credential", "set", "querykey"]);
+    Run::with_stdin(&mut set, stored).ok();
+    home.run(&[
+        "source",
+        "add",
+        "pets",
+        "--openapi",
+        &shop.document(),
+        "--auth",
+        "APIKeyQuery=${secret:querykey}",
+        "--header",
+        "X-API-Key=${env:PETS_HEADER_KEY}",
+        "--no-test",
+    ])
+    .ok();
+    let result = completed(
+        &home,
+        r#"try { await pets.keyed(); } catch (e) { return { message: e.message, hint: e.hint }; }"#,
+    );
+    let said = result.to_string();
+    assert!(
+        said.contains("bad key ••• (header key •••)")
+            && !said.contains(stored)
+            && !said.contains(from_env),
+        "{said}"
     );
 }
 

@@ -384,3 +384,29 @@ fn credential_set_warns_about_values_too_short_to_scrub() {
     assert!(!fine.stderr.contains("warning"), "{}", fine.stderr);
     assert!(fine.stdout.contains("stored `long`"), "{}", fine.stdout);
 }
+
+/// A value a source gets from the hub's own environment (`${env:VAR}`) is a credential as much
+/// as a stored one: echoed back in any encoding, it reaches neither the script nor the model.
+#[test]
+fn a_value_from_the_environment_is_blanked_like_a_stored_secret() {
+    let secret = "env-token/\"quoted\" + 123";
+    let home = Home::new();
+    stdio_config(&home);
+    let config = std::fs::read_to_string(home.config_path()).expect("the config");
+    home.write_config(&config.replace("${secret:y}", "${env:ECHO_TOKEN}"));
+    let exec = run(
+        &home,
+        &["exec", "--json", "--output-budget", "65536", "-"],
+        SCRIPT,
+        &[("ECHO_TOKEN", secret)],
+    )
+    .ok();
+    let envelope: Value = serde_json::from_str(&exec.stdout).expect("a JSON envelope");
+    assert_eq!(envelope["status"], "completed", "{envelope:#}");
+    assert!(
+        envelope["result"].to_string().contains("token=•••"),
+        "{envelope:#}"
+    );
+    let found = check("envelope", exec.stdout.as_bytes(), &needles(secret));
+    assert!(found.is_ok(), "{found:?}");
+}

@@ -99,9 +99,11 @@ def echo_query(request: Request, ids: Annotated[list[int] | None, Query()] = Non
 
 
 @app.get("/keyed", operation_id="keyed", summary="Needs an API key in the query")
-def keyed(key: Annotated[str, Depends(query_key)]) -> dict:
+def keyed(key: Annotated[str, Depends(query_key)], request: Request) -> dict:
     if key != KEY:
-        raise HTTPException(status_code=403, detail="bad key")
+        # As careless APIs do: the refusal repeats the credentials it was sent.
+        header = request.headers.get("x-api-key")
+        raise HTTPException(status_code=403, detail=f"bad key {key} (header key {header})")
     return {"ok": True}
 
 
