@@ -6,6 +6,7 @@
 //! fitted and paged by `stored` (pure functions; the store keeps the value).
 
 mod bridge;
+mod caller;
 mod freshness;
 mod keep;
 mod lease;
@@ -22,6 +23,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 pub use bridge::RunBridge;
+pub use caller::caller;
 
 use crate::catalog::changes::ChangedTools;
 use crate::catalog::live::LiveCatalog;
@@ -172,7 +174,7 @@ impl Executor {
             code: stored_code,
             seed,
             start_time_ms,
-            client: client.map(str::to_string),
+            client: caller(client, token),
             profile: self.profile.clone(),
             output_budget_bytes,
         };
@@ -206,17 +208,22 @@ impl Executor {
             .await
     }
 
-    /// Refuses, with nothing decided or run, a run this executor may not resume: one started
-    /// under another profile ([`ResumeError::OtherProfile`]) or none at all.
-    pub async fn check_profile(&self, run_id: &str) -> Result<(), ResumeError> {
-        self.resumable(run_id).await.map(|_| ())
+    /// Refuses, with nothing decided or run, a run `token`'s holder (none: the local user) may
+    /// not resume here: one started under another profile ([`ResumeError::OtherProfile`]) or
+    /// another token ([`ResumeError::OtherCaller`]), or none at all.
+    pub async fn check_resumable(
+        &self,
+        run_id: &str,
+        token: Option<&TokenRecord>,
+    ) -> Result<(), ResumeError> {
+        self.resumable(run_id, token).await.map(|_| ())
     }
 
     /// The sources resuming `run_id` may need: those its script names and those its journal
     /// called (a replayed call answers from the journal, but its source must be known). The run
-    /// is checked as [`check_profile`](Self::check_profile) does.
+    /// is checked as [`check_resumable`](Self::check_resumable) does for the local user.
     pub async fn sources_of_run(&self, run_id: &str) -> Result<Vec<String>, ResumeError> {
-        let record = self.resumable(run_id).await?;
+        let record = self.resumable(run_id, None).await?;
         let names = self.settings.sources.iter().map(|s| s.name.as_str());
         let mut sources = mentions::mentioned(&record.code, names);
         for entry in self.store.journal().entries(run_id).await? {
@@ -228,9 +235,14 @@ impl Executor {
         Ok(sources)
     }
 
-    /// The run `run_id`, if this executor may go on with it: one run, one profile, its sources
-    /// and policy the ones it started with.
-    async fn resumable(&self, run_id: &str) -> Result<RunRecord, ResumeError> {
+    /// The run `run_id`, if this executor may go on with it for `token`'s holder: one run, one
+    /// profile, its sources and policy the ones it started with, and its caller's token (see
+    /// [`caller`]).
+    async fn resumable(
+        &self,
+        run_id: &str,
+        token: Option<&TokenRecord>,
+    ) -> Result<RunRecord, ResumeError> {
         let record = self
             .store
             .runs()
@@ -243,6 +255,9 @@ impl Executor {
                 run: record.profile,
                 here: self.profile.clone(),
             });
+        }
+        if !caller::may_go_on(record.client.as_deref(), token) {
+            return Err(ResumeError::OtherCaller(run_id.to_string()));
         }
         Ok(record)
     }
@@ -261,7 +276,7 @@ impl Executor {
         cancel: CancelToken,
         token: Option<&TokenRecord>,
     ) -> Result<ExecuteEnvelope, ResumeError> {
-        let record = self.resumable(run_id).await?;
+        let record = self.resumable(run_id, token).await?;
         let now = now_ms();
         let claim = match record.status.as_str() {
             "awaiting_approval" => {
@@ -622,6 +637,10 @@ pub enum ResumeError {
         run: Option<String>,
         here: Option<String>,
     },
+    #[error(
+        "run `{0}` was started by another client's token, so this one cannot go on with it; the client that started it resumes it, or the user does on the hub's machine (`capabilities exec --resume {0}`)"
+    )]
+    OtherCaller(String),
     #[error(transparent)]
     Store(#[from] StoreError),
 }

@@ -430,8 +430,9 @@ impl Hub {
         answer: &Answer,
     ) -> Result<CallToolResponse, ErrorData> {
         let run_id = &state.run;
+        let token = token(context);
         self.executor
-            .check_profile(run_id)
+            .check_resumable(run_id, token.as_ref())
             .await
             .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
         if accepted {
@@ -445,7 +446,6 @@ impl Hub {
                 .await;
         }
         let cancel = CancelToken::new();
-        let token = token(context);
         let envelope = cancellable(
             self.executor.resume(run_id, cancel.clone(), token.as_ref()),
             &cancel,
@@ -480,15 +480,16 @@ impl Hub {
             };
             ErrorData::invalid_params(message, None)
         };
-        // A run of another profile is refused before its answer counts: the decision and the
-        // one-time state stay for a hub that may resume it.
+        // A run of another profile, or another token's, is refused before its answer counts:
+        // the decision and the one-time state stay for a hub (and a client) that may resume it.
         let run_id = self
             .elicitation
             .run_of(self.executor.store(), request_state)
             .await
             .map_err(refused)?;
+        let token = token(context);
         self.executor
-            .check_profile(&run_id)
+            .check_resumable(&run_id, token.as_ref())
             .await
             .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
         let run_id = self
@@ -506,7 +507,6 @@ impl Hub {
         self.wait_for_connecting_sources(|_| true, &context.ct)
             .await;
         let cancel = CancelToken::new();
-        let token = token(context);
         let envelope = cancellable(
             self.executor
                 .resume(&run_id, cancel.clone(), token.as_ref()),

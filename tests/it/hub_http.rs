@@ -1057,3 +1057,44 @@ pub(crate) fn conformance(
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// A run started under one token goes on only for that token (or the user on the hub's machine):
+/// another token that learned its id neither runs the approved write nor spends the approval.
+#[test]
+fn another_tokens_resume_runs_nothing_and_leaves_the_approval() {
+    let home = Home::new();
+    home.write_config(&format!(
+        "[sources.everything]\ncommand = \"node\"\nargs = [{}, \"stdio\"]\n",
+        serde_json::to_string(&everything_js()).unwrap(),
+    ));
+    let owner = create_token(&home, &["owner"]);
+    let other = create_token(&home, &["other"]);
+    let narrow = create_token(&home, &["narrow", "--allow", "everything.echo"]);
+    let hub = HttpHub::start(&home, &[]);
+    // toggleSimulatedLogging is not marked read-only: by default it asks.
+    let write = "return await everything.toggleSimulatedLogging({});";
+    let paused = python_client_running(&hub, &["2026-07-28", &owner, write]);
+    let envelope = &paused["execute"]["structured"];
+    assert_eq!(envelope["status"], "awaiting_approval", "{paused}");
+    let run_id = envelope["runId"].as_str().expect("a runId").to_string();
+    home.run(&["hub", "approve", &run_id]).ok();
+
+    let resume = format!("resume:{run_id}");
+    for token in [&other, &narrow] {
+        let refused = python_client_running(&hub, &["2026-07-28", token, &resume]);
+        assert_eq!(refused["execute"]["isError"], true, "{refused}");
+        let said = refused["execute"]["text"].as_str().unwrap_or_default();
+        assert!(
+            said.contains("was started by another client's token"),
+            "{said}"
+        );
+    }
+    // Still approved, still waiting for its own client, which runs it.
+    let runs = home.run(&["hub", "runs", "--json"]).ok();
+    assert!(runs.stdout.contains("awaiting_approval"), "{}", runs.stdout);
+    let done = python_client_running(&hub, &["2026-07-28", &owner, &resume]);
+    assert_eq!(
+        done["execute"]["structured"]["status"], "completed",
+        "{done}"
+    );
+}

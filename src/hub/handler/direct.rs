@@ -10,6 +10,7 @@ use rmcp::{ErrorData, RoleServer};
 use serde_json::{Map, Value};
 
 use super::{Answer, Hub, cancellable, token, tool_error};
+use crate::execute::caller;
 use crate::hub::direct::{self, DirectTool, Target};
 use crate::runs::TokenRecord;
 use crate::sandbox::CancelToken;
@@ -74,10 +75,8 @@ impl Hub {
             name: name.to_string(),
             output_schema: found.tool.output_schema.clone(),
         };
-        let caller = direct_caller(
-            context.client_info().map(|info| info.name).as_deref(),
-            token.as_ref(),
-        );
+        let client = context.client_info().map(|info| info.name);
+        let caller = caller(client.as_deref(), token.as_ref());
         if let Some((state, responses)) = answered {
             // A state that names no run (a sign-in's, a tampered one) is for `answer` to judge.
             if let Ok(run_id) = self.elicitation.run_of(self.executor.store(), state).await {
@@ -113,7 +112,7 @@ impl Hub {
             }
             None => {
                 let run = Box::pin(self.executor.execute_for(
-                    caller.as_deref(),
+                    client.as_deref(),
                     code,
                     None,
                     cancel.clone(),
@@ -209,15 +208,5 @@ impl Hub {
             stop,
         )
         .await;
-    }
-}
-
-/// Who a direct call's run is recorded as started by, and so which later identical calls may go
-/// on with it: the client's name, and over HTTP the bearer token's (which, unlike the name, the
-/// client cannot choose).
-fn direct_caller(client: Option<&str>, token: Option<&TokenRecord>) -> Option<String> {
-    match (client, token) {
-        (client, Some(token)) => Some(format!("{} · token {}", client.unwrap_or("?"), token.name)),
-        (client, None) => client.map(str::to_string),
     }
 }
