@@ -21,11 +21,30 @@ pub fn script(target: &Target, arguments: &Map<String, Value>) -> Result<String,
                 .ok_or_else(|| format!("`{address}` is not a tool address"))?;
             // JSON is a JavaScript expression; its keys are sorted, so equal arguments make
             // an equal script.
-            let literal = canonical_json(&Value::Object(arguments.clone()));
-            Ok(format!("return await {namespace}.{tool}({literal});"))
+            let arguments = Value::Object(arguments.clone());
+            let json = canonical_json(&arguments);
+            // Except for one key: in an object literal `"__proto__": …` sets the prototype
+            // instead of making a property, so the argument would vanish; `JSON.parse` keeps it.
+            let expression = if has_proto_key(&arguments) {
+                format!("JSON.parse({})", Value::String(json))
+            } else {
+                json
+            };
+            Ok(format!("return await {namespace}.{tool}({expression});"))
         }
         Target::ReadResult => read_script(arguments),
         Target::ReadSkill => read_skill_script(arguments),
+    }
+}
+
+/// Whether an object anywhere in `value` has a `__proto__` key.
+fn has_proto_key(value: &Value) -> bool {
+    match value {
+        Value::Object(map) => map
+            .iter()
+            .any(|(key, value)| key == "__proto__" || has_proto_key(value)),
+        Value::Array(items) => items.iter().any(has_proto_key),
+        _ => false,
     }
 }
 
@@ -103,6 +122,21 @@ mod tests {
         assert_eq!(
             script.as_deref(),
             Ok(r#"return await github.createIssue({"n":1,"title":"a \"quoted\" title"});"#)
+        );
+    }
+
+    #[test]
+    fn a_proto_key_stays_an_argument() {
+        let target = Target::Tool {
+            address: "a.b".into(),
+        };
+        let script = script(
+            &target,
+            &args(json!({ "x": [{ "__proto__": { "p": 1 } }] })),
+        );
+        assert_eq!(
+            script.as_deref(),
+            Ok(r#"return await a.b(JSON.parse("{\"x\":[{\"__proto__\":{\"p\":1}}]}"));"#)
         );
     }
 
