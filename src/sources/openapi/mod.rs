@@ -191,6 +191,9 @@ pub(crate) async fn begin_sign_in(
         .metadata(&loaded.client, connect_timeout)
         .await
         .map_err(|error| format!("cannot sign in to source `{source}`: {error}"))?;
+    // The sign-in records where its tokens are refreshed: a document that later names
+    // another token endpoint does not receive them.
+    let store = store.bound_to(&metadata.token_endpoint);
     crate::oauth::begin_described(source, &loaded.base_url, metadata, &scopes, store, client)
         .await
         .map_err(|error| error.to_string())
