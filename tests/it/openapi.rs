@@ -711,3 +711,48 @@ fn a_secret_in_an_error_page_is_blanked_even_where_the_excerpt_ends() {
         "{result}"
     );
 }
+
+#[test]
+fn a_base_url_or_header_name_that_cannot_work_is_refused_when_the_source_is_added() {
+    let document = fixture("unnamed.yaml");
+    let home = Home::new();
+    let added = home
+        .run(&[
+            "source",
+            "add",
+            "api",
+            "--openapi",
+            &document,
+            "--base-url",
+            "http://[::1",
+        ])
+        .fails();
+    assert!(
+        added
+            .stderr
+            .contains("base_url `http://[::1`, which is not a valid URL"),
+        "{}",
+        added.stderr
+    );
+    assert!(added.stderr.contains("[::1]:8080"), "{}", added.stderr);
+    let added = home
+        .run(&[
+            "source",
+            "add",
+            "api",
+            "--openapi",
+            &document,
+            "--header",
+            "Bad Name=x",
+        ])
+        .fails();
+    assert!(
+        added
+            .stderr
+            .contains("header `Bad Name` of source `api` is not a valid HTTP header name"),
+        "{}",
+        added.stderr
+    );
+    let config = std::fs::read_to_string(home.config_path()).unwrap_or_default();
+    assert!(!config.contains("sources.api"), "written: {config}");
+}
