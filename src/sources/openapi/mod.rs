@@ -324,7 +324,8 @@ impl Api {
             self.base_url_configured,
             operation.server.as_deref(),
         );
-        if !same_origin(&base, &self.base_url) {
+        // (A root that does not parse is left for the request to report.)
+        if base != self.base_url && !same_origin(&base, &self.base_url) {
             return Err(CallError::Request(format!(
                 "`{} {}` is served at {base} (the OpenAPI document gives it `servers` of its own), not on the API's origin {}; capabilities sends a source's requests, with its credentials and the call's arguments, only to the API's origin, so it did not send this one. To call it, add its server as a source of its own: `capabilities source add NAME --openapi DOCUMENT --base-url {base}`",
                 operation.method, operation.path, self.base_url
@@ -614,4 +615,29 @@ fn chain(error: &(dyn std::error::Error + 'static)) -> String {
         current = cause;
     }
     current.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_configured_base_url_wins_over_the_servers_of_an_operation() {
+        let api = "https://api.example/v1";
+        let elsewhere = Some("https://evil.example/");
+        assert_eq!(operation_base(api, true, elsewhere), api);
+        assert_eq!(
+            operation_base(api, true, Some("https://api.example/v2")),
+            api
+        );
+        // Without one, the document's own server for the operation, whose origin the call
+        // then checks against the API's.
+        let moved = operation_base(api, false, elsewhere);
+        assert_eq!(moved, "https://evil.example");
+        assert!(!same_origin(&moved, api));
+        let beside = operation_base(api, false, Some("https://api.example/v2"));
+        assert!(same_origin(&beside, api));
+        // A relative server is no server of its own.
+        assert_eq!(operation_base(api, false, Some("/v2")), api);
+    }
 }
