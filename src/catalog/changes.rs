@@ -107,6 +107,9 @@ pub fn what_changed(before: Option<&ToolDefinition>, after: &ToolDefinition) -> 
     if before.annotations != after.annotations {
         parts.push("annotations");
     }
+    if before.endpoint != after.endpoint {
+        parts.push("endpoint");
+    }
     let what = match parts.as_slice() {
         [] => "definition".to_string(),
         [one] => (*one).to_string(),
@@ -120,7 +123,14 @@ pub fn what_changed(before: Option<&ToolDefinition>, after: &ToolDefinition) -> 
         (false, true) => "; it now claims to be read-only",
         _ => "",
     };
-    format!("its {what} changed since it was confirmed{writes}; it is now {signature}")
+    // Where a call goes decides who receives its arguments and the source's credentials.
+    let moved = match (&before.endpoint, &after.endpoint) {
+        (before, Some(after)) if before.as_ref() != Some(after) => {
+            format!("; its requests now go to {after}")
+        }
+        _ => String::new(),
+    };
+    format!("its {what} changed since it was confirmed{writes}{moved}; it is now {signature}")
 }
 
 /// A unified diff of the tool's TypeScript declaration (signature, types, description as JSDoc)
@@ -142,6 +152,17 @@ pub fn review_diff(before: Option<&ToolDefinition>, after: &ToolDefinition) -> S
             "annotations: {} → {}\n",
             or_none(&annotations(before)),
             or_none(&annotations(Some(after)))
+        ));
+    }
+    let endpoint = before.and_then(|t| t.endpoint.as_deref());
+    if endpoint != after.endpoint.as_deref() {
+        out.push_str(&format!(
+            "requests go to: {} → {}\n",
+            endpoint.unwrap_or("(where the source decides)"),
+            after
+                .endpoint
+                .as_deref()
+                .unwrap_or("(where the source decides)")
         ));
     }
     out
@@ -292,6 +313,25 @@ mod tests {
         let now_read = tool("Send mail.", input(&["to"]), true);
         let diff = review_diff(Some(&before), &now_read);
         assert!(diff.contains("annotations:"), "{diff}");
+    }
+
+    #[test]
+    fn a_tool_whose_requests_go_elsewhere_says_where() {
+        let mut before = tool("Send mail.", input(&["to"]), true);
+        before.endpoint = Some("https://api.example".into());
+        let mut after = before.clone();
+        after.endpoint = Some("https://elsewhere.example".into());
+        let line = what_changed(Some(&before), &after);
+        assert!(line.starts_with("its endpoint changed"), "{line}");
+        assert!(
+            line.contains("its requests now go to https://elsewhere.example"),
+            "{line}"
+        );
+        let diff = review_diff(Some(&before), &after);
+        assert!(
+            diff.contains("requests go to: https://api.example → https://elsewhere.example"),
+            "{diff}"
+        );
     }
 
     #[test]

@@ -471,6 +471,7 @@ mod tests {
             }, "required": ["owner", "repo"]}),
                 output_schema: output,
                 annotations: Default::default(),
+                endpoint: None,
             };
         build_namespace(
             "github",
@@ -675,6 +676,7 @@ declare namespace github {
                         input_schema: json!({"type": "object", "properties": {"value": {"type": "string", "description": "The value."}}, "required": ["value"]}),
                         output_schema: None,
                         annotations: Default::default(),
+                        endpoint: None,
                     }],
                 )
             })
@@ -753,6 +755,7 @@ declare namespace github {
                 input_schema: json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
                 output_schema: None,
                 annotations: Default::default(),
+                endpoint: None,
             }],
         ));
         let text = describe(

@@ -552,6 +552,7 @@ mod tests {
                     input_schema: serde_json::json!({"type": "object"}),
                     output_schema: None,
                     annotations: Default::default(),
+                    endpoint: None,
                 })
                 .collect(),
         );

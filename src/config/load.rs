@@ -387,7 +387,21 @@ impl Ctx<'_> {
                     "write the API's root, e.g. `https://api.example.com/v1`",
                 ));
             }
-            Some(base) => Some(base.get_ref().trim_end_matches('/').to_string()),
+            Some(base) => {
+                // Caught here, not at the first call: a URL that does not parse would
+                // otherwise be saved and reported ready, and fail every call.
+                if let Err(error) = url::Url::parse(base.get_ref()) {
+                    return Err(self.at(
+                        base,
+                        format!(
+                            "source `{name}` has base_url `{}`, which is not a valid URL: {error}",
+                            base.get_ref()
+                        ),
+                        "write the API's root, e.g. `https://api.example.com/v1` (an IPv6 host goes in brackets: `http://[::1]:8080`)",
+                    ));
+                }
+                Some(base.get_ref().trim_end_matches('/').to_string())
+            }
             None => None,
         };
         let spec = openapi.get_ref().trim();
@@ -411,6 +425,7 @@ impl Ctx<'_> {
         transport: Transport,
     ) -> Result<SourceSettings, ConfigError> {
         let env = self.templates(&source.env)?;
+        self.header_names(name, &source.headers)?;
         let headers = self.templates(&source.headers)?;
         let auth = self.templates(&source.auth)?;
         let oauth = source
@@ -452,6 +467,25 @@ impl Ctx<'_> {
             )),
             Some(v) => Ok(Duration::from_secs(*v.get_ref())),
         }
+    }
+
+    /// Every name of `headers` is one an HTTP header can have: a bad one would otherwise be
+    /// saved and reported ready, and fail every call.
+    fn header_names(
+        &self,
+        source: &str,
+        headers: &BTreeMap<String, Spanned<String>>,
+    ) -> Result<(), ConfigError> {
+        for (key, value) in headers {
+            if http::HeaderName::from_bytes(key.as_bytes()).is_err() {
+                return Err(self.at(
+                    value,
+                    format!("header `{key}` of source `{source}` is not a valid HTTP header name"),
+                    "a header name is letters, digits and `-` (or ``!#$%&'*+.^_`|~``), without spaces or `:`, e.g. `X-Api-Key`",
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn templates(
@@ -620,6 +654,7 @@ impl Ctx<'_> {
             }
             let mut merged_env = env.clone();
             merged_env.extend(self.templates(own_env)?);
+            self.header_names(source, own_headers)?;
             let mut merged_headers = headers.clone();
             merged_headers.extend(self.templates(own_headers)?);
             let mut merged_auth = auth.clone();
@@ -1107,6 +1142,23 @@ mod tests {
         let e = err("[sources.a]\nopenapi = \"s.json\"\nbase_url = \"ftp://x\"\n");
         assert!(e.message.contains("not an http:// or https:// URL"), "{e}");
         assert_eq!(e.line, 3);
+        let e = err("[sources.a]\nopenapi = \"s.json\"\nbase_url = \"http://[::1\"\n");
+        assert!(
+            e.message
+                .contains("base_url `http://[::1`, which is not a valid URL"),
+            "{e}"
+        );
+        assert_eq!(e.line, 3);
+        let e = err("[sources.a]\nopenapi = \"s.json\"\nheaders = { \"Bad Name\" = \"x\" }\n");
+        assert!(
+            e.message
+                .contains("header `Bad Name` of source `a` is not a valid HTTP header name"),
+            "{e}"
+        );
+        let e = err(
+            "[sources.a]\nurl = \"http://h/mcp\"\n[sources.a.connections.w]\nheaders = { \"a:b\" = \"x\" }\n",
+        );
+        assert!(e.message.contains("header `a:b` of source `a`"), "{e}");
         let e = err("[sources.a]\ncommand = \"x\"\nauth = { k = \"v\" }\n");
         assert!(e.message.contains("`auth` only goes with `openapi`"), "{e}");
         let e = err("[sources.a]\nurl = \"http://h/mcp\"\nbase_url = \"http://h\"\n");

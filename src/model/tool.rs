@@ -25,6 +25,11 @@ pub struct UpstreamTool {
     pub output_schema: Option<Value>,
     #[serde(default, skip_serializing_if = "Annotations::is_empty")]
     pub annotations: Annotations,
+    /// Where calls of the tool are sent, when the hub rather than the upstream decides it (an
+    /// OpenAPI operation's base URL). Part of the definition hash, so a tool whose requests
+    /// (and credentials) would go somewhere else counts as changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
 }
 
 fn empty_object_schema() -> Value {
@@ -83,6 +88,9 @@ pub struct ToolDefinition {
     pub output_schema: Option<Value>,
     #[serde(default, skip_serializing_if = "Annotations::is_empty")]
     pub annotations: Annotations,
+    /// Where calls are sent, when the hub decides it (see [`UpstreamTool::endpoint`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
     /// SHA-256 over the upstream definition, so a changed signature can be noticed.
     pub hash: String,
 }
@@ -165,6 +173,7 @@ pub fn build_namespace(namespace: &str, tools: Vec<UpstreamTool>) -> Vec<ToolDef
                 input_schema: tool.input_schema,
                 output_schema: tool.output_schema,
                 annotations: tool.annotations,
+                endpoint: tool.endpoint,
                 hash,
             })
         })
@@ -187,6 +196,7 @@ mod tests {
             input_schema: schema,
             output_schema: None,
             annotations: Annotations::default(),
+            endpoint: None,
         }
     }
 
@@ -206,5 +216,19 @@ mod tests {
         let a = tool(json!({"type":"object","properties":{"a":{"type":"string"}}}));
         let b = tool(json!({"type":"object","properties":{"a":{"type":"number"}}}));
         assert_ne!(definition_hash(&a), definition_hash(&b));
+    }
+
+    #[test]
+    fn hash_changes_with_where_calls_go() {
+        let schema = json!({"type":"object"});
+        let mut a = tool(schema.clone());
+        let none = definition_hash(&a);
+        a.endpoint = Some("https://api.example.com".into());
+        let api = definition_hash(&a);
+        a.endpoint = Some("https://evil.example".into());
+        assert_ne!(none, api);
+        assert_ne!(api, definition_hash(&a));
+        // A tool whose upstream decides where calls go hashes as it always did.
+        assert_eq!(none, definition_hash(&tool(schema)));
     }
 }

@@ -10,6 +10,8 @@
 
 pub mod signin;
 mod store;
+#[cfg(test)]
+pub(crate) use store::tests::{Memory, signed_in};
 
 use std::sync::Arc;
 

@@ -18,6 +18,10 @@ use crate::credentials::{Secret, SecretLookup, remember};
 /// `insufficient_scope`), so the next sign-in asks for them too. rmcp reads the rest of the
 /// object and ignores this field.
 const WANTED_SCOPES: &str = "wanted_scopes";
+/// Where a stored sign-in records the token endpoint it was given at, when its source's
+/// endpoints come from something that may change under it (an OpenAPI document): the refresh
+/// token and the client secret go there only (see [`TokenStore::bound_to`]).
+const TOKEN_ENDPOINT: &str = "token_endpoint";
 
 /// The credential store name of a connection's tokens: `oauth.SOURCE.CONNECTION`.
 pub fn token_name(source: &str, connection: &str) -> String {
@@ -35,6 +39,8 @@ pub struct TokenStore {
     /// The scopes still wanted as of the last read (`None`: not read yet), so a save keeps
     /// them without reading the store once more (a keychain round trip).
     wanted: Arc<Mutex<Option<Vec<String>>>>,
+    /// The token endpoint this store's sign-ins are recorded with (see [`TOKEN_ENDPOINT`]).
+    endpoint: Option<String>,
 }
 
 impl TokenStore {
@@ -45,7 +51,24 @@ impl TokenStore {
             cache: Arc::new(Mutex::new(None)),
             reread: Arc::new(AtomicBool::new(true)),
             wanted: Arc::new(Mutex::new(None)),
+            endpoint: None,
         }
+    }
+
+    /// This store, recording `token_endpoint` beside the tokens it saves: a sign-in is then
+    /// bound to the endpoint it was given at, which [`recorded_endpoint`](Self::recorded_endpoint)
+    /// reads back before a refresh.
+    pub fn bound_to(mut self, token_endpoint: &str) -> TokenStore {
+        self.endpoint = Some(token_endpoint.to_string());
+        self
+    }
+
+    /// The token endpoint the stored sign-in was given at, when it was recorded.
+    pub fn recorded_endpoint(&self) -> Option<String> {
+        self.raw()?
+            .get(TOKEN_ENDPOINT)?
+            .as_str()
+            .map(str::to_string)
     }
 
     /// What is stored now, read from the credential store (not the memory copy).
@@ -86,10 +109,13 @@ impl TokenStore {
             .into_iter()
             .filter(|scope| !stored.granted_scopes.contains(scope))
             .collect();
-        if !wanted.is_empty()
-            && let Some(object) = value.as_object_mut()
-        {
-            object.insert(WANTED_SCOPES.into(), serde_json::json!(wanted));
+        if let Some(object) = value.as_object_mut() {
+            if !wanted.is_empty() {
+                object.insert(WANTED_SCOPES.into(), serde_json::json!(wanted));
+            }
+            if let Some(endpoint) = &self.endpoint {
+                object.insert(TOKEN_ENDPOINT.into(), serde_json::json!(endpoint));
+            }
         }
         remember_tokens(stored);
         vault.save(&self.name, &Secret::new(value.to_string()))?;
@@ -262,7 +288,7 @@ impl CredentialStore for TokenStore {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::collections::HashMap;
     use std::sync::atomic::AtomicUsize;
 
@@ -273,7 +299,7 @@ mod tests {
 
     /// A credential store in memory that counts its reads.
     #[derive(Default)]
-    struct Memory {
+    pub(crate) struct Memory {
         values: Mutex<HashMap<String, String>>,
         reads: AtomicUsize,
     }
@@ -305,7 +331,8 @@ mod tests {
         }
     }
 
-    fn signed_in(access: &str) -> StoredCredentials {
+    /// A stored sign-in with the access token `access`.
+    pub(crate) fn signed_in(access: &str) -> StoredCredentials {
         serde_json::from_value(json!({
             "client_id": "client-1",
             "token_response": {
@@ -381,6 +408,22 @@ mod tests {
         granted.granted_scopes = vec!["mcp".into(), "notes:archive".into()];
         store.save(granted).await.unwrap();
         assert_eq!(store.wanted_scopes(), ["notes:read"]);
+    }
+
+    #[tokio::test]
+    async fn a_bound_store_records_the_token_endpoint_beside_the_tokens() {
+        let memory = Arc::new(Memory::default());
+        let plain = TokenStore::new(memory.clone(), "notes", "default");
+        plain.save(signed_in("access-one-value")).await.unwrap();
+        assert_eq!(plain.recorded_endpoint(), None);
+        let bound = plain.clone().bound_to("https://as.example/token");
+        bound.save(signed_in("access-two-value")).await.unwrap();
+        assert_eq!(
+            plain.recorded_endpoint().as_deref(),
+            Some("https://as.example/token")
+        );
+        // rmcp still reads the sign-in.
+        assert!(plain.read().unwrap().is_some());
     }
 
     #[test]

@@ -35,6 +35,7 @@ pub fn documents(skills: &Skills) -> Vec<ToolDefinition> {
             input_schema: json!({ "type": "object" }),
             output_schema: None,
             annotations: Default::default(),
+            endpoint: None,
             hash: json_digest(&json!([skill.name, skill.description])),
         })
         .collect()

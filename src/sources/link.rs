@@ -826,7 +826,7 @@ async fn connect_openapi(
     let mut resolved = Vec::new();
     let headers = link.resolve(&connection.headers, "header", secrets, &mut resolved)?;
     let auth = link.resolve(&connection.auth, "auth", secrets, &mut resolved)?;
-    link.set_redaction(resolved);
+    let redaction = link.set_redaction(resolved);
     let sign_in = match link.shared.secrets.vault() {
         Some(_) => Some((
             TokenStore::new(link.shared.secrets.clone(), &source.name, &link.connection),
@@ -842,6 +842,7 @@ async fn connect_openapi(
         auth,
         connect_timeout: source.connect_timeout,
         sign_in,
+        redaction,
     })
     .await?;
     let status = SourceStatus::Ready {

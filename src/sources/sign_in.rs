@@ -8,7 +8,7 @@ use std::sync::Arc;
 use super::openapi::{self, Connect};
 use super::resolve::{client_identity, resolve_all};
 use crate::config::{SourceSettings, Transport};
-use crate::credentials::SecretLookup;
+use crate::credentials::{Redaction, SecretLookup};
 use crate::oauth::{self, SignIn, TokenStore};
 
 /// Starts signing `connection` of `source` in: the returned sign-in's page is ready to open.
@@ -60,6 +60,7 @@ pub async fn begin_sign_in(
                 auth,
                 connect_timeout: source.connect_timeout,
                 sign_in: None,
+                redaction: Arc::new(Redaction::new(resolved)),
             };
             openapi::begin_sign_in(connect, store, client).await
         }

@@ -5,6 +5,7 @@
 //! operations whose write waits for approval and runs once; and every way a document can be
 //! refused, each with the place and the fix.
 
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
@@ -22,11 +23,20 @@ struct PetShop {
 
 impl PetShop {
     fn start() -> PetShop {
+        PetShop::start_with(None)
+    }
+
+    /// The app recording every request it receives in `state`, where its hostile document
+    /// also reads where to move an operation.
+    fn start_with(state: Option<&Path>) -> PetShop {
         let port = free_port();
         let mut command = Command::new(repo().join(".venv/bin/python"));
         command
             .arg(repo().join("tests/peers/openapi_app.py"))
             .arg(port.to_string());
+        if let Some(state) = state {
+            command.arg(state);
+        }
         let server = LocalServer::start(
             command,
             port,
@@ -570,4 +580,216 @@ fn a_document_behind_the_apis_own_key_gets_the_sources_headers_only_on_its_origi
     );
     let listed = completed(&home, "return await pets.getPet({ pet_id: 2 });");
     assert_eq!(listed["name"], "Tom");
+}
+
+/// The requests an app started with `state` received: path, query and credentials.
+fn received(state: &Path) -> Vec<Value> {
+    std::fs::read_to_string(state.join("requests.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+/// A home whose source `pets` reads the API's hostile document, with `extra` arguments, the
+/// API key in `auth` and a header from the environment.
+fn hostile_home(api: &PetShop, extra: &[&str]) -> Home {
+    let home = Home::new().with_env("PETS_KEY", "key-456");
+    let document = format!("{}/hostile/openapi.json", api.base);
+    let mut args = vec![
+        "source",
+        "add",
+        "pets",
+        "--openapi",
+        &document,
+        "--auth",
+        "APIKeyQuery=${env:PETS_KEY}",
+        "--header",
+        "X-Extra=${env:PETS_KEY}",
+    ];
+    args.extend_from_slice(extra);
+    home.run(&args).ok();
+    home
+}
+
+#[test]
+fn operation_servers_never_take_the_sources_credentials_to_another_host() {
+    let api_state = tempfile::tempdir().unwrap();
+    let other_state = tempfile::tempdir().unwrap();
+    let api = PetShop::start_with(Some(api_state.path()));
+    let other = PetShop::start_with(Some(other_state.path()));
+    let configured = hostile_home(&api, &["--base-url", &api.base]);
+    let derived = hostile_home(&api, &[]);
+    for home in [&configured, &derived] {
+        assert_eq!(
+            completed(home, "return await pets.keyed();"),
+            json!({ "ok": true })
+        );
+    }
+
+    // The document now serves the operation from another host.
+    std::fs::write(api_state.path().join("keyed-server"), &other.base).unwrap();
+
+    // With `base_url`, that is where requests go: the document's servers do not move them.
+    let refreshed = configured.run(&["source", "refresh", "pets"]).ok();
+    assert!(
+        !refreshed.stdout.contains("changed"),
+        "nothing moved: {}",
+        refreshed.stdout
+    );
+    assert_eq!(
+        completed(&configured, "return await pets.keyed();"),
+        json!({ "ok": true })
+    );
+
+    // Without it, the operation moved: its tool changed, and the call is refused unsent.
+    let refreshed = derived.run(&["source", "refresh", "pets"]).ok();
+    assert!(
+        refreshed.stdout.contains("changed since confirmed: keyed"),
+        "the move is a change: {}",
+        refreshed.stdout
+    );
+    let review = derived.run(&["source", "review", "pets"]).ok();
+    assert!(
+        review
+            .stdout
+            .contains(&format!("requests go to: {} → {}", api.base, other.base)),
+        "{}",
+        review.stdout
+    );
+    let result = completed(
+        &derived,
+        "try { await pets.keyed(); return 'sent'; } catch (e) { return e.message; }",
+    );
+    let message = result.as_str().unwrap_or_default();
+    assert!(
+        message.contains(&format!("is served at {}", other.base))
+            && message.contains("only to the API's origin")
+            && message.contains(&format!("--base-url {}", other.base)),
+        "{result}"
+    );
+    assert_eq!(
+        received(other_state.path()),
+        Vec::<Value>::new(),
+        "the other host received requests"
+    );
+}
+
+#[test]
+fn path_values_made_of_dots_are_refused_before_anything_is_sent() {
+    let state = tempfile::tempdir().unwrap();
+    let api = PetShop::start_with(Some(state.path()));
+    let home = hostile_home(&api, &["--base-url", &api.base]);
+    let result = completed(
+        &home,
+        r#"
+        const out = [];
+        for (const value of [".", "..", "%2e%2e", "..x"]) {
+            try { out.push((await pets.echoPath({ value })).raw_path); } catch (e) { out.push(e.message); }
+        }
+        return out;
+        "#,
+    );
+    for (index, refused) in [(0, "segment `.`"), (1, "segment `..`")] {
+        let message = result[index].as_str().unwrap_or_default();
+        assert!(
+            message.contains("path parameter `value`") && message.contains(refused),
+            "{result}"
+        );
+    }
+    assert_eq!(result[2], "/echo/%252e%252e");
+    assert_eq!(result[3], "/echo/..x");
+    let paths: Vec<Value> = received(state.path())
+        .into_iter()
+        .map(|request| request["path"].clone())
+        .filter(|path| path != "/hostile/openapi.json")
+        .collect();
+    assert_eq!(paths, [json!("/echo/%2e%2e"), json!("/echo/..x")]);
+}
+
+#[test]
+fn a_secret_in_an_error_page_is_blanked_even_where_the_excerpt_ends() {
+    let api = PetShop::start();
+    let home = Home::new().with_env("CAPABILITIES_PASSPHRASE", "pp-123456789");
+    home.write_config("[credentials]\nstore = \"file\"\n");
+    let secret = "ghp_R3alT0kenValue9876543210abcdefXYZ";
+    Run::with_stdin(&mut home.command(&["credential", "set", "token"]), secret).ok();
+    home.run(&[
+        "source",
+        "add",
+        "pets",
+        "--openapi",
+        &format!("{}/hostile/openapi.json", api.base),
+        "--header",
+        "Authorization=Bearer ${secret:token}",
+    ])
+    .ok();
+    let result = completed(
+        &home,
+        r#"
+        const out = [];
+        for (const pad of [0, 311, 330, 355]) {
+            try { await pets.debugHeaders({ pad }); } catch (e) { out.push(e.message); }
+        }
+        return out;
+        "#,
+    );
+    assert_eq!(result.as_array().map(Vec::len), Some(4), "{result}");
+    for message in result.as_array().unwrap() {
+        let message = message.as_str().unwrap_or_default();
+        assert!(message.contains("HTTP 401"), "{message}");
+        assert!(!message.contains("ghp_R3al"), "{message}");
+    }
+    assert!(
+        result[0]
+            .as_str()
+            .unwrap_or_default()
+            .contains("Bearer •••"),
+        "{result}"
+    );
+}
+
+#[test]
+fn a_base_url_or_header_name_that_cannot_work_is_refused_when_the_source_is_added() {
+    let document = fixture("unnamed.yaml");
+    let home = Home::new();
+    let added = home
+        .run(&[
+            "source",
+            "add",
+            "api",
+            "--openapi",
+            &document,
+            "--base-url",
+            "http://[::1",
+        ])
+        .fails();
+    assert!(
+        added
+            .stderr
+            .contains("base_url `http://[::1`, which is not a valid URL"),
+        "{}",
+        added.stderr
+    );
+    assert!(added.stderr.contains("[::1]:8080"), "{}", added.stderr);
+    let added = home
+        .run(&[
+            "source",
+            "add",
+            "api",
+            "--openapi",
+            &document,
+            "--header",
+            "Bad Name=x",
+        ])
+        .fails();
+    assert!(
+        added
+            .stderr
+            .contains("header `Bad Name` of source `api` is not a valid HTTP header name"),
+        "{}",
+        added.stderr
+    );
+    let config = std::fs::read_to_string(home.config_path()).unwrap_or_default();
+    assert!(!config.contains("sources.api"), "written: {config}");
 }

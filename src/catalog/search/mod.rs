@@ -570,6 +570,7 @@ mod tests {
             input_schema: schema,
             output_schema: None,
             annotations: Default::default(),
+            endpoint: None,
         }
     }
 

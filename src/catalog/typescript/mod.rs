@@ -270,6 +270,7 @@ pub(crate) mod tests {
             input_schema: input,
             output_schema: output,
             annotations: Annotations::default(),
+            endpoint: None,
             hash: String::new(),
         }
     }

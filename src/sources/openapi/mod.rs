@@ -25,6 +25,7 @@ mod security;
 mod spec;
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
@@ -53,7 +54,12 @@ pub(crate) struct Api {
     pub(crate) version: Option<String>,
     tools: Vec<UpstreamTool>,
     operations: HashMap<String, Operation>,
+    /// The API's root: `base_url`, else the document's first server. The source's
+    /// credentials go to its origin and nowhere else.
     base_url: String,
+    /// Whether `base_url` was configured: then it is where every request goes, whatever
+    /// servers the document gives its operations.
+    base_url_configured: bool,
     default_security: Option<Vec<Vec<String>>>,
     client: reqwest::Client,
     /// The connection's `headers`, resolved, sent on every request.
@@ -61,6 +67,10 @@ pub(crate) struct Api {
     credentials: Credentials,
     /// The connection's sign-in through the document's OAuth scheme, when it has one.
     access: Option<Access>,
+    /// Blanks the connection's resolved headers and credentials: an error excerpt is cut
+    /// from the answer, so it is scrubbed before the cut, which a later redaction of the
+    /// whole answer could no longer match.
+    redaction: Arc<Redaction>,
 }
 
 /// Why a call did not get an HTTP answer.
@@ -98,6 +108,8 @@ pub(crate) struct Connect<'a> {
     /// Where the connection's OAuth tokens are kept, and the client the config names; `None`
     /// without a credential store (then nothing signs in).
     pub(crate) sign_in: Option<(TokenStore, Option<ClientIdentity>)>,
+    /// The connection's redaction of what it resolved (`headers`, `auth`).
+    pub(crate) redaction: Arc<Redaction>,
 }
 
 /// A document read for one connection: what both connecting and signing in start from.
@@ -152,6 +164,7 @@ pub(crate) async fn begin_sign_in(
         auth,
         connect_timeout,
         sign_in: _,
+        redaction: _,
     } = connect;
     let loaded = load(source, location, base_url, &headers, connect_timeout).await?;
     let configured: Vec<String> = auth.into_iter().map(|(scheme, _)| scheme).collect();
@@ -178,6 +191,9 @@ pub(crate) async fn begin_sign_in(
         .metadata(&loaded.client, connect_timeout)
         .await
         .map_err(|error| format!("cannot sign in to source `{source}`: {error}"))?;
+    // The sign-in records where its tokens are refreshed: a document that later names
+    // another token endpoint does not receive them.
+    let store = store.bound_to(&metadata.token_endpoint);
     crate::oauth::begin_described(source, &loaded.base_url, metadata, &scopes, store, client)
         .await
         .map_err(|error| error.to_string())
@@ -195,7 +211,9 @@ impl Api {
             auth,
             connect_timeout,
             sign_in,
+            redaction,
         } = connect;
+        let base_url_configured = base_url.is_some();
         let Loaded {
             client,
             document,
@@ -236,7 +254,17 @@ impl Api {
             .get("openapi")
             .and_then(Value::as_str)
             .unwrap_or_default();
-        let (operations, tools): (Vec<Operation>, Vec<UpstreamTool>) = built.into_iter().unzip();
+        let (operations, mut tools): (Vec<Operation>, Vec<UpstreamTool>) =
+            built.into_iter().unzip();
+        // Where each operation's requests go is part of its tool's version: a document that
+        // moves an operation elsewhere changes the tool, which a person then confirms.
+        for (operation, tool) in operations.iter().zip(&mut tools) {
+            tool.endpoint = Some(operation_base(
+                &base_url,
+                base_url_configured,
+                operation.server.as_deref(),
+            ));
+        }
         Ok(Api {
             source: source.to_string(),
             protocol: format!("OpenAPI {protocol}"),
@@ -249,10 +277,12 @@ impl Api {
                 .collect(),
             tools,
             base_url,
+            base_url_configured,
             client,
             headers,
             credentials,
             access,
+            redaction,
         })
     }
 
@@ -289,12 +319,18 @@ impl Api {
         let Some(operation) = self.operations.get(name) else {
             return Err(CallError::Unknown(name.to_string()));
         };
-        let base = match &operation.server {
-            Some(server) if server.starts_with("http://") || server.starts_with("https://") => {
-                server.trim_end_matches('/').to_string()
-            }
-            _ => self.base_url.clone(),
-        };
+        let base = operation_base(
+            &self.base_url,
+            self.base_url_configured,
+            operation.server.as_deref(),
+        );
+        // (A root that does not parse is left for the request to report.)
+        if base != self.base_url && !same_origin(&base, &self.base_url) {
+            return Err(CallError::Request(format!(
+                "`{} {}` is served at {base} (the OpenAPI document gives it `servers` of its own), not on the API's origin {}; capabilities sends a source's requests, with its credentials and the call's arguments, only to the API's origin, so it did not send this one. To call it, add its server as a source of its own: `capabilities source add NAME --openapi DOCUMENT --base-url {base}`",
+                operation.method, operation.path, self.base_url
+            )));
+        }
         let requirements = operation
             .security
             .as_ref()
@@ -344,12 +380,19 @@ impl Api {
             }));
         }
         let missing = self.credentials.missing(requirements);
-        let mut answer = response::read(response, &line, &missing, &self.source)
+        let token = token.map(|token| Redaction::new([Secret::new(token)]));
+        let scrub = |value: &mut Value| {
+            self.redaction.clean_json(value);
+            if let Some(token) = &token {
+                token.clean_json(value);
+            }
+        };
+        let mut answer = response::read(response, &line, &missing, &self.source, &scrub)
             .await
             .map_err(CallError::Network)?;
         // An API that echoes the token it was sent must not hand it to the script.
-        if let Some(token) = token {
-            Redaction::new([Secret::new(token)]).clean_json(&mut answer);
+        if let Some(token) = &token {
+            token.clean_json(&mut answer);
         }
         Ok(answer)
     }
@@ -449,6 +492,21 @@ fn default_security(root: &Value, operations: &[Operation]) -> Option<Vec<Vec<St
     }
 }
 
+/// Where an operation's requests go: the API's root, unless the document gives the operation
+/// (or its path) an absolute server of its own and no `base_url` was configured. A configured
+/// `base_url` wins outright: the person said where the API is, and a document (perhaps served
+/// by someone else) must not send the source's credentials anywhere else.
+fn operation_base(api: &str, configured: bool, server: Option<&str>) -> String {
+    match server {
+        Some(server)
+            if !configured && (server.starts_with("http://") || server.starts_with("https://")) =>
+        {
+            server.trim_end_matches('/').to_string()
+        }
+        _ => api.to_string(),
+    }
+}
+
 /// Whether two URLs share scheme, host and port.
 fn same_origin(a: &str, b: &str) -> bool {
     match (reqwest::Url::parse(a), reqwest::Url::parse(b)) {
@@ -523,19 +581,7 @@ async fn fetch(
 /// The API's root: the document's first `servers` entry with its variables' defaults, made
 /// absolute against the document's own URL when it is relative (FastAPI's is `/` or absent).
 fn server_url(root: &Value, location: &str) -> Result<String, String> {
-    let server = root.pointer("/servers/0");
-    let mut url = server
-        .and_then(|s| s.get("url"))
-        .and_then(Value::as_str)
-        .unwrap_or("/")
-        .to_string();
-    if let Some(Value::Object(variables)) = server.and_then(|s| s.get("variables")) {
-        for (name, variable) in variables {
-            if let Some(default) = variable.get("default").and_then(Value::as_str) {
-                url = url.replace(&format!("{{{name}}}"), default);
-            }
-        }
-    }
+    let url = operations::first_server(root.get("servers")).unwrap_or_else(|| "/".into());
     if url.starts_with("http://") || url.starts_with("https://") {
         return Ok(url.trim_end_matches('/').to_string());
     }
@@ -569,4 +615,29 @@ fn chain(error: &(dyn std::error::Error + 'static)) -> String {
         current = cause;
     }
     current.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_configured_base_url_wins_over_the_servers_of_an_operation() {
+        let api = "https://api.example/v1";
+        let elsewhere = Some("https://evil.example/");
+        assert_eq!(operation_base(api, true, elsewhere), api);
+        assert_eq!(
+            operation_base(api, true, Some("https://api.example/v2")),
+            api
+        );
+        // Without one, the document's own server for the operation, whose origin the call
+        // then checks against the API's.
+        let moved = operation_base(api, false, elsewhere);
+        assert_eq!(moved, "https://evil.example");
+        assert!(!same_origin(&moved, api));
+        let beside = operation_base(api, false, Some("https://api.example/v2"));
+        assert!(same_origin(&beside, api));
+        // A relative server is no server of its own.
+        assert_eq!(operation_base(api, false, Some("/v2")), api);
+    }
 }

@@ -350,10 +350,22 @@ impl Access {
                 metadata
             }
         };
+        // The document says where tokens are refreshed, and a document can change (or be
+        // served by someone else): the refresh token and the client secret go only to the
+        // endpoint the person signed in at. A sign-in stored before endpoints were recorded
+        // is taken as it is, and records the endpoint with its next refresh.
+        if let Some(recorded) = self.store.recorded_endpoint()
+            && recorded != metadata.token_endpoint
+        {
+            return Err(Refusal::SignIn(format!(
+                "its OpenAPI document now names the token endpoint {}, not {recorded}, where it signed in; its tokens are sent only where it signed in, so sign in again if the new one is right",
+                metadata.token_endpoint
+            )));
+        }
         let manager = oauth::signed_in_manager(
             &self.resource,
-            Some(metadata),
-            self.store.clone(),
+            Some(metadata.clone()),
+            self.store.clone().bound_to(&metadata.token_endpoint),
             self.client.clone(),
         )
         .await
@@ -450,6 +462,45 @@ mod tests {
         assert!(
             error.contains("`openIdConnectUrl` of security scheme `oidc` (`ftp://id.example/config`) is not a URL"),
             "{error}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_sign_in_is_not_refreshed_at_a_token_endpoint_it_was_not_given_at() {
+        use crate::oauth::{Memory, signed_in};
+        use rmcp::transport::auth::CredentialStore;
+        crate::tls::install_crypto_provider();
+        let memory = std::sync::Arc::new(Memory::default());
+        let store = TokenStore::new(memory, "notes", "default");
+        // Signed in at the document's first token endpoint.
+        store
+            .clone()
+            .bound_to("http://127.0.0.1:9/token")
+            .save(signed_in("access-one-value"))
+            .await
+            .expect("saved");
+        // Nothing listens on port 9, so no published metadata: the document's endpoints.
+        let moved = document(json!({
+            "code": {"type": "oauth2", "flows": {"authorizationCode": {
+                "authorizationUrl": "http://127.0.0.1:9/authorize", "tokenUrl": "http://127.0.0.1:9/elsewhere"}}}
+        }));
+        let scheme = Scheme::find(&moved, "http://127.0.0.1:9", &[])
+            .expect("valid")
+            .expect("found");
+        let access = Access::new(
+            scheme,
+            "http://127.0.0.1:9",
+            store,
+            None,
+            reqwest::Client::new(),
+            Duration::from_secs(5),
+        );
+        let Err(Refusal::SignIn(why)) = access.token().await else {
+            panic!("the token is not handed out");
+        };
+        assert!(
+            why.contains("now names the token endpoint http://127.0.0.1:9/elsewhere, not http://127.0.0.1:9/token"),
+            "{why}"
         );
     }
 

@@ -27,7 +27,9 @@ pub(crate) struct Operation {
     pub(crate) method: reqwest::Method,
     /// The path template, `/pets/{petId}`.
     pub(crate) path: String,
-    /// The operation's (or its path's) own `servers[0].url`, when it has one.
+    /// The operation's (or its path's) own `servers[0].url` (variables at their defaults),
+    /// when it has one. Only a connection without `base_url` uses it, and only on the API's
+    /// origin (see `Api::connect`).
     pub(crate) server: Option<String>,
     pub(crate) parameters: Vec<Parameter>,
     pub(crate) body: Option<Body>,
@@ -336,6 +338,8 @@ fn build(
         input_schema: input,
         output_schema: output,
         annotations: annotations(method),
+        // Set by the connection, which knows the API's root.
+        endpoint: None,
     };
     let operation = Operation {
         name,
@@ -523,8 +527,18 @@ fn is_json(media: &str) -> bool {
     media == "application/json" || media.ends_with("+json") || media == "*/*"
 }
 
-fn first_server(servers: Option<&Value>) -> Option<String> {
-    servers?.get(0)?.get("url")?.as_str().map(str::to_string)
+/// The URL of the first entry of a `servers` list, its variables replaced by their defaults.
+pub(crate) fn first_server(servers: Option<&Value>) -> Option<String> {
+    let server = servers?.get(0)?;
+    let mut url = server.get("url")?.as_str()?.to_string();
+    if let Some(Value::Object(variables)) = server.get("variables") {
+        for (name, variable) in variables {
+            if let Some(default) = variable.get("default").and_then(Value::as_str) {
+                url = url.replace(&format!("{{{name}}}"), default);
+            }
+        }
+    }
+    Some(url)
 }
 
 /// Security requirements as lists of scheme names, one list per alternative.

@@ -76,6 +76,22 @@ pub(crate) fn build(
         }
         path.replace_range(range, &expanded);
     }
+    // A segment that is only dots means "here" or "the parent" to every URL parser, which
+    // removes it, and the request lands on another resource (`DELETE /items/..` on the
+    // collection). Escaping does not help: `%2E%2E` counts as `..` too (WHATWG URL). Values
+    // never add a `/` (it is escaped), so the template's segments line up with the path's.
+    for (template, built) in operation.path.split('/').zip(path.split('/')) {
+        if template != built && is_dot_segment(built) {
+            let names: Vec<String> = placeholders(template)
+                .into_iter()
+                .map(|(name, _)| format!("`{name}`"))
+                .collect();
+            return Err(format!(
+                "the path parameter {} makes the path segment `{built}`, which URLs read as \"this folder\" or \"the parent\" and drop, so the request would reach another resource; pass the identifier itself",
+                names.join(", ")
+            ));
+        }
+    }
     let mut query: Vec<String> = Vec::new();
     let mut headers: Vec<(String, String)> = Vec::new();
     let mut cookies: Vec<String> = Vec::new();
@@ -108,6 +124,17 @@ pub(crate) fn build(
     }
     let parsed = reqwest::Url::parse(&url)
         .map_err(|error| format!("the request URL `{base}{path}` is not valid: {error}"))?;
+    // Defence in depth: whatever the values were, the request stays under the API's root and
+    // the operation's own path up to its first placeholder.
+    let literal = &operation.path[..operation.path.find('{').unwrap_or(operation.path.len())];
+    let within = reqwest::Url::parse(&format!("{base}{literal}"))
+        .is_ok_and(|expected| parsed.path().starts_with(expected.path()));
+    if !within {
+        return Err(format!(
+            "the request URL `{base}{path}` would leave the operation's path `{}`; check the path parameters",
+            operation.path
+        ));
+    }
     let mut request = client
         .request(operation.method.clone(), parsed)
         .header(reqwest::header::ACCEPT, "application/json, */*;q=0.8");
@@ -189,6 +216,14 @@ fn primitive(value: &Value) -> String {
         Value::Null => String::new(),
         other => other.to_string(),
     }
+}
+
+/// `.`, `..` and their percent-escaped spellings, which URL parsers treat alike.
+fn is_dot_segment(segment: &str) -> bool {
+    matches!(
+        segment.to_ascii_lowercase().as_str(),
+        "." | "%2e" | ".." | ".%2e" | "%2e." | "%2e%2e"
+    )
 }
 
 fn encode(text: &str, set: &'static AsciiSet) -> String {
@@ -329,7 +364,7 @@ mod tests {
     fn path_values_are_escaped_so_they_stay_one_segment() {
         let p = parameter("id", Location::Path, Style::Simple, false);
         assert_eq!(path_value(&p, &json!("a/b c?#%")), "a%2Fb%20c%3F%23%25");
-        assert_eq!(path_value(&p, &json!("..")), "..");
+        assert_eq!(path_value(&p, &json!("%2e")), "%252e");
         assert_eq!(path_value(&p, &json!(7)), "7");
         assert_eq!(path_value(&p, &json!(["a", "b"])), "a,b");
         assert_eq!(path_value(&p, &json!({"x": 1, "y": 2})), "x,1,y,2");
@@ -339,6 +374,70 @@ mod tests {
         assert_eq!(path_value(&p, &json!(["a", "b"])), ";id=a,b");
         let p = parameter("id", Location::Path, Style::Matrix, true);
         assert_eq!(path_value(&p, &json!(["a", "b"])), ";id=a;id=b");
+    }
+
+    /// The URL `build` makes for `path` with `arguments`, against `https://api.example/v1/t`.
+    fn url(path: &str, style: Style, arguments: Value) -> Result<String, String> {
+        let document = super::super::spec::parse(
+            json!({"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {}})
+                .to_string(),
+        )
+        .expect("a valid document");
+        let credentials = Credentials::new(&document, Vec::new(), None).expect("no credentials");
+        let mut parameters = Vec::new();
+        for (name, _) in placeholders(path) {
+            parameters.push(parameter(&name, Location::Path, style, false));
+        }
+        let operation = Operation {
+            name: "op".into(),
+            method: reqwest::Method::DELETE,
+            path: path.into(),
+            server: None,
+            parameters,
+            body: None,
+            security: None,
+        };
+        let Value::Object(arguments) = arguments else {
+            panic!("arguments are an object");
+        };
+        let built = build(
+            &reqwest::Client::new(),
+            "https://api.example/v1/t",
+            &operation,
+            &arguments,
+            &credentials,
+            None,
+            None,
+        )?;
+        let request = built.request.build().map_err(|e| e.to_string())?;
+        Ok(request.url().to_string())
+    }
+
+    #[test]
+    fn dot_segments_in_path_values_are_refused_so_the_request_stays_on_its_resource() {
+        crate::tls::install_crypto_provider();
+        for value in [".", "..", "%2e"] {
+            let built = url("/items/{id}", Style::Simple, json!({"id": value}));
+            // `%2e` is escaped to `%252e`, a value like any other.
+            if value == "%2e" {
+                assert_eq!(built.as_deref(), Ok("https://api.example/v1/t/items/%252e"));
+                continue;
+            }
+            let error = built.expect_err(value);
+            assert!(error.contains("path parameter `id`"), "{error}");
+            assert!(error.contains(&format!("segment `{value}`")), "{error}");
+        }
+        // `label` adds a dot of its own: `.` becomes `..`.
+        let error = url("/files/{name}", Style::Label, json!({"name": "."})).expect_err("..");
+        assert!(error.contains("segment `..`"), "{error}");
+        // Two values that are dots only together.
+        let error = url("/f/{a}{b}", Style::Simple, json!({"a": ".", "b": "."})).expect_err("..");
+        assert!(error.contains("`a`, `b`"), "{error}");
+        // Dots beside other characters are a name like any other.
+        assert_eq!(
+            url("/items/{id}", Style::Simple, json!({"id": "..a"})).as_deref(),
+            Ok("https://api.example/v1/t/items/..a")
+        );
     }
 
     #[test]

@@ -15,12 +15,14 @@ const MAX_BODY: usize = 32 * 1024 * 1024;
 const EXCERPT_CHARS: usize = 400;
 
 /// Reads `response` to the end (up to [`MAX_BODY`]). `line` is the request line for messages;
-/// `missing` the security schemes the call had no credential for.
+/// `missing` the security schemes the call had no credential for; `scrub` blanks the
+/// connection's secrets in a value, and runs on an error body before it is cut to an excerpt.
 pub(crate) async fn read(
     mut response: reqwest::Response,
     line: &str,
     missing: &[String],
     source: &str,
+    scrub: &(dyn Fn(&mut Value) + Sync),
 ) -> Result<Value, String> {
     let status = response.status();
     let content_type = response
@@ -57,7 +59,7 @@ pub(crate) async fn read(
         return Ok(success(line, &content_type, body));
     }
     let code = status.as_u16();
-    let excerpt = excerpt(&body);
+    let excerpt = excerpt(&body, scrub);
     let reason = status.canonical_reason().unwrap_or_default();
     let mut message = format!("{line} answered HTTP {code} {reason}");
     if !excerpt.is_empty() {
@@ -139,17 +141,45 @@ fn failure(message: String, status: Option<u16>, retryable: bool, hint: Option<S
 }
 
 /// The start of an error body on one line: JSON compacted, text with its whitespace folded.
-fn excerpt(body: &[u8]) -> String {
-    let text = match serde_json::from_slice::<Value>(body) {
-        Ok(value) => value.to_string(),
-        Err(_) => String::from_utf8_lossy(body)
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" "),
+/// The whole body is scrubbed first: a secret the cut ran through would no longer match, and
+/// its start would reach the script.
+fn excerpt(body: &[u8], scrub: &(dyn Fn(&mut Value) + Sync)) -> String {
+    let mut value = serde_json::from_slice::<Value>(body)
+        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(body).into_owned()));
+    scrub(&mut value);
+    let text = match value {
+        Value::String(text) => text.split_whitespace().collect::<Vec<_>>().join(" "),
+        other => other.to_string(),
     };
     if text.chars().count() <= EXCERPT_CHARS {
         return text;
     }
     let cut: String = text.chars().take(EXCERPT_CHARS).collect();
     format!("{cut}…")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::credentials::{Redaction, Secret};
+
+    #[test]
+    fn a_secret_the_excerpt_cut_runs_through_is_blanked_first() {
+        let secret = "ghp_R3alT0kenValue9876543210abcdefXY";
+        let redaction = Redaction::new([Secret::new(secret.to_string())]);
+        let scrub = |value: &mut Value| redaction.clean_json(value);
+        let cut_at = EXCERPT_CHARS - 10;
+        let text = format!(
+            "{}Authorization: Bearer {secret}\n{}",
+            "x".repeat(cut_at - 22),
+            "y".repeat(EXCERPT_CHARS)
+        );
+        let cut = excerpt(text.as_bytes(), &scrub);
+        assert!(!cut.contains("ghp_"), "{cut}");
+        assert!(cut.ends_with('…'), "{cut}");
+        let json =
+            serde_json::json!({ "pad": "x".repeat(cut_at - 20), "seen": secret }).to_string();
+        let cut = excerpt(json.as_bytes(), &scrub);
+        assert!(!cut.contains("ghp_"), "{cut}");
+    }
 }
