@@ -89,6 +89,49 @@ fn add_list_show_and_remove_a_skill() {
     );
 }
 
+#[cfg(unix)]
+#[test]
+fn a_refused_skill_add_leaves_nothing_behind_and_the_retry_succeeds() {
+    let home = Home::new();
+    home.write_config("");
+    let outside = tempfile::tempdir().unwrap();
+    let folder = skill(outside.path(), "notes", "Notes.");
+    // Whenever the walk meets the symlink, a copy made straight into skills/ would already
+    // have created skills/notes and possibly some of its files.
+    write(&folder.join("a.md"), "a\n");
+    std::os::unix::fs::symlink("/etc/hostname", folder.join("z-link.txt")).unwrap();
+
+    let refused = home
+        .run(&["skill", "add", folder.to_str().unwrap()])
+        .fails();
+    assert!(
+        refused.stderr.contains("z-link.txt is a symlink"),
+        "{}",
+        refused.stderr
+    );
+    let skills = home.path().join("skills");
+    let left: Vec<_> = std::fs::read_dir(&skills)
+        .map(|entries| entries.map(|e| e.unwrap().file_name()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "left behind in skills/: {left:?}");
+    let listed = home.run(&["skill", "list"]).ok();
+    assert_eq!(listed.stdout, "");
+
+    std::fs::remove_file(folder.join("z-link.txt")).unwrap();
+    let added = home.run(&["skill", "add", folder.to_str().unwrap()]).ok();
+    assert!(
+        added.stderr.contains("added skill `notes`"),
+        "{}",
+        added.stderr
+    );
+    assert!(skills.join("notes/a.md").is_file() && skills.join("notes/scripts/run.sh").is_file());
+    let left: Vec<_> = std::fs::read_dir(&skills)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, ["notes"], "only the skill is in skills/");
+}
+
 #[test]
 fn a_malformed_skill_is_reported_with_its_line_and_the_others_load() {
     let home = Home::new();
