@@ -243,8 +243,13 @@ pub trait ToolVersionRecords {
     ) -> Result<bool, StoreError>;
     /// Every version seen and not confirmed.
     fn unconfirmed_versions(&self) -> Result<Vec<Unconfirmed>, StoreError>;
-    /// The version of `address` confirmed last, if any.
-    fn last_confirmed_version(&self, address: &str) -> Result<Option<ToolVersion>, StoreError>;
+    /// The version of `address` confirmed last, if any; else the one of `identity` confirmed
+    /// last under any address.
+    fn last_confirmed_version(
+        &self,
+        address: &str,
+        identity: Option<&str>,
+    ) -> Result<Option<ToolVersion>, StoreError>;
 }
 
 /// Where the state key is kept and its check value; never the key.

@@ -662,6 +662,90 @@ fn a_changed_source_skill_is_marked_withheld_and_shown_as_a_diff_until_confirmed
     );
 }
 
+/// A changed skill stays withheld when a same-named sibling appears and both are re-keyed by
+/// path: trust follows the skill's `SKILL.md` within the source, not its address.
+#[test]
+fn a_changed_source_skill_stays_withheld_when_a_sibling_re_keys_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = home_with_skills_peer(dir.path());
+    let notes = |text: &str| format!("---\nname: notes\ndescription: Take notes.\n---\n{text}\n");
+    write(
+        &dir.path().join("team/notes/SKILL.md"),
+        &notes("ORIGINAL-TEXT"),
+    );
+    home.run(&["source", "refresh", "docs"]).ok();
+    let first = home.run(&["describe", "skill:docs.notes"]).ok();
+    assert!(first.stdout.contains("ORIGINAL-TEXT"), "{}", first.stdout);
+
+    write(
+        &dir.path().join("team/notes/SKILL.md"),
+        &notes("CHANGED-TEXT"),
+    );
+    let changed = home.run(&["source", "refresh", "docs"]).ok();
+    assert!(
+        changed
+            .stdout
+            .contains("changed since confirmed: skill:docs.notes"),
+        "{}",
+        changed.stdout
+    );
+
+    // A sibling of the same name: both are now addressed by their paths.
+    write(
+        &dir.path().join("zz/notes/SKILL.md"),
+        &notes("SIBLING-TEXT"),
+    );
+    let rekeyed = home.run(&["source", "refresh", "docs"]).ok();
+    assert!(
+        rekeyed
+            .stdout
+            .contains("changed since confirmed: skill:docs.team.notes")
+            && rekeyed
+                .stdout
+                .contains("new: skill:docs.team.notes, skill:docs.zz.notes")
+            && rekeyed.stdout.contains("gone: skill:docs.notes"),
+        "{}",
+        rekeyed.stdout
+    );
+    let withheld = home.run(&["describe", "skill:docs.team.notes"]);
+    assert_eq!(withheld.code, 1, "{}", withheld.stdout);
+    assert!(
+        withheld.stderr.contains("capabilities source review docs")
+            && !withheld.stdout.contains("CHANGED-TEXT"),
+        "{}\n{}",
+        withheld.stdout,
+        withheld.stderr
+    );
+    let sibling = home.run(&["describe", "skill:docs.zz.notes"]).ok();
+    assert!(
+        sibling.stdout.contains("SIBLING-TEXT"),
+        "{}",
+        sibling.stdout
+    );
+
+    // The review measures the change against the text confirmed under the old address.
+    let reviewed = home.run(&["source", "review", "docs", "--yes"]).ok();
+    assert!(
+        reviewed
+            .stdout
+            .contains("skill:docs.team.notes (a skill of source `docs`) changed:")
+            && reviewed.stdout.contains("-ORIGINAL-TEXT")
+            && reviewed.stdout.contains("+CHANGED-TEXT")
+            && reviewed.stdout.contains("Confirmed skill:docs.team.notes."),
+        "{}",
+        reviewed.stdout
+    );
+    let served = home.run(&["describe", "skill:docs.team.notes"]).ok();
+    assert!(served.stdout.contains("CHANGED-TEXT"), "{}", served.stdout);
+
+    // The sibling gone, the skill is back at its old address with the text now confirmed.
+    std::fs::remove_dir_all(dir.path().join("zz")).unwrap();
+    let back = home.run(&["source", "refresh", "docs"]).ok();
+    assert!(!back.stdout.contains("changed since"), "{}", back.stdout);
+    let served = home.run(&["describe", "skill:docs.notes"]).ok();
+    assert!(served.stdout.contains("CHANGED-TEXT"), "{}", served.stdout);
+}
+
 #[test]
 fn in_direct_mode_skills_are_read_through_the_hubs_read_skill_tool_and_served_natively() {
     let dir = tempfile::tempdir().unwrap();

@@ -138,6 +138,17 @@ CREATE TABLE tool_versions (
 );
 ALTER TABLE approvals ADD COLUMN tool_version TEXT;
 ",
+    // 5: a version may carry an identity that outlives its address (a source's skill: its
+    // source and the URI of its SKILL.md, as `catalog::changes::skill_identity` spells it),
+    // so trust follows a skill that a same-named sibling re-keys. Skills recorded before get
+    // theirs from the definition they were recorded with.
+    "
+ALTER TABLE tool_versions ADD COLUMN identity TEXT;
+UPDATE tool_versions
+   SET identity = 'skill:' || json_extract(definition, '$.source') || ' ' || json_extract(definition, '$.uri')
+ WHERE address LIKE 'skill:%' AND json_valid(definition);
+CREATE INDEX tool_versions_by_identity ON tool_versions (identity, version) WHERE identity IS NOT NULL;
+",
 ];
 
 /// The version this build migrates to.
