@@ -356,3 +356,57 @@ fn two_http_replicas_share_runs_approvals_and_tokens_and_write_once() {
         "{refused}"
     );
 }
+
+/// The run a direct call's "a person must decide" answer names.
+fn waiting_run(answer: &serde_json::Value) -> Option<String> {
+    let text = answer["result"]["content"][0]["text"].as_str()?;
+    let start = text.find("hub approve ")? + "hub approve ".len();
+    let rest = &text[start..];
+    Some(rest[..rest.find('`')?].to_string())
+}
+
+#[test]
+fn one_direct_call_sent_to_two_replicas_at_once_waits_on_one_run_and_writes_once() {
+    let db = Database::new();
+    let shared = tempfile::tempdir().unwrap();
+    let ledger = ledger_in(&shared);
+    let [first, second] = [0, 1].map(|_| replica(&db, &ledger));
+    let mut hubs = [&first, &second].map(|home| {
+        let mut hub = Raw::spawn(home.command(&["hub", "serve", "--direct"]));
+        hub.initialize("2025-11-25");
+        hub
+    });
+    let call = |id: u64| {
+        json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": { "name": "ledger_write", "arguments": { "key": "once" } } })
+        .to_string()
+    };
+    // The same call, three times to each replica, interleaved.
+    for id in 1..4 {
+        for hub in &mut hubs {
+            hub.send(&call(id));
+        }
+    }
+    let asked: Vec<serde_json::Value> = hubs
+        .iter_mut()
+        .flat_map(|hub| (0..3).map(|_| hub.next()).collect::<Vec<_>>())
+        .collect();
+    let runs: std::collections::BTreeSet<Option<String>> = asked.iter().map(waiting_run).collect();
+    assert_eq!(runs.len(), 1, "one run for one call: {asked:?}");
+    let Some(Some(run_id)) = runs.into_iter().next() else {
+        panic!("the calls did not wait for a person: {asked:?}");
+    };
+    let pending = first.run(&["hub", "runs", "--pending", "--json"]).ok();
+    let pending: Vec<serde_json::Value> = serde_json::from_str(&pending.stdout).unwrap();
+    assert_eq!(pending.len(), 1, "one run waits for a person: {pending:?}");
+
+    // Allowed in one replica, the call sent to the other runs it, once.
+    first.run(&["hub", "approve", &run_id]).ok();
+    hubs[1].send(&call(10));
+    let ran = hubs[1].next();
+    assert_ne!(ran["result"]["isError"], json!(true), "{ran}");
+    assert_eq!(writes(&ledger), ["write once"], "{ran}");
+    for hub in hubs {
+        hub.close();
+    }
+}

@@ -129,6 +129,14 @@ UPDATE tool_versions
  WHERE address LIKE 'skill:%';
 CREATE INDEX tool_versions_by_identity ON tool_versions (identity, version) WHERE identity IS NOT NULL;
 ",
+    // 3: as SQLite's step 6: turns identical direct calls take across replicas.
+    "
+CREATE TABLE turns (
+    key      TEXT PRIMARY KEY,
+    owner    TEXT NOT NULL,
+    until_ms BIGINT NOT NULL
+);
+",
 ];
 
 /// The version this build migrates to.

@@ -149,6 +149,15 @@ UPDATE tool_versions
  WHERE address LIKE 'skill:%' AND json_valid(definition);
 CREATE INDEX tool_versions_by_identity ON tool_versions (identity, version) WHERE identity IS NOT NULL;
 ",
+    // 6: turns identical direct calls take across every process sharing the store, each held
+    // by one owner with a lease, so replicas make one run for one call sent to both.
+    "
+CREATE TABLE turns (
+    key      TEXT PRIMARY KEY,
+    owner    TEXT NOT NULL,
+    until_ms INTEGER NOT NULL
+);
+",
 ];
 
 /// The version this build migrates to.
