@@ -193,3 +193,84 @@ impl Executor {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::catalog::cache::ListingCache;
+    use crate::catalog::live::LiveCatalog;
+    use crate::config::Settings;
+    use crate::credentials::NoSecretStore;
+    use crate::runs::testing::{pending, store_in};
+    use crate::runs::{Decision, NewRun, Seen};
+    use crate::sources::Sources;
+
+    const CODE: &str = "return await ledger.write({\"key\":\"once\"})";
+
+    /// A run of `CODE` from `caller`, paused on its one call.
+    async fn waiting(store: &Store, run_id: &str) {
+        let run = NewRun {
+            run_id: run_id.into(),
+            code: CODE.into(),
+            client: Some("agent".into()),
+            ..NewRun::default()
+        };
+        let owner = store.runs().begin(run).await.unwrap();
+        store
+            .approvals()
+            .record_pending(run_id, &owner, pending(0, "ledger.write", "d0"))
+            .await
+            .unwrap();
+        store
+            .runs()
+            .finish(run_id, &owner, "awaiting_approval", &json!({}))
+            .await
+            .unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_twin_a_person_decided_is_gone_on_with_before_a_later_undecided_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_in(dir.path()).await;
+        let settings = Settings::empty();
+        let sources = Sources::start(Vec::new(), Arc::new(NoSecretStore));
+        let catalog = LiveCatalog::start(
+            settings.clone(),
+            ListingCache::new(dir.path().join("cache")),
+            sources,
+        );
+        let executor = Executor::new(catalog, Arc::new(settings), store.clone());
+        // Two twins, as replicas made them before they took turns in the store.
+        waiting(&store, "run_older").await;
+        waiting(&store, "run_newer").await;
+        assert_eq!(
+            executor.paused_twin(CODE, Some("agent")).await.as_deref(),
+            Some("run_newer"),
+            "undecided alike: the latest"
+        );
+        store
+            .approvals()
+            .decide(
+                "run_older",
+                vec![Seen {
+                    seq: 0,
+                    call_digest: "d0".into(),
+                }],
+                Decision::AllowOnce,
+                "terminal",
+                Box::new(|_, _| Ok(())),
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            executor.paused_twin(CODE, Some("agent")).await.as_deref(),
+            Some("run_older"),
+            "the approval is reached"
+        );
+        assert_eq!(executor.paused_twin(CODE, Some("other")).await, None);
+    }
+}
