@@ -243,6 +243,43 @@ mod tests {
     }
 
     #[test]
+    fn skills_recorded_before_identities_get_theirs_from_their_definition() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut connection = Connection::open(dir.path().join("s.sqlite")).unwrap();
+        for step in &STEPS[..4] {
+            connection.execute_batch(step).unwrap();
+        }
+        connection
+            .execute_batch(
+                r#"INSERT INTO tool_versions (address, version, definition, read_only, first_seen_ms) VALUES
+                     ('skill:docs.notes', 'v1', '{"source":"docs","uri":"skill://team/notes/SKILL.md"}', 1, 1),
+                     ('skill:docs.bad', 'v1', 'not json', 1, 1),
+                     ('gh.createIssue', 'v1', '{"source":"x","uri":"y"}', 0, 1);
+                   PRAGMA user_version = 4;"#,
+            )
+            .unwrap();
+        migrate(&mut connection).unwrap();
+        let identities: Vec<(String, Option<String>)> = connection
+            .prepare("SELECT address, identity FROM tool_versions ORDER BY address")
+            .unwrap()
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(
+            identities,
+            [
+                ("gh.createIssue".into(), None),
+                ("skill:docs.bad".into(), None),
+                (
+                    "skill:docs.notes".into(),
+                    Some("skill:docs skill://team/notes/SKILL.md".into())
+                ),
+            ]
+        );
+    }
+
+    #[test]
     fn a_store_from_a_newer_version_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let mut connection = Connection::open(dir.path().join("s.sqlite")).unwrap();
