@@ -69,6 +69,13 @@ pub fn skill_address(skill: &UpstreamSkill) -> String {
     format!("{}{}", crate::skills::PREFIX, skill.address_name())
 }
 
+/// What a source's skill is whatever address it has now: its source and the URI of its
+/// `SKILL.md` there (`skill:docs skill://team/notes/SKILL.md`). The store's migration that
+/// introduced identities computes the same string from recorded skills; keep them in step.
+pub fn skill_identity(skill: &UpstreamSkill) -> String {
+    format!("{}{} {}", crate::skills::PREFIX, skill.source, skill.uri)
+}
+
 /// The versions of `skills` to record beside the tools'. A skill counts as read-only: what
 /// asks again is not a call but its text, which is withheld until confirmed (see
 /// `crate::skills::describe`).
@@ -80,6 +87,7 @@ pub fn skill_versions(skills: &[UpstreamSkill]) -> Vec<SeenVersion> {
             version: skill.version.clone(),
             definition: serde_json::to_value(skill).unwrap_or(serde_json::Value::Null),
             read_only: true,
+            identity: Some(skill_identity(skill)),
         })
         .collect()
 }

@@ -1,7 +1,9 @@
 //! Listing sources again on demand (`capabilities source refresh` and the dashboard's `u` key):
 //! every source of the settings is listed now, the cache is renewed and marked so running hubs
 //! take the new listings at their next request, and each tool's version is recorded, so what
-//! changed since a person confirmed it, what is new and what went away can be said.
+//! changed since a person confirmed it, what is new and what went away can be said — for the
+//! source's skills too, by address, since a skill a same-named sibling re-keys shows up as one
+//! address gone and another new.
 
 use std::sync::Arc;
 
@@ -19,11 +21,12 @@ use crate::runs::{Store, StoreError, VersionState};
 pub enum Refreshed {
     Listed {
         tools: usize,
-        /// Tools whose definition differs from the version a person confirmed.
+        /// Tools whose definition differs from the version a person confirmed, and skills
+        /// (`skill:SOURCE.NAME`) whose text does.
         changed: Vec<String>,
-        /// Tools the previous listing did not have.
+        /// Tools and skills the previous listing did not have.
         added: Vec<String>,
-        /// Tools of the previous listing that are gone.
+        /// Tools and skills of the previous listing that are gone.
         gone: Vec<String>,
     },
     /// The source could not be listed; `error` says why.
@@ -37,12 +40,15 @@ pub async fn refresh_sources(
     store: &Store,
     secrets: Arc<dyn SecretLookup>,
 ) -> Result<Vec<(String, Refreshed)>, StoreError> {
-    let before: Vec<(String, Vec<ToolDefinition>)> = settings
+    let before: Vec<(String, Vec<ToolDefinition>, Vec<String>)> = settings
         .sources
         .iter()
         .map(|s| {
-            let tools = cache.read(&s.name).map(|l| l.tools).unwrap_or_default();
-            (s.name.clone(), tools)
+            let (tools, skills) = cache
+                .read(&s.name)
+                .map(|l| (l.tools, l.skills.iter().map(skill_address).collect()))
+                .unwrap_or_default();
+            (s.name.clone(), tools, skills)
         })
         .collect();
     let catalog = load(settings, cache, true, secrets).await;
@@ -81,21 +87,24 @@ pub async fn refresh_sources(
                     .map(|(skill, _)| skill_address(skill)),
             )
             .collect();
-        let old = before
+        let (old, old_skills) = before
             .iter()
-            .find(|(name, _)| *name == namespace.name)
-            .map(|(_, tools)| tools.as_slice())
+            .find(|(name, ..)| *name == namespace.name)
+            .map(|(_, tools, skills)| (tools.as_slice(), skills.as_slice()))
             .unwrap_or_default();
+        let skills: Vec<String> = namespace.skills.iter().map(skill_address).collect();
         let added = namespace
             .tools
             .iter()
             .filter(|t| !old.iter().any(|o| o.name == t.name))
             .map(|t| t.name.clone())
+            .chain(skills.iter().filter(|s| !old_skills.contains(*s)).cloned())
             .collect();
         let gone = old
             .iter()
             .filter(|o| !namespace.tools.iter().any(|t| t.name == o.name))
             .map(|o| o.name.clone())
+            .chain(old_skills.iter().filter(|s| !skills.contains(*s)).cloned())
             .collect();
         out.push((
             namespace.name.clone(),

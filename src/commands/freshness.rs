@@ -14,7 +14,9 @@ use super::progress::{names, waiting};
 use crate::app::App;
 use crate::catalog::Catalog;
 use crate::catalog::cache::ListingCache;
-use crate::catalog::changes::{ChangedTools, review_diff, skill_address, skill_review_diff};
+use crate::catalog::changes::{
+    ChangedTools, review_diff, skill_address, skill_identity, skill_review_diff,
+};
 use crate::catalog::load::load;
 use crate::catalog::refresh::{Refreshed, refresh_sources};
 use crate::cli::{SourceRefreshArgs, SourceReviewArgs};
@@ -113,7 +115,7 @@ pub async fn review(app: &App, args: &SourceReviewArgs) -> anyhow::Result<ExitCo
     for tool in tools {
         let before = store
             .tool_versions()
-            .last_confirmed(&tool.address())
+            .last_confirmed(&tool.address(), None)
             .await?;
         let before_tool: Option<ToolDefinition> =
             before.and_then(|b| serde_json::from_value(b.definition).ok());
@@ -191,7 +193,7 @@ async fn review_skills(
         };
         let before: Option<UpstreamSkill> = store
             .tool_versions()
-            .last_confirmed(&address)
+            .last_confirmed(&address, Some(&skill_identity(skill)))
             .await?
             .and_then(|b| serde_json::from_value(b.definition).ok());
         let before_text = before

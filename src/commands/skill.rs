@@ -100,7 +100,7 @@ pub fn add(app: &App, args: &SkillAddArgs) -> anyhow::Result<ExitCode> {
             target.display()
         );
     }
-    copy_folder(source, &target)
+    install_folder(source, &target)
         .with_context(|| format!("cannot copy {} to {}", source.display(), target.display()))?;
     eprintln!(
         "added skill `{}` ({} supporting files) to {}",
@@ -139,7 +139,28 @@ pub fn remove(app: &App, args: &SkillNameArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Copies `from` into a new folder `to`: regular files and folders, hidden entries left out
+/// Copies `from` to the new folder `to` whole or not at all: the copy is made in a hidden
+/// folder beside `to` (skills are loaded from visible folders only) and renamed into place once
+/// complete, so a refused or failed copy never leaves a partial skill that loads and blocks the
+/// retry.
+fn install_folder(from: &Path, to: &Path) -> anyhow::Result<()> {
+    let (Some(parent), Some(name)) = (to.parent(), to.file_name()) else {
+        bail!("{} is not a folder a skill can be added as", to.display());
+    };
+    std::fs::create_dir_all(parent)?;
+    let staging = tempfile::Builder::new()
+        .prefix(&format!(".{}.adding-", name.to_string_lossy()))
+        .tempdir_in(parent)?;
+    copy_folder(from, staging.path())?;
+    // On success the staging folder becomes the skill; on any error `staging` drops and
+    // deletes what was copied.
+    std::fs::rename(staging.path(), to)?;
+    // Already renamed away: nothing is left for the guard to delete.
+    let _ = staging.keep();
+    Ok(())
+}
+
+/// Copies `from` into the folder `to`: regular files and folders, hidden entries left out
 /// (as the skill lists them), symlinks refused (they could point anywhere).
 fn copy_folder(from: &Path, to: &Path) -> anyhow::Result<()> {
     std::fs::create_dir_all(to)?;

@@ -43,6 +43,8 @@ pub const WEAK: usize = 8;
 #[derive(Default)]
 pub struct Redaction {
     matcher: Option<Matcher>,
+    /// The longest form, in bytes: how far back from a cut end the start of a secret may lie.
+    margin: usize,
 }
 
 enum Matcher {
@@ -63,11 +65,13 @@ impl Redaction {
     pub fn new(secrets: impl IntoIterator<Item = Secret>) -> Redaction {
         let mut seen = HashSet::new();
         let (mut exact, mut kinds, mut hex) = (Vec::new(), Vec::new(), Vec::new());
+        let mut margin = 0;
         for secret in secrets {
             for (form, kind) in forms::forms(secret.expose()) {
                 if !seen.insert((form.clone(), kind)) {
                     continue;
                 }
+                margin = margin.max(form.len());
                 match kind {
                     Kind::Hex => hex.push(form),
                     Kind::Text | Kind::Base64 => {
@@ -102,7 +106,15 @@ impl Redaction {
         };
         Redaction {
             matcher: Some(matcher),
+            margin,
         }
+    }
+
+    /// How many bytes past a bound a reader that cuts text must keep so that
+    /// [`clean_start`](Self::clean_start) still shows everything up to the bound: the longest
+    /// form of any secret.
+    pub fn margin(&self) -> usize {
+        self.margin
     }
 
     pub fn is_empty(&self) -> bool {
@@ -146,18 +158,27 @@ impl Redaction {
         if spans.is_empty() {
             return text.to_string();
         }
-        let bytes = text.as_bytes();
-        let mut out = Vec::with_capacity(bytes.len());
-        let mut at = 0;
-        for (start, end) in spans {
-            out.extend_from_slice(&bytes[at..start]);
-            out.extend_from_slice(MASK.as_bytes());
-            at = end;
+        blank(text, &spans, text.len())
+    }
+
+    /// `text`, the start of a longer text whose rest was never seen, cleaned and without its
+    /// last [`margin`](Self::margin) bytes. A secret cut by the end of `text` matches no form,
+    /// so its first characters would otherwise stay; it starts within the margin, which is
+    /// dropped (a secret matched whole across the new end is blanked whole).
+    pub fn clean_start(&self, text: &str) -> String {
+        let spans = match &self.matcher {
+            None => return text.to_string(),
+            Some(Matcher::Unavailable) if text.is_empty() => return String::new(),
+            Some(Matcher::Unavailable) => return MASK.to_string(),
+            Some(Matcher::Forms { exact, kinds, hex }) => {
+                spans(text, exact.as_ref(), kinds, hex.as_ref())
+            }
+        };
+        let mut end = text.len().saturating_sub(self.margin);
+        while !text.is_char_boundary(end) {
+            end -= 1;
         }
-        out.extend_from_slice(&bytes[at..]);
-        // Every span starts and ends on a character boundary (patterns are whole UTF-8, runs
-        // are ASCII), so this is never lossy; lossy rather than a panic if it ever were.
-        String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into())
+        blank(text, &spans, end)
     }
 
     /// Blanks secrets in every string of `value`, keys included.
@@ -180,6 +201,29 @@ impl Redaction {
             _ => {}
         }
     }
+}
+
+/// `text` up to byte `end` (a character boundary) with each of `spans` (sorted, disjoint)
+/// replaced by [`MASK`]; a span that crosses `end` is blanked whole.
+fn blank(text: &str, spans: &[(usize, usize)], end: usize) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(end);
+    let mut at = 0;
+    for &(start, stop) in spans {
+        if start >= end {
+            break;
+        }
+        out.extend_from_slice(&bytes[at..start]);
+        out.extend_from_slice(MASK.as_bytes());
+        at = stop;
+    }
+    if at < end {
+        out.extend_from_slice(&bytes[at..end]);
+    }
+    // Every span starts and ends on a character boundary (patterns are whole UTF-8, runs
+    // are ASCII), and so does `end`, so this is never lossy; lossy rather than a panic if it
+    // ever were.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into())
 }
 
 /// The byte ranges of `text` to blank: every match of every form (base64 ones widened to their
@@ -607,6 +651,37 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_start_of_a_cut_text_keeps_no_prefix_of_a_secret() {
+        let secret = "xoxb-Sl4ckT0kenValue-1234567890abc";
+        let redaction = Redaction::new([Secret::new(secret.into())]);
+        assert!(redaction.margin() >= secret.len());
+        // Whatever the cut leaves of the secret (its raw form or an encoding of it), none of
+        // its first characters survive, and a secret wholly before the cut is blanked.
+        for cut in 1..secret.len() {
+            let text = format!("{}{}", "p".repeat(200), &secret[..cut]);
+            let cleaned = redaction.clean_start(&text);
+            assert!(!cleaned.contains("xo"), "cut {cut}: {cleaned:?}");
+            assert!(
+                text.starts_with(&cleaned),
+                "cut {cut}: only the end is dropped"
+            );
+            let hex = emit::hex(secret);
+            let text = format!("{}{}", "p".repeat(200), &hex[..cut * 2]);
+            assert!(
+                !redaction.clean_start(&text).contains("786f"),
+                "hex cut {cut}"
+            );
+        }
+        let whole = format!("token={secret} {}", "p".repeat(2 * redaction.margin()));
+        let cleaned = redaction.clean_start(&whole);
+        assert!(
+            cleaned.starts_with(&format!("token={MASK} p")),
+            "{cleaned:?}"
+        );
+        assert_eq!(Redaction::default().clean_start("abc"), "abc");
     }
 
     #[test]

@@ -6,15 +6,24 @@
 //! the call reports that its outcome is unknown instead of being sent a second time.
 //!
 //! Only runs started within an approval's lifetime count: an allowance nobody used for longer
-//! never makes a later call run without asking. Identical calls in one process take turns
-//! ([`Turns`]), so several sent at once make one run, not one each.
+//! never makes a later call run without asking. Identical calls take turns, so several sent at
+//! once make one run, not one each: in one process on a lock ([`Turns`]), and across the
+//! processes sharing the store (replicas of one team's hub) on a turn kept in the store, held
+//! with a lease so a process that dies holding it delays the others by the lease at most.
+//! Where twins exist anyway (made before turns were shared, or while the store could not be
+//! asked), the call goes on with one a person already decided, so a decision is never left
+//! behind on a run no call reaches.
 
 use std::hash::{DefaultHasher, Hash, Hasher};
+use std::time::Duration;
 
+use serde_json::json;
 use tokio::sync::{Mutex, MutexGuard};
+use tokio::task::JoinHandle;
 
 use super::Executor;
-use crate::runs::{APPROVAL_TTL, now_ms};
+use crate::model::tool::json_digest;
+use crate::runs::{APPROVAL_TTL, RENEW_EVERY, Store, now_ms};
 
 /// How many of the latest runs are looked through: a person decides within the approval's
 /// 30 minutes, and a waiting run is among the latest far more often than not.
@@ -28,8 +37,50 @@ const RESUMABLE: &[&str] = &["awaiting_approval", "awaiting_connection", "interr
 /// sharing a stripe only wait for each other's start, never for a person.
 const STRIPES: usize = 64;
 
+/// How often a call waiting for the store's turn asks again.
+const TURN_POLL: Duration = Duration::from_millis(50);
+
 /// The turns identical direct calls take in this process.
 pub struct Turns(Vec<Mutex<()>>);
+
+/// A call's turn: this process's lock and, while the store can be asked, the turn in the
+/// store, renewed until the call is done with it and then given up.
+pub struct Turn<'a> {
+    _local: MutexGuard<'a, ()>,
+    shared: Option<SharedTurn>,
+}
+
+struct SharedTurn {
+    store: Store,
+    key: String,
+    owner: String,
+    renew: JoinHandle<()>,
+}
+
+impl Drop for Turn<'_> {
+    fn drop(&mut self) {
+        let Some(shared) = self.shared.take() else {
+            return;
+        };
+        shared.renew.abort();
+        // Given up in the background: the call's answer need not wait for it, and a turn left
+        // behind (no runtime to give it up on) only delays the next identical call by its
+        // lease.
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        runtime.spawn(async move {
+            if let Err(e) = shared
+                .store
+                .runs()
+                .end_turn(&shared.key, &shared.owner)
+                .await
+            {
+                tracing::warn!("cannot give up a direct call's turn in the store: {e}");
+            }
+        });
+    }
+}
 
 impl Default for Turns {
     fn default() -> Turns {
@@ -39,18 +90,62 @@ impl Default for Turns {
 
 impl Executor {
     /// Waits for this call's turn: held while looking for its twin and starting or resuming
-    /// the run (until it finishes or pauses), so an identical call sent meanwhile finds the run
-    /// this one left rather than start its own.
-    pub async fn twin_turn(&self, caller: Option<&str>, code: &str) -> MutexGuard<'_, ()> {
+    /// the run (until it finishes or pauses), so an identical call sent meanwhile, to this
+    /// process or another sharing the store, finds the run this one left rather than start its
+    /// own. A store that cannot be asked is logged, and only this process's turn is taken.
+    pub async fn twin_turn(&self, caller: Option<&str>, code: &str) -> Turn<'_> {
         let mut hasher = DefaultHasher::new();
         (caller, code, &self.profile).hash(&mut hasher);
         let stripe = (hasher.finish() % STRIPES as u64) as usize;
-        self.twin_turns.0[stripe].lock().await
+        let local = self.twin_turns.0[stripe].lock().await;
+        // Keyed by what makes calls twins; the script blanked as runs store it, and digested
+        // so the store never holds it in the clear.
+        let key = json_digest(&json!([self.profile, caller, self.redaction().clean(code)]));
+        Turn {
+            _local: local,
+            shared: self.shared_turn(key).await,
+        }
     }
 
-    /// The latest recent run of this profile and `caller` whose script is `code` and that the
-    /// call goes on with (see the module). A store that cannot say is logged and counts as
-    /// none: the call then asks again.
+    async fn shared_turn(&self, key: String) -> Option<SharedTurn> {
+        let runs = self.store.runs();
+        let owner = runs.new_turn_owner();
+        loop {
+            match runs.take_turn(&key, &owner).await {
+                Ok(true) => break,
+                Ok(false) => tokio::time::sleep(TURN_POLL).await,
+                Err(e) => {
+                    tracing::warn!(
+                        "cannot take a direct call's turn in the store, so only calls to this process take turns: {e}"
+                    );
+                    return None;
+                }
+            }
+        }
+        let (store, renew_key, renew_owner) = (self.store.clone(), key.clone(), owner.clone());
+        let renew = tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(RENEW_EVERY).await;
+                match store.runs().take_turn(&renew_key, &renew_owner).await {
+                    Ok(true) => {}
+                    // Its lease ran out and another call took it: nothing left to renew.
+                    Ok(false) => return,
+                    Err(e) => tracing::warn!("cannot renew a direct call's turn: {e}"),
+                }
+            }
+        });
+        Some(SharedTurn {
+            store: self.store.clone(),
+            key,
+            owner,
+            renew,
+        })
+    }
+
+    /// The recent run of this profile and `caller` whose script is `code` and that the call
+    /// goes on with (see the module): the latest one whose waiting call a person decided, else
+    /// the latest. A store that cannot say is logged and counts as none: the call then asks
+    /// again.
     pub async fn paused_twin(&self, code: &str, caller: Option<&str>) -> Option<String> {
         // Runs are stored with secrets blanked, so the script is compared the same way.
         let code = self.redaction().clean(code);
@@ -62,6 +157,7 @@ impl Executor {
             }
         };
         let since = now_ms().saturating_sub(APPROVAL_TTL.as_millis() as u64);
+        let mut latest = None;
         for summary in summaries {
             if !RESUMABLE.contains(&summary.status.as_str())
                 || summary.profile != self.profile
@@ -71,11 +167,110 @@ impl Executor {
                 continue;
             }
             match self.store.runs().get(&summary.run_id).await {
-                Ok(Some(record)) if record.code == code => return Some(summary.run_id),
+                Ok(Some(record)) if record.code == code => {
+                    if self.is_decided(&summary.run_id).await {
+                        return Some(summary.run_id);
+                    }
+                    latest.get_or_insert(summary.run_id);
+                }
                 Ok(_) => {}
                 Err(e) => tracing::warn!("cannot read run {}: {e}", summary.run_id),
             }
         }
-        None
+        latest
+    }
+
+    /// Whether a person decided a call `run_id` waits on, and the decision was not used yet.
+    async fn is_decided(&self, run_id: &str) -> bool {
+        match self.store.approvals().of_run(run_id).await {
+            Ok(approvals) => approvals
+                .iter()
+                .any(|a| a.decision.is_some() && a.consumed_at_ms.is_none()),
+            Err(e) => {
+                tracing::warn!("cannot read the approvals of run {run_id}: {e}");
+                false
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::catalog::cache::ListingCache;
+    use crate::catalog::live::LiveCatalog;
+    use crate::config::Settings;
+    use crate::credentials::NoSecretStore;
+    use crate::runs::testing::{pending, store_in};
+    use crate::runs::{Decision, NewRun, Seen};
+    use crate::sources::Sources;
+
+    const CODE: &str = "return await ledger.write({\"key\":\"once\"})";
+
+    /// A run of `CODE` from `caller`, paused on its one call.
+    async fn waiting(store: &Store, run_id: &str) {
+        let run = NewRun {
+            run_id: run_id.into(),
+            code: CODE.into(),
+            client: Some("agent".into()),
+            ..NewRun::default()
+        };
+        let owner = store.runs().begin(run).await.unwrap();
+        store
+            .approvals()
+            .record_pending(run_id, &owner, pending(0, "ledger.write", "d0"))
+            .await
+            .unwrap();
+        store
+            .runs()
+            .finish(run_id, &owner, "awaiting_approval", &json!({}))
+            .await
+            .unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_twin_a_person_decided_is_gone_on_with_before_a_later_undecided_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_in(dir.path()).await;
+        let settings = Settings::empty();
+        let sources = Sources::start(Vec::new(), Arc::new(NoSecretStore));
+        let catalog = LiveCatalog::start(
+            settings.clone(),
+            ListingCache::new(dir.path().join("cache")),
+            sources,
+        );
+        let executor = Executor::new(catalog, Arc::new(settings), store.clone());
+        // Two twins, as replicas made them before they took turns in the store.
+        waiting(&store, "run_older").await;
+        waiting(&store, "run_newer").await;
+        assert_eq!(
+            executor.paused_twin(CODE, Some("agent")).await.as_deref(),
+            Some("run_newer"),
+            "undecided alike: the latest"
+        );
+        store
+            .approvals()
+            .decide(
+                "run_older",
+                vec![Seen {
+                    seq: 0,
+                    call_digest: "d0".into(),
+                }],
+                Decision::AllowOnce,
+                "terminal",
+                Box::new(|_, _| Ok(())),
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            executor.paused_twin(CODE, Some("agent")).await.as_deref(),
+            Some("run_older"),
+            "the approval is reached"
+        );
+        assert_eq!(executor.paused_twin(CODE, Some("other")).await, None);
     }
 }

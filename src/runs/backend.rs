@@ -76,6 +76,21 @@ pub trait RunRecords {
         lease_until_ms: u64,
         now_ms: u64,
     ) -> Result<bool, StoreError>;
+    /// Takes the turn `key` (identical direct calls take turns; see `crate::execute::twin`) for
+    /// `owner` until `until_ms`, unless another owner than `gone` holds it past `now_ms`; true
+    /// when `owner` holds it now. Taking it again renews it.
+    fn take_turn(
+        &self,
+        key: &str,
+        owner: &str,
+        gone: Option<&str>,
+        now_ms: u64,
+        until_ms: u64,
+    ) -> Result<bool, StoreError>;
+    /// Who holds the turn `key`, if anyone.
+    fn turn_holder(&self, key: &str) -> Result<Option<String>, StoreError>;
+    /// Gives the turn `key` up if `owner` still holds it.
+    fn end_turn(&self, key: &str, owner: &str) -> Result<(), StoreError>;
     /// Extends `owner`'s lease; false when the run is no longer its.
     fn renew_claim(
         &self,
@@ -243,8 +258,13 @@ pub trait ToolVersionRecords {
     ) -> Result<bool, StoreError>;
     /// Every version seen and not confirmed.
     fn unconfirmed_versions(&self) -> Result<Vec<Unconfirmed>, StoreError>;
-    /// The version of `address` confirmed last, if any.
-    fn last_confirmed_version(&self, address: &str) -> Result<Option<ToolVersion>, StoreError>;
+    /// The version of `address` confirmed last, if any; else the one of `identity` confirmed
+    /// last under any address.
+    fn last_confirmed_version(
+        &self,
+        address: &str,
+        identity: Option<&str>,
+    ) -> Result<Option<ToolVersion>, StoreError>;
 }
 
 /// Where the state key is kept and its check value; never the key.

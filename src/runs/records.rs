@@ -70,6 +70,13 @@ pub struct SeenVersion {
     pub version: String,
     pub definition: Value,
     pub read_only: bool,
+    /// What the thing is whatever its address, when its address can change under it: a
+    /// source's skill is re-keyed when a sibling takes its name, yet stays the same `SKILL.md`
+    /// of the same source. Trust follows the identity: a version confirmed under one address
+    /// is confirmed under the next, and one that is not counts as changed there even though
+    /// that address never saw a version before. `None` for a tool, whose address is its
+    /// identity.
+    pub identity: Option<String>,
 }
 
 /// A version of a tool seen and not confirmed.

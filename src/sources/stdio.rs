@@ -19,10 +19,12 @@ use crate::credentials::Redaction;
 
 /// How many stderr lines are kept for error messages.
 const STDERR_TAIL_LINES: usize = 20;
-/// Longest stderr or stdout line kept, in characters; the rest of the line is dropped.
+/// Longest stderr or stdout line kept for an error message, in characters; the rest of the
+/// line is dropped after redaction.
 const MAX_LINE_CHARS: usize = 300;
-/// Longest stderr line logged, in bytes; a child that never writes a newline cannot grow it.
-const MAX_STDERR_LINE_BYTES: usize = 4096;
+/// Longest part of a line redacted and logged, in bytes; a child that never writes a newline
+/// cannot grow it. The redaction's margin is read past it (see [`Line`]).
+const MAX_LINE_BYTES: usize = 4096;
 /// How long a child gets to exit after its stdin closes, and again after SIGTERM.
 const EXIT_GRACE: Duration = Duration::from_secs(2);
 
@@ -93,7 +95,7 @@ pub(crate) fn spawn(
     let tap = NoiseTap {
         inner: stdout,
         noise: noise.clone(),
-        line: Vec::new(),
+        line: Line::new(&redaction),
         redaction,
     };
     let spawned = StdioChild {
@@ -136,9 +138,10 @@ async fn read_stderr(
     redaction: Arc<Redaction>,
 ) {
     let mut chunk = [0u8; 8192];
-    let mut line = Vec::new();
-    let keep = |line: &[u8]| {
-        let text = redaction.clean(String::from_utf8_lossy(line).trim_end());
+    let mut line = Line::new(&redaction);
+    let keep = |line: &mut Line| {
+        let text = line.take_clean(&redaction);
+        let text = text.trim_end();
         if text.is_empty() {
             return;
         }
@@ -147,7 +150,7 @@ async fn read_stderr(
         if tail.len() == STDERR_TAIL_LINES {
             tail.pop_front();
         }
-        tail.push_back(clip(&text));
+        tail.push_back(clip(text));
     };
     // A read error ends the capture the same way EOF does: the child is gone or broke its pipe.
     while let Ok(read) = stderr.read(&mut chunk).await {
@@ -156,14 +159,59 @@ async fn read_stderr(
         }
         for &byte in &chunk[..read] {
             if byte == b'\n' {
-                keep(&line);
-                line.clear();
-            } else if line.len() < MAX_STDERR_LINE_BYTES {
+                keep(&mut line);
+            } else {
                 line.push(byte);
             }
         }
     }
-    keep(&line);
+    keep(&mut line);
+}
+
+/// One line of a child's output as it arrives, kept up to [`MAX_LINE_BYTES`] plus the
+/// redaction's margin. Cutting first and redacting after would leave the start of a secret that
+/// straddles the cut; a line that was cut is cleaned with
+/// [`Redaction::clean_start`], which drops the margin, so what is shown never ends in part of a
+/// secret.
+struct Line {
+    bytes: Vec<u8>,
+    limit: usize,
+    cut: bool,
+}
+
+impl Line {
+    fn new(redaction: &Redaction) -> Line {
+        Line {
+            bytes: Vec::new(),
+            limit: MAX_LINE_BYTES + redaction.margin(),
+            cut: false,
+        }
+    }
+
+    fn push(&mut self, byte: u8) {
+        if self.bytes.len() < self.limit {
+            self.bytes.push(byte);
+        } else {
+            self.cut = true;
+        }
+    }
+
+    /// The line with every secret blanked, and a fresh line begun.
+    fn take_clean(&mut self, redaction: &Redaction) -> String {
+        let text = String::from_utf8_lossy(&self.bytes);
+        let cleaned = if self.cut {
+            redaction.clean_start(&text)
+        } else {
+            redaction.clean(&text)
+        };
+        self.clear();
+        cleaned
+    }
+
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.cut = false;
+    }
 }
 
 fn clip(line: &str) -> String {
@@ -361,8 +409,8 @@ struct Noise {
 pub(crate) struct NoiseTap<R> {
     inner: R,
     noise: Arc<Mutex<Noise>>,
-    /// The start of the current line, up to `MAX_LINE_CHARS` bytes.
-    line: Vec<u8>,
+    /// The start of the current line.
+    line: Line,
     /// The connection's secrets, blanked from the noise before it lands in an error message.
     redaction: Arc<Redaction>,
 }
@@ -374,23 +422,23 @@ impl<R> NoiseTap<R> {
                 self.end_line();
                 continue;
             }
-            if self.line.len() < MAX_LINE_CHARS {
-                self.line.push(byte);
-            }
+            self.line.push(byte);
         }
     }
 
     fn end_line(&mut self) {
-        let text = String::from_utf8_lossy(&self.line);
-        let text = text.trim();
-        let looks_like_json = text.is_empty() || text.starts_with('{') || text.starts_with('[');
+        let looks_like_json = {
+            let text = String::from_utf8_lossy(&self.line.bytes);
+            let text = text.trim();
+            text.is_empty() || text.starts_with('{') || text.starts_with('[')
+        };
         if !looks_like_json {
             let mut noise = self
                 .noise
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
             if noise.first.is_none() {
-                noise.first = Some(clip(&self.redaction.clean(text)));
+                noise.first = Some(clip(self.line.take_clean(&self.redaction).trim()));
             }
         }
         self.line.clear();

@@ -410,3 +410,53 @@ fn a_value_from_the_environment_is_blanked_like_a_stored_secret() {
     let found = check("envelope", exec.stdout.as_bytes(), &needles(secret));
     assert!(found.is_ok(), "{found:?}");
 }
+
+/// A stdio source that prints its token after a long run of text, on stdout (where only
+/// JSON-RPC belongs) and on stderr: each line is cut for the error message and the log, and
+/// the cut must not fall inside a secret that is blanked only afterwards. The paddings put the
+/// token across the 300-character cut of stdout noise and the 4096-byte cut of a logged
+/// stderr line.
+#[test]
+fn a_secret_across_the_cut_of_a_long_stdio_line_leaves_no_prefix() {
+    let secret = "xoxb-Sl4ckT0kenValue-1234567890abcd";
+    let home = Home::new();
+    let script = "pad=$(printf '%0266d' 0 | tr 0 .); echo \"starting with config: $pad token=$TOKEN\"; \
+                  pad=$(printf '%04069d' 0 | tr 0 -); echo \"debug: $pad$TOKEN\" >&2; sleep 0.5; exit 1";
+    home.write_config(&format!(
+        "[credentials]\nstore = \"file\"\n\n[sources.noisy]\ncommand = \"sh\"\nargs = [\"-c\", {}]\nenv = {{ TOKEN = \"${{secret:tok}}\" }}\n",
+        serde_json::to_string(script).unwrap()
+    ));
+    run(&home, &["credential", "set", "tok"], secret, &[]).ok();
+    let tested = run(
+        &home,
+        &["source", "test", "noisy"],
+        "",
+        &[("CAPABILITIES_LOG", "debug")],
+    )
+    .fails();
+    let searched = run(
+        &home,
+        &["exec", "-"],
+        "return await hub.search(\"anything\")",
+        &[],
+    );
+    for (what, text) in [
+        ("source test", &tested.stdout),
+        ("source test's log", &tested.stderr),
+        ("search", &searched.stdout),
+        ("search's errors", &searched.stderr),
+    ] {
+        assert!(
+            !text.contains("xoxb"),
+            "{what} shows the start of the secret: {text}"
+        );
+    }
+    // The lines are there, blanked rather than dropped.
+    assert!(
+        tested.stderr.contains("token=•••") || tested.stdout.contains("token=•••"),
+        "{}\n{}",
+        tested.stdout,
+        tested.stderr
+    );
+    assert!(tested.stderr.contains("-----•••"), "{}", tested.stderr);
+}

@@ -356,3 +356,65 @@ fn two_http_replicas_share_runs_approvals_and_tokens_and_write_once() {
         "{refused}"
     );
 }
+
+/// The run a direct call's "a person must decide" answer names.
+fn waiting_run(answer: &serde_json::Value) -> Option<String> {
+    let text = answer["result"]["content"][0]["text"].as_str()?;
+    let start = text.find("hub approve ")? + "hub approve ".len();
+    let rest = &text[start..];
+    Some(rest[..rest.find('`')?].to_string())
+}
+
+#[test]
+fn one_direct_call_sent_to_two_replicas_at_once_waits_on_one_run_and_writes_once() {
+    let db = Database::new();
+    let shared = tempfile::tempdir().unwrap();
+    let ledger = ledger_in(&shared);
+    let [first, second] = [0, 1].map(|_| replica(&db, &ledger));
+    let mut hubs = [&first, &second].map(|home| {
+        let mut hub = Raw::spawn(home.command(&["hub", "serve", "--direct"]));
+        hub.initialize("2025-11-25");
+        hub
+    });
+    let call = |id: u64, key: &str| {
+        json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": { "name": "ledger_write", "arguments": { "key": key } } })
+        .to_string()
+    };
+    // Several rounds, each a call sent four times to each replica, interleaved: a race lost
+    // once is enough to make two runs.
+    let mut waiting = Vec::new();
+    for (round, key) in ["once", "r1", "r2", "r3"].into_iter().enumerate() {
+        let first_id = 10 * round as u64 + 1;
+        for id in first_id..first_id + 4 {
+            for hub in &mut hubs {
+                hub.send(&call(id, key));
+            }
+        }
+        let asked: Vec<serde_json::Value> = hubs
+            .iter_mut()
+            .flat_map(|hub| (0..4).map(|_| hub.next()).collect::<Vec<_>>())
+            .collect();
+        let runs: std::collections::BTreeSet<Option<String>> =
+            asked.iter().map(waiting_run).collect();
+        assert_eq!(runs.len(), 1, "one run for one call ({key}): {asked:?}");
+        let Some(Some(run_id)) = runs.into_iter().next() else {
+            panic!("the calls did not wait for a person: {asked:?}");
+        };
+        waiting.push(run_id);
+    }
+    let pending = first.run(&["hub", "runs", "--pending", "--json"]).ok();
+    let pending: Vec<serde_json::Value> = serde_json::from_str(&pending.stdout).unwrap();
+    assert_eq!(pending.len(), 4, "one run per call waits: {pending:?}");
+    let run_id = &waiting[0];
+
+    // Allowed in one replica, the call sent to the other runs it, once.
+    first.run(&["hub", "approve", run_id]).ok();
+    hubs[1].send(&call(100, "once"));
+    let ran = hubs[1].next();
+    assert_ne!(ran["result"]["isError"], json!(true), "{ran}");
+    assert_eq!(writes(&ledger), ["write once"], "{ran}");
+    for hub in hubs {
+        hub.close();
+    }
+}

@@ -89,6 +89,49 @@ fn add_list_show_and_remove_a_skill() {
     );
 }
 
+#[cfg(unix)]
+#[test]
+fn a_refused_skill_add_leaves_nothing_behind_and_the_retry_succeeds() {
+    let home = Home::new();
+    home.write_config("");
+    let outside = tempfile::tempdir().unwrap();
+    let folder = skill(outside.path(), "notes", "Notes.");
+    // Whenever the walk meets the symlink, a copy made straight into skills/ would already
+    // have created skills/notes and possibly some of its files.
+    write(&folder.join("a.md"), "a\n");
+    std::os::unix::fs::symlink("/etc/hostname", folder.join("z-link.txt")).unwrap();
+
+    let refused = home
+        .run(&["skill", "add", folder.to_str().unwrap()])
+        .fails();
+    assert!(
+        refused.stderr.contains("z-link.txt is a symlink"),
+        "{}",
+        refused.stderr
+    );
+    let skills = home.path().join("skills");
+    let left: Vec<_> = std::fs::read_dir(&skills)
+        .map(|entries| entries.map(|e| e.unwrap().file_name()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "left behind in skills/: {left:?}");
+    let listed = home.run(&["skill", "list"]).ok();
+    assert_eq!(listed.stdout, "");
+
+    std::fs::remove_file(folder.join("z-link.txt")).unwrap();
+    let added = home.run(&["skill", "add", folder.to_str().unwrap()]).ok();
+    assert!(
+        added.stderr.contains("added skill `notes`"),
+        "{}",
+        added.stderr
+    );
+    assert!(skills.join("notes/a.md").is_file() && skills.join("notes/scripts/run.sh").is_file());
+    let left: Vec<_> = std::fs::read_dir(&skills)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, ["notes"], "only the skill is in skills/");
+}
+
 #[test]
 fn a_malformed_skill_is_reported_with_its_line_and_the_others_load() {
     let home = Home::new();
@@ -617,6 +660,90 @@ fn a_changed_source_skill_is_marked_withheld_and_shown_as_a_diff_until_confirmed
         "{}",
         on_the_command_line.stdout
     );
+}
+
+/// A changed skill stays withheld when a same-named sibling appears and both are re-keyed by
+/// path: trust follows the skill's `SKILL.md` within the source, not its address.
+#[test]
+fn a_changed_source_skill_stays_withheld_when_a_sibling_re_keys_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = home_with_skills_peer(dir.path());
+    let notes = |text: &str| format!("---\nname: notes\ndescription: Take notes.\n---\n{text}\n");
+    write(
+        &dir.path().join("team/notes/SKILL.md"),
+        &notes("ORIGINAL-TEXT"),
+    );
+    home.run(&["source", "refresh", "docs"]).ok();
+    let first = home.run(&["describe", "skill:docs.notes"]).ok();
+    assert!(first.stdout.contains("ORIGINAL-TEXT"), "{}", first.stdout);
+
+    write(
+        &dir.path().join("team/notes/SKILL.md"),
+        &notes("CHANGED-TEXT"),
+    );
+    let changed = home.run(&["source", "refresh", "docs"]).ok();
+    assert!(
+        changed
+            .stdout
+            .contains("changed since confirmed: skill:docs.notes"),
+        "{}",
+        changed.stdout
+    );
+
+    // A sibling of the same name: both are now addressed by their paths.
+    write(
+        &dir.path().join("zz/notes/SKILL.md"),
+        &notes("SIBLING-TEXT"),
+    );
+    let rekeyed = home.run(&["source", "refresh", "docs"]).ok();
+    assert!(
+        rekeyed
+            .stdout
+            .contains("changed since confirmed: skill:docs.team.notes")
+            && rekeyed
+                .stdout
+                .contains("new: skill:docs.team.notes, skill:docs.zz.notes")
+            && rekeyed.stdout.contains("gone: skill:docs.notes"),
+        "{}",
+        rekeyed.stdout
+    );
+    let withheld = home.run(&["describe", "skill:docs.team.notes"]);
+    assert_eq!(withheld.code, 1, "{}", withheld.stdout);
+    assert!(
+        withheld.stderr.contains("capabilities source review docs")
+            && !withheld.stdout.contains("CHANGED-TEXT"),
+        "{}\n{}",
+        withheld.stdout,
+        withheld.stderr
+    );
+    let sibling = home.run(&["describe", "skill:docs.zz.notes"]).ok();
+    assert!(
+        sibling.stdout.contains("SIBLING-TEXT"),
+        "{}",
+        sibling.stdout
+    );
+
+    // The review measures the change against the text confirmed under the old address.
+    let reviewed = home.run(&["source", "review", "docs", "--yes"]).ok();
+    assert!(
+        reviewed
+            .stdout
+            .contains("skill:docs.team.notes (a skill of source `docs`) changed:")
+            && reviewed.stdout.contains("-ORIGINAL-TEXT")
+            && reviewed.stdout.contains("+CHANGED-TEXT")
+            && reviewed.stdout.contains("Confirmed skill:docs.team.notes."),
+        "{}",
+        reviewed.stdout
+    );
+    let served = home.run(&["describe", "skill:docs.team.notes"]).ok();
+    assert!(served.stdout.contains("CHANGED-TEXT"), "{}", served.stdout);
+
+    // The sibling gone, the skill is back at its old address with the text now confirmed.
+    std::fs::remove_dir_all(dir.path().join("zz")).unwrap();
+    let back = home.run(&["source", "refresh", "docs"]).ok();
+    assert!(!back.stdout.contains("changed since"), "{}", back.stdout);
+    let served = home.run(&["describe", "skill:docs.notes"]).ok();
+    assert!(served.stdout.contains("CHANGED-TEXT"), "{}", served.stdout);
 }
 
 #[test]

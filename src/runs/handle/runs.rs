@@ -1,9 +1,10 @@
 //! The `runs` handle: starting a run, claiming it (a resume, a takeover), renewing and giving up
-//! the claim when it ends, reading it back, listing and clearing runs.
+//! the claim when it ends, reading it back, listing and clearing runs; and the turns identical
+//! direct calls take before they look for a run to go on with.
 
 use serde_json::Value;
 
-use super::super::claims::{lease_end, new_owner};
+use super::super::claims::{lease_end, new_owner, owner_is_gone};
 use super::super::error::StoreError;
 use super::super::records::{Claim, ClaimRecord, NewRun, RunRecord, RunSummary};
 use super::super::vault::Place;
@@ -105,6 +106,40 @@ impl Runs<'_> {
         self.0
             .call(move |db, _| db.renew_claim(&run_id, &owner, lease_end(now_ms)))
             .await
+    }
+
+    /// A new owner for a turn: this process's identity, by which another process on this
+    /// machine can tell when it is gone, and a fresh nonce.
+    pub fn new_turn_owner(&self) -> String {
+        new_owner()
+    }
+
+    /// Takes, or renews, the turn `key` for `owner` (from [`new_turn_owner`](Self::new_turn_owner))
+    /// with a lease as long as a run's claim; false while another owner holds it. A holder
+    /// whose process is known to be dead (killed mid-call) gives way at once rather than when
+    /// its lease runs out, as a run's claim does.
+    pub async fn take_turn(&self, key: &str, owner: &str) -> Result<bool, StoreError> {
+        let (key, owner) = (key.to_string(), owner.to_string());
+        self.0
+            .call(move |db, _| {
+                let now_ms = now_ms();
+                if db.take_turn(&key, &owner, None, now_ms, lease_end(now_ms))? {
+                    return Ok(true);
+                }
+                match db.turn_holder(&key)? {
+                    Some(holder) if owner_is_gone(&holder) => {
+                        db.take_turn(&key, &owner, Some(&holder), now_ms, lease_end(now_ms))
+                    }
+                    _ => Ok(false),
+                }
+            })
+            .await
+    }
+
+    /// Gives up `owner`'s turn `key`.
+    pub async fn end_turn(&self, key: &str, owner: &str) -> Result<(), StoreError> {
+        let (key, owner) = (key.to_string(), owner.to_string());
+        self.0.call(move |db, _| db.end_turn(&key, &owner)).await
     }
 
     /// Records how `owner`'s attempt of a run ended (or that it paused) and gives up the
@@ -392,5 +427,33 @@ mod tests {
         let reopened = store_in(dir.path()).await;
         let run = reopened.runs().get("run_b").await.unwrap().unwrap();
         assert_eq!(run.code, "return 2");
+    }
+
+    #[tokio::test]
+    async fn a_turn_is_held_by_one_owner_until_given_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_in(dir.path()).await;
+        let runs = store.runs();
+        assert!(runs.take_turn("call", "a").await.unwrap());
+        assert!(!runs.take_turn("call", "b").await.unwrap());
+        // The holder renews it by taking it again; another key is another turn.
+        assert!(runs.take_turn("call", "a").await.unwrap());
+        assert!(runs.take_turn("other", "b").await.unwrap());
+        // Only the holder gives it up.
+        runs.end_turn("call", "b").await.unwrap();
+        assert!(!runs.take_turn("call", "b").await.unwrap());
+        runs.end_turn("call", "a").await.unwrap();
+        assert!(runs.take_turn("call", "b").await.unwrap());
+        // A holder whose process died gives way before its lease runs out.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        let mine = runs.new_turn_owner();
+        let parts: Vec<&str> = mine.split('|').collect();
+        let dead = format!("{}|{}|{}|{pid}|n", parts[0], parts[1], parts[2]);
+        if parts[..3].iter().all(|p| !p.is_empty()) {
+            assert!(runs.take_turn("killed", &dead).await.unwrap());
+            assert!(runs.take_turn("killed", &mine).await.unwrap());
+        }
     }
 }

@@ -2,7 +2,9 @@
 //! seen, and whether a person confirmed it. Trust attaches to a version: the first version of
 //! a tool counts as confirmed (it is what the user added the source with), and a later one only
 //! once someone confirms it — `source review`, or "always" on a call that asked because the
-//! tool changed. Until then a call of a changed tool asks, whatever the allow rules say.
+//! tool changed. Until then a call of a changed tool asks, whatever the allow rules say. A
+//! source's skill is trusted by its identity (its `SKILL.md` within the source) rather than by
+//! its address, which a sibling of the same name changes.
 
 use super::super::error::StoreError;
 use super::super::records::{SeenVersion, ToolVersion, Unconfirmed, VersionState};
@@ -20,6 +22,7 @@ impl SeenVersion {
             version: tool.hash.clone(),
             definition: serde_json::to_value(tool).unwrap_or(serde_json::Value::Null),
             read_only: tool.annotations.is_read_only(),
+            identity: None,
         }
     }
 }
@@ -60,11 +63,18 @@ impl ToolVersions<'_> {
             .await
     }
 
-    /// The version of `address` a person confirmed last (or the first one seen), if any.
-    pub async fn last_confirmed(&self, address: &str) -> Result<Option<ToolVersion>, StoreError> {
+    /// The version of `address` a person confirmed last (or the first one seen), if any; when
+    /// none was confirmed there, the one of `identity` (see [`SeenVersion::identity`])
+    /// confirmed last under any address.
+    pub async fn last_confirmed(
+        &self,
+        address: &str,
+        identity: Option<&str>,
+    ) -> Result<Option<ToolVersion>, StoreError> {
         let address = address.to_string();
+        let identity = identity.map(str::to_string);
         self.0
-            .call(move |db, _| db.last_confirmed_version(&address))
+            .call(move |db, _| db.last_confirmed_version(&address, identity.as_deref()))
             .await
     }
 
@@ -156,5 +166,82 @@ mod tests {
                 .await
                 .unwrap()
         );
+    }
+
+    fn skill(address: &str, version: &str) -> SeenVersion {
+        SeenVersion {
+            address: address.into(),
+            version: version.into(),
+            definition: json!({ "version": version }),
+            read_only: true,
+            identity: Some("skill:docs skill://team/notes/SKILL.md".into()),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_skill_keeps_its_trust_when_its_address_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_in(dir.path()).await;
+        let versions = store.tool_versions();
+        let observe = |seen: SeenVersion| versions.observe_seen(vec![seen]);
+        assert_eq!(
+            observe(skill("skill:docs.notes", "v1")).await.unwrap(),
+            [VersionState::Confirmed]
+        );
+        assert!(matches!(
+            observe(skill("skill:docs.notes", "v2")).await.unwrap()[0],
+            VersionState::Changed { .. }
+        ));
+        // Re-keyed by a sibling: the unconfirmed version is still changed at the new address,
+        // measured against the version confirmed at the old one.
+        let moved = observe(skill("skill:docs.team.notes", "v2")).await.unwrap();
+        let VersionState::Changed {
+            confirmed: Some(before),
+        } = &moved[0]
+        else {
+            panic!("{moved:?}");
+        };
+        assert_eq!(
+            (before.address.as_str(), before.version.as_str()),
+            ("skill:docs.notes", "v1")
+        );
+        assert!(
+            versions
+                .unconfirmed()
+                .await
+                .unwrap()
+                .iter()
+                .any(|u| u.address == "skill:docs.team.notes" && u.version == "v2")
+        );
+        let last = versions
+            .last_confirmed(
+                "skill:docs.team.notes",
+                Some("skill:docs skill://team/notes/SKILL.md"),
+            )
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(last.version, "v1");
+        // The confirmed version moves with it.
+        assert_eq!(
+            observe(skill("skill:docs.zz.notes", "v1")).await.unwrap(),
+            [VersionState::Confirmed]
+        );
+        // Confirmed at the new address, it is confirmed back at the old one too.
+        assert!(
+            versions
+                .confirm("skill:docs.team.notes", "v2", "source review")
+                .await
+                .unwrap()
+        );
+        assert_eq!(
+            observe(skill("skill:docs.notes", "v2")).await.unwrap(),
+            [VersionState::Confirmed]
+        );
+        assert!(versions.unconfirmed().await.unwrap().is_empty());
+        // Another skill first seen at an address it never had is trusted as before.
+        let mut other = skill("skill:docs.other", "w1");
+        other.identity = Some("skill:docs skill://other/SKILL.md".into());
+        assert_eq!(observe(other).await.unwrap(), [VersionState::Confirmed]);
     }
 }

@@ -204,6 +204,9 @@ impl StoredResultRecords for Postgres {
 
 /// Who confirmed the first version of a tool: nobody had to.
 const FIRST_SEEN: &str = "first seen";
+/// Who confirmed a skill's version seen at a new address: whoever confirmed it at the address
+/// that follows.
+const CONFIRMED_AS: &str = "confirmed as";
 
 impl ToolVersionRecords for Postgres {
     fn observe_versions(
@@ -254,8 +257,12 @@ impl ToolVersionRecords for Postgres {
         })
     }
 
-    fn last_confirmed_version(&self, address: &str) -> Result<Option<ToolVersion>, StoreError> {
-        self.with(|c| last_confirmed(c, address))
+    fn last_confirmed_version(
+        &self,
+        address: &str,
+        identity: Option<&str>,
+    ) -> Result<Option<ToolVersion>, StoreError> {
+        self.with(|c| last_confirmed(c, address, identity))
     }
 }
 
@@ -270,46 +277,76 @@ fn observe_one(
             &[&seen.address, &seen.version],
         )?
         .map(|row| row.get(0));
+    // Confirmed under another address as the same thing: confirmed here too.
+    let elsewhere: Option<String> = match &seen.identity {
+        Some(identity) if known.is_none_or(|at| at.is_none()) => t
+            .query_opt(
+                "SELECT address FROM tool_versions WHERE identity = $1 AND version = $2 AND confirmed_at_ms IS NOT NULL ORDER BY confirmed_at_ms DESC, seq_no DESC LIMIT 1",
+                &[identity, &seen.version],
+            )?
+            .map(|row| row.get(0)),
+        _ => None,
+    };
+    let confirmed_by = elsewhere.map(|address| format!("{CONFIRMED_AS} {address}"));
     let confirmed = match known {
-        Some(confirmed_at) => confirmed_at.is_some(),
+        Some(Some(_)) => true,
+        Some(None) => {
+            if let Some(by) = &confirmed_by {
+                t.execute(
+                    "UPDATE tool_versions SET confirmed_at_ms = $3, confirmed_by = $4 WHERE address = $1 AND version = $2",
+                    &[&seen.address, &seen.version, &signed(now_ms), by],
+                )?;
+            }
+            confirmed_by.is_some()
+        }
         None => {
-            let first = t
+            let any_before = t
                 .query_opt(
-                    "SELECT 1 FROM tool_versions WHERE address = $1 LIMIT 1",
-                    &[&seen.address],
+                    "SELECT 1 FROM tool_versions WHERE address = $1 OR identity = $2 LIMIT 1",
+                    &[&seen.address, &seen.identity],
                 )?
-                .is_none();
+                .is_some();
+            // The first version of a tool is what the user added the source with; a skill
+            // that only moved to a new address is not first seen there.
+            let by = match (any_before, confirmed_by) {
+                (_, Some(by)) => Some(by),
+                (false, None) => Some(FIRST_SEEN.to_string()),
+                (true, None) => None,
+            };
             t.execute(
-                "INSERT INTO tool_versions (address, version, definition, read_only, first_seen_ms, confirmed_at_ms, confirmed_by) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                "INSERT INTO tool_versions (address, version, definition, read_only, first_seen_ms, confirmed_at_ms, confirmed_by, identity) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
                 &[
                     &seen.address,
                     &seen.version,
                     &seen.definition.to_string(),
                     &seen.read_only,
                     &signed(now_ms),
-                    &first.then_some(signed(now_ms)),
-                    &first.then_some(FIRST_SEEN),
+                    &by.is_some().then_some(signed(now_ms)),
+                    &by,
+                    &seen.identity,
                 ],
             )?;
-            first
+            by.is_some()
         }
     };
     if confirmed {
         return Ok(VersionState::Confirmed);
     }
     Ok(VersionState::Changed {
-        confirmed: last_confirmed(t, &seen.address)?.map(Box::new),
+        confirmed: last_confirmed(t, &seen.address, seen.identity.as_deref())?.map(Box::new),
     })
 }
 
+/// The version of `address` confirmed last, else the one of `identity` under any address.
 fn last_confirmed(
     c: &mut impl GenericClient,
     address: &str,
+    identity: Option<&str>,
 ) -> Result<Option<ToolVersion>, postgres::Error> {
     let row = c.query_opt(
         "SELECT address, version, definition, read_only, first_seen_ms, confirmed_at_ms, confirmed_by FROM tool_versions
-         WHERE address = $1 AND confirmed_at_ms IS NOT NULL ORDER BY confirmed_at_ms DESC, seq_no DESC LIMIT 1",
-        &[&address],
+         WHERE (address = $1 OR identity = $2) AND confirmed_at_ms IS NOT NULL ORDER BY address = $1 DESC, confirmed_at_ms DESC, seq_no DESC LIMIT 1",
+        &[&address, &identity],
     )?;
     Ok(row.map(|row| {
         let definition: String = row.get(2);

@@ -123,6 +123,40 @@ impl RunRecords for Postgres {
         Ok(changed == 1)
     }
 
+    fn take_turn(
+        &self,
+        key: &str,
+        owner: &str,
+        gone: Option<&str>,
+        now_ms: u64,
+        until_ms: u64,
+    ) -> Result<bool, StoreError> {
+        let changed = self.with(|c| {
+            c.execute(
+                "INSERT INTO turns (key, owner, until_ms) VALUES ($1, $2, $4)
+                 ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, until_ms = excluded.until_ms
+                 WHERE turns.owner = excluded.owner OR turns.until_ms <= $3 OR turns.owner = $5",
+                &[&key, &owner, &signed(now_ms), &signed(until_ms), &gone],
+            )
+        })?;
+        Ok(changed == 1)
+    }
+
+    fn turn_holder(&self, key: &str) -> Result<Option<String>, StoreError> {
+        let row = self.with(|c| c.query_opt("SELECT owner FROM turns WHERE key = $1", &[&key]))?;
+        Ok(row.map(|row| row.get(0)))
+    }
+
+    fn end_turn(&self, key: &str, owner: &str) -> Result<(), StoreError> {
+        self.with(|c| {
+            c.execute(
+                "DELETE FROM turns WHERE key = $1 AND owner = $2",
+                &[&key, &owner],
+            )
+        })?;
+        Ok(())
+    }
+
     fn renew_claim(
         &self,
         run_id: &str,
@@ -218,7 +252,7 @@ impl RunRecords for Postgres {
         self.write(|t| -> Result<usize, StoreError> {
             let runs = t.execute("DELETE FROM runs", &[]).map_err(|e| self.error(e))?;
             t.batch_execute(
-                "DELETE FROM calls; DELETE FROM approvals; DELETE FROM audit; DELETE FROM consumed_states; DELETE FROM meta; DELETE FROM stored_results;",
+                "DELETE FROM calls; DELETE FROM approvals; DELETE FROM audit; DELETE FROM consumed_states; DELETE FROM meta; DELETE FROM stored_results; DELETE FROM turns;",
             )
             .map_err(|e| self.error(e))?;
             Ok(usize::try_from(runs).unwrap_or(usize::MAX))

@@ -112,6 +112,31 @@ CREATE TABLE tool_versions (
     PRIMARY KEY (address, version)
 );
 ",
+    // 2: as SQLite's step 5: a version may carry an identity that outlives its address (a
+    // source's skill), taken for skills recorded before from their definition; one whose
+    // definition is not JSON (changed by hand) keeps none rather than failing the migration.
+    "
+ALTER TABLE tool_versions ADD COLUMN identity TEXT;
+CREATE FUNCTION pg_temp.capabilities_json_or_null(text) RETURNS jsonb LANGUAGE plpgsql AS $$
+BEGIN
+    RETURN $1::jsonb;
+EXCEPTION WHEN others THEN
+    RETURN NULL;
+END
+$$;
+UPDATE tool_versions
+   SET identity = 'skill:' || (pg_temp.capabilities_json_or_null(definition) ->> 'source') || ' ' || (pg_temp.capabilities_json_or_null(definition) ->> 'uri')
+ WHERE address LIKE 'skill:%';
+CREATE INDEX tool_versions_by_identity ON tool_versions (identity, version) WHERE identity IS NOT NULL;
+",
+    // 3: as SQLite's step 6: turns identical direct calls take across replicas.
+    "
+CREATE TABLE turns (
+    key      TEXT PRIMARY KEY,
+    owner    TEXT NOT NULL,
+    until_ms BIGINT NOT NULL
+);
+",
 ];
 
 /// The version this build migrates to.

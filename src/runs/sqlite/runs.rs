@@ -130,6 +130,46 @@ impl RunRecords for Sqlite {
         Ok(changed == 1)
     }
 
+    fn take_turn(
+        &self,
+        key: &str,
+        owner: &str,
+        gone: Option<&str>,
+        now_ms: u64,
+        until_ms: u64,
+    ) -> Result<bool, StoreError> {
+        let changed = self.with(|c| {
+            c.execute_cached(
+                "INSERT INTO turns (key, owner, until_ms) VALUES (?1, ?2, ?4)
+                 ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, until_ms = excluded.until_ms
+                 WHERE turns.owner = excluded.owner OR turns.until_ms <= ?3 OR turns.owner = ?5",
+                params![key, owner, now_ms as i64, until_ms as i64, gone],
+            )
+        })?;
+        Ok(changed == 1)
+    }
+
+    fn turn_holder(&self, key: &str) -> Result<Option<String>, StoreError> {
+        self.with(|c| {
+            c.query_row_cached(
+                "SELECT owner FROM turns WHERE key = ?1",
+                params![key],
+                |row| row.get(0),
+            )
+            .optional()
+        })
+    }
+
+    fn end_turn(&self, key: &str, owner: &str) -> Result<(), StoreError> {
+        self.with(|c| {
+            c.execute_cached(
+                "DELETE FROM turns WHERE key = ?1 AND owner = ?2",
+                params![key, owner],
+            )
+        })?;
+        Ok(())
+    }
+
     fn renew_claim(
         &self,
         run_id: &str,
@@ -226,6 +266,7 @@ impl RunRecords for Sqlite {
                 "consumed_states",
                 "meta",
                 "stored_results",
+                "turns",
             ] {
                 t.execute(&format!("DELETE FROM {table}"), [])?;
             }

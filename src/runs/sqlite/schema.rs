@@ -138,6 +138,26 @@ CREATE TABLE tool_versions (
 );
 ALTER TABLE approvals ADD COLUMN tool_version TEXT;
 ",
+    // 5: a version may carry an identity that outlives its address (a source's skill: its
+    // source and the URI of its SKILL.md, as `catalog::changes::skill_identity` spells it),
+    // so trust follows a skill that a same-named sibling re-keys. Skills recorded before get
+    // theirs from the definition they were recorded with.
+    "
+ALTER TABLE tool_versions ADD COLUMN identity TEXT;
+UPDATE tool_versions
+   SET identity = 'skill:' || json_extract(definition, '$.source') || ' ' || json_extract(definition, '$.uri')
+ WHERE address LIKE 'skill:%' AND json_valid(definition);
+CREATE INDEX tool_versions_by_identity ON tool_versions (identity, version) WHERE identity IS NOT NULL;
+",
+    // 6: turns identical direct calls take across every process sharing the store, each held
+    // by one owner with a lease, so replicas make one run for one call sent to both.
+    "
+CREATE TABLE turns (
+    key      TEXT PRIMARY KEY,
+    owner    TEXT NOT NULL,
+    until_ms INTEGER NOT NULL
+);
+",
 ];
 
 /// The version this build migrates to.
@@ -218,6 +238,43 @@ mod tests {
                 ("run_a".into(), "completed".into(), 1),
                 // Its calls were journaled only once answered: it cannot be taken over.
                 ("run_b".into(), "interrupted".into(), 1)
+            ]
+        );
+    }
+
+    #[test]
+    fn skills_recorded_before_identities_get_theirs_from_their_definition() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut connection = Connection::open(dir.path().join("s.sqlite")).unwrap();
+        for step in &STEPS[..4] {
+            connection.execute_batch(step).unwrap();
+        }
+        connection
+            .execute_batch(
+                r#"INSERT INTO tool_versions (address, version, definition, read_only, first_seen_ms) VALUES
+                     ('skill:docs.notes', 'v1', '{"source":"docs","uri":"skill://team/notes/SKILL.md"}', 1, 1),
+                     ('skill:docs.bad', 'v1', 'not json', 1, 1),
+                     ('gh.createIssue', 'v1', '{"source":"x","uri":"y"}', 0, 1);
+                   PRAGMA user_version = 4;"#,
+            )
+            .unwrap();
+        migrate(&mut connection).unwrap();
+        let identities: Vec<(String, Option<String>)> = connection
+            .prepare("SELECT address, identity FROM tool_versions ORDER BY address")
+            .unwrap()
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(
+            identities,
+            [
+                ("gh.createIssue".into(), None),
+                ("skill:docs.bad".into(), None),
+                (
+                    "skill:docs.notes".into(),
+                    Some("skill:docs skill://team/notes/SKILL.md".into())
+                ),
             ]
         );
     }

@@ -1,6 +1,7 @@
 //! Tool versions in SQLite: observing a listing and deciding what is confirmed happen in one
 //! write transaction, so two hubs that list a changed tool at once agree on which version was
-//! first.
+//! first. A version with an identity (a source's skill) is trusted by that identity, whatever
+//! address it was confirmed under.
 
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
@@ -12,6 +13,9 @@ use crate::runs::records::{SeenVersion, ToolVersion, Unconfirmed, VersionState};
 
 /// Who confirmed the first version of a tool: nobody had to.
 const FIRST_SEEN: &str = "first seen";
+/// Who confirmed a skill's version seen at a new address: whoever confirmed it at the address
+/// that follows.
+const CONFIRMED_AS: &str = "confirmed as";
 
 impl ToolVersionRecords for Sqlite {
     fn observe_versions(
@@ -54,8 +58,12 @@ impl ToolVersionRecords for Sqlite {
         })
     }
 
-    fn last_confirmed_version(&self, address: &str) -> Result<Option<ToolVersion>, StoreError> {
-        self.with(|c| last_confirmed(c, address))
+    fn last_confirmed_version(
+        &self,
+        address: &str,
+        identity: Option<&str>,
+    ) -> Result<Option<ToolVersion>, StoreError> {
+        self.with(|c| last_confirmed(c, address, identity))
     }
 
     fn unconfirmed_versions(&self) -> Result<Vec<Unconfirmed>, StoreError> {
@@ -87,47 +95,78 @@ fn observe_one(
             |row| row.get(0),
         )
         .optional()?;
+    // Confirmed under another address as the same thing: confirmed here too.
+    let elsewhere: Option<String> = match &seen.identity {
+        Some(identity) if known.is_none_or(|at| at.is_none()) => t
+            .query_row_cached(
+                "SELECT address FROM tool_versions WHERE identity = ?1 AND version = ?2 AND confirmed_at_ms IS NOT NULL ORDER BY confirmed_at_ms DESC, rowid DESC LIMIT 1",
+                params![identity, seen.version],
+                |row| row.get(0),
+            )
+            .optional()?,
+        _ => None,
+    };
+    let confirmed_by = elsewhere.map(|address| format!("{CONFIRMED_AS} {address}"));
     let confirmed = match known {
-        Some(confirmed_at) => confirmed_at.is_some(),
+        Some(Some(_)) => true,
+        Some(None) => {
+            if let Some(by) = &confirmed_by {
+                t.execute_cached(
+                    "UPDATE tool_versions SET confirmed_at_ms = ?3, confirmed_by = ?4 WHERE address = ?1 AND version = ?2",
+                    params![seen.address, seen.version, now_ms as i64, by],
+                )?;
+            }
+            confirmed_by.is_some()
+        }
         None => {
             let any_before: Option<i64> = t
                 .query_row_cached(
-                    "SELECT 1 FROM tool_versions WHERE address = ?1 LIMIT 1",
-                    params![seen.address],
+                    "SELECT 1 FROM tool_versions WHERE address = ?1 OR identity = ?2 LIMIT 1",
+                    params![seen.address, seen.identity],
                     |row| row.get(0),
                 )
                 .optional()?;
-            // The first version of a tool is what the user added the source with.
-            let first = any_before.is_none();
+            // The first version of a tool is what the user added the source with; a skill
+            // that only moved to a new address is not first seen there.
+            let by = match (any_before, confirmed_by) {
+                (_, Some(by)) => Some(by),
+                (None, None) => Some(FIRST_SEEN.to_string()),
+                (Some(_), None) => None,
+            };
             t.execute_cached(
-                "INSERT INTO tool_versions (address, version, definition, read_only, first_seen_ms, confirmed_at_ms, confirmed_by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                "INSERT INTO tool_versions (address, version, definition, read_only, first_seen_ms, confirmed_at_ms, confirmed_by, identity) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                 params![
                     seen.address,
                     seen.version,
                     seen.definition.to_string(),
                     seen.read_only,
                     now_ms as i64,
-                    first.then_some(now_ms as i64),
-                    first.then_some(FIRST_SEEN)
+                    by.is_some().then_some(now_ms as i64),
+                    by,
+                    seen.identity,
                 ],
             )?;
-            first
+            by.is_some()
         }
     };
     if confirmed {
         return Ok(VersionState::Confirmed);
     }
-    let last_confirmed = last_confirmed(t, &seen.address)?;
+    let last_confirmed = last_confirmed(t, &seen.address, seen.identity.as_deref())?;
     Ok(VersionState::Changed {
         confirmed: last_confirmed.map(Box::new),
     })
 }
 
-/// The version of `address` confirmed last.
-fn last_confirmed(c: &Connection, address: &str) -> rusqlite::Result<Option<ToolVersion>> {
+/// The version of `address` confirmed last, else the one of `identity` under any address.
+fn last_confirmed(
+    c: &Connection,
+    address: &str,
+    identity: Option<&str>,
+) -> rusqlite::Result<Option<ToolVersion>> {
     c.query_row_cached(
-        "SELECT address, version, definition, read_only, first_seen_ms, confirmed_at_ms, confirmed_by FROM tool_versions WHERE address = ?1 AND confirmed_at_ms IS NOT NULL ORDER BY confirmed_at_ms DESC, rowid DESC LIMIT 1",
-        params![address],
+        "SELECT address, version, definition, read_only, first_seen_ms, confirmed_at_ms, confirmed_by FROM tool_versions WHERE (address = ?1 OR identity = ?2) AND confirmed_at_ms IS NOT NULL ORDER BY address = ?1 DESC, confirmed_at_ms DESC, rowid DESC LIMIT 1",
+        params![address, identity],
         |row| {
             let definition: String = row.get(2)?;
             Ok(ToolVersion {
