@@ -147,18 +147,7 @@ impl Redaction {
 
     /// `text` with every form of every secret replaced by [`MASK`].
     pub fn clean(&self, text: &str) -> String {
-        let spans = match &self.matcher {
-            None => return text.to_string(),
-            Some(Matcher::Unavailable) if text.is_empty() => return String::new(),
-            Some(Matcher::Unavailable) => return MASK.to_string(),
-            Some(Matcher::Forms { exact, kinds, hex }) => {
-                spans(text, exact.as_ref(), kinds, hex.as_ref())
-            }
-        };
-        if spans.is_empty() {
-            return text.to_string();
-        }
-        blank(text, &spans, text.len())
+        self.clean_to(text, text.len())
     }
 
     /// `text`, the start of a longer text whose rest was never seen, cleaned and without its
@@ -166,6 +155,18 @@ impl Redaction {
     /// so its first characters would otherwise stay; it starts within the margin, which is
     /// dropped (a secret matched whole across the new end is blanked whole).
     pub fn clean_start(&self, text: &str) -> String {
+        if self.matcher.is_none() {
+            return text.to_string();
+        }
+        let mut end = text.len().saturating_sub(self.margin);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        self.clean_to(text, end)
+    }
+
+    /// `text` up to `end`, cleaned of every secret found in the whole of it.
+    fn clean_to(&self, text: &str, end: usize) -> String {
         let spans = match &self.matcher {
             None => return text.to_string(),
             Some(Matcher::Unavailable) if text.is_empty() => return String::new(),
@@ -174,9 +175,8 @@ impl Redaction {
                 spans(text, exact.as_ref(), kinds, hex.as_ref())
             }
         };
-        let mut end = text.len().saturating_sub(self.margin);
-        while !text.is_char_boundary(end) {
-            end -= 1;
+        if spans.is_empty() && end == text.len() {
+            return text.to_string();
         }
         blank(text, &spans, end)
     }
