@@ -511,11 +511,12 @@ impl Inner {
         let outcome = self
             .catalog
             .sources()
-            .call_tool(
+            .call_decided_tool(
                 &call.namespace,
                 call.connection.as_deref(),
                 &tool.upstream_name,
                 arguments,
+                &tool.hash,
             )
             .await;
         let stale = freshness::looks_stale(&outcome);

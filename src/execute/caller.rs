@@ -23,15 +23,17 @@ pub fn caller(client: Option<&str>, token: Option<&TokenRecord>) -> Option<Strin
 }
 
 /// Whether `token` (none: the local user) may go on with a run recorded as started by
-/// `recorded`: a run started under a token only by that token or locally; a run started without
-/// one only locally.
-pub fn may_go_on(recorded: Option<&str>, token: Option<&TokenRecord>) -> bool {
+/// `recorded` at `started_at_ms`: a run started under a token only by that token or locally; a
+/// run started without one only locally. A token is known by its name, which a revoked token
+/// gives up: one created after the run started is another token of that name, not its own.
+pub fn may_go_on(recorded: Option<&str>, started_at_ms: u64, token: Option<&TokenRecord>) -> bool {
     let Some(token) = token else {
         return true;
     };
-    recorded
-        .and_then(|r| r.rsplit_once(TOKEN_MARK))
-        .is_some_and(|(_, name)| name == token.name)
+    token.created_at_ms <= started_at_ms
+        && recorded
+            .and_then(|r| r.rsplit_once(TOKEN_MARK))
+            .is_some_and(|(_, name)| name == token.name)
 }
 
 /// A client's name with the mark a token adds written another way: the client chooses its
@@ -61,14 +63,20 @@ mod tests {
         let other = token("other");
         let started = caller(Some("agent"), Some(&full));
         assert_eq!(started.as_deref(), Some("agent · token full"));
-        assert!(may_go_on(started.as_deref(), Some(&full)));
-        assert!(may_go_on(started.as_deref(), None));
-        assert!(!may_go_on(started.as_deref(), Some(&other)));
+        assert!(may_go_on(started.as_deref(), 10, Some(&full)));
+        assert!(may_go_on(started.as_deref(), 10, None));
+        assert!(!may_go_on(started.as_deref(), 10, Some(&other)));
         // A run started without a token is the local user's.
         let local = caller(Some("exec"), None);
-        assert!(may_go_on(local.as_deref(), None));
-        assert!(!may_go_on(local.as_deref(), Some(&full)));
-        assert!(!may_go_on(None, Some(&full)));
+        assert!(may_go_on(local.as_deref(), 10, None));
+        assert!(!may_go_on(local.as_deref(), 10, Some(&full)));
+        assert!(!may_go_on(None, 10, Some(&full)));
+        // The name of a revoked token, given to a new one, does not bring its runs along.
+        let successor = TokenRecord {
+            created_at_ms: 11,
+            ..full.clone()
+        };
+        assert!(!may_go_on(started.as_deref(), 10, Some(&successor)));
     }
 
     #[test]
@@ -76,10 +84,10 @@ mod tests {
         let full = token("full");
         let forged = caller(Some("x · token full"), None);
         assert_eq!(forged.as_deref(), Some("x - token full"));
-        assert!(!may_go_on(forged.as_deref(), Some(&full)));
+        assert!(!may_go_on(forged.as_deref(), 10, Some(&full)));
         let narrow = token("narrow");
         let stacked = caller(Some("x · token full"), Some(&narrow));
-        assert!(!may_go_on(stacked.as_deref(), Some(&full)));
-        assert!(may_go_on(stacked.as_deref(), Some(&narrow)));
+        assert!(!may_go_on(stacked.as_deref(), 10, Some(&full)));
+        assert!(may_go_on(stacked.as_deref(), 10, Some(&narrow)));
     }
 }

@@ -256,7 +256,7 @@ impl Executor {
                 here: self.profile.clone(),
             });
         }
-        if !caller::may_go_on(record.client.as_deref(), token) {
+        if !caller::may_go_on(record.client.as_deref(), record.created_at_ms, token) {
             return Err(ResumeError::OtherCaller(run_id.to_string()));
         }
         Ok(record)

@@ -64,10 +64,10 @@ pub use signals::termination_signal;
 pub use status::{SourceEvent, SourceStatus};
 
 use self::link::{Client, Link, LinkState, Shared};
-use self::openapi::CallError;
+use self::openapi::{Api, CallError};
 use crate::config::SourceSettings;
 use crate::credentials::SecretLookup;
-use crate::model::tool::UpstreamTool;
+use crate::model::tool::{UpstreamTool, definition_hash};
 
 /// How many events a slow subscriber may fall behind before it misses some.
 const EVENT_CAPACITY: usize = 256;
@@ -251,6 +251,18 @@ impl Sources {
             .collect()
     }
 
+    /// The definition hash `upstream_name` of `api` would be catalogued with now: blanked as
+    /// [`list_tools`](Self::list_tools) blanks it, through the default connection.
+    async fn listed_hash(&self, source: &str, api: &Api, upstream_name: &str) -> Option<String> {
+        let tool = api.tools().iter().find(|t| t.name == upstream_name)?;
+        let mut value = serde_json::to_value(tool).ok()?;
+        let link = self.link(source, None).ok()?;
+        link.clean_token(&mut value).await;
+        link.redaction().clean_json(&mut value);
+        let tool: UpstreamTool = serde_json::from_value(value).ok()?;
+        Some(definition_hash(&tool))
+    }
+
     /// The skills the source publishes under the Skills extension (`skills/list`, all pages),
     /// through its default connection, redacted like its tools; none when it does not declare
     /// the extension (or is an OpenAPI document).
@@ -361,9 +373,44 @@ impl Sources {
         upstream_name: &str,
         arguments: Map<String, Value>,
     ) -> Result<Value, SourceError> {
+        self.call_logged(source, connection, upstream_name, arguments, None)
+            .await
+    }
+
+    /// [`call_tool`](Self::call_tool) for a call decided on the catalogued definition whose
+    /// hash is `decided_on` (policy, a person's approval and freshness all judged that one).
+    /// An OpenAPI source reads its document again when it connects, and the hub builds the
+    /// request from it: an operation the document now describes otherwise (a GET turned
+    /// DELETE, requests moved to another server) is not sent, and the answer says so.
+    pub async fn call_decided_tool(
+        &self,
+        source: &str,
+        connection: Option<&str>,
+        upstream_name: &str,
+        arguments: Map<String, Value>,
+        decided_on: &str,
+    ) -> Result<Value, SourceError> {
+        self.call_logged(
+            source,
+            connection,
+            upstream_name,
+            arguments,
+            Some(decided_on),
+        )
+        .await
+    }
+
+    async fn call_logged(
+        &self,
+        source: &str,
+        connection: Option<&str>,
+        upstream_name: &str,
+        arguments: Map<String, Value>,
+        decided_on: Option<&str>,
+    ) -> Result<Value, SourceError> {
         let started = std::time::Instant::now();
         let result = self
-            .call_tool_unlogged(source, connection, upstream_name, arguments)
+            .call_tool_unlogged(source, connection, upstream_name, arguments, decided_on)
             .await;
         let outcome = match &result {
             Ok(answer) if answer.get("isError") == Some(&Value::Bool(true)) => "tool_error",
@@ -387,6 +434,7 @@ impl Sources {
         connection: Option<&str>,
         upstream_name: &str,
         arguments: Map<String, Value>,
+        decided_on: Option<&str>,
     ) -> Result<Value, SourceError> {
         let link = self.link(source, connection)?;
         let _busy = link.busy();
@@ -394,6 +442,20 @@ impl Sources {
         let peer = match ready_client(&link).await? {
             Client::Mcp(peer) => peer,
             Client::OpenApi(api) => {
+                if let Some(decided_on) = decided_on
+                    && self
+                        .listed_hash(source, &api, upstream_name)
+                        .await
+                        .as_deref()
+                        != Some(decided_on)
+                {
+                    return Ok(serde_json::json!({
+                        "isError": true,
+                        "content": [{ "type": "text", "text": format!(
+                            "{upstream_name}: nothing was sent: the OpenAPI document of `{source}` now describes this operation otherwise than when the call was decided (another method, server or schema). Tell the user to run `capabilities source refresh {source}` and `capabilities source review {source}`, then run the script again."
+                        ) }],
+                    }));
+                }
                 let call = api.call(upstream_name, &arguments);
                 let timeout = link.source.request_timeout;
                 let answer = tokio::time::timeout(timeout, call).await.map_err(|_| {

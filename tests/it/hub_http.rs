@@ -1097,4 +1097,14 @@ fn another_tokens_resume_runs_nothing_and_leaves_the_approval() {
         done["execute"]["structured"]["status"], "completed",
         "{done}"
     );
+    // A token revoked gives its name up; the new token of that name is not the run's.
+    home.run(&["token", "revoke", "owner"]).ok();
+    let successor = create_token(&home, &["owner"]);
+    let refused = python_client_running(&hub, &["2026-07-28", &successor, &resume]);
+    assert!(
+        refused["execute"]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("was started by another client's token")),
+        "{refused}"
+    );
 }
