@@ -66,11 +66,11 @@ pub async fn change_asks(
     match states.into_iter().next() {
         Some(VersionState::Changed { confirmed: before }) => {
             let read_only_before = before.as_ref().map(|b| b.read_only);
-            if !confirm.asks(tool.annotations.is_read_only(), read_only_before) {
-                return None;
-            }
             let before: Option<ToolDefinition> =
                 before.and_then(|b| serde_json::from_value(b.definition).ok());
+            if !asks(confirm, before.as_ref(), read_only_before, tool) {
+                return None;
+            }
             // The one line first (lists show it), then the diff a person decides on.
             let mut diff = review_diff(before.as_ref(), tool);
             if diff.len() > MAX_DIFF_BYTES {
@@ -94,6 +94,20 @@ pub async fn change_asks(
             None
         }
     }
+}
+
+/// Whether a call of the changed `tool` asks, under `confirm`, given the version a person last
+/// confirmed (`before`, read-only or not). A tool whose requests now go somewhere else (an
+/// OpenAPI operation's server) asks even when it only reads: its credentials would follow.
+fn asks(
+    confirm: ConfirmChanges,
+    before: Option<&ToolDefinition>,
+    read_only_before: Option<bool>,
+    tool: &ToolDefinition,
+) -> bool {
+    let moved = before.is_some_and(|before| before.endpoint != tool.endpoint);
+    confirm.asks(tool.annotations.is_read_only(), read_only_before)
+        || (moved && confirm != ConfirmChanges::None)
 }
 
 /// Whether a call's failure reads like the script used a definition the upstream no longer has:
@@ -160,6 +174,30 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn a_read_only_tool_whose_requests_moved_asks() {
+        let tool = |endpoint: &str| -> ToolDefinition {
+            serde_json::from_value(serde_json::json!({
+                "namespace": "api", "name": "status", "upstreamName": "status",
+                "description": "", "inputSchema": { "type": "object" },
+                "annotations": { "readOnlyHint": true }, "endpoint": endpoint, "hash": "h",
+            }))
+            .unwrap()
+        };
+        let before = tool("https://api.example.com");
+        let same = tool("https://api.example.com");
+        let moved = tool("https://elsewhere.example.net");
+        let writes = ConfirmChanges::Writes;
+        assert!(!asks(writes, Some(&before), Some(true), &same));
+        assert!(asks(writes, Some(&before), Some(true), &moved));
+        assert!(!asks(
+            ConfirmChanges::None,
+            Some(&before),
+            Some(true),
+            &moved
+        ));
+    }
 
     #[test]
     fn rejected_arguments_and_unknown_tools_look_stale_and_other_failures_do_not() {
