@@ -25,9 +25,14 @@ use super::Executor;
 use crate::model::tool::json_digest;
 use crate::runs::{APPROVAL_TTL, RENEW_EVERY, Store, now_ms};
 
-/// How many of the latest runs are looked through: a person decides within the approval's
-/// 30 minutes, and a waiting run is among the latest far more often than not.
+/// How many of the latest runs are looked through first: a person decides within the
+/// approval's 30 minutes, and a waiting run is among the latest far more often than not. When
+/// all of them are that recent, four times as many are read, and so on up to
+/// [`MOST_RUNS`], so other callers' calls cannot push a waiting run out of reach cheaply.
 const RECENT_RUNS: usize = 200;
+
+/// The most runs looked through for one call.
+const MOST_RUNS: usize = 51_200;
 
 /// States a run can be gone on with by the same call: waiting for a person or a sign-in, or
 /// left running by a process that died.
@@ -149,14 +154,25 @@ impl Executor {
     pub async fn paused_twin(&self, code: &str, caller: Option<&str>) -> Option<String> {
         // Runs are stored with secrets blanked, so the script is compared the same way.
         let code = self.redaction().clean(code);
-        let summaries = match self.store.runs().summaries(RECENT_RUNS).await {
-            Ok(summaries) => summaries,
-            Err(e) => {
-                tracing::warn!("cannot look for a run waiting on the same call: {e}");
-                return None;
-            }
-        };
         let since = now_ms().saturating_sub(APPROVAL_TTL.as_millis() as u64);
+        let mut limit = RECENT_RUNS;
+        let summaries = loop {
+            let summaries = match self.store.runs().summaries(limit).await {
+                Ok(summaries) => summaries,
+                Err(e) => {
+                    tracing::warn!("cannot look for a run waiting on the same call: {e}");
+                    return None;
+                }
+            };
+            // Newest first: once the oldest read is older than an approval lives, or there are
+            // no more, every run a call could go on with was read.
+            let reached = summaries.len() < limit
+                || summaries.last().is_some_and(|s| s.created_at_ms < since);
+            if reached || limit >= MOST_RUNS {
+                break summaries;
+            }
+            limit *= 4;
+        };
         let mut latest = None;
         for summary in summaries {
             if !RESUMABLE.contains(&summary.status.as_str())
@@ -272,5 +288,38 @@ mod tests {
             "the approval is reached"
         );
         assert_eq!(executor.paused_twin(CODE, Some("other")).await, None);
+    }
+
+    #[tokio::test]
+    async fn other_callers_runs_do_not_push_a_waiting_run_out_of_reach() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_in(dir.path()).await;
+        let settings = Settings::empty();
+        let sources = Sources::start(Vec::new(), Arc::new(NoSecretStore));
+        let catalog = LiveCatalog::start(
+            settings.clone(),
+            ListingCache::new(dir.path().join("cache")),
+            sources,
+        );
+        let executor = Executor::new(catalog, Arc::new(settings), store.clone());
+        waiting(&store, "run_waiting").await;
+        for i in 0..(RECENT_RUNS * 2) {
+            let run = NewRun {
+                run_id: format!("run_flood_{i}"),
+                code: "return 1".into(),
+                client: Some("flooder".into()),
+                ..NewRun::default()
+            };
+            let owner = store.runs().begin(run).await.unwrap();
+            store
+                .runs()
+                .finish(&format!("run_flood_{i}"), &owner, "completed", &json!({}))
+                .await
+                .unwrap();
+        }
+        assert_eq!(
+            executor.paused_twin(CODE, Some("agent")).await.as_deref(),
+            Some("run_waiting")
+        );
     }
 }
