@@ -657,10 +657,27 @@ fn operation_servers_never_take_the_sources_credentials_to_another_host() {
         "{}",
         review.stdout
     );
-    let result = completed(
+    // A read-only operation whose requests moved asks first: its credentials would follow.
+    let paused = exec(
         &derived,
+        &["exec", "-", "--json"],
         "try { await pets.keyed(); return 'sent'; } catch (e) { return e.message; }",
     );
+    let waiting = envelope(&paused);
+    assert_eq!(waiting["status"], "awaiting_approval", "{waiting}");
+    assert!(
+        waiting["pending"][0]["summary"]
+            .as_str()
+            .is_some_and(|s| s.contains(&format!("its requests now go to {}", other.base))),
+        "{waiting}"
+    );
+    // Allowed anyway, it is still not sent to a host the source was not given.
+    let run_id = waiting["runId"].as_str().expect("a runId");
+    derived.run(&["hub", "approve", run_id]).ok();
+    let resumed = exec(&derived, &["exec", "--resume", run_id, "--json"], "");
+    let finished = envelope(&resumed);
+    assert_eq!(finished["status"], "completed", "{finished}");
+    let result = &finished["result"];
     let message = result.as_str().unwrap_or_default();
     assert!(
         message.contains(&format!("is served at {}", other.base))
