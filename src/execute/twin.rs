@@ -248,18 +248,24 @@ mod tests {
             .unwrap();
     }
 
-    #[tokio::test]
-    async fn a_twin_a_person_decided_is_gone_on_with_before_a_later_undecided_one() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = store_in(dir.path()).await;
+    /// A store in `dir` and an executor on it, with no sources.
+    async fn executor_in(dir: &std::path::Path) -> (Store, Executor) {
+        let store = store_in(dir).await;
         let settings = Settings::empty();
         let sources = Sources::start(Vec::new(), Arc::new(NoSecretStore));
         let catalog = LiveCatalog::start(
             settings.clone(),
-            ListingCache::new(dir.path().join("cache")),
+            ListingCache::new(dir.join("cache")),
             sources,
         );
         let executor = Executor::new(catalog, Arc::new(settings), store.clone());
+        (store, executor)
+    }
+
+    #[tokio::test]
+    async fn a_twin_a_person_decided_is_gone_on_with_before_a_later_undecided_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, executor) = executor_in(dir.path()).await;
         // Two twins, as replicas made them before they took turns in the store.
         waiting(&store, "run_older").await;
         waiting(&store, "run_newer").await;
@@ -293,15 +299,7 @@ mod tests {
     #[tokio::test]
     async fn other_callers_runs_do_not_push_a_waiting_run_out_of_reach() {
         let dir = tempfile::tempdir().unwrap();
-        let store = store_in(dir.path()).await;
-        let settings = Settings::empty();
-        let sources = Sources::start(Vec::new(), Arc::new(NoSecretStore));
-        let catalog = LiveCatalog::start(
-            settings.clone(),
-            ListingCache::new(dir.path().join("cache")),
-            sources,
-        );
-        let executor = Executor::new(catalog, Arc::new(settings), store.clone());
+        let (store, executor) = executor_in(dir.path()).await;
         waiting(&store, "run_waiting").await;
         for i in 0..(RECENT_RUNS * 2) {
             let run = NewRun {
