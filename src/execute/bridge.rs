@@ -38,7 +38,7 @@ use crate::sandbox::{
     ReadRequest, ToolCall, unavailable,
 };
 use crate::skills::upstream::UpstreamSkill;
-use crate::sources::SourceError;
+use crate::sources::{SourceError, login_arguments};
 
 use super::freshness::{self, ConfirmedVersions, change_asks};
 use super::preview::preview;
@@ -340,10 +340,7 @@ impl Inner {
             .connection
             .clone()
             .filter(|named| Some(named) != default.as_ref());
-        let login = match &named {
-            Some(named) => format!("{} --connection {named}", call.namespace),
-            None => call.namespace.clone(),
-        };
+        let login = login_arguments(&call.namespace, named.as_deref());
         let pending = Pending {
             id: format!("{}/{}", self.run_id, call.seq),
             kind: PendingKind::Connection,

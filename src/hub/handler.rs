@@ -46,6 +46,7 @@ use crate::sandbox::{CancelToken, ExecuteEnvelope, PendingKind, Status};
 use crate::skills::Skills;
 use crate::skills::index::SkillCache;
 use crate::skills::upstream::UpstreamSkill;
+use crate::sources::login_arguments;
 
 /// The protocol versions served: 2026-07-28 statelessly, the older ones after `initialize`.
 const VERSIONS: &[ProtocolVersion] = &[
@@ -407,10 +408,7 @@ impl Hub {
         {
             return Some(CallToolResponse::InputRequired(request));
         }
-        let login = match &connection {
-            Some(named) => format!("{source} --connection {named}"),
-            None => source.clone(),
-        };
+        let login = login_arguments(&source, connection.as_deref());
         let url = url::Url::parse(&page).map_err(|e| e.to_string());
         open_page(envelope, url, "sign-in page", |run_id| {
             format!(

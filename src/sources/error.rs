@@ -76,14 +76,8 @@ pub(crate) fn sign_in_message(
     is_default: bool,
     why: &str,
 ) -> String {
-    let flag = if is_default {
-        String::new()
-    } else {
-        format!(" --connection {connection}")
-    };
-    format!(
-        "source `{source}` {SIGN_IN_MARK} ({why}): run `capabilities source login {source}{flag}`"
-    )
+    let login = super::login_arguments(source, (!is_default).then_some(connection));
+    format!("source `{source}` {SIGN_IN_MARK} ({why}): run `capabilities source login {login}`")
 }
 
 /// What every sign-in message says, so one kept as text (a held connect failure, a status) is

@@ -59,7 +59,7 @@ pub use openapi::document_tools;
 pub use pacing::Pacing;
 pub use process_group::kill_all;
 pub use resolve::{client_identity, connection_secrets};
-pub use sign_in::begin_sign_in;
+pub use sign_in::{begin_sign_in, login_arguments};
 pub use signals::termination_signal;
 pub use status::{SourceEvent, SourceStatus};
 
@@ -226,17 +226,13 @@ impl Sources {
             request: request.to_string(),
             message: format!("its tool listing cannot be read: {error}"),
         })?;
-        // An upstream can echo its token into a description or a schema's default; blanked
-        // here, it reaches neither the cache on disk, nor search, describe or the sandbox.
-        let redaction = link.redaction();
-        let mut tools = tools;
-        for tool in &mut tools {
-            link.clean_token(tool).await;
+        let mut listed = Vec::with_capacity(tools.len());
+        for tool in tools {
+            listed.push(blanked(&link, tool).await);
         }
-        tools
+        listed
             .into_iter()
-            .map(|mut tool| {
-                redaction.clean_json(&mut tool);
+            .map(|tool| {
                 let name = tool
                     .get("name")
                     .and_then(Value::as_str)
@@ -255,10 +251,8 @@ impl Sources {
     /// [`list_tools`](Self::list_tools) blanks it, through the default connection.
     async fn listed_hash(&self, source: &str, api: &Api, upstream_name: &str) -> Option<String> {
         let tool = api.tools().iter().find(|t| t.name == upstream_name)?;
-        let mut value = serde_json::to_value(tool).ok()?;
         let link = self.link(source, None).ok()?;
-        link.clean_token(&mut value).await;
-        link.redaction().clean_json(&mut value);
+        let value = blanked(&link, serde_json::to_value(tool).ok()?).await;
         let tool: UpstreamTool = serde_json::from_value(value).ok()?;
         Some(definition_hash(&tool))
     }
@@ -280,17 +274,14 @@ impl Sources {
             return Ok(Vec::new());
         }
         let skills = with_timeout(&link, request, peer.list_all_skills()).await?;
-        let redaction = link.redaction();
         let mut out = Vec::with_capacity(skills.len());
         for skill in skills {
-            let mut value =
-                serde_json::to_value(&skill).map_err(|error| SourceError::Upstream {
-                    name: source.to_string(),
-                    request: request.to_string(),
-                    message: format!("its skill listing cannot be read: {error}"),
-                })?;
-            link.clean_token(&mut value).await;
-            redaction.clean_json(&mut value);
+            let value = serde_json::to_value(&skill).map_err(|error| SourceError::Upstream {
+                name: source.to_string(),
+                request: request.to_string(),
+                message: format!("its skill listing cannot be read: {error}"),
+            })?;
+            let value = blanked(&link, value).await;
             out.push(
                 serde_json::from_value(value).map_err(|error| SourceError::Upstream {
                     name: source.to_string(),
@@ -309,10 +300,7 @@ impl Sources {
         let Ok(link) = self.link(source, None) else {
             return text;
         };
-        let mut value = Value::String(text);
-        link.clean_token(&mut value).await;
-        link.redaction().clean_json(&mut value);
-        match value {
+        match blanked(&link, Value::String(text)).await {
             Value::String(text) => text,
             other => other.to_string(),
         }
@@ -449,12 +437,9 @@ impl Sources {
                         .as_deref()
                         != Some(decided_on)
                 {
-                    return Ok(serde_json::json!({
-                        "isError": true,
-                        "content": [{ "type": "text", "text": format!(
-                            "{upstream_name}: nothing was sent: the OpenAPI document of `{source}` now describes this operation otherwise than when the call was decided (another method, server or schema). Tell the user to run `capabilities source refresh {source}` and `capabilities source review {source}`, then run the script again."
-                        ) }],
-                    }));
+                    return Ok(tool_error(format!(
+                        "{upstream_name}: nothing was sent: the OpenAPI document of `{source}` now describes this operation otherwise than when the call was decided (another method, server or schema). Tell the user to run `capabilities source refresh {source}` and `capabilities source review {source}`, then run the script again."
+                    )));
                 }
                 let call = api.call(upstream_name, &arguments);
                 let timeout = link.source.request_timeout;
@@ -469,10 +454,9 @@ impl Sources {
                     Ok(result) => Ok(result),
                     // Arguments the schema let through but no request can carry: the
                     // script's mistake, told as a tool error it can correct.
-                    Err(CallError::Request(message)) => Ok(serde_json::json!({
-                        "isError": true,
-                        "content": [{ "type": "text", "text": format!("{upstream_name}: {message}") }],
-                    })),
+                    Err(CallError::Request(message)) => {
+                        Ok(tool_error(format!("{upstream_name}: {message}")))
+                    }
                     Err(CallError::Network(message)) => Err(SourceError::Transport {
                         name: source.to_string(),
                         request,
@@ -776,4 +760,22 @@ fn refused(error: ServiceError, link: &Link, name: String, request: &str) -> Sou
             message: error::chain(&other),
         },
     }
+}
+
+/// `value` from `link`'s upstream with every secret the connection was given and its sign-in
+/// token blanked, in every form the redaction knows. An upstream can echo its token into a
+/// description, a schema's default or a skill; blanked here, it reaches neither the cache on
+/// disk, nor search, describe or the sandbox.
+async fn blanked(link: &Link, mut value: Value) -> Value {
+    link.clean_token(&mut value).await;
+    link.redaction().clean_json(&mut value);
+    value
+}
+
+/// A `CallToolResult` that failed with `text`, as an upstream's own tool error reads.
+fn tool_error(text: String) -> Value {
+    serde_json::json!({
+        "isError": true,
+        "content": [{ "type": "text", "text": text }],
+    })
 }

@@ -11,6 +11,15 @@ use crate::config::{SourceSettings, Transport};
 use crate::credentials::{Redaction, SecretLookup};
 use crate::oauth::{self, SignIn, TokenStore};
 
+/// What follows `capabilities source login` to sign in `connection` of `source`: the source
+/// alone for its default connection (`None`), else `SOURCE --connection NAME`.
+pub fn login_arguments(source: &str, connection: Option<&str>) -> String {
+    match connection {
+        Some(named) => format!("{source} --connection {named}"),
+        None => source.to_string(),
+    }
+}
+
 /// Starts signing `connection` of `source` in: the returned sign-in's page is ready to open.
 /// Errors are messages for the user.
 pub async fn begin_sign_in(

@@ -70,7 +70,7 @@ impl Loader {
         let Some(credentials) = self.credentials.clone() else {
             return Err(format!(
                 "no credential store to keep a sign-in in; run `capabilities source login {}` in a terminal",
-                super::sign_in::login_arguments(waiting)
+                crate::sources::login_arguments(&waiting.source, waiting.connection.as_deref())
             ));
         };
         super::sign_in::start(&self.paths.config_file, credentials, waiting).await

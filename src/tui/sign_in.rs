@@ -7,17 +7,9 @@ use std::sync::Arc;
 use crate::approvals::open_in_browser;
 use crate::credentials::SecretLookup;
 use crate::oauth::SIGN_IN_WAIT;
-use crate::sources::begin_sign_in;
+use crate::sources::{begin_sign_in, login_arguments};
 
 use super::snapshot::WaitingConnection;
-
-/// What follows `capabilities source login` to sign `waiting`'s connection in.
-pub fn login_arguments(waiting: &WaitingConnection) -> String {
-    match &waiting.connection {
-        Some(named) => format!("{} --connection {named}", waiting.source),
-        None => waiting.source.clone(),
-    }
-}
 
 /// Opens the sign-in page of the connection `waiting` waits for (the config at
 /// `config_file`); the line to show, or why nothing opened.
@@ -29,7 +21,7 @@ pub async fn start(
     let source = &waiting.source;
     let fallback = format!(
         "run `capabilities source login {}` in a terminal",
-        login_arguments(waiting)
+        login_arguments(&waiting.source, waiting.connection.as_deref())
     );
     let settings = crate::config::load(config_file).map_err(|e| format!("{e}; {fallback}"))?;
     let Some(settings) = settings.source(source) else {
