@@ -16,6 +16,7 @@
 //! | `compile` | source → bytecode outside the sandbox; the prelude, once per process |
 //! | `host` | the Rust functions behind the prelude (tool calls, `hub.*`, console, timers, base64) |
 //! | `measure` | sizes as JSON without writing it out; cutting text to fit |
+//! | `input_schema` | a tool's input schema → the validator of its arguments, less what does not compile |
 //! | `state` | what a run records while it runs |
 //! | `tool_result` | MCP `CallToolResult` → the value a script sees |
 //! | `alloc` | the metering allocator (memory limit, OOM flag) |
@@ -34,6 +35,7 @@ mod engine;
 pub mod envelope;
 pub mod error;
 mod host;
+mod input_schema;
 mod js_threads;
 mod measure;
 mod normalise;

@@ -78,11 +78,12 @@ impl ToolSpec {
         self
     }
 
-    /// The compiled input schema; `None` when the upstream's schema does not compile, in which
-    /// case arguments pass unchecked (the upstream validates them anyway).
+    /// The compiled input schema, less any keyword of it that does not compile; `None` only
+    /// when nothing of it does, and arguments then pass unchecked (the upstream validates them
+    /// anyway).
     pub(crate) fn validator(&self) -> Option<&jsonschema::Validator> {
         self.validator
-            .get_or_init(|| jsonschema::validator_for(&self.input_schema).ok())
+            .get_or_init(|| super::input_schema::compile(&self.name, &self.input_schema))
             .as_ref()
     }
 }

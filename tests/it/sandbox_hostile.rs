@@ -106,8 +106,13 @@ impl Bridge for TestBridge {
 
 pub(crate) fn namespaces() -> Arc<Namespaces> {
     let any = json!({ "type": "object" });
-    let typed =
-        json!({ "type": "object", "properties": { "n": { "type": "number" } }, "required": ["n"] });
+    // `note`'s pattern is not a regular expression the validator compiles (an upstream's schema
+    // is outside input): the check of `n` must hold all the same.
+    let typed = json!({
+        "type": "object",
+        "properties": { "n": { "type": "number" }, "note": { "type": "string", "pattern": "(?<!x" } },
+        "required": ["n"]
+    });
     let tool = |name: &str, schema: &Value| {
         Arc::new(ToolSpec::new(
             name,
@@ -603,6 +608,12 @@ async fn arguments_are_validated_with_the_signature_as_hint() {
     let hint = envelope.error.and_then(|e| e.hint).unwrap_or_default();
     assert!(hint.contains("test.typed(input: { n: number })"), "{hint}");
     assert!(envelope.calls.is_empty());
+    assert_code(
+        &exec("return await test.typed({ note: 'no n' })").await,
+        ErrorCode::InvalidArguments,
+    );
+    let fine = exec("return await test.typed({ n: 2, note: 'anything' })").await;
+    assert_eq!(fine.result, Some(json!({ "n": 2 })), "{fine:?}");
     assert_code(
         &exec("return await test.echo({}, { connection: 'nope' })").await,
         ErrorCode::InvalidArguments,

@@ -118,6 +118,9 @@ pub(crate) fn operations(document: &Document) -> Result<Vec<(Operation, Upstream
     };
     for (path, item) in paths {
         let item_pointer = format!("/paths/{}", escape(path));
+        if let Err(problem) = check_template(path) {
+            return Err(document.error(&item_pointer, problem));
+        }
         let (item, item_pointer) = follow(document, item, &item_pointer)?;
         let shared = item.get("parameters");
         let path_server = first_server(item.get("servers"));
@@ -503,6 +506,36 @@ fn follow<'d>(
     Ok((value, at))
 }
 
+/// A path template the request builder can fill in (its leading `/` is checked on parsing):
+/// every `{` closes with a `}` around a name before the next one opens. A stray brace would
+/// otherwise be sent as it is, or swallow the rest of the path into one placeholder.
+fn check_template(path: &str) -> Result<(), String> {
+    let mut open: Option<usize> = None;
+    for (at, c) in path.char_indices() {
+        match (c, open) {
+            ('{', None) => open = Some(at),
+            ('}', Some(start)) if at == start + 1 => {
+                return Err(format!(
+                    "the path `{path}` has an empty `{{}}`; name the path parameter inside it"
+                ));
+            }
+            ('}', Some(_)) => open = None,
+            ('{', Some(_)) | ('}', None) => {
+                return Err(format!(
+                    "the path `{path}` has a `{c}` at byte {at} that does not pair up; a path parameter is written `{{name}}`"
+                ));
+            }
+            _ => {}
+        }
+    }
+    match open {
+        Some(at) => Err(format!(
+            "the path `{path}` opens a `{{` at byte {at} that never closes; a path parameter is written `{{name}}`"
+        )),
+        None => Ok(()),
+    }
+}
+
 /// `{name}` placeholders of a path template, with their byte ranges.
 pub(crate) fn placeholders(path: &str) -> Vec<(String, std::ops::Range<usize>)> {
     let mut out = Vec::new();
@@ -681,6 +714,26 @@ mod tests {
         );
         let error = tools(json!({"/a/{id}": {"get": {"responses": {}}}})).expect_err("undeclared");
         assert!(error.message.contains("no path parameter `id`"), "{error}");
+    }
+
+    #[test]
+    fn a_path_template_with_stray_braces_is_refused_at_its_place() {
+        let id =
+            json!([{"name": "a", "in": "path", "required": true, "schema": {"type": "string"}}]);
+        for (path, says) in [
+            ("/x/{a", "never closes"),
+            ("/x/a}", "does not pair up"),
+            ("/x/{{a}}", "does not pair up"),
+            ("/x/{}", "empty `{}`"),
+        ] {
+            let error = tools(json!({ path: {"parameters": id, "get": {"responses": {}}} }))
+                .expect_err(path);
+            assert_eq!(error.pointer, format!("/paths/{}", path.replace('/', "~1")));
+            assert!(error.message.contains(says), "{path}: {error}");
+        }
+        assert!(
+            tools(json!({"/x/{a}.json": {"parameters": id, "get": {"responses": {}}}})).is_ok()
+        );
     }
 
     #[test]
