@@ -300,7 +300,7 @@ impl Inner {
         // The person who decided on this step before saw another call: say why they are asked
         // again.
         let again = if recorded == Recorded::Superseded {
-            " (asked again: the call changed since the earlier decision)"
+            " (asked again: the call or its tool's definition changed since the earlier decision)"
         } else {
             ""
         };
@@ -407,7 +407,9 @@ impl Inner {
                 ));
             }
         };
-        let verdict = self.replay.verdict(call.seq, &address, &call_digest);
+        let verdict = self
+            .replay
+            .verdict(call.seq, &address, &call_digest, &tool.hash);
         // A person's "no" to this very call stands, whatever the policy says by now.
         if verdict == Verdict::Decided(Decision::Deny) {
             let mut failure = CallFailure::new(
@@ -424,17 +426,15 @@ impl Inner {
         let mut decision = policy.evaluate(&address, connection.as_deref(), &annotations);
         // A tool whose definition changed since a person confirmed it asks, whatever the rules
         // say: the rules were written for what it was.
-        let mut tool_version = None;
         if decision.action != Action::Deny
             && let Some(reason) =
                 change_asks(&self.store, &self.confirmed, &tool, policy.confirm_changes).await
         {
             decision.action = Action::Ask;
             decision.reason = reason;
-            tool_version = Some(tool.hash.clone());
         }
-        // The person's decision on this very call (tool, connection and arguments), if it runs
-        // on one and has not used it yet.
+        // The person's decision on this very call (tool as defined now, connection and
+        // arguments), if it runs on one and has not used it yet.
         let mut approved = None;
         match decision.action {
             Action::Deny => {
@@ -450,7 +450,7 @@ impl Inner {
                 // was used when it first went.
                 Verdict::Decided(_) if self.replay.resends(call.seq) => {}
                 Verdict::Decided(choice) => approved = Some(choice),
-                Verdict::NotAsked if self.replay.granted(&address) => {}
+                Verdict::NotAsked if self.replay.granted(&address, &tool.hash) => {}
                 // Never asked, still waiting, or asked about another call: a person decides on
                 // exactly what this call would send.
                 Verdict::NotAsked | Verdict::Waiting | Verdict::Changed => {
@@ -459,8 +459,9 @@ impl Inner {
                         connection: connection.as_deref(),
                         reason: &decision.reason,
                         call_digest: &call_digest,
-                        // "Always" confirms the version the person saw.
-                        tool_version: Some(tool_version.unwrap_or_else(|| tool.hash.clone())),
+                        // The decision holds for the version the person saw; "always"
+                        // confirms it.
+                        tool_version: Some(tool.hash.clone()),
                     };
                     return self.ask(&call, asked).await;
                 }
@@ -502,7 +503,7 @@ impl Inner {
             return failed(not_sent(&address, &e));
         }
         if approved == Some(Decision::AllowRun) {
-            self.replay.grant(&address);
+            self.replay.grant(&address, &tool.hash);
         }
         self.dispatches.start(call.seq, &address, mutating);
         let outcome = self
@@ -775,7 +776,7 @@ fn too_large_answer(address: &str, size: JsonSize, cap: usize) -> CallFailure {
 fn failure_from(error: &SourceError) -> CallFailure {
     let code = match error {
         SourceError::UnknownConnection { .. } => ErrorCode::InvalidArguments,
-        SourceError::Upstream { .. } => ErrorCode::UpstreamError,
+        SourceError::Upstream { .. } | SourceError::Changed { .. } => ErrorCode::UpstreamError,
         _ => ErrorCode::UpstreamUnavailable,
     };
     let mut failure = CallFailure::new(code, error.to_string());

@@ -117,6 +117,8 @@ pub fn looks_stale(outcome: &Result<Value, SourceError>) -> bool {
     let text = match outcome {
         Ok(result) if result.get("isError") == Some(&Value::Bool(true)) => error_text(result),
         Err(SourceError::Upstream { message, .. }) => message.clone(),
+        // Refused unsent because the upstream defines the tool otherwise now: certainly stale.
+        Err(SourceError::Changed { .. }) => return true,
         _ => return false,
     };
     let text = text.to_lowercase();

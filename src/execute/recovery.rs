@@ -47,6 +47,7 @@ pub fn delivery(result: &Result<Value, SourceError>) -> Delivery {
             | SourceError::UnknownConnection { .. }
             | SourceError::Disabled { .. }
             | SourceError::Unavailable { .. }
+            | SourceError::Changed { .. }
             | SourceError::ShutDown,
         ) => Delivery::NotSent,
         // A 401 is the server refusing the request before it acts on it.

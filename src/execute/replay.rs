@@ -10,7 +10,7 @@ use std::sync::Mutex;
 
 use serde_json::Value;
 
-use crate::runs::{Approval, CallState, Decision, JournalEntry, Store, StoreError};
+use crate::runs::{Approval, CallState, Decision, Grant, JournalEntry, Store, StoreError};
 use crate::sandbox::{BridgeError, CallFailure, CallOutcome, ErrorCode};
 
 use super::recovery;
@@ -19,9 +19,10 @@ use super::recovery;
 pub struct Replay {
     journal: BTreeMap<u64, JournalEntry>,
     approvals: BTreeMap<u64, Approval>,
-    /// Tools a person allowed for the rest of the run, once the call they were allowed on went
-    /// out; grows when this attempt sends such a call.
-    grants: Mutex<BTreeSet<String>>,
+    /// Tools a person allowed for the rest of the run (with the version of the definition they
+    /// saw), once the call they were allowed on went out; grows when this attempt sends such a
+    /// call.
+    grants: Mutex<BTreeSet<Grant>>,
     /// Set at the first call that does not match the journal, or that an interrupted attempt
     /// left without an answer; every later call is refused.
     stop: Mutex<Option<Stop>>,
@@ -156,10 +157,24 @@ impl Replay {
     }
 
     /// What was decided about call `seq`, for exactly this tool and these arguments.
-    pub fn verdict(&self, seq: u64, address: &str, call_digest: &str) -> Verdict {
+    pub fn verdict(
+        &self,
+        seq: u64,
+        address: &str,
+        call_digest: &str,
+        tool_version: &str,
+    ) -> Verdict {
         match self.approvals.get(&seq) {
             None => Verdict::NotAsked,
             Some(a) if a.address != address || a.call_digest != call_digest => Verdict::Changed,
+            // A "no" stands whatever the tool became.
+            Some(a) if a.decision == Some(Decision::Deny) => Verdict::Decided(Decision::Deny),
+            // A "yes" was given on the tool as it was defined then: after a change (a POST
+            // turned DELETE, another upstream tool behind the address) the person decides
+            // again.
+            Some(a) if a.tool_version.as_deref().is_some_and(|v| v != tool_version) => {
+                Verdict::Changed
+            }
             Some(a) => a.decision.map_or(Verdict::Waiting, Verdict::Decided),
         }
     }
@@ -190,20 +205,21 @@ impl Replay {
         self.journal.values()
     }
 
-    /// True when a person allowed `address` for the rest of this run.
-    pub fn granted(&self, address: &str) -> bool {
-        self.grants
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .contains(address)
+    /// True when a person allowed `address`, defined as `tool_version`, for the rest of this
+    /// run: a grant does not pass to what the tool became since.
+    pub fn granted(&self, address: &str, tool_version: &str) -> bool {
+        let grants = self.grants.lock().unwrap_or_else(|p| p.into_inner());
+        grants.contains(&(address.to_string(), Some(tool_version.to_string())))
+            || grants.contains(&(address.to_string(), None))
     }
 
-    /// `address` was allowed for the rest of the run, and the call it was allowed on went out.
-    pub fn grant(&self, address: &str) {
+    /// `address`, defined as `tool_version`, was allowed for the rest of the run, and the call
+    /// it was allowed on went out.
+    pub fn grant(&self, address: &str, tool_version: &str) {
         self.grants
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .insert(address.to_string());
+            .insert((address.to_string(), Some(tool_version.to_string())));
     }
 
     /// Why the run stopped sending calls, if it did.

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::error::{DecideError, DispatchError, StoreError};
 use super::records::{
-    Approval, AuditLine, CallRow, ClaimRecord, Decision, Dispatch, JournalEntry, NewRun,
+    Approval, AuditLine, CallRow, ClaimRecord, Decision, Dispatch, Grant, JournalEntry, NewRun,
     PendingCall, Recorded, Retention, RunRecord, RunSummary, Seen, SeenVersion, SourceStatusRecord,
     StoredResult, TokenRecord, ToolVersion, Unconfirmed, VersionState,
 };
@@ -183,8 +183,9 @@ pub trait ApprovalRecords {
         now_ms: u64,
         before_commit: BeforeCommit<'_>,
     ) -> Result<Vec<Approval>, DecideError>;
-    /// Tools allowed for the rest of the run whose approving call was sent.
-    fn run_grants(&self, run_id: &str) -> Result<BTreeSet<String>, StoreError>;
+    /// Tools allowed for the rest of the run whose approving call was sent, each with the
+    /// version of its definition the person saw.
+    fn run_grants(&self, run_id: &str) -> Result<BTreeSet<Grant>, StoreError>;
     /// Marks a single-use value as used; false when it already was.
     fn consume_once(&self, nonce: &str, now_ms: u64) -> Result<bool, StoreError>;
     fn audit(

@@ -53,7 +53,7 @@ pub use ids::{new_run_id, new_seed};
 pub use keys::KeySource;
 pub use records::{
     APPROVAL_TTL, Approval, AuditLine, CallRow, CallState, Claim, ClaimRecord, Decision, Dispatch,
-    JournalEntry, NewRun, PendingCall, Recorded, Retention, RunRecord, RunSummary, Seen,
+    Grant, JournalEntry, NewRun, PendingCall, Recorded, Retention, RunRecord, RunSummary, Seen,
     SeenVersion, SourceStatusRecord, TokenRecord, ToolVersion, Unconfirmed, VersionState,
 };
 pub use seal::OpenError;

@@ -356,9 +356,34 @@ pub struct PendingCall {
     pub preview: String,
     pub reason: String,
     pub call_digest: String,
-    /// The version of the tool's definition the person is asked about, when the call asks
-    /// because its tool changed: an "always" decision confirms it.
+    /// The version of the tool's definition the person is asked about: the decision holds for
+    /// that version only, and an "always" decision confirms it.
     pub tool_version: Option<String>,
+}
+
+/// A tool a person allowed for the rest of a run: its address, and the version of its
+/// definition they saw (`None` for decisions recorded before versions were kept).
+pub type Grant = (String, Option<String>);
+
+/// Why an earlier approval at a step no longer counts, as the audit trail says it.
+pub(in crate::runs) const SUPERSEDED: &str = "the call reached this step with another tool, connection or arguments, or its tool's definition changed, since the one decided on";
+
+/// What was asked at a step before, as far as asking again there is concerned.
+pub(in crate::runs) struct AskedBefore {
+    pub address: String,
+    pub call_digest: Option<String>,
+    pub decision: Option<String>,
+    pub tool_version: Option<String>,
+}
+
+impl AskedBefore {
+    /// True when `call` is the very call asked about before: same tool, connection and
+    /// arguments, and the same version of the tool's definition where one was recorded.
+    pub fn is(&self, call: &PendingCall) -> bool {
+        self.address == call.address
+            && self.call_digest.as_deref() == Some(call.call_digest.as_str())
+            && (self.tool_version.is_none() || self.tool_version == call.tool_version)
+    }
 }
 
 /// What recording a pending call did.
@@ -368,7 +393,7 @@ pub enum Recorded {
     New,
     /// The same call already waits or was decided: nothing changed.
     Unchanged,
-    /// Another call (another tool, connection or arguments) had asked at this step, and its
+    /// Another call (another tool, connection, arguments or version of the tool) had asked at this step, and its
     /// decision, if any, no longer counts: the new call waits for a person.
     Superseded,
 }

@@ -65,6 +65,14 @@ pub enum SourceError {
         reason: String,
     },
 
+    /// The upstream now defines the tool otherwise than the definition the call was decided
+    /// on (a server restarted with a new version, an OpenAPI document edited): nothing was
+    /// sent.
+    #[error(
+        "nothing was sent: source `{name}` now defines `{tool}` otherwise than when the call was decided; the hub lists it again, and called again the tool asks first where its change needs a person. See what changed with `capabilities source review {name}`"
+    )]
+    Changed { name: String, tool: String },
+
     #[error("the connections to the sources are shutting down")]
     ShutDown,
 }

@@ -118,6 +118,10 @@ pub(crate) struct Link {
     /// The OAuth client of a signed-in connection, as of its last connect: what checks, and
     /// refreshes, its token before a call goes out.
     oauth: Mutex<Option<AuthClient<reqwest::Client>>>,
+    /// The tools the MCP upstream listed on this connection, as of its last connect or
+    /// listing: what a call decided on the catalogue's definition is checked against before it
+    /// goes out (a server restarted since may define the tool otherwise).
+    listed: Mutex<Option<Arc<Vec<serde_json::Value>>>>,
     shared: Arc<Shared>,
 }
 
@@ -137,6 +141,7 @@ impl Link {
             pgid: Mutex::new(None),
             redaction: Mutex::new(Arc::new(Redaction::default())),
             oauth: Mutex::new(None),
+            listed: Mutex::new(None),
             shared,
         })
     }
@@ -252,6 +257,32 @@ impl Link {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner()) = redaction.clone();
         redaction
+    }
+
+    /// The definition of `upstream_name` as the upstream last listed it on this connection;
+    /// `None` when it has not listed since it connected, `Some(None)` when its listing lacks it.
+    pub(crate) fn listed(&self, upstream_name: &str) -> Option<Option<serde_json::Value>> {
+        let listed = self
+            .listed
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()?;
+        Some(
+            listed
+                .iter()
+                .find(|tool| {
+                    tool.get("name").and_then(serde_json::Value::as_str) == Some(upstream_name)
+                })
+                .cloned(),
+        )
+    }
+
+    /// Keeps what the upstream listed on this connection; `None` forgets it (a new connect).
+    pub(crate) fn set_listed(&self, tools: Option<Vec<serde_json::Value>>) {
+        *self
+            .listed
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = tools.map(Arc::new);
     }
 
     fn oauth(&self) -> Option<AuthClient<reqwest::Client>> {
@@ -603,6 +634,8 @@ async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), ConnectError>
             link.connection
         )));
     };
+    // What an earlier process of the server listed says nothing about this one.
+    link.set_listed(None);
     let secrets = link.shared.secrets.as_ref();
     let events = link.is_default.then(|| link.shared.events.clone());
     let handler = UpstreamHandler::new(&source.name, events.clone());
@@ -731,7 +764,15 @@ async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), ConnectError>
         let listed =
             tokio::time::timeout(source.request_timeout, running.peer().list_all_tools()).await;
         match listed {
-            Ok(Ok(tools)) => tools.len(),
+            Ok(Ok(tools)) => {
+                link.set_listed(Some(
+                    tools
+                        .iter()
+                        .filter_map(|tool| serde_json::to_value(tool).ok())
+                        .collect(),
+                ));
+                tools.len()
+            }
             Ok(Err(error)) => {
                 return Err(ConnectError::Failed(format!(
                     "connected, but listing its tools failed: {}",

@@ -64,7 +64,7 @@ pub use signals::termination_signal;
 pub use status::{SourceEvent, SourceStatus};
 
 use self::link::{Client, Link, LinkState, Shared};
-use self::openapi::{Api, CallError};
+use self::openapi::CallError;
 use crate::config::SourceSettings;
 use crate::credentials::SecretLookup;
 use crate::model::tool::{UpstreamTool, definition_hash};
@@ -218,7 +218,8 @@ impl Sources {
                 .await?
                 .iter()
                 .map(serde_json::to_value)
-                .collect::<Result<_, _>>(),
+                .collect::<Result<_, _>>()
+                .inspect(|tools: &Vec<Value>| link.set_listed(Some(tools.clone()))),
             Client::OpenApi(api) => api.tools().iter().map(serde_json::to_value).collect(),
         }
         .map_err(|error| SourceError::Upstream {
@@ -247,14 +248,36 @@ impl Sources {
             .collect()
     }
 
-    /// The definition hash `upstream_name` of `api` would be catalogued with now: blanked as
-    /// [`list_tools`](Self::list_tools) blanks it, through the default connection.
-    async fn listed_hash(&self, source: &str, api: &Api, upstream_name: &str) -> Option<String> {
-        let tool = api.tools().iter().find(|t| t.name == upstream_name)?;
+    /// The definition hash `tool` (as its upstream lists it now) would be catalogued with:
+    /// blanked as [`list_tools`](Self::list_tools) blanks it, through the default connection.
+    async fn listed_hash(&self, source: &str, tool: Value) -> Option<String> {
         let link = self.link(source, None).ok()?;
-        let value = blanked(&link, serde_json::to_value(tool).ok()?).await;
-        let tool: UpstreamTool = serde_json::from_value(value).ok()?;
+        let tool: UpstreamTool = serde_json::from_value(blanked(&link, tool).await).ok()?;
         Some(definition_hash(&tool))
+    }
+
+    /// Refuses, unsent, a call decided on the definition hashed `decided_on` when the upstream
+    /// now defines `upstream_name` otherwise (`listed`: its definition as last listed, `None`
+    /// when the listing lacks it). Policy, a person's approval and freshness judged the one
+    /// decided on, not what the tool became.
+    async fn check_decided(
+        &self,
+        source: &str,
+        upstream_name: &str,
+        listed: Option<Value>,
+        decided_on: &str,
+    ) -> Result<(), SourceError> {
+        let now = match listed {
+            Some(tool) => self.listed_hash(source, tool).await,
+            None => None,
+        };
+        if now.as_deref() == Some(decided_on) {
+            return Ok(());
+        }
+        Err(SourceError::Changed {
+            name: source.to_string(),
+            tool: upstream_name.to_string(),
+        })
     }
 
     /// The skills the source publishes under the Skills extension (`skills/list`, all pages),
@@ -428,18 +451,26 @@ impl Sources {
         let _busy = link.busy();
         let request = format!("tools/call `{upstream_name}`");
         let peer = match ready_client(&link).await? {
-            Client::Mcp(peer) => peer,
-            Client::OpenApi(api) => {
+            Client::Mcp(peer) => {
+                // A server that restarted since the catalogue listed it may define the tool
+                // otherwise; its connect listed it again.
                 if let Some(decided_on) = decided_on
-                    && self
-                        .listed_hash(source, &api, upstream_name)
-                        .await
-                        .as_deref()
-                        != Some(decided_on)
+                    && let Some(listed) = link.listed(upstream_name)
                 {
-                    return Ok(tool_error(format!(
-                        "{upstream_name}: nothing was sent: the OpenAPI document of `{source}` now describes this operation otherwise than when the call was decided (another method, server or schema). Tell the user to run `capabilities source refresh {source}` and `capabilities source review {source}`, then run the script again."
-                    )));
+                    self.check_decided(source, upstream_name, listed, decided_on)
+                        .await?;
+                }
+                peer
+            }
+            Client::OpenApi(api) => {
+                if let Some(decided_on) = decided_on {
+                    let listed = api
+                        .tools()
+                        .iter()
+                        .find(|t| t.name == upstream_name)
+                        .and_then(|t| serde_json::to_value(t).ok());
+                    self.check_decided(source, upstream_name, listed, decided_on)
+                        .await?;
                 }
                 let call = api.call(upstream_name, &arguments);
                 let timeout = link.source.request_timeout;

@@ -141,6 +141,77 @@ fn an_always_allowed_write_asks_again_after_a_announced_change_until_it_is_confi
     hub.close();
 }
 
+/// A "yes" is given on the tool as the person saw it: when the definition changes between the
+/// approval and the resume (same address, same arguments), nothing is sent on it and the
+/// person is asked again, with what changed.
+#[test]
+fn an_approval_given_before_the_tool_changed_is_asked_again_and_sends_nothing() {
+    let home = Home::new();
+    let calls = rug_config(&home, "");
+    let paused = exec(&home, r#"return await rug.send({ to: "ann" });"#);
+    assert_eq!(paused["status"], "awaiting_approval", "{paused}");
+    let run_id = paused["runId"].as_str().unwrap().to_string();
+    home.run(&["hub", "approve", &run_id]).ok();
+    // The upstream now says `send` also deletes the mailbox, with the same parameters.
+    let switched = exec(
+        &home,
+        "return await rug.switch({ to_variant: 4, notify: false });",
+    );
+    assert_eq!(switched["status"], "completed", "{switched}");
+    home.run(&["source", "refresh", "rug"]).ok();
+    let resume = || {
+        envelope(&Run::of(
+            &mut home.command(&["exec", "--resume", &run_id, "--json"]),
+        ))
+    };
+    let asked = resume();
+    assert_eq!(asked["status"], "awaiting_approval", "{asked}");
+    let summary = asked["pending"][0]["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("changed upstream") && summary.contains("asked again"),
+        "{summary}"
+    );
+    assert!(sends(&calls).is_empty(), "{:?}", sends(&calls));
+    // A decision on the tool as it is now lets the call go, once.
+    home.run(&["hub", "approve", &run_id]).ok();
+    let done = resume();
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(resume()["status"], "completed");
+    assert_eq!(sends(&calls), ["send ann"]);
+}
+
+/// A server that restarts with a new definition (an `npx -y` that pulled a new version) says
+/// nothing; its connect lists it. A call decided on the catalogue's read-only `lookup` is not
+/// sent to the `lookup` that now deletes: it is refused unsent, the source is listed again, and
+/// the next call asks.
+#[test]
+fn a_tool_a_restarted_server_defines_otherwise_is_not_called_on_the_old_decision() {
+    let home = Home::new();
+    let calls = rug_config(&home, "");
+    let read = exec(&home, r#"return await rug.lookup({ q: "ann" });"#);
+    assert_eq!(read["status"], "completed", "{read}");
+    // The variant lives in a file: the next exec's server starts as variant 5.
+    let switched = exec(
+        &home,
+        "return await rug.switch({ to_variant: 5, notify: false });",
+    );
+    assert_eq!(switched["status"], "completed", "{switched}");
+    let refused = exec(
+        &home,
+        r#"try { await rug.lookup({ q: "bob" }); return "sent"; } catch (e) { return e.message; }"#,
+    );
+    let message = refused["result"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("nothing was sent") && message.contains("source review rug"),
+        "{refused}"
+    );
+    assert!(sends(&calls).is_empty(), "{:?}", sends(&calls));
+    // Listed again on the refusal: the tool that now writes asks before it runs.
+    let asked = exec(&home, r#"return await rug.lookup({ q: "cat" });"#);
+    assert_eq!(asked["status"], "awaiting_approval", "{asked}");
+    assert!(sends(&calls).is_empty(), "{:?}", sends(&calls));
+}
+
 #[test]
 fn a_silent_change_is_caught_by_a_stale_call_and_asks_before_the_new_write_runs() {
     let home = Home::new();

@@ -859,8 +859,7 @@ fn an_operation_the_document_changed_since_it_was_listed_is_not_sent() {
     );
     let refused = result["refused"].as_str().unwrap_or_default();
     assert!(
-        refused.contains("nothing was sent")
-            && refused.contains("capabilities source refresh pets"),
+        refused.contains("nothing was sent") && refused.contains("capabilities source review pets"),
         "{result}"
     );
     assert!(

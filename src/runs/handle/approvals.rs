@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::super::backend::{BeforeCommit, StoredApproval};
 use super::super::error::{DecideError, DispatchError, StoreError};
 use super::super::records::{
-    APPROVAL_TTL, Approval, AuditLine, Decision, PendingCall, Recorded, Seen,
+    APPROVAL_TTL, Approval, AuditLine, Decision, Grant, PendingCall, Recorded, Seen,
 };
 use super::super::vault::{Place, Vault};
 use super::super::{Store, now_ms};
@@ -121,7 +121,7 @@ impl Approvals<'_> {
 
     /// The tools a person allowed for the rest of the run whose approving call was sent: a
     /// grant counts only once the call it was given on went out as shown.
-    pub async fn grants(&self, run_id: &str) -> Result<BTreeSet<String>, StoreError> {
+    pub async fn grants(&self, run_id: &str) -> Result<BTreeSet<Grant>, StoreError> {
         let run_id = run_id.to_string();
         self.0.call(move |db, _| db.run_grants(&run_id)).await
     }
@@ -261,6 +261,42 @@ mod tests {
         assert_eq!(approval.call_digest, "digest-a");
         let audit = approvals.audit_log("run_a").await.unwrap();
         assert_eq!(audit.last().unwrap().kind, "superseded");
+    }
+
+    #[tokio::test]
+    async fn a_decision_holds_only_for_the_tool_version_shown() {
+        let (_dir, store, owner) = store_with_run().await;
+        let approvals = store.approvals();
+        let versioned = |version: Option<&str>| PendingCall {
+            tool_version: version.map(str::to_string),
+            ..pending(0, "a.b", "digest")
+        };
+        approvals
+            .record_pending("run_a", &owner, versioned(Some("v1")))
+            .await
+            .unwrap();
+        decide(&store, vec![seen(0, "digest")], Decision::AllowOnce)
+            .await
+            .unwrap();
+        // The same call of the same tool as it is defined now: still decided.
+        assert_eq!(
+            approvals
+                .record_pending("run_a", &owner, versioned(Some("v1")))
+                .await
+                .unwrap(),
+            Recorded::Unchanged
+        );
+        // The tool's definition changed: the person decides again.
+        assert_eq!(
+            approvals
+                .record_pending("run_a", &owner, versioned(Some("v2")))
+                .await
+                .unwrap(),
+            Recorded::Superseded
+        );
+        let approval = approvals.get("run_a", 0).await.unwrap().unwrap();
+        assert_eq!(approval.decision, None);
+        assert_eq!(approval.tool_version.as_deref(), Some("v2"));
     }
 
     #[tokio::test]

@@ -9,7 +9,9 @@ use serde_json::Value;
 use super::{Postgres, sealed, signed, unsigned};
 use crate::runs::backend::{ApprovalRecords, BeforeCommit, StoredApproval};
 use crate::runs::error::{DecideError, DispatchError, StoreError};
-use crate::runs::records::{Approval, AuditLine, Decision, PendingCall, Recorded, Seen};
+use crate::runs::records::{
+    Approval, AskedBefore, AuditLine, Decision, Grant, PendingCall, Recorded, SUPERSEDED, Seen,
+};
 use crate::runs::vault::Sealed;
 
 const COLUMNS: &str = "run_id, seq, address, connection, preview, reason, created_at_ms, expires_at_ms, decision, decided_at_ms, decided_by, call_digest, consumed_at_ms, tool_version";
@@ -52,25 +54,19 @@ impl ApprovalRecords for Postgres {
             let seq = signed(call.seq);
             let before = t
                 .query_opt(
-                    "SELECT address, call_digest, decision FROM approvals WHERE run_id = $1 AND seq = $2",
+                    "SELECT address, call_digest, decision, tool_version FROM approvals WHERE run_id = $1 AND seq = $2",
                     &[&run_id, &seq],
                 )
                 .map_err(|e| self.error(e))?
-                .map(|row| {
-                    (
-                        row.get::<_, String>(0),
-                        row.get::<_, Option<String>>(1),
-                        row.get::<_, Option<String>>(2),
-                    )
+                .map(|row| AskedBefore {
+                    address: row.get(0),
+                    call_digest: row.get(1),
+                    decision: row.get(2),
+                    tool_version: row.get(3),
                 });
             let recorded = match &before {
                 None => Recorded::New,
-                Some((address, digest, _))
-                    if *address == call.address
-                        && digest.as_deref() == Some(call.call_digest.as_str()) =>
-                {
-                    return Ok(Recorded::Unchanged);
-                }
+                Some(before) if before.is(call) => return Ok(Recorded::Unchanged),
                 Some(_) => Recorded::Superseded,
             };
             // What asked at this step before is replaced whole, its decision with it.
@@ -96,13 +92,13 @@ impl ApprovalRecords for Postgres {
                 ],
             )
             .map_err(|e| self.error(e))?;
-            if let Some((address, _, decision)) = before {
+            if let Some(before) = before {
                 let detail = serde_json::json!({
                     "seq": call.seq,
                     "address": call.address,
-                    "replaces": address,
-                    "decision": decision,
-                    "why": "the call reached this step with another tool, connection or arguments than the ones decided on",
+                    "replaces": before.address,
+                    "decision": before.decision,
+                    "why": SUPERSEDED,
                 });
                 audit_in(t, Some(run_id), "superseded", &detail, now_ms)
                     .map_err(|e| self.error(e))?;
@@ -214,13 +210,13 @@ impl ApprovalRecords for Postgres {
         })
     }
 
-    fn run_grants(&self, run_id: &str) -> Result<BTreeSet<String>, StoreError> {
+    fn run_grants(&self, run_id: &str) -> Result<BTreeSet<Grant>, StoreError> {
         self.with(|c| {
             let rows = c.query(
-                "SELECT address FROM approvals WHERE run_id = $1 AND decision = 'allow_run' AND consumed_at_ms IS NOT NULL",
+                "SELECT address, tool_version FROM approvals WHERE run_id = $1 AND decision = 'allow_run' AND consumed_at_ms IS NOT NULL",
                 &[&run_id],
             )?;
-            Ok(rows.iter().map(|row| row.get(0)).collect())
+            Ok(rows.iter().map(|row| (row.get(0), row.get(1))).collect())
         })
     }
 

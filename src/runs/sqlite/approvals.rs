@@ -11,7 +11,9 @@ use super::Cached;
 use super::{Sqlite, check_owner, sealed, unsigned};
 use crate::runs::backend::{ApprovalRecords, BeforeCommit, StoredApproval};
 use crate::runs::error::{DecideError, DispatchError, StoreError};
-use crate::runs::records::{Approval, AuditLine, Decision, PendingCall, Recorded, Seen};
+use crate::runs::records::{
+    Approval, AskedBefore, AuditLine, Decision, Grant, PendingCall, Recorded, SUPERSEDED, Seen,
+};
 use crate::runs::vault::Sealed;
 
 const COLUMNS: &str = "run_id, seq, address, connection, preview, reason, created_at_ms, expires_at_ms, decision, decided_at_ms, decided_by, call_digest, consumed_at_ms, tool_version";
@@ -39,13 +41,6 @@ fn stored_approval(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredApproval> 
     })
 }
 
-/// What was asked at a step before, as far as asking again there is concerned.
-struct AskedBefore {
-    address: String,
-    call_digest: Option<String>,
-    decision: Option<String>,
-}
-
 impl ApprovalRecords for Sqlite {
     fn record_pending(
         &self,
@@ -60,13 +55,14 @@ impl ApprovalRecords for Sqlite {
             check_owner(t, run_id, owner)?;
             let before: Option<AskedBefore> = t
                 .query_row_cached(
-                    "SELECT address, call_digest, decision FROM approvals WHERE run_id = ?1 AND seq = ?2",
+                    "SELECT address, call_digest, decision, tool_version FROM approvals WHERE run_id = ?1 AND seq = ?2",
                     params![run_id, call.seq as i64],
                     |row| {
                         Ok(AskedBefore {
                             address: row.get(0)?,
                             call_digest: row.get(1)?,
                             decision: row.get(2)?,
+                            tool_version: row.get(3)?,
                         })
                     },
                 )
@@ -74,12 +70,7 @@ impl ApprovalRecords for Sqlite {
                 .map_err(StoreError::from)?;
             let recorded = match &before {
                 None => Recorded::New,
-                Some(before)
-                    if before.address == call.address
-                        && before.call_digest.as_deref() == Some(call.call_digest.as_str()) =>
-                {
-                    return Ok(Recorded::Unchanged);
-                }
+                Some(before) if before.is(call) => return Ok(Recorded::Unchanged),
                 Some(_) => Recorded::Superseded,
             };
             t.execute_cached(
@@ -104,7 +95,7 @@ impl ApprovalRecords for Sqlite {
                     "address": call.address,
                     "replaces": before.address,
                     "decision": before.decision,
-                    "why": "the call reached this step with another tool, connection or arguments than the ones decided on",
+                    "why": SUPERSEDED,
                 });
                 audit_in(t, Some(run_id), "superseded", &detail, now_ms).map_err(StoreError::from)?;
             }
@@ -219,12 +210,12 @@ impl ApprovalRecords for Sqlite {
         })
     }
 
-    fn run_grants(&self, run_id: &str) -> Result<BTreeSet<String>, StoreError> {
+    fn run_grants(&self, run_id: &str) -> Result<BTreeSet<Grant>, StoreError> {
         self.with(|c| {
             let mut statement = c.prepare_cached(
-                "SELECT address FROM approvals WHERE run_id = ?1 AND decision = 'allow_run' AND consumed_at_ms IS NOT NULL",
+                "SELECT address, tool_version FROM approvals WHERE run_id = ?1 AND decision = 'allow_run' AND consumed_at_ms IS NOT NULL",
             )?;
-            let rows = statement.query_map(params![run_id], |row| row.get::<_, String>(0))?;
+            let rows = statement.query_map(params![run_id], |row| Ok((row.get(0)?, row.get(1)?)))?;
             rows.collect()
         })
     }
