@@ -288,6 +288,49 @@ fn binary_forms(bytes: &[u8]) -> Vec<(String, Kind)> {
     out
 }
 
+/// True for a byte that can be part of a JSON number's text (as serde_json or Rust's float
+/// formatting writes it): only a form made of these can turn up inside a number.
+fn is_number_byte(byte: u8) -> bool {
+    byte.is_ascii_digit() || matches!(byte, b'-' | b'+' | b'.' | b'e' | b'E')
+}
+
+/// The forms (of those [`forms`] lists) that can be part of a JSON number's text, and what a
+/// parser leaves of each when it reads it as a number: leading zeros dropped (`0042137` is
+/// read as `42137`) and trailing zeros of a fraction dropped (`12.50` as `12.5`). An upstream
+/// that parses an all-digit secret and echoes it as a number writes that text, not the secret's.
+pub(super) fn number_forms(forms: &[(String, Kind)]) -> Vec<String> {
+    let mut out = Forms::default();
+    for (form, _) in forms {
+        if !form.bytes().all(is_number_byte) {
+            continue;
+        }
+        let (sign, digits) = form.split_at(usize::from(form.starts_with('-')));
+        let unpadded = digits.trim_start_matches('0');
+        // `0.5`, not `.5`: the zero before a point stays.
+        let unpadded = if unpadded.starts_with('.') || unpadded.is_empty() {
+            digits
+                .len()
+                .checked_sub(unpadded.len() + 1)
+                .map_or(digits, |at| &digits[at..])
+        } else {
+            unpadded
+        };
+        let unpadded = format!("{sign}{unpadded}");
+        let trimmed = if unpadded.contains('.') && !unpadded.contains(['e', 'E']) {
+            unpadded
+                .trim_end_matches('0')
+                .trim_end_matches('.')
+                .to_string()
+        } else {
+            unpadded.clone()
+        };
+        for form in [form.clone(), unpadded, trimmed] {
+            out.push(form, Kind::Text);
+        }
+    }
+    out.list.into_iter().map(|(form, _)| form).collect()
+}
+
 /// Padded base64 of `bytes` in `alphabet`.
 fn base64(bytes: &[u8], alphabet: &[u8; 64]) -> String {
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
@@ -349,6 +392,29 @@ mod tests {
         for expected in ["YWJjZGVm", "FiY2RlZ", "hYmNkZW", "FiY2RlZ", "hYmNkZW"] {
             assert!(has(&forms, expected), "no {expected:?} in {forms:#?}");
         }
+    }
+
+    #[test]
+    fn number_forms_are_the_forms_a_number_can_hold_as_a_parser_leaves_them() {
+        for (secret, expected) in [
+            (
+                "0042.500",
+                &["0042.500", "42.500", "42.5", "303034322e353030"][..],
+            ),
+            ("-0042.500", &["-0042.500", "-42.500", "-42.5"]),
+        ] {
+            let found = number_forms(&forms(secret));
+            for expected in expected {
+                assert!(found.iter().any(|f| f == expected), "{expected}: {found:?}");
+            }
+            assert!(found.iter().all(|f| f.bytes().all(is_number_byte)));
+        }
+        // The zero before a point stays, as a number is written.
+        let found = number_forms(&forms("0000.0001"));
+        assert!(found.iter().any(|f| f == "0.0001"), "{found:?}");
+        assert!(!found.iter().any(|f| f == ".0001"), "{found:?}");
+        // Letters in every form but none a number has: nothing to look for in numbers.
+        assert!(number_forms(&forms("tok-1234")).is_empty());
     }
 
     #[test]

@@ -12,17 +12,27 @@
 //! widened to the whole run of base64 characters around it, whose edges carry a few of the
 //! secret's bits.
 //!
+//! A JSON number is blanked too (replaced by the string [`MASK`]) when its text holds a secret:
+//! an upstream that reads an all-digit secret (a PIN, a numeric key or account number) as a
+//! number echoes it as one. A third automaton, built only when some form of a secret could be
+//! part of a number's text at all, looks at the number as serde_json writes it and, for one
+//! that is not an integer (`7.3194628501937e13`), at its plain decimal digits, which are what a
+//! script sees; so numbers cost nothing more when no secret is number-like. The bytes of a file
+//! that is not UTF-8 are searched with the same automata, since every form is a byte string.
+//!
 //! What this cannot catch: a secret an upstream splits (across two JSON strings, two results,
 //! or base64 wrapped across lines), encodes in a way not listed (encrypted, compressed, HTML
-//! entities, Unicode-normalised, base32, UTF-16 hex, reversed, rot13, spaced out), or leaks through behaviour rather than text (a script
-//! comparing guesses one character at a time through what a tool does).
+//! entities, Unicode-normalised, base32, UTF-16 hex, reversed, rot13, spaced out), an
+//! all-digit secret too long for the float an upstream parsed it into (past about 17 digits its
+//! last digits are lost, and the first ones stay), or leaks through behaviour rather than text
+//! (a script comparing guesses one character at a time through what a tool does).
 
 use std::collections::HashSet;
 use std::io::Write;
 use std::sync::{Arc, RwLock};
 
 use aho_corasick::{AhoCorasick, MatchKind};
-use serde_json::Value;
+use serde_json::{Number, Value};
 
 use super::Secret;
 use super::forms::{self, Kind, is_base64_char};
@@ -55,6 +65,9 @@ enum Matcher {
         kinds: Vec<Kind>,
         /// Hex forms, matched ignoring ASCII case.
         hex: Option<AhoCorasick>,
+        /// The forms that can be part of a number's text, as a parser leaves them, matched
+        /// ignoring ASCII case (`e` and `E`); none when no secret is number-like.
+        number: Option<AhoCorasick>,
     },
     /// The automata could not be built (only for absurdly large secrets): every string is
     /// blanked whole, since letting text through unchecked could leak.
@@ -66,8 +79,11 @@ impl Redaction {
         let mut seen = HashSet::new();
         let (mut exact, mut kinds, mut hex) = (Vec::new(), Vec::new(), Vec::new());
         let mut margin = 0;
+        let mut number = Vec::new();
         for secret in secrets {
-            for (form, kind) in forms::forms(secret.expose()) {
+            let all = forms::forms(secret.expose());
+            number.extend(forms::number_forms(&all));
+            for (form, kind) in all {
                 if !seen.insert((form.clone(), kind)) {
                     continue;
                 }
@@ -95,9 +111,18 @@ impl Redaction {
                 .build(patterns)
                 .map(Some)
         };
-        let matcher = match (build(&exact, false), build(&hex, true)) {
-            (Ok(exact), Ok(hex)) => Matcher::Forms { exact, kinds, hex },
-            (Err(e), _) | (_, Err(e)) => {
+        let matcher = match (
+            build(&exact, false),
+            build(&hex, true),
+            build(&number, true),
+        ) {
+            (Ok(exact), Ok(hex), Ok(number)) => Matcher::Forms {
+                exact,
+                kinds,
+                hex,
+                number,
+            },
+            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
                 tracing::error!(
                     "secrets cannot be searched for ({e}), so every text that could hold one is blanked whole; store shorter secrets"
                 );
@@ -121,10 +146,11 @@ impl Redaction {
         self.matcher.is_none()
     }
 
-    /// True when any string in `value` (keys included) holds a secret in any form.
+    /// True when any string in `value` (keys included) or any number holds a secret in any form.
     pub fn found_in(&self, value: &Value) -> bool {
         match value {
             Value::String(text) => self.found_in_text(text),
+            Value::Number(number) => self.found_in_number(number),
             Value::Array(items) => items.iter().any(|v| self.found_in(v)),
             Value::Object(map) => map
                 .iter()
@@ -143,6 +169,29 @@ impl Redaction {
                     || hex.as_ref().is_some_and(|a| a.is_match(text))
             }
         }
+    }
+
+    /// True when `number` holds a secret: its text as serde_json writes it (and sends it on),
+    /// or, for one that is not an integer, its plain decimal digits (Rust's `{}` of the float,
+    /// never an exponent), which is what a script sees of `7.3194628501937e13`.
+    pub fn found_in_number(&self, number: &Number) -> bool {
+        let automaton = match &self.matcher {
+            None => return false,
+            Some(Matcher::Unavailable) => return true,
+            Some(Matcher::Forms { number: None, .. }) => return false,
+            Some(Matcher::Forms {
+                number: Some(automaton),
+                ..
+            }) => automaton,
+        };
+        if automaton.is_match(&number.to_string()) {
+            return true;
+        }
+        let integer = number.is_i64() || number.is_u64();
+        !integer
+            && number
+                .as_f64()
+                .is_some_and(|float| automaton.is_match(&float.to_string()))
     }
 
     /// `text` with every form of every secret replaced by [`MASK`].
@@ -167,28 +216,64 @@ impl Redaction {
 
     /// `text` up to `end`, cleaned of every secret found in the whole of it.
     fn clean_to(&self, text: &str, end: usize) -> String {
-        let spans = match &self.matcher {
-            None => return text.to_string(),
-            Some(Matcher::Unavailable) if text.is_empty() => return String::new(),
-            Some(Matcher::Unavailable) => return MASK.to_string(),
-            Some(Matcher::Forms { exact, kinds, hex }) => {
-                spans(text, exact.as_ref(), kinds, hex.as_ref())
-            }
+        let Some(spans) = self.spans(text.as_bytes()) else {
+            return text.to_string();
         };
         if spans.is_empty() && end == text.len() {
             return text.to_string();
         }
-        blank(text, &spans, end)
+        let blanked = blank(text.as_bytes(), &spans, end);
+        // Every span starts and ends on a character boundary (patterns are whole UTF-8, runs
+        // are ASCII), and so does `end`, so this is never lossy; lossy rather than a panic if it
+        // ever were.
+        String::from_utf8(blanked).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into())
     }
 
-    /// Blanks secrets in every string of `value`, keys included.
+    /// `bytes` with every form of every secret replaced by [`MASK`]: for a file that is not
+    /// UTF-8 text, which holds a secret's forms as bytes all the same (the blanked file no
+    /// longer matches a digest taken of it, as blanked text does not).
+    pub fn clean_bytes(&self, bytes: Vec<u8>) -> Vec<u8> {
+        match self.spans(&bytes) {
+            Some(spans) if !spans.is_empty() => blank(&bytes, &spans, bytes.len()),
+            _ => bytes,
+        }
+    }
+
+    /// The byte ranges of `bytes` to blank, or none when there is nothing to look for. When
+    /// the automata could not be built, the whole of it.
+    fn spans(&self, bytes: &[u8]) -> Option<Vec<(usize, usize)>> {
+        match &self.matcher {
+            None => None,
+            Some(Matcher::Unavailable) if bytes.is_empty() => Some(Vec::new()),
+            Some(Matcher::Unavailable) => Some(vec![(0, bytes.len())]),
+            Some(Matcher::Forms {
+                exact, kinds, hex, ..
+            }) => Some(spans(bytes, exact.as_ref(), kinds, hex.as_ref())),
+        }
+    }
+
+    /// Blanks secrets in every string of `value`, keys included, and replaces a number that
+    /// holds one by [`MASK`]: for what an upstream sends, whose numbers can be its secrets.
     pub fn clean_json(&self, value: &mut Value) {
+        self.clean_value(value, true);
+    }
+
+    /// Blanks secrets in every string of `value`, keys included, and leaves its numbers: for a
+    /// record of this process's own (counts, sizes, times) that must still read back as one.
+    pub fn clean_json_strings(&self, value: &mut Value) {
+        self.clean_value(value, false);
+    }
+
+    fn clean_value(&self, value: &mut Value, numbers: bool) {
         if self.is_empty() {
             return;
         }
         match value {
             Value::String(text) if self.found_in_text(text) => *text = self.clean(text),
-            Value::Array(items) => items.iter_mut().for_each(|v| self.clean_json(v)),
+            Value::Number(number) if numbers && self.found_in_number(number) => {
+                *value = Value::String(MASK.to_string())
+            }
+            Value::Array(items) => items.iter_mut().for_each(|v| self.clean_value(v, numbers)),
             Value::Object(map) => {
                 if map.keys().any(|k| self.found_in_text(k)) {
                     *map = std::mem::take(map)
@@ -196,17 +281,16 @@ impl Redaction {
                         .map(|(k, v)| (self.clean(&k), v))
                         .collect();
                 }
-                map.values_mut().for_each(|v| self.clean_json(v));
+                map.values_mut().for_each(|v| self.clean_value(v, numbers));
             }
             _ => {}
         }
     }
 }
 
-/// `text` up to byte `end` (a character boundary) with each of `spans` (sorted, disjoint)
-/// replaced by [`MASK`]; a span that crosses `end` is blanked whole.
-fn blank(text: &str, spans: &[(usize, usize)], end: usize) -> String {
-    let bytes = text.as_bytes();
+/// `bytes` up to `end` with each of `spans` (sorted, disjoint) replaced by [`MASK`]; a span
+/// that crosses `end` is blanked whole.
+fn blank(bytes: &[u8], spans: &[(usize, usize)], end: usize) -> Vec<u8> {
     let mut out = Vec::with_capacity(end);
     let mut at = 0;
     for &(start, stop) in spans {
@@ -220,27 +304,23 @@ fn blank(text: &str, spans: &[(usize, usize)], end: usize) -> String {
     if at < end {
         out.extend_from_slice(&bytes[at..end]);
     }
-    // Every span starts and ends on a character boundary (patterns are whole UTF-8, runs
-    // are ASCII), and so does `end`, so this is never lossy; lossy rather than a panic if it
-    // ever were.
-    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into())
+    out
 }
 
-/// The byte ranges of `text` to blank: every match of every form (base64 ones widened to their
+/// The byte ranges of `bytes` to blank: every match of every form (base64 ones widened to their
 /// run), sorted and merged.
 fn spans(
-    text: &str,
+    bytes: &[u8],
     exact: Option<&AhoCorasick>,
     kinds: &[Kind],
     hex: Option<&AhoCorasick>,
 ) -> Vec<(usize, usize)> {
-    let bytes = text.as_bytes();
     let mut spans = Vec::new();
     // The base64 run last widened to: matches inside it (a long run holds many) add nothing.
     let mut run = (0, 0);
     for found in exact
         .into_iter()
-        .flat_map(|a| a.find_overlapping_iter(text))
+        .flat_map(|a| a.find_overlapping_iter(bytes))
     {
         let (mut start, mut end) = (found.start(), found.end());
         if kinds.get(found.pattern().as_usize()) == Some(&Kind::Base64) {
@@ -257,7 +337,7 @@ fn spans(
         }
         spans.push((start, end));
     }
-    for found in hex.into_iter().flat_map(|a| a.find_overlapping_iter(text)) {
+    for found in hex.into_iter().flat_map(|a| a.find_overlapping_iter(bytes)) {
         spans.push((found.start(), found.end()));
     }
     spans.sort_unstable();
@@ -640,6 +720,16 @@ mod tests {
                     "{} form {:?} survives in {:?}", emitted.kind, emitted.needle, cleaned
                 );
                 prop_assert!(cleaned.contains(MASK));
+                // The same echo inside a file that is not UTF-8 text.
+                let mut binary = b"\xff\x00".to_vec();
+                binary.extend_from_slice(emitted.text.as_bytes());
+                binary.push(0xfe);
+                let cleaned = redaction.clean_bytes(binary);
+                let cleaned = String::from_utf8_lossy(&cleaned);
+                prop_assert!(
+                    !emitted.found_in(&cleaned),
+                    "{} form {:?} survives in bytes {:?}", emitted.kind, emitted.needle, cleaned
+                );
                 let mut value = json!({ "content": [{ "text": emitted.text.clone() }] });
                 value[emitted.text.as_str()] = json!(1);
                 prop_assert!(redaction.found_in(&value), "{} form not found", emitted.kind);
@@ -707,6 +797,83 @@ mod tests {
         // Ordinary text with no secret in it is left exactly as it was.
         let text = "aGVsbG8gd29ybGQ= 68656c6c6f %7B\"a\":1%7D caf\\u00e9";
         assert_eq!(redaction.clean(text), text);
+    }
+
+    #[test]
+    fn a_number_that_holds_a_numeric_secret_is_masked_in_every_form_a_parser_leaves() {
+        let redaction = Redaction::new([Secret::new("73194628501937".into())]);
+        // As an integer, as a float written with an exponent or a fraction (what a script
+        // sees of it is its plain digits), negated, and inside a longer number.
+        for text in [
+            "73194628501937",
+            "7.3194628501937e13",
+            "7.3194628501937E+13",
+            "73194628501937.0",
+            "-73194628501937",
+            "1731946285019370",
+        ] {
+            let mut value: Value = serde_json::from_str(&format!(
+                r#"{{"pin": {text}, "list": [{text}], "default": {{"enum": [1, {text}]}}}}"#
+            ))
+            .expect("valid JSON");
+            assert!(redaction.found_in(&value), "{text} is not found");
+            redaction.clean_json(&mut value);
+            assert_eq!(
+                value,
+                json!({ "pin": MASK, "list": [MASK], "default": { "enum": [1, MASK] } }),
+                "{text}"
+            );
+        }
+        // Other numbers, its first digits alone included, stay numbers.
+        let mut value = json!([42, 1.5, 7319462850193_u64, -7.3e13, 0]);
+        let before = value.clone();
+        assert!(!redaction.found_in(&value));
+        redaction.clean_json(&mut value);
+        assert_eq!(value, before);
+    }
+
+    #[test]
+    fn a_numeric_secret_is_known_as_a_parser_writes_it_back() {
+        // Read as a number, leading zeros and a fraction's trailing zeros are gone.
+        let redaction =
+            Redaction::new(["0073194628", "4417.2500"].map(|secret| Secret::new(secret.into())));
+        for number in [json!(73194628), json!(4417.25), json!(-4417.25)] {
+            assert!(redaction.found_in(&number), "{number}");
+        }
+        assert!(!redaction.found_in(&json!(4417.2)));
+    }
+
+    #[test]
+    fn numbers_are_not_looked_at_for_a_secret_no_number_can_hold() {
+        // No form of this secret is made of digits alone (nor is its hex, which has letters).
+        let redaction = Redaction::new([Secret::new("tok-123456".into())]);
+        assert!(matches!(
+            redaction.matcher,
+            Some(Matcher::Forms { number: None, .. })
+        ));
+        let mut value = json!({ "n": 123456, "m": 1.5e300 });
+        let before = value.clone();
+        redaction.clean_json(&mut value);
+        assert_eq!(value, before);
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_cleaned_around_the_secret() {
+        let secret = "sk-live-SkillSecret-0123456789abcdef";
+        let redaction = Redaction::new([Secret::new(secret.into())]);
+        let mut bytes = b"\xff\x00key=".to_vec();
+        bytes.extend_from_slice(secret.as_bytes());
+        bytes.extend_from_slice(b"\n\xfe");
+        bytes.extend_from_slice(emit::hex(secret).to_uppercase().as_bytes());
+        bytes.extend_from_slice(b"\x80");
+        let mut expected = b"\xff\x00key=".to_vec();
+        expected.extend_from_slice(MASK.as_bytes());
+        expected.extend_from_slice(b"\n\xfe");
+        expected.extend_from_slice(MASK.as_bytes());
+        expected.extend_from_slice(b"\x80");
+        assert_eq!(redaction.clean_bytes(bytes), expected);
+        let clean = b"\xff\x00nothing here".to_vec();
+        assert_eq!(redaction.clean_bytes(clean.clone()), clean);
     }
 
     #[test]

@@ -548,7 +548,13 @@ impl Executor {
                 return envelope;
             }
         };
-        self.redaction().clean_json(&mut stored);
+        // The envelope's own numbers (call times, sizes, expiry) must stay numbers for it to
+        // read back; what the script returned is blanked whole, numbers too.
+        let redaction = self.redaction();
+        if let Some(result) = stored.get_mut("result") {
+            redaction.clean_json(result);
+        }
+        redaction.clean_json_strings(&mut stored);
         match self
             .store
             .runs()
@@ -566,8 +572,8 @@ impl Executor {
             }
             Err(e) => tracing::warn!("run {run_id} outcome is not recorded: {e}"),
         }
-        // Blanking only rewrites text inside strings; were it ever to break a field, the
-        // envelope as the run made it is better than none.
+        // Blanking rewrites only text inside strings and numbers of the result; were it ever
+        // to break a field, the envelope as the run made it is better than none.
         serde_json::from_value(stored).unwrap_or(envelope)
     }
 

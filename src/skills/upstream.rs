@@ -117,9 +117,10 @@ impl UpstreamSkill {
 
     /// Fetches `path` (`SKILL.md` or a listed file) from the source and checks it against the
     /// manifest: a file whose size or digest differs is refused, since what the person and the
-    /// model were shown is not what the source now serves. Text that passed is scrubbed of the
-    /// source's secrets like anything else it answers (so a text that held one no longer
-    /// matches its digest: a client that checks refuses it rather than see the secret).
+    /// model were shown is not what the source now serves. What passed, text or binary, is
+    /// scrubbed of the source's secrets like anything else it answers (so a file that held one
+    /// no longer matches its digest: a client that checks refuses it rather than see the
+    /// secret).
     pub async fn fetch(&self, sources: &Sources, path: &str) -> Result<Vec<u8>, String> {
         let Some(file) = self.files.iter().find(|f| f.path == path) else {
             return Err(self.no_such_file(path));
@@ -137,10 +138,7 @@ impl UpstreamSkill {
                 self.source
             ));
         }
-        Ok(match String::from_utf8(bytes) {
-            Ok(text) => sources.scrub(&self.source, text).await.into_bytes(),
-            Err(binary) => binary.into_bytes(),
-        })
+        Ok(sources.scrub(&self.source, bytes).await)
     }
 
     /// The `SKILL.md` of the skill, fetched and verified, and kept in `texts`.

@@ -323,12 +323,15 @@ impl Link {
     /// the redaction knows: an upstream that echoes the token it was sent must not hand it to
     /// the sandbox.
     pub(crate) async fn clean_token(&self, answer: &mut serde_json::Value) {
-        let Some(client) = self.oauth() else {
-            return;
-        };
-        if let Ok(token) = client.get_access_token().await {
-            Redaction::new([Secret::new(token)]).clean_json(answer);
+        if let Some(token) = self.token_redaction().await {
+            token.clean_json(answer);
         }
+    }
+
+    /// The redaction of this connection's current OAuth access token, when it signs in.
+    pub(crate) async fn token_redaction(&self) -> Option<Redaction> {
+        let token = self.oauth()?.get_access_token().await.ok()?;
+        Some(Redaction::new([Secret::new(token)]))
     }
 
     pub(crate) fn sign_in_message(&self, why: &str) -> String {

@@ -316,16 +316,18 @@ impl Sources {
         Ok(out)
     }
 
-    /// `text` from the source with every secret it was given (and its sign-in token) blanked,
-    /// as its tool listings and results are: for text read from it some other way, checked
-    /// first against a digest that needs the bytes as they came.
-    pub async fn scrub(&self, source: &str, text: String) -> String {
+    /// `bytes` from the source with every secret it was given (and its sign-in token) blanked,
+    /// as its tool listings and results are: for a file read from it some other way, checked
+    /// first against a digest that needs the bytes as they came. Text or not: a file that is
+    /// not UTF-8 is served too, and holds a secret's forms as bytes all the same.
+    pub async fn scrub(&self, source: &str, bytes: Vec<u8>) -> Vec<u8> {
         let Ok(link) = self.link(source, None) else {
-            return text;
+            return bytes;
         };
-        match blanked(&link, Value::String(text)).await {
-            Value::String(text) => text,
-            other => other.to_string(),
+        let bytes = link.redaction().clean_bytes(bytes);
+        match link.token_redaction().await {
+            Some(token) => token.clean_bytes(bytes),
+            None => bytes,
         }
     }
 

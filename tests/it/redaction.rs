@@ -460,3 +460,52 @@ fn a_secret_across_the_cut_of_a_long_stdio_line_leaves_no_prefix() {
     );
     assert!(tested.stderr.contains("-----•••"), "{}", tested.stderr);
 }
+
+/// A secret made of digits (a PIN, a numeric key or account number) that an upstream parsed
+/// and echoes as a JSON number, an integer or a float, in its result and as a default in its
+/// listing, reaches neither the script, nor the envelope, nor describe, nor any file of the
+/// home; and a script that writes the number into a call's arguments is refused, as it is when
+/// it writes the string.
+#[test]
+fn a_numeric_secret_echoed_as_a_number_is_blanked_and_refused_as_an_argument() {
+    let secret = "73194628501937";
+    let home = Home::new();
+    stdio_config(&home);
+    run(&home, &["credential", "set", "y"], secret, &[]).ok();
+    // The script spells the number in two halves, so that the secret is in no file of the
+    // home because the script was kept.
+    let (first, last) = secret.split_at(7);
+    let script = format!(
+        r#"
+const r = await enc.number({{}});
+let sent = "sent";
+try {{ await enc.number({{ pin: Number("{first}" + "{last}") }}) }} catch (e) {{ sent = e.code }}
+return {{ r, sent }};
+"#
+    );
+    let exec = run(&home, &["exec", "--json", "-"], &script, &[]).ok();
+    let envelope: Value = serde_json::from_str(&exec.stdout).expect("a JSON envelope");
+    assert_eq!(envelope["status"], "completed", "{envelope:#}");
+    let result = &envelope["result"];
+    assert_eq!(
+        result["r"],
+        serde_json::json!({ "pin": "•••", "as_float": "•••", "list": ["•••"] }),
+        "{envelope:#}"
+    );
+    assert_eq!(result["sent"], "policy_denied", "{envelope:#}");
+    let described = run(&home, &["describe", "enc.number"], "", &[]).ok();
+    for (what, text) in [("envelope", &exec.stdout), ("describe", &described.stdout)] {
+        assert!(
+            !text.contains(secret),
+            "the {what} shows the secret: {text}"
+        );
+    }
+    for file in files(home.path()) {
+        let bytes = std::fs::read(&file).expect("read a file of the home");
+        assert!(
+            !contains(&bytes, secret.as_bytes(), false),
+            "{} holds the secret",
+            file.display()
+        );
+    }
+}

@@ -820,17 +820,25 @@ fn in_direct_mode_skills_are_read_through_the_hubs_read_skill_tool_and_served_na
     );
 }
 
+/// In the text of a source's skill, and in a supporting file that is not UTF-8 (served as a
+/// blob to a skill-aware client): one stray byte must not let the secret through.
 #[test]
-fn a_secret_the_source_was_given_is_blanked_in_its_skills_text() {
+fn a_secret_the_source_was_given_is_blanked_in_its_skills_text_and_binary_files() {
+    use base64::Engine;
     let dir = tempfile::tempdir().unwrap();
     let secret = "canary-skill-4d1f0b7e9a";
     let folder = dir.path().join("deploy");
     write(
         &folder.join("SKILL.md"),
         &format!(
-            "---\nname: deploy\ndescription: Deploy the site.\n---\nUse the token {secret} to deploy.\n"
+            "---\nname: deploy\ndescription: Deploy the site.\n---\nUse the token {secret} to deploy; see data.bin.\n"
         ),
     );
+    std::fs::write(
+        folder.join("data.bin"),
+        [&b"\xffkey="[..], secret.as_bytes(), b"\n"].concat(),
+    )
+    .unwrap();
     let home = Home::new();
     let repo = crate::common::repo();
     home.write_config(&format!(
@@ -859,6 +867,22 @@ fn a_secret_the_source_was_given_is_blanked_in_its_skills_text() {
     assert!(
         described.contains("Use the token •••") && !described.contains(secret),
         "{described}"
+    );
+    let read = hub.request(
+        2,
+        "resources/read",
+        json!({ "uri": "skill://docs.mcp/deploy/data.bin" }),
+    );
+    let blob = read["result"]["contents"][0]["blob"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a blob: {read}"));
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(blob)
+        .unwrap_or_else(|e| panic!("base64 ({e}): {read}"));
+    assert_eq!(
+        bytes,
+        [&b"\xffkey="[..], "•••".as_bytes(), b"\n"].concat(),
+        "{read}"
     );
 }
 

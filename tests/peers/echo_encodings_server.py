@@ -12,7 +12,8 @@ as a source configured with `env = { Y = "${secret:y}" }` gets it.
 
 Tools: `kinds` lists the encodings; `echo(kind)` returns the credential and each of its lines in
 that encoding as text, structured content (as a value and as a key), `_meta` and an embedded
-resource;
+resource; `number` returns an all-digit credential as a JSON number (an integer and a float),
+as an API that parsed it would, and has it as its argument's default;
 `fail(kind, how)` fails with them in a tool error (`how = "tool"`) or a JSON-RPC error
 (`"protocol"`); `blobs` returns them as image, audio and blob data; `about` has them in its
 description and schema.
@@ -166,6 +167,19 @@ def blobs() -> CallToolResult:
 def about(note: str = SECRET) -> str:
     """Return nothing of interest."""
     return "about"
+
+
+# The credential as the number an upstream that parsed it holds; 0 when it is not all digits.
+NUMBER = int(SECRET) if SECRET.isascii() and SECRET.isdigit() else 0
+
+
+@server.tool()
+def number(pin: int = NUMBER) -> CallToolResult:
+    """Return the credential as a JSON number, as an API that parsed a numeric one would."""
+    return CallToolResult(
+        content=[TextContent(type="text", text=json.dumps({"pin": NUMBER}))],
+        structured_content={"pin": NUMBER, "as_float": float(NUMBER), "list": [NUMBER]},
+    )
 
 
 def require_bearer(app):
