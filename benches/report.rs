@@ -338,7 +338,7 @@ fn github_openapi() -> Option<GithubNumbers> {
         // The previous index goes first, so its freeing is not counted against this one.
         drop(std::mem::take(&mut index));
         let started = Instant::now();
-        let definitions = build_namespace("github", tools);
+        let definitions = build_namespace("github", tools, &[]);
         let before = LIVE.load(Ordering::Relaxed);
         let mut built = SearchIndex::new();
         built.set_namespace("github", &definitions);

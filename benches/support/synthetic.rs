@@ -35,7 +35,7 @@ impl Recorded {
         let servers = load_all(dir).unwrap_or_else(|e| panic!("the recorded catalogue loads: {e}"));
         let definitions = servers
             .iter()
-            .map(|s| build_namespace(&s.namespace, s.tools.clone()))
+            .map(|s| build_namespace(&s.namespace, s.tools.clone(), &[]))
             .collect();
         Recorded {
             servers,
@@ -105,7 +105,7 @@ impl Recorded {
                 tool
             })
             .collect();
-        build_namespace("big", renamed)
+        build_namespace("big", renamed, &[])
     }
 }
 

@@ -262,7 +262,7 @@ mod tests {
             "annotations": { "readOnlyHint": read_only },
         }))
         .unwrap();
-        build_namespace("mail", vec![upstream]).remove(0)
+        build_namespace("mail", vec![upstream], &[]).remove(0)
     }
 
     fn input(required: &[&str]) -> serde_json::Value {

@@ -484,6 +484,7 @@ mod tests {
                 tool("get_issue", "Get one issue.", Some(issue)),
                 tool("listRepos", "List repositories.", None),
             ],
+            &[],
         )
     }
 
@@ -677,7 +678,7 @@ declare namespace github {
                         output_schema: None,
                         annotations: Default::default(),
                         endpoint: None,
-                    }],
+                    }], &[],
                 )
             })
             .collect();
@@ -712,7 +713,7 @@ declare namespace github {
                 tool
             })
             .collect();
-        let tools = build_namespace("big", upstream);
+        let tools = build_namespace("big", upstream, &[]);
         for budget in [DEFAULT_BUDGET_TOKENS, 1_000, 4_000] {
             let text = describe(&tools, &targets(&["big"]), budget).unwrap_or_default();
             assert!(
@@ -756,7 +757,7 @@ declare namespace github {
                 output_schema: None,
                 annotations: Default::default(),
                 endpoint: None,
-            }],
+            }], &[],
         ));
         let text = describe(
             &tools,

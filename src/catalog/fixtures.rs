@@ -48,7 +48,7 @@ pub fn search_index(
     for server in servers {
         index.set_namespace(
             &server.namespace,
-            &build_namespace(&server.namespace, server.tools.clone()),
+            &build_namespace(&server.namespace, server.tools.clone(), &[]),
         );
     }
     (index, definitions(servers))
@@ -58,7 +58,7 @@ pub fn search_index(
 pub fn definitions(servers: &[RecordedServer]) -> Vec<ToolDefinition> {
     servers
         .iter()
-        .flat_map(|s| build_namespace(&s.namespace, s.tools.clone()))
+        .flat_map(|s| build_namespace(&s.namespace, s.tools.clone(), &[]))
         .collect()
 }
 

@@ -280,7 +280,8 @@ impl LiveCatalog {
         match listed {
             Ok((tools, skills)) => {
                 let skills = skills.unwrap_or_else(|| namespace.skills.clone());
-                let tools = build_namespace(name, tools);
+                // Addresses stay as the namespace had them: rules and decisions name them.
+                let tools = build_namespace(name, tools, &namespace.tools);
                 let listing = CachedListing::new(source, tools.clone()).with_skills(skills.clone());
                 if let Err(e) = self.cache.write(name, &listing) {
                     tracing::warn!("cannot cache the tools of `{name}`: {e:#}");

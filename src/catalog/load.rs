@@ -92,7 +92,12 @@ pub async fn load(
                                 .map(|old| old.skills)
                                 .unwrap_or_default()
                         });
-                        let tools = build_namespace(&source.name, tools.clone());
+                        // Addresses stay as the cached listing had them: rules and decisions name them.
+                        let before = cache
+                            .read(&source.name)
+                            .map(|old| old.tools)
+                            .unwrap_or_default();
+                        let tools = build_namespace(&source.name, tools.clone(), &before);
                         let listing =
                             CachedListing::new(source, tools.clone()).with_skills(skills.clone());
                         if let Err(e) = cache.write(&source.name, &listing) {

@@ -172,7 +172,7 @@ mod tests {
             name: name.into(),
             connections: vec!["default".into()],
             named_connections: false,
-            tools: build_namespace(name, vec![tool]),
+            tools: build_namespace(name, vec![tool], &[]),
             skills: from_listing(name, vec![skill]),
             origin: Origin::Live,
         }

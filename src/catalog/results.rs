@@ -555,6 +555,7 @@ mod tests {
                     endpoint: None,
                 })
                 .collect(),
+            &[],
         );
         Catalog {
             namespaces: vec![Namespace {

@@ -190,10 +190,15 @@ async fn test_one(app: &App, name: &str, just_added: bool, json: bool) -> anyhow
             },
             Some(Ok((tools, skills))),
         ) => {
-            let tools = build_namespace(name, tools);
+            let cached = cache.read(name);
+            // Addresses stay as the cached listing had them: rules and decisions name them.
+            let before = cached
+                .as_ref()
+                .map(|old| old.tools.as_slice())
+                .unwrap_or_default();
+            let tools = build_namespace(name, tools, before);
             // A failed skill listing keeps the skills cached before.
-            let skills = skills
-                .unwrap_or_else(|| cache.read(name).map(|old| old.skills).unwrap_or_default());
+            let skills = skills.unwrap_or_else(|| cached.map(|old| old.skills).unwrap_or_default());
             let versions = skill_versions(&skills);
             let listing = CachedListing::new(&source, tools.clone()).with_skills(skills);
             if let Err(e) = cache.write(name, &listing) {

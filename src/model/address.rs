@@ -54,11 +54,16 @@ fn lower_leading_capitals(segment: &str) -> String {
         .collect()
 }
 
-/// Assigns each upstream name of one namespace a unique tool name. The result does not depend on
-/// the order the upstream listed its tools in: an upstream name that is already its own camelCase
-/// form keeps it, and the others take the base name in sorted order, later ones with a number.
+/// Assigns each upstream name of one namespace a unique tool name. An upstream name that had
+/// one in the namespace's previous listing (`before`: upstream name → tool name) keeps it: a
+/// sibling that appears later (`Get Item` beside `get_item`) must not take over an address that
+/// rules, tokens and people's decisions name. The rest does not depend on the order the
+/// upstream listed its tools in: an upstream name that is already its own camelCase form takes
+/// it, and the others take the base name in sorted order while it is free, later ones with a
+/// number.
 pub fn assign_tool_names<'a>(
     upstream_names: impl IntoIterator<Item = &'a str>,
+    before: &BTreeMap<&str, &str>,
 ) -> BTreeMap<String, String> {
     let mut by_base: BTreeMap<String, Vec<&str>> = BTreeMap::new();
     for name in upstream_names {
@@ -67,25 +72,40 @@ pub fn assign_tool_names<'a>(
             .or_default()
             .push(name);
     }
-    let mut taken: BTreeSet<String> = by_base.keys().cloned().collect();
+    let mut used: BTreeSet<String> = BTreeSet::new();
     let mut assigned = BTreeMap::new();
-    for (base, mut group) in by_base {
+    for (base, group) in &by_base {
+        for upstream in group {
+            // Only a name this function could give it: the naming rules may have changed since.
+            let kept = before.get(upstream).filter(|name| {
+                name.strip_prefix(base.as_str())
+                    .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()))
+            });
+            if let Some(name) = kept
+                && !assigned.contains_key(*upstream)
+                && used.insert(name.to_string())
+            {
+                assigned.insert(upstream.to_string(), name.to_string());
+            }
+        }
+    }
+    for (base, mut group) in by_base.clone() {
         group.sort_unstable();
         group.dedup();
-        // The exact match (if any) goes first so it keeps the plain name.
+        group.retain(|name| !assigned.contains_key(*name));
+        // The exact match (if any) goes first so it takes the plain name.
         group.sort_by_key(|name| *name != base);
-        for (i, upstream) in group.into_iter().enumerate() {
-            let name = if i == 0 {
+        for upstream in group {
+            let name = if used.insert(base.clone()) {
                 base.clone()
             } else {
-                let mut n = i + 1;
-                loop {
-                    let candidate = format!("{base}{n}");
-                    if taken.insert(candidate.clone()) {
-                        break candidate;
-                    }
-                    n += 1;
-                }
+                // A number never takes another group's base name.
+                (2..)
+                    .map(|n| format!("{base}{n}"))
+                    .find(|candidate| {
+                        !by_base.contains_key(candidate) && used.insert(candidate.clone())
+                    })
+                    .unwrap_or_default()
             };
             assigned.insert(upstream.to_string(), name);
         }
@@ -330,8 +350,8 @@ mod tests {
 
     #[test]
     fn collisions_are_resolved_the_same_in_any_order() {
-        let a = assign_tool_names(["get_sum", "getSum", "get-sum"]);
-        let b = assign_tool_names(["get-sum", "get_sum", "getSum"]);
+        let a = assign_tool_names(["get_sum", "getSum", "get-sum"], &BTreeMap::new());
+        let b = assign_tool_names(["get-sum", "get_sum", "getSum"], &BTreeMap::new());
         assert_eq!(a, b);
         assert_eq!(a["getSum"], "getSum");
         assert_eq!(a["get-sum"], "getSum2");
@@ -339,8 +359,44 @@ mod tests {
     }
 
     #[test]
+    fn a_name_keeps_its_address_when_a_sibling_appears_that_would_sort_first() {
+        let first = assign_tool_names(["get_item"], &BTreeMap::new());
+        assert_eq!(first["get_item"], "getItem");
+        let before: BTreeMap<&str, &str> = first
+            .iter()
+            .map(|(upstream, name)| (upstream.as_str(), name.as_str()))
+            .collect();
+        for listing in [
+            ["Get Item", "get_item", "getItem"],
+            ["getItem", "Get Item", "get_item"],
+        ] {
+            let now = assign_tool_names(listing, &before);
+            assert_eq!(now["get_item"], "getItem", "{now:?}");
+            // The rest as ever: the exact camelCase name first.
+            assert_eq!(now["getItem"], "getItem2", "{now:?}");
+            assert_eq!(now["Get Item"], "getItem3", "{now:?}");
+        }
+        // Without the history, sorted order decides, as on a fresh machine.
+        assert_eq!(
+            assign_tool_names(["Get Item", "get_item"], &BTreeMap::new())["Get Item"],
+            "getItem"
+        );
+        // A remembered numbered name stays, even where a new tool's own name is that number.
+        let before = BTreeMap::from([("get-sum", "getSum2"), ("get_sum", "getSum")]);
+        let now = assign_tool_names(["get_sum", "get-sum", "getSum2"], &before);
+        assert_eq!(now["get-sum"], "getSum2");
+        assert_eq!(now["get_sum"], "getSum");
+        assert_ne!(now["getSum2"], "getSum2");
+        let unique: BTreeSet<&String> = now.values().collect();
+        assert_eq!(unique.len(), 3);
+        // A name the rules would not give (a renamed rule since) is not kept.
+        let now = assign_tool_names(["get_sum"], &BTreeMap::from([("get_sum", "other")]));
+        assert_eq!(now["get_sum"], "getSum");
+    }
+
+    #[test]
     fn numbered_names_skip_existing_ones() {
-        let a = assign_tool_names(["a_b", "aB", "aB2"]);
+        let a = assign_tool_names(["a_b", "aB", "aB2"], &BTreeMap::new());
         let values: BTreeSet<&String> = a.values().collect();
         assert_eq!(values.len(), 3);
         assert_eq!(a["aB2"], "aB2");
@@ -394,7 +450,10 @@ mod tests {
 
     #[test]
     fn tools_named_like_probed_members_stay_callable() {
-        let names = assign_tool_names(["then", "to_string", "valueOf", "toJSON", "constructor"]);
+        let names = assign_tool_names(
+            ["then", "to_string", "valueOf", "toJSON", "constructor"],
+            &BTreeMap::new(),
+        );
         assert_eq!(names["then"], "thenTool");
         assert_eq!(names["to_string"], "toStringTool");
         assert_eq!(names["valueOf"], "valueOfTool");

@@ -1,5 +1,7 @@
 //! One catalogued tool: its address, what the upstream said about it, and a hash of that definition.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -153,11 +155,20 @@ fn write_canonical(value: &Value, out: &mut String) {
     }
 }
 
-/// Gives every upstream tool of one namespace its address, deterministically (see
-/// [`assign_tool_names`](super::address::assign_tool_names)), and hashes its definition.
-/// The result is sorted by address.
-pub fn build_namespace(namespace: &str, tools: Vec<UpstreamTool>) -> Vec<ToolDefinition> {
-    let names = super::address::assign_tool_names(tools.iter().map(|t| t.name.as_str()));
+/// Gives every upstream tool of one namespace its address (see
+/// [`assign_tool_names`](super::address::assign_tool_names)): the one it had in the
+/// namespace's previous listing `before` where it had one, else deterministically; and hashes
+/// its definition. The result is sorted by address.
+pub fn build_namespace(
+    namespace: &str,
+    tools: Vec<UpstreamTool>,
+    before: &[ToolDefinition],
+) -> Vec<ToolDefinition> {
+    let before: BTreeMap<&str, &str> = before
+        .iter()
+        .map(|tool| (tool.upstream_name.as_str(), tool.name.as_str()))
+        .collect();
+    let names = super::address::assign_tool_names(tools.iter().map(|t| t.name.as_str()), &before);
     let mut out: Vec<ToolDefinition> = tools
         .into_iter()
         .filter_map(|tool| {

@@ -212,6 +212,44 @@ fn a_tool_a_restarted_server_defines_otherwise_is_not_called_on_the_old_decision
     assert!(sends(&calls).is_empty(), "{:?}", sends(&calls));
 }
 
+/// A sibling whose name makes the same address (`Find Entry` beside `find_entry`, and sorting
+/// first) takes a new one: the address rules, tokens and people's decisions name keeps its tool.
+#[test]
+fn a_new_sibling_with_the_same_address_does_not_take_it_over() {
+    let home = Home::new();
+    rug_config(&home, "");
+    std::fs::write(home.path().join("variant.txt"), "6").unwrap();
+    let read = exec(
+        &home,
+        r#"return (await rug.findEntry({ q: "ann" })).result;"#,
+    );
+    assert_eq!(read["result"], "entry ann", "{read}");
+    let switched = exec(
+        &home,
+        "return await rug.switch({ to_variant: 7, notify: false });",
+    );
+    assert_eq!(switched["status"], "completed", "{switched}");
+    home.run(&["source", "refresh", "rug"]).ok();
+    let both = exec(
+        &home,
+        r#"return [(await rug.findEntry({ q: "bob" })).result, (await rug.findEntry2({ q: "bob" })).result];"#,
+    );
+    assert_eq!(
+        both["result"],
+        json!(["entry bob", "vault entry bob"]),
+        "{both}"
+    );
+    // A fresh machine (no cached listing) names them in sorted order.
+    let fresh = Home::new();
+    rug_config(&fresh, "");
+    std::fs::write(fresh.path().join("variant.txt"), "7").unwrap();
+    let named = exec(
+        &fresh,
+        r#"return (await rug.findEntry({ q: "cat" })).result;"#,
+    );
+    assert_eq!(named["result"], "vault entry cat", "{named}");
+}
+
 #[test]
 fn a_silent_change_is_caught_by_a_stale_call_and_asks_before_the_new_write_runs() {
     let home = Home::new();

@@ -577,7 +577,7 @@ mod tests {
     fn index(sources: &[(&str, Vec<UpstreamTool>)]) -> SearchIndex {
         let mut index = SearchIndex::new();
         for (namespace, tools) in sources {
-            index.set_namespace(namespace, &build_namespace(namespace, tools.clone()));
+            index.set_namespace(namespace, &build_namespace(namespace, tools.clone(), &[]));
         }
         index
     }
@@ -756,7 +756,7 @@ mod tests {
         ]);
         index.set_namespace(
             "one",
-            &build_namespace("one", vec![tool("gamma", "third", json!({}))]),
+            &build_namespace("one", vec![tool("gamma", "third", json!({}))], &[]),
         );
         assert_eq!(addresses(&index.search("alpha", None)), Vec::<&str>::new());
         assert_eq!(addresses(&index.search("gamma", None)), ["one.gamma"]);

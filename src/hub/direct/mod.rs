@@ -213,7 +213,7 @@ mod tests {
             namespaces: servers
                 .into_iter()
                 .map(|s| Namespace {
-                    tools: build_namespace(&s.namespace, s.tools),
+                    tools: build_namespace(&s.namespace, s.tools, &[]),
                     name: s.namespace,
                     connections: vec!["default".into()],
                     named_connections: false,

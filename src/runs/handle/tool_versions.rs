@@ -100,7 +100,7 @@ mod tests {
             "annotations": { "readOnlyHint": read_only },
         }))
         .unwrap();
-        build_namespace("gh", vec![upstream]).remove(0)
+        build_namespace("gh", vec![upstream], &[]).remove(0)
     }
 
     #[tokio::test]
