@@ -26,7 +26,7 @@ use super::{http, stdio};
 use crate::config::template::Template;
 use crate::config::{ConnectionSettings, SourceSettings, Transport};
 use crate::credentials::{Redaction, Secret, SecretLookup};
-use crate::oauth::{self, TokenStore};
+use crate::oauth::{self, HeldTokens, TokenStore};
 
 /// The longest wait between two restart attempts.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
@@ -118,6 +118,9 @@ pub(crate) struct Link {
     /// The OAuth client of a signed-in connection, as of its last connect: what checks, and
     /// refreshes, its token before a call goes out.
     oauth: Mutex<Option<AuthClient<reqwest::Client>>>,
+    /// Every OAuth token this connection has held in this process, across its connects:
+    /// the current ones and those refreshes replaced, all of which its upstream could echo.
+    tokens: Arc<HeldTokens>,
     shared: Arc<Shared>,
 }
 
@@ -137,6 +140,7 @@ impl Link {
             pgid: Mutex::new(None),
             redaction: Mutex::new(Arc::new(Redaction::default())),
             oauth: Mutex::new(None),
+            tokens: Arc::default(),
             shared,
         })
     }
@@ -288,16 +292,30 @@ impl Link {
         }
     }
 
-    /// Blanks this connection's OAuth access token wherever `answer` holds it, in every form
-    /// the redaction knows: an upstream that echoes the token it was sent must not hand it to
-    /// the sandbox.
-    pub(crate) async fn clean_token(&self, answer: &mut serde_json::Value) {
-        let Some(client) = self.oauth() else {
-            return;
-        };
-        if let Ok(token) = client.get_access_token().await {
-            Redaction::new([Secret::new(token)]).clean_json(answer);
-        }
+    /// Blanks every OAuth token this connection has held wherever `answer` holds it, in every
+    /// form the redaction knows: the current access token, the refresh token (live for as long
+    /// as the grant) and the tokens refreshes replaced (an access token replaced before its
+    /// expiry still works). An upstream that echoes any of them must not hand it to the
+    /// sandbox.
+    pub(crate) fn clean_token(&self, answer: &mut serde_json::Value) {
+        self.tokens.redaction().clean_json(answer);
+    }
+
+    /// `text` from this connection's upstream (an error's message) with its OAuth tokens and
+    /// the secrets it was given blanked.
+    pub(crate) fn clean_text(&self, text: &str) -> String {
+        self.redaction().clean(&self.tokens.redaction().clean(text))
+    }
+
+    /// The store of this connection's OAuth tokens, keeping what it reads and writes among the
+    /// tokens the connection has held.
+    fn token_store(&self) -> TokenStore {
+        TokenStore::new(
+            self.shared.secrets.clone(),
+            &self.source.name,
+            &self.connection,
+        )
+        .holding(self.tokens.clone())
     }
 
     pub(crate) fn sign_in_message(&self, why: &str) -> String {
@@ -308,15 +326,10 @@ impl Link {
     /// `insufficient_scope`: the scope (when it named one) is remembered beside the tokens, so
     /// the next sign-in asks for it.
     pub(crate) fn lacks_scope(&self, scope: Option<&str>, request: &str) -> String {
-        if let Some(scope) = scope {
-            let store = TokenStore::new(
-                self.shared.secrets.clone(),
-                &self.source.name,
-                &self.connection,
-            );
-            if let Err(e) = store.want_scopes(scope) {
-                tracing::warn!(source = %self.source.name, "the scope a call needs is not remembered: {e}");
-            }
+        if let Some(scope) = scope
+            && let Err(e) = self.token_store().want_scopes(scope)
+        {
+            tracing::warn!(source = %self.source.name, "the scope a call needs is not remembered: {e}");
         }
         let why = match scope {
             Some(scope) => format!(
@@ -794,12 +807,7 @@ async fn signed_in_client(
         }
         None => None,
     };
-    let store = TokenStore::new(
-        link.shared.secrets.clone(),
-        &link.source.name,
-        &link.connection,
-    );
-    let manager = oauth::signed_in_manager(url, None, store, client)
+    let manager = oauth::signed_in_manager(url, None, link.token_store(), client)
         .await
         .map_err(|error| {
             ConnectError::Failed(format!(
@@ -829,7 +837,7 @@ async fn connect_openapi(
     let redaction = link.set_redaction(resolved);
     let sign_in = match link.shared.secrets.vault() {
         Some(_) => Some((
-            TokenStore::new(link.shared.secrets.clone(), &source.name, &link.connection),
+            link.token_store(),
             client_identity(connection, &source.name, secrets)?,
         )),
         None => None,
