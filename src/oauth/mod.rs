@@ -6,7 +6,8 @@
 //! The protocol is rmcp's `transport::auth` (discovery, registration, PKCE, the resource
 //! indicator, refresh before expiry and after a 401); `sources` sends requests through its
 //! `AuthClient` when a connection has tokens. Tokens never leave this module and rmcp except as
-//! the `Authorization` header of a request to the source they belong to.
+//! the `Authorization` header of a request to the source they belong to; every token a
+//! connection has held ([`HeldTokens`]) is blanked from what its upstream answers.
 
 pub mod signin;
 mod store;
@@ -20,7 +21,7 @@ use rmcp::transport::auth::{
 };
 
 pub use signin::{ClientIdentity, SIGN_IN_WAIT, SignIn, SignInError, begin, begin_described};
-pub use store::{TokenStore, Tokens, token_name};
+pub use store::{HeldTokens, TokenStore, Tokens, token_name};
 
 use crate::config::{SourceSettings, Transport};
 use crate::credentials::{Credentials, SecretLookup};

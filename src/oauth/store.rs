@@ -3,7 +3,11 @@
 //! file store pays a key derivation per read; read from the store again before a refresh,
 //! since another process (`source login`, another hub) may have replaced them. A refresh holds
 //! the credential store's refresh lock of the connection, so processes refresh it one at a time.
+//!
+//! Every token a store reads or writes is also kept in its [`HeldTokens`]: what an upstream
+//! could echo back, and so what is blanked from its answers (see there).
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -12,7 +16,7 @@ use rmcp::transport::auth::{
     AuthError, CredentialRefreshGuard, CredentialStore, StoredCredentials,
 };
 
-use crate::credentials::{Secret, SecretLookup, remember};
+use crate::credentials::{Redaction, Secret, SecretLookup, remember};
 
 /// Where a stored sign-in keeps the scopes a server asked for since it was given (a 403
 /// `insufficient_scope`), so the next sign-in asks for them too. rmcp reads the rest of the
@@ -22,6 +26,11 @@ const WANTED_SCOPES: &str = "wanted_scopes";
 /// endpoints come from something that may change under it (an OpenAPI document): the refresh
 /// token and the client secret go there only (see [`TokenStore::bound_to`]).
 const TOKEN_ENDPOINT: &str = "token_endpoint";
+
+/// How many tokens a [`HeldTokens`] keeps. A refresh replaces two (access and refresh), so
+/// this covers the last few refreshes, which are what an upstream may still hold or echo; the
+/// current tokens are the most recently seen, so they are never the ones let go.
+const HELD_TOKENS: usize = 16;
 
 /// The credential store name of a connection's tokens: `oauth.SOURCE.CONNECTION`.
 pub fn token_name(source: &str, connection: &str) -> String {
@@ -41,6 +50,8 @@ pub struct TokenStore {
     wanted: Arc<Mutex<Option<Vec<String>>>>,
     /// The token endpoint this store's sign-ins are recorded with (see [`TOKEN_ENDPOINT`]).
     endpoint: Option<String>,
+    /// Every token read or written through this store (or the stores sharing it).
+    held: Arc<HeldTokens>,
 }
 
 impl TokenStore {
@@ -52,7 +63,21 @@ impl TokenStore {
             reread: Arc::new(AtomicBool::new(true)),
             wanted: Arc::new(Mutex::new(None)),
             endpoint: None,
+            held: Arc::default(),
         }
+    }
+
+    /// This store, keeping the tokens it reads and writes in `held`: a connection hands the
+    /// same one to the store of each of its connects, so tokens held before a reconnect are
+    /// still known after it.
+    pub fn holding(mut self, held: Arc<HeldTokens>) -> TokenStore {
+        self.held = held;
+        self
+    }
+
+    /// The redaction of every token this store has held (see [`HeldTokens`]).
+    pub fn held(&self) -> Arc<Redaction> {
+        self.held.redaction()
     }
 
     /// This store, recording `token_endpoint` beside the tokens it saves: a sign-in is then
@@ -86,7 +111,7 @@ impl TokenStore {
         let raw: serde_json::Value = serde_json::from_str(secret.expose()).map_err(unreadable)?;
         self.note_wanted(&raw);
         let stored: StoredCredentials = serde_json::from_value(raw).map_err(unreadable)?;
-        remember_tokens(&stored);
+        self.hold(&stored);
         Ok(Some(stored))
     }
 
@@ -117,7 +142,7 @@ impl TokenStore {
                 object.insert(TOKEN_ENDPOINT.into(), serde_json::json!(endpoint));
             }
         }
-        remember_tokens(stored);
+        self.hold(stored);
         vault.save(&self.name, &Secret::new(value.to_string()))?;
         *self.wanted.lock().unwrap_or_else(|p| p.into_inner()) = Some(wanted);
         Ok(())
@@ -128,6 +153,20 @@ impl TokenStore {
     fn raw(&self) -> Option<serde_json::Value> {
         let secret = self.secrets.vault()?.load(&self.name).ok()??;
         serde_json::from_str(secret.expose()).ok()
+    }
+
+    /// Keeps `stored`'s tokens in this connection's [`HeldTokens`], and remembers them so no
+    /// log line shows one, in any encoding the redaction knows.
+    fn hold(&self, stored: &StoredCredentials) {
+        let tokens = Tokens::of(stored);
+        let tokens: Vec<Secret> = [tokens.access, tokens.refresh, tokens.id]
+            .into_iter()
+            .flatten()
+            .collect();
+        for token in &tokens {
+            remember(token);
+        }
+        self.held.hold(tokens);
     }
 
     /// The scopes servers asked for since the last sign-in, for the next one to ask for too:
@@ -189,6 +228,8 @@ fn no_vault() -> String {
 pub struct Tokens {
     pub access: Option<Secret>,
     pub refresh: Option<Secret>,
+    /// An OpenID Connect ID token, when the server gave one beside the access token.
+    pub id: Option<Secret>,
     /// Seconds after `received_at` that the access token stops working, when the server said.
     pub expires_in: Option<u64>,
     /// When the tokens were received (Unix seconds), when known.
@@ -211,6 +252,7 @@ impl Tokens {
         Tokens {
             access: text("access_token"),
             refresh: text("refresh_token"),
+            id: text("id_token"),
             expires_in: fields.get("expires_in").and_then(serde_json::Value::as_u64),
             received_at: stored.token_received_at,
         }
@@ -222,11 +264,61 @@ impl Tokens {
     }
 }
 
-/// So no log line shows a token, in any encoding the redaction knows.
-fn remember_tokens(stored: &StoredCredentials) {
-    let tokens = Tokens::of(stored);
-    for token in [tokens.access, tokens.refresh].into_iter().flatten() {
-        remember(&token);
+/// The tokens this process has held for one connection: the current access, refresh and ID
+/// tokens, and the ones refreshes replaced (the last [`HELD_TOKENS`]). An upstream can echo
+/// any of them: the refresh token is live for as long as the grant, and an access token
+/// replaced by a refresh before its expiry still works until then. So all of them are blanked
+/// from what the connection's upstream answers, not only the token a request carried.
+#[derive(Default)]
+pub struct HeldTokens {
+    inner: Mutex<Held>,
+}
+
+#[derive(Default)]
+struct Held {
+    /// Least recently seen first.
+    tokens: VecDeque<Secret>,
+    redaction: Arc<Redaction>,
+}
+
+impl HeldTokens {
+    /// Notes `tokens` as held now: each moves to the back, and the oldest beyond
+    /// [`HELD_TOKENS`] are let go.
+    fn hold(&self, tokens: Vec<Secret>) {
+        let mut held = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        let mut changed = false;
+        for token in tokens {
+            if token.is_empty() {
+                continue;
+            }
+            match held.tokens.iter().position(|known| *known == token) {
+                Some(at) => {
+                    if let Some(known) = held.tokens.remove(at) {
+                        held.tokens.push_back(known);
+                    }
+                }
+                None => {
+                    held.tokens.push_back(token);
+                    changed = true;
+                }
+            }
+        }
+        while held.tokens.len() > HELD_TOKENS {
+            held.tokens.pop_front();
+            changed = true;
+        }
+        if changed {
+            held.redaction = Arc::new(Redaction::new(held.tokens.iter().cloned()));
+        }
+    }
+
+    /// The redaction of every token held.
+    pub fn redaction(&self) -> Arc<Redaction> {
+        self.inner
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .redaction
+            .clone()
     }
 }
 
@@ -424,6 +516,39 @@ pub(crate) mod tests {
         );
         // rmcp still reads the sign-in.
         assert!(plain.read().unwrap().is_some());
+    }
+
+    #[tokio::test]
+    async fn every_token_held_since_the_process_began_is_blanked_until_let_go() {
+        let memory = Arc::new(Memory::default());
+        let held = Arc::new(HeldTokens::default());
+        let first = TokenStore::new(memory.clone(), "linear", "default").holding(held.clone());
+        let mut with_id = signed_in("access-one-value");
+        with_id.token_response = serde_json::from_value(json!({
+            "access_token": "access-one-value", "token_type": "bearer",
+            "refresh_token": "refresh-secret-value", "id_token": "id-token-value"
+        }))
+        .expect("a token response");
+        first.save(with_id).await.unwrap();
+        // A reconnect's store reads them again, then refreshes many times.
+        let again = TokenStore::new(memory, "linear", "default").holding(held.clone());
+        assert!(again.read().unwrap().is_some());
+        for n in 0..HELD_TOKENS {
+            again
+                .save(signed_in(&format!("access-{n:02}-value")))
+                .await
+                .unwrap();
+        }
+        let seen =
+            "refresh-secret-value access-15-value access-02-value id-token-value access-one-value";
+        // The refresh token, seen on every save, and the latest access tokens stay held; the
+        // oldest are let go.
+        assert_eq!(
+            held.redaction().clean(seen),
+            "••• ••• ••• id-token-value access-one-value"
+        );
+        assert_eq!(again.held().clean("access-00-value"), "access-00-value");
+        assert_eq!(again.held().clean("access-01-value"), "•••");
     }
 
     #[test]

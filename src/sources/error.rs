@@ -77,6 +77,23 @@ pub enum SourceError {
     ShutDown,
 }
 
+impl SourceError {
+    /// This error with `clean` applied to what an upstream may have written into it (its
+    /// messages, and a failed connect's reason): an upstream can echo its token into an error
+    /// as readily as into a result.
+    pub(crate) fn blanked(mut self, clean: impl Fn(&str) -> String) -> SourceError {
+        match &mut self {
+            SourceError::Upstream { message, .. }
+            | SourceError::Transport { message, .. }
+            | SourceError::Unavailable {
+                reason: message, ..
+            } => *message = clean(message),
+            _ => {}
+        }
+        self
+    }
+}
+
 /// Why a connection needs a sign-in, with the command that gives it one.
 pub(crate) fn sign_in_message(
     source: &str,
@@ -178,5 +195,25 @@ mod tests {
         assert!(!is_sign_in_message(
             "cannot connect to http://x: connection refused"
         ));
+    }
+
+    #[test]
+    fn what_an_upstream_wrote_into_an_error_is_blanked() {
+        let clean = |text: &str| text.replace("at-live-token", "•••");
+        let upstream = SourceError::Upstream {
+            name: "peer".into(),
+            request: "tools/call `whoami`".into(),
+            message: "bad token at-live-token (JSON-RPC error -32000)".into(),
+        };
+        assert_eq!(
+            upstream.blanked(clean).to_string(),
+            "source `peer` answered tools/call `whoami` with an error: bad token ••• (JSON-RPC error -32000)"
+        );
+        let lost = SourceError::Transport {
+            name: "peer".into(),
+            request: "tools/list".into(),
+            message: "500: at-live-token".into(),
+        };
+        assert!(!lost.blanked(clean).to_string().contains("at-live-token"));
     }
 }

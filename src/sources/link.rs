@@ -26,7 +26,7 @@ use super::{http, stdio};
 use crate::config::template::Template;
 use crate::config::{ConnectionSettings, SourceSettings, Transport};
 use crate::credentials::{Redaction, Secret, SecretLookup};
-use crate::oauth::{self, TokenStore};
+use crate::oauth::{self, HeldTokens, TokenStore};
 
 /// The longest wait between two restart attempts.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
@@ -122,6 +122,9 @@ pub(crate) struct Link {
     /// listing: what a call decided on the catalogue's definition is checked against before it
     /// goes out (a server restarted since may define the tool otherwise).
     listed: Mutex<Option<Arc<Vec<serde_json::Value>>>>,
+    /// Every OAuth token this connection has held in this process, across its connects:
+    /// the current ones and those refreshes replaced, all of which its upstream could echo.
+    tokens: Arc<HeldTokens>,
     shared: Arc<Shared>,
 }
 
@@ -142,6 +145,7 @@ impl Link {
             redaction: Mutex::new(Arc::new(Redaction::default())),
             oauth: Mutex::new(None),
             listed: Mutex::new(None),
+            tokens: Arc::default(),
             shared,
         })
     }
@@ -319,19 +323,35 @@ impl Link {
         }
     }
 
-    /// Blanks this connection's OAuth access token wherever `answer` holds it, in every form
-    /// the redaction knows: an upstream that echoes the token it was sent must not hand it to
-    /// the sandbox.
-    pub(crate) async fn clean_token(&self, answer: &mut serde_json::Value) {
-        if let Some(token) = self.token_redaction().await {
-            token.clean_json(answer);
-        }
+    /// Blanks every OAuth token this connection has held wherever `answer` holds it, in every
+    /// form the redaction knows: the current access token, the refresh token (live for as long
+    /// as the grant) and the tokens refreshes replaced (an access token replaced before its
+    /// expiry still works). An upstream that echoes any of them must not hand it to the
+    /// sandbox.
+    pub(crate) fn clean_token(&self, answer: &mut serde_json::Value) {
+        self.tokens.redaction().clean_json(answer);
     }
 
-    /// The redaction of this connection's current OAuth access token, when it signs in.
-    pub(crate) async fn token_redaction(&self) -> Option<Redaction> {
-        let token = self.oauth()?.get_access_token().await.ok()?;
-        Some(Redaction::new([Secret::new(token)]))
+    /// `text` from this connection's upstream (an error's message) with its OAuth tokens and
+    /// the secrets it was given blanked.
+    pub(crate) fn clean_text(&self, text: &str) -> String {
+        self.redaction().clean(&self.tokens.redaction().clean(text))
+    }
+
+    /// The store of this connection's OAuth tokens, keeping what it reads and writes among the
+    /// tokens the connection has held.
+    fn token_store(&self) -> TokenStore {
+        TokenStore::new(
+            self.shared.secrets.clone(),
+            &self.source.name,
+            &self.connection,
+        )
+        .holding(self.tokens.clone())
+    }
+
+    /// The redaction of every OAuth token this connection has held.
+    pub(crate) fn token_redaction(&self) -> Arc<Redaction> {
+        self.tokens.redaction()
     }
 
     pub(crate) fn sign_in_message(&self, why: &str) -> String {
@@ -342,15 +362,10 @@ impl Link {
     /// `insufficient_scope`: the scope (when it named one) is remembered beside the tokens, so
     /// the next sign-in asks for it.
     pub(crate) fn lacks_scope(&self, scope: Option<&str>, request: &str) -> String {
-        if let Some(scope) = scope {
-            let store = TokenStore::new(
-                self.shared.secrets.clone(),
-                &self.source.name,
-                &self.connection,
-            );
-            if let Err(e) = store.want_scopes(scope) {
-                tracing::warn!(source = %self.source.name, "the scope a call needs is not remembered: {e}");
-            }
+        if let Some(scope) = scope
+            && let Err(e) = self.token_store().want_scopes(scope)
+        {
+            tracing::warn!(source = %self.source.name, "the scope a call needs is not remembered: {e}");
         }
         let why = match scope {
             Some(scope) => format!(
@@ -838,12 +853,7 @@ async fn signed_in_client(
         }
         None => None,
     };
-    let store = TokenStore::new(
-        link.shared.secrets.clone(),
-        &link.source.name,
-        &link.connection,
-    );
-    let manager = oauth::signed_in_manager(url, None, store, client)
+    let manager = oauth::signed_in_manager(url, None, link.token_store(), client)
         .await
         .map_err(|error| {
             ConnectError::Failed(format!(
@@ -873,7 +883,7 @@ async fn connect_openapi(
     let redaction = link.set_redaction(resolved);
     let sign_in = match link.shared.secrets.vault() {
         Some(_) => Some((
-            TokenStore::new(link.shared.secrets.clone(), &source.name, &link.connection),
+            link.token_store(),
             client_identity(connection, &source.name, secrets)?,
         )),
         None => None,

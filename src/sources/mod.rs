@@ -227,12 +227,9 @@ impl Sources {
             request: request.to_string(),
             message: format!("its tool listing cannot be read: {error}"),
         })?;
-        let mut listed = Vec::with_capacity(tools.len());
-        for tool in tools {
-            listed.push(blanked(&link, tool).await);
-        }
-        listed
+        tools
             .into_iter()
+            .map(|tool| blanked(&link, tool))
             .map(|tool| {
                 let name = tool
                     .get("name")
@@ -252,7 +249,7 @@ impl Sources {
     /// blanked as [`list_tools`](Self::list_tools) blanks it, through the default connection.
     async fn listed_hash(&self, source: &str, tool: Value) -> Option<String> {
         let link = self.link(source, None).ok()?;
-        let tool: UpstreamTool = serde_json::from_value(blanked(&link, tool).await).ok()?;
+        let tool: UpstreamTool = serde_json::from_value(blanked(&link, tool)).ok()?;
         Some(definition_hash(&tool))
     }
 
@@ -304,7 +301,7 @@ impl Sources {
                 request: request.to_string(),
                 message: format!("its skill listing cannot be read: {error}"),
             })?;
-            let value = blanked(&link, value).await;
+            let value = blanked(&link, value);
             out.push(
                 serde_json::from_value(value).map_err(|error| SourceError::Upstream {
                     name: source.to_string(),
@@ -325,10 +322,7 @@ impl Sources {
             return bytes;
         };
         let bytes = link.redaction().clean_bytes(bytes);
-        match link.token_redaction().await {
-            Some(token) => token.clean_bytes(bytes),
-            None => bytes,
-        }
+        link.token_redaction().clean_bytes(bytes)
     }
 
     /// The bytes of the resource `uri` (`resources/read`) of the source, through its default
@@ -494,7 +488,8 @@ impl Sources {
                         name: source.to_string(),
                         request,
                         message,
-                    }),
+                    }
+                    .blanked(|text| link.clean_text(text))),
                     Err(CallError::SignIn(why)) => Err(SourceError::NeedsSignIn {
                         name: source.to_string(),
                         connection: link.connection.clone(),
@@ -530,7 +525,7 @@ impl Sources {
                         request: request.clone(),
                         message: format!("its result cannot be read: {error}"),
                     })?;
-                link.clean_token(&mut answer).await;
+                link.clean_token(&mut answer);
                 Ok(answer)
             }
             CallToolResponse::InputRequired(_) => Err(unsupported("a request for more input")),
@@ -706,7 +701,11 @@ async fn ready_client(link: &Arc<Link>) -> Result<Client, SourceError> {
         };
     match state {
         LinkState::Ready { client, .. } => Ok(client),
-        LinkState::Failed(reason) => Err(SourceError::Unavailable { name, reason }),
+        // A failed connect's reason can quote the upstream.
+        LinkState::Failed(reason) => Err(SourceError::Unavailable {
+            name,
+            reason: link.clean_text(&reason),
+        }),
         LinkState::NeedsSignIn(reason) => Err(SourceError::NeedsSignIn {
             name,
             connection: link.connection.clone(),
@@ -755,7 +754,7 @@ async fn with_timeout<T>(
                 reason: link.lacks_scope(scope.as_deref(), request),
             };
         }
-        refused(error, link, name, request)
+        refused(error, link, name, request).blanked(|text| link.clean_text(text))
     })
 }
 
@@ -795,12 +794,12 @@ fn refused(error: ServiceError, link: &Link, name: String, request: &str) -> Sou
     }
 }
 
-/// `value` from `link`'s upstream with every secret the connection was given and its sign-in
-/// token blanked, in every form the redaction knows. An upstream can echo its token into a
+/// `value` from `link`'s upstream with every secret the connection was given and every sign-in
+/// token it has held blanked, in every form the redaction knows. An upstream can echo its token into a
 /// description, a schema's default or a skill; blanked here, it reaches neither the cache on
 /// disk, nor search, describe or the sandbox.
-async fn blanked(link: &Link, mut value: Value) -> Value {
-    link.clean_token(&mut value).await;
+fn blanked(link: &Link, mut value: Value) -> Value {
+    link.clean_token(&mut value);
     link.redaction().clean_json(&mut value);
     value
 }

@@ -462,6 +462,54 @@ async fn a_token_the_server_refuses_is_refreshed_once() {
     assert_eq!(peer.grants("refresh_token"), 1, "{}", peer.log());
 }
 
+/// Signs `home`'s `source` in, then runs a script that makes the connection refresh (every
+/// access token was refused first) and calls a careless upstream that echoes the bearer token
+/// it got and every token the server issued; asserts that the script saw blanks in place of
+/// all of them.
+async fn held_tokens_blanked(peer: &OAuthPeer, home: &Home, source: &str) {
+    let login = sign_in_to(home, source, &[]).await;
+    assert_eq!(login.code, 0, "{}\n{}", login.stdout, login.stderr);
+    peer.admin("POST", "/admin/expire-access");
+    let script = format!(
+        "return {{ seen: await {source}.whoami({{}}), session: await {source}.session({{}}) }};"
+    );
+    let run = exec(home, &["exec", "-", "--json"], &script);
+    let envelope = completed_with(
+        &run,
+        &format!("you are {}", capabilities::credentials::MASK),
+    );
+    // The run refreshed: the tokens echoed are the ones it held before (still valid until
+    // their expiry at a server that did not forget them), its refresh token, and the new ones.
+    assert_eq!(peer.grants("refresh_token"), 1, "{}", peer.log());
+    let tokens = peer.tokens();
+    assert_eq!(tokens.len(), 4, "{}", peer.log());
+    let masks = envelope["result"]
+        .to_string()
+        .matches(capabilities::credentials::MASK)
+        .count();
+    assert!(masks > tokens.len(), "{envelope}");
+    assert_no_token(
+        &tokens,
+        &[
+            ("the envelope", &run.stdout),
+            ("the run's log", &run.stderr),
+        ],
+        home,
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_refresh_token_and_tokens_a_refresh_replaced_are_blanked_too() {
+    let peer = OAuthPeer::start(3600);
+    held_tokens_blanked(&peer, &home_for(&peer, "file"), "peer").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_api_echoing_its_refresh_token_and_replaced_tokens_hands_over_blanks() {
+    let peer = OAuthPeer::start(3600);
+    held_tokens_blanked(&peer, &openapi_home(&peer, ""), "notes").await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_client_from_the_config_signs_in_and_refreshes_with_its_secret() {
     let peer = OAuthPeer::with_app(3600, &["app-1", "app-secret-value"]);

@@ -20,7 +20,9 @@ browser test clicks. For the tests to look at and to break things:
                              the log's `most_refreshes_at_once` says whether any did
 
 Tool `echo(text)` (read-only) answers `echo: TEXT`; tool `whoami()` (read-only) is a careless
-upstream that answers with the bearer token it was sent; tool `revoke_everything()` (marked
+upstream that answers with the bearer token it was sent; tool `session()` (read-only), a careless
+debug tool, answers with every access and refresh token the server issued, the ones refreshes
+replaced included; tool `revoke_everything()` (marked
 read-only so no approval stands in the way) revokes every access and refresh token, so a script
 loses its sign-in halfway through; tool `archive()` (read-only) needs the scope `mcp:archive` on
 top of `mcp`, and a call without it is answered 403 with `WWW-Authenticate: Bearer
@@ -31,7 +33,8 @@ GET /api/openapi.json (an `oauth2` authorization code scheme; with `?scheme=oidc
 `openIdConnect` scheme naming this server's metadata instead). Its tokens must be issued for the
 resource http://127.0.0.1:PORT/api and carry the scope each operation names: `notes:read` for
 GET /api/notes and GET /api/whoami (which, careless too, answers with its token), `notes:write`
-for POST /api/notes; GET /api/health needs none; GET /api/archive needs `notes:archive`, which
+for POST /api/notes; GET /api/session (careless as the tool `session`) needs `notes:read` and
+answers with every token issued; GET /api/health needs none; GET /api/archive needs `notes:archive`, which
 its document does not say (so a first sign-in lacks it, and the call is refused for it). A refused token is a 401, a missing scope a 403
 with `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`.
 """
@@ -250,6 +253,20 @@ def whoami() -> str:
     return f"you are {token.token if token else 'nobody'}"
 
 
+def issued_tokens():
+    """Every token issued so far, as a server's session store would list them."""
+    return {
+        "access_tokens": list(LOG["issued_access_tokens"]),
+        "refresh_tokens": list(LOG["issued_refresh_tokens"]),
+    }
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+def session() -> dict:
+    """Answer with every access and refresh token issued (a debug tool)."""
+    return issued_tokens()
+
+
 @server.tool(annotations=ToolAnnotations(readOnlyHint=True))
 def revoke_everything() -> str:
     """Revoke every access and refresh token."""
@@ -390,6 +407,7 @@ def api_document(scheme_kind):
                 },
             },
             "/whoami": {"get": {"operationId": "whoami", "responses": answer(text)}},
+            "/session": {"get": {"operationId": "session", "responses": answer({"type": "object"})}},
             "/health": {"get": {"operationId": "health", "security": [], "responses": answer(text)}},
             "/archive": {"get": {"operationId": "archive", "responses": answer(text)}},
         },
@@ -439,6 +457,12 @@ async def api_notes(request: Request) -> Response:
 async def api_whoami(request: Request) -> Response:
     token, refusal = api_token(request, "notes:read")
     return refusal or JSONResponse(f"you are {token.token}")
+
+
+@server.custom_route("/api/session", methods=["GET"])
+async def api_session(request: Request) -> Response:
+    _, refusal = api_token(request, "notes:read")
+    return refusal or JSONResponse(issued_tokens())
 
 
 @server.custom_route("/api/archive", methods=["GET"])

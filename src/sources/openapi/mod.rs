@@ -33,7 +33,7 @@ use serde_json::{Map, Value};
 use self::oauth::{Access, Refusal, Scheme};
 use self::operations::Operation;
 use self::security::Credentials;
-use crate::credentials::{Redaction, Secret};
+use crate::credentials::Redaction;
 use crate::model::tool::UpstreamTool;
 use crate::oauth::{ClientIdentity, SignIn, TokenStore};
 
@@ -339,7 +339,7 @@ impl Api {
             .access
             .as_ref()
             .filter(|_| self.credentials.uses_sign_in(requirements));
-        let mut token = match access {
+        let token = match access {
             Some(access) => Some(access.token().await?),
             None => None,
         };
@@ -355,7 +355,6 @@ impl Api {
             (response, line) = self
                 .send(&base, operation, arguments, Some(&renewed))
                 .await?;
-            token = Some(renewed);
             if response.status() == reqwest::StatusCode::UNAUTHORIZED {
                 access.forget().await;
                 return Err(CallError::SignIn(
@@ -380,19 +379,21 @@ impl Api {
             }));
         }
         let missing = self.credentials.missing(requirements);
-        let token = token.map(|token| Redaction::new([Secret::new(token)]));
+        // An API that echoes a token must not hand it to the script: the one this request
+        // carried, and every other the connection has held (its refresh token, the access
+        // tokens refreshes replaced), whether or not this operation signs in.
+        let tokens = self.access.as_ref().map(Access::held);
         let scrub = |value: &mut Value| {
             self.redaction.clean_json(value);
-            if let Some(token) = &token {
-                token.clean_json(value);
+            if let Some(tokens) = &tokens {
+                tokens.clean_json(value);
             }
         };
         let mut answer = response::read(response, &line, &missing, &self.source, &scrub)
             .await
             .map_err(CallError::Network)?;
-        // An API that echoes the token it was sent must not hand it to the script.
-        if let Some(token) = &token {
-            token.clean_json(&mut answer);
+        if let Some(tokens) = &tokens {
+            tokens.clean_json(&mut answer);
         }
         Ok(answer)
     }

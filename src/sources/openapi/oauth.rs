@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 use tokio::sync::Mutex;
 
 use super::spec::Document;
+use crate::credentials::Redaction;
 use crate::oauth::{self, ClientIdentity, TokenStore};
 
 /// The security scheme a connection signs in with, as the document describes it.
@@ -267,6 +268,13 @@ impl Access {
             timeout,
             state: Mutex::new(State::default()),
         }
+    }
+
+    /// The redaction of every token this connection has held (see [`oauth::HeldTokens`]):
+    /// the access token [`token`](Self::token) gives is among them, since it was read or
+    /// written through the store.
+    pub(crate) fn held(&self) -> Arc<Redaction> {
+        self.store.held()
     }
 
     /// The access token for the next request, refreshed first when it is about to expire.
