@@ -1,7 +1,10 @@
 //! What a tool name or a request does to its object, in four kinds: create, read, update,
-//! delete. A tool name's kind is its first verb (`createIssue`, `jiraAddWorklog`, `kvPut`); a
-//! request's is its first verb, or read when it opens as a question. "Add a label" then prefers
+//! delete. A tool name's kind is its first verb (`createIssue`, `jiraAddWorklog`, `kvPut`), or
+//! for a name without one (`xadd`, `run`) the first word of its description ("Add an entry …");
+//! a request's is its first verb, or read when it opens as a question. "Add a label" then prefers
 //! `createLabel` over its siblings `updateLabel` and `deleteLabel`, which match as many words.
+
+use super::tokens::for_each_token;
 
 /// A set of kinds, one bit each.
 pub(super) type Kinds = u8;
@@ -127,9 +130,11 @@ pub(super) fn of_word(word: &str) -> Kinds {
     0
 }
 
-/// HTTP methods, which tools generated from an API description put before the operation
-/// (`API-post-search`): there the next word is the verb that counts.
-const HTTP_METHODS: &[&str] = &["delete", "get", "patch", "post", "put"];
+/// The HTTP method that tools generated from an API description put before any operation
+/// (`API-post-search`), where the next word is the verb that counts. Only POST: the other
+/// methods say what they do, and the word after them is their object, often one that is also a
+/// verb (`delete_comment`, `get_tags`, `get_links`).
+const GENERIC_HTTP_METHOD: &str = "post";
 
 /// The kinds of the first verb among `words`, or none.
 pub(super) fn of_name<'a>(words: impl IntoIterator<Item = &'a str>) -> Kinds {
@@ -139,7 +144,7 @@ pub(super) fn of_name<'a>(words: impl IntoIterator<Item = &'a str>) -> Kinds {
         if kinds == 0 {
             continue;
         }
-        if HTTP_METHODS.contains(&word) {
+        if word == GENERIC_HTTP_METHOD {
             let next = words.peek().map_or(0, |w| of_word(w));
             if next != 0 {
                 return next;
@@ -148,6 +153,33 @@ pub(super) fn of_name<'a>(words: impl IntoIterator<Item = &'a str>) -> Kinds {
         return kinds;
     }
     0
+}
+
+/// The kinds of a tool: its name's, or when the name has no verb, those of the description's
+/// first word, which for such tools is usually the verb the name abbreviates ("Add …" for
+/// `xadd`). Only the first word: a verb further in describes something else ("Returns the
+/// fields to update").
+pub(super) fn of_tool<'a>(name: impl IntoIterator<Item = &'a str>, description: &str) -> Kinds {
+    let kinds = of_name(name);
+    if kinds != 0 {
+        return kinds;
+    }
+    // Split off the first word before tokenising: descriptions run to thousands of words.
+    let Some(word) = description
+        .split(|c: char| !c.is_alphanumeric())
+        .find(|w| !w.is_empty())
+    else {
+        return 0;
+    };
+    let mut first = 0;
+    let mut seen = false;
+    for_each_token(word, |token| {
+        if !seen {
+            seen = true;
+            first = of_word(token);
+        }
+    });
+    first
 }
 
 /// The kinds a request asks for: read for a question ("what changes are staged"), else its
@@ -176,9 +208,15 @@ mod tests {
         assert_eq!(of_name(["api", "post", "search"]), READ);
         assert_eq!(of_name(["api", "post", "page"]), CREATE);
         assert_eq!(of_name(["echo"]), 0);
+        // The object of a method that means what it says is not a verb of its own.
+        assert_eq!(of_name(["delete", "comment"]), DELETE);
+        assert_eq!(of_name(["asana", "get", "tags"]), READ);
         assert_eq!(of_word("creating"), CREATE);
         assert_eq!(of_word("lists"), READ);
         assert_eq!(of_word("added"), CREATE);
+        assert_eq!(of_tool(["xadd"], "Add an entry to a stream"), CREATE);
+        assert_eq!(of_tool(["delete", "comment"], "Adds nothing"), DELETE);
+        assert_eq!(of_tool(["echo"], "Returns the text; can create nothing"), 0);
         let words = |s: &str| s.split(' ').map(str::to_string).collect::<Vec<_>>();
         assert_eq!(of_request(&words("add a label")), CREATE);
         assert_eq!(of_request(&words("how many documents")), READ);

@@ -21,8 +21,9 @@ pub(super) struct Weights {
     pub depth: usize,
 }
 
-/// The candidates best first, each with its fused score; `tie` orders candidates whose scores
-/// are equal (by address, so the order never depends on how the index was built).
+/// The candidates best first, each with its fused score. Equal fused scores are ordered by
+/// BM25F (two rankings can cancel out exactly, one's first place against the other's second),
+/// then by `tie` (by address, so the order never depends on how the index was built).
 ///
 /// Only BM25F's best `depth` are re-ranked: below them a candidate's fused score is BM25F's
 /// share alone, which falls with its rank and is below every re-ranked candidate's, so the tail
@@ -67,6 +68,10 @@ pub(super) fn rank(
             ranked[slot].1 += share(weight, at + 1);
         }
     }
-    ranked[..head].sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| tie(a.0, b.0)));
+    ranked[..head].sort_by(|a, b| {
+        b.1.total_cmp(&a.1)
+            .then(candidates[b.0].bm25.total_cmp(&candidates[a.0].bm25))
+            .then_with(|| tie(a.0, b.0))
+    });
     ranked
 }

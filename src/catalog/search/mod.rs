@@ -1,9 +1,10 @@
 //! Ranking of catalogued tools for `search`: the per-namespace BM25F inverted index with its
 //! incremental updates, and the search that reads it. Its parts: the words of texts and queries
 //! (`tokens`), what a query asks for (`query`, with the WordNet `lexicon` and `typo`
-//! corrections), what names and requests do (`action`), per-document scores (`score`) and their
-//! fusion by rank (`fusion`). It indexes only what a [`ToolDefinition`] says about a tool — name,
-//! namespace, title, description and parameters — so connection names can never match.
+//! corrections), what names and requests do (`action`), per-document scores (`score`), a bonus
+//! for names that have typed words in the order typed, and the fusion by rank (`fusion`). It
+//! indexes only what a [`ToolDefinition`] says about a tool — name, namespace, title,
+//! description and parameters — so connection names can never match.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::OnceLock;
@@ -68,6 +69,19 @@ const FUSION: Weights = Weights {
     depth: 20,
 };
 
+/// How much BM25F is multiplied by for a tool whose name has two words the request typed one
+/// after the other, in that order: "list call recordings" names `listCallRecording` more than
+/// `listRecordingTranscription`, though both names have "list" and "recording". Tuned on the
+/// development split.
+const ADJACENT_IN_NAME: f64 = 1.2;
+
+/// Whether two consecutive terms of `sequence` are consecutive in `name` too.
+fn has_typed_pair(name: &[TermId], sequence: &[TermId]) -> bool {
+    sequence
+        .windows(2)
+        .any(|pair| name.windows(2).any(|at| at == pair))
+}
+
 /// BM25 term-frequency saturation.
 const K1: f64 = 1.2;
 
@@ -110,6 +124,10 @@ struct NamespaceIndex {
     name_lengths: Vec<u16>,
     /// Terms in more than half the namespace's tool names.
     common: Vec<TermId>,
+    /// Each document's name terms in order, stop words left out (`addCardToList`: add, card,
+    /// list), one after another; `name_starts[doc]` is where the document's begin.
+    name_terms: Vec<TermId>,
+    name_starts: Vec<u32>,
     /// Token count per field, per document.
     lengths: Vec<[u16; FIELDS]>,
     postings: Map<TermId, Vec<Posting>>,
@@ -160,6 +178,17 @@ impl NamespaceIndex {
             .filter(|w| typed.contains(&w.as_str()))
             .count();
         named as f64 / self.words.len() as f64
+    }
+
+    /// The terms of `doc`'s name, in order.
+    fn name_of(&self, doc: u32) -> &[TermId] {
+        let at = |doc: usize| {
+            self.name_starts
+                .get(doc)
+                .map_or(self.name_terms.len(), |&start| start as usize)
+        };
+        let doc = doc as usize;
+        self.name_terms.get(at(doc)..at(doc + 1)).unwrap_or(&[])
     }
 }
 
@@ -320,6 +349,8 @@ impl SearchIndex {
                 + index.actions.capacity()
                 + index.name_lengths.capacity() * size_of::<u16>()
                 + index.common.capacity() * size_of::<TermId>()
+                + index.name_terms.capacity() * size_of::<TermId>()
+                + index.name_starts.capacity() * size_of::<u32>()
                 + index.lengths.capacity() * size_of::<[u16; FIELDS]>()
                 + index.postings.capacity()
                     * map_entry(size_of::<TermId>(), size_of::<Vec<Posting>>())
@@ -428,9 +459,19 @@ impl SearchIndex {
             index.lengths.push(lengths);
             let mut name_words = Vec::new();
             for_each_token(&tool.upstream_name, |w| name_words.push(w.to_string()));
+            index.actions.push(action::of_tool(
+                name_words.iter().map(String::as_str),
+                &tool.description,
+            ));
             index
-                .actions
-                .push(action::of_name(name_words.iter().map(String::as_str)));
+                .name_starts
+                .push(u32::try_from(index.name_terms.len()).unwrap_or(u32::MAX));
+            // Every name word went through `add` above, so each is in the word cache.
+            index.name_terms.extend(
+                name_words
+                    .iter()
+                    .filter_map(|w| vocabulary.words.get(w.as_str()).copied().flatten()),
+            );
             index.addresses.push(format!("{namespace}.{}", tool.name));
             self.doc_count += 1;
         }
@@ -467,6 +508,11 @@ impl SearchIndex {
             &self.stemmer,
             |stem| self.vocabulary.id(stem).is_some(),
             |stem, edits| self.corrections(stem, edits),
+            |stem| {
+                self.namespaces
+                    .values()
+                    .any(|index| index.words.iter().any(|w| w == stem))
+            },
         );
         if terms.is_empty() {
             return Ranking::NoTerms;
@@ -489,12 +535,14 @@ impl SearchIndex {
             .filter(|t| t.typed)
             .map(|t| t.stem.as_str())
             .collect();
+        let sequence = self.typed_sequence(&words);
         let scope: Box<dyn Iterator<Item = &NamespaceIndex>> = match namespace {
             Some(name) => Box::new(self.namespaces.get(name).into_iter()),
             None => Box::new(self.namespaces.values()),
         };
         let mut scratch = score::Scratch::default();
         let mut found: Vec<&str> = Vec::new();
+        let mut docs: Vec<(&NamespaceIndex, u32)> = Vec::new();
         let mut signals: Vec<Signals> = Vec::new();
         for index in scope {
             let prior = index.prior(&typed);
@@ -502,11 +550,29 @@ impl SearchIndex {
             score_namespace(index, &weighted, &averages, kinds, &mut scratch);
             for scored in &scratch.scored[start..] {
                 found.push(index.addresses[scored.doc as usize].as_str());
+                docs.push((index, scored.doc));
                 signals.push(Signals {
                     bm25: scored.bm25,
                     name: scored.name,
                     prior,
                 });
+            }
+        }
+        if sequence.len() >= 2 {
+            // Only BM25F's best `depth` are re-ranked by the fusion, so only their names are
+            // looked at; raising their BM25F keeps them the best `depth`.
+            let mut order: Vec<usize> = (0..signals.len()).collect();
+            let depth = FUSION.depth.min(order.len());
+            if depth > 0 && depth < order.len() {
+                order.select_nth_unstable_by(depth - 1, |&a, &b| {
+                    signals[b].bm25.total_cmp(&signals[a].bm25)
+                });
+            }
+            for &candidate in &order[..depth] {
+                let (index, doc) = docs[candidate];
+                if has_typed_pair(index.name_of(doc), &sequence) {
+                    signals[candidate].bm25 *= ADJACENT_IN_NAME;
+                }
             }
         }
         let hits = fusion::rank(&signals, &FUSION, |a, b| found[a].cmp(found[b]))
@@ -517,6 +583,16 @@ impl SearchIndex {
             })
             .collect();
         Ranking::Ranked(hits)
+    }
+
+    /// The typed words of a request that are indexed terms, in the order typed, stop words left
+    /// out.
+    fn typed_sequence(&self, words: &[String]) -> Vec<TermId> {
+        words
+            .iter()
+            .filter(|w| !is_stop_word(w))
+            .filter_map(|w| self.vocabulary.id(&self.stemmer.stem(w)))
+            .collect()
     }
 
     /// The indexed terms closest to `stem` within `edits`, most used first, at most three.
@@ -733,6 +809,21 @@ mod tests {
         assert_eq!(
             addresses(&index.search("create issue reaction", None))[0],
             "gh.reactionsCreateForIssue"
+        );
+    }
+
+    #[test]
+    fn words_typed_one_after_the_other_in_a_name_count_more() {
+        // Both names have both words; the shorter one has more BM25F, the other has them in
+        // the order they were typed.
+        let tools = vec![
+            tool("recording_for_call", "Stored audio.", json!({})),
+            tool("call_recording_list", "Stored audio.", json!({})),
+        ];
+        let index = index(&[("t", tools)]);
+        assert_eq!(
+            addresses(&index.search("call recording", None)),
+            ["t.callRecordingList", "t.recordingForCall"]
         );
     }
 

@@ -1,8 +1,8 @@
 //! What a query asks for, as weighted stemmed terms: the words typed, and at lower weights the
 //! words they stand for — the hand-kept synonyms below, the WordNet lexicon (`lexicon`), the
 //! intent of a question ("how many" → count), words written apart that an indexed name writes as
-//! one ("who am I" → whoami), and for a word no tool uses, the indexed terms it is
-//! a typo of (`typo`).
+//! one ("who am I" → whoami), a service's words that its namespace abbreviates ("google drive" →
+//! gdrive), and for a word no tool uses, the indexed terms it is a typo of (`typo`).
 
 use rust_stemmers::Stemmer;
 
@@ -108,12 +108,14 @@ pub(super) struct QueryTerm {
 }
 
 /// Analyses `query` into terms, typed ones first. `known` says whether the index has a term;
-/// `near` lists the indexed terms within `edits` of a stem, for words no tool uses.
+/// `near` lists the indexed terms within `edits` of a stem, for words no tool uses;
+/// `service` says whether a stem is a word of some namespace.
 pub(super) fn analyse(
     query: &str,
     stemmer: &Stemmer,
     known: impl Fn(&str) -> bool,
     near: impl Fn(&str, usize) -> Vec<String>,
+    service: impl Fn(&str) -> bool,
 ) -> Vec<QueryTerm> {
     let mut words: Vec<String> = Vec::new();
     for_each_token(query, |w| words.push(w.to_string()));
@@ -158,6 +160,23 @@ pub(super) fn analyse(
             if known(&stem) {
                 push_term(&mut terms, stem, COMPOUND_WEIGHT);
             }
+        }
+    }
+    // A namespace that writes a service's first word as its initial: "google drive" → gdrive.
+    // Both must be namespace words, so "get driving" is not `gdrive`.
+    for window in words.windows(2) {
+        let [first, second] = window else {
+            continue;
+        };
+        if is_stop_word(first) || is_stop_word(second) || first.len() < 3 {
+            continue;
+        }
+        let Some(initial) = first.chars().next() else {
+            continue;
+        };
+        let stem = stemmer.stem(&format!("{initial}{second}")).into_owned();
+        if known(&stem) && service(&stem) && service(&stemmer.stem(first)) {
+            push_term(&mut terms, stem, COMPOUND_WEIGHT);
         }
     }
     if words
@@ -229,13 +248,39 @@ mod tests {
     fn words_written_apart_find_the_name_written_as_one() {
         let stemmer = Stemmer::create(rust_stemmers::Algorithm::English);
         let known = |stem: &str| ["whoami", "setup"].contains(&stem);
-        let terms = analyse("who am I logged in as", &stemmer, known, |_, _| Vec::new());
+        let terms = analyse(
+            "who am I logged in as",
+            &stemmer,
+            known,
+            |_, _| Vec::new(),
+            |_| false,
+        );
         let whoami = terms.iter().find(|t| t.stem == "whoami");
         assert!(whoami.is_some_and(|t| t.typed && t.weight == COMPOUND_WEIGHT));
         // Only words the index has: "logged in" joins to nothing any tool is named.
         assert!(!terms.iter().any(|t| t.stem.starts_with("loggedin")));
-        let terms = analyse("set up the repo", &stemmer, known, |_, _| Vec::new());
+        let terms = analyse(
+            "set up the repo",
+            &stemmer,
+            known,
+            |_, _| Vec::new(),
+            |_| false,
+        );
         assert!(terms.iter().any(|t| t.stem == "setup"));
+    }
+
+    #[test]
+    fn a_service_written_out_finds_the_namespace_abbreviating_it() {
+        let stemmer = Stemmer::create(rust_stemmers::Algorithm::English);
+        let services = |stem: &str| ["googl", "gdrive"].contains(&stem);
+        let analysed = |query: &str| {
+            analyse(query, &stemmer, services, |_, _| Vec::new(), services)
+                .into_iter()
+                .any(|t| t.stem == "gdrive" && t.typed)
+        };
+        assert!(analysed("search google drive"));
+        // "get" names no service.
+        assert!(!analysed("get driving directions"));
     }
 
     #[test]
