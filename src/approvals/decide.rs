@@ -241,6 +241,7 @@ mod tests {
         Seen {
             seq,
             call_digest: digest.into(),
+            tool_version: None,
         }
     }
 

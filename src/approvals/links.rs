@@ -160,6 +160,7 @@ mod tests {
         let seen = Seen {
             seq: 2,
             call_digest: "d".into(),
+            tool_version: None,
         };
         let token = tokens.issue("run_a", vec![seen.clone()], 1_000, 0).unwrap();
         let grant = tokens.check(&token, None, 10).unwrap();

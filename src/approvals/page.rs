@@ -427,6 +427,7 @@ mod tests {
             reason: "the default action asks".into(),
             call_digest: digest.to_string(),
             tool_version: None,
+            tool_version: None,
         }
     }
 
@@ -509,6 +510,7 @@ mod tests {
             let seen = vec![Seen {
                 seq: 1,
                 call_digest: "d1".into(),
+                tool_version: None,
             }];
             self.store
                 .approvals()

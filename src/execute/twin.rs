@@ -281,6 +281,7 @@ mod tests {
                 vec![Seen {
                     seq: 0,
                     call_digest: "d0".into(),
+                    tool_version: None,
                 }],
                 Decision::AllowOnce,
                 "terminal",

@@ -56,6 +56,11 @@ struct State {
     run: String,
     seq: u64,
     digest: String,
+    /// The version of the tool's definition the question was asked under: the answer holds for
+    /// it only (a state signed before versions were carried has none, and is then refused as
+    /// changed wherever the call has one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tool_version: Option<String>,
     /// Makes each state unique, so "only once" can be enforced per state.
     nonce: String,
 }
@@ -143,6 +148,7 @@ impl Elicitation {
             run: run_id.to_string(),
             seq: approval.seq,
             digest: approval.call_digest.clone(),
+            tool_version: approval.tool_version.clone(),
             nonce: new_run_id(),
         };
         let ttl = Duration::from_millis(approval.expires_at_ms.saturating_sub(now));
@@ -290,6 +296,7 @@ impl Elicitation {
             seen: vec![Seen {
                 seq: state.seq,
                 call_digest: state.digest,
+                tool_version: state.tool_version,
             }],
             decision,
             channel: Channel::Elicitation,

@@ -94,7 +94,7 @@ pub enum DecideError {
     #[error("the approval of call {seq} of run `{run_id}` expired; run the script again")]
     Expired { run_id: String, seq: u64 },
     #[error(
-        "call {seq} of run `{run_id}` now waits with another tool, connection or arguments than the ones shown, so nothing was decided; look at it again (`capabilities hub runs --pending`) and decide on what it sends now"
+        "call {seq} of run `{run_id}` now waits with another tool, connection, arguments or tool definition than the ones shown, so nothing was decided; look at it again (`capabilities hub runs --pending`) and decide on what it sends now"
     )]
     Changed { run_id: String, seq: u64 },
     #[error("{0}; nothing was decided")]

@@ -335,16 +335,28 @@ impl Approval {
         Seen {
             seq: self.seq,
             call_digest: self.call_digest.clone(),
+            tool_version: self.tool_version.clone(),
         }
     }
 }
 
-/// One call a person was shown: its step in the run and the digest of the call its preview
-/// showed. A decision is recorded only while the call still waits exactly as seen.
+/// One call a person was shown: its step in the run, the digest of the call its preview
+/// showed and the version of the tool's definition it was asked under. A decision is recorded
+/// only while the call still waits exactly as seen: a resume that brought the same arguments
+/// under a changed definition asks again, and an answer to the old question must not settle
+/// the new one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Seen {
     pub seq: u64,
     pub call_digest: String,
+    pub tool_version: Option<String>,
+}
+
+impl Seen {
+    /// True when `current`, the call waiting at this step now, is the one the person saw.
+    pub fn matches(&self, current: &Approval) -> bool {
+        current.call_digest == self.call_digest && current.tool_version == self.tool_version
+    }
 }
 
 /// A call that asks for a person, as the bridge records it.

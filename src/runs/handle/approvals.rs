@@ -171,6 +171,7 @@ mod tests {
         Seen {
             seq,
             call_digest: digest.to_string(),
+            tool_version: None,
         }
     }
 
@@ -275,7 +276,11 @@ mod tests {
             .record_pending("run_a", &owner, versioned(Some("v1")))
             .await
             .unwrap();
-        decide(&store, vec![seen(0, "digest")], Decision::AllowOnce)
+        let shown = |version: &str| Seen {
+            tool_version: Some(version.to_string()),
+            ..seen(0, "digest")
+        };
+        decide(&store, vec![shown("v1")], Decision::AllowOnce)
             .await
             .unwrap();
         // The same call of the same tool as it is defined now: still decided.
@@ -297,6 +302,21 @@ mod tests {
         let approval = approvals.get("run_a", 0).await.unwrap().unwrap();
         assert_eq!(approval.decision, None);
         assert_eq!(approval.tool_version.as_deref(), Some("v2"));
+        // An answer to the question as it was asked under v1 (a terminal that listed the call
+        // before the resume) does not settle the question asked under v2.
+        let err = decide(&store, vec![shown("v1")], Decision::AllowOnce)
+            .await
+            .unwrap_err();
+        assert!(matches!(err, DecideError::Changed { seq: 0, .. }), "{err}");
+        assert!(err.to_string().contains("tool definition"), "{err}");
+        assert_eq!(
+            approvals.get("run_a", 0).await.unwrap().unwrap().decision,
+            None,
+            "nothing decided"
+        );
+        decide(&store, vec![shown("v2")], Decision::AllowOnce)
+            .await
+            .unwrap();
     }
 
     #[tokio::test]

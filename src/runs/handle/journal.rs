@@ -114,6 +114,7 @@ mod tests {
             address: "counter.write".into(),
             connection: None,
             call_digest: digest.into(),
+            tool_version: None,
             mutating,
             uses_approval: false,
         }
@@ -240,6 +241,7 @@ mod tests {
         let seen = vec![Seen {
             seq: 0,
             call_digest: "d".into(),
+            tool_version: None,
         }];
         store
             .approvals()
@@ -296,6 +298,7 @@ mod tests {
         let seen = vec![Seen {
             seq: 0,
             call_digest: "d".into(),
+            tool_version: None,
         }];
         store
             .approvals()

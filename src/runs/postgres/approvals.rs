@@ -178,7 +178,7 @@ impl ApprovalRecords for Postgres {
                         seq: Some(call.seq),
                     });
                 };
-                if current.call_digest != call.call_digest {
+                if !call.matches(&current) {
                     return Err(DecideError::Changed {
                         run_id: run_id.to_string(),
                         seq: call.seq,
