@@ -427,7 +427,6 @@ mod tests {
             reason: "the default action asks".into(),
             call_digest: digest.to_string(),
             tool_version: None,
-            tool_version: None,
         }
     }
 

@@ -114,7 +114,6 @@ mod tests {
             address: "counter.write".into(),
             connection: None,
             call_digest: digest.into(),
-            tool_version: None,
             mutating,
             uses_approval: false,
         }
