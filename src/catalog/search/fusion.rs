@@ -1,6 +1,6 @@
-//! Reciprocal rank fusion: each ranking (BM25F, name coverage, the namespace prior) adds
-//! `weight / (K + rank)` to a tool's score, so no ranking's scale can swamp the others and a tool
-//! near the top of two rankings beats one at the top of only one.
+//! Reciprocal rank fusion: each ranking (BM25F, name coverage, the namespace prior, meaning)
+//! adds `weight / (K + rank)` to a tool's score, so no ranking's scale can swamp the others and a
+//! tool near the top of two rankings beats one at the top of only one.
 
 use std::cmp::Ordering;
 
@@ -9,6 +9,9 @@ pub(super) struct Signals {
     pub bm25: f64,
     pub name: f64,
     pub prior: f64,
+    /// The cosine of the tool's and the request's vectors, for the tools closest to the request
+    /// in meaning only (a candidate can be one of them without sharing a word with it).
+    pub semantic: f64,
 }
 
 /// The weights of the rankings and the rank offset.
@@ -16,8 +19,10 @@ pub(super) struct Weights {
     pub bm25: f64,
     pub name: f64,
     pub prior: f64,
+    pub semantic: f64,
     pub k: f64,
-    /// How many of BM25F's best the other rankings reorder; the rest keep BM25F's share only.
+    /// How many of BM25F's best name coverage and the prior reorder; the rest keep BM25F's
+    /// share only (and meaning's, for the few closest in meaning).
     pub depth: usize,
 }
 
@@ -25,9 +30,10 @@ pub(super) struct Weights {
 /// BM25F (two rankings can cancel out exactly, one's first place against the other's second),
 /// then by `tie` (by address, so the order never depends on how the index was built).
 ///
-/// Only BM25F's best `depth` are re-ranked: below them a candidate's fused score is BM25F's
-/// share alone, which falls with its rank and is below every re-ranked candidate's, so the tail
-/// stays in BM25F's order and one sort of it is all the fusion costs there.
+/// Only BM25F's best `depth` and the candidates close in meaning are re-ranked: the others'
+/// fused score is BM25F's share alone, which falls with its rank, so they stay in BM25F's order
+/// and are merged with the re-ranked ones; one sort of BM25F's ranking is all the fusion costs
+/// there.
 pub(super) fn rank(
     candidates: &[Signals],
     weights: &Weights,
@@ -41,10 +47,21 @@ pub(super) fn rank(
             .then_with(|| tie(a, b))
     });
     let share = |weight: f64, rank: usize| weight / (weights.k + rank as f64);
+    // A candidate found by meaning alone has no BM25F, so no share of it.
     let mut ranked: Vec<(usize, f64)> = order
         .iter()
         .enumerate()
-        .map(|(at, &candidate)| (candidate, share(weights.bm25, at + 1)))
+        .map(|(at, &candidate)| {
+            let bm25 = candidates[candidate].bm25;
+            (
+                candidate,
+                if bm25 > 0.0 {
+                    share(weights.bm25, at + 1)
+                } else {
+                    0.0
+                },
+            )
+        })
         .collect();
     let head = ranked.len().min(weights.depth);
     for (weight, key) in [
@@ -68,10 +85,127 @@ pub(super) fn rank(
             ranked[slot].1 += share(weight, at + 1);
         }
     }
-    ranked[..head].sort_by(|a, b| {
+    // Meaning ranks its few candidates wherever BM25F put them.
+    let mut close: Vec<usize> = (0..ranked.len())
+        .filter(|&slot| candidates[ranked[slot].0].semantic > 0.0)
+        .collect();
+    if weights.semantic != 0.0 {
+        close.sort_by(|&a, &b| {
+            let (a, b) = (&candidates[ranked[a].0], &candidates[ranked[b].0]);
+            b.semantic
+                .total_cmp(&a.semantic)
+                .then(b.bm25.total_cmp(&a.bm25))
+        });
+        for (at, &slot) in close.iter().enumerate() {
+            ranked[slot].1 += share(weights.semantic, at + 1);
+        }
+    }
+    let better = |a: &(usize, f64), b: &(usize, f64)| {
         b.1.total_cmp(&a.1)
             .then(candidates[b.0].bm25.total_cmp(&candidates[a.0].bm25))
             .then_with(|| tie(a.0, b.0))
-    });
-    ranked
+    };
+    // The re-ranked (the head, and the close ones below it) sorted; the rest already are.
+    let mut moved: Vec<(usize, f64)> = ranked[..head].to_vec();
+    let mut rest = Vec::with_capacity(ranked.len() - head);
+    for entry in &ranked[head..] {
+        if candidates[entry.0].semantic > 0.0 {
+            moved.push(*entry);
+        } else {
+            rest.push(*entry);
+        }
+    }
+    moved.sort_by(better);
+    let mut merged = Vec::with_capacity(ranked.len());
+    let (mut a, mut b) = (moved.into_iter().peekable(), rest.into_iter().peekable());
+    while let (Some(x), Some(y)) = (a.peek(), b.peek()) {
+        if better(x, y) == Ordering::Greater {
+            merged.extend(b.next());
+        } else {
+            merged.extend(a.next());
+        }
+    }
+    merged.extend(a);
+    merged.extend(b);
+    merged
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const WEIGHTS: Weights = Weights {
+        bm25: 1.0,
+        name: 0.0,
+        prior: 0.0,
+        semantic: 0.5,
+        k: 3.0,
+        depth: 20,
+    };
+
+    fn candidates(bm25: &[f64], semantic: &[f64]) -> Vec<Signals> {
+        bm25.iter()
+            .zip(semantic)
+            .map(|(&bm25, &semantic)| Signals {
+                bm25,
+                name: 0.0,
+                prior: 0.0,
+                semantic,
+            })
+            .collect()
+    }
+
+    fn order(ranked: &[(usize, f64)]) -> Vec<usize> {
+        ranked.iter().map(|r| r.0).collect()
+    }
+
+    #[test]
+    fn meaning_lifts_a_tool_whose_betters_by_words_mean_something_else() {
+        // BM25F's third is the closest in meaning; its first two are not close at all.
+        let signals = candidates(
+            &[6.0, 5.0, 4.0, 3.0, 2.0, 1.0],
+            &[0.0, 0.0, 0.9, 0.8, 0.7, 0.6],
+        );
+        let ranked = rank(&signals, &WEIGHTS, |a, b| a.cmp(&b));
+        assert_eq!(order(&ranked)[..2], [2, 0]);
+        // Without meaning, BM25F's order.
+        let words_only = Weights {
+            semantic: 0.0,
+            ..WEIGHTS
+        };
+        assert_eq!(
+            order(&rank(&signals, &words_only, |a, b| a.cmp(&b))),
+            [0, 1, 2, 3, 4, 5]
+        );
+    }
+
+    #[test]
+    fn a_tool_found_by_meaning_alone_has_only_meanings_share() {
+        let signals = candidates(&[2.0, 1.0, 0.0], &[0.0, 0.0, 0.9]);
+        let ranked = rank(&signals, &WEIGHTS, |a, b| a.cmp(&b));
+        let alone = ranked.iter().find(|r| r.0 == 2).map(|r| r.1);
+        assert_eq!(alone, Some(0.5 / 4.0));
+        assert_eq!(order(&ranked), [0, 1, 2]);
+    }
+
+    #[test]
+    fn below_the_head_the_close_in_meaning_merge_into_bm25s_order() {
+        // Forty candidates, the head is two: those below it that are close in meaning move,
+        // the rest keep BM25F's order, and every candidate is there once, best first.
+        let bm25: Vec<f64> = (0..40).map(|i| 40.0 - f64::from(i)).chain([0.0]).collect();
+        let mut semantic = vec![0.0; 41];
+        semantic[30] = 0.9;
+        semantic[40] = 0.8;
+        semantic[5] = 0.7;
+        let weights = Weights {
+            depth: 2,
+            ..WEIGHTS
+        };
+        let ranked = rank(&candidates(&bm25, &semantic), &weights, |a, b| a.cmp(&b));
+        let mut seen = order(&ranked);
+        assert!(ranked.windows(2).all(|w| w[0].1 >= w[1].1), "{ranked:?}");
+        assert!(seen.iter().position(|&c| c == 30) < seen.iter().position(|&c| c == 29));
+        seen.sort_unstable();
+        assert_eq!(seen, (0..41).collect::<Vec<_>>());
+    }
 }

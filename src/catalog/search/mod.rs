@@ -2,7 +2,8 @@
 //! incremental updates, and the search that reads it. Its parts: the words of texts and queries
 //! (`tokens`), what a query asks for (`query`, with the WordNet `lexicon` and `typo`
 //! corrections), what names and requests do (`action`), per-document scores (`score`), a bonus
-//! for names that have typed words in the order typed, and the fusion by rank (`fusion`). It
+//! for names that have typed words in the order typed, what tools and requests mean
+//! (`semantic`, with its inner loop in `dot`), and the fusion by rank (`fusion`). It
 //! indexes only what a [`ToolDefinition`] says about a tool — name, namespace, title,
 //! description and parameters — so connection names can never match.
 
@@ -14,16 +15,21 @@ use foldhash::fast::RandomState;
 use rust_stemmers::{Algorithm, Stemmer};
 
 mod action;
+// SSE2's multiply-add by hand for comparing a request with every tool; its `SAFETY` says why
+// each load stays in bounds.
+#[allow(unsafe_code)]
+mod dot;
 mod fusion;
 mod lexicon;
 mod query;
 mod score;
+mod semantic;
 mod tokens;
 mod typo;
 
 use fusion::{Signals, Weights};
 use score::{WeightedTerm, score_namespace};
-use tokens::{for_each_token, is_stop_word, walk_schema};
+use tokens::{for_each_token, is_stop_word, walk_schema, words_of};
 
 use super::typescript::NamespaceTypes;
 use crate::model::tool::ToolDefinition;
@@ -65,9 +71,19 @@ const FUSION: Weights = Weights {
     bm25: 1.0,
     name: 0.2,
     prior: 0.3,
+    semantic: 0.5,
     k: 3.0,
     depth: 20,
 };
+
+/// How many tools meaning ranks: BM25F's best this many, or, when the request's words find
+/// fewer, the this many closest in meaning of every tool.
+const CLOSEST: usize = 50;
+
+/// How close in meaning a tool that shares no word with a request must be to be found at all:
+/// unrelated texts have cosines below about 0.3, and below 0.4 such tools were noise in the
+/// development split.
+const ALONE_IN_MEANING: f32 = 0.4;
 
 /// How much BM25F is multiplied by for a tool whose name has two words the request typed one
 /// after the other, in that order: "list call recordings" names `listCallRecording` more than
@@ -80,6 +96,15 @@ fn has_typed_pair(name: &[TermId], sequence: &[TermId]) -> bool {
     sequence
         .windows(2)
         .any(|pair| name.windows(2).any(|at| at == pair))
+}
+
+/// Document `doc` of namespace slot `at`'s cosine if it is among `closest`, else 0; taking it
+/// marks it found, so that only the ones BM25F did not find join as candidates of their own.
+fn close_in_meaning(closest: &mut [(usize, u32, f32)], at: usize, doc: u32) -> f64 {
+    match closest.binary_search_by_key(&(at, doc), |&(a, d, _)| (a, d)) {
+        Ok(i) => f64::from(std::mem::replace(&mut closest[i].2, 0.0)),
+        Err(_) => 0.0,
+    }
 }
 
 /// BM25 term-frequency saturation.
@@ -130,6 +155,8 @@ struct NamespaceIndex {
     name_starts: Vec<u32>,
     /// Token count per field, per document.
     lengths: Vec<[u16; FIELDS]>,
+    /// What each document means, as a vector.
+    vectors: semantic::Vectors,
     postings: Map<TermId, Vec<Posting>>,
     /// Each tool's one-line TypeScript signature by tool name, built the first time an answer
     /// shows one of the namespace's tools and dropped with this index when the namespace is
@@ -275,6 +302,8 @@ impl Vocabulary {
 pub struct SearchIndex {
     namespaces: BTreeMap<String, NamespaceIndex>,
     vocabulary: Vocabulary,
+    /// The word pieces of the words tool texts use, for their vectors and requests'.
+    pieces: semantic::Pieces,
     field_length_totals: [u64; FIELDS],
     doc_count: u64,
     stemmer: Stemmer,
@@ -301,6 +330,7 @@ impl SearchIndex {
         Self {
             namespaces: BTreeMap::new(),
             vocabulary: Vocabulary::default(),
+            pieces: semantic::Pieces::default(),
             field_length_totals: [0; FIELDS],
             doc_count: 0,
             stemmer: Stemmer::create(Algorithm::English),
@@ -352,6 +382,7 @@ impl SearchIndex {
                 + index.name_terms.capacity() * size_of::<TermId>()
                 + index.name_starts.capacity() * size_of::<u32>()
                 + index.lengths.capacity() * size_of::<[u16; FIELDS]>()
+                + index.vectors.heap_bytes()
                 + index.postings.capacity()
                     * map_entry(size_of::<TermId>(), size_of::<Vec<Posting>>())
                 + index
@@ -375,7 +406,8 @@ impl SearchIndex {
             + vocabulary.doc_freq.capacity() * size_of::<u32>()
             + vocabulary.words.capacity()
                 * map_entry(size_of::<String>(), size_of::<Option<TermId>>())
-            + vocabulary.words.keys().map(string).sum::<usize>();
+            + vocabulary.words.keys().map(string).sum::<usize>()
+            + self.pieces.heap_bytes();
         bytes
     }
 
@@ -459,6 +491,15 @@ impl SearchIndex {
             index.lengths.push(lengths);
             let mut name_words = Vec::new();
             for_each_token(&tool.upstream_name, |w| name_words.push(w.to_string()));
+            index.vectors.push(
+                &mut self.pieces,
+                &semantic::tool_text(
+                    &words_of(&tool.name),
+                    &words_of(namespace),
+                    tool.title.as_deref(),
+                    &tool.description,
+                ),
+            );
             index.actions.push(action::of_tool(
                 name_words.iter().map(String::as_str),
                 &tool.description,
@@ -536,26 +577,50 @@ impl SearchIndex {
             .map(|t| t.stem.as_str())
             .collect();
         let sequence = self.typed_sequence(&words);
-        let scope: Box<dyn Iterator<Item = &NamespaceIndex>> = match namespace {
-            Some(name) => Box::new(self.namespaces.get(name).into_iter()),
-            None => Box::new(self.namespaces.values()),
+        let scope: Vec<&NamespaceIndex> = match namespace {
+            Some(name) => self.namespaces.get(name).into_iter().collect(),
+            None => self.namespaces.values().collect(),
         };
         let mut scratch = score::Scratch::default();
         let mut found: Vec<&str> = Vec::new();
-        let mut docs: Vec<(&NamespaceIndex, u32)> = Vec::new();
+        // Each candidate's namespace (its slot in `scope`) and document.
+        let mut docs: Vec<(usize, u32)> = Vec::new();
         let mut signals: Vec<Signals> = Vec::new();
-        for index in scope {
+        for (at, index) in scope.iter().enumerate() {
             let prior = index.prior(&typed);
             let start = scratch.scored.len();
             score_namespace(index, &weighted, &averages, kinds, &mut scratch);
             for scored in &scratch.scored[start..] {
                 found.push(index.addresses[scored.doc as usize].as_str());
-                docs.push((index, scored.doc));
+                docs.push((at, scored.doc));
                 signals.push(Signals {
                     bm25: scored.bm25,
                     name: scored.name,
                     prior,
+                    semantic: 0.0,
                 });
+            }
+        }
+        if let Some(meaning) = semantic::Query::new(&self.pieces, query) {
+            if signals.len() >= CLOSEST {
+                Self::rank_by_meaning(&scope, &docs, &mut signals, &meaning);
+            } else {
+                // Words found few tools: meaning looks at every tool, and those very close to
+                // the request join though they share no word with it.
+                let mut closest = Self::closest(&scope, &meaning);
+                for (signal, &(at, doc)) in signals.iter_mut().zip(&docs) {
+                    signal.semantic = close_in_meaning(&mut closest, at, doc);
+                }
+                for &(at, doc, similarity) in closest.iter().filter(|c| c.2 >= ALONE_IN_MEANING) {
+                    found.push(scope[at].addresses[doc as usize].as_str());
+                    docs.push((at, doc));
+                    signals.push(Signals {
+                        bm25: 0.0,
+                        name: 0.0,
+                        prior: 0.0,
+                        semantic: f64::from(similarity),
+                    });
+                }
             }
         }
         if sequence.len() >= 2 {
@@ -569,8 +634,8 @@ impl SearchIndex {
                 });
             }
             for &candidate in &order[..depth] {
-                let (index, doc) = docs[candidate];
-                if has_typed_pair(index.name_of(doc), &sequence) {
+                let (at, doc) = docs[candidate];
+                if has_typed_pair(scope[at].name_of(doc), &sequence) {
                     signals[candidate].bm25 *= ADJACENT_IN_NAME;
                 }
             }
@@ -583,6 +648,51 @@ impl SearchIndex {
             })
             .collect();
         Ranking::Ranked(hits)
+    }
+
+    /// Gives BM25F's best `CLOSEST` candidates their cosine with `meaning` (the fusion ranks
+    /// them by it): with many candidates, the right one is nearly always among them, and
+    /// comparing only those keeps a search over 10,000 tools from comparing all of them.
+    fn rank_by_meaning(
+        scope: &[&NamespaceIndex],
+        docs: &[(usize, u32)],
+        signals: &mut [Signals],
+        meaning: &semantic::Query,
+    ) {
+        let mut best: Vec<usize> = (0..signals.len()).collect();
+        if best.len() > CLOSEST {
+            best.select_nth_unstable_by(CLOSEST - 1, |&a, &b| {
+                signals[b].bm25.total_cmp(&signals[a].bm25)
+            });
+            best.truncate(CLOSEST);
+        }
+        for candidate in best {
+            let (at, doc) = docs[candidate];
+            let similarity = scope[at].vectors.similarity(doc, meaning);
+            // Zero is "not ranked by meaning"; a tool unrelated in meaning is not ranked by it.
+            signals[candidate].semantic = f64::from(similarity.max(0.0));
+        }
+    }
+
+    /// The `CLOSEST` tools of `scope` closest to `meaning` (positive cosine only), as (namespace
+    /// slot in `scope`, document, cosine), ordered by slot and document.
+    fn closest(scope: &[&NamespaceIndex], meaning: &semantic::Query) -> Vec<(usize, u32, f32)> {
+        let mut all: Vec<(usize, u32, f32)> = Vec::new();
+        for (at, index) in scope.iter().enumerate() {
+            for doc in 0..index.addresses.len() {
+                let doc = u32::try_from(doc).unwrap_or(u32::MAX);
+                let similarity = index.vectors.similarity(doc, meaning);
+                if similarity > 0.0 {
+                    all.push((at, doc, similarity));
+                }
+            }
+        }
+        if all.len() > CLOSEST {
+            all.select_nth_unstable_by(CLOSEST - 1, |a, b| b.2.total_cmp(&a.2));
+            all.truncate(CLOSEST);
+        }
+        all.sort_unstable_by_key(|&(at, doc, _)| (at, doc));
+        all
     }
 
     /// The typed words of a request that are indexed terms, in the order typed, stop words left
@@ -859,6 +969,47 @@ mod tests {
         // "third" is gone too and its id was recycled for nothing else yet.
         assert_eq!(index.vocabulary.id("third"), None);
         assert_eq!(index.vocabulary.len(), 3);
+    }
+
+    #[test]
+    fn a_request_finds_the_tool_it_means_without_a_word_in_common() {
+        let index = index(&[
+            (
+                "weather",
+                vec![tool(
+                    "get_forecast",
+                    "Get the weather forecast for a location.",
+                    json!({}),
+                )],
+            ),
+            (
+                "time",
+                vec![tool(
+                    "get_current_time",
+                    "Get the current time in a timezone.",
+                    json!({}),
+                )],
+            ),
+            (
+                "stripe",
+                vec![tool(
+                    "create_refund",
+                    "Refund a charge that was previously created.",
+                    json!({}),
+                )],
+            ),
+        ]);
+        let found = index.search("will it rain tomorrow", None);
+        assert_eq!(addresses(&found), ["weather.getForecast"]);
+        // Only a close meaning counts: gibberish and far-fetched requests find nothing.
+        assert_eq!(
+            addresses(&index.search("xyzzy plugh", None)),
+            Vec::<&str>::new()
+        );
+        assert_eq!(
+            addresses(&index.search("personal", None)),
+            Vec::<&str>::new()
+        );
     }
 
     #[test]

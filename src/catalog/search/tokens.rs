@@ -53,6 +53,18 @@ pub(super) fn for_each_token(text: &str, mut f: impl FnMut(&str)) {
     flush(&mut word, &mut f);
 }
 
+/// The lower-case words of `text` (`getFileInfo`: "get file info"), one space apart.
+pub(super) fn words_of(text: &str) -> String {
+    let mut words = String::new();
+    for_each_token(text, |word| {
+        if !words.is_empty() {
+            words.push(' ');
+        }
+        words.push_str(word);
+    });
+    words
+}
+
 fn flush(word: &mut String, f: &mut impl FnMut(&str)) {
     if !word.is_empty() {
         f(word);
