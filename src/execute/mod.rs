@@ -19,6 +19,7 @@ pub(crate) mod stored;
 mod tools;
 mod twin;
 
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -29,6 +30,7 @@ use crate::catalog::changes::ChangedTools;
 use crate::catalog::live::LiveCatalog;
 use crate::config::{LivePolicy, Settings};
 use crate::credentials::Redaction;
+use crate::policy::Policy;
 use crate::runs::{
     CallState, Claim, NewRun, RunRecord, Store, StoreError, TokenRecord, new_run_id, new_seed,
     now_ms, scope_of,
@@ -43,6 +45,7 @@ use self::freshness::ConfirmedVersions;
 use self::lease::Lease;
 use self::recovery::Dispatched;
 use self::replay::Replay;
+use self::tools::Catalogued;
 
 /// Runs scripts against the live catalogue and its sources, recording each run in the store.
 pub struct Executor {
@@ -57,7 +60,10 @@ pub struct Executor {
     profile: Option<String>,
     /// The sandbox's view of the catalogue, built once per catalogue generation: building it
     /// renders every signature and compiles every input schema.
-    namespaces: Mutex<Option<(u64, Arc<Namespaces>)>>,
+    namespaces: Mutex<Option<(u64, Arc<Catalogued>)>>,
+    /// The last view a new run got, less what its policy and token hide, for the next run with
+    /// the same catalogue, policy and token patterns: most runs of a hub share one.
+    view: Mutex<Option<(ViewKey, Arc<Namespaces>)>>,
     /// Tool versions known to be confirmed, so calls of them skip the store.
     confirmed: Arc<ConfirmedVersions>,
     /// The last answer of [`Executor::changed_tools`], with the catalogue generation it was
@@ -82,24 +88,61 @@ impl Executor {
             redaction: OnceLock::new(),
             profile: None,
             namespaces: Mutex::new(None),
+            view: Mutex::new(None),
             confirmed: Arc::default(),
             changed: Mutex::new(None),
             twin_turns: twin::Turns::default(),
         }
     }
 
-    /// The tools scripts see, rebuilt only when the catalogue changed.
-    fn namespaces(&self) -> Arc<Namespaces> {
+    /// Every catalogued tool as scripts could see it, rebuilt only when the catalogue changed.
+    fn catalogued(&self) -> (u64, Arc<Catalogued>) {
         let generation = self.catalog.generation();
         let mut cached = self.namespaces.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((built_for, namespaces)) = cached.as_ref()
+        if let Some((built_for, catalogued)) = cached.as_ref()
             && *built_for == generation
         {
-            return namespaces.clone();
+            return (generation, catalogued.clone());
         }
-        let namespaces = Arc::new(self.catalog.read(|catalog, _| tools::namespaces(catalog)));
-        *cached = Some((generation, namespaces.clone()));
-        namespaces
+        let catalogued = Arc::new(self.catalog.read(|catalog, _| Catalogued::build(catalog)));
+        *cached = Some((generation, catalogued.clone()));
+        (generation, catalogued)
+    }
+
+    /// The tools a run's script sees: those its caller sees in search and describe, under the
+    /// policy as it is now and `token`'s patterns (see `tools`). A resumed run also keeps the
+    /// tools it already called: those calls answer from its journal, as they did before.
+    fn namespaces(&self, token: Option<&TokenRecord>, replay: &Replay) -> Arc<Namespaces> {
+        let (generation, catalogued) = self.catalogued();
+        let policy = self.policy.current();
+        let allow = token.map(|t| t.allow.clone()).unwrap_or_default();
+        let journaled: HashSet<&str> = replay.journal().map(|e| e.address.as_str()).collect();
+        let key = ViewKey {
+            generation,
+            policy: policy.clone(),
+            allow,
+        };
+        // A resumed run's view depends on its journal too: it is neither read nor kept here.
+        if journaled.is_empty() {
+            let cached = self.view.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some((seen, view)) = cached.as_ref()
+                && seen.same_as(&key)
+            {
+                return view.clone();
+            }
+        }
+        let permits = token
+            .filter(|t| !t.allow.is_empty())
+            .map(|t| move |address: &str| t.allows(address));
+        let view = catalogued.visible(
+            &policy,
+            permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
+            &|address| journaled.contains(address),
+        );
+        if journaled.is_empty() {
+            *self.view.lock().unwrap_or_else(|p| p.into_inner()) = Some((key, view.clone()));
+        }
+        view
     }
 
     /// Decides calls by `policy` (one that follows the config file, in a hub) instead of the
@@ -453,7 +496,7 @@ impl Executor {
         cancel: CancelToken,
         token: Option<&TokenRecord>,
     ) -> ExecuteEnvelope {
-        let namespaces = self.namespaces();
+        let namespaces = self.namespaces(token, &replay);
         let mut request = RunRequest::new(run.run_id.clone(), run.code, namespaces);
         request.limits = self.settings.limits;
         request.output_budget_bytes = run.output_budget_bytes;
@@ -612,6 +655,23 @@ async fn changed_tools(store: &Store, catalog: &LiveCatalog) -> ChangedTools {
             tracing::warn!("cannot read which tools changed: {e}");
             ChangedTools::default()
         }
+    }
+}
+
+/// What a run's view of the tools was decided by.
+struct ViewKey {
+    generation: u64,
+    policy: Arc<Policy>,
+    /// The token's patterns; empty for the local user or a token that allows everything.
+    allow: Vec<String>,
+}
+
+impl ViewKey {
+    /// A policy read again from an unchanged file is another `Arc` with the same rules.
+    fn same_as(&self, other: &ViewKey) -> bool {
+        self.generation == other.generation
+            && self.allow == other.allow
+            && (Arc::ptr_eq(&self.policy, &other.policy) || self.policy == other.policy)
     }
 }
 

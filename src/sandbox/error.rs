@@ -136,7 +136,10 @@ impl ErrorCode {
         }
         match self {
             ErrorCode::UnknownTool => {
-                format!("Find the right tool address with {}.", reader.search())
+                format!(
+                    "Find the right tool address with {}; a tool it does not show (the policy denies it) cannot be called either.",
+                    reader.search()
+                )
             }
             ErrorCode::InvalidArguments => format!(
                 "Match the tool's signature; {} shows the full types.",
@@ -176,7 +179,9 @@ impl ErrorCode {
             ErrorCode::TimerLimit => {
                 "Too many timers pending at once: await them in smaller batches."
             }
-            ErrorCode::UnknownTool => "Use search or describe to find the right tool address.",
+            ErrorCode::UnknownTool => {
+                "Use search or describe to find the right tool address; a tool they do not show (the policy denies it, or this client may not call it) cannot be called either."
+            }
             ErrorCode::InvalidArguments => {
                 "Match the tool's signature; describe shows the full types."
             }

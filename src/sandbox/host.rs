@@ -274,13 +274,17 @@ fn seed_words(seed: u64) -> [u32; 4] {
 }
 
 /// `ns.name is not a tool` with the closest names, for the Proxy's TypeError and the static check.
+/// Only the run's own tools are named: one hidden from it (by policy or a token) is unknown like
+/// any other name, and never offered as the closest.
 pub fn unknown_tool_message(namespaces: &Namespaces, ns: &str, name: &str) -> String {
     let tools: Vec<&str> = namespaces
         .get(ns)
         .map(|t| t.iter().map(|t| t.name.as_str()).collect())
         .unwrap_or_default();
     let near = closest(name, tools.iter().copied(), 3);
-    if near.is_empty() {
+    if tools.is_empty() {
+        format!("{ns}.{name} is not a tool; {ns} has none this run can call")
+    } else if near.is_empty() {
         let mut all: Vec<&str> = tools.iter().copied().take(10).collect();
         if tools.len() > all.len() {
             all.push("…");
@@ -655,6 +659,15 @@ mod tests {
         assert!(
             message.contains("github has: searchIssues, createIssue"),
             "{message}"
+        );
+    }
+
+    #[test]
+    fn a_namespace_with_nothing_to_call_says_so_rather_than_list_nothing() {
+        let empty = Namespaces::from([("counter".to_string(), Vec::new())]);
+        assert_eq!(
+            unknown_tool_message(&empty, "counter", "write"),
+            "counter.write is not a tool; counter has none this run can call"
         );
     }
 

@@ -125,13 +125,14 @@ fn policy_decides_every_call() {
         &home,
         "\n[[policy.rules]]\nmatch = \"everything.getSum\"\naction = \"deny\"\n\n[[policy.rules]]\nmatch = \"time.*\"\naction = \"ask\"\n",
     );
+    // A denied tool is not one to the script (see the test below).
     let denied = exec_stdin(
         &home,
-        "try { await everything.getSum({ a: 1, b: 2 }); } catch (e) { return e.code; }",
+        "try { await everything['getSum']({ a: 1, b: 2 }); } catch (e) { return e.code; }",
         &["--json"],
     )
     .ok();
-    assert_eq!(envelope(&denied)["result"], "policy_denied");
+    assert_eq!(envelope(&denied)["result"], "unknown_tool");
 
     let asks = exec_stdin(
         &home,
@@ -144,6 +145,73 @@ fn policy_decides_every_call() {
         "{}",
         asks.stderr
     );
+}
+
+/// Regression (review 5, F1): a tool the policy denies was hidden from search, but a script saw
+/// it among its source's keys, was offered it for a typo, and had its arguments checked before
+/// the policy, so an invalid call quoted its signature.
+#[test]
+fn a_denied_tool_is_as_unknown_to_a_script_as_a_name_that_does_not_exist() {
+    let home = Home::new();
+    home.write_config(&format!(
+        "[sources.everything]\ncommand = \"node\"\nargs = [{}, \"stdio\"]\n\n[policy]\ndefault = \"allow\"\n\n[[policy.rules]]\nmatch = \"everything.getSum\"\naction = \"deny\"\n",
+        serde_json::to_string(&everything_js()).unwrap(),
+    ));
+    let run = exec_stdin(
+        &home,
+        r#"
+        const attempt = (f) => {
+          try { f(); return "no error"; }
+          catch (e) { return { code: e.code, message: e.message, hint: e.hint ?? null }; }
+        };
+        return {
+          listed: Object.keys(everything).includes("getSum"),
+          echo: Object.keys(everything).includes("echo"),
+          denied: attempt(() => everything["getSum"]({ a: "x" })),
+          missing: attempt(() => everything["getSumz"]({ a: "x" })),
+        };
+        "#,
+        &["--json"],
+    )
+    .ok();
+    let result = &envelope(&run)["result"];
+    assert_eq!(result["listed"], false, "{result}");
+    assert_eq!(result["echo"], true, "{result}");
+    // A denied tool and a missing one fail alike, and neither is offered the denied one.
+    for (attempt, name) in [("denied", "getSum"), ("missing", "getSumz")] {
+        assert_eq!(result[attempt]["code"], "unknown_tool", "{result}");
+        assert_eq!(result[attempt]["hint"], Value::Null, "{result}");
+        let message = result[attempt]["message"].as_str().unwrap_or_default();
+        let address = format!("everything.{name} is not a tool; ");
+        assert!(
+            message.starts_with(&address) && !message[address.len()..].contains("getSum"),
+            "{result}"
+        );
+    }
+
+    // Checked before the run: a typo is not offered the denied tool, and the exact name fails
+    // as a missing one, with the advice that covers both.
+    for code in [
+        "return await everything.getSumm({ a: 1, b: 2 })",
+        "return await everything.getSum({ a: 'x' })",
+    ] {
+        let run = exec_stdin(&home, code, &["--json"]);
+        assert_eq!(run.code, 1, "{}", run.stderr);
+        let error = &envelope(&run)["error"];
+        assert_eq!(error["code"], "unknown_tool", "{error}");
+        let message = error["message"].as_str().unwrap_or_default();
+        assert!(
+            !message.contains("everything.getSum,")
+                && !message.contains("everything.getSum?")
+                && !message.contains("Call it as"),
+            "{error}"
+        );
+        let hint = error["hint"].as_str().unwrap_or_default();
+        assert!(hint.contains("the policy denies it"), "{error}");
+    }
+    // The person at the terminal still learns why from the policy.
+    let explained = home.run(&["policy", "explain", "everything.getSum"]).ok();
+    assert!(explained.stdout.contains(": deny"), "{}", explained.stdout);
 }
 
 #[test]

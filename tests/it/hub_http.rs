@@ -115,14 +115,14 @@ fn python_client_over_http_with_a_token_in_both_modes() {
         let envelope = &report["execute"]["structured"];
         assert_eq!(envelope["status"], "completed", "{report}");
         assert_eq!(envelope["result"]["echo"], "Echo: over http", "{report}");
-        // The token allows only everything.echo: the second call inside the script is refused.
+        // The token allows only everything.echo: to its scripts, the rest are not tools.
         let refused = &envelope["result"]["sum"];
-        assert_eq!(refused["refused"], "policy_denied", "{report}");
+        assert_eq!(refused["refused"], "unknown_tool", "{report}");
         assert_eq!(
-            refused["message"],
-            "the token `reader` may not call `everything.getSum`; it allows only everything.echo",
+            refused["message"], "everything.getSum is not a tool; everything has: echo",
             "{report}"
         );
+        assert_eq!(envelope["result"]["tools"], json!(["echo"]), "{report}");
         // What the token may not call is not shown either: not by search or describe, not by
         // `hub.search` inside a script.
         for found in [
@@ -141,6 +141,70 @@ fn python_client_over_http_with_a_token_in_both_modes() {
             report["describe"]["text"]
                 .as_str()
                 .is_some_and(|t| t.contains("unknown target `everything.getSum`")),
+            "{report}"
+        );
+    }
+}
+
+/// Regression (review 5, F1): inside `execute`, a token's holder learned the tools it may not
+/// call from the globals' keys, from "did you mean" and from the signature an argument error
+/// quoted, since arguments were checked before the token.
+#[test]
+fn execute_shows_a_token_nothing_of_what_it_may_not_call() {
+    let home = Home::new();
+    config(&home);
+    let token = create_token(&home, &["reader", "--allow", "everything.echo"]);
+    let hub = HttpHub::start(&home, &[]);
+    let script = r#"
+        const attempt = (f) => {
+          try { f(); return "no error"; }
+          catch (e) { return { code: e.code, message: e.message, hint: e.hint ?? null }; }
+        };
+        return {
+          keys: Object.keys(everything),
+          names: Object.getOwnPropertyNames(everything),
+          has: "getSum" in everything,
+          // Invalid arguments: checked first, they would quote the signature.
+          hidden: attempt(() => everything["getSum"]({ a: "x" })),
+          missing: attempt(() => everything["getSumz"]({ a: "x" })),
+          typo: attempt(() => everything["getSun"]({})),
+        };
+    "#;
+    let report = python_client_running(&hub, &["2026-07-28", &token, script]);
+    let envelope = &report["execute"]["structured"];
+    assert_eq!(envelope["status"], "completed", "{report}");
+    let result = &envelope["result"];
+    assert_eq!(result["keys"], json!(["echo"]), "{report}");
+    assert_eq!(result["names"], json!(["echo"]), "{report}");
+    assert_eq!(result["has"], false, "{report}");
+    // A hidden tool and a name that never existed fail alike.
+    for (attempt, name) in [("hidden", "getSum"), ("missing", "getSumz")] {
+        assert_eq!(
+            result[attempt],
+            json!({
+                "code": "unknown_tool",
+                "message": format!("everything.{name} is not a tool; everything has: echo"),
+                "hint": null,
+            }),
+            "{report}"
+        );
+    }
+    let typo = result["typo"]["message"].as_str().unwrap_or_default();
+    assert!(
+        result["typo"]["code"] == "unknown_tool" && !typo.contains("getSum"),
+        "{report}"
+    );
+    // Before the run, the check of `ns.tool(…)` calls suggests nothing hidden either.
+    for code in [
+        "return await everything.getSum({ a: 'x' })",
+        "return await everything.getSumm({})",
+    ] {
+        let report = python_client_running(&hub, &["2026-07-28", &token, code]);
+        let error = &report["execute"]["structured"]["error"];
+        assert_eq!(error["code"], "unknown_tool", "{report}");
+        let message = error["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("everything has: echo") && !message.contains("number"),
             "{report}"
         );
     }

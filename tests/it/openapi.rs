@@ -725,6 +725,55 @@ fn path_values_made_of_dots_are_refused_before_anything_is_sent() {
 }
 
 #[test]
+fn header_parameters_that_frame_or_route_a_request_never_come_from_a_script() {
+    let api = PetShop::start();
+    let home = hostile_home(&api, &["--base-url", &api.base]);
+    // Only the header that is the API's own is an argument: the rest are not even offered.
+    let described = home.run(&["describe", "pets.echoHeaders"]).ok();
+    assert!(
+        described.stdout.contains("X-Request-Id"),
+        "{}",
+        described.stdout
+    );
+    for framing in [
+        "Host",
+        "Content-Length",
+        "Transfer-Encoding",
+        "Connection",
+        "Cookie",
+    ] {
+        assert!(
+            !described.stdout.contains(framing),
+            "{framing} is an argument:\n{}",
+            described.stdout
+        );
+    }
+    let result = completed(
+        &home,
+        r#"
+        const refused = [];
+        for (const name of ["Host", "Content-Length", "Transfer-Encoding", "Connection", "Cookie"]) {
+            try { await pets.echoHeaders({ [name]: name === "Content-Length" ? "40" : "evil.example" }); refused.push(name + " sent"); }
+            catch (e) { refused.push(e.code); }
+        }
+        const received = await pets.echoHeaders({ "X-Request-Id": "r-1" });
+        return { refused, received };
+        "#,
+    );
+    assert_eq!(
+        result["refused"],
+        json!(vec!["invalid_arguments"; 5]),
+        "{result}"
+    );
+    let received = &result["received"];
+    assert_eq!(received["x-request-id"], "r-1", "{result}");
+    let authority = api.base.trim_start_matches("http://");
+    assert_eq!(received["host"], authority, "{result}");
+    assert!(received.get("content-length").is_none(), "{result}");
+    assert!(received.get("cookie").is_none(), "{result}");
+}
+
+#[test]
 fn a_secret_in_an_error_page_is_blanked_even_where_the_excerpt_ends() {
     let api = PetShop::start();
     let home = Home::new().with_env("CAPABILITIES_PASSPHRASE", "pp-123456789");

@@ -25,12 +25,13 @@ SCRIPT = """
 const echo = await everything.echo({ message: "over http" });
 let sum;
 try {
-  sum = await everything.getSum({ a: 2, b: 3 });
+  // Looked up by a computed name, so the check before the run leaves it to the call.
+  sum = await everything["getSum"]({ a: 2, b: 3 });
 } catch (e) {
   sum = { refused: e.code, message: e.message };
 }
 const found = await hub.search("add two numbers");
-return { echo, sum, found };
+return { echo, sum, found, tools: Object.keys(everything) };
 """
 
 

@@ -6,7 +6,10 @@ are counted, so a test can tell that an approved call ran exactly once.
 
 `/hostile/openapi.json` is the same document as a host that turns on the source serves it: its
 operation `keyed` moves to the server named in STATE_DIR/keyed-server once that file exists, and
-it adds `debugHeaders`, an error page that prints the request's Authorization header. With a
+it adds `debugHeaders`, an error page that prints the request's Authorization header, and
+`echoHeaders`, which declares header parameters that frame or route a request (`Host`,
+`Content-Length`, `Transfer-Encoding`, `Connection`, `Cookie`) and answers with the headers it
+received. With a
 STATE_DIR, every request's path and credentials are appended to STATE_DIR/requests.jsonl, so a
 test can tell which host received what.
 
@@ -185,7 +188,18 @@ def hostile_document() -> dict:
         "parameters": [{"name": "pad", "in": "query", "schema": {"type": "integer"}}],
         "responses": {"200": {"description": "never"}},
     }}
+    framing = ["Host", "Content-Length", "Transfer-Encoding", "Connection", "Cookie", "X-Request-Id"]
+    document["paths"]["/headers"] = {"get": {
+        "operationId": "echoHeaders",
+        "parameters": [{"name": name, "in": "header", "schema": {"type": "string"}} for name in framing],
+        "responses": {"200": {"description": "the headers received"}},
+    }}
     return document
+
+
+@app.get("/headers", include_in_schema=False)
+def echo_headers(request: Request) -> dict:
+    return {name: value for name, value in request.headers.items()}
 
 
 @app.get("/debug/headers", include_in_schema=False)

@@ -19,6 +19,36 @@ const METHODS: [&str; 8] = [
 /// The argument that carries the request body.
 pub(crate) const BODY: &str = "body";
 
+/// Header parameters a call never takes from its arguments, whatever the document declares.
+/// `Accept`, `Content-Type` and `Authorization` are the HTTP client's (OpenAPI says to ignore
+/// them). The rest frame or route the request, which is the client's job too: a script's
+/// `Host` would pick which virtual host on a shared address receives the API's credentials,
+/// and a `Content-Length` or `Transfer-Encoding` that disagrees with the body desynchronises
+/// the connection the next call reuses. `Cookie` is built from the `in: cookie` parameters and
+/// the credentials. `Proxy-*` headers are for proxies, never the API.
+const CLIENTS_HEADERS: [&str; 13] = [
+    "accept",
+    "content-type",
+    "authorization",
+    "host",
+    "content-length",
+    "transfer-encoding",
+    "connection",
+    "keep-alive",
+    "te",
+    "trailer",
+    "upgrade",
+    "expect",
+    "cookie",
+];
+
+/// Whether a header parameter called `name` is left out of the tool's input (see
+/// [`CLIENTS_HEADERS`]).
+fn is_clients_header(name: &str) -> bool {
+    let name = name.trim().to_ascii_lowercase();
+    CLIENTS_HEADERS.contains(&name.as_str()) || name.starts_with("proxy-")
+}
+
 /// Everything a call of one operation needs to become an HTTP request.
 #[derive(Debug, Clone)]
 pub(crate) struct Operation {
@@ -234,11 +264,7 @@ fn build(
         }
     }
     for (name, location, parameter, at) in declared {
-        // These three are the HTTP client's to set (OpenAPI says to ignore them).
-        if location == Location::Header
-            && ["accept", "content-type", "authorization"]
-                .contains(&name.to_ascii_lowercase().as_str())
-        {
+        if location == Location::Header && is_clients_header(&name) {
             continue;
         }
         let argument = if properties.contains_key(&name) || name == BODY {
@@ -698,6 +724,55 @@ mod tests {
                 .unwrap_or_default()
                 .contains("`DELETE /pets/{petId}`")
         );
+    }
+
+    #[test]
+    fn headers_that_frame_or_route_the_request_are_never_arguments() {
+        let header = |name: &str, required: bool| json!({"name": name, "in": "header", "required": required, "schema": {"type": "string"}});
+        let declared = [
+            "Host",
+            "Content-Length",
+            "transfer-encoding",
+            "Connection",
+            "Keep-Alive",
+            "TE",
+            "Trailer",
+            "Upgrade",
+            "Expect",
+            "Cookie",
+            "Proxy-Authorization",
+            "Proxy-Connection",
+            "Accept",
+            "Content-Type",
+            "Authorization",
+        ];
+        let mut parameters: Vec<Value> = declared.iter().map(|n| header(n, true)).collect();
+        parameters.push(header("X-Request-Id", false));
+        parameters.push(header("X-Forwarded-Host", false));
+        parameters.push(json!({"name": "session", "in": "cookie", "schema": {"type": "string"}}));
+        let all = tools(json!({
+            "/upload": {"put": {"operationId": "upload", "parameters": parameters, "responses": {}}}
+        }))
+        .expect("builds");
+        let (operation, tool) = &all[0];
+        let input: Vec<&String> = tool.input_schema["properties"]
+            .as_object()
+            .map(|p| p.keys().collect())
+            .unwrap_or_default();
+        assert_eq!(input, ["X-Request-Id", "X-Forwarded-Host", "session"]);
+        // A required one is dropped from `required` too, or no call could satisfy the schema.
+        assert_eq!(
+            tool.input_schema.get("required"),
+            None,
+            "{}",
+            tool.input_schema
+        );
+        let sent: Vec<&str> = operation
+            .parameters
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect();
+        assert_eq!(sent, ["X-Request-Id", "X-Forwarded-Host", "session"]);
     }
 
     #[test]
