@@ -121,9 +121,22 @@ pub(super) struct Pieces {
 /// bringing new words does not grow without bound (about 5 MB at this size).
 const MOST_CHUNKS: usize = 100_000;
 
-/// The chunks of `text`, as BERT's normaliser counts whitespace.
+/// How much of a text its vector is made from: a sentence says what a tool does long before
+/// this, and an upstream's megabyte-long "sentence" costs no more than this.
+const MOST_BYTES: usize = 2_000;
+
+/// The longest chunk `Pieces` remembers: longer ones are rare, and an upstream could otherwise
+/// fill the memory with them.
+const LONGEST_REMEMBERED: usize = 64;
+
+/// The chunks of `text`'s first `MOST_BYTES`, as BERT's normaliser counts whitespace.
 fn chunks(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| c.is_whitespace())
+    let mut end = text.len().min(MOST_BYTES);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text[..end]
+        .split(|c: char| c.is_whitespace())
         .filter(|c| !c.is_empty())
 }
 
@@ -137,12 +150,14 @@ impl Pieces {
                 sum.add(model, ids);
                 continue;
             }
-            if self.known.len() >= MOST_CHUNKS {
-                self.known.clear();
-            }
             let ids = model.pieces(chunk);
             sum.add(model, &ids);
-            self.known.insert(chunk.to_string(), ids);
+            if chunk.len() <= LONGEST_REMEMBERED {
+                if self.known.len() >= MOST_CHUNKS {
+                    self.known.clear();
+                }
+                self.known.insert(chunk.to_string(), ids);
+            }
         }
         sum.normalised()
     }
@@ -377,6 +392,25 @@ mod tests {
         let request = query("list files").unwrap();
         assert_eq!(tools.similarity(0, &request), 0.0);
         assert_eq!(tools.similarity(7, &request), 0.0, "no such document");
+    }
+
+    #[test]
+    fn an_endless_text_costs_no_more_than_its_beginning() {
+        let model = model().unwrap();
+        let mut pieces = Pieces::default();
+        let endless = format!("list files {}", "weather ".repeat(1 << 17));
+        let head = &endless[..MOST_BYTES];
+        assert_eq!(pieces.embed(model, &endless), pieces.embed(model, head));
+        let words: String = (0..200_000).map(|i| format!("w{i}é ")).collect();
+        pieces.embed(model, &words);
+        assert!(pieces.known.len() < 1_000, "{} chunks", pieces.known.len());
+        let long = "y".repeat(500);
+        pieces.embed(model, &format!("{long} short"));
+        assert!(pieces.known.contains_key("short"));
+        assert!(
+            !pieces.known.contains_key(&long),
+            "a long chunk is not remembered"
+        );
     }
 
     #[test]
