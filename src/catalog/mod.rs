@@ -101,10 +101,7 @@ impl Catalog {
             .filter(|n| {
                 let connection = n.connections.first().map(String::as_str);
                 let visible = |t: &ToolDefinition| {
-                    let address = t.address();
-                    permits.is_none_or(|permits| permits(&address))
-                        && policy.evaluate(&address, connection, &t.annotations).action
-                            != crate::policy::Action::Deny
+                    !policy.hides(&t.address(), connection, &t.annotations, permits)
                 };
                 (n.tools.is_empty() && permits.is_none()) || n.tools.iter().any(visible)
             })
@@ -125,10 +122,7 @@ impl Catalog {
             .flat_map(|n| {
                 let connection = n.connections.first().map(String::as_str);
                 n.tools.iter().filter(move |t| {
-                    let address = t.address();
-                    permits.is_none_or(|permits| permits(&address))
-                        && policy.evaluate(&address, connection, &t.annotations).action
-                            != crate::policy::Action::Deny
+                    !policy.hides(&t.address(), connection, &t.annotations, permits)
                 })
             })
             .cloned()

@@ -148,8 +148,12 @@ pub fn search_answer(
             .map(String::as_str)
     };
     let denied = |tool: &ToolDefinition, address: &str| {
-        request.permits.is_some_and(|permits| !permits(address))
-            || policy.action(address, connection(tool), &tool.annotations) == Action::Deny
+        policy.hides(
+            address,
+            connection(tool),
+            &tool.annotations,
+            request.permits,
+        )
     };
     // What a shown tool's line says: a changed tool the policy allows asks until confirmed.
     let decide = |tool: &ToolDefinition, address: &str| {

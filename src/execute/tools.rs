@@ -14,7 +14,7 @@ use std::sync::Arc;
 use crate::catalog::Catalog;
 use crate::catalog::typescript::NamespaceTypes;
 use crate::model::Annotations;
-use crate::policy::{Action, Policy};
+use crate::policy::Policy;
 use crate::sandbox::{Namespaces, ToolSpec};
 
 /// Every catalogued tool as the sandbox would show it, with what deciding who may see it takes.
@@ -87,21 +87,11 @@ impl Catalogued {
         permits: Option<&dyn Fn(&str) -> bool>,
         kept: &dyn Fn(&str) -> bool,
     ) -> Arc<Namespaces> {
-        let hidden = |connection: Option<&str>, access: &Access| {
-            let address = access.address.as_str();
-            !kept(address)
-                && (permits.is_some_and(|permits| !permits(address))
-                    || policy.action(address, connection, &access.annotations) == Action::Deny)
-        };
-        let hides_any = self.access.values().any(|(connection, tools)| {
-            tools
-                .iter()
-                .any(|access| hidden(connection.as_deref(), access))
-        });
-        if !hides_any {
+        if permits.is_none() && !policy.may_deny() {
             return self.all.clone();
         }
         let mut view = Namespaces::new();
+        let mut hides_any = false;
         for (namespace, specs) in self.all.iter() {
             let Some((connection, tools)) = self.access.get(namespace) else {
                 continue;
@@ -109,10 +99,24 @@ impl Catalogued {
             let shown = specs
                 .iter()
                 .zip(tools)
-                .filter(|(_, access)| !hidden(connection.as_deref(), access))
+                .filter(|(_, access)| {
+                    let address = access.address.as_str();
+                    let hidden = !kept(address)
+                        && policy.hides(
+                            address,
+                            connection.as_deref(),
+                            &access.annotations,
+                            permits,
+                        );
+                    hides_any |= hidden;
+                    !hidden
+                })
                 .map(|(spec, _)| spec.clone())
                 .collect();
             view.insert(namespace.clone(), shown);
+        }
+        if !hides_any {
+            return self.all.clone();
         }
         Arc::new(view)
     }
@@ -126,7 +130,7 @@ mod tests {
     use crate::catalog::{Namespace, Origin};
     use crate::model::UpstreamTool;
     use crate::model::tool::build_namespace;
-    use crate::policy::Rule;
+    use crate::policy::{Action, Rule};
 
     /// `counter` with `counts` (read-only), `publish` and `write`, and `notes` with `add`.
     fn catalog() -> Catalog {

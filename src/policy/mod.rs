@@ -184,6 +184,20 @@ impl Policy {
         }
     }
 
+    /// Whether a caller does not see the tool at `address` at all: the policy denies it (on
+    /// `connection`, its namespace's default), or `permits` (a bearer token's patterns) refuses
+    /// it. Search, describe, skills and scripts all hide by this, so none shows what another hides.
+    pub fn hides(
+        &self,
+        address: &str,
+        connection: Option<&str>,
+        annotations: &Annotations,
+        permits: Option<&dyn Fn(&str) -> bool>,
+    ) -> bool {
+        permits.is_some_and(|permits| !permits(address))
+            || self.action(address, connection, annotations) == Action::Deny
+    }
+
     /// Whether any tool can be denied at all: when none can, a search counts its hits without
     /// checking each one.
     pub fn may_deny(&self) -> bool {

@@ -86,10 +86,10 @@ pub(super) fn rank(
         }
     }
     // Meaning ranks its few candidates wherever BM25F put them.
-    let mut close: Vec<usize> = (0..ranked.len())
-        .filter(|&slot| candidates[ranked[slot].0].semantic > 0.0)
-        .collect();
     if weights.semantic != 0.0 {
+        let mut close: Vec<usize> = (0..ranked.len())
+            .filter(|&slot| candidates[ranked[slot].0].semantic > 0.0)
+            .collect();
         close.sort_by(|&a, &b| {
             let (a, b) = (&candidates[ranked[a].0], &candidates[ranked[b].0]);
             b.semantic

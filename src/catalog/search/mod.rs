@@ -428,6 +428,8 @@ impl SearchIndex {
         let mut slots: Vec<(u32, u32)> = Vec::new();
         let vocabulary = &mut self.vocabulary;
         let stemmer = &self.stemmer;
+        // Every tool's vector says which service it belongs to, in the same words.
+        let namespace_words = words_of(namespace);
         for (doc, tool) in tools.iter().enumerate() {
             let Ok(doc_id) = u32::try_from(doc) else {
                 break;
@@ -495,7 +497,7 @@ impl SearchIndex {
                 &mut self.pieces,
                 &semantic::tool_text(
                     &words_of(&tool.name),
-                    &words_of(namespace),
+                    &namespace_words,
                     tool.title.as_deref(),
                     &tool.description,
                 ),

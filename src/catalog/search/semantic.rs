@@ -226,14 +226,19 @@ struct Quantised {
     scale: f32,
 }
 
+impl Quantised {
+    /// Close to nothing: a text without a known word piece.
+    const NOTHING: Quantised = Quantised {
+        values: [0; DIMENSIONS],
+        scale: 0.0,
+    };
+}
+
 fn quantise(vector: &[f32; DIMENSIONS]) -> Quantised {
     let largest = vector.iter().fold(0f32, |m, v| m.max(v.abs()));
     let scale = largest / 127.0;
     if scale <= 0.0 {
-        return Quantised {
-            values: [0; DIMENSIONS],
-            scale: 0.0,
-        };
+        return Quantised::NOTHING;
     }
     // In range by construction: |v| ≤ largest = 127 × scale.
     Quantised {
@@ -273,13 +278,7 @@ impl Vectors {
     /// Adds the next document's vector, from what it says it does.
     pub fn push(&mut self, pieces: &mut Pieces, text: &str) {
         let vector = model().and_then(|model| pieces.embed(model, text));
-        let quantised = vector.as_ref().map_or(
-            Quantised {
-                values: [0; DIMENSIONS],
-                scale: 0.0,
-            },
-            quantise,
-        );
+        let quantised = vector.as_ref().map_or(Quantised::NOTHING, quantise);
         self.values.extend(quantised.values);
         self.scales.push(quantised.scale);
     }
