@@ -642,6 +642,13 @@ fn lifecycle() -> ClientLifecycleMode {
     }
 }
 
+/// The handshake for a server known to speak `server/discover`: the probe alone, no fallback.
+fn discover_only() -> ClientLifecycleMode {
+    ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    }
+}
+
 /// Connects within the connect timeout, then lists the tools within the request timeout.
 async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), ConnectError> {
     let source = &link.source;
@@ -656,7 +663,6 @@ async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), ConnectError>
     link.set_listed(None);
     let secrets = link.shared.secrets.as_ref();
     let events = link.is_default.then(|| link.shared.events.clone());
-    let handler = UpstreamHandler::new(&source.name, events.clone());
     let limit = source.connect_timeout;
     let mut resolved = Vec::new();
     let (running, child) = match &source.transport {
@@ -672,6 +678,7 @@ async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), ConnectError>
                 redaction.clone(),
             )?;
             link.set_pid(child.pid());
+            let handler = UpstreamHandler::new(&source.name, events.clone());
             let first =
                 tokio::time::timeout(limit, handler.serve_with_lifecycle(transport, lifecycle()))
                     .await;
@@ -687,11 +694,11 @@ async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), ConnectError>
                     child = fresh;
                     link.set_pid(child.pid());
                     let handler = UpstreamHandler::new(&source.name, events.clone());
-                    let discover = ClientLifecycleMode::Discover {
-                        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-                    };
-                    tokio::time::timeout(limit, handler.serve_with_lifecycle(transport, discover))
-                        .await
+                    tokio::time::timeout(
+                        limit,
+                        handler.serve_with_lifecycle(transport, discover_only()),
+                    )
+                    .await
                 }
                 other => other,
             };
@@ -726,24 +733,39 @@ async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), ConnectError>
                 signed_in_client(link, url).await?
             };
             link.set_oauth(oauth.clone());
-            let handshake = match oauth {
-                Some(client) => {
-                    let transport = http::signed_in_transport(&source.name, url, headers, client)?;
-                    tokio::time::timeout(
-                        limit,
-                        handler.serve_with_lifecycle(transport, lifecycle()),
-                    )
-                    .await
-                }
-                None => {
-                    let transport = http::transport(&source.name, url, headers)?;
-                    tokio::time::timeout(
-                        limit,
-                        handler.serve_with_lifecycle(transport, lifecycle()),
-                    )
-                    .await
-                }
+            let serve = async |lifecycle: ClientLifecycleMode| -> Result<_, ConnectError> {
+                let handler = UpstreamHandler::new(&source.name, events.clone());
+                let headers = headers.clone();
+                Ok(match &oauth {
+                    Some(client) => {
+                        let transport =
+                            http::signed_in_transport(&source.name, url, headers, client.clone())?;
+                        tokio::time::timeout(
+                            limit,
+                            handler.serve_with_lifecycle(transport, lifecycle),
+                        )
+                        .await
+                    }
+                    None => {
+                        let transport = http::transport(&source.name, url, headers)?;
+                        tokio::time::timeout(
+                            limit,
+                            handler.serve_with_lifecycle(transport, lifecycle),
+                        )
+                        .await
+                    }
+                })
             };
+            let mut handshake = serve(lifecycle()).await?;
+            // As with a stdio server (above): a server that answered rmcp's probe after the
+            // `initialize` that followed it speaks `server/discover`, so it is asked with that
+            // alone, on a fresh transport, within the connect timeout again.
+            if matches!(
+                handshake,
+                Ok(Err(ClientInitializeError::ConflictInitResponseId(..)))
+            ) {
+                handshake = serve(discover_only()).await?;
+            }
             match handshake {
                 Ok(Ok(running)) => (running, None),
                 Ok(Err(error)) if error.is_authorization_required() && !static_auth => {

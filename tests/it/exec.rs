@@ -4,7 +4,10 @@
 
 use serde_json::Value;
 
-use crate::common::{counted_source, everything_js, mcp_server_time, repo, starts};
+use crate::common::{
+    counted_source, everything_js, free_port, listening_within, mcp_server_time, python_peer, repo,
+    starts,
+};
 use crate::support::{Home, Run};
 
 fn two_sources(home: &Home, extra: &str) {
@@ -381,4 +384,37 @@ fn a_server_that_answers_the_discover_probe_late_still_connects() {
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     let envelope: Value = serde_json::from_str(&run.stdout).unwrap_or_default();
     assert_eq!(envelope["status"], "completed", "{envelope}");
+}
+
+/// The same over Streamable HTTP: a server (the Python SDK's, its first probe held 11 s by
+/// tests/peers/late_http_server.py) answers rmcp's probe after the `initialize` that followed
+/// it, and is asked again with `server/discover` alone on a fresh transport.
+#[test]
+fn an_http_server_that_answers_the_discover_probe_late_still_connects() {
+    let port = free_port();
+    let mut server = python_peer("late_http_server.py")
+        .args([port.to_string().as_str(), "11"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the test venv's python runs (tests/setup.sh)");
+    assert!(
+        listening_within(port, std::time::Duration::from_secs(30)),
+        "the late server did not listen on port {port}"
+    );
+    let home = Home::new();
+    home.write_config(&format!(
+        "[sources.late]\nurl = \"http://127.0.0.1:{port}/mcp\"\nconnect_timeout_secs = 90\n"
+    ));
+    let run = Run::with_stdin(
+        &mut home.command(&["exec", "-", "--json"]),
+        "return await late.shout({ text: 'hi' });",
+    );
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let envelope: Value = serde_json::from_str(&run.stdout).unwrap_or_default();
+    assert_eq!(envelope["status"], "completed", "{envelope}");
+    assert_eq!(envelope["result"]["result"], "HI", "{envelope}");
 }

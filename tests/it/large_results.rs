@@ -398,7 +398,9 @@ fn a_stdio_hub_stores_for_the_local_user_and_another_token_cannot_read_a_tokens_
 #[test]
 fn the_calls_list_is_true_at_the_call_limit_and_at_the_time_limit() {
     let home = Home::new();
-    rows_config(&home, "[limits]\nmax_calls = 5\nrun_timeout_secs = 3\n");
+    // The run's time includes starting the Python source, seconds on a loaded machine: the
+    // limit leaves room for that before the 30 s read below runs into it.
+    rows_config(&home, "[limits]\nmax_calls = 5\nrun_timeout_secs = 10\n");
     // Five calls in flight at once, then a sixth over the limit.
     let (_, limited) = exec(
         &home,
