@@ -5,6 +5,11 @@
 use nucleo::Matcher;
 use nucleo::pattern::{CaseMatching, Normalization, Pattern};
 
+/// Names longer than this are no typo of a tool's, type's or namespace's name (those are tens of
+/// characters), and are not compared: matching a megabyte-long name against every address took
+/// minutes of a core, in host code no run time limit interrupts.
+const LONGEST_WANTED: usize = 256;
+
 /// Up to `limit` candidates, best first.
 pub fn closest<'a>(
     wanted: &str,
@@ -12,7 +17,7 @@ pub fn closest<'a>(
     limit: usize,
 ) -> Vec<&'a str> {
     let candidates: Vec<&str> = candidates.into_iter().collect();
-    if wanted.trim().is_empty() {
+    if wanted.trim().is_empty() || wanted.len() > LONGEST_WANTED {
         return Vec::new();
     }
     let mut matcher = Matcher::new(nucleo::Config::DEFAULT);
@@ -77,5 +82,21 @@ mod tests {
         assert_eq!(closest("everything.ecoh", tools, 3)[0], "everything.echo");
         assert!(closest("zzzzzzzzzzzz", tools, 3).is_empty());
         assert!(closest("", tools, 3).is_empty());
+    }
+
+    #[test]
+    fn a_name_far_longer_than_any_is_compared_with_nothing() {
+        // Within the limit a long name is still matched; past it, not even to a name a few
+        // letters away.
+        let long = format!("ns.{}", "a".repeat(240));
+        assert_eq!(
+            closest(&format!("{long}bb"), [long.as_str()], 3),
+            [long.as_str()]
+        );
+        assert!(closest(&format!("{long}{}", "b".repeat(20)), [long.as_str()], 3).is_empty());
+        // A megabyte-long name is compared with nothing (it took minutes of edit distances).
+        let huge = "x".repeat(1 << 20);
+        let many: Vec<String> = (0..2_000).map(|i| format!("ns.tool{i}")).collect();
+        assert!(closest(&huge, many.iter().map(String::as_str), 3).is_empty());
     }
 }

@@ -28,7 +28,7 @@ pub(super) struct Weights {
 
 /// The candidates best first, each with its fused score. Equal fused scores are ordered by
 /// BM25F (two rankings can cancel out exactly, one's first place against the other's second),
-/// then by `tie` (by address, so the order never depends on how the index was built).
+/// then by `tie` (by namespace and name, so the order never depends on how the index was built).
 ///
 /// Only BM25F's best `depth` and the candidates close in meaning are re-ranked: the others'
 /// fused score is BM25F's share alone, which falls with its rank, so they stay in BM25F's order

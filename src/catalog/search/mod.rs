@@ -125,7 +125,8 @@ pub enum Ranking<'a> {
     /// The query has no word to rank by (empty, or only stop words and punctuation). The caller
     /// decides what that means, e.g. listing the namespace it was given.
     NoTerms,
-    /// Tools matching at least one query word, best first; equal scores by address.
+    /// Tools matching at least one query word, best first; equal scores by namespace, then by
+    /// tool name.
     Ranked(Vec<Hit<'a>>),
 }
 
@@ -142,6 +143,10 @@ struct NamespaceIndex {
     /// Stems of the namespace's own words (`aws-cloudwatch`: aws, cloudwatch), for the prior.
     words: Vec<String>,
     addresses: Vec<String>,
+    /// Each document's place among the namespace's tool names in order: equal scores are
+    /// ordered by namespace, then by this, an integer comparison where comparing addresses was
+    /// a fifth of a generic request's time over 10,000 tools.
+    name_order: Vec<u32>,
     /// What each tool's name does to its object (`action`), per document.
     actions: Vec<action::Kinds>,
     /// Name words per document, less those most of the namespace's names share (`asana` of
@@ -376,6 +381,7 @@ impl SearchIndex {
                 + index.words.capacity() * size_of::<String>()
                 + index.addresses.iter().map(string).sum::<usize>()
                 + index.addresses.capacity() * size_of::<String>()
+                + index.name_order.capacity() * size_of::<u32>()
                 + index.actions.capacity()
                 + index.name_lengths.capacity() * size_of::<u16>()
                 + index.common.capacity() * size_of::<TermId>()
@@ -519,6 +525,12 @@ impl SearchIndex {
             self.doc_count += 1;
         }
         index.find_common_name_terms();
+        let mut by_name: Vec<usize> = (0..index.addresses.len()).collect();
+        by_name.sort_by(|&a, &b| index.addresses[a].cmp(&index.addresses[b]));
+        index.name_order = vec![0; by_name.len()];
+        for (place, doc) in (0u32..).zip(by_name) {
+            index.name_order[doc] = place;
+        }
         if !index.addresses.is_empty() {
             self.namespaces.insert(namespace.to_string(), index);
         }
@@ -587,6 +599,13 @@ impl SearchIndex {
         let mut found: Vec<&str> = Vec::new();
         // Each candidate's namespace (its slot in `scope`) and document.
         let mut docs: Vec<(usize, u32)> = Vec::new();
+        // Each candidate's place in the order of equal scores: its namespace's slot (`scope` is
+        // in namespace order), then its name's place in the namespace.
+        let place = |at: usize, doc: u32| -> u64 {
+            let in_namespace = scope[at].name_order.get(doc as usize).copied();
+            ((at as u64) << 32) | u64::from(in_namespace.unwrap_or(u32::MAX))
+        };
+        let mut places: Vec<u64> = Vec::new();
         let mut signals: Vec<Signals> = Vec::new();
         for (at, index) in scope.iter().enumerate() {
             let prior = index.prior(&typed);
@@ -595,6 +614,7 @@ impl SearchIndex {
             for scored in &scratch.scored[start..] {
                 found.push(index.addresses[scored.doc as usize].as_str());
                 docs.push((at, scored.doc));
+                places.push(place(at, scored.doc));
                 signals.push(Signals {
                     bm25: scored.bm25,
                     name: scored.name,
@@ -616,6 +636,7 @@ impl SearchIndex {
                 for &(at, doc, similarity) in closest.iter().filter(|c| c.2 >= ALONE_IN_MEANING) {
                     found.push(scope[at].addresses[doc as usize].as_str());
                     docs.push((at, doc));
+                    places.push(place(at, doc));
                     signals.push(Signals {
                         bm25: 0.0,
                         name: 0.0,
@@ -642,7 +663,7 @@ impl SearchIndex {
                 }
             }
         }
-        let hits = fusion::rank(&signals, &FUSION, |a, b| found[a].cmp(found[b]))
+        let hits = fusion::rank(&signals, &FUSION, |a, b| places[a].cmp(&places[b]))
             .into_iter()
             .map(|(candidate, score)| Hit {
                 address: found[candidate],
@@ -940,7 +961,7 @@ mod tests {
     }
 
     #[test]
-    fn equal_scores_are_ordered_by_address_and_repeatable() {
+    fn equal_scores_are_ordered_by_namespace_then_name_and_repeatable() {
         let tools = vec![
             tool("b", "send mail", json!({})),
             tool("a", "send mail", json!({})),
