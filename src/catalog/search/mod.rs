@@ -107,6 +107,20 @@ fn close_in_meaning(closest: &mut [(usize, u32, f32)], at: usize, doc: u32) -> f
     }
 }
 
+/// How much of a request search reads: a request says what it wants in a sentence, and every
+/// further word costs time on the request's thread (a word no tool uses is compared with every
+/// indexed term), so a 100 KB request held the hub for seconds.
+pub const LONGEST_QUERY: usize = 2_000;
+
+/// The first `most` bytes of `text`, cut at a character boundary.
+fn head(text: &str, most: usize) -> &str {
+    let mut end = text.len().min(most);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
 /// BM25 term-frequency saturation.
 const K1: f64 = 1.2;
 
@@ -553,8 +567,10 @@ impl SearchIndex {
         self.doc_count = self.doc_count.saturating_sub(index.lengths.len() as u64);
     }
 
-    /// Ranks tools for `query`, over every namespace or only `namespace`.
+    /// Ranks tools for `query`, over every namespace or only `namespace`. Only the request's
+    /// first [`LONGEST_QUERY`] bytes are read.
     pub fn search(&self, query: &str, namespace: Option<&str>) -> Ranking<'_> {
+        let query = head(query, LONGEST_QUERY);
         let mut words = Vec::new();
         for_each_token(query, |w| words.push(w.to_string()));
         let kinds = action::of_request(&words);
@@ -1033,6 +1049,28 @@ mod tests {
             addresses(&index.search("personal", None)),
             Vec::<&str>::new()
         );
+    }
+
+    #[test]
+    fn only_a_requests_first_two_thousand_bytes_are_read() {
+        let index = index(&[(
+            "notes",
+            vec![
+                tool("archiveNote", "Archive a note.", json!({})),
+                tool("pinNote", "Pin a note.", json!({})),
+            ],
+        )]);
+        // "pin" within the limit finds its tool; the same word past it is not read.
+        let padding = "é".repeat(LONGEST_QUERY / 2 - 2);
+        let within = format!("{padding} pin");
+        assert!(within.len() <= LONGEST_QUERY);
+        assert_eq!(addresses(&index.search(&within, None))[0], "notes.pinNote");
+        let past = format!("{padding}  archive pin");
+        assert!(!addresses(&index.search(&past, None)).contains(&"notes.pinNote"));
+        // A cut inside a character is moved back to its start rather than panicking.
+        let odd = format!("a{}", "é".repeat(LONGEST_QUERY));
+        assert!(!odd.is_char_boundary(LONGEST_QUERY));
+        assert!(addresses(&index.search(&odd, None)).is_empty());
     }
 
     #[test]

@@ -98,6 +98,11 @@ const INTENTS: &[(&[&str], &[&str])] = &[
     (&["has", "access"], &["member", "permission"]),
 ];
 
+/// How many unknown words of one request are looked for among the indexed terms: each look
+/// compares the word with every term, and a request of hundreds of made-up words held the hub
+/// for seconds. A request has a typo or two.
+const MOST_CORRECTED: usize = 4;
+
 /// One term of an analysed query.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct QueryTerm {
@@ -122,6 +127,7 @@ pub(super) fn analyse(
     let names = proper_names(query);
     let mut terms: Vec<QueryTerm> = Vec::new();
     let mut related: Vec<(String, f64)> = Vec::new();
+    let mut corrected = 0;
     for word in &words {
         if is_stop_word(word) {
             continue;
@@ -130,7 +136,8 @@ pub(super) fn analyse(
         if !known(&stem) && !names.contains(word) {
             // The typed word's length: stemming shortens "isue" to "isu", below any allowance.
             let edits = typo::allowed_edits(word.chars().count());
-            let corrections = if edits > 0 {
+            let corrections = if edits > 0 && corrected < MOST_CORRECTED {
+                corrected += 1;
                 near(&stem, edits)
             } else {
                 Vec::new()
@@ -281,6 +288,22 @@ mod tests {
         assert!(analysed("search google drive"));
         // "get" names no service.
         assert!(!analysed("get driving directions"));
+    }
+
+    #[test]
+    fn only_a_requests_first_few_unknown_words_are_corrected() {
+        let stemmer = Stemmer::create(rust_stemmers::Algorithm::English);
+        let looked = std::cell::Cell::new(0);
+        let near = |stem: &str, _| {
+            looked.set(looked.get() + 1);
+            vec![format!("fixed{stem}")]
+        };
+        let query = "qwertz asdfgh yxcvbn poiuzt lkjhgf mnbvcx wertzu sdfghj";
+        let terms = analyse(query, &stemmer, |_| false, near, |_| false);
+        assert_eq!(looked.get(), MOST_CORRECTED);
+        // The first ones are corrected; the rest stay as typed, found by nothing.
+        assert!(terms.iter().any(|t| t.stem == "fixedqwertz"));
+        assert!(terms.iter().any(|t| t.stem == "wertzu"));
     }
 
     #[test]
