@@ -112,15 +112,6 @@ fn close_in_meaning(closest: &mut [(usize, u32, f32)], at: usize, doc: u32) -> f
 /// indexed term), so a 100 KB request held the hub for seconds.
 pub const LONGEST_QUERY: usize = 2_000;
 
-/// The first `most` bytes of `text`, cut at a character boundary.
-fn head(text: &str, most: usize) -> &str {
-    let mut end = text.len().min(most);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
-}
-
 /// BM25 term-frequency saturation.
 const K1: f64 = 1.2;
 
@@ -570,7 +561,7 @@ impl SearchIndex {
     /// Ranks tools for `query`, over every namespace or only `namespace`. Only the request's
     /// first [`LONGEST_QUERY`] bytes are read.
     pub fn search(&self, query: &str, namespace: Option<&str>) -> Ranking<'_> {
-        let query = head(query, LONGEST_QUERY);
+        let query = &query[..query.floor_char_boundary(LONGEST_QUERY)];
         let mut words = Vec::new();
         for_each_token(query, |w| words.push(w.to_string()));
         let kinds = action::of_request(&words);

@@ -131,11 +131,7 @@ const LONGEST_REMEMBERED: usize = 64;
 
 /// The chunks of `text`'s first `MOST_BYTES`, as BERT's normaliser counts whitespace.
 fn chunks(text: &str) -> impl Iterator<Item = &str> {
-    let mut end = text.len().min(MOST_BYTES);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    text[..end]
+    text[..text.floor_char_boundary(MOST_BYTES)]
         .split(|c: char| c.is_whitespace())
         .filter(|c| !c.is_empty())
 }
