@@ -26,6 +26,7 @@
 //! | [`token_count`] | o200k_base token counting for budgets |
 //! | [`tls`] | the rustls crypto provider every HTTP client uses; TLS failures in plain words |
 //! | [`error_text`] | an error and its causes as one line for the user |
+//! | [`printable`] | outside text made safe to print: nothing in it can drive a terminal or hide text |
 //! | [`env_vars`] | every environment variable read |
 //! | [`logging`] | logs on stderr as text or JSON lines, request and run ids, OpenTelemetry export |
 //!
@@ -51,6 +52,7 @@ pub mod logging;
 pub mod model;
 pub mod oauth;
 pub mod policy;
+pub mod printable;
 pub mod runs;
 pub mod sandbox;
 pub mod skills;

@@ -149,7 +149,8 @@ fn write_notice(
             format!("{prefix}: {message}\n")
         }
     };
-    out.write_all(line.as_bytes())
+    // The message may carry an upstream's or a script's words (an error it answered with).
+    out.write_all(crate::printable::escaped(&line).as_bytes())
 }
 
 /// A short random id for one request, e.g. `req_k3xq7m2a9c4e` (60 bits: unique enough to group

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::bail;
 use serde_json::json;
 
-use super::output::print;
+use super::output::{eprint_line, print};
 use crate::app::App;
 use crate::approvals::{Channel, DecisionRequest, decide, waiting};
 use crate::cli::{HubApproveArgs, HubDenyArgs, HubRunsArgs};
@@ -127,10 +127,10 @@ fn confirm(waiting: &[Approval], decision: Decision) -> anyhow::Result<bool> {
             .as_deref()
             .map(|c| format!(" on connection `{c}`"))
             .unwrap_or_default();
-        eprintln!(
+        eprint_line(format_args!(
             "call {} of {}: {}{on} with {}\n  because {}",
             approval.seq, approval.run_id, approval.address, approval.preview, approval.reason
-        );
+        ));
     }
     let tools: Vec<&str> = waiting.iter().map(|a| a.address.as_str()).collect();
     let question = match decision {

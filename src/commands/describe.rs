@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use anyhow::bail;
 use serde_json::json;
 
-use super::output::print;
+use super::output::{eprint_line, print};
 use super::progress::{names, waiting};
 use super::{load_catalog, profile_note, require_some_source};
 use crate::app::App;
@@ -42,7 +42,7 @@ pub async fn run(app: &App, args: &DescribeArgs) -> anyhow::Result<ExitCode> {
     require_some_source(app, &catalog)?;
     // Declarations a missing source would have had are not there: say so apart from them.
     for note in availability_notes(&catalog, None, &app.reader).lines() {
-        eprintln!("note: {note}");
+        eprint_line(format_args!("note: {note}"));
     }
     let policy = &settings.policy;
     let visible: Vec<_> = catalog

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 
-use super::output::print;
+use super::output::{eprint_line, print};
 use crate::app::{App, Engine};
 use crate::approvals::{Channel, DecisionRequest, decide, waiting};
 use crate::cli::ExecArgs;
@@ -121,10 +121,10 @@ async fn ask_inline(app: &App, store: &Store, run_id: &str) -> anyhow::Result<bo
             .as_deref()
             .map(|c| format!(" (connection {c})"))
             .unwrap_or_default();
-        eprintln!(
+        eprint_line(format_args!(
             "\n{}{on} wants to run with {}\n  because {}",
             approval.address, approval.preview, approval.reason
-        );
+        ));
         let decision = loop {
             eprint!("{PROMPT}");
             std::io::stderr().flush()?;
@@ -135,7 +135,7 @@ async fn ask_inline(app: &App, store: &Store, run_id: &str) -> anyhow::Result<bo
             match prompt_answer(answer.trim()) {
                 Some(Some(decision)) => break decision,
                 Some(None) => return Ok(false),
-                None => eprintln!("Type a, r, A, d or q."),
+                None => eprint_line(format_args!("Type a, r, A, d or q.")),
             }
         };
         let request = DecisionRequest {
@@ -202,13 +202,13 @@ fn report(
         return Ok(ExitCode::from(code));
     }
     for line in &envelope.logs {
-        eprintln!("log: {line}");
+        eprint_line(format_args!("log: {line}"));
     }
     for notice in &envelope.notices {
-        eprintln!("notice: {notice}");
+        eprint_line(format_args!("notice: {notice}"));
     }
     if envelope.truncated.logs {
-        eprintln!("notice: logs were cut to fit the log budget");
+        eprint_line(format_args!("notice: logs were cut to fit the log budget"));
     }
     match envelope.status {
         Status::Completed => {
@@ -221,7 +221,11 @@ fn report(
         }
         Status::Failed | Status::Cancelled | Status::Running => {
             if let Some(error) = &envelope.error {
-                eprintln!("error[{}]: {}", error.code.as_str(), error.message);
+                eprint_line(format_args!(
+                    "error[{}]: {}",
+                    error.code.as_str(),
+                    error.message
+                ));
                 // A code's default hint names the hub's tools; a person gets it in commands.
                 let hint = match &error.hint {
                     Some(hint) if hint == error.code.hint() => {
@@ -230,14 +234,14 @@ fn report(
                     other => other.clone(),
                 };
                 if let Some(hint) = hint {
-                    eprintln!("  hint: {hint}");
+                    eprint_line(format_args!("  hint: {hint}"));
                 }
             }
         }
         Status::AwaitingApproval | Status::AwaitingConnection => {
-            eprintln!("run {} is waiting:", envelope.run_id);
+            eprint_line(format_args!("run {} is waiting:", envelope.run_id));
             for pending in &envelope.pending {
-                eprintln!("  - {}", pending.summary);
+                eprint_line(format_args!("  - {}", pending.summary));
             }
             let profile = envelope
                 .profile
@@ -245,20 +249,20 @@ fn report(
                 .map(|p| format!(" --profile {p}"))
                 .unwrap_or_default();
             let id = &envelope.run_id;
-            eprintln!(
+            eprint_line(format_args!(
                 "Decide with `{}` (or `{}`), then continue with `{}`.",
                 app.command(&format!("hub approve {id}")),
                 app.command(&format!("hub deny {id}")),
                 app.command(&format!("exec --resume {id}{profile}"))
-            );
+            ));
         }
     }
-    eprintln!(
+    eprint_line(format_args!(
         "run {} {}, {} call(s)",
         envelope.run_id,
         status_word(envelope.status),
         envelope.calls.len()
-    );
+    ));
     Ok(ExitCode::from(code))
 }
 

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use anyhow::bail;
 
-use super::output::print;
+use super::output::{eprint_line, print};
 use super::progress::{names, waiting};
 use crate::app::App;
 use crate::catalog::Catalog;
@@ -235,7 +235,7 @@ fn ask(address: &str) -> anyhow::Result<bool> {
         match answer.trim() {
             "y" | "Y" | "yes" => return Ok(true),
             "" | "n" | "N" | "no" => return Ok(false),
-            _ => eprintln!("Type y or n."),
+            _ => eprint_line(format_args!("Type y or n.")),
         }
     }
 }

@@ -3,6 +3,7 @@
 //! closes every source (children and grandchildren) when the client closes stdin; Ctrl-C and
 //! SIGTERM are handled by `run_async` (the only way an HTTP hub ends).
 
+use super::output::eprint_line;
 use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -86,11 +87,11 @@ pub async fn serve(app: &App, args: &HubServeArgs) -> anyhow::Result<ExitCode> {
             // Started by hand rather than by an MCP client: say what this is, once, on stderr
             // (stdout carries JSON-RPC only).
             if std::io::stdin().is_terminal() {
-                eprintln!(
+                eprint_line(format_args!(
                     "capabilities hub speaks MCP on stdin/stdout and waits for a client's JSON-RPC here; to connect a client, add the entry `{}` prints to its config (it starts the hub itself), or serve HTTP with `{}`. Ctrl-C stops it.",
                     app.command("install print"),
                     app.command("hub serve --http 127.0.0.1:8931")
-                );
+                ));
             }
             let (stdin, stdout) = rmcp::transport::stdio_pipes();
             hub::serve(hub, stdin, stdout).await

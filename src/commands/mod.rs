@@ -25,6 +25,7 @@ mod skill;
 mod source;
 mod token;
 
+use output::eprint_line;
 use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -256,11 +257,11 @@ async fn load_catalog(
         .collect();
     if !addresses.is_empty() {
         for rule in crate::policy::unmatched_rules(&settings.policy, &addresses) {
-            eprintln!(
+            eprint_line(format_args!(
                 "warning: policy rule `{}` matches no tool; check its spelling with `{}`",
                 rule.pattern,
                 app.command("search WORDS")
-            );
+            ));
         }
     }
     Ok(catalog)

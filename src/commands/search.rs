@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use serde_json::json;
 
-use super::output::print;
+use super::output::{eprint_line, print};
 use super::progress::{names, waiting};
 use super::{EXIT_FAILURE, load_catalog, profile_note, require_some_source};
 use crate::app::App;
@@ -77,11 +77,11 @@ pub async fn run(app: &App, args: &SearchArgs) -> anyhow::Result<ExitCode> {
         eprint!("{}", answer.text);
         let note = profile_note(&settings);
         if !note.is_empty() {
-            eprintln!("{}", note.trim_start_matches('\n'));
+            eprint_line(format_args!("{}", note.trim_start_matches('\n')));
         }
     }
     for note in notes.iter().filter(|_| !args.json) {
-        eprintln!("note: {note}");
+        eprint_line(format_args!("note: {note}"));
     }
     Ok(if matched {
         ExitCode::SUCCESS

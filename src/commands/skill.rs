@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use serde_json::json;
 
-use super::output::print;
+use super::output::{eprint_line, print};
 use crate::app::App;
 use crate::cli::{SkillAddArgs, SkillListArgs, SkillNameArgs};
 use crate::skills::describe::describe;
@@ -46,16 +46,16 @@ pub fn list(app: &App, args: &SkillListArgs) -> anyhow::Result<ExitCode> {
             ));
         }
         if skills.skills.is_empty() && skills.problems.is_empty() {
-            eprintln!(
+            eprint_line(format_args!(
                 "no skills yet: put a folder with a SKILL.md in {}, or add one with `{}`",
                 settings.skill_dirs.home.display(),
                 app.command("skill add PATH")
-            );
+            ));
         }
         print(&out)?;
     }
     for problem in &skills.problems {
-        eprintln!("error: {problem}");
+        eprint_line(format_args!("error: {problem}"));
     }
     // The loaded skills are served all the same; the exit code tells a script some were not.
     Ok(if skills.problems.is_empty() {
@@ -102,12 +102,12 @@ pub fn add(app: &App, args: &SkillAddArgs) -> anyhow::Result<ExitCode> {
     }
     install_folder(source, &target)
         .with_context(|| format!("cannot copy {} to {}", source.display(), target.display()))?;
-    eprintln!(
+    eprint_line(format_args!(
         "added skill `{}` ({} supporting files) to {}",
         skill.name,
         skill.files.len(),
         target.display()
-    );
+    ));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -135,7 +135,11 @@ pub fn remove(app: &App, args: &SkillNameArgs) -> anyhow::Result<ExitCode> {
     }
     std::fs::remove_dir_all(&skill.dir)
         .with_context(|| format!("cannot delete {}", skill.dir.display()))?;
-    eprintln!("removed skill `{}` ({})", skill.name, skill.dir.display());
+    eprint_line(format_args!(
+        "removed skill `{}` ({})",
+        skill.name,
+        skill.dir.display()
+    ));
     Ok(ExitCode::SUCCESS)
 }
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use serde_json::json;
 
-use super::output::print;
+use super::output::{eprint_line, print};
 use crate::app::App;
 use crate::cli::{TokenCreateArgs, TokenListArgs, TokenNameArgs};
 use crate::runs::{TokenRecord, now_ms};
@@ -52,10 +52,10 @@ pub async fn create(app: &App, args: &TokenCreateArgs) -> anyhow::Result<ExitCod
         .await?;
     // The only place a token is ever shown: stdout alone, so `$(capabilities token create x)` works.
     print(&format!("{secret}\n"))?;
-    eprintln!(
+    eprint_line(format_args!(
         "token `{}` created; it is shown only this once. Clients send it as `Authorization: Bearer <token>`.",
         args.name
-    );
+    ));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -122,10 +122,10 @@ pub async fn revoke(app: &App, args: &TokenNameArgs) -> anyhow::Result<ExitCode>
         .bearer_tokens()
         .revoke(&args.name)
         .await?;
-    eprintln!(
+    eprint_line(format_args!(
         "token `{}` revoked; the hub refuses it from the next request on",
         args.name
-    );
+    ));
     Ok(ExitCode::SUCCESS)
 }
 

@@ -6,6 +6,8 @@
 
 use serde_json::Value;
 
+use crate::printable::{is_deceptive, push_escape};
+
 /// Longest preview, in characters.
 const MAX_PREVIEW: usize = 300;
 /// Longest string value shown.
@@ -34,14 +36,6 @@ fn is_sensitive(key: &str) -> bool {
         || (key.contains("auth") && !key.contains("author"))
 }
 
-/// Characters that would make a preview read otherwise than it is: controls (a newline that
-/// starts a fake line, a terminal escape), and format characters that reorder or hide text
-/// (right-to-left overrides, zero-width spaces, a byte order mark).
-fn is_deceptive(c: char) -> bool {
-    c.is_control()
-        || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{061C}' | '\u{FEFF}' | '\u{00AD}')
-}
-
 /// `text` as a JSON string literal with every deceptive character `\u`-escaped.
 fn quoted(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
@@ -50,12 +44,7 @@ fn quoted(text: &str) -> String {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
-            c if is_deceptive(c) => {
-                let mut units = [0u16; 2];
-                for unit in c.encode_utf16(&mut units) {
-                    out.push_str(&format!("\\u{unit:04x}"));
-                }
-            }
+            c if is_deceptive(c) => push_escape(c, &mut out),
             c => out.push(c),
         }
     }

@@ -44,4 +44,5 @@ mod shared_store;
 mod skills;
 mod sources;
 mod support;
+mod terminal;
 mod tls;
