@@ -5,6 +5,7 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use super::typescript::NamespaceTypes;
+use crate::error_text::echo;
 use crate::model::Reader;
 use crate::model::address::tool_name;
 use crate::model::tool::ToolDefinition;
@@ -12,6 +13,10 @@ use crate::token_count;
 
 /// The budget when the caller names none, in o200k_base tokens.
 pub const DEFAULT_BUDGET_TOKENS: usize = 2_500;
+/// The smallest and largest budget a caller may ask for, the hub's and the CLI's alike: at most
+/// a tenth of a large context window, and enough for one tool's declaration at the least.
+pub const MIN_BUDGET_TOKENS: u32 = 200;
+pub const MAX_BUDGET_TOKENS: u32 = 20_000;
 /// At most this many targets per call.
 pub const MAX_TARGETS: usize = 10;
 /// How many close matches an unknown target's error names.
@@ -59,11 +64,11 @@ fn unknown_message(unknown: &[UnknownTarget], reader: &Reader) -> String {
         .iter()
         .map(|u| {
             if u.closest.is_empty() {
-                format!("unknown target `{}`", u.target)
+                format!("unknown target `{}`", echo(&u.target))
             } else {
                 format!(
                     "unknown target `{}`; closest: {}",
-                    u.target,
+                    echo(&u.target),
                     u.closest.join(", ")
                 )
             }
@@ -333,11 +338,20 @@ fn plan(
         let member = if used + cost <= budget {
             Some((member, cost))
         } else if plan.shown == 0 {
-            // Something must be shown, or the model could never see this item at all.
-            render_item(model, &item, false).map(|m| {
+            // Something must be shown, or the model could never see this item at all: without
+            // its fields' docs, or else as a stub that says how large it is.
+            let bare = render_item(model, &item, false).map(|m| {
                 let cost = token_count::count(&m) + wrapper;
                 (m, cost)
-            })
+            });
+            match bare {
+                Some((_, bare_cost)) if bare_cost > budget => stub_item(model, &item, cost, budget)
+                    .map(|m| {
+                        let cost = token_count::count(&m) + wrapper;
+                        (m, cost)
+                    }),
+                bare => bare,
+            }
         } else {
             None
         };
@@ -347,6 +361,8 @@ fn plan(
             });
             continue;
         };
+        // A stub stands for the whole item; the types its declaration would name are not shown.
+        let stubbed = member.contains(STUB_MARK);
         used += cost;
         plan.shown += 1;
         if !plan.namespaces.contains(&namespace) {
@@ -363,13 +379,43 @@ fn plan(
                 model.type_dependencies(name)
             }
         };
-        dependencies.extend(
-            needs
-                .into_iter()
-                .map(|t| (namespace.clone(), Item::Type(t.to_string()))),
-        );
+        if !stubbed {
+            dependencies.extend(
+                needs
+                    .into_iter()
+                    .map(|t| (namespace.clone(), Item::Type(t.to_string()))),
+            );
+        }
     }
     plan
+}
+
+/// The start of a stub's note, which also tells a stub from a declaration.
+const STUB_MARK: &str = "@remarks Its declaration is about ";
+
+/// An item whose declaration (`tokens` long) is over `budget` even without its fields' docs:
+/// its description and signature with the input `unknown`, and a note on what to do.
+fn stub_item(model: &NamespaceTypes, item: &Item, tokens: usize, budget: usize) -> Option<String> {
+    let advice = if tokens < MAX_BUDGET_TOKENS as usize {
+        format!(
+            "describe it alone with a budget of {} or more",
+            thousands(tokens.next_multiple_of(100) + 100)
+        )
+    } else {
+        format!(
+            "no budget is that large (at most {}); a call with wrong arguments is refused with the path and the rule it breaks",
+            thousands(MAX_BUDGET_TOKENS as usize)
+        )
+    };
+    let note = format!(
+        "{STUB_MARK}{} tokens, over the {}-token budget, so its type is not shown: {advice}.",
+        thousands(tokens),
+        thousands(budget)
+    );
+    match item {
+        Item::Tool(name) => model.tool_stub(name, &note),
+        Item::Type(name) => model.type_stub(name, &note),
+    }
 }
 
 fn render_item(model: &NamespaceTypes, item: &Item, docs: bool) -> Option<String> {
@@ -726,6 +772,14 @@ declare namespace github {
 
     #[test]
     fn the_first_item_shows_even_over_a_tiny_budget() {
+        // Field docs are the first thing to go.
+        let bare = describe(&github(), &targets(&["github.createIssue"]), 50).unwrap_or_default();
+        assert!(
+            bare.contains("createIssue(input: {\n\t\towner: string;"),
+            "{bare}"
+        );
+        assert!(!bare.contains("Who owns"), "{bare}");
+        // Then the type itself: a stub says how large it is and what to ask for.
         let text = describe(
             &github(),
             &targets(&["github.createIssue", "github.listRepos"]),
@@ -733,13 +787,19 @@ declare namespace github {
         )
         .unwrap_or_default();
         assert!(
-            text.contains("createIssue(input: {\n\t\towner: string;"),
+            text.contains("createIssue(input: unknown, options?: CallOptions)"),
             "{text}"
         );
-        // Field docs are the first thing to go.
-        assert!(!text.contains("Who owns"), "{text}");
+        assert!(text.contains(STUB_MARK), "{text}");
         assert!(
-            text.ends_with("// Not shown within the 10-token budget: github.listRepos, github.Issue — describe them by name."),
+            text.contains("describe it alone with a budget of"),
+            "{text}"
+        );
+        assert!(
+            // A stub names no type, so none is owed.
+            text.ends_with(
+                "// Not shown within the 10-token budget: github.listRepos — describe them by name."
+            ),
             "{text}"
         );
     }
@@ -816,5 +876,56 @@ declare namespace github {
                 .unwrap_or_else(|e| e.to_string());
             insta::assert_snapshot!(format!("describe_{}", case.join("+")), text);
         }
+    }
+
+    /// A tool whose input nests `anyOf` 16 levels deep through `$defs`, each level's three
+    /// branches holding the next: tiny as JSON, combinatorial once inlined.
+    fn branching_tool() -> Vec<ToolDefinition> {
+        let mut defs = serde_json::Map::new();
+        for i in 0..16 {
+            let next = json!({"$ref": format!("#/$defs/L{}", i + 1)});
+            defs.insert(
+                format!("L{i}"),
+                json!({"anyOf": [next, {"type": "array", "items": next}, {"type": "object", "properties": {"n": next}}]}),
+            );
+        }
+        defs.insert("L16".into(), json!({"type": "string"}));
+        build_namespace(
+            "hostile",
+            vec![UpstreamTool {
+                name: "branches".into(),
+                title: None,
+                description: Some("Takes a deeply branching value.".into()),
+                input_schema: json!({"type": "object", "properties": {"v": {"$ref": "#/$defs/L0"}}, "$defs": defs}),
+                output_schema: None,
+                annotations: Default::default(),
+                endpoint: None,
+            }],
+            &[],
+        )
+    }
+
+    #[test]
+    fn a_hostile_declaration_stays_within_the_budget() {
+        let tools = branching_tool();
+        for budget in [200, 2_500] {
+            let text = describe(&tools, &targets(&["hostile.branches"]), budget).unwrap();
+            let used = token_count::count(&text);
+            assert!(
+                used <= budget,
+                "{used} tokens at a budget of {budget}:\n{text}"
+            );
+            assert!(text.contains("branches("), "{text}");
+            parses(&text);
+        }
+    }
+
+    #[test]
+    fn unknown_targets_are_echoed_short() {
+        let long = format!("github.{}", "x".repeat(1_000_000));
+        let err = describe(&github(), &targets(&[&long]), 2_500).unwrap_err();
+        let text = err.to_string();
+        assert!(text.len() < 1_000, "{} bytes", text.len());
+        assert!(text.contains("…(+"), "{text}");
     }
 }

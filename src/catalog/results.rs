@@ -2,6 +2,7 @@
 //! connections, the default starred), a signature line and a description line per tool, `[asks]`
 //! where policy wants a person, `[changed]` where the definition changed since it was confirmed, a count of tools a deny policy hides, and a hint when truncated.
 
+use crate::error_text::echo;
 use std::fmt::Write;
 
 use super::changes::ChangedTools;
@@ -92,7 +93,8 @@ pub fn search_answer(
         && catalog.namespace(namespace).is_none()
     {
         return Err(SearchError(format!(
-            "there is no source named `{namespace}`; {}",
+            "there is no source named `{}`; {}",
+            echo(namespace),
             known_sources(catalog)
         )));
     }
@@ -217,7 +219,8 @@ pub fn search_answer(
             };
             let _ = writeln!(
                 out,
-                "No tools match \"{query}\". Try other words for what you want to do, or {list}; {}.",
+                "No tools match \"{}\". Try other words for what you want to do, or {list}; {}.",
+                echo(query),
                 known_sources(catalog)
             );
         }

@@ -371,7 +371,10 @@ pub struct DescribeArgs {
     #[arg(required = true, num_args = 1..=10, value_name = "TARGET")]
     pub targets: Vec<String>,
     /// Token budget of the output (o200k_base tokens).
-    #[arg(long, default_value_t = 2500, value_parser = clap::value_parser!(u32).range(200..=50000))]
+    // The hub's bounds: a declaration the CLI shows, an agent can be shown too.
+    #[arg(long, default_value_t = 2500, value_parser = clap::value_parser!(u32).range(
+        i64::from(crate::catalog::describe::MIN_BUDGET_TOKENS)..=i64::from(crate::catalog::describe::MAX_BUDGET_TOKENS)
+    ))]
     pub budget: u32,
     /// Re-list every source instead of using cached listings.
     #[arg(long)]

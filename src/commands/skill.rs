@@ -118,7 +118,7 @@ pub fn remove(app: &App, args: &SkillNameArgs) -> anyhow::Result<ExitCode> {
         let known: Vec<&str> = skills.skills.iter().map(|s| s.name.as_str()).collect();
         bail!(
             "there is no skill `{}`; {}",
-            args.name,
+            crate::error_text::echo(&args.name),
             if known.is_empty() {
                 "no skills are installed".to_string()
             } else {

@@ -143,12 +143,22 @@ async fn test_one(app: &App, name: &str, just_added: bool, json: bool) -> anyhow
         let known: Vec<&str> = settings.sources.iter().map(|s| s.name.as_str()).collect();
         if known.is_empty() {
             bail!(
-                "there is no source named `{name}`; add one with `{}`",
-                app.command(&format!("source add {name} -- COMMAND ARGS…"))
+                "there is no source named `{}`; add one with `{}`",
+                crate::error_text::echo(name),
+                // A name too long to repeat is no name to copy into a command either.
+                app.command(&format!(
+                    "source add {} -- COMMAND ARGS…",
+                    if name.len() <= crate::error_text::ECHO_BYTES {
+                        name
+                    } else {
+                        "NAME"
+                    }
+                ))
             );
         }
         bail!(
-            "there is no source named `{name}`; known sources: {}",
+            "there is no source named `{}`; known sources: {}",
+            crate::error_text::echo(name),
             known.join(", ")
         );
     };

@@ -3,15 +3,17 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::catalog::describe::{DEFAULT_BUDGET_TOKENS, MAX_TARGETS};
+use crate::catalog::describe::{
+    DEFAULT_BUDGET_TOKENS, MAX_BUDGET_TOKENS, MAX_TARGETS, MIN_BUDGET_TOKENS,
+};
 use crate::sandbox::request::{OUTPUT_BUDGET_MAX, OUTPUT_BUDGET_MIN};
 
 /// `search`'s default and largest `limit`.
 pub const SEARCH_LIMIT_DEFAULT: u64 = 10;
 pub const SEARCH_LIMIT_MAX: u64 = 50;
 /// The range of `describe`'s `budget`, in tokens.
-pub const DESCRIBE_BUDGET_MIN: u64 = 200;
-pub const DESCRIBE_BUDGET_MAX: u64 = 20_000;
+pub const DESCRIBE_BUDGET_MIN: u64 = MIN_BUDGET_TOKENS as u64;
+pub const DESCRIBE_BUDGET_MAX: u64 = MAX_BUDGET_TOKENS as u64;
 
 /// What a field holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -129,7 +129,10 @@ pub async fn read(
 fn locate<'a>(skills: &'a Skills, wanted: &str) -> Result<(&'a Skill, String), ErrorData> {
     let not_found = || {
         ErrorData::resource_not_found(
-            format!("there is no skill file `{wanted}`; skills/list gives every skill's files"),
+            format!(
+                "there is no skill file `{}`; skills/list gives every skill's files",
+                crate::error_text::echo(wanted)
+            ),
             None,
         )
     };

@@ -1,5 +1,6 @@
 //! The size of a value as compact JSON, counted without writing the JSON: what the caps on tool
-//! results, the final value and the envelope measure.
+//! results, the final value and the envelope measure. Also whether a value is small and shallow
+//! enough for code that recurses over it (serde's own serializing, cloning, comparing).
 
 use std::io;
 
@@ -70,6 +71,43 @@ pub fn json_len<T: Serialize + ?Sized>(value: &T) -> usize {
     }
 }
 
+/// Whether `value` holds at most `nodes` values nested at most `depth` deep. It recurses not
+/// itself and looks at no more than `nodes + 1` values, so it is safe on any value: ask it before
+/// anything that recurses over a value from an upstream (a 10,000-deep schema would overflow the
+/// stack of such code and abort the whole hub).
+pub fn nests_within(value: &serde_json::Value, depth: usize, nodes: usize) -> bool {
+    use serde_json::Value;
+    let mut stack: Vec<(&Value, usize)> = vec![(value, 1)];
+    let mut seen = 0usize;
+    while let Some((value, level)) = stack.pop() {
+        seen += 1;
+        if seen > nodes || level > depth {
+            return false;
+        }
+        match value {
+            Value::Array(items) => stack.extend(items.iter().map(|v| (v, level + 1))),
+            Value::Object(members) => stack.extend(members.values().map(|v| (v, level + 1))),
+            _ => {}
+        }
+    }
+    true
+}
+
+/// Takes a value apart without recursion, for tests that build values deeper than dropping one
+/// whole could go on a test thread's stack.
+#[cfg(test)]
+pub(crate) fn dismantle(value: serde_json::Value) {
+    use serde_json::Value;
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(members) => stack.extend(members.into_iter().map(|(_, v)| v)),
+            _ => {}
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -86,5 +124,22 @@ mod tests {
         assert!(matches!(stopped, JsonSize::AtLeast(n) if n > 4 && n <= text.len()));
         assert!(stopped.exceeds(4));
         assert!(!JsonSize::Exact(4).exceeds(4));
+    }
+
+    #[test]
+    fn nesting_is_measured_without_recursion() {
+        let shallow = json!({ "a": [1, { "b": null }] });
+        assert!(nests_within(&shallow, 4, 10));
+        assert!(!nests_within(&shallow, 3, 10), "four levels deep");
+        assert!(!nests_within(&shallow, 4, 4), "five values");
+        // Far deeper than any recursion over it could go on a test thread's stack.
+        let mut deep = serde_json::Value::Null;
+        for _ in 0..100_000 {
+            // Not `json!([deep])`: it copies its argument with `to_value`, which recurses.
+            deep = serde_json::Value::Array(vec![deep]);
+        }
+        assert!(!nests_within(&deep, 128, usize::MAX));
+        assert!(nests_within(&deep, 100_001, usize::MAX));
+        dismantle(deep);
     }
 }

@@ -10,10 +10,21 @@ use serde_json::Value;
 
 /// How many keywords may be dropped before the schema is given up as a whole.
 const MOST_DROPPED: usize = 32;
+/// Schemas nested deeper than this are not compiled: the validator's compiling and checking
+/// recurse as deep as the schema with large frames (a 2 MiB thread overflowed at about 80 levels
+/// in a debug build), and a stack overflow would abort the whole hub.
+const MOST_NESTED: usize = 64;
 
 /// The validator for `schema`, leaving out what does not compile. `None` only when nothing
 /// useful is left (the schema is not an object at all, or too much of it is broken).
 pub(crate) fn compile(tool: &str, schema: &Value) -> Option<Validator> {
+    if !crate::model::json_size::nests_within(schema, MOST_NESTED, usize::MAX) {
+        tracing::warn!(
+            tool,
+            "the tool's input schema nests deeper than {MOST_NESTED} levels; arguments go unchecked here (the upstream still checks them)"
+        );
+        return None;
+    }
     let mut schema = schema.clone();
     let mut dropped: Vec<String> = Vec::new();
     loop {
@@ -149,6 +160,35 @@ mod tests {
         assert!(validator.is_valid(&json!({ "id": "x", "n_1": 2 })));
         assert!(!validator.is_valid(&json!({ "id": "x", "n_1": "two" })));
         assert!(!validator.is_valid(&json!({ "id": 7 })));
+    }
+
+    /// `{"anyOf": [{"anyOf": [… {"type": "string"} …]}, {"type": "null"}]}`, `levels` deep.
+    fn nested_any_of(levels: usize) -> Value {
+        let mut schema = json!({ "type": "string" });
+        for _ in 0..levels {
+            // Not `json!` around `schema`: it copies it with `to_value`, which recurses.
+            let branches = Value::Array(vec![schema, json!({ "type": "null" })]);
+            schema = Value::Object([("anyOf".to_string(), branches)].into_iter().collect());
+        }
+        schema
+    }
+
+    #[test]
+    fn deep_schemas_compile_within_the_bound_and_are_skipped_past_it() {
+        // Within the bound (2 levels a step): compiled, and it checks.
+        let schema = json!({ "type": "object", "properties": { "v": nested_any_of(28) } });
+        let validator = checks(schema);
+        assert!(validator.is_valid(&json!({ "v": "x" })));
+        assert!(validator.is_valid(&json!({ "v": null })));
+        assert!(!validator.is_valid(&json!({ "v": 1 })));
+
+        // Past the bound nothing recurses over it: no validator, no stack overflow.
+        for levels in [50, 10_000] {
+            let mut deep = json!({ "type": "object", "properties": {} });
+            deep["properties"]["v"] = nested_any_of(levels);
+            assert!(compile("demo.tool", &deep).is_none(), "{levels}");
+            crate::model::json_size::dismantle(deep);
+        }
     }
 
     #[test]

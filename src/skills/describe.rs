@@ -7,6 +7,7 @@
 use super::upstream::{SkillTexts, UpstreamSkill};
 use super::{PREFIX, SKILL_FILE, Skill, Skills};
 use crate::config::SkillDirs;
+use crate::error_text::echo;
 use crate::sources::Sources;
 use crate::token_count::count;
 
@@ -127,7 +128,10 @@ async fn describe_upstream(
 
 fn unknown_skill(skills: &Skills, name: &str) -> String {
     if skills.skills.is_empty() {
-        return format!("there is no skill `{name}`: no skills are installed");
+        return format!(
+            "there is no skill `{}`: no skills are installed",
+            echo(name)
+        );
     }
     let known: Vec<String> = skills
         .skills
@@ -135,7 +139,8 @@ fn unknown_skill(skills: &Skills, name: &str) -> String {
         .map(|s| format!("{PREFIX}{}", s.name))
         .collect();
     format!(
-        "there is no skill `{name}`; the skills are {}",
+        "there is no skill `{}`; the skills are {}",
+        echo(name),
         known.join(", ")
     )
 }

@@ -11,10 +11,10 @@ use rmcp::transport::streamable_http_client::StreamableHttpError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SourceError {
-    #[error("there is no source `{name}`; the configured sources are: {known}")]
+    #[error("there is no source `{}`; the configured sources are: {known}", crate::error_text::echo(.name))]
     UnknownSource { name: String, known: String },
 
-    #[error("source `{name}` has no connection `{connection}`; its connections are: {known}")]
+    #[error("source `{name}` has no connection `{}`; its connections are: {known}", crate::error_text::echo(.connection))]
     UnknownConnection {
         name: String,
         connection: String,

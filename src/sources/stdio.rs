@@ -1,6 +1,7 @@
 //! A stdio source's child process: spawning it in its own process group with the connection's
 //! environment, keeping the tail of its stderr for error messages (the rest goes to `tracing` at
-//! debug), noticing text on stdout that is not JSON-RPC, and taking the whole group down again.
+//! debug), noticing text on stdout that is not JSON-RPC, keeping its messages within the depth
+//! rmcp's decoder accepts, and taking the whole group down again.
 
 use std::collections::VecDeque;
 use std::path::Path;
@@ -25,6 +26,13 @@ const MAX_LINE_CHARS: usize = 300;
 /// Longest part of a line redacted and logged, in bytes; a child that never writes a newline
 /// cannot grow it. The redaction's margin is read past it (see [`Line`]).
 const MAX_LINE_BYTES: usize = 4096;
+/// Arrays and objects nested deeper than this in a message from the child are replaced by `{}`.
+/// rmcp decodes with serde_json, which refuses anything nested deeper than 128 levels and then
+/// drops the whole message: one tool whose schema nests 200 levels took every tool of its server
+/// with it, and the user saw only a timeout. Cut here, the message decodes, every other tool
+/// loads, and the deep tool's schema says "anything" past this depth (the upstream still
+/// checks its arguments).
+pub(crate) const MAX_MESSAGE_DEPTH: usize = 100;
 /// How long a child gets to exit after its stdin closes, and again after SIGTERM.
 const EXIT_GRACE: Duration = Duration::from_secs(2);
 
@@ -97,6 +105,8 @@ pub(crate) fn spawn(
         noise: noise.clone(),
         line: Line::new(&redaction),
         redaction,
+        depth: DepthCut::default(),
+        source: source.to_string(),
     };
     let spawned = StdioChild {
         child,
@@ -413,6 +423,87 @@ pub(crate) struct NoiseTap<R> {
     line: Line,
     /// The connection's secrets, blanked from the noise before it lands in an error message.
     redaction: Arc<Redaction>,
+    depth: DepthCut,
+    source: String,
+}
+
+/// Replaces every array or object nested deeper than [`MAX_MESSAGE_DEPTH`] by `{}` as the bytes
+/// stream past, without buffering a message or recursing. A stdio message is one line, and JSON
+/// strings hold no raw newline, so every newline starts afresh: a broken line cannot confuse the
+/// next.
+#[derive(Debug, Default)]
+struct DepthCut {
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+    /// Inside a container being left out: how many brackets deep within it.
+    skipping: usize,
+    /// Containers replaced so far.
+    cuts: usize,
+}
+
+impl DepthCut {
+    /// Filters `bytes` in place and returns how many of them are kept; a replaced container
+    /// becomes `{}`, never longer than what it replaces.
+    fn filter(&mut self, bytes: &mut [u8]) -> usize {
+        let mut kept = 0;
+        for read in 0..bytes.len() {
+            if let Some(byte) = self.step(bytes[read]) {
+                bytes[kept] = byte;
+                kept += 1;
+            }
+        }
+        kept
+    }
+
+    /// The byte to pass on for `byte`, if any.
+    fn step(&mut self, byte: u8) -> Option<u8> {
+        if byte == b'\n' {
+            *self = DepthCut {
+                cuts: self.cuts,
+                ..DepthCut::default()
+            };
+            return Some(byte);
+        }
+        let skipping = self.skipping > 0;
+        if self.in_string {
+            match (self.escaped, byte) {
+                (true, _) => self.escaped = false,
+                (false, b'\\') => self.escaped = true,
+                (false, b'"') => self.in_string = false,
+                _ => {}
+            }
+            return (!skipping).then_some(byte);
+        }
+        match byte {
+            b'"' => {
+                self.in_string = true;
+                (!skipping).then_some(byte)
+            }
+            b'{' | b'[' if skipping => {
+                self.skipping += 1;
+                None
+            }
+            b'{' | b'[' if self.depth >= MAX_MESSAGE_DEPTH => {
+                self.skipping = 1;
+                self.cuts += 1;
+                Some(b'{')
+            }
+            b'{' | b'[' => {
+                self.depth += 1;
+                Some(byte)
+            }
+            b'}' | b']' if skipping => {
+                self.skipping -= 1;
+                (self.skipping == 0).then_some(b'}')
+            }
+            b'}' | b']' => {
+                self.depth = self.depth.saturating_sub(1);
+                Some(byte)
+            }
+            _ => (!skipping).then_some(byte),
+        }
+    }
 }
 
 impl<R> NoiseTap<R> {
@@ -453,10 +544,92 @@ impl<R: AsyncRead + Unpin> AsyncRead for NoiseTap<R> {
     ) -> Poll<std::io::Result<()>> {
         let this = self.get_mut();
         let before = buf.filled().len();
-        let polled = Pin::new(&mut this.inner).poll_read(cx, buf);
-        if let Poll::Ready(Ok(())) = polled {
+        loop {
+            let polled = Pin::new(&mut this.inner).poll_read(cx, buf);
+            let Poll::Ready(Ok(())) = polled else {
+                return polled;
+            };
+            let read = buf.filled().len() - before;
+            if read == 0 {
+                // End of stream.
+                return polled;
+            }
             this.observe(&buf.filled()[before..]);
+            let cuts = this.depth.cuts;
+            let kept = this.depth.filter(&mut buf.filled_mut()[before..]);
+            buf.set_filled(before + kept);
+            if this.depth.cuts > cuts {
+                tracing::warn!(
+                    source = %this.source,
+                    "the source sent a message nested deeper than {MAX_MESSAGE_DEPTH} levels (a tool's schema, most likely); the deeper parts were replaced by {{}} so the rest of it still loads"
+                );
+            }
+            // Everything read was left out: read on, since no bytes would read as the end.
+            if kept > 0 {
+                return polled;
+            }
         }
-        polled
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cut(text: &str) -> String {
+        let mut bytes = text.as_bytes().to_vec();
+        let mut filter = DepthCut::default();
+        // In small pieces, as a pipe may deliver them.
+        let mut out = Vec::new();
+        for chunk in bytes.chunks_mut(7) {
+            let kept = filter.filter(chunk);
+            out.extend_from_slice(&chunk[..kept]);
+        }
+        String::from_utf8(out).unwrap_or_default()
+    }
+
+    fn nested(levels: usize, leaf: &str) -> String {
+        format!("{}{leaf}{}", "{\"a\":".repeat(levels), "}".repeat(levels))
+    }
+
+    #[test]
+    fn shallow_messages_pass_unchanged() {
+        let message = r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"x","s":"{[\"]}"}]}}"#;
+        assert_eq!(
+            cut(&format!("{message}\n{message}\n")),
+            format!("{message}\n{message}\n")
+        );
+        let deepest = nested(MAX_MESSAGE_DEPTH, "1");
+        assert_eq!(cut(&deepest), deepest);
+    }
+
+    #[test]
+    fn deeper_parts_become_empty_objects_and_the_message_decodes() {
+        for levels in [MAX_MESSAGE_DEPTH + 1, 200, 10_000] {
+            let tools = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"result":{{"tools":[{{"name":"deep","inputSchema":{}}},{{"name":"fine","inputSchema":{{"type":"object"}}}}]}}}}"#,
+                nested(levels, r#"["]}", {"x": [1]}]"#)
+            );
+            assert!(serde_json::from_str::<serde_json::Value>(&tools).is_err() || levels < 128);
+            let text = cut(&format!("{tools}\n"));
+            let decoded: serde_json::Value = serde_json::from_str(text.trim_end())
+                .unwrap_or_else(|e| panic!("{levels} levels: {e}"));
+            let names: Vec<&str> = decoded["result"]["tools"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|t| t["name"].as_str())
+                .collect();
+            assert_eq!(names, ["deep", "fine"], "{levels} levels");
+            assert!(text.len() < 2_000, "{levels} levels: {} bytes", text.len());
+        }
+    }
+
+    #[test]
+    fn a_broken_line_does_not_confuse_the_next() {
+        let broken = format!("{}\"unterminated\n", "[".repeat(500));
+        let next = r#"{"id":2,"result":{}}"#;
+        let text = cut(&format!("{broken}{next}\n"));
+        assert!(text.ends_with(&format!("\n{next}\n")), "{text}");
     }
 }

@@ -368,3 +368,52 @@ fn a_source_that_never_answers_is_not_waited_for_again_until_tried() {
     home.run(&["search", "echo", "--refresh"]).ok();
     assert_eq!(starts(&marker), 3);
 }
+
+/// A server whose tools have hostile schemas (tests/peers/hostile_schema_server.py): one nests
+/// 180 levels, past serde_json's decoding limit, which used to drop the whole tool list and leave
+/// only a timeout; one branches combinatorially, which `describe` used to render in full whatever
+/// the budget.
+#[test]
+fn hostile_schemas_neither_hide_a_servers_tools_nor_break_the_budget() {
+    let home = Home::new().with_env("DEEP", "90");
+    home.write_config(&format!(
+        "[sources.hostile]\ncommand = {}\nargs = [{}]\n",
+        toml_string(
+            &crate::common::repo()
+                .join(".venv/bin/python")
+                .display()
+                .to_string()
+        ),
+        toml_string(
+            &crate::common::repo()
+                .join("tests/peers/hostile_schema_server.py")
+                .display()
+                .to_string()
+        ),
+    ));
+    let test = home.run(&["source", "test", "hostile"]).ok();
+    for tool in ["hostile.branches", "hostile.deep", "hostile.echo"] {
+        assert!(
+            test.stdout.contains(tool),
+            "{tool} missing:\n{}",
+            test.stdout
+        );
+    }
+    for budget in ["200", "2500"] {
+        let described = home
+            .run(&["describe", "hostile.branches", "--budget", budget])
+            .ok();
+        let tokens = capabilities::token_count::count(&described.stdout);
+        assert!(
+            tokens <= budget.parse().unwrap_or(0),
+            "{tokens} tokens at a budget of {budget}"
+        );
+        assert!(
+            described.stdout.contains("branches("),
+            "{}",
+            described.stdout
+        );
+    }
+    let deep = home.run(&["describe", "hostile.deep"]).ok();
+    assert!(deep.stdout.contains("nests deeper than"), "{}", deep.stdout);
+}

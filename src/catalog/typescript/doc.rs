@@ -4,12 +4,24 @@
 
 use serde_json::Value;
 
+use super::schema::MAX_NESTING;
+use super::walk::MAX_TOOL_CHARS;
 use crate::model::tool::ToolDefinition;
+
+/// The JSDoc line of a type the walk could not show whole: what was wrong, and how to learn the
+/// rest.
+pub(super) fn cut_note() -> String {
+    format!(
+        "@remarks The schema nests deeper than {MAX_NESTING} levels or is too large to show as a type (over {} characters), so parts of it are `unknown` here. The hub still checks arguments against the whole schema: a call with wrong arguments is refused with the path and the rule it breaks.",
+        MAX_TOOL_CHARS
+    )
+}
 
 /// Defaults longer than this (as JSON) are left out of the JSDoc; they cost tokens and rarely help.
 const MAX_DEFAULT_CHARS: usize = 120;
 
-pub(super) fn tool_doc(tool: &ToolDefinition, has_output: bool) -> Vec<String> {
+/// The tool's JSDoc; `cut` when its input's type could not be shown whole.
+pub(super) fn tool_doc(tool: &ToolDefinition, has_output: bool, cut: bool) -> Vec<String> {
     let description = if tool.description.trim().is_empty() {
         tool.title.as_deref().unwrap_or_default()
     } else {
@@ -24,6 +36,9 @@ pub(super) fn tool_doc(tool: &ToolDefinition, has_output: bool) -> Vec<String> {
     }
     if tool.upstream_name != tool.name {
         doc.push(format!("@upstream {}", escape_doc(&tool.upstream_name)));
+    }
+    if cut {
+        doc.push(cut_note());
     }
     if !has_output {
         doc.push(

@@ -76,6 +76,7 @@ impl NamespaceTypes {
             .zip(outputs)
             .map(|(tool, output)| {
                 let input = builder.input(&tool.input_schema, &pascal(&tool.name));
+                let cut = builder.was_cut();
                 // Without required fields (or without a usable schema) a call needs no argument.
                 let input_optional = match &input {
                     Ty::Object(object) => object.fields.iter().all(|f| f.optional),
@@ -83,7 +84,7 @@ impl NamespaceTypes {
                 };
                 ToolTypes {
                     name: tool.name.clone(),
-                    doc: tool_doc(tool, output.is_some()),
+                    doc: tool_doc(tool, output.is_some(), cut),
                     input,
                     input_optional,
                     output,
@@ -171,6 +172,37 @@ impl NamespaceTypes {
         Some(render_named(self.named(name)?, docs))
     }
 
+    /// A stand-in for a tool's member when even that is too large to show: the first lines of
+    /// its JSDoc, `note`, and its method with the input typed `unknown`.
+    pub fn tool_stub(&self, tool: &str, note: &str) -> Option<String> {
+        let tool = self.tool(tool)?;
+        let mut doc = short_doc(&tool.doc);
+        doc.push(note.to_string());
+        let mut out = String::new();
+        write_doc(&mut out, &doc, 1);
+        let _ = writeln!(
+            out,
+            "\t{}(input: unknown, options?: CallOptions): Promise<{}>;",
+            tool.name,
+            match &tool.output {
+                Some(name) => format!("{}.{name}", self.namespace),
+                None => "unknown".to_string(),
+            }
+        );
+        Some(out)
+    }
+
+    /// A stand-in for a named type's member when even that is too large to show.
+    pub fn type_stub(&self, name: &str, note: &str) -> Option<String> {
+        let named = self.named(name)?;
+        let mut doc = short_doc(&named.doc);
+        doc.push(note.to_string());
+        let mut out = String::new();
+        write_doc(&mut out, &doc, 1);
+        let _ = writeln!(out, "\ttype {} = unknown;", named.name);
+        Some(out)
+    }
+
     /// The named types a tool's signature mentions directly, in order of appearance.
     pub fn tool_dependencies(&self, tool: &str) -> Vec<&str> {
         let mut refs = Vec::new();
@@ -246,6 +278,29 @@ impl NamespaceTypes {
         out.push_str(">;\n");
         out
     }
+}
+
+/// The start of a JSDoc for a stub: its first few lines, the last one cut short, so a stub stays
+/// small whatever the upstream's description.
+fn short_doc(doc: &[String]) -> Vec<String> {
+    /// Lines and characters of the description a stub keeps.
+    const LINES: usize = 3;
+    const CHARS: usize = 300;
+    let mut left = CHARS;
+    let mut out = Vec::new();
+    for line in doc.iter().take(LINES) {
+        if left == 0 {
+            break;
+        }
+        if line.len() <= left {
+            left -= line.len();
+            out.push(line.clone());
+        } else {
+            out.push(format!("{}…", &line[..line.floor_char_boundary(left)]));
+            left = 0;
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -6,6 +6,8 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
+use crate::model::json_size::nests_within;
+
 /// Schemas nested deeper than this render as `unknown`: a guard against hostile input, far
 /// beyond what any real tool schema needs.
 pub(super) const MAX_NESTING: usize = 64;
@@ -44,32 +46,52 @@ fn percent_decode(text: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
-pub(super) fn contains_ref(value: &Value, nesting: usize) -> bool {
-    if nesting > MAX_NESTING {
-        // Too deep to tell: treat as recursive, which only costs a name.
-        return true;
+/// `value` as JSON when that is at most `cap` bytes long; the writing stops at the cap, so a
+/// huge schema costs no more than a small one.
+pub(super) fn bounded_json(value: &Value, cap: usize) -> Option<String> {
+    // Every value writes at least a byte, and serde recurses as deep as the value is.
+    if !nests_within(value, 2 * MAX_NESTING, cap) {
+        return None;
     }
-    match value {
-        Value::Object(map) => {
-            map.contains_key("$ref") || map.values().any(|v| contains_ref(v, nesting + 1))
+    struct Capped {
+        bytes: Vec<u8>,
+        cap: usize,
+    }
+    impl std::io::Write for Capped {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if self.bytes.len() + buf.len() > self.cap {
+                return Err(std::io::ErrorKind::FileTooLarge.into());
+            }
+            self.bytes.extend_from_slice(buf);
+            Ok(buf.len())
         }
-        Value::Array(items) => items.iter().any(|v| contains_ref(v, nesting + 1)),
-        _ => false,
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
     }
+    let mut out = Capped {
+        bytes: Vec::new(),
+        cap,
+    };
+    serde_json::to_writer(&mut out, value).ok()?;
+    String::from_utf8(out.bytes).ok()
 }
 
-/// Whether following the references inside `schema` leads back to `reference`.
+/// Whether following the references inside `schema` leads back to `reference`. `visits` is how
+/// many more values it may look at.
 pub(super) fn reaches(
     root: &Value,
     schema: &Value,
     reference: &str,
     visited: &mut HashSet<String>,
     nesting: usize,
+    visits: &mut usize,
 ) -> bool {
-    if nesting > MAX_NESTING {
-        // Too deep to tell: treat as recursive, which only costs a name.
+    if nesting > MAX_NESTING || *visits == 0 {
+        // Too deep or too large to tell: treat as recursive, which only costs a name.
         return true;
     }
+    *visits -= 1;
     match schema {
         Value::Object(map) => {
             if let Some(next) = map.get("$ref").and_then(Value::as_str) {
@@ -78,24 +100,25 @@ pub(super) fn reaches(
                 }
                 if visited.insert(next.to_string())
                     && let Some((target, _)) = resolve(root, next)
-                    && reaches(root, target, reference, visited, nesting + 1)
+                    && reaches(root, target, reference, visited, nesting + 1, visits)
                 {
                     return true;
                 }
             }
             map.values()
-                .any(|v| reaches(root, v, reference, visited, nesting + 1))
+                .any(|v| reaches(root, v, reference, visited, nesting + 1, visits))
         }
         Value::Array(items) => items
             .iter()
-            .any(|v| reaches(root, v, reference, visited, nesting + 1)),
+            .any(|v| reaches(root, v, reference, visited, nesting + 1, visits)),
         _ => false,
     }
 }
 
 /// A rough length of a schema's one-line rendering, so a nested object that would swamp a
-/// signature can be named before it is converted.
-pub(super) fn estimated_width(schema: &Value, nesting: usize) -> usize {
+/// signature can be named before it is converted. Only whether it passes `cap` matters, so it
+/// stops counting there: a huge schema costs no more to measure than a wide one.
+pub(super) fn estimated_width(schema: &Value, nesting: usize, cap: usize) -> usize {
     const SHORT: usize = 7;
     let Some(map) = schema.as_object().filter(|_| nesting <= MAX_NESTING) else {
         return SHORT;
@@ -103,28 +126,36 @@ pub(super) fn estimated_width(schema: &Value, nesting: usize) -> usize {
     if map.contains_key("$ref") {
         return 2 * SHORT;
     }
-    if let Some(Value::Array(values)) = map.get("enum") {
-        return values.iter().map(|v| v.to_string().len() + 3).sum();
-    }
     let mut width = 0;
+    if let Some(Value::Array(values)) = map.get("enum") {
+        for value in values {
+            width += 3 + bounded_json(value, cap).map_or(cap, |json| json.len());
+            if width > cap {
+                break;
+            }
+        }
+        return width;
+    }
+    let mut parts: Vec<(usize, &Value)> = Vec::new();
     if let Some(properties) = map.get("properties").and_then(Value::as_object) {
-        width += 4 + properties
-            .iter()
-            .map(|(name, v)| name.len() + 4 + estimated_width(v, nesting + 1))
-            .sum::<usize>();
+        width += 4;
+        parts.extend(properties.iter().map(|(name, v)| (name.len() + 4, v)));
     }
     for key in ["items", "additionalProperties"] {
         if let Some(inner) = map.get(key).filter(|v| v.is_object()) {
-            width += 2 + estimated_width(inner, nesting + 1);
+            parts.push((2, inner));
         }
     }
     for key in ["anyOf", "oneOf", "allOf", "prefixItems"] {
         if let Some(Value::Array(branches)) = map.get(key) {
-            width += branches
-                .iter()
-                .map(|b| 3 + estimated_width(b, nesting + 1))
-                .sum::<usize>();
+            parts.extend(branches.iter().map(|b| (3, b)));
         }
+    }
+    for (extra, part) in parts {
+        if width > cap {
+            break;
+        }
+        width += extra + estimated_width(part, nesting + 1, cap.saturating_sub(width));
     }
     width.max(SHORT)
 }

@@ -1,16 +1,21 @@
 //! The schema walk: one [`Builder`] per namespace converts every tool's input and output JSON
 //! Schema into [`Ty`]s, follows local `$ref`s, decides which objects stay inline and which become
 //! named types, and hands out those names so they never collide and identical schemas share one.
+//!
+//! Upstream schemas are hostile input, so the walk is metered: one tool's types may cost at most
+//! [`MAX_TOOL_CHARS`] (an estimate of their rendered length), and whatever is past that, or
+//! nested deeper than [`MAX_NESTING`], is `unknown`. A schema whose `anyOf`s each inline the next
+//! level (directly or through `$ref`s) would otherwise expand combinatorially.
 
 use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
-use super::doc::{field_doc, field_doc_description};
+use super::doc::{cut_note, field_doc, field_doc_description};
 use super::model::{Field, NamedType, Object, Ty, intersection, literal, union};
 use super::names::{is_type_name, pascal, singular, usable_title};
 use super::schema::{
-    MAX_NESTING, contains_ref, estimated_width, has_type_info, is_bare_object, is_object_schema,
+    MAX_NESTING, bounded_json, estimated_width, has_type_info, is_bare_object, is_object_schema,
     reaches, resolve,
 };
 
@@ -23,6 +28,20 @@ const INLINE_FIELDS: usize = 8;
 /// named interfaces too.
 const INLINE_WIDTH: usize = 120;
 
+/// The most one tool's types (its input, its output and the named types they build) may cost,
+/// in estimated characters of TypeScript. `describe` shows at most 20,000 tokens (about 80,000
+/// characters), so nothing larger could be shown whole anyway; the bound keeps the walk's time,
+/// memory and output linear in it whatever the schema.
+pub(super) const MAX_TOOL_CHARS: usize = 100_000;
+/// What one step of the walk costs on the meter besides its names and text: about the length
+/// of `; x?: string` in a rendering.
+const STEP_CHARS: usize = 8;
+/// Schemas whose JSON is longer than this are not compared with others to share a name: the
+/// comparison would cost more than the name saves.
+const KEY_BYTES: usize = 16 * 1024;
+/// A tool's whole schema up to this length keys what its references mean.
+const ROOT_KEY_BYTES: usize = 1024 * 1024;
+
 /// Schema-derived names share one namespace; this hands them out.
 #[derive(Default)]
 pub(super) struct Builder {
@@ -30,6 +49,41 @@ pub(super) struct Builder {
     by_name: HashMap<String, usize>,
     /// What each named type was built from, so identical schemas share one name.
     by_key: HashMap<String, String>,
+    meter: Meter,
+    /// Numbers the schemas too large to key, so each gets a name of its own.
+    unkeyed: usize,
+}
+
+/// What is left of one tool's [`MAX_TOOL_CHARS`], and whether the walk had to leave a part out.
+#[derive(Default)]
+struct Meter {
+    left: usize,
+    cut: bool,
+    /// A part was left out that no named type's JSDoc mentions yet: the innermost type around
+    /// a cut says so, not every type around it.
+    unreported: bool,
+}
+
+impl Meter {
+    /// Takes `chars` from what is left; false (and the cut noted) when not that much is left.
+    fn spend(&mut self, chars: usize) -> bool {
+        match self.left.checked_sub(chars) {
+            Some(left) => {
+                self.left = left;
+                true
+            }
+            None => {
+                self.left = 0;
+                self.note_cut();
+                false
+            }
+        }
+    }
+
+    fn note_cut(&mut self) {
+        self.cut = true;
+        self.unreported = true;
+    }
 }
 
 /// The schema document a `$ref` resolves against, and what its references are already called.
@@ -38,6 +92,24 @@ struct Root<'s> {
     /// PascalCase tool name, the prefix of fallback names for things this schema defines.
     owner: String,
     refs: HashMap<String, String>,
+    /// The whole schema's JSON (or a number of its own when it is too long), for keys of parts
+    /// whose `$ref`s mean something only inside it.
+    key: String,
+    /// Whether each non-object definition reaches itself, asked once per reference.
+    reaching: HashMap<String, bool>,
+}
+
+impl<'s> Root<'s> {
+    fn new(builder: &mut Builder, schema: &'s Value, owner: &str) -> Self {
+        let key = bounded_json(schema, ROOT_KEY_BYTES).unwrap_or_else(|| builder.unkeyed());
+        Root {
+            schema,
+            owner: owner.to_string(),
+            refs: HashMap::new(),
+            key,
+            reaching: HashMap::new(),
+        }
+    }
 }
 
 enum Claim {
@@ -48,28 +120,45 @@ enum Claim {
 }
 
 impl Builder {
+    /// Starts the meter of one tool's input or output.
+    fn begin(&mut self) {
+        self.meter = Meter {
+            left: MAX_TOOL_CHARS,
+            ..Meter::default()
+        };
+    }
+
+    /// Whether the walk since [`begin`](Self::begin) left a part out (too deep or too large).
+    pub(super) fn was_cut(&self) -> bool {
+        self.meter.cut
+    }
+
+    fn unkeyed(&mut self) -> String {
+        self.unkeyed += 1;
+        format!("#{}", self.unkeyed)
+    }
+
     pub(super) fn output(&mut self, schema: &Value, owner: &str) -> Option<String> {
+        self.begin();
         // An output schema that says nothing about the shape is no better than none.
         if !has_type_info(schema) {
             return None;
         }
         let title = usable_title(schema);
+        let json = bounded_json(schema, ROOT_KEY_BYTES).unwrap_or_else(|| self.unkeyed());
         // Tools that return the same titled type share it; an untitled result is named after
         // its tool, and `readFile` returning `CreateDirectoryResult` would mislead.
         let key = match &title {
-            Some(_) => format!("output:{schema}"),
-            None => format!("output:{owner}:{schema}"),
+            Some(_) => format!("output:{json}"),
+            None => format!("output:{owner}:{json}"),
         };
         let mut candidates: Vec<String> = title.into_iter().collect();
         candidates.push(format!("{owner}Result"));
         match self.claim(&candidates, key) {
             Claim::Existing(name) => Some(name),
             Claim::New(name) => {
-                let mut root = Root {
-                    schema,
-                    owner: owner.to_string(),
-                    refs: HashMap::from([("#".to_string(), name.clone())]),
-                };
+                let mut root = Root::new(self, schema, owner);
+                root.refs.insert("#".to_string(), name.clone());
                 let ty = self.convert(&mut root, schema, &name, 0, 0);
                 self.fill(&name, ty, field_doc_description(schema));
                 Some(name)
@@ -78,11 +167,8 @@ impl Builder {
     }
 
     pub(super) fn input(&mut self, schema: &Value, owner: &str) -> Ty {
-        let mut root = Root {
-            schema,
-            owner: owner.to_string(),
-            refs: HashMap::new(),
-        };
+        self.begin();
+        let mut root = Root::new(self, schema, owner);
         let mut ty = self.convert(&mut root, schema, owner, 0, 0);
         // Tools without parameters often send a bare `{ "type": "object" }`: that means "no
         // arguments", not "a map of anything".
@@ -125,7 +211,15 @@ impl Builder {
         Claim::New(name)
     }
 
-    fn fill(&mut self, name: &str, ty: Ty, doc: Vec<String>) {
+    /// Gives a claimed name its type; when a part of it was left out, its JSDoc says so.
+    fn fill(&mut self, name: &str, ty: Ty, mut doc: Vec<String>) {
+        if std::mem::take(&mut self.meter.unreported) {
+            doc.push(cut_note());
+        }
+        // The description is rendered too; it is paid for after the fact, since the type is
+        // already built, and only shortens what the rest of the walk may show.
+        let spent = doc.iter().map(String::len).sum();
+        self.meter.spend(spent);
         if let Some(named) = self.by_name.get(name).and_then(|&i| self.types.get_mut(i)) {
             named.ty = ty;
             named.doc = doc;
@@ -143,6 +237,10 @@ impl Builder {
         nesting: usize,
     ) -> Ty {
         if nesting > MAX_NESTING {
+            self.meter.note_cut();
+            return Ty::Unknown;
+        }
+        if !self.meter.spend(STEP_CHARS) {
             return Ty::Unknown;
         }
         let map = match schema {
@@ -171,10 +269,10 @@ impl Builder {
             return self.reference(root, reference, hint, depth, nesting);
         }
         if let Some(value) = map.get("const") {
-            return literal(value);
+            return self.literals(std::slice::from_ref(value));
         }
         if let Some(Value::Array(values)) = map.get("enum") {
-            return union(values.iter().map(literal).collect());
+            return self.literals(values);
         }
         let composed = ["anyOf", "oneOf", "allOf"]
             .iter()
@@ -212,6 +310,23 @@ impl Builder {
             }
         }
         intersection(parts)
+    }
+
+    /// The union of `values` as literal types, or `unknown` when they cost more than is left.
+    fn literals(&mut self, values: &[Value]) -> Ty {
+        let mut members = Vec::new();
+        for value in values {
+            let ty = literal(value);
+            let chars = match &ty {
+                Ty::Literal(text) => text.len(),
+                _ => STEP_CHARS,
+            };
+            if !self.meter.spend(chars + 3) {
+                return Ty::Unknown;
+            }
+            members.push(ty);
+        }
+        union(members)
     }
 
     /// The type from `type` (or implied by `properties` / `items`); `None` when the schema has
@@ -271,7 +386,9 @@ impl Builder {
             .and_then(Value::as_object)
             .map_or(0, Map::len);
         let too_deep = depth >= INLINE_DEPTH
-            || (depth > 0 && (fields > INLINE_FIELDS || estimated_width(schema, 0) > INLINE_WIDTH));
+            || (depth > 0
+                && (fields > INLINE_FIELDS
+                    || estimated_width(schema, 0, INLINE_WIDTH) > INLINE_WIDTH));
         if fields == 0 || !too_deep {
             return self.object_body(root, map, hint, depth, nesting);
         }
@@ -280,7 +397,8 @@ impl Builder {
             candidates.push(title);
         }
         candidates.push(pascal(hint));
-        match self.claim(&candidates, self.key("object", root, schema)) {
+        let key = self.key("object", root, schema);
+        match self.claim(&candidates, key) {
             Claim::Existing(name) => Ty::Named(name),
             Claim::New(name) => {
                 let ty = self.object_body(root, map, &name, 0, nesting + 1);
@@ -304,19 +422,25 @@ impl Builder {
             .map(|r| r.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
         let properties = map.get("properties").and_then(Value::as_object);
-        let mut fields: Vec<Field> = properties
-            .into_iter()
-            .flatten()
-            .map(|(name, schema)| {
-                let hint = format!("{hint}{}", pascal(name));
-                Field {
-                    name: name.clone(),
-                    optional: !required.contains(name.as_str()),
-                    ty: self.convert(root, schema, &hint, depth + 1, nesting + 1),
-                    doc: field_doc(schema),
-                }
-            })
-            .collect();
+        let mut fields: Vec<Field> = Vec::new();
+        // Fields past the meter are not listed; the index signature below then says that the
+        // object may hold more than it shows.
+        let mut unlisted = false;
+        for (name, schema) in properties.into_iter().flatten() {
+            let doc = field_doc(schema);
+            let text: usize = doc.iter().map(String::len).sum();
+            if !self.meter.spend(name.len() + text) {
+                unlisted = true;
+                break;
+            }
+            let hint = format!("{hint}{}", pascal(name));
+            fields.push(Field {
+                name: name.clone(),
+                optional: !required.contains(name.as_str()),
+                ty: self.convert(root, schema, &hint, depth + 1, nesting + 1),
+                doc,
+            });
+        }
         // Required fields first; the sort is stable, so schema order holds within each group.
         fields.sort_by_key(|f| f.optional);
 
@@ -328,6 +452,7 @@ impl Builder {
             }
             Some(Value::Bool(true)) if fields.is_empty() => extra.push(Ty::Unknown),
             None if properties.is_none() => extra.push(Ty::Unknown),
+            _ if unlisted => extra.push(Ty::Unknown),
             _ => {}
         }
         if let Some(patterns) = map.get("patternProperties").and_then(Value::as_object) {
@@ -410,10 +535,9 @@ impl Builder {
             return Ty::Unknown;
         };
         // A definition that is no object and cannot reach itself (an enum, a string format, an
-        // alias of another field) reads better inline.
-        if !is_object_schema(target)
-            && !reaches(root.schema, target, reference, &mut HashSet::new(), 0)
-        {
+        // alias of another field) reads better inline. Inlining is paid for on the meter like
+        // any other step, so definitions whose `anyOf`s each inline the next cannot multiply.
+        if !is_object_schema(target) && !self.reaches_itself(root, target, reference) {
             return self.convert(root, target, hint, depth, nesting + 1);
         }
         let mut candidates = Vec::new();
@@ -425,11 +549,10 @@ impl Builder {
             candidates.extend(usable_title(target));
             candidates.push(format!("{}{}", root.owner, pascal(&segment)));
         }
-        let key = if contains_ref(target, 0) {
+        let key = match bounded_json(target, KEY_BYTES) {
+            Some(json) if !json.contains("\"$ref\"") => format!("ref:{json}"),
             // What a definition with references means depends on the document around it.
-            format!("ref:{}#{reference}", root.schema)
-        } else {
-            format!("ref:{target}")
+            _ => format!("ref:{}#{reference}", root.key),
         };
         match self.claim(&candidates, key) {
             Claim::Existing(name) => {
@@ -445,11 +568,33 @@ impl Builder {
         }
     }
 
-    fn key(&self, kind: &str, root: &Root<'_>, schema: &Value) -> String {
-        if contains_ref(schema, 0) {
-            format!("{kind}:{}@{schema}", root.schema)
-        } else {
-            format!("{kind}:{schema}")
+    /// Whether `target`, what `reference` names, leads back to it; asked once per reference,
+    /// since the answer needs a walk of the whole document.
+    fn reaches_itself(&mut self, root: &mut Root<'_>, target: &Value, reference: &str) -> bool {
+        if let Some(&known) = root.reaching.get(reference) {
+            return known;
+        }
+        let mut visits = MAX_TOOL_CHARS / STEP_CHARS;
+        let answer = reaches(
+            root.schema,
+            target,
+            reference,
+            &mut HashSet::new(),
+            0,
+            &mut visits,
+        );
+        root.reaching.insert(reference.to_string(), answer);
+        answer
+    }
+
+    /// What identifies `schema` for sharing a name: its JSON, with the whole document's when
+    /// its references make it mean something only there; a schema too long to compare gets a
+    /// key of its own.
+    fn key(&mut self, kind: &str, root: &Root<'_>, schema: &Value) -> String {
+        match bounded_json(schema, KEY_BYTES) {
+            Some(json) if json.contains("\"$ref\"") => format!("{kind}:{}@{json}", root.key),
+            Some(json) => format!("{kind}:{json}"),
+            None => format!("{kind}:{}", self.unkeyed()),
         }
     }
 }
@@ -457,6 +602,7 @@ impl Builder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalog::typescript::NamespaceTypes;
     use crate::catalog::typescript::tests::{field, input, sig};
     use serde_json::{Map, Value, json};
 
@@ -598,6 +744,103 @@ mod tests {
             "t.run(input?: { options?: RunOptions; labels?: RunOptions[]; target?: Target }): Promise<unknown>"
         );
     }
+    /// `levels` of `anyOf`, each branch holding the next level: inline (shared in memory but
+    /// 3^levels large as a tree), or through `$defs` (small, but as large once inlined).
+    fn branching(levels: usize, by_ref: bool) -> Value {
+        if by_ref {
+            let mut defs = Map::new();
+            for i in 0..levels {
+                let next = json!({"$ref": format!("#/$defs/L{}", i + 1)});
+                defs.insert(
+                    format!("L{i}"),
+                    json!({"anyOf": [next, {"type": "array", "items": next}, {"type": "null"}]}),
+                );
+            }
+            defs.insert(format!("L{levels}"), json!({"type": "string"}));
+            return json!({"type": "object", "properties": {"v": {"$ref": "#/$defs/L0"}}, "$defs": defs});
+        }
+        let mut level = json!({"type": "string"});
+        for _ in 0..levels {
+            level = json!({"anyOf": [
+                {"type": "object", "properties": {"a": level, "b": {"type": "number"}}},
+                {"type": "array", "items": level},
+                {"type": "object", "properties": {"c": level}, "additionalProperties": {"type": "string"}}
+            ]});
+        }
+        json!({"type": "object", "properties": {"v": level}})
+    }
+
+    #[test]
+    fn branching_schemas_render_within_the_meter_and_say_so() {
+        let cases = [
+            ("inline", branching(9, false)),
+            ("ref", branching(16, true)),
+        ];
+        for (shape, schema) in cases {
+            let tools = [crate::catalog::typescript::tests::tool(
+                "t", "run", schema, None,
+            )];
+            let model = NamespaceTypes::build("t", &tools);
+            let declaration = model.declaration();
+            assert!(
+                declaration.len() < 2 * MAX_TOOL_CHARS,
+                "{shape}: {} characters",
+                declaration.len()
+            );
+            // Inline copies share named types, so only the `$ref` shape needs cutting.
+            assert!(
+                shape == "inline" || declaration.contains("too large to show"),
+                "{shape}: no note"
+            );
+            let signature = model.signature("run").unwrap_or_default();
+            assert!(
+                signature.len() < 2 * MAX_TOOL_CHARS,
+                "{shape}: {}",
+                signature.len()
+            );
+            crate::catalog::typescript::tests::parses(&declaration);
+        }
+    }
+
+    #[test]
+    fn small_schemas_are_not_cut() {
+        let tools = [crate::catalog::typescript::tests::tool(
+            "t",
+            "run",
+            branching(3, true),
+            None,
+        )];
+        let declaration = NamespaceTypes::build("t", &tools).declaration();
+        assert!(!declaration.contains("too large to show"), "{declaration}");
+    }
+
+    #[test]
+    fn deep_objects_end_in_unknown_without_overflowing_the_stack() {
+        for levels in [100, 10_000] {
+            let mut schema = json!({"type": "string"});
+            for _ in 0..levels {
+                // Not `json!` around `schema`: it copies it with `to_value`, which recurses.
+                let mut level = json!({"type": "object", "properties": {}, "required": ["a"]});
+                level["properties"]["a"] = schema;
+                schema = level;
+            }
+            let tools = [crate::catalog::typescript::tests::tool(
+                "t", "run", schema, None,
+            )];
+            let model = NamespaceTypes::build("t", &tools);
+            let declaration = model.declaration();
+            assert!(declaration.contains("unknown"), "{levels}");
+            assert!(
+                declaration.contains("nests deeper than"),
+                "{levels}: no note"
+            );
+            assert!(declaration.len() < 2 * MAX_TOOL_CHARS, "{levels}");
+            crate::catalog::typescript::tests::parses(&declaration);
+            let [tool] = tools;
+            crate::model::json_size::dismantle(tool.input_schema);
+        }
+    }
+
     #[test]
     fn hostile_nesting_ends_in_unknown() {
         let mut schema = json!({"type": "string"});
