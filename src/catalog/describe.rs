@@ -335,34 +335,32 @@ fn plan(
             0
         };
         let cost = token_count::count(&member) + wrapper;
+        let counted = |m: String| {
+            let cost = token_count::count(&m) + wrapper;
+            (m, cost)
+        };
+        // The member, its cost, and whether it is a stub: a stub stands for the whole item, so
+        // the types its declaration would name are not shown.
         let member = if used + cost <= budget {
-            Some((member, cost))
+            Some((member, cost, false))
         } else if plan.shown == 0 {
             // Something must be shown, or the model could never see this item at all: without
             // its fields' docs, or else as a stub that says how large it is.
-            let bare = render_item(model, &item, false).map(|m| {
-                let cost = token_count::count(&m) + wrapper;
-                (m, cost)
-            });
-            match bare {
+            match render_item(model, &item, false).map(counted) {
                 Some((_, bare_cost)) if bare_cost > budget => stub_item(model, &item, cost, budget)
-                    .map(|m| {
-                        let cost = token_count::count(&m) + wrapper;
-                        (m, cost)
-                    }),
-                bare => bare,
+                    .map(counted)
+                    .map(|(m, cost)| (m, cost, true)),
+                bare => bare.map(|(m, cost)| (m, cost, false)),
             }
         } else {
             None
         };
-        let Some((member, cost)) = member else {
+        let Some((member, cost, stubbed)) = member else {
             plan.omitted.push(match &item {
                 Item::Tool(name) | Item::Type(name) => format!("{namespace}.{name}"),
             });
             continue;
         };
-        // A stub stands for the whole item; the types its declaration would name are not shown.
-        let stubbed = member.contains(STUB_MARK);
         used += cost;
         plan.shown += 1;
         if !plan.namespaces.contains(&namespace) {
@@ -390,7 +388,7 @@ fn plan(
     plan
 }
 
-/// The start of a stub's note, which also tells a stub from a declaration.
+/// The start of a stub's note.
 const STUB_MARK: &str = "@remarks Its declaration is about ";
 
 /// An item whose declaration (`tokens` long) is over `budget` even without its fields' docs:

@@ -102,11 +102,14 @@ pub fn search_answer(
     let ranking = index.search(query, request.namespace);
     let listing = ranking == Ranking::NoTerms;
     // Skills rank in the same index; they are shown apart from the tools, best first.
-    let (tool_hits, skill_hits): (Vec<Hit>, Vec<Hit>) = match &ranking {
-        Ranking::Ranked(hits) => hits
-            .iter()
-            .cloned()
-            .partition(|hit| skill_of_hit(hit.address).is_none()),
+    // Taken out in place: a generic request ranks thousands of tools and a handful of skills.
+    let (tool_hits, skill_hits): (Vec<Hit>, Vec<Hit>) = match ranking {
+        Ranking::Ranked(mut hits) => {
+            let skills = hits
+                .extract_if(.., |hit| skill_of_hit(hit.address).is_some())
+                .collect();
+            (hits, skills)
+        }
         Ranking::NoTerms => (Vec::new(), Vec::new()),
     };
     let skills: Vec<(&Skill, f64)> = match request.skills {
@@ -117,30 +120,29 @@ pub fn search_answer(
             .collect(),
         None => Vec::new(),
     };
-    let matches = match &ranking {
-        Ranking::Ranked(_) => Matches::Ranked(&tool_hits),
+    let matches = if !listing {
+        Matches::Ranked(&tool_hits)
+    } else {
         // No words to rank by: list the namespace if one was given, else say what to do.
-        Ranking::NoTerms => {
-            let Some(namespace) = request.namespace.and_then(|n| catalog.namespace(n)) else {
-                let what = if query.is_empty() {
-                    "the query is empty".to_string()
-                } else {
-                    format!("the query \"{query}\" has no words to search by")
-                };
-                let list = match reader {
-                    Reader::Agent => "pass a namespace to list one source".to_string(),
-                    Reader::Cli { .. } => format!(
-                        "list one source with `{}`",
-                        reader.command("search '' --namespace NAME")
-                    ),
-                };
-                return Err(SearchError(format!(
-                    "{what}: say what you want to do, e.g. \"send a message\" or \"list open issues\", or {list}; {}",
-                    known_sources(catalog)
-                )));
+        let Some(namespace) = request.namespace.and_then(|n| catalog.namespace(n)) else {
+            let what = if query.is_empty() {
+                "the query is empty".to_string()
+            } else {
+                format!("the query \"{}\" has no words to search by", echo(query))
             };
-            Matches::Listed(&namespace.tools)
-        }
+            let list = match reader {
+                Reader::Agent => "pass a namespace to list one source".to_string(),
+                Reader::Cli { .. } => format!(
+                    "list one source with `{}`",
+                    reader.command("search '' --namespace NAME")
+                ),
+            };
+            return Err(SearchError(format!(
+                "{what}: say what you want to do, e.g. \"send a message\" or \"list open issues\", or {list}; {}",
+                known_sources(catalog)
+            )));
+        };
+        Matches::Listed(&namespace.tools)
     };
 
     let connection = |tool: &ToolDefinition| {
