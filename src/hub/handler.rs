@@ -41,6 +41,7 @@ use crate::execute::Executor;
 use crate::execute::mentions::mentions;
 use crate::model::Reader;
 use crate::oauth::SIGN_IN_WAIT;
+use crate::printable;
 use crate::runs::TokenRecord;
 use crate::sandbox::{CancelToken, ExecuteEnvelope, PendingKind, Status};
 use crate::skills::Skills;
@@ -706,6 +707,20 @@ fn envelope_result(envelope: &ExecuteEnvelope) -> CallToolResult {
     }
 }
 
+/// `search`'s and `describe`'s text with every character that could drive a terminal or hide
+/// text escaped ([`printable::escaped`]): the descriptions in it are an upstream's words, and
+/// clients show answers on a terminal too. Line breaks and tabs stay.
+fn inert(mut result: CallToolResult) -> CallToolResult {
+    for block in &mut result.content {
+        if let ContentBlock::Text(content) = block
+            && let Cow::Owned(text) = printable::escaped(&content.text)
+        {
+            content.text = text;
+        }
+    }
+    result
+}
+
 fn tool_error(message: String) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(message)])
 }
@@ -867,7 +882,7 @@ impl ServerHandler for Hub {
                     ));
                 }
             };
-            Ok(CallToolResponse::Complete(result))
+            Ok(CallToolResponse::Complete(inert(result)))
         })
         .await
     }

@@ -2,11 +2,13 @@
 //! (tests/peers/escapes_server.py) puts terminal escapes, carriage returns, C1 controls and
 //! right-to-left overrides in its descriptions, results and errors, and every command that shows
 //! them (`search`, `describe`, `call`, `exec`, and the error lines on stderr) prints them as
-//! visible `\u` escapes instead.
+//! visible `\u` escapes instead, and so do the hub's `search` and `describe` answers, which
+//! clients show on a terminal too.
 
 use serde_json::json;
 
 use crate::common::repo;
+use crate::raw::Raw;
 use crate::support::{Home, Run};
 
 fn escapes_home() -> Home {
@@ -131,4 +133,39 @@ fn call_and_exec_show_a_hostile_result_and_error_as_visible_escapes() {
         Run::with_stdin(&mut home.command(&["exec", "-"]), "await escapes.fail({});").fails();
     assert_inert("exec (failing)", &thrown);
     assert!(thrown.stderr.contains(r"denied\u000d"), "{}", thrown.stderr);
+}
+
+#[test]
+fn the_hub_answers_search_and_describe_with_visible_escapes() {
+    let home = escapes_home();
+    let mut hub = Raw::hub(&home);
+    hub.initialize("2025-11-25");
+    let text_of = |answer: &serde_json::Value| {
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let mut search = String::new();
+    // The source connects in the background; search answers without it until then.
+    for id in 1..200 {
+        search = text_of(&hub.call(id, "search", json!({ "query": "files of a folder" })));
+        if search.contains("escapes.files") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let describe = text_of(&hub.call(
+        300,
+        "describe",
+        json!({ "targets": ["escapes.files", "escapes.wipe"] }),
+    ));
+    hub.close();
+    for (what, text) in [("search", &search), ("describe", &describe)] {
+        if let Some(c) = text.chars().find(|&c| drives_a_terminal(c)) {
+            panic!("the hub's `{what}` answered with {c:?} raw:\n{text:?}");
+        }
+    }
+    assert!(search.contains(r"List the files\u001b[2J"), "{search}");
+    assert!(describe.contains(r"\u202eexe.txt"), "{describe}");
 }
