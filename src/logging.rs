@@ -21,8 +21,9 @@ use tracing::level_filters::LevelFilter;
 use tracing::{Event, Level, Metadata, Subscriber};
 use tracing_log::NormalizeEvent;
 use tracing_subscriber::Layer;
+use tracing_subscriber::field::MakeExt;
 use tracing_subscriber::filter::{EnvFilter, FilterExt, filter_fn};
-use tracing_subscriber::fmt::format::{JsonFields, Writer};
+use tracing_subscriber::fmt::format::{JsonFields, Writer, debug_fn};
 use tracing_subscriber::fmt::time::{FormatTime, SystemTime};
 use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormattedFields, MakeWriter};
 use tracing_subscriber::layer::SubscriberExt;
@@ -189,6 +190,7 @@ where
     let filter = filter.or(filter_fn(carries_an_id).with_max_level_hint(LevelFilter::INFO));
     match format {
         LogFormat::Text => tracing_subscriber::fmt::layer()
+            .fmt_fields(debug_fn(text_field).delimited(" "))
             .with_writer(writer)
             .with_ansi(ansi)
             .with_filter(filter)
@@ -199,6 +201,24 @@ where
             .with_writer(writer)
             .with_filter(filter)
             .boxed(),
+    }
+}
+
+/// One field of a text log line, as tracing's default writes it (`message` bare, the others
+/// `name=value`, a `log` record's origin left out), with every character that could drive the
+/// terminal escaped: values carry an upstream's words (its error, its stderr), and the default
+/// leaves carriage returns, bidirectional overrides and `%`-formatted values raw. The colours
+/// the formatter adds around fields are not in them, so they stay.
+fn text_field(writer: &mut Writer<'_>, field: &Field, value: &dyn fmt::Debug) -> fmt::Result {
+    if field.name().starts_with("log.") {
+        return Ok(());
+    }
+    let text = format!("{value:?}");
+    let text = crate::printable::escaped(&text);
+    if field.name() == "message" {
+        write!(writer, "{text}")
+    } else {
+        write!(writer, "{}={text}", field.name())
     }
 }
 
@@ -283,7 +303,10 @@ where
         if !spans.is_empty() {
             line.insert("spans".into(), Value::Array(spans));
         }
-        writeln!(writer, "{}", Value::Object(line))
+        // serde escapes the controls below U+0020; the C1 controls and bidirectional overrides
+        // an upstream's message may carry are escaped too, which leaves the JSON equal.
+        let line = Value::Object(line).to_string();
+        writeln!(writer, "{}", crate::printable::escaped(&line))
     }
 }
 
@@ -545,6 +568,50 @@ mod tests {
         // A field recorded on the span later shows on the lines after it.
         assert_eq!(lines[3]["run_id"], "run_b");
         assert_eq!(lines[3]["spans"][0]["run_id"], "run_b");
+    }
+
+    #[test]
+    fn an_upstreams_words_in_a_log_line_cannot_drive_the_terminal() {
+        let hostile = "refused\r[ok] all ready\u{1b}[2K\u{9b}1A\u{202e}";
+        let log = || {
+            let error = hostile.to_string();
+            tracing::warn!(source = "x", %error, "listing failed: {hostile}");
+        };
+        for (format, ansi) in [
+            (LogFormat::Text, false),
+            (LogFormat::Text, true),
+            (LogFormat::Json, false),
+        ] {
+            let captured = Captured::default();
+            let writer = captured.clone();
+            let layer = fmt_layer(
+                format,
+                "test-1".into(),
+                EnvFilter::new("warn"),
+                ansi,
+                move || writer.clone(),
+            );
+            with_default(tracing_subscriber::registry().with(layer), log);
+            let bytes = captured.0.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            let text = String::from_utf8(bytes).expect("UTF-8");
+            // The formatter's own colours are the only escapes left.
+            let without_colours = text.replace("\u{1b}[", "");
+            assert!(
+                !without_colours.contains(['\r', '\u{9b}', '\u{202e}'])
+                    && !text.contains("\u{1b}[2K"),
+                "{format:?} (ansi {ansi}): {text:?}"
+            );
+            if format == LogFormat::Json {
+                // Escaped, the line still says what the upstream said.
+                let line: Value = serde_json::from_str(text.trim_end()).expect("JSON");
+                assert_eq!(line["fields"]["error"], hostile);
+            } else {
+                assert!(
+                    text.contains(r"refused\u000d[ok] all ready\u001b[2K"),
+                    "{text}"
+                );
+            }
+        }
     }
 
     /// Each write as it came, with the secrets [`RedactingStderr`] would blank blanked in that

@@ -226,7 +226,10 @@ async fn review_skills(
 /// Asks on the terminal whether to confirm the change of `address`.
 fn ask(address: &str) -> anyhow::Result<bool> {
     loop {
-        eprint!("Confirm this version of {address}? [y/N] ");
+        eprint!(
+            "{}",
+            crate::printable::escaped(&format!("Confirm this version of {address}? [y/N] "))
+        );
         std::io::stderr().flush()?;
         let mut answer = String::new();
         if std::io::stdin().lock().read_line(&mut answer)? == 0 {

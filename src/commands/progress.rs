@@ -38,7 +38,8 @@ pub async fn waiting<T>(app: &App, message: impl Into<String>, work: impl Future
     if !app.progress {
         return work.await;
     }
-    let message = message.into();
+    // It may name what an upstream chose (a skill's address), drawn on the terminal.
+    let message = crate::printable::escaped(&message.into()).into_owned();
     tokio::pin!(work);
     tokio::select! {
         done = &mut work => return done,

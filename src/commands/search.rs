@@ -74,7 +74,7 @@ pub async fn run(app: &App, args: &SearchArgs) -> anyhow::Result<ExitCode> {
         print(&answer.text)?;
     } else {
         // Like grep: no match prints nothing on stdout, and says why on stderr.
-        eprint!("{}", answer.text);
+        eprint!("{}", crate::printable::escaped(&answer.text));
         let note = profile_note(&settings);
         if !note.is_empty() {
             eprint_line(format_args!("{}", note.trim_start_matches('\n')));

@@ -6,6 +6,7 @@
 
 mod direct;
 
+use crate::error_text::echo;
 use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -876,7 +877,8 @@ impl ServerHandler for Hub {
                 other => {
                     return Err(ErrorData::invalid_params(
                         format!(
-                            "there is no tool `{other}`; this server has `search`, `describe` and `execute`"
+                            "there is no tool `{}`; this server has `search`, `describe` and `execute`",
+                            echo(other)
                         ),
                         None,
                     ));

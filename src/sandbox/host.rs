@@ -3,6 +3,7 @@
 //! the run's constants. Nothing larger than the run's `tool_result_bytes` enters the sandbox from
 //! here: a value is measured as JSON before it is written out for the script.
 
+use crate::error_text::echo;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -283,17 +284,25 @@ pub fn unknown_tool_message(namespaces: &Namespaces, ns: &str, name: &str) -> St
         .unwrap_or_default();
     let near = closest(name, tools.iter().copied(), 3);
     if tools.is_empty() {
-        format!("{ns}.{name} is not a tool; {ns} has none this run can call")
+        format!(
+            "{ns}.{} is not a tool; {ns} has none this run can call",
+            echo(name)
+        )
     } else if near.is_empty() {
         let mut all: Vec<&str> = tools.iter().copied().take(10).collect();
         if tools.len() > all.len() {
             all.push("…");
         }
-        format!("{ns}.{name} is not a tool; {ns} has: {}", all.join(", "))
+        format!(
+            "{ns}.{} is not a tool; {ns} has: {}",
+            echo(name),
+            all.join(", ")
+        )
     } else {
         let near: Vec<String> = near.iter().map(|n| format!("{ns}.{n}")).collect();
         format!(
-            "{ns}.{name} is not a tool; did you mean {}?",
+            "{ns}.{} is not a tool; did you mean {}?",
+            echo(name),
             near.join(", ")
         )
     }

@@ -558,7 +558,9 @@ impl<R: AsyncRead + Unpin> AsyncRead for NoiseTap<R> {
             let cuts = this.depth.cuts;
             let kept = this.depth.filter(&mut buf.filled_mut()[before..]);
             buf.set_filled(before + kept);
-            if this.depth.cuts > cuts {
+            // Once per connection: a server that sends such messages on every call would
+            // otherwise fill the log.
+            if this.depth.cuts > cuts && cuts == 0 {
                 tracing::warn!(
                     source = %this.source,
                     "the source sent a message nested deeper than {MAX_MESSAGE_DEPTH} levels (a tool's schema, most likely); the deeper parts were replaced by {{}} so the rest of it still loads"

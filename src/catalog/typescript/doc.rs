@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::schema::MAX_NESTING;
+use super::schema::{MAX_NESTING, bounded_json};
 use super::walk::MAX_TOOL_CHARS;
 use crate::model::tool::ToolDefinition;
 
@@ -55,11 +55,13 @@ pub(super) fn field_doc(schema: &Value) -> Vec<String> {
         .and_then(Value::as_str)
         .map(doc_lines)
         .unwrap_or_default();
-    if let Some(default) = schema.get("default") {
-        let text = default.to_string();
-        if text.len() <= MAX_DEFAULT_CHARS {
-            doc.push(format!("@default {}", escape_doc(&text)));
-        }
+    // Written only up to the cap: a definition used in many places is read again at each, and
+    // a default of megabytes was serialised whole every time to be left out.
+    if let Some(text) = schema
+        .get("default")
+        .and_then(|default| bounded_json(default, MAX_DEFAULT_CHARS))
+    {
+        doc.push(format!("@default {}", escape_doc(&text)));
     }
     if schema.get("deprecated") == Some(&Value::Bool(true)) {
         doc.push("@deprecated".into());

@@ -3,7 +3,12 @@
 //! small as the walk builds them: literals from JSON values, flattened unions, merged
 //! intersections, and the named types a type mentions.
 
+use std::collections::HashSet;
+
 use serde_json::Value;
+
+/// The most members other than literals a union keeps; past it the union is `unknown`.
+const MAX_UNION_SHAPES: usize = 256;
 
 /// A TypeScript type, before rendering.
 #[derive(Debug, Clone, PartialEq)]
@@ -75,9 +80,14 @@ pub(super) fn literal(value: &Value) -> Ty {
     }
 }
 
-/// A union, flattened and without repeats; `unknown` swallows it, `never` vanishes from it.
+/// A union, flattened and without repeats; `unknown` swallows it (and it turns `unknown` past
+/// [`MAX_UNION_SHAPES`] members other than literals), `never` vanishes from it.
 pub(super) fn union(members: Vec<Ty>) -> Ty {
     let mut out: Vec<Ty> = Vec::new();
+    // Literals, the members an enum brings by the thousand, are told apart by their text in a
+    // set: comparing each with every member before it made a union of 13,000 literals, flattened
+    // again at each of 64 levels, cost billions of comparisons.
+    let mut literals: HashSet<String> = HashSet::new();
     for member in members {
         let flat = match member {
             Ty::Union(inner) => inner,
@@ -86,9 +96,18 @@ pub(super) fn union(members: Vec<Ty>) -> Ty {
             other => vec![other],
         };
         for ty in flat {
-            if !out.contains(&ty) {
+            let new = match &ty {
+                Ty::Literal(text) => literals.insert(text.clone()),
+                other => !out.contains(other),
+            };
+            if new {
                 out.push(ty);
             }
+        }
+        // Other members are compared one by one, so their number is bounded: a union of more
+        // shapes than this says nothing a reader could use.
+        if out.len() - literals.len() > MAX_UNION_SHAPES {
+            return Ty::Unknown;
         }
     }
     match out.len() {
@@ -176,6 +195,7 @@ pub(super) fn push_unique<'t>(out: &mut Vec<&'t str>, name: &'t str) {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
     use crate::catalog::typescript::tests::{field, input};
     use serde_json::json;
 
@@ -196,6 +216,29 @@ mod tests {
             "unknown[] | { [key: string]: unknown }"
         );
         assert_eq!(field(json!({"enum": ["say \"hi\""]})), r#""say \"hi\"""#);
+    }
+
+    #[test]
+    fn unions_of_many_members_stay_cheap_and_bounded() {
+        // Thousands of literals, flattened into a union again and again, keep each once.
+        let literals: Vec<Ty> = (0..13_000).map(|i| Ty::Literal(i.to_string())).collect();
+        let mut ty = union(literals.clone());
+        for _ in 0..64 {
+            ty = union(vec![ty, Ty::Keyword("null")]);
+        }
+        match &ty {
+            Ty::Union(members) => assert_eq!(members.len(), 13_001),
+            other => panic!("{other:?}"),
+        }
+        // Shapes beyond the bound say nothing a reader could use.
+        let shapes: Vec<Ty> = (0..=MAX_UNION_SHAPES)
+            .map(|i| Ty::Array(Box::new(Ty::Literal(i.to_string()))))
+            .collect();
+        assert_eq!(
+            union(shapes[..MAX_UNION_SHAPES].to_vec()),
+            Ty::Union(shapes[..MAX_UNION_SHAPES].to_vec())
+        );
+        assert_eq!(union(shapes), Ty::Unknown);
     }
 
     #[test]

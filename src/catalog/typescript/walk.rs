@@ -36,6 +36,8 @@ pub(super) const MAX_TOOL_CHARS: usize = 100_000;
 /// What one step of the walk costs on the meter besides its names and text: about the length
 /// of `; x?: string` in a rendering.
 const STEP_CHARS: usize = 8;
+/// The longest type name, in characters: longer titles and field paths are cut to this.
+const MAX_TYPE_NAME_CHARS: usize = 64;
 /// Schemas whose JSON is longer than this are not compared with others to share a name: the
 /// comparison would cost more than the name saves.
 const KEY_BYTES: usize = 16 * 1024;
@@ -186,6 +188,13 @@ impl Builder {
         if let Some(name) = self.by_key.get(&key) {
             return Claim::Existing(name.clone());
         }
+        // A name comes from a title or from the fields it sits under, both the upstream's to
+        // choose: a 40,000-character one, repeated wherever the type is used, made a signature
+        // of megabytes that the meter never saw.
+        let candidates: Vec<String> = candidates
+            .iter()
+            .map(|c| c.chars().take(MAX_TYPE_NAME_CHARS).collect())
+            .collect();
         let free = candidates
             .iter()
             .find(|c| is_type_name(c) && !self.by_name.contains_key(c.as_str()))
@@ -209,6 +218,16 @@ impl Builder {
             ty: Ty::Unknown,
         });
         Claim::New(name)
+    }
+
+    /// A use of the named type `name`, paid for on the meter like the text it renders: a type
+    /// used thousands of times costs its name each time.
+    fn named(&mut self, name: String) -> Ty {
+        if self.meter.spend(name.len()) {
+            Ty::Named(name)
+        } else {
+            Ty::Unknown
+        }
     }
 
     /// Gives a claimed name its type; when a part of it was left out, its JSDoc says so.
@@ -399,7 +418,7 @@ impl Builder {
         candidates.push(pascal(hint));
         let key = self.key("object", root, schema);
         match self.claim(&candidates, key) {
-            Claim::Existing(name) => Ty::Named(name),
+            Claim::Existing(name) => self.named(name),
             Claim::New(name) => {
                 let ty = self.object_body(root, map, &name, 0, nesting + 1);
                 self.fill(&name, ty, field_doc_description(schema));
@@ -529,7 +548,7 @@ impl Builder {
         nesting: usize,
     ) -> Ty {
         if let Some(name) = root.refs.get(reference) {
-            return Ty::Named(name.clone());
+            return self.named(name.clone());
         }
         let Some((target, segment)) = resolve(root.schema, reference) else {
             return Ty::Unknown;
@@ -557,7 +576,7 @@ impl Builder {
         match self.claim(&candidates, key) {
             Claim::Existing(name) => {
                 root.refs.insert(reference.to_string(), name.clone());
-                Ty::Named(name)
+                self.named(name)
             }
             Claim::New(name) => {
                 root.refs.insert(reference.to_string(), name.clone());
@@ -800,6 +819,45 @@ mod tests {
             );
             crate::catalog::typescript::tests::parses(&declaration);
         }
+    }
+
+    #[test]
+    fn long_type_names_are_cut_and_every_use_is_paid_for() {
+        // A nine-field object under a 40,000-character property becomes a named type named
+        // after it; 4,600 siblings of the same shape use that name.
+        let shape = json!({
+            "type": "object",
+            "properties": (1..=9).map(|i| (format!("f{i}"), json!({"type": "string"}))).collect::<Map<String, Value>>(),
+        });
+        let mut properties = Map::new();
+        properties.insert("a".repeat(40_000), shape.clone());
+        for i in 0..4_600 {
+            properties.insert(format!("a{i}"), shape.clone());
+        }
+        let schema = json!({"type": "object", "properties": properties});
+        let tools = [crate::catalog::typescript::tests::tool(
+            "t", "run", schema, None,
+        )];
+        let model = NamespaceTypes::build("t", &tools);
+        let signature = model.signature("run").unwrap_or_default();
+        assert!(
+            signature.len() < 2 * MAX_TOOL_CHARS,
+            "{} characters",
+            signature.len()
+        );
+        let declaration = model.declaration();
+        assert!(
+            declaration.len() < 3 * MAX_TOOL_CHARS,
+            "{} characters",
+            declaration.len()
+        );
+        // The type is named `RunAaa…` after the field; the field keeps its whole name.
+        assert!(
+            declaration.contains("RunAaa")
+                && !declaration.contains(&format!("A{}", "a".repeat(MAX_TYPE_NAME_CHARS))),
+            "a type name longer than {MAX_TYPE_NAME_CHARS} characters"
+        );
+        crate::catalog::typescript::tests::parses(&declaration);
     }
 
     #[test]

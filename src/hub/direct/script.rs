@@ -4,6 +4,7 @@
 //! call always makes the same script, which is how a call repeated after a person allowed it
 //! finds the run that waited for them.
 
+use crate::error_text::echo;
 use serde_json::{Map, Value};
 
 use super::Target;
@@ -18,7 +19,7 @@ pub fn script(target: &Target, arguments: &Map<String, Value>) -> Result<String,
         Target::Tool { address } => {
             let (namespace, tool) = address
                 .split_once('.')
-                .ok_or_else(|| format!("`{address}` is not a tool address"))?;
+                .ok_or_else(|| format!("`{}` is not a tool address", echo(address)))?;
             // JSON is a JavaScript expression; its keys are sorted, so equal arguments make
             // an equal script.
             let arguments = Value::Object(arguments.clone());

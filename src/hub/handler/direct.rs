@@ -4,6 +4,7 @@
 //! that send `notifications/tools/list_changed`: after `initialize` for older clients, over
 //! `subscriptions/listen` for 2026-07-28 ones.
 
+use crate::error_text::echo;
 use rmcp::model::{CallToolResponse, InputResponses, Tool};
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer};
@@ -65,7 +66,7 @@ impl Hub {
                     .await;
                 find().ok_or_else(|| {
                     ErrorData::invalid_params(
-                        format!("there is no tool `{name}`; list the tools again (tools/list) for the current names"),
+                        format!("there is no tool `{}`; list the tools again (tools/list) for the current names", echo(name)),
                         None,
                     )
                 })?
