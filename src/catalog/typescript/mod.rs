@@ -176,31 +176,28 @@ impl NamespaceTypes {
     /// its JSDoc, `note`, and its method with the input typed `unknown`.
     pub fn tool_stub(&self, tool: &str, note: &str) -> Option<String> {
         let tool = self.tool(tool)?;
-        let mut doc = short_doc(&tool.doc);
-        doc.push(note.to_string());
-        let mut out = String::new();
-        write_doc(&mut out, &doc, 1);
-        let _ = writeln!(
-            out,
-            "\t{}(input: unknown, options?: CallOptions): Promise<{}>;",
-            tool.name,
-            match &tool.output {
-                Some(name) => format!("{}.{name}", self.namespace),
-                None => "unknown".to_string(),
-            }
-        );
-        Some(out)
+        let output = match &tool.output {
+            Some(name) => format!("{}.{name}", self.namespace),
+            None => "unknown".to_string(),
+        };
+        Some(stub(
+            &tool.doc,
+            note,
+            &format!(
+                "{}(input: unknown, options?: CallOptions): Promise<{output}>;",
+                tool.name
+            ),
+        ))
     }
 
     /// A stand-in for a named type's member when even that is too large to show.
     pub fn type_stub(&self, name: &str, note: &str) -> Option<String> {
         let named = self.named(name)?;
-        let mut doc = short_doc(&named.doc);
-        doc.push(note.to_string());
-        let mut out = String::new();
-        write_doc(&mut out, &doc, 1);
-        let _ = writeln!(out, "\ttype {} = unknown;", named.name);
-        Some(out)
+        Some(stub(
+            &named.doc,
+            note,
+            &format!("type {} = unknown;", named.name),
+        ))
     }
 
     /// The named types a tool's signature mentions directly, in order of appearance.
@@ -278,6 +275,16 @@ impl NamespaceTypes {
         out.push_str(">;\n");
         out
     }
+}
+
+/// A stub member: the start of `doc`, then `note`, over `line` (a method or a type alias).
+fn stub(doc: &[String], note: &str, line: &str) -> String {
+    let mut doc = short_doc(doc);
+    doc.push(note.to_string());
+    let mut out = String::new();
+    write_doc(&mut out, &doc, 1);
+    let _ = writeln!(out, "\t{line}");
+    out
 }
 
 /// The start of a JSDoc for a stub: its first few lines, the last one cut short, so a stub stays

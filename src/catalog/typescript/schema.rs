@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use crate::model::json_size::nests_within;
+use crate::model::json_size::{JsonSize, json_size, nests_within};
 
 /// Schemas nested deeper than this render as `unknown`: a guard against hostile input, far
 /// beyond what any real tool schema needs.
@@ -46,35 +46,24 @@ fn percent_decode(text: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
-/// `value` as JSON when that is at most `cap` bytes long; the writing stops at the cap, so a
-/// huge schema costs no more than a small one.
-pub(super) fn bounded_json(value: &Value, cap: usize) -> Option<String> {
+/// The length of `value` as compact JSON when that is at most `cap` bytes; counted, never
+/// written, and stopped at the cap, so a huge schema costs no more than a small one.
+fn bounded_len(value: &Value, cap: usize) -> Option<usize> {
     // Every value writes at least a byte, and serde recurses as deep as the value is.
     if !nests_within(value, 2 * MAX_NESTING, cap) {
         return None;
     }
-    struct Capped {
-        bytes: Vec<u8>,
-        cap: usize,
+    match json_size(value, cap) {
+        JsonSize::Exact(len) => Some(len),
+        JsonSize::AtLeast(_) => None,
     }
-    impl std::io::Write for Capped {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            if self.bytes.len() + buf.len() > self.cap {
-                return Err(std::io::ErrorKind::FileTooLarge.into());
-            }
-            self.bytes.extend_from_slice(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut out = Capped {
-        bytes: Vec::new(),
-        cap,
-    };
-    serde_json::to_writer(&mut out, value).ok()?;
-    String::from_utf8(out.bytes).ok()
+}
+
+/// `value` as JSON when that is at most `cap` bytes long: measured first, so only a value known
+/// to be short is written.
+pub(super) fn bounded_json(value: &Value, cap: usize) -> Option<String> {
+    bounded_len(value, cap)?;
+    serde_json::to_string(value).ok()
 }
 
 /// Whether following the references inside `schema` leads back to `reference`. `visits` is how
@@ -129,7 +118,7 @@ pub(super) fn estimated_width(schema: &Value, nesting: usize, cap: usize) -> usi
     let mut width = 0;
     if let Some(Value::Array(values)) = map.get("enum") {
         for value in values {
-            width += 3 + bounded_json(value, cap).map_or(cap, |json| json.len());
+            width += 3 + bounded_len(value, cap).unwrap_or(cap);
             if width > cap {
                 break;
             }
