@@ -356,6 +356,11 @@ impl SearchIndex {
         self.doc_count == 0
     }
 
+    /// Whether `namespace` has indexed tools.
+    pub fn has_namespace(&self, namespace: &str) -> bool {
+        self.namespaces.contains_key(namespace)
+    }
+
     /// The heap the index holds, in bytes, estimated from its containers' capacities (a hash
     /// map entry counted with its control byte), for the benchmark report.
     /// The one-line signatures of `namespace`'s tools by name, from `tools` (what the catalogue

@@ -53,15 +53,10 @@ pub(super) fn score_namespace(
     kinds: Kinds,
     scratch: &mut Scratch,
 ) {
-    let matched: Vec<(&WeightedTerm, &Vec<super::Posting>)> = terms
-        .iter()
-        .filter_map(|term| Some((term, index.postings.get(&term.id)?)))
-        .collect();
-    if matched.is_empty() {
-        return;
-    }
     let typed = terms.iter().filter(|t| t.typed).count();
-    // Dense per-namespace accumulators: one pass over postings, no map on the hot path.
+    // Dense per-namespace accumulators: one pass over postings, no map on the hot path. They
+    // are sized when the first term matches, so a namespace that matches none costs neither
+    // them nor a list of its matched terms.
     let docs = index.addresses.len();
     let Scratch {
         bm25,
@@ -70,15 +65,22 @@ pub(super) fn score_namespace(
         covered_title,
         scored,
     } = scratch;
-    bm25.clear();
-    bm25.resize(docs, 0.0);
-    name.clear();
-    name.resize(docs, 0.0);
-    covered.clear();
-    covered.resize(docs, 0);
-    covered_title.clear();
-    covered_title.resize(docs, 0);
-    for (term, postings) in matched {
+    let mut sized = false;
+    for term in terms {
+        let Some(postings) = index.postings.get(&term.id) else {
+            continue;
+        };
+        if !sized {
+            sized = true;
+            bm25.clear();
+            bm25.resize(docs, 0.0);
+            name.clear();
+            name.resize(docs, 0.0);
+            covered.clear();
+            covered.resize(docs, 0);
+            covered_title.clear();
+            covered_title.resize(docs, 0);
+        }
         let common = index.common.contains(&term.id);
         for posting in postings {
             let doc = posting.doc as usize;
@@ -106,6 +108,9 @@ pub(super) fn score_namespace(
                 covered_title[doc] = covered_title[doc].saturating_add(1);
             }
         }
+    }
+    if !sized {
+        return;
     }
     for doc in 0..docs {
         if bm25[doc] <= 0.0 {
