@@ -361,8 +361,6 @@ impl SearchIndex {
         self.namespaces.contains_key(namespace)
     }
 
-    /// The heap the index holds, in bytes, estimated from its containers' capacities (a hash
-    /// map entry counted with its control byte), for the benchmark report.
     /// The one-line signatures of `namespace`'s tools by name, from `tools` (what the catalogue
     /// lists for it now, the tools this index was built from). `None` for a namespace the index
     /// does not have.
@@ -381,6 +379,8 @@ impl SearchIndex {
         }))
     }
 
+    /// The heap the index holds, in bytes, estimated from its containers' capacities (a hash
+    /// map entry counted with its control byte), for the benchmark report.
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
         let string = |s: &String| s.capacity();

@@ -53,7 +53,6 @@ pub(super) fn score_namespace(
     kinds: Kinds,
     scratch: &mut Scratch,
 ) {
-    let typed = terms.iter().filter(|t| t.typed).count();
     // Dense per-namespace accumulators: one pass over postings, no map on the hot path. They
     // are sized when the first term matches, so a namespace that matches none costs neither
     // them nor a list of its matched terms.
@@ -112,6 +111,7 @@ pub(super) fn score_namespace(
     if !sized {
         return;
     }
+    let typed = terms.iter().filter(|t| t.typed).count();
     for doc in 0..docs {
         if bm25[doc] <= 0.0 {
             continue;
