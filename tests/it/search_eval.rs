@@ -75,8 +75,11 @@ impl Tally {
 /// regression trips them, noise does not.
 const FLOORS: [(&str, f64, f64); 2] = [("test", 0.85, 0.8), ("held-out", 0.74, 0.66)];
 
-/// The request files and how each request is assigned its split.
-const SETS: [(&str, fn(&str) -> &'static str); 2] = [
+/// How a request is assigned its split, from its text.
+type Assign = fn(&str) -> &'static str;
+
+/// The request files and how each of their requests is assigned its split.
+const SETS: [(&str, Assign); 2] = [
     ("requests.json", split),
     ("requests-held-out.json", |_| "held-out"),
 ];
