@@ -3,7 +3,7 @@
 //! the run's constants. Nothing larger than the run's `tool_result_bytes` enters the sandbox from
 //! here: a value is measured as JSON before it is written out for the script.
 
-use crate::error_text::echo;
+use crate::error_text::{ECHO_BYTES, echo};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -495,6 +495,24 @@ fn start_call(
     }
 }
 
+/// How long one schema problem in an argument refusal may be, in bytes.
+const PROBLEM_BYTES: usize = 400;
+
+/// A refused value as the refusal shows it: its JSON when short, else its kind, size and, for a
+/// string, its start — measured first, so a script's megabyte argument is never written out
+/// again to be repeated back into the script.
+fn echo_value(value: &Value) -> String {
+    if !json_size(value, ECHO_BYTES).exceeds(ECHO_BYTES) {
+        return value.to_string();
+    }
+    match value {
+        Value::String(text) => format!("the string {:?}", echo(text)),
+        Value::Array(items) => format!("an array of {} items", thousands(items.len())),
+        Value::Object(members) => format!("an object of {} members", thousands(members.len())),
+        other => other.to_string(),
+    }
+}
+
 fn check_arguments(
     spec: &ToolSpec,
     address: &str,
@@ -513,7 +531,8 @@ fn check_arguments(
         && !spec.connections.iter().any(|c| c == connection)
     {
         return Err(invalid(format!(
-            "{address}: there is no connection {connection:?}; available: {}",
+            "{address}: there is no connection {:?}; available: {}",
+            echo(connection),
             spec.connections.join(", ")
         )));
     }
@@ -530,10 +549,13 @@ fn check_arguments(
             .take(3)
             .map(|error| {
                 let path = error.instance_path().to_string();
+                let mut problem = error.masked_with(echo_value(error.instance())).to_string();
+                // What the schema expects can be long too (a `const` of an upstream's choosing).
+                cut_text(&mut problem, PROBLEM_BYTES);
                 if path.is_empty() {
-                    error.to_string()
+                    problem
                 } else {
-                    format!("at {path}: {error}")
+                    format!("at {path}: {problem}")
                 }
             })
             .collect();
@@ -694,6 +716,53 @@ mod tests {
             Some("Call it as github.searchIssues(input: { q: string })")
         );
         assert!(check_arguments(spec, "github.searchIssues", "[]", None).is_err());
+    }
+
+    #[test]
+    fn a_refusal_repeats_a_huge_argument_or_enum_or_connection_only_in_part() {
+        let refusal = |spec: &ToolSpec, args: &str, connection: Option<&str>| {
+            check_arguments(spec, "ops.deploy", args, connection)
+                .err()
+                .map(|failure| failure.message)
+                .unwrap_or_default()
+        };
+        let names: Vec<String> = (0..5_000).map(|i| format!("environment-{i}")).collect();
+        let schema = json!({ "type": "object", "properties": {
+            "to": { "enum": names }, "note": { "type": "number" },
+            "mode": { "const": "y".repeat(100_000) } } });
+        let spec = ToolSpec::new("deploy", schema, "ops.deploy(input: { to?: string })")
+            .with_connections(vec!["work".to_string()]);
+        let huge = "x".repeat(1_000_000);
+
+        let message = refusal(&spec, &json!({ "note": huge }).to_string(), None);
+        assert!(message.contains("at /note: the string \"xxx"), "{message}");
+        assert!(message.contains("(+999920 bytes)"), "{message}");
+        assert!(message.contains("is not of type \"number\""), "{message}");
+        let message = refusal(&spec, &json!({ "to": huge }).to_string(), None);
+        assert!(message.contains("at /to: the string"), "{message}");
+        assert!(message.contains("4998 other candidates"), "{message}");
+        let message = refusal(&spec, r#"{"mode":"z"}"#, None);
+        assert!(message.contains(r#"at /mode: "yyy"#), "{message}");
+        assert!(message.contains("[cut: 100,"), "{message}");
+        let message = refusal(&spec, &json!({ "note": [huge] }).to_string(), None);
+        assert!(message.contains("an array of 1 items"), "{message}");
+        // A short value is shown whole, as before.
+        let message = refusal(&spec, r#"{"note":"7"}"#, None);
+        assert!(
+            message.contains(r#"at /note: "7" is not of type "number""#),
+            "{message}"
+        );
+        let message = refusal(&spec, "{}", Some(&huge));
+        assert!(message.contains("there is no connection"), "{message}");
+        assert!(message.ends_with("available: work"), "{message}");
+        for message in [
+            refusal(&spec, &json!({ "note": huge }).to_string(), None),
+            refusal(&spec, &json!({ "to": huge }).to_string(), None),
+            refusal(&spec, r#"{"mode":"z"}"#, None),
+            refusal(&spec, "{}", Some(&huge)),
+        ] {
+            assert!(message.len() < 1_000, "{} bytes", message.len());
+        }
     }
 
     #[test]
