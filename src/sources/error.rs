@@ -163,6 +163,25 @@ pub(crate) fn request_cause(error: &ServiceError) -> &(dyn std::error::Error + '
     }
 }
 
+/// serde_json's words for a message nested deeper than it decodes (128 levels).
+const TOO_DEEP: &str = "recursion limit exceeded";
+
+/// Why listing a source's tools failed, from the failure's `cause`. A listing nested too deep
+/// for rmcp's decoder is said in words with what to do: the decoder's own message is a parse
+/// error with 500 bytes of the listing, and it loses every tool of the server, not only the deep
+/// one. Over stdio the hub cuts such messages before they are decoded (`stdio`); an HTTP reply
+/// is decoded inside rmcp's client, before the hub sees it.
+pub(crate) fn listing_failed(cause: &str) -> String {
+    if cause.contains(TOO_DEEP) {
+        return "connected, but its list of tools nests deeper than the 128 levels the HTTP client \
+                reads (a tool's input schema, most likely), so none of its tools load. Ask its \
+                authors to flatten that schema, or run the server as a stdio source (`command = \
+                ...`), where the deeper parts are cut and every other tool loads"
+            .to_string();
+    }
+    format!("connected, but listing its tools failed: {cause}")
+}
+
 /// Finds an I/O error anywhere in the chain, to recognise "connection refused" and friends.
 pub(crate) fn io_kind(error: &(dyn std::error::Error + 'static)) -> Option<std::io::ErrorKind> {
     let mut next = Some(error);
@@ -178,6 +197,20 @@ pub(crate) fn io_kind(error: &(dyn std::error::Error + 'static)) -> Option<std::
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_listing_too_deep_to_decode_says_why_and_what_to_do() {
+        let deep = listing_failed(
+            "could not parse JSON response as ServerJsonRpcMessage: recursion limit exceeded at line 1 column 5286: {\"jsonrpc\"",
+        );
+        assert!(deep.contains("deeper than the 128 levels"), "{deep}");
+        assert!(deep.contains("stdio source"), "{deep}");
+        assert!(!deep.contains("jsonrpc"), "{deep}");
+        assert_eq!(
+            listing_failed("timed out"),
+            "connected, but listing its tools failed: timed out"
+        );
+    }
 
     #[test]
     fn sign_in_messages_name_the_command_and_are_recognised() {

@@ -16,7 +16,7 @@ use tokio::task::JoinHandle;
 
 use rmcp::transport::auth::{AuthClient, AuthError};
 
-use super::error::{chain, handshake_cause, request_cause, sign_in_message};
+use super::error::{chain, handshake_cause, listing_failed, request_cause, sign_in_message};
 use super::handler::{UpstreamHandler, tools_changed};
 use super::openapi::{Api, Connect};
 use super::resolve::{client_identity, resolve_all};
@@ -814,10 +814,9 @@ async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), ConnectError>
                 tools.len()
             }
             Ok(Err(error)) => {
-                return Err(ConnectError::Failed(format!(
-                    "connected, but listing its tools failed: {}",
-                    chain(request_cause(&error))
-                )));
+                return Err(ConnectError::Failed(listing_failed(&chain(request_cause(
+                    &error,
+                )))));
             }
             Err(_) => {
                 return Err(ConnectError::Failed(format!(

@@ -3,7 +3,10 @@
 
 use serde_json::Value;
 
-use crate::common::{HttpEverything, counted_source, everything_js, mcp_server_time, starts};
+use crate::common::{
+    HttpEverything, counted_source, everything_js, free_port, listening_within, mcp_server_time,
+    python_peer, starts,
+};
 use crate::support::Home;
 
 fn toml_string(s: &str) -> String {
@@ -416,4 +419,39 @@ fn hostile_schemas_neither_hide_a_servers_tools_nor_break_the_budget() {
     }
     let deep = home.run(&["describe", "hostile.deep"]).ok();
     assert!(deep.stdout.contains("nests deeper than"), "{}", deep.stdout);
+}
+
+/// The same server over Streamable HTTP: rmcp's HTTP client decodes each reply itself, before
+/// the hub can cut it, and the 180-level tool takes the whole listing with it. The user is told
+/// that in words, with what to do, rather than shown a parse error and 500 bytes of JSON.
+#[test]
+fn a_listing_too_deep_over_http_is_explained_with_what_to_do() {
+    let port = free_port();
+    let mut server = python_peer("hostile_schema_server.py")
+        .arg(port.to_string())
+        .env("DEEP", "90")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the test venv's python runs (tests/setup.sh)");
+    assert!(
+        listening_within(port, std::time::Duration::from_secs(30)),
+        "the hostile server did not listen on port {port}"
+    );
+    let home = Home::new();
+    home.write_config(&format!(
+        "[sources.hostile]\nurl = \"http://127.0.0.1:{port}/mcp\"\n"
+    ));
+    let test = home.run(&["source", "test", "hostile"]);
+    let _ = server.kill();
+    let _ = server.wait();
+    let test = test.fails();
+    assert!(
+        test.stderr.contains("nests deeper than the 128 levels"),
+        "{}",
+        test.stderr
+    );
+    assert!(test.stderr.contains("stdio source"), "{}", test.stderr);
+    assert!(!test.stderr.contains("\"jsonrpc\""), "{}", test.stderr);
 }

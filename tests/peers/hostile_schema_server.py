@@ -7,9 +7,13 @@ tool:
   many JSON levels: deeper than serde_json decodes by default (128), within what the SDK's own
   serializer writes (it fails from about 130);
 - `echo(text)`: a plain tool, which must still load and work.
+
+With a port as its argument it serves Streamable HTTP there (its replies as server-sent events),
+else stdio.
 """
 
 import os
+import sys
 
 from mcp.server.mcpserver import MCPServer
 
@@ -57,4 +61,9 @@ server._tool_manager.get_tool("branches").parameters = branching()
 server._tool_manager.get_tool("deep").parameters = nested(DEEP)
 
 if __name__ == "__main__":
-    server.run()
+    if len(sys.argv) > 1:
+        import uvicorn
+
+        uvicorn.run(server.streamable_http_app(), host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")
+    else:
+        server.run()
