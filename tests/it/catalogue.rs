@@ -1,10 +1,12 @@
 //! `search`, `describe` and `source list` through the real binary, against real servers:
 //! server-everything over stdio and over Streamable HTTP, and the Python `mcp-server-time`.
 
+use std::time::Duration;
+
 use serde_json::Value;
 
 use crate::common::{
-    HttpEverything, counted_source, everything_js, free_port, listening_within, mcp_server_time,
+    HttpEverything, LocalServer, counted_source, everything_js, free_port, mcp_server_time,
     python_peer, starts,
 };
 use crate::support::Home;
@@ -427,25 +429,16 @@ fn hostile_schemas_neither_hide_a_servers_tools_nor_break_the_budget() {
 #[test]
 fn a_listing_too_deep_over_http_is_explained_with_what_to_do() {
     let port = free_port();
-    let mut server = python_peer("hostile_schema_server.py")
-        .arg(port.to_string())
-        .env("DEEP", "90")
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("the test venv's python runs (tests/setup.sh)");
-    assert!(
-        listening_within(port, std::time::Duration::from_secs(30)),
-        "the hostile server did not listen on port {port}"
-    );
+    let mut command = python_peer("hostile_schema_server.py");
+    command.arg(port.to_string()).env("DEEP", "90");
+    let server = LocalServer::start(command, port, Duration::from_secs(30), "the hostile server");
     let home = Home::new();
     home.write_config(&format!(
-        "[sources.hostile]\nurl = \"http://127.0.0.1:{port}/mcp\"\n"
+        "[sources.hostile]\nurl = \"{}/mcp\"\n",
+        server.base
     ));
     let test = home.run(&["source", "test", "hostile"]);
-    let _ = server.kill();
-    let _ = server.wait();
+    drop(server);
     let test = test.fails();
     assert!(
         test.stderr.contains("nests deeper than the 128 levels"),

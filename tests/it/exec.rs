@@ -2,10 +2,12 @@
 //! results, tool failures a script can catch, the journal in the SQLite store, and the errors a
 //! user meets.
 
+use std::time::Duration;
+
 use serde_json::Value;
 
 use crate::common::{
-    counted_source, everything_js, free_port, listening_within, mcp_server_time, python_peer, repo,
+    LocalServer, counted_source, everything_js, free_port, mcp_server_time, python_peer, repo,
     starts,
 };
 use crate::support::{Home, Run};
@@ -392,27 +394,19 @@ fn a_server_that_answers_the_discover_probe_late_still_connects() {
 #[test]
 fn an_http_server_that_answers_the_discover_probe_late_still_connects() {
     let port = free_port();
-    let mut server = python_peer("late_http_server.py")
-        .args([port.to_string().as_str(), "11"])
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("the test venv's python runs (tests/setup.sh)");
-    assert!(
-        listening_within(port, std::time::Duration::from_secs(30)),
-        "the late server did not listen on port {port}"
-    );
+    let mut command = python_peer("late_http_server.py");
+    command.args([port.to_string().as_str(), "11"]);
+    let server = LocalServer::start(command, port, Duration::from_secs(30), "the late server");
     let home = Home::new();
     home.write_config(&format!(
-        "[sources.late]\nurl = \"http://127.0.0.1:{port}/mcp\"\nconnect_timeout_secs = 90\n"
+        "[sources.late]\nurl = \"{}/mcp\"\nconnect_timeout_secs = 90\n",
+        server.base
     ));
     let run = Run::with_stdin(
         &mut home.command(&["exec", "-", "--json"]),
         "return await late.shout({ text: 'hi' });",
     );
-    let _ = server.kill();
-    let _ = server.wait();
+    drop(server);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     let envelope: Value = serde_json::from_str(&run.stdout).unwrap_or_default();
     assert_eq!(envelope["status"], "completed", "{envelope}");
