@@ -499,16 +499,28 @@ fn start_call(
 const PROBLEM_BYTES: usize = 400;
 
 /// A refused value as the refusal shows it: its JSON when short, else its kind, size and, for a
-/// string, its start — measured first, so a script's megabyte argument is never written out
+/// string, its first [`ECHO_BYTES`] — measured first, so a script's megabyte argument is never written out
 /// again to be repeated back into the script.
 fn echo_value(value: &Value) -> String {
     if !json_size(value, ECHO_BYTES).exceeds(ECHO_BYTES) {
         return value.to_string();
     }
+    let counted = |n: usize, one: &str, many: &str| {
+        format!("{} {}", thousands(n), if n == 1 { one } else { many })
+    };
     match value {
-        Value::String(text) => format!("the string {:?}", echo(text)),
-        Value::Array(items) => format!("an array of {} items", thousands(items.len())),
-        Value::Object(members) => format!("an object of {} members", thousands(members.len())),
+        Value::String(text) => format!(
+            "a string of {} starting {:?}",
+            counted(text.len(), "byte", "bytes"),
+            &text[..text.floor_char_boundary(ECHO_BYTES)]
+        ),
+        Value::Array(items) => format!("an array of {}", counted(items.len(), "item", "items")),
+        Value::Object(members) => {
+            format!(
+                "an object of {}",
+                counted(members.len(), "member", "members")
+            )
+        }
         other => other.to_string(),
     }
 }
@@ -735,17 +747,28 @@ mod tests {
         let huge = "x".repeat(1_000_000);
 
         let message = refusal(&spec, &json!({ "note": huge }).to_string(), None);
-        assert!(message.contains("at /note: the string \"xxx"), "{message}");
-        assert!(message.contains("(+999920 bytes)"), "{message}");
+        assert!(
+            message.contains(&format!(
+                "at /note: a string of 1,000,000 bytes starting \"{}\" is not",
+                "x".repeat(ECHO_BYTES)
+            )),
+            "{message}"
+        );
         assert!(message.contains("is not of type \"number\""), "{message}");
         let message = refusal(&spec, &json!({ "to": huge }).to_string(), None);
-        assert!(message.contains("at /to: the string"), "{message}");
+        assert!(
+            message.contains("at /to: a string of 1,000,000 bytes"),
+            "{message}"
+        );
         assert!(message.contains("4998 other candidates"), "{message}");
         let message = refusal(&spec, r#"{"mode":"z"}"#, None);
         assert!(message.contains(r#"at /mode: "yyy"#), "{message}");
         assert!(message.contains("[cut: 100,"), "{message}");
         let message = refusal(&spec, &json!({ "note": [huge] }).to_string(), None);
-        assert!(message.contains("an array of 1 items"), "{message}");
+        assert!(
+            message.contains("at /note: an array of 1 item is not"),
+            "{message}"
+        );
         // A short value is shown whole, as before.
         let message = refusal(&spec, r#"{"note":"7"}"#, None);
         assert!(
