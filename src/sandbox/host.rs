@@ -499,8 +499,8 @@ fn start_call(
 const PROBLEM_BYTES: usize = 400;
 
 /// A refused value as the refusal shows it: its JSON when short, else its kind, size and, for a
-/// string, its first [`ECHO_BYTES`] — measured first, so a script's megabyte argument is never written out
-/// again to be repeated back into the script.
+/// string, its first [`ECHO_BYTES`] — measured first, so a script's megabyte argument is never
+/// written out again to be repeated back into the script.
 fn echo_value(value: &Value) -> String {
     if !json_size(value, ECHO_BYTES).exceeds(ECHO_BYTES) {
         return value.to_string();
