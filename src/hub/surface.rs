@@ -22,7 +22,8 @@ pub const DIRECT_INSTRUCTIONS: &str = "The user's tools from all their MCP serve
 it comes from. A call that needs the user's approval says so instead of running; once they allowed it, the same call runs.";
 
 const SEARCH_DESCRIPTION: &str = "Find the user's tools and skills by what you want to do, e.g. \"create a GitHub issue\" or \"recent Slack messages\". \
-Use an API's words, e.g. \"cancel Stripe subscription\" rather than \"stop a customer's plan\"; if nothing fits, search again. Returns tool addresses with one-line TypeScript signatures, best match first, and skill:NAME lines; [asks] marks tools that need the user's approval. \
+Use an API's words, e.g. \"cancel Stripe subscription\" rather than \"stop a customer's plan\"; if nothing fits, search again. \
+Returns tool addresses with one-line TypeScript signatures, best match first, and skill:NAME lines; [asks] marks tools that need the user's approval. \
 Read full types with describe before writing code. Pass namespace to search or list one source.";
 
 const DESCRIBE_DESCRIPTION: &str = "Get exact TypeScript declarations for tools: an address (github.createIssue), a whole namespace \

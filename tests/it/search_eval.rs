@@ -4,8 +4,8 @@
 //! questions (`dev2`), and 306 requests written blind to the ranker that are only ever read
 //! (`held-out`). The ranker is tuned on the development sets only. Prints recall@1, recall@3 and
 //! MRR per split, difficulty and kind; `SEARCH_EVAL_MISSES=dev` (or `dev2`, `test`) lists that
-//! split's requests whose expected tool is not first. The floors guard against regressions only; the figures
-//! themselves are the measurement (docs/search.md).
+//! split's requests whose expected tool is not first. The floors guard against regressions only;
+//! the figures themselves are the measurement (docs/search.md).
 
 use std::collections::{BTreeMap, BTreeSet};
 
