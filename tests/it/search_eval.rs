@@ -74,7 +74,7 @@ impl Tally {
 
 /// Floors (recall@3, MRR) under the read-only splits' figures, well below what they reach: a
 /// regression trips them, noise does not.
-const FLOORS: [(&str, f64, f64); 2] = [("test", 0.85, 0.8), ("held-out", 0.74, 0.66)];
+const FLOORS: [(&str, f64, f64); 2] = [("test", 0.87, 0.8), ("held-out", 0.77, 0.69)];
 
 /// How a request is assigned its split, from its text.
 type Assign = fn(&str) -> &'static str;

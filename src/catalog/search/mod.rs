@@ -76,9 +76,23 @@ const FUSION: Weights = Weights {
     depth: 20,
 };
 
-/// How many tools meaning ranks: BM25F's best this many, or, when the request's words find
-/// fewer, the this many closest in meaning of every tool.
+/// How many tools meaning ranks: BM25F's best this many, and the this many closest in meaning
+/// of every tool.
 const CLOSEST: usize = 50;
+
+/// How much meaning's weight in the fusion grows when BM25F's best tool has little of the
+/// request's words: by this times the square of the share it lacks. "how high above sea level
+/// is Denver" shares one common word with a thousand tools and none with `mapsElevation`, which
+/// meaning ranks first; "create an issue in linear" needs no help. Tuned on the development
+/// sets.
+const MEANING_WHEN_WORDS_MISS: f64 = 1.0;
+
+/// Below this share of a request's typed words in BM25F's best tool (`SearchIndex::reached`),
+/// words are taken to have found little, and meaning looks at every tool, not only at BM25F's
+/// best. From 0.3 to 0.9 the second development set ranked alike; the comparison with every
+/// tool is most of what meaning costs a search over 10,000 tools, and 0.3 spares it for about
+/// two requests in three of the evaluation sets.
+const WORDS_FIND_LITTLE: f64 = 0.3;
 
 /// How close in meaning a tool that shares no word with a request must be to be found at all:
 /// unrelated texts have cosines below about 0.3, and below 0.4 such tools were noise in the
@@ -98,11 +112,26 @@ fn has_typed_pair(name: &[TermId], sequence: &[TermId]) -> bool {
         .any(|pair| name.windows(2).any(|at| at == pair))
 }
 
+/// How close in meaning document `doc` of `index` is to a request, by the two vectors' cosine
+/// (`whole`) and word by word, as meaning ranks it.
+fn closeness(index: &NamespaceIndex, doc: u32, whole: f32, meaning: &semantic::Query) -> f64 {
+    f64::from(whole + index.vectors.word_similarity(doc, meaning))
+}
+
+/// The fusion's weights for one request: meaning weighs more the less of the request's typed
+/// words BM25F's best tool has (`reached`, from `SearchIndex::reached`).
+fn weights_for(reached: f64) -> Weights {
+    Weights {
+        semantic: FUSION.semantic + MEANING_WHEN_WORDS_MISS * (1.0 - reached).powi(2),
+        ..FUSION
+    }
+}
+
 /// Document `doc` of namespace slot `at`'s cosine if it is among `closest`, else 0; taking it
 /// marks it found, so that only the ones BM25F did not find join as candidates of their own.
-fn close_in_meaning(closest: &mut [(usize, u32, f32)], at: usize, doc: u32) -> f64 {
+fn close_in_meaning(closest: &mut [(usize, u32, f32)], at: usize, doc: u32) -> f32 {
     match closest.binary_search_by_key(&(at, doc), |&(a, d, _)| (a, d)) {
-        Ok(i) => f64::from(std::mem::replace(&mut closest[i].2, 0.0)),
+        Ok(i) => std::mem::replace(&mut closest[i].2, 0.0),
         Err(_) => 0.0,
     }
 }
@@ -635,27 +664,34 @@ impl SearchIndex {
                 });
             }
         }
-        if let Some(meaning) = semantic::Query::new(&self.pieces, query) {
-            if signals.len() >= CLOSEST {
-                Self::rank_by_meaning(&scope, &docs, &mut signals, &meaning);
-            } else {
-                // Words found few tools: meaning looks at every tool, and those very close to
-                // the request join though they share no word with it.
-                let mut closest = Self::closest(&scope, &meaning);
-                for (signal, &(at, doc)) in signals.iter_mut().zip(&docs) {
-                    signal.semantic = close_in_meaning(&mut closest, at, doc);
+        let reached = self.reached(&terms, &signals);
+        let meaning = semantic::Query::new(&self.pieces, query);
+        if let Some(meaning) = &meaning {
+            Self::rank_by_meaning(&scope, &docs, &mut signals, meaning);
+        }
+        if let Some(meaning) =
+            meaning.filter(|_| reached < WORDS_FIND_LITTLE || signals.len() < CLOSEST)
+        {
+            // Words found little: every tool is compared as a whole too, the closest that
+            // BM25F ranked low are ranked by meaning as well, and those very close that no word
+            // found join.
+            let mut closest = Self::closest(&scope, &meaning);
+            for (signal, &(at, doc)) in signals.iter_mut().zip(&docs) {
+                let whole = close_in_meaning(&mut closest, at, doc);
+                if signal.semantic == 0.0 && whole > 0.0 {
+                    signal.semantic = closeness(scope[at], doc, whole, &meaning);
                 }
-                for &(at, doc, similarity) in closest.iter().filter(|c| c.2 >= ALONE_IN_MEANING) {
-                    found.push(scope[at].addresses[doc as usize].as_str());
-                    docs.push((at, doc));
-                    places.push(place(at, doc));
-                    signals.push(Signals {
-                        bm25: 0.0,
-                        name: 0.0,
-                        prior: 0.0,
-                        semantic: f64::from(similarity),
-                    });
-                }
+            }
+            for &(at, doc, whole) in closest.iter().filter(|c| c.2 >= ALONE_IN_MEANING) {
+                found.push(scope[at].addresses[doc as usize].as_str());
+                docs.push((at, doc));
+                places.push(place(at, doc));
+                signals.push(Signals {
+                    bm25: 0.0,
+                    name: 0.0,
+                    prior: 0.0,
+                    semantic: closeness(scope[at], doc, whole, &meaning),
+                });
             }
         }
         if sequence.len() >= 2 {
@@ -675,7 +711,8 @@ impl SearchIndex {
                 }
             }
         }
-        let hits = fusion::rank(&signals, &FUSION, |a, b| places[a].cmp(&places[b]))
+        let weights = weights_for(reached);
+        let hits = fusion::rank(&signals, &weights, |a, b| places[a].cmp(&places[b]))
             .into_iter()
             .map(|(candidate, score)| Hit {
                 address: found[candidate],
@@ -685,9 +722,34 @@ impl SearchIndex {
         Ranking::Ranked(hits)
     }
 
-    /// Gives BM25F's best `CLOSEST` candidates their cosine with `meaning` (the fusion ranks
-    /// them by it): with many candidates, the right one is nearly always among them, and
-    /// comparing only those keeps a search over 10,000 tools from comparing all of them.
+    /// How much of the request's typed words BM25F's best tool has: the share it scores of
+    /// what a tool with every typed word would (each word's weight, as if every field had it
+    /// many times). A word no tool has counts, at the IDF of the rarest word: for a user with
+    /// a few sources, most words of a request are such words.
+    fn reached(&self, terms: &[query::QueryTerm], signals: &[Signals]) -> f64 {
+        let rarest = (1.0 + (self.doc_count as f64 + 0.5) / 0.5).ln();
+        let most: f64 = terms
+            .iter()
+            .filter(|t| t.typed)
+            .map(|t| {
+                t.weight
+                    * self
+                        .vocabulary
+                        .id(&t.stem)
+                        .map_or(rarest, |id| self.idf(id))
+            })
+            .sum();
+        let best = signals.iter().map(|s| s.bm25).fold(0.0, f64::max);
+        if most > 0.0 {
+            (best / most).clamp(0.0, 1.0)
+        } else {
+            0.0
+        }
+    }
+
+    /// Gives BM25F's best `CLOSEST` candidates their closeness to `meaning` (the fusion ranks
+    /// them by it): comparing word by word costs a comparison per word of each tool, so only
+    /// these and the closest of every tool as a whole (`closest`) are compared that way.
     fn rank_by_meaning(
         scope: &[&NamespaceIndex],
         docs: &[(usize, u32)],
@@ -703,9 +765,9 @@ impl SearchIndex {
         }
         for candidate in best {
             let (at, doc) = docs[candidate];
-            let similarity = scope[at].vectors.similarity(doc, meaning);
+            let whole = scope[at].vectors.similarity(doc, meaning);
             // Zero is "not ranked by meaning"; a tool unrelated in meaning is not ranked by it.
-            signals[candidate].semantic = f64::from(similarity.max(0.0));
+            signals[candidate].semantic = closeness(scope[at], doc, whole, meaning).max(0.0);
         }
     }
 
@@ -1045,6 +1107,36 @@ mod tests {
             addresses(&index.search("personal", None)),
             Vec::<&str>::new()
         );
+    }
+
+    #[test]
+    fn meaning_outweighs_words_that_find_little() {
+        let index = index(&[
+            (
+                "logs",
+                vec![
+                    tool("set_level", "Set the logging level.", json!({})),
+                    tool("get_level", "Get the logging level.", json!({})),
+                    tool("battery_level", "Read the battery level.", json!({})),
+                ],
+            ),
+            (
+                "maps",
+                vec![tool(
+                    "elevation",
+                    "Get the elevation of locations on the earth.",
+                    json!({}),
+                )],
+            ),
+        ]);
+        // "level" is the one word any tool has, and not the tool meant: the tool closest in
+        // meaning comes straight after BM25F's first (with meaning at its usual weight, it
+        // came last).
+        let found = index.search("how high above sea level is Denver", None);
+        assert_eq!(addresses(&found)[1], "maps.elevation");
+        // A request whose words a tool has keeps that tool first.
+        let found = index.search("get the logging level", None);
+        assert_eq!(addresses(&found)[0], "logs.getLevel");
     }
 
     #[test]

@@ -5,9 +5,16 @@
 //! the tool a request means when they share no word ("give the customer their money back" and
 //! a refund), which BM25F cannot; the search fuses it by rank with BM25F's (`fusion`).
 //!
-//! A tool's vector is kept quantised to bytes (256 per tool, plus a scale); a request's is
-//! computed per search, a few dozen table look-ups.
+//! A mean blurs: "stop a customer's recurring plan" averages to something near every plan and
+//! every customer. So a request is also compared word by word: each of its words meets the
+//! tool's closest word (stop ≈ cancel, plan ≈ subscription), and the cosines are averaged, the
+//! late interaction of ColBERT with static vectors.
+//!
+//! A tool's vector is kept quantised to bytes (256 per tool, plus a scale); of its words only
+//! their word pieces and lengths are kept, their vectors being sums of the compiled-in rows. A
+//! request's vectors are computed per search, a few dozen table look-ups.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -19,9 +26,18 @@ use tokenizers::normalizers::BertNormalizer;
 use tokenizers::pre_tokenizers::bert::BertPreTokenizer;
 
 use super::dot::dot;
+use super::tokens::{for_each_token, is_stop_word};
 
 /// Dimensions of every vector.
 pub(super) const DIMENSIONS: usize = 256;
+
+/// How many of a request's words are compared one by one: a request says what it wants in a
+/// few words, and each costs a comparison with every word of every candidate.
+const MOST_REQUEST_WORDS: usize = 8;
+
+/// How many of a tool's words are kept for comparing word by word: a name, a title and a
+/// sentence have fewer, and an upstream's endless sentence costs no more than this.
+const MOST_TOOL_WORDS: usize = 48;
 
 /// The WordPiece vocabulary: line n names row n of `VECTORS`.
 const VOCABULARY: &str = include_str!("embeddings/vocab.txt");
@@ -83,8 +99,8 @@ fn build() -> Result<Model, String> {
 }
 
 impl Model {
-    /// Row `id`'s scale and bytes.
-    fn row(&self, id: u32) -> Option<(f32, &'static [u8])> {
+    /// Row `id`'s scale and bytes (signed, as `dot` reads them).
+    fn row(&self, id: u32) -> Option<(f32, &'static [u8; DIMENSIONS])> {
         let id = id as usize;
         if id >= self.rows {
             return None;
@@ -92,7 +108,10 @@ impl Model {
         let bytes = VECTORS.get(id * DIMENSIONS..(id + 1) * DIMENSIONS)?;
         let at = self.rows * DIMENSIONS + id * 4;
         let scale = VECTORS.get(at..at + 4)?;
-        Some((f32::from_le_bytes(scale.try_into().ok()?), bytes))
+        Some((
+            f32::from_le_bytes(scale.try_into().ok()?),
+            bytes.try_into().ok()?,
+        ))
     }
 
     /// The word pieces of `chunk` (text without whitespace), the unknown one left out.
@@ -142,30 +161,39 @@ impl Pieces {
     fn embed(&mut self, model: &Model, text: &str) -> Option<[f32; DIMENSIONS]> {
         let mut sum = Sum::default();
         for chunk in chunks(text) {
-            if let Some(ids) = self.known.get(chunk) {
-                sum.add(model, ids);
-                continue;
-            }
-            let ids = model.pieces(chunk);
-            sum.add(model, &ids);
-            if chunk.len() <= LONGEST_REMEMBERED {
-                if self.known.len() >= MOST_CHUNKS {
-                    self.known.clear();
-                }
-                self.known.insert(chunk.to_string(), ids);
-            }
+            sum.add(model, &self.remember(model, chunk));
         }
         sum.normalised()
     }
 
-    /// The same for a request, without remembering: searches only read.
+    /// The word pieces of `chunk`, remembered for next time unless it is too long to keep.
+    fn remember(&mut self, model: &Model, chunk: &str) -> Cow<'_, [u32]> {
+        if !self.known.contains_key(chunk) {
+            let ids = model.pieces(chunk);
+            if chunk.len() > LONGEST_REMEMBERED {
+                return Cow::Owned(ids.into_vec());
+            }
+            if self.known.len() >= MOST_CHUNKS {
+                self.known.clear();
+            }
+            self.known.insert(chunk.to_string(), ids);
+        }
+        Cow::Borrowed(self.known.get(chunk).map_or(&[], |ids| &**ids))
+    }
+
+    /// The word pieces of `chunk`, without remembering: searches only read.
+    fn look_up(&self, model: &Model, chunk: &str) -> Cow<'_, [u32]> {
+        match self.known.get(chunk) {
+            Some(ids) => Cow::Borrowed(&**ids),
+            None => Cow::Owned(model.pieces(chunk).into_vec()),
+        }
+    }
+
+    /// The same as `embed` for a request, without remembering.
     fn embed_request(&self, model: &Model, text: &str) -> Option<[f32; DIMENSIONS]> {
         let mut sum = Sum::default();
         for chunk in chunks(text) {
-            match self.known.get(chunk) {
-                Some(ids) => sum.add(model, ids),
-                None => sum.add(model, &model.pieces(chunk)),
-            }
+            sum.add(model, &self.look_up(model, chunk));
         }
         sum.normalised()
     }
@@ -202,23 +230,27 @@ impl Sum {
             let Some((scale, bytes)) = model.row(id) else {
                 continue;
             };
-            for (total, &byte) in self.values.iter_mut().zip(bytes) {
+            for (total, &byte) in self.values.iter_mut().zip(bytes.iter()) {
                 *total += f32::from(byte as i8) * scale;
             }
             self.pieces += 1;
         }
     }
 
+    fn length(&self) -> f32 {
+        self.values.iter().map(|v| v * v).sum::<f32>().sqrt()
+    }
+
     /// The mean's direction is the sum's: normalising is all that is left.
     fn normalised(self) -> Option<[f32; DIMENSIONS]> {
-        let norm = self.values.iter().map(|v| v * v).sum::<f32>().sqrt();
+        let norm = self.length();
         (self.pieces > 0 && norm > 0.0).then(|| self.values.map(|v| v / norm))
     }
 }
 
-/// A vector quantised to bytes: each value is `byte × scale`.
+/// A vector quantised to bytes: each value is `byte × scale` (the byte read as signed).
 struct Quantised {
-    values: [i8; DIMENSIONS],
+    values: [u8; DIMENSIONS],
     scale: f32,
 }
 
@@ -236,65 +268,219 @@ fn quantise(vector: &[f32; DIMENSIONS]) -> Quantised {
     if scale <= 0.0 {
         return Quantised::NOTHING;
     }
-    // In range by construction: |v| ≤ largest = 127 × scale.
+    // In range by construction: |v| ≤ largest = 127 × scale. Stored as the byte of the signed
+    // value, as the compiled-in rows are.
     Quantised {
-        values: vector.map(|v| (v / scale).round().clamp(-127.0, 127.0) as i8),
+        values: vector.map(|v| (v / scale).round().clamp(-127.0, 127.0) as i8 as u8),
         scale,
     }
 }
 
-/// A request's vector, compared with every tool's: quantised like theirs, its values widened
-/// once to 16 bits so that each comparison is one run of 16-bit multiply-adds.
-pub(super) struct Query {
+/// A request's vector, or one of its words', compared with tools': quantised like theirs, its
+/// values widened once to 16 bits so that each comparison is one run of 16-bit multiply-adds.
+struct Wide {
     values: [i16; DIMENSIONS],
     scale: f32,
+}
+
+impl Wide {
+    fn new(vector: &[f32; DIMENSIONS]) -> Self {
+        let quantised = quantise(vector);
+        Wide {
+            values: quantised.values.map(|byte| i16::from(byte as i8)),
+            scale: quantised.scale,
+        }
+    }
+
+    /// The dot product with `bytes × scale`.
+    fn dot(&self, bytes: &[u8; DIMENSIONS], scale: f32) -> f32 {
+        dot(bytes, &self.values) as f32 * self.scale * scale
+    }
+}
+
+/// What a request means: its vector, and each of its words' (stop words left out).
+pub(super) struct Query {
+    whole: Wide,
+    words: Vec<Wide>,
 }
 
 impl Query {
     /// `None` when the request has no word piece the table knows, or the table is unusable.
     pub fn new(pieces: &Pieces, request: &str) -> Option<Self> {
         let model = model()?;
-        let quantised = quantise(&pieces.embed_request(model, request)?);
-        Some(Query {
-            values: quantised.values.map(i16::from),
-            scale: quantised.scale,
-        })
+        let whole = Wide::new(&pieces.embed_request(model, request)?);
+        let mut typed: Vec<String> = Vec::new();
+        let head = &request[..request.floor_char_boundary(MOST_BYTES)];
+        for_each_token(head, |word| {
+            if typed.len() < MOST_REQUEST_WORDS
+                && !is_stop_word(word)
+                && !typed.iter().any(|w| w == word)
+            {
+                typed.push(word.to_string());
+            }
+        });
+        let words = typed
+            .iter()
+            .filter_map(|word| {
+                let mut sum = Sum::default();
+                sum.add(model, &pieces.look_up(model, word));
+                Some(Wide::new(&sum.normalised()?))
+            })
+            .collect();
+        Some(Query { whole, words })
     }
 }
 
-/// The vectors of one namespace's tools, by document, quantised to bytes.
+/// The vectors of one namespace's tools, by document, quantised to bytes, and their words.
 #[derive(Debug, Default)]
 pub(super) struct Vectors {
-    values: Vec<i8>,
+    values: Vec<u8>,
     /// Per document; zero for a tool whose text has no known word piece (it is never close).
     scales: Vec<f32>,
+    words: Words,
+}
+
+/// The distinct words of each document, as the word pieces their vectors are summed from.
+#[derive(Debug, Default)]
+struct Words {
+    /// Every word's pieces, one word after another.
+    pieces: Vec<u32>,
+    /// Where each word's pieces end in `pieces` (they begin where the word before ends).
+    ends: Vec<u32>,
+    /// The length of each word's sum of rows, which its vector is divided by.
+    lengths: Vec<f32>,
+    /// Each document's first word in `ends`; its last is the next document's first, less one.
+    firsts: Vec<u32>,
+}
+
+impl Words {
+    /// Adds the next document's distinct words (stop words left out) from `text`.
+    fn push(&mut self, model: &Model, pieces: &mut Pieces, text: &str) {
+        self.firsts.push(slot(self.ends.len()));
+        let mut seen: Vec<String> = Vec::new();
+        for_each_token(&text[..text.floor_char_boundary(MOST_BYTES)], |word| {
+            if seen.len() < MOST_TOOL_WORDS
+                && !is_stop_word(word)
+                && !seen.iter().any(|w| w == word)
+            {
+                seen.push(word.to_string());
+            }
+        });
+        for word in &seen {
+            let ids = pieces.remember(model, word);
+            let mut sum = Sum::default();
+            sum.add(model, &ids);
+            let length = sum.length();
+            if sum.pieces > 0 && length > 0.0 {
+                self.pieces.extend_from_slice(&ids);
+                self.ends.push(slot(self.pieces.len()));
+                self.lengths.push(length);
+            }
+        }
+    }
+
+    /// Document `doc`'s words as slots of `ends` and `lengths`.
+    fn of(&self, doc: usize) -> std::ops::Range<usize> {
+        let Some(&first) = self.firsts.get(doc) else {
+            return 0..0;
+        };
+        let end = self
+            .firsts
+            .get(doc + 1)
+            .map_or(self.ends.len(), |&f| f as usize);
+        first as usize..end.max(first as usize)
+    }
+
+    /// Word `word`'s pieces.
+    fn pieces_of(&self, word: usize) -> &[u32] {
+        let start = word
+            .checked_sub(1)
+            .and_then(|before| self.ends.get(before))
+            .map_or(0, |&end| end as usize);
+        let end = self.ends.get(word).map_or(start, |&end| end as usize);
+        self.pieces.get(start..end).unwrap_or_default()
+    }
+
+    fn heap_bytes(&self) -> usize {
+        (self.pieces.capacity()
+            + self.ends.capacity()
+            + self.lengths.capacity()
+            + self.firsts.capacity())
+            * 4
+    }
+}
+
+/// A count as a `u32` slot: an index of 4 billion words is out of reach, and saturating keeps a
+/// corrupt count from wrapping around.
+fn slot(count: usize) -> u32 {
+    u32::try_from(count).unwrap_or(u32::MAX)
 }
 
 impl Vectors {
-    /// Adds the next document's vector, from what it says it does.
+    /// Adds the next document's vector and words, from what it says it does.
     pub fn push(&mut self, pieces: &mut Pieces, text: &str) {
-        let vector = model().and_then(|model| pieces.embed(model, text));
+        let model = model();
+        let vector = model.and_then(|model| pieces.embed(model, text));
         let quantised = vector.as_ref().map_or(Quantised::NOTHING, quantise);
         self.values.extend(quantised.values);
         self.scales.push(quantised.scale);
+        match model {
+            Some(model) => self.words.push(model, pieces, text),
+            None => self.words.firsts.push(slot(self.words.ends.len())),
+        }
     }
 
     /// The cosine of document `doc` with `query` (both normalised, so their dot product).
     pub fn similarity(&self, doc: u32, query: &Query) -> f32 {
         let doc = doc as usize;
-        let values: Option<&[i8; DIMENSIONS]> = self
+        let values: Option<&[u8; DIMENSIONS]> = self
             .values
             .get(doc * DIMENSIONS..(doc + 1) * DIMENSIONS)
             .and_then(|v| v.try_into().ok());
         let Some(values) = values else {
             return 0.0;
         };
-        let dot = dot(values, &query.values);
-        dot as f32 * query.scale * self.scales.get(doc).copied().unwrap_or(0.0)
+        query
+            .whole
+            .dot(values, self.scales.get(doc).copied().unwrap_or(0.0))
+    }
+
+    /// How close document `doc` comes to `query` word by word: for each of the request's words
+    /// the cosine of the document's closest word, averaged; zero when either has no word.
+    pub fn word_similarity(&self, doc: u32, query: &Query) -> f32 {
+        let words = self.words.of(doc as usize);
+        let Some(model) = model() else {
+            return 0.0;
+        };
+        if query.words.is_empty() || words.is_empty() {
+            return 0.0;
+        }
+        let mut closest = [f32::MIN; MOST_REQUEST_WORDS];
+        let closest = &mut closest[..query.words.len()];
+        for word in words {
+            // A word's vector is its rows' sum over its length, so its cosine with a request's
+            // word is the sum of the rows' dot products over that length.
+            let mut dots = [0f32; MOST_REQUEST_WORDS];
+            for &id in self.words.pieces_of(word) {
+                let Some((scale, row)) = model.row(id) else {
+                    continue;
+                };
+                for (dot, typed) in dots.iter_mut().zip(&query.words) {
+                    *dot += typed.dot(row, scale);
+                }
+            }
+            let length = self.words.lengths.get(word).copied().unwrap_or(f32::MAX);
+            for (best, dot) in closest.iter_mut().zip(dots) {
+                *best = best.max(dot / length);
+            }
+        }
+        closest.iter().sum::<f32>() / closest.len() as f32
     }
 
     pub fn heap_bytes(&self) -> usize {
-        self.values.capacity() + self.scales.capacity() * std::mem::size_of::<f32>()
+        self.values.capacity()
+            + self.scales.capacity() * std::mem::size_of::<f32>()
+            + self.words.heap_bytes()
     }
 }
 
@@ -406,6 +592,40 @@ mod tests {
             !pieces.known.contains_key(&long),
             "a long chunk is not remembered"
         );
+    }
+
+    #[test]
+    fn a_request_is_compared_word_by_word() {
+        let tools = vectors(&[
+            "cancel subscription . stripe . Cancels a customer's subscription.",
+            "get forecast . weather . Get the weather forecast.",
+            "",
+        ]);
+        // Each word meets its closest: the same word is as close as can be.
+        let same = tools.word_similarity(0, &query("subscription").unwrap());
+        assert!((same - 1.0).abs() < 0.02, "{same}");
+        // A word the tool does not have finds its nearest in meaning, not nothing.
+        let request = query("terminate").unwrap();
+        let near = tools.word_similarity(0, &request);
+        let far = tools.word_similarity(1, &request);
+        assert!(near > far + 0.1, "{near} against {far}");
+        // Stop words are no words; a tool without words and a document that does not exist
+        // are close to nothing.
+        let stop = query("the of and").unwrap();
+        assert_eq!(tools.word_similarity(0, &stop), 0.0);
+        assert_eq!(tools.word_similarity(2, &request), 0.0);
+        assert_eq!(tools.word_similarity(3, &request), 0.0);
+    }
+
+    #[test]
+    fn only_the_first_words_of_a_tool_and_a_request_are_kept() {
+        let endless: String = (0..10_000).map(|i| format!("w{i} ")).collect();
+        let tools = vectors(&[&endless, "list files"]);
+        assert_eq!(tools.words.of(0).len(), MOST_TOOL_WORDS);
+        assert_eq!(tools.words.of(1).len(), 2);
+        assert_eq!(query(&endless).unwrap().words.len(), MOST_REQUEST_WORDS);
+        // The same word twice is one word.
+        assert_eq!(query("files files list").unwrap().words.len(), 2);
     }
 
     #[test]
