@@ -87,7 +87,7 @@ const CLOSEST: usize = 50;
 /// sets.
 const MEANING_WHEN_WORDS_MISS: f64 = 1.0;
 
-/// Below this share of a request's typed words in BM25F's best tool (`SearchIndex::reached`),
+/// Below this share of a request's typed words in BM25F's best tool (`reached`),
 /// words are taken to have found little, and meaning looks at every tool, not only at BM25F's
 /// best. From 0.3 to 0.9 the second development set ranked alike; the comparison with every
 /// tool is most of what meaning costs a search over 10,000 tools, and 0.3 spares it for about
@@ -118,8 +118,20 @@ fn closeness(index: &NamespaceIndex, doc: u32, whole: f32, meaning: &semantic::Q
     f64::from(whole + index.vectors.word_similarity(doc, meaning))
 }
 
+/// How much of the request's typed words BM25F's best tool has: the share of `most`, what a
+/// tool with every typed word would score, that it does score. A word no tool has counts: for a
+/// user with a few sources, most words of a request are such words.
+fn reached(signals: &[Signals], most: f64) -> f64 {
+    let best = signals.iter().map(|s| s.bm25).fold(0.0, f64::max);
+    if most > 0.0 {
+        (best / most).clamp(0.0, 1.0)
+    } else {
+        0.0
+    }
+}
+
 /// The fusion's weights for one request: meaning weighs more the less of the request's typed
-/// words BM25F's best tool has (`reached`, from `SearchIndex::reached`).
+/// words BM25F's best tool has (`reached`).
 fn weights_for(reached: f64) -> Weights {
     Weights {
         semantic: FUSION.semantic + MEANING_WHEN_WORDS_MISS * (1.0 - reached).powi(2),
@@ -614,14 +626,22 @@ impl SearchIndex {
             return Ranking::NoTerms;
         }
         let averages = self.average_field_lengths();
+        // What a tool with every typed word would score (each word's weight, as if every field
+        // had it many times), a word no tool has at the IDF of the rarest word: the measure of
+        // how much of the request BM25F's best tool has (`reached`).
+        let mut most = 0.0;
         // Words no tool uses can match nothing; they still make the query non-empty.
         let weighted: Vec<WeightedTerm> = terms
             .iter()
             .filter_map(|term| {
-                let id = self.vocabulary.id(&term.stem)?;
+                let id = self.vocabulary.id(&term.stem);
+                let idf = self.idf(id.map_or(0, |id| self.vocabulary.doc_freq(id)));
+                if term.typed {
+                    most += term.weight * idf;
+                }
                 Some(WeightedTerm {
-                    id,
-                    weight: term.weight * self.idf(id),
+                    id: id?,
+                    weight: term.weight * idf,
                     typed: term.typed,
                 })
             })
@@ -664,7 +684,7 @@ impl SearchIndex {
                 });
             }
         }
-        let reached = self.reached(&terms, &signals);
+        let reached = reached(&signals, most);
         let meaning = semantic::Query::new(&self.pieces, query);
         if let Some(meaning) = &meaning {
             Self::rank_by_meaning(&scope, &docs, &mut signals, meaning);
@@ -720,31 +740,6 @@ impl SearchIndex {
             })
             .collect();
         Ranking::Ranked(hits)
-    }
-
-    /// How much of the request's typed words BM25F's best tool has: the share it scores of
-    /// what a tool with every typed word would (each word's weight, as if every field had it
-    /// many times). A word no tool has counts, at the IDF of the rarest word: for a user with
-    /// a few sources, most words of a request are such words.
-    fn reached(&self, terms: &[query::QueryTerm], signals: &[Signals]) -> f64 {
-        let rarest = (1.0 + (self.doc_count as f64 + 0.5) / 0.5).ln();
-        let most: f64 = terms
-            .iter()
-            .filter(|t| t.typed)
-            .map(|t| {
-                t.weight
-                    * self
-                        .vocabulary
-                        .id(&t.stem)
-                        .map_or(rarest, |id| self.idf(id))
-            })
-            .sum();
-        let best = signals.iter().map(|s| s.bm25).fold(0.0, f64::max);
-        if most > 0.0 {
-            (best / most).clamp(0.0, 1.0)
-        } else {
-            0.0
-        }
     }
 
     /// Gives BM25F's best `CLOSEST` candidates their closeness to `meaning` (the fusion ranks
@@ -826,9 +821,10 @@ impl SearchIndex {
     }
 
     /// Robertson–Spärck Jones IDF, floored at zero by the `1 +` so common words never subtract.
-    fn idf(&self, term: TermId) -> f64 {
+    /// The IDF of a term in `df` documents (0 for a word no tool has: the rarest).
+    fn idf(&self, df: u32) -> f64 {
         let n = self.doc_count as f64;
-        let df = f64::from(self.vocabulary.doc_freq(term));
+        let df = f64::from(df);
         (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
     }
 

@@ -276,6 +276,18 @@ fn quantise(vector: &[f32; DIMENSIONS]) -> Quantised {
     }
 }
 
+/// The first `most` distinct words of `text`'s first `MOST_BYTES`, stop words left out, as
+/// search splits them (`getFileInfo`: get, file, info).
+fn distinct_words(text: &str, most: usize) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    for_each_token(&text[..text.floor_char_boundary(MOST_BYTES)], |word| {
+        if words.len() < most && !is_stop_word(word) && !words.iter().any(|w| w == word) {
+            words.push(word.to_string());
+        }
+    });
+    words
+}
+
 /// A request's vector, or one of its words', compared with tools': quantised like theirs, its
 /// values widened once to 16 bits so that each comparison is one run of 16-bit multiply-adds.
 struct Wide {
@@ -309,17 +321,7 @@ impl Query {
     pub fn new(pieces: &Pieces, request: &str) -> Option<Self> {
         let model = model()?;
         let whole = Wide::new(&pieces.embed_request(model, request)?);
-        let mut typed: Vec<String> = Vec::new();
-        let head = &request[..request.floor_char_boundary(MOST_BYTES)];
-        for_each_token(head, |word| {
-            if typed.len() < MOST_REQUEST_WORDS
-                && !is_stop_word(word)
-                && !typed.iter().any(|w| w == word)
-            {
-                typed.push(word.to_string());
-            }
-        });
-        let words = typed
+        let words = distinct_words(request, MOST_REQUEST_WORDS)
             .iter()
             .filter_map(|word| {
                 let mut sum = Sum::default();
@@ -357,16 +359,7 @@ impl Words {
     /// Adds the next document's distinct words (stop words left out) from `text`.
     fn push(&mut self, model: &Model, pieces: &mut Pieces, text: &str) {
         self.firsts.push(slot(self.ends.len()));
-        let mut seen: Vec<String> = Vec::new();
-        for_each_token(&text[..text.floor_char_boundary(MOST_BYTES)], |word| {
-            if seen.len() < MOST_TOOL_WORDS
-                && !is_stop_word(word)
-                && !seen.iter().any(|w| w == word)
-            {
-                seen.push(word.to_string());
-            }
-        });
-        for word in &seen {
+        for word in &distinct_words(text, MOST_TOOL_WORDS) {
             let ids = pieces.remember(model, word);
             let mut sum = Sum::default();
             sum.add(model, &ids);
