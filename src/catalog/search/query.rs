@@ -136,7 +136,8 @@ pub(super) fn analyse(
         if !known(&stem) && !names.contains(word) {
             // The typed word's length: stemming shortens "isue" to "isu", below any allowance.
             let edits = typo::allowed_edits(word.chars().count());
-            let corrections = if edits > 0 && corrected < MOST_CORRECTED {
+            let corrections = if edits > 0 && corrected < MOST_CORRECTED && typo::may_be_typo(word)
+            {
                 corrected += 1;
                 near(&stem, edits)
             } else {
@@ -304,6 +305,32 @@ mod tests {
         // The first ones are corrected; the rest stay as typed, found by nothing.
         assert!(terms.iter().any(|t| t.stem == "fixedqwertz"));
         assert!(terms.iter().any(|t| t.stem == "wertzu"));
+    }
+
+    #[test]
+    fn words_of_the_language_and_numbers_are_not_corrected() {
+        let stemmer = Stemmer::create(rust_stemmers::Algorithm::English);
+        let looked = std::cell::Cell::new(0);
+        let near = |_: &str, _| {
+            looked.set(looked.get() + 1);
+            vec!["must".to_string()]
+        };
+        // Only "rust", "rsut" and "4512" are words no tool uses.
+        let known = |stem: &str| !["rust", "rsut", "4512"].contains(&stem);
+        let terms = analyse(
+            "rust tutorials for build 4512",
+            &stemmer,
+            known,
+            near,
+            |_| false,
+        );
+        assert_eq!(looked.get(), 0);
+        assert!(!terms.iter().any(|t| t.stem == "must"));
+        assert!(terms.iter().any(|t| t.stem == "rust" && t.typed));
+        // A misspelling still is.
+        let terms = analyse("rsut tutorials", &stemmer, known, near, |_| false);
+        assert_eq!(looked.get(), 1);
+        assert!(terms.iter().any(|t| t.stem == "must"));
     }
 
     #[test]

@@ -477,6 +477,13 @@ impl Vectors {
     }
 }
 
+/// Whether the model's vocabulary has `word` (lower case, one token) whole, as one word piece: a
+/// word of the language, such as "rust" or "fake", rather than a misspelling ("descibe"
+/// splits into several pieces). False when the table is unusable.
+pub(super) fn is_whole_word(word: &str) -> bool {
+    model().is_some_and(|model| model.pieces(word).len() == 1)
+}
+
 /// What a tool's vector is made from: the words of its name and namespace, its title and the
 /// first sentence of its description (the rest of a description is mostly how to call it, and
 /// drowns what the tool is for).
@@ -585,6 +592,16 @@ mod tests {
             !pieces.known.contains_key(&long),
             "a long chunk is not remembered"
         );
+    }
+
+    #[test]
+    fn words_of_the_language_are_whole_and_misspellings_are_not() {
+        for word in ["rust", "fake", "grab", "boss", "pretend"] {
+            assert!(is_whole_word(word), "{word}");
+        }
+        for word in ["descibe", "contaners", "kubctl", "notoin", "crad"] {
+            assert!(!is_whole_word(word), "{word}");
+        }
     }
 
     #[test]

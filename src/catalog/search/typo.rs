@@ -1,5 +1,16 @@
 //! Typo tolerance: the indexed terms within a small edit distance of a query word no tool uses
-//! ("ecko" → echo, "contaners" → container), with transpositions counting as one edit.
+//! ("ecko" → echo, "contaners" → container), with transpositions counting as one edit. A word
+//! no tool uses is often no typo at all: "search for rust tutorials" is not about `must`, and
+//! build 4512 is not build 512.
+
+use super::semantic;
+
+/// Whether `word` (lower case, one token), which no tool uses, may be a misspelling worth
+/// correcting: not a number, and not a word the meaning model's vocabulary has whole ("rust",
+/// "fake", "grab" are words; "descibe" and "contaners" are not).
+pub(super) fn may_be_typo(word: &str) -> bool {
+    !word.chars().any(|c| c.is_ascii_digit()) && !semantic::is_whole_word(word)
+}
 
 /// Edits allowed for a word of this many characters: none below four, where nearly every
 /// word is one edit from another, and two from eight on.
@@ -50,6 +61,14 @@ pub(super) fn distance_within(a: &str, b: &str, max: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_and_words_of_the_language_are_not_typos() {
+        assert!(may_be_typo("descibe"));
+        assert!(!may_be_typo("rust"));
+        assert!(!may_be_typo("4512"));
+        assert!(!may_be_typo("10am"));
+    }
 
     #[test]
     fn counts_substitutions_insertions_and_transpositions_as_one() {
