@@ -225,6 +225,13 @@ impl Default for Sum {
 }
 
 impl Sum {
+    /// The sum of one word's pieces' rows.
+    fn of(model: &Model, ids: &[u32]) -> Self {
+        let mut sum = Sum::default();
+        sum.add(model, ids);
+        sum
+    }
+
     fn add(&mut self, model: &Model, ids: &[u32]) {
         for &id in ids {
             let Some((scale, bytes)) = model.row(id) else {
@@ -324,9 +331,8 @@ impl Query {
         let words = distinct_words(request, MOST_REQUEST_WORDS)
             .iter()
             .filter_map(|word| {
-                let mut sum = Sum::default();
-                sum.add(model, &pieces.look_up(model, word));
-                Some(Wide::new(&sum.normalised()?))
+                let vector = Sum::of(model, &pieces.look_up(model, word)).normalised()?;
+                Some(Wide::new(&vector))
             })
             .collect();
         Some(Query { whole, words })
@@ -361,8 +367,7 @@ impl Words {
         self.firsts.push(slot(self.ends.len()));
         for word in &distinct_words(text, MOST_TOOL_WORDS) {
             let ids = pieces.remember(model, word);
-            let mut sum = Sum::default();
-            sum.add(model, &ids);
+            let sum = Sum::of(model, &ids);
             let length = sum.length();
             if sum.pieces > 0 && length > 0.0 {
                 self.pieces.extend_from_slice(&ids);
