@@ -1,6 +1,6 @@
-//! Reciprocal rank fusion: each ranking (BM25F, name coverage, the namespace prior, meaning)
-//! adds `weight / (K + rank)` to a tool's score, so no ranking's scale can swamp the others and a
-//! tool near the top of two rankings beats one at the top of only one.
+//! Reciprocal rank fusion: each ranking (BM25F, name coverage, the namespace prior, meaning, the
+//! service meaning points to) adds `weight / (K + rank)` to a tool's score, so no ranking's scale
+//! can swamp the others and a tool near the top of two rankings beats one at the top of only one.
 
 use std::cmp::Ordering;
 
@@ -12,6 +12,9 @@ pub(super) struct Signals {
     /// The cosine of the tool's and the request's vectors, for the tools closest to the request
     /// in meaning only (a candidate can be one of them without sharing a word with it).
     pub semantic: f64,
+    /// The rank of the tool's namespace among all searched, by how close its tools are to the
+    /// request in meaning on average (1 is closest); 0 when meaning has nothing to say.
+    pub service: usize,
 }
 
 /// The weights of the rankings and the rank offset.
@@ -20,6 +23,7 @@ pub(super) struct Weights {
     pub name: f64,
     pub prior: f64,
     pub semantic: f64,
+    pub service: f64,
     pub k: f64,
     /// How many of BM25F's best name coverage and the prior reorder; the rest keep BM25F's
     /// share only (and meaning's, for the few closest in meaning).
@@ -85,6 +89,17 @@ pub(super) fn rank(
             ranked[slot].1 += share(weight, at + 1);
         }
     }
+    // The service meaning points to ranks namespaces, not tools: every re-ranked tool of the
+    // closest namespace has the first place's share, so it orders services, and the other
+    // rankings the tools inside them.
+    if weights.service != 0.0 {
+        for (slot, entry) in ranked.iter_mut().enumerate() {
+            let signals = &candidates[entry.0];
+            if signals.service > 0 && (slot < head || signals.semantic > 0.0) {
+                entry.1 += share(weights.service, signals.service);
+            }
+        }
+    }
     // Meaning ranks its few candidates wherever BM25F put them.
     if weights.semantic != 0.0 {
         let mut close: Vec<usize> = (0..ranked.len())
@@ -139,6 +154,7 @@ mod tests {
         name: 0.0,
         prior: 0.0,
         semantic: 0.5,
+        service: 0.0,
         k: 3.0,
         depth: 20,
     };
@@ -151,6 +167,7 @@ mod tests {
                 name: 0.0,
                 prior: 0.0,
                 semantic,
+                service: 0,
             })
             .collect()
     }
@@ -207,5 +224,32 @@ mod tests {
         assert!(seen.iter().position(|&c| c == 30) < seen.iter().position(|&c| c == 29));
         seen.sort_unstable();
         assert_eq!(seen, (0..41).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn the_service_meaning_points_to_lifts_its_tools_over_a_far_services() {
+        // BM25F's first two are of the tenth-closest service, its third of the closest; its
+        // fourth's service is not ranked.
+        let mut signals = candidates(&[4.0, 3.9, 3.8, 1.0], &[0.0; 4]);
+        for (signal, service) in signals.iter_mut().zip([10, 10, 1, 0]) {
+            signal.service = service;
+        }
+        let weights = Weights {
+            service: 0.6,
+            ..WEIGHTS
+        };
+        let ranked = rank(&signals, &weights, |a, b| a.cmp(&b));
+        // The closest service's tool first; the far service's two keep their order.
+        assert_eq!(order(&ranked), [2, 0, 1, 3]);
+        // A tool of an unranked service has BM25F's share alone.
+        assert_eq!(
+            ranked.iter().find(|r| r.0 == 3).map(|r| r.1),
+            Some(1.0 / 7.0)
+        );
+        // Without it, BM25F's order.
+        assert_eq!(
+            order(&rank(&signals, &WEIGHTS, |a, b| a.cmp(&b))),
+            [0, 1, 2, 3]
+        );
     }
 }

@@ -3,7 +3,8 @@
 //! (`tokens`), what a query asks for (`query`, with the WordNet `lexicon` and `typo`
 //! corrections), what names and requests do (`action`), per-document scores (`score`), a bonus
 //! for names that have typed words in the order typed, what tools and requests mean
-//! (`semantic`, with its inner loop in `dot`), and the fusion by rank (`fusion`). It
+//! (`semantic`, with its inner loop in `dot`) and which service a request sounds like (each
+//! namespace's tools' mean closeness to it), and the fusion by rank (`fusion`). It
 //! indexes only what a [`ToolDefinition`] says about a tool — name, namespace, title,
 //! description and parameters — so connection names can never match.
 
@@ -66,12 +67,15 @@ const FIELD_PARAMS: [(Field, f64, f64); FIELDS] = [
 ];
 
 /// How the rankings are fused: BM25F leads; name coverage and the namespace prior reorder its
-/// best twenty. Tuned on the development split.
+/// best twenty; the service meaning points to orders them and the tools close in meaning by
+/// namespace ("what did people say in #general" sounds like a chat server's tools, though it
+/// names none). Tuned on the development sets.
 const FUSION: Weights = Weights {
     bm25: 1.0,
     name: 0.2,
     prior: 0.3,
     semantic: 0.5,
+    service: 0.6,
     k: 3.0,
     depth: 20,
 };
@@ -137,6 +141,22 @@ fn weights_for(reached: f64) -> Weights {
         semantic: FUSION.semantic + MEANING_WHEN_WORDS_MISS * (1.0 - reached).powi(2),
         ..FUSION
     }
+}
+
+/// Each namespace of `scope`'s rank (1 is first) by how close its tools are to `meaning` on
+/// average, ties by slot: what service a request sounds like when it names none.
+fn services_by_meaning(scope: &[&NamespaceIndex], meaning: &semantic::Query) -> Vec<usize> {
+    let closeness: Vec<f32> = scope
+        .iter()
+        .map(|index| index.vectors.mean_similarity(meaning))
+        .collect();
+    let mut order: Vec<usize> = (0..scope.len()).collect();
+    order.sort_by(|&a, &b| closeness[b].total_cmp(&closeness[a]).then(a.cmp(&b)));
+    let mut ranks = vec![0; scope.len()];
+    for (rank, at) in order.into_iter().enumerate() {
+        ranks[at] = rank + 1;
+    }
+    ranks
 }
 
 /// Document `doc` of namespace slot `at`'s cosine if it is among `closest`, else 0; taking it
@@ -681,6 +701,7 @@ impl SearchIndex {
                     name: scored.name,
                     prior,
                     semantic: 0.0,
+                    service: 0,
                 });
             }
         }
@@ -689,17 +710,18 @@ impl SearchIndex {
         if let Some(meaning) = &meaning {
             Self::rank_by_meaning(&scope, &docs, &mut signals, meaning);
         }
-        if let Some(meaning) =
-            meaning.filter(|_| reached < WORDS_FIND_LITTLE || signals.len() < CLOSEST)
+        if let Some(meaning) = meaning
+            .as_ref()
+            .filter(|_| reached < WORDS_FIND_LITTLE || signals.len() < CLOSEST)
         {
             // Words found little: every tool is compared as a whole too, the closest that
             // BM25F ranked low are ranked by meaning as well, and those very close that no word
             // found join.
-            let mut closest = Self::closest(&scope, &meaning);
+            let mut closest = Self::closest(&scope, meaning);
             for (signal, &(at, doc)) in signals.iter_mut().zip(&docs) {
                 let whole = close_in_meaning(&mut closest, at, doc);
                 if signal.semantic == 0.0 && whole > 0.0 {
-                    signal.semantic = closeness(scope[at], doc, whole, &meaning);
+                    signal.semantic = closeness(scope[at], doc, whole, meaning);
                 }
             }
             for &(at, doc, whole) in closest.iter().filter(|c| c.2 >= ALONE_IN_MEANING) {
@@ -710,7 +732,8 @@ impl SearchIndex {
                     bm25: 0.0,
                     name: 0.0,
                     prior: 0.0,
-                    semantic: closeness(scope[at], doc, whole, &meaning),
+                    semantic: closeness(scope[at], doc, whole, meaning),
+                    service: 0,
                 });
             }
         }
@@ -729,6 +752,12 @@ impl SearchIndex {
                 if has_typed_pair(scope[at].name_of(doc), &sequence) {
                     signals[candidate].bm25 *= ADJACENT_IN_NAME;
                 }
+            }
+        }
+        if let Some(meaning) = &meaning {
+            let services = services_by_meaning(&scope, meaning);
+            for (signal, &(at, _)) in signals.iter_mut().zip(&docs) {
+                signal.service = services[at];
             }
         }
         let weights = weights_for(reached);
@@ -1133,6 +1162,92 @@ mod tests {
         // A request whose words a tool has keeps that tool first.
         let found = index.search("get the logging level", None);
         assert_eq!(addresses(&found)[0], "logs.getLevel");
+    }
+
+    #[test]
+    fn a_request_that_names_no_service_finds_the_service_it_sounds_like() {
+        let index = index(&[
+            (
+                "chat",
+                vec![
+                    tool(
+                        "channel_history",
+                        "Messages posted in a channel.",
+                        json!({}),
+                    ),
+                    tool("post_message", "Post a message to a channel.", json!({})),
+                    tool("list_channels", "List the workspace's channels.", json!({})),
+                ],
+            ),
+            (
+                "github",
+                vec![
+                    tool(
+                        "list_recent_commits",
+                        "List the most recent commits.",
+                        json!({}),
+                    ),
+                    tool(
+                        "list_releases",
+                        "List the releases of a repository.",
+                        json!({}),
+                    ),
+                ],
+            ),
+            (
+                "calendar",
+                vec![
+                    tool(
+                        "list_recent_events",
+                        "Recent events on your calendar.",
+                        json!({}),
+                    ),
+                    tool("create_event", "Create an event.", json!({})),
+                ],
+            ),
+            (
+                "weather",
+                vec![tool("get_forecast", "Get the weather forecast.", json!({}))],
+            ),
+            (
+                "payments",
+                vec![tool("create_refund", "Refund a charge.", json!({}))],
+            ),
+            (
+                "files",
+                vec![tool("read_file", "Read a file from disk.", json!({}))],
+            ),
+            (
+                "maps",
+                vec![tool(
+                    "directions",
+                    "Directions between two places.",
+                    json!({}),
+                )],
+            ),
+        ]);
+        let request = "show me the latest chatter in #random";
+        // The chat server's tools, together, are what the request is about.
+        let meaning = semantic::Query::new(&index.pieces, request).expect("known words");
+        let scope: Vec<&NamespaceIndex> = index.namespaces.values().collect();
+        let services = services_by_meaning(&scope, &meaning);
+        let closest = scope.iter().zip(&services).find(|&(_, &rank)| rank == 1);
+        assert_eq!(
+            closest.map(|(ns, _)| ns.addresses[0].as_str()),
+            Some("chat.channelHistory")
+        );
+        // So its tools hold the first two places; by words and meaning alone, the calendar's
+        // recent events came second.
+        let found = index.search(request, None);
+        assert_eq!(
+            addresses(&found)[..2],
+            ["chat.channelHistory", "chat.listChannels"],
+            "{:?}",
+            addresses(&found)
+        );
+        // Searched inside one namespace, the service is all there is: its tools are found alike.
+        let found = index.search(request, Some("calendar"));
+        assert_eq!(addresses(&found), ["calendar.listRecentEvents"]);
     }
 
     #[test]

@@ -346,6 +346,9 @@ pub(super) struct Vectors {
     /// Per document; zero for a tool whose text has no known word piece (it is never close).
     scales: Vec<f32>,
     words: Words,
+    /// The sum of the documents' vectors: over their count, the namespace's mean, whose dot
+    /// product with a request is the mean of its tools' cosines with it (`mean_similarity`).
+    total: Option<Box<[f32; DIMENSIONS]>>,
 }
 
 /// The distinct words of each document, as the word pieces their vectors are summed from.
@@ -420,6 +423,14 @@ impl Vectors {
         let model = model();
         let vector = model.and_then(|model| pieces.embed(model, text));
         let quantised = vector.as_ref().map_or(Quantised::NOTHING, quantise);
+        if let Some(vector) = &vector {
+            let total = self
+                .total
+                .get_or_insert_with(|| Box::new([0.0; DIMENSIONS]));
+            for (sum, value) in total.iter_mut().zip(vector) {
+                *sum += value;
+            }
+        }
         self.values.extend(quantised.values);
         self.scales.push(quantised.scale);
         match model {
@@ -441,6 +452,20 @@ impl Vectors {
         query
             .whole
             .dot(values, self.scales.get(doc).copied().unwrap_or(0.0))
+    }
+
+    /// How close the namespace's tools are to `query` on average: the mean of their cosines
+    /// with it (a tool without a vector counts as unrelated), one dot product with their sum.
+    pub fn mean_similarity(&self, query: &Query) -> f32 {
+        let Some(total) = &self.total else {
+            return 0.0;
+        };
+        let dot: f32 = total
+            .iter()
+            .zip(&query.whole.values)
+            .map(|(sum, &value)| sum * f32::from(value))
+            .sum();
+        dot * query.whole.scale / self.scales.len().max(1) as f32
     }
 
     /// How close document `doc` comes to `query` word by word: for each of the request's words
@@ -479,6 +504,10 @@ impl Vectors {
         self.values.capacity()
             + self.scales.capacity() * std::mem::size_of::<f32>()
             + self.words.heap_bytes()
+            + self
+                .total
+                .as_ref()
+                .map_or(0, |total| std::mem::size_of_val(&**total))
     }
 }
 
@@ -568,6 +597,28 @@ mod tests {
         let request = query("fetch the weather forecast").unwrap();
         let same = tools.similarity(0, &request);
         assert!((same - 1.0).abs() < 0.02, "{same}");
+    }
+
+    #[test]
+    fn a_namespace_is_as_close_as_its_tools_on_average() {
+        let weather = vectors(&[
+            "get forecast . weather . Get the weather forecast for a location.",
+            "get alerts . weather . Severe weather alerts for a state.",
+            "",
+        ]);
+        let git = vectors(&[
+            "git commit . git . Record changes to the repository.",
+            "git log . git . Show the commit history.",
+        ]);
+        let request = query("will it rain tomorrow").unwrap();
+        // The mean of the tools' cosines, a tool without a vector counting as unrelated.
+        let mean = (0..3).map(|d| weather.similarity(d, &request)).sum::<f32>() / 3.0;
+        let whole = weather.mean_similarity(&request);
+        assert!((whole - mean).abs() < 0.01, "{whole} against {mean}");
+        assert!(whole > git.mean_similarity(&request) + 0.1, "{whole}");
+        // A namespace without a tool that means anything is close to nothing.
+        assert_eq!(vectors(&["", ""]).mean_similarity(&request), 0.0);
+        assert_eq!(Vectors::default().mean_similarity(&request), 0.0);
     }
 
     #[test]
