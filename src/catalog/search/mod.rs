@@ -754,7 +754,9 @@ impl SearchIndex {
                 }
             }
         }
-        if let Some(meaning) = &meaning {
+        // One namespace is all one service: ranking it would only lift the re-ranked over the
+        // rest.
+        if let Some(meaning) = meaning.as_ref().filter(|_| scope.len() > 1) {
             let services = services_by_meaning(&scope, meaning);
             for (signal, &(at, _)) in signals.iter_mut().zip(&docs) {
                 signal.service = services[at];
