@@ -346,9 +346,10 @@ pub(super) struct Vectors {
     /// Per document; zero for a tool whose text has no known word piece (it is never close).
     scales: Vec<f32>,
     words: Words,
-    /// The sum of the documents' vectors: over their count, the namespace's mean, whose dot
-    /// product with a request is the mean of its tools' cosines with it (`mean_similarity`).
-    total: Option<Box<[f32; DIMENSIONS]>>,
+    /// The sum of the documents' vectors (empty until one has a vector): over their count, the
+    /// namespace's mean, whose dot product with a request is the mean of its tools' cosines with
+    /// it (`mean_similarity`).
+    total: Vec<f32>,
 }
 
 /// The distinct words of each document, as the word pieces their vectors are summed from.
@@ -424,10 +425,8 @@ impl Vectors {
         let vector = model.and_then(|model| pieces.embed(model, text));
         let quantised = vector.as_ref().map_or(Quantised::NOTHING, quantise);
         if let Some(vector) = &vector {
-            let total = self
-                .total
-                .get_or_insert_with(|| Box::new([0.0; DIMENSIONS]));
-            for (sum, value) in total.iter_mut().zip(vector) {
+            self.total.resize(DIMENSIONS, 0.0);
+            for (sum, value) in self.total.iter_mut().zip(vector) {
                 *sum += value;
             }
         }
@@ -457,10 +456,8 @@ impl Vectors {
     /// How close the namespace's tools are to `query` on average: the mean of their cosines
     /// with it (a tool without a vector counts as unrelated), one dot product with their sum.
     pub fn mean_similarity(&self, query: &Query) -> f32 {
-        let Some(total) = &self.total else {
-            return 0.0;
-        };
-        let dot: f32 = total
+        let dot: f32 = self
+            .total
             .iter()
             .zip(&query.whole.values)
             .map(|(sum, &value)| sum * f32::from(value))
@@ -504,10 +501,7 @@ impl Vectors {
         self.values.capacity()
             + self.scales.capacity() * std::mem::size_of::<f32>()
             + self.words.heap_bytes()
-            + self
-                .total
-                .as_ref()
-                .map_or(0, |total| std::mem::size_of_val(&**total))
+            + self.total.capacity() * std::mem::size_of::<f32>()
     }
 }
 
