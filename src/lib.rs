@@ -21,7 +21,7 @@
 //! | [`policy`] | pure allow / ask / deny decisions |
 //! | [`runs`] | the state store: claims, journals, approvals, audit, bearer tokens; encrypted at rest |
 //! | [`sandbox`] | the QuickJS runtime that runs `execute` scripts |
-//! | [`skills`] | local skills (`SKILL.md` folders): loading, mistakes, describing them |
+//! | [`skills`] | skills: local `SKILL.md` folders and the ones sources serve; loading, mistakes, describing them |
 //! | [`tui`] | `capabilities dashboard`: live runs and the approval queue (ratatui) |
 //! | [`token_count`] | o200k_base token counting for budgets |
 //! | [`tls`] | the rustls crypto provider every HTTP client uses; TLS failures in plain words |

@@ -12,11 +12,11 @@ use std::time::Duration;
 
 use super::cache::{CachedListing, ListingCache};
 use super::{Catalog, Namespace, Origin, UpstreamTool};
-use crate::config::{IMPLICIT_CONNECTION, Settings, SourceSettings, settle_time};
+use crate::config::{IMPLICIT_CONNECTION, Pacing, Settings, SourceSettings, settle_time};
 use crate::credentials::SecretLookup;
 use crate::model::tool::build_namespace;
 use crate::skills::upstream::{self, UpstreamSkill};
-use crate::sources::{Pacing, SourceError, SourceStatus, Sources};
+use crate::sources::{SourceError, SourceStatus, Sources};
 
 /// The longest a command without `--refresh` waits for a source it has no listing of: a
 /// server slower than that is reported as not searched rather than holding up the answer.

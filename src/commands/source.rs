@@ -22,10 +22,10 @@ use crate::cli::{
     SourceTestArgs,
 };
 use crate::config::edit::{NewSource, add_source, remove_source, set_source_enabled};
-use crate::config::{SourceSettings, Transport, settle_time};
+use crate::config::{Pacing, SourceSettings, Transport, settle_time};
 use crate::model::tool::build_namespace;
 use crate::oauth::{self, SignInState};
-use crate::sources::{Pacing, SourceStatus, Sources, is_sign_in_message};
+use crate::sources::{SourceStatus, Sources, is_sign_in_message};
 
 pub async fn add(app: &App, args: &SourceAddArgs) -> anyhow::Result<ExitCode> {
     if !args.headers.is_empty() && args.url.is_none() && args.openapi.is_none() {

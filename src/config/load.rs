@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use toml::Spanned;
 
+use super::Pacing;
 use super::options::{
     ConfigOptions, ConnectionOptions, CredentialsOptions, FreshnessOptions, HubOptions,
     LimitsOptions, OAuthOptions, PolicyOptions, RuleOptions, SkillsOptions, SourceOptions,
@@ -20,7 +21,6 @@ use crate::model::address::namespace_problem;
 use crate::policy::{Action, ConfirmChanges, Policy, Rule};
 use crate::runs::Retention;
 use crate::sandbox::Limits;
-use crate::sources::Pacing;
 
 /// A problem in a config file, with where it is and how to fix it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,12 +5,12 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::Pacing;
 use super::template::Template;
 use crate::credentials::StoreKind;
 use crate::policy::Policy;
 use crate::runs::Retention;
 use crate::sandbox::Limits;
-use crate::sources::Pacing;
 
 #[derive(Debug, Clone)]
 pub struct Settings {

@@ -205,7 +205,7 @@ mod tests {
         let sources = Sources::lazy(
             Vec::new(),
             std::sync::Arc::new(crate::credentials::NoSecretStore),
-            crate::sources::Pacing::default(),
+            crate::config::Pacing::default(),
         );
         assert_eq!(uri("pdf", "docs/a b.md"), "skill://pdf/docs/a%20b.md");
         let dir = tempfile::tempdir().expect("temp dir");

@@ -257,6 +257,8 @@ impl SignIn {
                 "the browser came back without a code; start the sign-in again".into(),
             ));
         };
+        // rmcp logs the code at debug as it exchanges it; it is a bearer credential until then.
+        crate::credentials::remember(&crate::credentials::Secret::new(code.clone()));
         self.session
             .handle_callback_with_issuer(&code, &state, callback.iss.as_deref())
             .await

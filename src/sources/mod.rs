@@ -36,7 +36,6 @@ mod handler;
 mod http;
 mod link;
 mod openapi;
-mod pacing;
 // Signals whole process groups (`killpg`), which only libc offers.
 #[allow(unsafe_code)]
 mod process_group;
@@ -56,7 +55,6 @@ use tokio::sync::{Semaphore, broadcast, watch};
 
 pub use error::{SourceError, is_sign_in_message};
 pub use openapi::document_tools;
-pub use pacing::Pacing;
 pub use process_group::kill_all;
 pub use resolve::{client_identity, connection_secrets};
 pub use sign_in::{begin_sign_in, login_arguments};
@@ -65,7 +63,7 @@ pub use status::{SourceEvent, SourceStatus};
 
 use self::link::{Client, Link, LinkState, Shared};
 use self::openapi::CallError;
-use crate::config::SourceSettings;
+use crate::config::{Pacing, SourceSettings};
 use crate::credentials::SecretLookup;
 use crate::model::tool::{UpstreamTool, definition_hash};
 

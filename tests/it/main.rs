@@ -43,6 +43,7 @@ mod search_quality;
 mod shared_store;
 mod skills;
 mod sources;
+mod structure;
 mod support;
 mod terminal;
 mod tls;

@@ -6,9 +6,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use capabilities::config::template::Template;
-use capabilities::config::{ConnectionSettings, SourceSettings, Transport};
+use capabilities::config::{ConnectionSettings, Pacing, SourceSettings, Transport};
 use capabilities::credentials::{MASK, NoSecretStore, SecretLookup};
-use capabilities::sources::{Pacing, SourceError, SourceEvent, SourceStatus, Sources};
+use capabilities::sources::{SourceError, SourceEvent, SourceStatus, Sources};
 use serde_json::{Map, Value, json};
 
 use crate::common::{HttpEverything, everything_js, mcp_server_time};

@@ -1,4 +1,4 @@
-//! How a [`Sources`](super::Sources) manager paces its servers: at most a few connect at a
+//! How the sources manager paces its servers (the `[hub]` settings): at most a few connect at a
 //! time (a hub with ninety sources must not start ninety `npx` at once), and, in a long-running
 //! hub, a server nobody has called for a while is stopped, to start again on its next call.
 
