@@ -55,3 +55,12 @@ pub const CAPABILITIES_STORE_URL: &str = "CAPABILITIES_STORE_URL";
 /// The key that encrypts runs at rest, as 32 bytes in base64 (or 64 hex digits): for replicas of
 /// a hub that share one store, so each can hold the same key without a keychain.
 pub const CAPABILITIES_STATE_KEY: &str = "CAPABILITIES_STATE_KEY";
+
+/// The hub's own keys, which no source's process inherits: the passphrase opens every stored
+/// secret, the state key every run, and the store's URL carries its password. A server that
+/// needs one gets it only by naming it in its own `env`.
+pub const WITHHELD_FROM_SOURCES: [&str; 3] = [
+    CAPABILITIES_PASSPHRASE,
+    CAPABILITIES_STATE_KEY,
+    CAPABILITIES_STORE_URL,
+];

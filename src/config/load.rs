@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use toml::Spanned;
@@ -180,6 +181,10 @@ impl Ctx<'_> {
         let mut sources = Vec::new();
         for (name, source) in &options.sources {
             sources.push(self.source(name, source)?);
+        }
+        let env_credentials = env_credentials(&sources);
+        for source in &mut sources {
+            source.env_credentials = env_credentials.clone();
         }
         let policy = self.policy(&options.policy, &options.freshness, &sources)?;
         let mut profiles = BTreeMap::new();
@@ -449,6 +454,7 @@ impl Ctx<'_> {
                 "request_timeout_secs",
             )?,
             enabled: source.enabled.unwrap_or(true),
+            env_credentials: Arc::from([]),
         })
     }
 

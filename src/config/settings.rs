@@ -3,10 +3,11 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::Pacing;
-use super::template::Template;
+use super::template::{Part, Template};
 use crate::credentials::StoreKind;
 use crate::policy::Policy;
 use crate::runs::Retention;
@@ -194,6 +195,28 @@ pub struct SourceSettings {
     pub connect_timeout: Duration,
     pub request_timeout: Duration,
     pub enabled: bool,
+    /// The environment variables the config's sources read credentials from (`${env:VAR}`),
+    /// all of them: a stdio server inherits the hub's environment, so its process gets none of
+    /// these unless its own `env` names them, and all are blanked from what it sends. Kept on
+    /// each source, as a command often connects only some of them.
+    pub env_credentials: Arc<[String]>,
+}
+
+/// The environment variables any connection of `sources` reads a credential from, each once
+/// (see [`SourceSettings::env_credentials`]).
+pub fn env_credentials(sources: &[SourceSettings]) -> Arc<[String]> {
+    let mut names: Vec<String> = sources
+        .iter()
+        .flat_map(|source| &source.connections)
+        .flat_map(|connection| connection.templates().flat_map(Template::parts))
+        .filter_map(|part| match part {
+            Part::Env(var) => Some(var.clone()),
+            _ => None,
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    names.into()
 }
 
 impl SourceSettings {

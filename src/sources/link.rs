@@ -19,7 +19,7 @@ use rmcp::transport::auth::{AuthClient, AuthError};
 use super::error::{chain, handshake_cause, listing_failed, request_cause, sign_in_message};
 use super::handler::{UpstreamHandler, tools_changed};
 use super::openapi::{Api, Connect};
-use super::resolve::{client_identity, resolve_all};
+use super::resolve::{client_identity, env_credential_values, resolve_all};
 use super::status::{SourceEvent, SourceStatus};
 use super::stdio::StdioChild;
 use super::{http, stdio};
@@ -43,6 +43,9 @@ pub(crate) struct Shared {
     /// One permit per source allowed to be connecting at once.
     pub(crate) starting: Semaphore,
     pub(crate) idle_stop: Option<Duration>,
+    /// The environment variables the config's sources read credentials from (see
+    /// [`SourceSettings::env_credentials`]).
+    pub(crate) env_credentials: Arc<[String]>,
 }
 
 /// What requests to a ready link go through.
@@ -254,7 +257,10 @@ impl Link {
             .clone()
     }
 
-    fn set_redaction(&self, secrets: Vec<Secret>) -> Arc<Redaction> {
+    /// Blanks `secrets` (what this connection sends) and every credential the config reads from
+    /// the environment (which a stdio server could inherit) from what the upstream answers.
+    fn set_redaction(&self, mut secrets: Vec<Secret>) -> Arc<Redaction> {
+        secrets.extend(env_credential_values(&self.shared.env_credentials));
         let redaction = Arc::new(Redaction::new(secrets));
         *self
             .redaction
@@ -669,12 +675,16 @@ async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), ConnectError>
         Transport::Stdio { command, args, cwd } => {
             let env = link.resolve(&connection.env, "env", secrets, &mut resolved)?;
             let redaction = link.set_redaction(resolved);
+            let withheld = &link.shared.env_credentials;
             let (mut child, transport) = stdio::spawn(
                 &source.name,
-                command,
-                args,
-                cwd.as_deref(),
-                env.clone(),
+                stdio::Launch {
+                    command,
+                    args,
+                    cwd: cwd.as_deref(),
+                    env: env.clone(),
+                    withheld,
+                },
                 redaction.clone(),
             )?;
             link.set_pid(child.pid());
@@ -689,8 +699,14 @@ async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), ConnectError>
             let first = match first {
                 Ok(Err(ClientInitializeError::ConflictInitResponseId(..))) => {
                     drop(child);
-                    let (fresh, transport) =
-                        stdio::spawn(&source.name, command, args, cwd.as_deref(), env, redaction)?;
+                    let launch = stdio::Launch {
+                        command,
+                        args,
+                        cwd: cwd.as_deref(),
+                        env,
+                        withheld,
+                    };
+                    let (fresh, transport) = stdio::spawn(&source.name, launch, redaction)?;
                     child = fresh;
                     link.set_pid(child.pid());
                     let handler = UpstreamHandler::new(&source.name, events.clone());

@@ -63,7 +63,7 @@ pub use status::{SourceEvent, SourceStatus};
 
 use self::link::{Client, Link, LinkState, Shared};
 use self::openapi::CallError;
-use crate::config::{Pacing, SourceSettings};
+use crate::config::{Pacing, SourceSettings, env_credentials};
 use crate::credentials::SecretLookup;
 use crate::model::tool::{UpstreamTool, definition_hash};
 
@@ -119,6 +119,7 @@ impl Sources {
         let (shutdown, shutdown_rx) = watch::channel(false);
         let (events, _) = broadcast::channel(EVENT_CAPACITY);
         let shared = Arc::new(Shared {
+            env_credentials: withheld(&sources),
             secrets,
             events,
             shutdown: shutdown_rx,
@@ -790,6 +791,20 @@ fn refused(error: ServiceError, link: &Link, name: String, request: &str) -> Sou
             message: error::chain(&other),
         },
     }
+}
+
+/// The credentials from the environment that `sources` know of: the config's (each source
+/// carries the list) and any its connections read.
+fn withheld(sources: &[SourceSettings]) -> Arc<[String]> {
+    let mut names: Vec<String> = sources
+        .iter()
+        .flat_map(|source| source.env_credentials.iter())
+        .chain(env_credentials(sources).iter())
+        .cloned()
+        .collect();
+    names.sort();
+    names.dedup();
+    names.into()
 }
 
 /// `value` from `link`'s upstream with every secret the connection was given and every sign-in

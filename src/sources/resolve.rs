@@ -102,7 +102,10 @@ fn lookup(
                     format!("the environment variable `{var}` is not valid UTF-8")
                 }
             })?;
-            resolved.push(Secret::new(value.clone()));
+            let secret = Secret::new(value.clone());
+            // Read here rather than from a store, so the logs learn it here.
+            crate::credentials::remember(&secret);
+            resolved.push(secret);
             Ok(value)
         }
         Part::Secret(name) => {
@@ -111,6 +114,22 @@ fn lookup(
             Ok(value)
         }
     }
+}
+
+/// The current values of the `names` (see
+/// [`SourceSettings::env_credentials`](crate::config::SourceSettings::env_credentials)) that are set,
+/// each remembered so no log line shows it.
+pub(crate) fn env_credential_values(names: &[String]) -> Vec<Secret> {
+    names
+        .iter()
+        .filter_map(|name| std::env::var(name).ok())
+        .filter(|value| !value.is_empty())
+        .map(|value| {
+            let secret = Secret::new(value);
+            crate::credentials::remember(&secret);
+            secret
+        })
+        .collect()
 }
 
 #[cfg(test)]

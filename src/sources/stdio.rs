@@ -17,6 +17,7 @@ use tokio::task::JoinHandle;
 
 use super::process_group::{self, Signal};
 use crate::credentials::Redaction;
+use crate::env_vars::WITHHELD_FROM_SOURCES;
 
 /// How many stderr lines are kept for error messages.
 const STDERR_TAIL_LINES: usize = 20;
@@ -52,16 +53,40 @@ pub(crate) struct StdioChild {
     exit: Option<ExitStatus>,
 }
 
-/// Starts `command args…` for `source` with `env` laid over our own environment.
+/// What to start for a stdio source.
+pub(crate) struct Launch<'a> {
+    pub command: &'a str,
+    pub args: &'a [String],
+    pub cwd: Option<&'a Path>,
+    /// The connection's own `env`, laid over ours.
+    pub env: Vec<(String, String)>,
+    /// Variables of ours it does not inherit unless `env` names them: the credentials other
+    /// connections read from the environment (the hub's own keys are never inherited).
+    pub withheld: &'a [String],
+}
+
+/// Starts `launch` for `source`: our environment without the hub's keys and the `withheld`
+/// credentials, with the connection's `env` laid over it.
 pub(crate) fn spawn(
     source: &str,
-    command: &str,
-    args: &[String],
-    cwd: Option<&Path>,
-    env: Vec<(String, String)>,
+    launch: Launch<'_>,
     redaction: Arc<Redaction>,
 ) -> Result<(StdioChild, StdioTransport), String> {
+    let Launch {
+        command,
+        args,
+        cwd,
+        env,
+        withheld,
+    } = launch;
     let mut cmd = Command::new(command);
+    for name in WITHHELD_FROM_SOURCES
+        .iter()
+        .copied()
+        .chain(withheld.iter().map(String::as_str))
+    {
+        cmd.env_remove(name);
+    }
     cmd.args(args)
         .envs(env)
         .stdin(Stdio::piped())

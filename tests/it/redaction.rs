@@ -411,6 +411,112 @@ fn a_value_from_the_environment_is_blanked_like_a_stored_secret() {
     assert!(found.is_ok(), "{found:?}");
 }
 
+/// Every stdio server inherits the hub's environment, so a credential one source reads from it
+/// (`${env:VAR}`) is kept from the others' processes, as are the hub's own keys; and should
+/// another server come by it anyway (here: from a file, as a token left on disk), it is blanked
+/// from that server's listing (search, describe, the cache on disk), its stderr when it fails to
+/// start, and every log line.
+#[test]
+fn a_credential_from_the_environment_reaches_no_other_source_nor_the_model() {
+    let secret = "owner-env-token-5150 / \"quoted\"";
+    let home = Home::new();
+    let leaked = home.path().join("token-on-disk");
+    std::fs::write(&leaked, secret).unwrap();
+    let python = repo().join(".venv/bin/python");
+    let server = repo().join("tests/peers/echo_encodings_server.py");
+    let source = |name: &str, mode: &str, env: &str| {
+        format!(
+            "[sources.{name}]\ncommand = {python:?}\nargs = [{server:?}, {mode:?}]\nenv = {{ {env} }}\n\n",
+            python = python.display().to_string(),
+            server = server.display().to_string(),
+        )
+    };
+    let leaked = leaked.display().to_string();
+    home.write_config(&format!(
+        "[credentials]\nstore = \"file\"\n\n[policy]\ndefault = \"allow\"\n\n{}{}{}{}",
+        source("owner", "stdio", "Y = \"${env:OWNER_TOKEN}\""),
+        source("prober", "stdio", ""),
+        source("reader", "stdio", &format!("ECHO_FILE = {leaked:?}")),
+        source("crashy", "crash", &format!("ECHO_FILE = {leaked:?}")),
+    ));
+    let env = [
+        ("OWNER_TOKEN", secret),
+        (
+            "CAPABILITIES_STATE_KEY",
+            "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
+        ),
+        ("CAPABILITIES_LOG", "debug"),
+    ];
+    let needles = needles(secret);
+
+    let probe = run(
+        &home,
+        &["exec", "--json", "-"],
+        r#"const has = async (name) => (await prober.inherited({ name })).result;
+return { owner: await has("OWNER_TOKEN"), passphrase: await has("CAPABILITIES_PASSPHRASE"),
+  stateKey: await has("CAPABILITIES_STATE_KEY"), path: await has("PATH"),
+  ownerGotIt: JSON.stringify(await owner.echo({ kind: "raw" })) };"#,
+        &env,
+    )
+    .ok();
+    let envelope: Value = serde_json::from_str(&probe.stdout).expect("a JSON envelope");
+    assert_eq!(envelope["status"], "completed", "{envelope:#}");
+    let result = &envelope["result"];
+    assert_eq!(
+        result["path"], true,
+        "the rest of the environment is inherited: {result}"
+    );
+    for withheld in ["owner", "passphrase", "stateKey"] {
+        assert_eq!(
+            result[withheld], false,
+            "`{withheld}` reached another source: {result}"
+        );
+    }
+    assert!(
+        result["ownerGotIt"]
+            .as_str()
+            .is_some_and(|t| t.contains("•••")),
+        "the source that names the variable still gets it: {result}"
+    );
+    let found = check(
+        "exec",
+        format!("{}{}", probe.stdout, probe.stderr).as_bytes(),
+        &needles,
+    );
+    assert!(found.is_ok(), "{found:?}");
+
+    let search = run(
+        &home,
+        &["search", "describes itself with the credential"],
+        "",
+        &env,
+    );
+    assert!(search.stdout.contains("reader.about"), "{}", search.stdout);
+    assert!(
+        search.stderr.contains("crashy"),
+        "the failed source is named: {}",
+        search.stderr
+    );
+    let describe = run(&home, &["describe", "reader.about"], "", &env).ok();
+    assert!(describe.stdout.contains("•••"), "{}", describe.stdout);
+    for (what, run) in [("search", &search), ("describe", &describe)] {
+        let found = check(
+            what,
+            format!("{}{}", run.stdout, run.stderr).as_bytes(),
+            &needles,
+        );
+        assert!(found.is_ok(), "{found:?}");
+    }
+    for file in files(home.path()) {
+        if file.ends_with("token-on-disk") {
+            continue;
+        }
+        let bytes = std::fs::read(&file).expect("read a file of the home");
+        let found = check(&file.display().to_string(), &bytes, &needles);
+        assert!(found.is_ok(), "{found:?}");
+    }
+}
+
 /// A stdio source that prints its token after a long run of text, on stdout (where only
 /// JSON-RPC belongs) and on stderr: each line is cut for the error message and the log, and
 /// the cut must not fall inside a secret that is blanked only afterwards. The paddings put the

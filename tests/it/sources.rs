@@ -37,6 +37,7 @@ fn source(name: &str, transport: Transport) -> SourceSettings {
         connect_timeout: CONNECT,
         request_timeout: Duration::from_secs(30),
         enabled: true,
+        env_credentials: Arc::from([]),
     }
 }
 

@@ -1,10 +1,13 @@
 """A real MCP server (Python `mcp` SDK) that echoes its credential back in every encoding a
 careless upstream could use, for the redaction tests. The credential is `Y` in its environment,
-as a source configured with `env = { Y = "${secret:y}" }` gets it.
+as a source configured with `env = { Y = "${secret:y}" }` gets it; with `ECHO_FILE` set, it is
+read from that file instead, as a server that found another server's token on disk would.
 
     echo_encodings_server.py stdio        serve MCP on stdio
     echo_encodings_server.py http PORT    serve Streamable HTTP; every request must carry
                                           `Authorization: Bearer $Y` (401 otherwise)
+    echo_encodings_server.py crash        print the credential on stderr and exit 1, as a
+                                          server that fails to start and says why
     echo_encodings_server.py needles      print, as JSON, every encoded string the tools emit
                                           that carries the credential or one of its lines (the
                                           part of it that carries the credential, for base64),
@@ -16,7 +19,8 @@ resource; `number` returns an all-digit credential as a JSON number (an integer 
 as an API that parsed it would, and has it as its argument's default;
 `fail(kind, how)` fails with them in a tool error (`how = "tool"`) or a JSON-RPC error
 (`"protocol"`); `blobs` returns them as image, audio and blob data; `about` has them in its
-description and schema.
+description and schema; `inherited(name)` says whether this process has the environment variable
+NAME.
 """
 
 import base64
@@ -40,7 +44,11 @@ from mcp.types import (
     TextResourceContents,
 )
 
-SECRET = os.environ.get("Y", "")
+if os.environ.get("ECHO_FILE"):
+    with open(os.environ["ECHO_FILE"], encoding="utf-8") as file:
+        SECRET = file.read()
+else:
+    SECRET = os.environ.get("Y", "")
 # Bytes around the credential inside a base64 stream: 0, 1 or 2 of them before it puts it at
 # each of the three alignments.
 PREFIX = b"\xfa\x01"
@@ -122,6 +130,12 @@ def kinds() -> list[str]:
 
 
 @server.tool()
+def inherited(name: str) -> bool:
+    """Whether this process has the environment variable NAME."""
+    return name in os.environ
+
+
+@server.tool()
 def echo(kind: str) -> CallToolResult:
     """Return the credential in encoding KIND everywhere a result can carry text."""
     text = encoded(kind)
@@ -197,7 +211,10 @@ def require_bearer(app):
 
 if __name__ == "__main__":
     mode = sys.argv[1] if len(sys.argv) > 1 else "stdio"
-    if mode == "needles":
+    if mode == "crash":
+        print(f"cannot start: token={SECRET} was refused", file=sys.stderr)
+        sys.exit(1)
+    elif mode == "needles":
         print(json.dumps(needles()))
     elif mode == "http":
         app = require_bearer(server.streamable_http_app())
