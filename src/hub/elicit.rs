@@ -86,6 +86,10 @@ pub enum AnswerError {
         "the answer has no `decision`; pick one of allow_once, allow_run, allow_always or deny"
     )]
     NoDecision,
+    #[error(
+        "a client signed in with a token decides one call or one run, not a lasting rule; pick allow_once, allow_run or deny, and have a person at the hub's machine add the rule (`capabilities policy set ADDRESS allow`, or `a` in the dashboard)"
+    )]
+    NoLastingRule,
     #[error("cannot check approval answers: {0}")]
     Signing(RequestStateError),
     #[error(transparent)]
@@ -130,8 +134,14 @@ impl Elicitation {
     }
 
     /// The `input_required` result asking about the first undecided call of a paused run, or
-    /// `None` when nothing waits (decided meanwhile) or the approval has expired.
-    pub async fn request(&self, store: &Store, run_id: &str) -> Option<InputRequiredResult> {
+    /// `None` when nothing waits (decided meanwhile) or the approval has expired. "Always" is
+    /// offered only when `lasting` (see [`answer`](Self::answer)).
+    pub async fn request(
+        &self,
+        store: &Store,
+        run_id: &str,
+        lasting: bool,
+    ) -> Option<InputRequiredResult> {
         let now = now_ms();
         let approval = store
             .approvals()
@@ -163,7 +173,7 @@ impl Elicitation {
             .await?;
         let result = json!({
             "resultType": "input_required",
-            "inputRequests": { INPUT_KEY: { "method": "elicitation/create", "params": form(&approval) } },
+            "inputRequests": { INPUT_KEY: { "method": "elicitation/create", "params": form(&approval, lasting) } },
             "requestState": sealed,
         });
         serde_json::from_value(result).ok()
@@ -276,7 +286,9 @@ impl Elicitation {
 
     /// Checks an answer and records its decision (channel `elicitation`) through the one
     /// [`decide`], bound to the arguments the form showed; "always" writes its rule to
-    /// `config_file`.
+    /// `config_file`. Without one (a client signed in with a bearer token, which may be a
+    /// program answering its own forms), "always" is refused: a rule would outlast the token
+    /// and apply to every other client.
     /// Returns the run to resume.
     pub async fn answer(
         &self,
@@ -288,6 +300,9 @@ impl Elicitation {
         let state = self.open(store, request_state).await?;
         // A malformed answer leaves the state usable for a proper one.
         let decision = decision_of(responses.get(INPUT_KEY))?;
+        if decision == Decision::AllowAlways && config_file.is_none() {
+            return Err(AnswerError::NoLastingRule);
+        }
         if !store.approvals().consume_once(&state.nonce).await? {
             return Err(AnswerError::Replayed(state.run));
         }
@@ -331,14 +346,27 @@ fn decision_of(response: Option<&Value>) -> Result<Decision, AnswerError> {
 }
 
 /// The form: everything a person needs in the message (forms have no display-only fields), one
-/// choice with the four options. No URL, no secret.
-fn form(approval: &Approval) -> Value {
+/// choice with the four options ("always" only when `lasting`). No URL, no secret.
+fn form(approval: &Approval, lasting: bool) -> Value {
     let on = approval
         .connection
         .as_deref()
         .map(|c| format!(" on connection `{c}`"))
         .unwrap_or_default();
     let minutes = approval.expires_at_ms.saturating_sub(now_ms()) / 60_000;
+    let choices: Vec<Value> = [
+        ("allow_once", "Allow once"),
+        ("allow_run", "Allow this tool for the rest of this run"),
+        (
+            "allow_always",
+            "Always allow this tool (adds a policy rule)",
+        ),
+        ("deny", "Deny"),
+    ]
+    .into_iter()
+    .filter(|(choice, _)| lasting || *choice != "allow_always")
+    .map(|(choice, title)| json!({ "const": choice, "title": title }))
+    .collect();
     json!({
         "mode": "form",
         "message": format!(
@@ -351,12 +379,7 @@ fn form(approval: &Approval) -> Value {
                 "decision": {
                     "type": "string",
                     "title": "Decision",
-                    "oneOf": [
-                        { "const": "allow_once", "title": "Allow once" },
-                        { "const": "allow_run", "title": "Allow this tool for the rest of this run" },
-                        { "const": "allow_always", "title": "Always allow this tool (adds a policy rule)" },
-                        { "const": "deny", "title": "Deny" }
-                    ]
+                    "oneOf": choices,
                 }
             },
             "required": ["decision"]

@@ -8,7 +8,7 @@ mod direct;
 
 use crate::error_text::echo;
 use std::borrow::Cow;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -347,7 +347,11 @@ impl Hub {
             if can_elicit(context)
                 && let Some(form) = self
                     .elicitation
-                    .request(self.executor.store(), &envelope.run_id)
+                    .request(
+                        self.executor.store(),
+                        &envelope.run_id,
+                        self.rule_file(context).is_some(),
+                    )
                     .await
             {
                 return CallToolResponse::InputRequired(form);
@@ -418,6 +422,15 @@ impl Hub {
             )
         });
         None
+    }
+
+    /// Where an elicitation answer's "always" writes its rule: the config, unless the client
+    /// signed in with a bearer token (see [`Elicitation::answer`]).
+    fn rule_file(&self, context: &RequestContext<RoleServer>) -> Option<&Path> {
+        match token(context) {
+            Some(_) => None,
+            None => self.config_file.as_deref(),
+        }
     }
 
     /// A retry that answers a sign-in request: once the person accepted, wait for the sign-in
@@ -496,7 +509,7 @@ impl Hub {
             .elicitation
             .answer(
                 self.executor.store(),
-                self.config_file.as_deref(),
+                self.rule_file(context),
                 request_state,
                 responses,
             )

@@ -1,7 +1,8 @@
 //! Approvals over MCP elicitation with the Python `mcp` client in 2026-07-28 mode: the form shows
 //! the call and the four choices; accept runs the call once, decline denies it; a tampered,
 //! replayed or expired `requestState` is refused. Over stateless HTTP, a form one hub process
-//! asked is answered at another that shares only the state store.
+//! asked is answered at another that shares only the state store, and a client with a bearer
+//! token cannot answer "always" (a rule that would outlast the token and bind every client).
 
 use crate::approvals::{counter_config, counts};
 use crate::common::{json_report, python_peer};
@@ -124,6 +125,30 @@ fn a_form_asked_by_one_http_hub_is_answered_at_another() {
         &token,
     ]));
     assert_eq!(report["asked"], "input_required", "{report}");
+    let choices: Vec<&str> = report["form"]["approval"]["params"]["requestedSchema"]["properties"]
+        ["decision"]["oneOf"]
+        .as_array()
+        .unwrap_or_else(|| panic!("a form with choices: {report}"))
+        .iter()
+        .filter_map(|c| c["const"].as_str())
+        .collect();
+    assert_eq!(
+        choices,
+        ["allow_once", "allow_run", "deny"],
+        "a client with a token is not offered a lasting rule: {report}"
+    );
+    assert!(
+        report["always"]
+            .as_str()
+            .unwrap_or("")
+            .contains("not a lasting rule"),
+        "{report}"
+    );
+    let config = std::fs::read_to_string(home.config_path()).unwrap();
+    assert!(
+        !config.contains("counter.publish"),
+        "no rule was written:\n{config}"
+    );
     assert_eq!(report["done"]["status"], "completed", "{report}");
     assert_eq!(
         report["done"]["result"]["published"]["result"], 1,

@@ -1,7 +1,8 @@
 """An independent 2026-07-28 MCP client (the Python `mcp` SDK) that proves approvals over
 Streamable HTTP are stateless: hub A is asked to run a script whose second call needs approval
 and answers with an `input_required` form; the answer goes to hub B, another process sharing
-only the state store, which must accept it once and finish the run. Prints a JSON report on
+only the state store, which must accept it once and finish the run; "always" from a client with a
+token is refused, and its form does not offer it. Prints a JSON report on
 stdout for tests/it/elicitation.rs to check.
 
 usage: elicit_http_client.py URL_A URL_B TOKEN
@@ -48,10 +49,18 @@ async def main(url_a, url_b, token):
         ) as hub_a:
             asked = await hub_a.session.call_tool("execute", {"code": SCRIPT}, allow_input_required=True)
             report["asked"] = asked.result_type
+            report["form"] = asked.model_dump(mode="json", by_alias=True, exclude_none=True).get("inputRequests")
             state = asked.request_state
         async with Client(
             streamable_http_client(url_b, http_client=http), mode="2026-07-28", elicitation_callback=never_called
         ) as hub_b:
+            # A token's client may not write a lasting rule; the state stays good for an answer
+            # it may give.
+            report["always"] = await error_of(
+                hub_b.session.call_tool(
+                    "execute", {"code": "x"}, input_responses=answer("allow_always"), request_state=state
+                )
+            )
             done = await hub_b.session.call_tool(
                 "execute", {"code": "x"}, input_responses=answer("allow_once"), request_state=state
             )
