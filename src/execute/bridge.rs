@@ -34,15 +34,15 @@ use crate::runs::{
     Decision, Dispatch, DispatchError, PendingCall, Recorded, Store, TokenRecord, scope_of,
 };
 use crate::sandbox::{
-    Bridge, BridgeError, CallFailure, CallOutcome, ErrorCode, Limits, Pending, PendingKind,
-    ReadRequest, ToolCall, unavailable,
+    Bridge, BridgeError, CallEnd, CallFailure, CallOutcome, ErrorCode, Limits, Pending,
+    PendingKind, ReadRequest, ToolCall, unavailable,
 };
 use crate::skills::upstream::UpstreamSkill;
 use crate::sources::{SourceError, login_arguments};
 
 use super::freshness::{self, ConfirmedVersions, change_asks};
 use super::preview::preview;
-use super::recovery::{self, Dispatched, Dispatches};
+use super::recovery::{self, Delivery, Dispatched, Dispatches};
 use super::replay::{Replay, Verdict};
 use super::stored::read_page;
 
@@ -555,7 +555,7 @@ impl Inner {
                 (Ok(raw.clone()), raw, ok)
             }
             Err(error) => {
-                let mut failure = failure_from(&error);
+                let mut failure = failure_from(&error, delivery, mutating);
                 failure.message = self.redaction.clean(&failure.message);
                 let journaled = json!({ "error": { "code": failure.code.as_str(), "message": failure.message } });
                 (Err(BridgeError::Failed(failure)), journaled, false)
@@ -772,14 +772,26 @@ fn too_large_answer(address: &str, size: JsonSize, cap: usize) -> CallFailure {
     failure
 }
 
-/// An upstream failure as the script's `ToolError` shows it.
-fn failure_from(error: &SourceError) -> CallFailure {
+/// An upstream failure as the script's `ToolError` shows it, with how far the call got
+/// (`delivery`). A call of a `mutating` tool that was sent and never answered may have acted, so
+/// it is not retryable: sending it again could do it twice.
+fn failure_from(error: &SourceError, delivery: Delivery, mutating: bool) -> CallFailure {
     let code = match error {
         SourceError::UnknownConnection { .. } => ErrorCode::InvalidArguments,
         SourceError::Upstream { .. } | SourceError::Changed { .. } => ErrorCode::UpstreamError,
         _ => ErrorCode::UpstreamUnavailable,
     };
     let mut failure = CallFailure::new(code, error.to_string());
-    failure.retryable = code == ErrorCode::UpstreamUnavailable;
+    let unavailable = code == ErrorCode::UpstreamUnavailable;
+    (failure.retryable, failure.outcome) = match delivery {
+        Delivery::NotSent => (unavailable, Some(CallEnd::NotSent)),
+        Delivery::Answered => (unavailable, Some(CallEnd::Failed)),
+        Delivery::Lost => (unavailable && !mutating, Some(CallEnd::Unknown)),
+    };
+    if delivery == Delivery::Lost && mutating {
+        failure.hint = Some(
+            "The request was sent and no answer came, so it may have taken effect: check with a read before sending it again.".into(),
+        );
+    }
     failure
 }

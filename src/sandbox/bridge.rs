@@ -4,7 +4,7 @@
 use futures::future::BoxFuture;
 use serde_json::Value;
 
-use super::envelope::Pending;
+use super::envelope::{CallEnd, Pending};
 use super::error::ErrorCode;
 
 /// One tool call from a script. Arguments have already been validated against the tool's input
@@ -47,6 +47,9 @@ pub struct CallFailure {
     /// A transport status when there is one (HTTP status, JSON-RPC error code).
     pub status: Option<i64>,
     pub retryable: bool,
+    /// How far the call got, when the bridge knows better than the code says (a request that
+    /// timed out after it was sent may have acted; a source that was down sent nothing).
+    pub outcome: Option<CallEnd>,
 }
 
 impl CallFailure {
@@ -57,6 +60,7 @@ impl CallFailure {
             hint: None,
             status: None,
             retryable: false,
+            outcome: None,
         }
     }
 }

@@ -537,6 +537,7 @@ fn check_arguments(
         hint: Some(format!("Call it as {}", spec.signature)),
         status: None,
         retryable: false,
+        outcome: Some(CallEnd::NotSent),
     };
     if let Some(connection) = connection
         && !spec.connections.is_empty()
@@ -639,7 +640,9 @@ async fn finish_call(env: HostEnv, started: Started) -> rquickjs::Result<String>
                     }
                 },
                 Err(BridgeError::Failed(failure)) => {
-                    let end = failed_outcome(failure.code);
+                    let end = failure
+                        .outcome
+                        .unwrap_or_else(|| failed_outcome(failure.code));
                     (reply_error(&bounded(failure, cap), ms), false, ms, end)
                 }
                 Err(BridgeError::Suspend(pending)) => {

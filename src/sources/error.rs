@@ -31,7 +31,7 @@ pub enum SourceError {
     Unavailable { name: String, reason: String },
 
     #[error(
-        "source `{name}` gave no answer to {request} within {} s; the request was cancelled. If the tool is just slow, raise `request_timeout` for this source in the config",
+        "source `{name}` gave no answer to {request} within {} s; the request was cancelled. If the tool is just slow, raise `request_timeout_secs` for this source in the config",
         .timeout.as_secs_f64()
     )]
     Timeout {

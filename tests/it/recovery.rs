@@ -161,6 +161,65 @@ fn a_call_without_an_answer_has_an_unknown_outcome() {
     assert_eq!(stored(&home, &cut_off), cut_off);
 }
 
+/// A write that timed out after it was sent may have acted (the ledger shows it did): the
+/// script's `ToolError` says it is not retryable and to check before sending it again, and the
+/// envelope lists the call's outcome as unknown, not failed. A read that timed out the same way
+/// may be retried.
+#[test]
+fn a_write_without_an_answer_is_not_retryable_and_its_outcome_is_unknown() {
+    let home = Home::new();
+    let ledger = home.path().join("ledger.txt");
+    home.write_config(&format!(
+        "[sources.ledger]\ncommand = {}\nargs = [{}]\nenv = {{ LEDGER_FILE = {} }}\nrequest_timeout_secs = 1\n\n[[policy.rules]]\nmatch = \"ledger.*\"\naction = \"allow\"\n",
+        serde_json::to_string(&repo().join(".venv/bin/python").display().to_string()).unwrap(),
+        serde_json::to_string(&repo().join("tests/peers/ledger_server.py").display().to_string())
+            .unwrap(),
+        serde_json::to_string(&ledger.display().to_string()).unwrap(),
+    ));
+    let (code, ended) = run_json(
+        &home,
+        r#"const seen = {};
+for (const [name, call] of [["write", () => ledger.slowWrite({ key: "once", seconds: 5 })],
+                            ["read", () => ledger.slowRead({ seconds: 5 })]]) {
+  try { await call(); seen[name] = "answered" }
+  catch (e) { seen[name] = { code: e.code, retryable: e.retryable, hint: e.hint ?? null, message: e.message } }
+}
+return seen;"#,
+    );
+    assert_eq!(code, 0, "{ended}");
+    let write = &ended["result"]["write"];
+    assert_eq!(write["code"], "upstream_unavailable", "{ended}");
+    assert_eq!(write["retryable"], false, "{ended}");
+    assert!(
+        write["hint"]
+            .as_str()
+            .unwrap_or("")
+            .contains("may have taken effect"),
+        "{ended}"
+    );
+    assert!(
+        write["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("`request_timeout_secs`"),
+        "the message names the config key there is: {ended}"
+    );
+    assert_eq!(ended["result"]["read"]["retryable"], true, "{ended}");
+    let outcomes: Vec<&str> = ended["calls"]
+        .as_array()
+        .expect("calls")
+        .iter()
+        .filter_map(|c| c["outcome"].as_str())
+        .collect();
+    assert_eq!(outcomes, ["unknown", "unknown"], "{ended}");
+    let written = std::fs::read_to_string(&ledger).unwrap_or_default();
+    assert_eq!(
+        written.lines().filter(|l| l.starts_with("write")).count(),
+        1,
+        "the write did reach the upstream: {written}"
+    );
+}
+
 /// The counter server as source `name`, which starts only while the file `down` is absent.
 /// The config is the same either way (so the cached tool listing stays valid, and a call to the
 /// down source fails before anything is sent instead of meeting no global). `NAME.write` is

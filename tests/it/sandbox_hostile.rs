@@ -35,6 +35,7 @@ impl Bridge for TestBridge {
                     hint: None,
                     status: Some(503),
                     retryable: true,
+                    outcome: None,
                 })),
                 "ask" => Err(BridgeError::Suspend(Pending {
                     id: format!("p{}", call.seq),
