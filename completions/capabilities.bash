@@ -1742,7 +1742,7 @@ _capabilities() {
             return 0
             ;;
         capabilities__subcmd__hub__subcmd__runs)
-            opts="-h -V --pending --json --limit --clear --config --color --log-format --otel-endpoint --help --version"
+            opts="-y -h -V --pending --json --limit --clear --yes --config --color --log-format --otel-endpoint --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

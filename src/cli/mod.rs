@@ -502,9 +502,12 @@ pub struct HubRunsArgs {
     pub limit: u16,
     /// Delete every stored run (journals, approvals, audit) and the key they are encrypted
     /// with, to start a new run history, e.g. after that key was lost. Bearer tokens and
-    /// settings are kept. Stop running hubs first.
+    /// settings are kept. Stop running hubs first. Asks first on a terminal.
     #[arg(long, conflicts_with_all = ["pending", "json"])]
     pub clear: bool,
+    /// With --clear: delete without asking (needed when there is no terminal to ask on).
+    #[arg(long, short = 'y', requires = "clear")]
+    pub yes: bool,
 }
 
 #[derive(Debug, Args)]

@@ -151,6 +151,53 @@ fn confirm(waiting: &[Approval], decision: Decision) -> anyhow::Result<bool> {
     Ok(matches!(answer.trim(), "y" | "Y" | "yes"))
 }
 
+/// Asks on a terminal before `hub runs --clear` deletes every run, saying how many wait for a
+/// decision and, on a shared store, that every replica loses them; without a terminal it
+/// needs `--yes`. A key that does not open the store is named: on a shared store, the other
+/// replicas may hold the right one.
+async fn confirm_clear(store: &Store) -> anyhow::Result<bool> {
+    let location = store.location().display().to_string();
+    let shared = store.is_shared();
+    if !std::io::stdin().is_terminal() {
+        bail!(
+            "`--clear` deletes every run in {location}{}; confirm it with --yes when there is no terminal to ask on",
+            if shared {
+                ", for every hub sharing it"
+            } else {
+                ""
+            }
+        );
+    }
+    let counted = match store.approvals().pending().await {
+        Ok(waiting) if !waiting.is_empty() => {
+            format!(" ({} call(s) wait for a decision)", waiting.len())
+        }
+        _ => String::new(),
+    };
+    if let Err(e) = store.keys().unlock().await {
+        eprint_line(format_args!(
+            "This process's key does not open the runs: {e}"
+        ));
+        if shared {
+            eprint_line(format_args!(
+                "If another hub on this store can still read its runs, give this one the same key (CAPABILITIES_STATE_KEY, or the keychain or key file it uses) instead of clearing."
+            ));
+        }
+    }
+    let whose = if shared {
+        "every hub sharing it loses them"
+    } else {
+        "this cannot be undone"
+    };
+    eprint!(
+        "Delete every run in {location}{counted}, with journals, approvals and audit trail? {whose}. [y/N] "
+    );
+    std::io::stderr().flush()?;
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer)?;
+    Ok(matches!(answer.trim(), "y" | "Y" | "yes"))
+}
+
 fn decided_text(app: &App, decided: &[Approval], decision: Decision) -> String {
     let mut text = String::new();
     for approval in decided {
@@ -176,6 +223,10 @@ pub async fn runs(app: &App, args: &HubRunsArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     };
     if args.clear {
+        if !args.yes && !confirm_clear(&store).await? {
+            eprint_line(format_args!("Nothing was deleted."));
+            return Ok(ExitCode::FAILURE);
+        }
         let deleted = store.runs().clear().await?;
         print(&format!(
             "Deleted {deleted} run(s) with their journals, approvals and audit trail; the next run starts a new history with a new key. Bearer tokens and settings are kept.\n"

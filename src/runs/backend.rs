@@ -294,4 +294,7 @@ pub trait Backend:
 {
     /// Where the records live, for messages.
     fn location(&self) -> &Path;
+
+    /// Whether other hubs may share these records (a server, not a file of this machine).
+    fn is_shared(&self) -> bool;
 }

@@ -1,6 +1,6 @@
 //! What can go wrong with the store, each error saying where and what to do next.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::seal::OpenError;
 
@@ -30,13 +30,15 @@ pub enum StoreError {
     )]
     Sql(#[from] rusqlite::Error),
     #[error(
-        "cannot use the key that encrypts the runs in {path}: {reason}. Make it readable again (`capabilities doctor` checks the credential stores), or give up the runs stored so far with `capabilities hub runs --clear` (tokens and settings are kept)",
-        path = .path.display()
+        "cannot use the key that encrypts the runs in {path}: {reason}. Make it readable again (`capabilities doctor` checks the credential stores), or {way_out}",
+        path = .path.display(),
+        way_out = way_out(.path)
     )]
     Key { path: PathBuf, reason: String },
     #[error(
-        "{what} in {path} cannot be read: {source}. `capabilities hub runs --clear` gives up the runs stored so far (tokens and settings are kept)",
-        path = .path.display()
+        "{what} in {path} cannot be read: {source}. {way_out}",
+        path = .path.display(),
+        way_out = way_out(.path)
     )]
     Sealed {
         path: PathBuf,
@@ -116,4 +118,14 @@ pub enum TokenError {
     Random(String),
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+/// The way out when this process cannot read the runs in `location`. A shared store's runs are
+/// every hub's: the others may hold the right key, and clearing loses theirs too.
+fn way_out(location: &Path) -> &'static str {
+    if location.to_string_lossy().starts_with("postgres") {
+        "if other hubs share this store, give this one the key they use (CAPABILITIES_STATE_KEY, or their keychain entry or key file); only if no hub has it, give up every hub's runs with `capabilities hub runs --clear` (tokens and settings are kept)"
+    } else {
+        "give up the runs stored so far with `capabilities hub runs --clear` (tokens and settings are kept)"
+    }
 }

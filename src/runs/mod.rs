@@ -210,6 +210,11 @@ impl Store {
         self.inner.worker.backend.location()
     }
 
+    /// Whether other hubs may share this store (PostgreSQL).
+    pub fn is_shared(&self) -> bool {
+        self.inner.worker.backend.is_shared()
+    }
+
     pub fn runs(&self) -> Runs<'_> {
         Runs(self)
     }

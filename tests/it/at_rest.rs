@@ -80,7 +80,14 @@ fn exec_stores_nothing_readable_and_a_lost_key_is_named() {
 
     // The way out the message gives: the runs go, the tokens stay, and runs work again.
     home.run(&["token", "create", "laptop"]).ok();
-    let cleared = home.run(&["hub", "runs", "--clear"]).ok();
+    // Without a terminal to ask on, nothing is deleted until it is confirmed.
+    let unconfirmed = home.run(&["hub", "runs", "--clear"]).fails();
+    assert!(
+        unconfirmed.stderr.contains("confirm it with --yes"),
+        "{}",
+        unconfirmed.stderr
+    );
+    let cleared = home.run(&["hub", "runs", "--clear", "--yes"]).ok();
     assert!(
         cleared.stdout.contains("Deleted 1 run(s)"),
         "{}",

@@ -238,9 +238,19 @@ fn a_replica_with_the_wrong_key_or_an_unreachable_store_refuses_with_what_to_do(
     assert_ne!(refused.status.code(), Some(0));
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(
-        stderr.contains("is not the one these runs were encrypted with"),
-        "{stderr}"
+        stderr.contains("is not the one these runs were encrypted with")
+            && stderr.contains("give this one the key they use"),
+        "the way out is the other hubs' key, not clearing their runs: {stderr}"
     );
+    // Clearing from the wrong replica needs a confirmation, and without one deletes nothing.
+    let unconfirmed = wrong.run(&["hub", "runs", "--clear"]).fails();
+    assert!(
+        unconfirmed.stderr.contains("for every hub sharing it"),
+        "{}",
+        unconfirmed.stderr
+    );
+    let still = keyed.run(&["hub", "runs", "--json"]).ok();
+    assert!(still.stdout.contains("runId"), "{}", still.stdout);
     // A store nobody answers at: the message names it and says what to check.
     let nowhere = Home::new().with_env("CAPABILITIES_STATE_KEY", KEY);
     nowhere.write_config(

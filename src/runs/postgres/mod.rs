@@ -218,6 +218,10 @@ impl Backend for Postgres {
     fn location(&self) -> &Path {
         &self.location
     }
+
+    fn is_shared(&self) -> bool {
+        true
+    }
 }
 
 /// An error with what caused it ("error connecting to server: Connection refused").

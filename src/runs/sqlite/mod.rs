@@ -120,6 +120,10 @@ impl Backend for Sqlite {
     fn location(&self) -> &Path {
         &self.path
     }
+
+    fn is_shared(&self) -> bool {
+        false
+    }
 }
 
 /// `error` from SQLite, named as damage when that is what it says: such a file needs a backup
