@@ -2,8 +2,8 @@
 //! a source with a cached listing (for its command line as configured now) is not started, even
 //! when the listing is old (the command may refresh it in the background, see
 //! [`old_listings`]); a source without one is listed live, waiting at most
-//! [`FIRST_LISTING_WAIT`]; a source whose connect failed lately is not tried (see
-//! `failures`). With `--refresh` every enabled source is listed live, each waited for its whole
+//! [`FIRST_LISTING_WAIT`]; a source whose connect failed lately, or that did not answer within
+//! that wait, is not tried (see `failures`). With `--refresh` every enabled source is listed live, each waited for its whole
 //! connect timeout. A source that cannot be reached falls back to its old listing, marked
 //! stale, and never blocks the others.
 
@@ -213,7 +213,7 @@ enum Listed {
     Tools(Vec<UpstreamTool>, Option<Vec<UpstreamSkill>>),
     /// It could not connect or list: remembered, so later commands do not wait for it again.
     Failed(String),
-    /// It was still connecting when the wait ended: not its fault, so not remembered.
+    /// It had not had its turn to connect when the wait ended: not its fault, so not remembered.
     NotYet(String),
 }
 
@@ -226,6 +226,10 @@ async fn list_live(
     pacing: Pacing,
 ) -> Vec<(String, Listed)> {
     let names: Vec<String> = sources.iter().map(|s| s.name.clone()).collect();
+    // When all start at once, one still connecting at the end had the whole wait: it is as
+    // good as failed (else every later command would wait for it again). Paced, it may have
+    // waited for its turn.
+    let all_at_once = sources.len() <= pacing.max_starting;
     let manager = Sources::start_paced(sources, secrets, pacing);
     manager.wait_settled(wait).await;
     let statuses = manager.statuses();
@@ -241,10 +245,17 @@ async fn list_live(
                 Err(e) => Listed::Failed(e.to_string()),
             },
             Some(SourceStatus::Failed { error }) => Listed::Failed(error),
-            Some(SourceStatus::Connecting | SourceStatus::Idle) => Listed::NotYet(format!(
-                "it did not answer within {} s; `capabilities source test {name}` waits for its whole connect timeout",
-                wait.as_secs()
-            )),
+            Some(SourceStatus::Connecting | SourceStatus::Idle) => {
+                let error = format!(
+                    "it did not answer within {} s; `capabilities source test {name}` waits for its whole connect timeout",
+                    wait.as_secs()
+                );
+                if all_at_once {
+                    Listed::Failed(error)
+                } else {
+                    Listed::NotYet(error)
+                }
+            }
             Some(other) => Listed::NotYet(format!("not ready ({other})")),
             None => Listed::NotYet("was not started".into()),
         };

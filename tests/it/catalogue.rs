@@ -374,6 +374,38 @@ fn a_source_that_never_answers_is_not_waited_for_again_until_tried() {
     assert_eq!(starts(&marker), 3);
 }
 
+/// A source that outlasts the first listing's wait (its connect timeout is longer) is remembered
+/// as failed too: otherwise every later search would wait for it again.
+#[test]
+fn a_source_slower_than_the_listing_wait_is_not_waited_for_again() {
+    let home = Home::new();
+    let marker = home.path().join("slow-started");
+    home.write_config(&format!(
+        "[sources.everything]\ncommand = \"node\"\nargs = [{}, \"stdio\"]\n\n{}",
+        toml_string(&everything_js()),
+        counted_source(
+            "slow",
+            &marker,
+            "exec sleep 600",
+            "connect_timeout_secs = 120"
+        )
+    ));
+    let first = home.run(&["search", "echo"]).ok();
+    assert!(
+        first.stderr.contains("Not searched: `slow` (")
+            && first.stderr.contains("did not answer within 20 s"),
+        "{}",
+        first.stderr
+    );
+    let second = home.run(&["search", "echo"]).ok();
+    assert!(
+        second.stderr.contains("Not searched: `slow` (failed "),
+        "{}",
+        second.stderr
+    );
+    assert_eq!(starts(&marker), 1, "the second search waited for it again");
+}
+
 /// A server whose tools have hostile schemas (tests/peers/hostile_schema_server.py): one nests
 /// 180 levels, past serde_json's decoding limit, which used to drop the whole tool list and leave
 /// only a timeout; one branches combinatorially, which `describe` used to render in full whatever
