@@ -445,7 +445,7 @@ fn a_credential_from_the_environment_reaches_no_other_source_nor_the_model() {
             "CAPABILITIES_STATE_KEY",
             "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
         ),
-        ("CAPABILITIES_LOG", "debug"),
+        ("CAPABILITIES_LOG", "trace"),
     ];
     let needles = needles(secret);
 
