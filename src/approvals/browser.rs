@@ -1,6 +1,7 @@
-//! Opening the approval page in the user's browser: `xdg-open` on Linux and the BSDs, `open` on
-//! macOS, `start` on Windows. Where there is no display or no launcher this fails instead of
-//! guessing, so the hub can skip the page, log why, and leave the terminal as the way to decide.
+//! Opening a page (an approval, a sign-in) in the user's browser: `xdg-open` on Linux and the
+//! BSDs, `open` on macOS, `start` on Windows. Where there is no display or no launcher this
+//! fails instead of guessing, so the caller can skip the page and say what to do instead (the
+//! errors name no next step: that depends on the page).
 
 use std::ffi::OsString;
 use std::process::{Command, Stdio};
@@ -10,13 +11,9 @@ use url::Url;
 /// Why the page could not be shown.
 #[derive(Debug, thiserror::Error)]
 pub enum OpenError {
-    #[error(
-        "no display to open the approval page on (neither DISPLAY nor WAYLAND_DISPLAY is set); decide with `capabilities hub approve RUN_ID` in a terminal"
-    )]
+    #[error("no display to open a browser on (neither DISPLAY nor WAYLAND_DISPLAY is set)")]
     NoDisplay,
-    #[error(
-        "cannot start `{program}` to open the approval page in a browser: {source}; decide with `capabilities hub approve RUN_ID` in a terminal"
-    )]
+    #[error("cannot start `{program}` to open a browser: {source}")]
     NoLauncher {
         program: String,
         source: std::io::Error,
@@ -24,9 +21,10 @@ pub enum OpenError {
 }
 
 /// Asks the desktop to open `url` in the default browser. Returns once the launcher started; a
-/// launcher that fails later (no browser configured) is logged, since by then the hub has moved on.
-pub fn open_in_browser(url: &Url) -> Result<(), OpenError> {
-    spawn(launcher(url.as_str())?)
+/// launcher that fails later (no browser configured) is logged with `otherwise`, what to do
+/// instead, since by then the caller has moved on.
+pub fn open_in_browser(url: &Url, otherwise: &str) -> Result<(), OpenError> {
+    spawn(launcher(url.as_str())?, otherwise.to_string())
 }
 
 #[cfg(target_os = "macos")]
@@ -71,7 +69,7 @@ fn has_display(x11: Option<OsString>, wayland: Option<OsString>) -> Result<(), O
     }
 }
 
-fn spawn(mut command: Command) -> Result<(), OpenError> {
+fn spawn(mut command: Command, otherwise: String) -> Result<(), OpenError> {
     let program = command.get_program().to_string_lossy().into_owned();
     // The launcher must not read the hub's stdin or write to its stdout: they carry JSON-RPC.
     let mut child = command
@@ -88,7 +86,7 @@ fn spawn(mut command: Command) -> Result<(), OpenError> {
     std::thread::spawn(move || match child.wait() {
         Ok(status) if !status.success() => {
             tracing::warn!(
-                "`{program}` could not open the approval page ({status}); decide with `capabilities hub approve RUN_ID` in a terminal"
+                "`{program}` could not open the page ({status}); {otherwise}"
             )
         }
         Ok(_) => {}
@@ -105,10 +103,7 @@ mod tests {
     #[test]
     fn no_display_means_no_page() {
         let err = has_display(None, None).unwrap_err().to_string();
-        assert!(
-            err.contains("DISPLAY") && err.contains("hub approve"),
-            "{err}"
-        );
+        assert!(err.contains("DISPLAY"), "{err}");
         assert!(
             has_display(Some(OsString::new()), Some(OsString::new())).is_err(),
             "empty values are no display"
@@ -119,12 +114,12 @@ mod tests {
 
     #[test]
     fn a_missing_launcher_is_an_error_not_a_silent_skip() {
-        let err = spawn(Command::new("capabilities-test-no-such-launcher"))
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("capabilities-test-no-such-launcher") && err.contains("hub approve"),
-            "{err}"
-        );
+        let err = spawn(
+            Command::new("capabilities-test-no-such-launcher"),
+            "decide in a terminal".into(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("capabilities-test-no-such-launcher"), "{err}");
     }
 }

@@ -12,12 +12,14 @@ use super::EXIT_FAILURE;
 use super::credential::{describe_store, references};
 use super::output::print;
 use crate::app::App;
+use crate::catalog::cache::ListingCache;
 use crate::cli::DoctorArgs;
 use crate::config::{Settings, Transport};
 use crate::credentials::{SecretStore, StoreKind};
 use crate::env_vars;
 use crate::oauth::{self, SignInState};
 use crate::runs::KeySource;
+use crate::sources::is_sign_in_message;
 
 /// The keychain this build talks to.
 const KEYCHAIN: &str = if cfg!(target_os = "macos") {
@@ -320,10 +322,38 @@ fn check_programs(report: &mut Report, settings: &Settings) {
     }
 }
 
-/// Each stored OAuth sign-in: usable (and until when), or waiting for `source login`.
+/// Each stored OAuth sign-in: usable (and until when), or waiting for `source login`; and each
+/// HTTP source with none that needs one: its config names an OAuth client, or its server last
+/// refused it for want of a sign-in.
 fn check_sign_ins(report: &mut Report, app: &App, settings: &Settings) {
     let now = oauth::now_secs();
-    for sign_in in oauth::stored_sign_ins(&app.credentials(), &settings.sources) {
+    let stored = oauth::stored_sign_ins(&app.credentials(), &settings.sources);
+    let cache = ListingCache::new(app.paths.catalog_cache_dir());
+    for source in &settings.sources {
+        let remote = matches!(
+            source.transport,
+            Transport::Http { .. } | Transport::OpenApi { .. }
+        );
+        if !remote || !source.enabled || stored.iter().any(|s| s.source == source.name) {
+            continue;
+        }
+        let why = if cache
+            .failure(&source.name)
+            .is_some_and(|failed| is_sign_in_message(&failed.error))
+        {
+            "its server asks for a sign-in"
+        } else if source.connections.iter().any(|c| c.oauth.is_some()) {
+            "the config names an OAuth client for it"
+        } else {
+            continue;
+        };
+        let login = app.command(&format!("source login {}", source.name));
+        report.warn(
+            "sign-in",
+            format!("{}: not signed in ({why}); run `{login}`", source.name),
+        );
+    }
+    for sign_in in stored {
         let who = format!("{} ({})", sign_in.source, sign_in.connection);
         let login = app.command(&format!("source login {}", sign_in.source));
         match sign_in.state {

@@ -26,7 +26,7 @@ pub async fn login(app: &App, args: &SourceLoginArgs) -> anyhow::Result<ExitCode
     let opened = !args.no_browser
         && Url::parse(&page)
             .ok()
-            .is_some_and(|page| open_in_browser(&page).is_ok());
+            .is_some_and(|page| open_in_browser(&page, "open the page printed below").is_ok());
     let how = if opened {
         "Your browser opened the sign-in page; if it did not, open"
     } else {

@@ -143,13 +143,14 @@ impl Hub {
             return;
         };
         let store = self.executor.store().clone();
+        let run_id = envelope.run_id.clone();
         let page = self
             .page
             .get_or_init(|| async move {
                 match ApprovalPage::start(store, config_file.clone()).await {
                     Ok(page) => Some(page),
                     Err(e) => {
-                        tracing::warn!("the approval page cannot start ({e}); decide with `capabilities hub approve RUN_ID`");
+                        tracing::warn!("the approval page cannot start ({e}); decide with `capabilities hub approve {run_id}`");
                         None
                     }
                 }
@@ -160,7 +161,11 @@ impl Hub {
             .url_for(&envelope.run_id)
             .await
             .map_err(|e| e.to_string());
-        open_page(envelope, url, "approval page", |run_id| {
+        let otherwise = format!(
+            "decide with `capabilities hub approve {}` in a terminal",
+            envelope.run_id
+        );
+        open_page(envelope, url, "approval page", &otherwise, |run_id| {
             format!(
                 "An approval page opened in the user's browser. Tell the user, then call execute with {{ \"resume\": \"{run_id}\" }} once they have decided; `capabilities hub approve {run_id}` in a terminal works too."
             )
@@ -416,7 +421,8 @@ impl Hub {
         }
         let login = login_arguments(&source, connection.as_deref());
         let url = url::Url::parse(&page).map_err(|e| e.to_string());
-        open_page(envelope, url, "sign-in page", |run_id| {
+        let otherwise = format!("sign in with `capabilities source login {login}` in a terminal");
+        open_page(envelope, url, "sign-in page", &otherwise, |run_id| {
             format!(
                 "A sign-in page for `{source}` opened in the user's browser. Tell the user, then call execute with {{ \"resume\": \"{run_id}\" }} once they have signed in; `capabilities source login {login}` in a terminal works too."
             )
@@ -644,20 +650,25 @@ fn can_elicit(context: &RequestContext<RoleServer>) -> bool {
 
 /// Opens `page` (the approval or sign-in page, `what`) in the user's browser; once it opened,
 /// every pending item tells the model only `said(run_id)`: that a page opened, never where.
+/// When it cannot, the log says why and `otherwise`, what the person can do instead.
 fn open_page(
     envelope: &mut ExecuteEnvelope,
     page: Result<url::Url, String>,
     what: &str,
+    otherwise: &str,
     said: impl Fn(&str) -> String,
 ) {
-    match page.and_then(|url| open_in_browser(&url).map_err(|e| e.to_string())) {
+    match page.and_then(|url| open_in_browser(&url, otherwise).map_err(|e| e.to_string())) {
         Ok(()) => {
             let message = said(&envelope.run_id);
             for pending in &mut envelope.pending {
                 pending.message = Some(message.clone());
             }
         }
-        Err(e) => tracing::warn!("{what} not opened for run {}: {e}", envelope.run_id),
+        Err(e) => tracing::warn!(
+            "{what} not opened for run {}: {e}; {otherwise}",
+            envelope.run_id
+        ),
     }
 }
 

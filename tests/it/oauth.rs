@@ -580,6 +580,16 @@ fn adding_a_source_that_asks_for_a_sign_in_says_how_to_give_it() {
         added.stdout
     );
     paused_for_sign_in(&home);
+    // `doctor` names the connection that was never signed in, with what to run.
+    let doctor = home.run(&["doctor"]);
+    assert!(
+        doctor.stdout.contains(
+            "peer: not signed in (its server asks for a sign-in); run `capabilities source login peer`"
+        ),
+        "{}\n{}",
+        doctor.stdout,
+        doctor.stderr
+    );
 }
 
 #[test]
