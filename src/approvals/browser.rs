@@ -85,9 +85,7 @@ fn spawn(mut command: Command, otherwise: String) -> Result<(), OpenError> {
     // the process whenever it ends and reports a failure to the log.
     std::thread::spawn(move || match child.wait() {
         Ok(status) if !status.success() => {
-            tracing::warn!(
-                "`{program}` could not open the page ({status}); {otherwise}"
-            )
+            tracing::warn!("`{program}` could not open the page ({status}); {otherwise}")
         }
         Ok(_) => {}
         Err(e) => tracing::warn!("`{program}` did not report how it ended: {e}"),

@@ -46,6 +46,10 @@ pub(crate) struct StdioChild {
     /// Also the leader's pid. `None` once the group is known to be gone.
     pgid: Option<i32>,
     program: String,
+    /// The command with its arguments as a shell would take them, for the person to run.
+    command_line: String,
+    /// Whether the config gives the server variables of its own, which running it by hand needs.
+    has_env: bool,
     source: String,
     stderr: Arc<Mutex<VecDeque<String>>>,
     stderr_reader: Option<JoinHandle<()>>,
@@ -79,6 +83,7 @@ pub(crate) fn spawn(
         env,
         withheld,
     } = launch;
+    let has_env = !env.is_empty();
     let mut cmd = Command::new(command);
     for name in WITHHELD_FROM_SOURCES
         .iter()
@@ -137,6 +142,11 @@ pub(crate) fn spawn(
         child,
         pgid,
         program: command.to_string(),
+        command_line: shlex::try_join(
+            std::iter::once(command).chain(args.iter().map(String::as_str)),
+        )
+        .unwrap_or_else(|_| command.to_string()),
+        has_env,
         source: source.to_string(),
         stderr: tail,
         stderr_reader: Some(stderr_reader),
@@ -359,9 +369,15 @@ impl StdioChild {
         if status.is_some() {
             self.drain_stderr().await;
         }
+        // `source test` shows the same message, so the way to see more is the server itself.
+        let with_env = if self.has_env {
+            " with the variables of its `env` in the config"
+        } else {
+            ""
+        };
         let hint = format!(
-            ". Run `capabilities source test {}` to see its full output",
-            self.source
+            ". To see everything it printed, run its command in a terminal{with_env}: {}",
+            self.command_line
         );
         let noise = self
             .noise

@@ -38,7 +38,8 @@ pub async fn start(
         .await
         .map_err(|e| format!("{e}; {fallback}"))?;
     let page = url::Url::parse(sign_in.url()).map_err(|e| format!("{e}; {fallback}"))?;
-    open_in_browser(&page, &fallback).map_err(|e| format!("no browser opened ({e}); {fallback}"))?;
+    open_in_browser(&page, &fallback)
+        .map_err(|e| format!("no browser opened ({e}); {fallback}"))?;
     let label = waiting.label();
     let said = format!(
         "A sign-in page for `{label}` opened in your browser; once you have signed in, the run goes on when it is resumed."

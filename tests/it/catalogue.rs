@@ -332,7 +332,10 @@ fn a_source_that_never_answers_is_not_waited_for_again_until_tried() {
     assert!(
         first.stderr.contains("Not searched: `hangs` (")
             && first.stderr.contains("did not answer within 2 s")
-            && first.stderr.contains("says why"),
+            && first.stderr.contains("says why")
+            && first.stderr.contains(
+                "To see everything it printed, run its command in a terminal: sh -c \"echo started"
+            ),
         "{}",
         first.stderr
     );
