@@ -169,7 +169,12 @@ pub enum CredentialError {
     },
 
     #[error(
-        "secret `{name}` is not stored (looked in the {store} store); store it with `capabilities credential set {name}`"
+        "secret `{name}` is not stored (looked in the {store} store); store it with `capabilities credential set {name}`{elsewhere}",
+        elsewhere = if *.store == StoreKind::Keychain {
+            " (where no keychain works, such as over SSH or in a container: add `--store file`, and `store = \"file\"` under [credentials] so it is looked for there)"
+        } else {
+            ""
+        }
     )]
     NotStored { name: String, store: StoreKind },
 

@@ -837,3 +837,18 @@ fn the_state_key_lives_in_the_keychain_when_there_is_one() {
         "not re-created"
     );
 }
+
+/// On a machine where no keychain answers (no D-Bus session here), a secret that is not stored
+/// is reported with the way to store it that works there.
+#[test]
+fn a_missing_secret_where_no_keychain_works_names_the_file_store() {
+    let home = Home::new();
+    home.write_config("");
+    let missing = home.run(&["credential", "test", "nosuch"]).fails();
+    assert!(
+        missing.stderr.contains("`nosuch` is not stored")
+            && missing.stderr.contains("add `--store file`"),
+        "{}",
+        missing.stderr
+    );
+}
