@@ -232,9 +232,15 @@ fn check_stores(report: &mut Report, app: &App, settings: Option<&Settings>) {
             app.command("credential set NAME --store file"),
             app.paths.config_file.display()
         );
-        // Nothing needs a secret yet (a fresh or headless machine): it matters only later.
-        let needed = settings.is_some_and(|s| !references(s).is_empty())
-            || stores.list().is_ok_and(|l| !l.is_empty());
+        // Only a secret the config needs and no store holds must go to the default store; until
+        // then (a fresh or headless machine, or secrets kept in the file with `--store file`)
+        // it matters only later.
+        let stored: Vec<String> = stores
+            .list()
+            .map(|l| l.into_iter().map(|(name, _)| name).collect())
+            .unwrap_or_default();
+        let needed =
+            settings.is_some_and(|s| references(s).keys().any(|name| !stored.contains(name)));
         if needed {
             report.fail("default", advice);
         } else {

@@ -226,6 +226,14 @@ fn json_on_doctor_policy_and_source_test() {
     assert_eq!(body["ok"], true, "{body}");
     let text = home.run(&["doctor"]).ok();
     assert!(text.stdout.contains("warn "), "{}", text.stdout);
+    // Doing what it advises (a secret in the file store) does not turn the warning into a failure.
+    let mut stored = home.command(&["credential", "set", "foo", "--store", "file"]);
+    stored.env("CAPABILITIES_PASSPHRASE", "correct horse battery staple");
+    crate::support::Run::with_stdin(&mut stored, "a-long-enough-value").ok();
+    let mut after = home.command(&["doctor", "--json"]);
+    after.env("CAPABILITIES_PASSPHRASE", "correct horse battery staple");
+    let after = crate::support::Run::of(&mut after);
+    assert_eq!(json(&after.stdout)["ok"], true, "{}", after.stdout);
 
     everything(&home);
     let tested = json(
