@@ -520,7 +520,7 @@ pub struct HubServeArgs {
     #[arg(long)]
     pub direct: bool,
     /// Serve MCP Streamable HTTP at http://ADDRESS/mcp instead of stdio (e.g. 127.0.0.1:8931).
-    #[arg(long, value_name = "ADDRESS")]
+    #[arg(long, value_name = "ADDRESS", value_parser = listen_address)]
     pub http: Option<SocketAddr>,
     /// Allow --http on an address other machines can reach (put TLS termination in front).
     #[arg(long, requires = "http")]
@@ -777,4 +777,44 @@ pub struct DashboardArgs {
     /// Show only this profile's runs, waiting calls and sources.
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,
+}
+
+/// `--http`'s address: IP:PORT, also as `localhost:PORT` or the URL the hub prints
+/// (`http://127.0.0.1:8931/mcp`), which people paste back.
+fn listen_address(text: &str) -> Result<SocketAddr, String> {
+    let trimmed = text.trim();
+    let bare = trimmed
+        .strip_prefix("http://")
+        .unwrap_or(trimmed)
+        .trim_end_matches('/')
+        .trim_end_matches("/mcp");
+    let bare = match bare.strip_prefix("localhost:") {
+        Some(port) => format!("127.0.0.1:{port}"),
+        None => bare.to_string(),
+    };
+    bare.parse().map_err(|_| {
+        "not an address to listen on; write IP:PORT, e.g. 127.0.0.1:8931 (this machine only) or 0.0.0.0:8931 (every interface, with tokens)".to_string()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_http_address_is_taken_as_people_write_it() {
+        let local: SocketAddr = "127.0.0.1:8931".parse().expect("an address");
+        for written in [
+            "127.0.0.1:8931",
+            " localhost:8931 ",
+            "http://127.0.0.1:8931/mcp",
+            "http://localhost:8931/",
+        ] {
+            assert_eq!(listen_address(written), Ok(local), "{written}");
+        }
+        for wrong in ["localhost", "8931", "http://example.com/mcp", ""] {
+            let error = listen_address(wrong).expect_err(wrong);
+            assert!(error.contains("e.g. 127.0.0.1:8931"), "{error}");
+        }
+    }
 }
