@@ -278,7 +278,12 @@ async fn test_one(app: &App, name: &str, just_added: bool, json: bool) -> anyhow
         (_, Some(Err(e))) => bail!("`{name}` connected but listing its tools failed: {e}"),
         (status, _) if json => failed_report(name, &status.to_string()),
         (status, _) => {
-            let after = if just_added {
+            let after = if status == SourceStatus::Disabled {
+                format!(
+                    "Turn it on with `{}`.",
+                    app.command(&format!("source enable {name}"))
+                )
+            } else if just_added {
                 format!(
                     "The source was added; fix it and run `{}`, or remove it with `{}`.",
                     app.command(&format!("source test {name}")),

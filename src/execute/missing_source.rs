@@ -64,7 +64,9 @@ pub fn explain(envelope: &mut ExecuteEnvelope, catalog: &LiveCatalog) {
                 "it was not started, so its tools were never listed; `capabilities source test {name}` lists them"
             ),
         },
-        SourceStatus::Disabled => "it is disabled (`enabled = false` in the config)".to_string(),
+        SourceStatus::Disabled => format!(
+            "it is disabled (`enabled = false` in the config); `capabilities source enable {name}` turns it on"
+        ),
         // Listed, but not (yet) in the view of the catalogue this run took.
         SourceStatus::Ready { .. } => {
             "it is connected, but its tools were not in the catalogue when the run started"

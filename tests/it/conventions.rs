@@ -205,6 +205,22 @@ fn source_disable_and_enable_edit_the_config() {
         "{}",
         again.stdout
     );
+    // What a disabled source is asked for says how to turn it on.
+    let tested = home.run(&["source", "test", "a"]).fails();
+    assert!(
+        tested.stderr.contains("`capabilities source enable a`"),
+        "{}",
+        tested.stderr
+    );
+    let called = crate::support::Run::with_stdin(
+        &mut home.command(&["exec", "-", "--json"]),
+        "return await a.anything({})",
+    );
+    assert!(
+        called.stdout.contains("`capabilities source enable a` turns it on"),
+        "{}",
+        called.stdout
+    );
     home.run(&["source", "enable", "a"]).ok();
     let text = std::fs::read_to_string(home.config_path()).unwrap();
     assert!(!text.contains("enabled"), "{text}");
