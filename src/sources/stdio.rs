@@ -164,6 +164,18 @@ fn spawn_error(source: &str, command: &str, cwd: Option<&Path>, error: &std::io:
         );
     }
     match error.kind() {
+        // A relative path is looked up from where the command runs, which a config used from
+        // another folder does not expect.
+        std::io::ErrorKind::NotFound
+            if command.contains('/') && Path::new(command).is_relative() =>
+        {
+            let here = std::env::current_dir()
+                .map(|dir| format!(" (here, {})", dir.display()))
+                .unwrap_or_default();
+            format!(
+                "cannot start source `{source}`: the command `{command}` was not found from the current directory{here}; put its absolute path in the config, or set the source's `cwd`"
+            )
+        }
         std::io::ErrorKind::NotFound => format!(
             "cannot start source `{source}`: the command `{command}` was not found; install it or put its full path in the config"
         ),

@@ -217,7 +217,9 @@ fn source_disable_and_enable_edit_the_config() {
         "return await a.anything({})",
     );
     assert!(
-        called.stdout.contains("`capabilities source enable a` turns it on"),
+        called
+            .stdout
+            .contains("`capabilities source enable a` turns it on"),
         "{}",
         called.stdout
     );

@@ -220,6 +220,11 @@ async fn broken_sources_fail_on_their_own_while_a_real_one_works() {
             ),
             http("unreachable", "http://127.0.0.1:1/mcp"),
             stdio("missing", "capabilities-test-no-such-command", &[]),
+            stdio(
+                "relative",
+                ".venv/bin/capabilities-test-no-such-server",
+                &[],
+            ),
             unset_env,
         ],
         no_secrets(),
@@ -241,7 +246,10 @@ async fn broken_sources_fail_on_their_own_while_a_real_one_works() {
         killed.contains("`sh` did not answer within 3 s") && !killed.contains("exited"),
         "{killed}"
     );
-    assert!(hangs.contains("capabilities source test hangs"), "{hangs}");
+    assert!(
+        hangs.contains("run its command in a terminal: sleep 600"),
+        "{hangs}"
+    );
 
     let exits = failure(&statuses, "exits");
     assert!(
@@ -267,6 +275,13 @@ async fn broken_sources_fail_on_their_own_while_a_real_one_works() {
     assert!(
         missing.contains("`capabilities-test-no-such-command` was not found"),
         "{missing}"
+    );
+
+    let relative = failure(&statuses, "relative");
+    assert!(
+        relative.contains("was not found from the current directory (here, ")
+            && relative.contains("put its absolute path in the config"),
+        "{relative}"
     );
 
     let needs_env = failure(&statuses, "needs_env");
