@@ -287,13 +287,13 @@ fn a_failed_run_after_a_write_says_do_not_replay_without_the_token_or_session() 
 /// One HTTP/1.1 exchange: the status, the head, and the body (read to its length, or for a
 /// stream to its end when asked: the hub closes it after the last event, as `Connection: close`
 /// asks).
-struct Reply {
-    status: u16,
-    head: String,
-    body: String,
+pub(crate) struct Reply {
+    pub(crate) status: u16,
+    pub(crate) head: String,
+    pub(crate) body: String,
 }
 
-fn post(hub: &HttpHub, headers: &[(&str, &str)], body: &Value) -> Reply {
+pub(crate) fn post(hub: &HttpHub, headers: &[(&str, &str)], body: &Value) -> Reply {
     let mut all = vec![
         ("Content-Type", "application/json"),
         ("Accept", "application/json, text/event-stream"),
@@ -426,7 +426,7 @@ fn error_of(reply: &Reply) -> Value {
     body["error"].clone()
 }
 
-fn initialize() -> Value {
+pub(crate) fn initialize() -> Value {
     json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "raw", "version": "1" } } })
 }
