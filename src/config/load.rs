@@ -520,7 +520,18 @@ impl Ctx<'_> {
         oauth: &Spanned<OAuthOptions>,
     ) -> Result<OAuthClientSettings, ConfigError> {
         let options = oauth.get_ref();
-        if options.client_id.trim().is_empty() {
+        let client_id = match (&options.client_id, &options.client_metadata_url) {
+            (Some(_), Some(_)) | (None, None) => {
+                return Err(self.at(
+                    oauth,
+                    "`oauth` needs one of `client_id` and `client_metadata_url`".to_string(),
+                    "give `client_id` (the ID your OAuth app was registered with) or `client_metadata_url` (the HTTPS URL of the client ID metadata document you host), or remove `oauth` to register dynamically",
+                ));
+            }
+            (None, Some(url)) => return self.metadata_document(oauth, url),
+            (Some(id), None) => id.trim(),
+        };
+        if client_id.is_empty() {
             return Err(self.at(
                 oauth,
                 "`oauth` has an empty `client_id`".to_string(),
@@ -536,9 +547,39 @@ impl Ctx<'_> {
                 .remove("client_secret"),
             None => None,
         };
-        Ok(OAuthClientSettings {
-            client_id: options.client_id.trim().to_string(),
+        Ok(OAuthClientSettings::Registered {
+            client_id: client_id.to_string(),
             client_secret,
+        })
+    }
+
+    /// A client ID metadata document's URL: HTTPS with a path (the spec's rule, which servers
+    /// check), and no secret beside it (such a client is public).
+    fn metadata_document(
+        &self,
+        oauth: &Spanned<OAuthOptions>,
+        url: &str,
+    ) -> Result<OAuthClientSettings, ConfigError> {
+        if oauth.get_ref().client_secret.is_some() {
+            return Err(self.at(
+                oauth,
+                "`oauth` has a `client_secret` beside `client_metadata_url`".to_string(),
+                "a client known by its metadata document is public and has no secret; remove `client_secret`, or use the `client_id` of an app registered with one",
+            ));
+        }
+        let parsed = url::Url::parse(url.trim()).ok();
+        let fits = parsed.as_ref().is_some_and(|u| {
+            u.scheme() == "https" && u.host_str().is_some() && !matches!(u.path(), "" | "/")
+        });
+        if !fits {
+            return Err(self.at(
+                oauth,
+                format!("`client_metadata_url` `{url}` is not an HTTPS URL with a path"),
+                "give the https:// address of the JSON document that describes the client, e.g. https://example.com/capabilities/client.json",
+            ));
+        }
+        Ok(OAuthClientSettings::MetadataDocument {
+            url: url.trim().to_string(),
         })
     }
 
@@ -1071,19 +1112,17 @@ mod tests {
             .connection("me")
             .and_then(|c| c.oauth.clone())
             .expect("the source's client");
-        assert_eq!(me.client_id, "app-1");
+        assert_eq!(me.client_id(), Some("app-1"));
         assert_eq!(
-            me.client_secret
-                .as_ref()
-                .map(|t| t.secrets().collect::<Vec<_>>()),
+            me.client_secret().map(|t| t.secrets().collect::<Vec<_>>()),
             Some(vec!["gh-app"])
         );
         let work = gh
             .connection("work")
             .and_then(|c| c.oauth.clone())
             .expect("its own client");
-        assert_eq!(work.client_id, "app-2");
-        assert!(work.client_secret.is_none());
+        assert_eq!(work.client_id(), Some("app-2"));
+        assert!(work.client_secret().is_none());
         // An OpenAPI source signs in through its document's OAuth scheme with a client too.
         let api = parse(
             Path::new("/c.toml"),
@@ -1092,10 +1131,16 @@ mod tests {
         .unwrap();
         let api = api.source("api").unwrap();
         let own = |name: &str| api.connection(name).and_then(|c| c.oauth.clone());
-        assert_eq!(own("work").map(|c| c.client_id), Some("app-4".into()));
+        assert_eq!(
+            own("work").and_then(|c| c.client_id().map(str::to_string)),
+            Some("app-4".into())
+        );
         let first = api.connections.iter().find(|c| c.name != "work");
         assert!(
-            first.is_none_or(|c| c.oauth.as_ref().is_some_and(|o| o.client_id == "app-3")),
+            first.is_none_or(|c| c
+                .oauth
+                .as_ref()
+                .is_some_and(|o| o.client_id() == Some("app-3"))),
             "the source's client"
         );
         for (text, expected) in [
@@ -1115,10 +1160,39 @@ mod tests {
                 "[sources.s]\ncommand = \"x\"\n[sources.s.connections.c]\noauth = { client_id = \"a\" }\n",
                 "which has no `url`",
             ),
+            (
+                "[sources.s]\nurl = \"http://x/mcp\"\noauth = { }\n",
+                "needs one of `client_id` and `client_metadata_url`",
+            ),
+            (
+                "[sources.s]\nurl = \"http://x/mcp\"\noauth = { client_id = \"a\", client_metadata_url = \"https://x.example/c.json\" }\n",
+                "needs one of `client_id` and `client_metadata_url`",
+            ),
+            (
+                "[sources.s]\nurl = \"http://x/mcp\"\noauth = { client_metadata_url = \"http://x.example/c.json\" }\n",
+                "is not an HTTPS URL with a path",
+            ),
+            (
+                "[sources.s]\nurl = \"http://x/mcp\"\noauth = { client_metadata_url = \"https://x.example/\" }\n",
+                "is not an HTTPS URL with a path",
+            ),
+            (
+                "[sources.s]\nurl = \"http://x/mcp\"\noauth = { client_metadata_url = \"https://x.example/c.json\", client_secret = \"s\" }\n",
+                "beside `client_metadata_url`",
+            ),
         ] {
             let error = parse(Path::new("/c.toml"), text).unwrap_err().to_string();
             assert!(error.contains(expected), "{text}: {error}");
         }
+        let documented = parse(
+            Path::new("/c.toml"),
+            "[sources.s]\nurl = \"http://x/mcp\"\noauth = { client_metadata_url = \"https://x.example/c.json\" }\n",
+        )
+        .unwrap();
+        assert!(matches!(
+            documented.source("s").unwrap().default_connection().oauth,
+            Some(OAuthClientSettings::MetadataDocument { ref url }) if url == "https://x.example/c.json"
+        ));
     }
 
     #[test]

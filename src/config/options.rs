@@ -131,11 +131,18 @@ pub struct ConnectionOptions {
     pub oauth: Option<Spanned<OAuthOptions>>,
 }
 
-/// An OAuth client registered for the user (an OAuth app), as written in the config.
+/// The OAuth client a connection signs in as, as written in the config: an OAuth app registered
+/// for the user (`client_id`), or a client ID metadata document the user hosts
+/// (`client_metadata_url`).
 #[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct OAuthOptions {
-    pub client_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<String>,
+    /// The HTTPS URL of a client ID metadata document, used as the client's ID where the
+    /// authorization server supports such documents (dynamic registration elsewhere).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_metadata_url: Option<String>,
     /// A confidential client's secret; `${secret:NAME}` keeps it in the credential store.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_secret: Option<Spanned<String>>,

@@ -258,16 +258,41 @@ impl ConnectionSettings {
             .chain(
                 self.oauth
                     .as_ref()
-                    .and_then(|client| client.client_secret.as_ref()),
+                    .and_then(OAuthClientSettings::client_secret),
             )
     }
 }
 
-/// A pre-registered OAuth client: its ID, and a confidential client's secret (a reference).
+/// The OAuth client a connection signs in as, when the config names one.
 #[derive(Debug, Clone)]
-pub struct OAuthClientSettings {
-    pub client_id: String,
-    pub client_secret: Option<Template>,
+pub enum OAuthClientSettings {
+    /// An OAuth app registered for the user: its ID, and a confidential client's secret (a
+    /// reference).
+    Registered {
+        client_id: String,
+        client_secret: Option<Template>,
+    },
+    /// A client ID metadata document at an HTTPS URL the user hosts: the client's ID where the
+    /// authorization server supports such documents; elsewhere the client registers itself.
+    MetadataDocument { url: String },
+}
+
+impl OAuthClientSettings {
+    /// The registered app's ID.
+    pub fn client_id(&self) -> Option<&str> {
+        match self {
+            OAuthClientSettings::Registered { client_id, .. } => Some(client_id),
+            OAuthClientSettings::MetadataDocument { .. } => None,
+        }
+    }
+
+    /// The registered app's secret, a reference.
+    pub fn client_secret(&self) -> Option<&Template> {
+        match self {
+            OAuthClientSettings::Registered { client_secret, .. } => client_secret.as_ref(),
+            OAuthClientSettings::MetadataDocument { .. } => None,
+        }
+    }
 }
 
 /// The name of the connection a source gets when the config declares none.

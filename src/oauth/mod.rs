@@ -154,10 +154,11 @@ pub async fn signed_in_manager(
     else {
         return Ok(None);
     };
-    // Tokens of another client than the config names now: the config changed since.
-    if client
-        .as_ref()
-        .is_some_and(|client| client.client_id != stored.client_id)
+    // Tokens of another app than the config names now: the config changed since. (A metadata
+    // document's tokens belong to its URL, or to the client registered where it is not
+    // supported, so neither is a change.)
+    if let Some(ClientIdentity::Registered { client_id, .. }) = &client
+        && *client_id != stored.client_id
     {
         return Ok(None);
     }
@@ -171,7 +172,7 @@ pub async fn signed_in_manager(
         return Ok(None);
     }
     // A confidential client authenticates its refreshes with its secret.
-    if let Some(ClientIdentity {
+    if let Some(ClientIdentity::Registered {
         client_id,
         client_secret: Some(secret),
     }) = client

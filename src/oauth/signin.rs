@@ -76,9 +76,15 @@ pub struct SignIn {
 
 /// A client configured for the connection instead of dynamic registration.
 #[derive(Clone)]
-pub struct ClientIdentity {
-    pub client_id: String,
-    pub client_secret: Option<String>,
+pub enum ClientIdentity {
+    /// An OAuth app registered for the user, with a confidential client's secret.
+    Registered {
+        client_id: String,
+        client_secret: Option<String>,
+    },
+    /// The HTTPS URL of a client ID metadata document: the client's ID where the authorization
+    /// server advertises support for such documents; rmcp registers dynamically elsewhere.
+    MetadataDocument { url: String },
 }
 
 /// Asks `url` for its challenge, discovers its authorization server, identifies the client and
@@ -178,11 +184,20 @@ async fn start(
     client: Option<ClientIdentity>,
     listener: tokio::net::TcpListener,
 ) -> Result<SignIn, SignInError> {
-    if let Some(client) = client {
-        request = request.with_preregistered_client(client.client_id);
-        if let Some(secret) = client.client_secret {
-            request = request.with_client_secret(secret);
+    match client {
+        Some(ClientIdentity::Registered {
+            client_id,
+            client_secret,
+        }) => {
+            request = request.with_preregistered_client(client_id);
+            if let Some(secret) = client_secret {
+                request = request.with_client_secret(secret);
+            }
         }
+        Some(ClientIdentity::MetadataDocument { url }) => {
+            request = request.with_client_metadata_url(url);
+        }
+        None => {}
     }
     let session = AuthorizationSession::new(manager, request)
         .await

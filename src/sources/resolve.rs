@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::config::ConnectionSettings;
 use crate::config::template::{Part, Template};
+use crate::config::{ConnectionSettings, OAuthClientSettings};
 use crate::credentials::{Secret, SecretLookup};
 use crate::oauth::ClientIdentity;
 
@@ -44,10 +44,17 @@ pub fn client_identity(
     source: &str,
     secrets: &dyn SecretLookup,
 ) -> Result<Option<ClientIdentity>, String> {
-    let Some(client) = &connection.oauth else {
-        return Ok(None);
+    let (client_id, secret) = match &connection.oauth {
+        None => return Ok(None),
+        Some(OAuthClientSettings::MetadataDocument { url }) => {
+            return Ok(Some(ClientIdentity::MetadataDocument { url: url.clone() }));
+        }
+        Some(OAuthClientSettings::Registered {
+            client_id,
+            client_secret,
+        }) => (client_id, client_secret),
     };
-    let client_secret = match &client.client_secret {
+    let client_secret = match secret {
         Some(template) => {
             let mut resolved = Vec::new();
             let secret = template
@@ -62,8 +69,8 @@ pub fn client_identity(
         }
         None => None,
     };
-    Ok(Some(ClientIdentity {
-        client_id: client.client_id.clone(),
+    Ok(Some(ClientIdentity::Registered {
+        client_id: client_id.clone(),
         client_secret,
     }))
 }

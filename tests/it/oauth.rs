@@ -38,8 +38,22 @@ impl OAuthPeer {
 
     /// [`start`](Self::start), with `app` (a client ID and secret) registered beforehand.
     fn with_app(ttl_secs: u64, app: &[&str]) -> OAuthPeer {
+        OAuthPeer::spawn(ttl_secs, app, None)
+    }
+
+    /// [`start`](Self::start) as a server that supports client ID metadata documents and
+    /// accepts `document` as one.
+    fn with_metadata_document(document: &str) -> OAuthPeer {
+        OAuthPeer::spawn(3600, &[], Some(document))
+    }
+
+    fn spawn(ttl_secs: u64, app: &[&str], document: Option<&str>) -> OAuthPeer {
         let port = free_port();
-        let child = python_peer("oauth_server.py")
+        let mut command = python_peer("oauth_server.py");
+        if let Some(document) = document {
+            command.env("OAUTH_PEER_CIMD_URL", document);
+        }
+        let child = command
             .arg(port.to_string())
             .arg(ttl_secs.to_string())
             .args(app)
@@ -535,6 +549,45 @@ async fn a_client_from_the_config_signs_in_and_refreshes_with_its_secret() {
         .collect();
     assert_eq!(clients, ["app-1", "app-1"], "{log}");
     assert_eq!(peer.grants("refresh_token"), 1, "{log}");
+}
+
+/// A client known by its metadata document: where the server supports such documents, the
+/// document's URL is the client's ID and nothing registers; where it does not, the client
+/// registers itself as before.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_client_metadata_document_is_the_client_where_the_server_supports_it() {
+    let document = "https://capabilities.example/oauth/client.json";
+    for supported in [true, false] {
+        let peer = if supported {
+            OAuthPeer::with_metadata_document(document)
+        } else {
+            OAuthPeer::start(3600)
+        };
+        let home = Home::new().with_env("CAPABILITIES_PASSPHRASE", PASSPHRASE);
+        home.write_config(&format!(
+            "[credentials]\nstore = \"file\"\n\n[sources.peer]\nurl = {}\noauth = {{ client_metadata_url = {document:?} }}\n",
+            serde_json::to_string(&peer.url).expect("a TOML string")
+        ));
+        let login = sign_in(&home, &[]).await;
+        assert_eq!(login.code, 0, "{}\n{}", login.stdout, login.stderr);
+        completed(&exec(&home, &["exec", "-", "--json"], SCRIPT));
+        let log = peer.log();
+        let authorized: Vec<&str> = log["authorizations"]
+            .as_array()
+            .expect("authorizations")
+            .iter()
+            .filter_map(|a| a["client_id"].as_str())
+            .collect();
+        let registrations = log["registrations"].as_array().map_or(0, Vec::len);
+        if supported {
+            assert_eq!(authorized, [document], "{log}");
+            assert_eq!(registrations, 0, "{log}");
+            assert!(log["metadata_document_clients"].as_u64() > Some(0), "{log}");
+        } else {
+            assert_eq!(registrations, 1, "{log}");
+            assert_ne!(authorized, [document], "{log}");
+        }
+    }
 }
 
 #[cfg(target_os = "linux")]

@@ -6,7 +6,9 @@ Run as `oauth_server.py PORT ACCESS_TTL_SECONDS [CLIENT_ID CLIENT_SECRET]`: it s
 http://127.0.0.1:PORT/mcp. With a client ID and secret, that confidential client (an "OAuth
 app") is registered beforehand, authenticating at the token endpoint with its secret in the
 form (`client_secret_post`, the one method the server then advertises); its redirect may be any
-loopback port (RFC 8252). Access
+loopback port (RFC 8252). With `OAUTH_PEER_CIMD_URL` set, its metadata says client ID metadata
+documents are supported, and that URL is accepted as a public client's ID (the log counts
+`metadata_document_clients`). Access
 tokens live ACCESS_TTL_SECONDS and are accepted only for that resource (the RFC 8707 indicator
 must reach the token). The authorization page (`/consent`) has one "Allow" button, which a
 browser test clicks. For the tests to look at and to break things:
@@ -40,6 +42,7 @@ with `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`.
 """
 
 import asyncio
+import os
 import secrets
 import sys
 import time
@@ -54,6 +57,7 @@ from mcp.server.auth.provider import (
     TokenError,
     construct_redirect_uri,
 )
+from mcp.server.auth.routes import build_metadata
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
@@ -65,6 +69,9 @@ from starlette.routing import Route
 PORT = int(sys.argv[1])
 ACCESS_TTL = int(sys.argv[2])
 APP = sys.argv[3:5]
+# A client ID metadata document this server accepts as a client ID (and advertises that it
+# does): a real server fetches the document; this one, offline, knows what it says.
+CIMD_URL = os.environ.get("OAUTH_PEER_CIMD_URL")
 BASE = f"http://127.0.0.1:{PORT}"
 RESOURCE = f"{BASE}/mcp"
 API = f"{BASE}/api"
@@ -73,6 +80,7 @@ NOTES = ["first note"]
 
 LOG = {
     "registrations": [],
+    "metadata_document_clients": 0,
     "authorizations": [],
     "token_requests": [],
     "issued_access_tokens": [],
@@ -106,6 +114,15 @@ class Provider:
         self.refresh = {}
 
     async def get_client(self, client_id):
+        if CIMD_URL and client_id == CIMD_URL:
+            LOG["metadata_document_clients"] += 1
+            return LoopbackApp(
+                client_id=CIMD_URL,
+                redirect_uris=["http://127.0.0.1/callback"],
+                token_endpoint_auth_method="none",
+                grant_types=["authorization_code", "refresh_token"],
+                scope="mcp",
+            )
         return self.clients.get(client_id)
 
     async def register_client(self, client_info: OAuthClientInformationFull):
@@ -494,8 +511,24 @@ async def post_only_metadata(request: Request) -> Response:
     )
 
 
+async def metadata_document_metadata(request: Request) -> Response:
+    """The SDK's metadata, saying client ID metadata documents are supported."""
+    metadata = build_metadata(
+        BASE,
+        None,
+        ClientRegistrationOptions(enabled=True, valid_scopes=["mcp", *API_SCOPES], default_scopes=["mcp"]),
+        RevocationOptions(enabled=True),
+    )
+    metadata.client_id_metadata_document_supported = True
+    return JSONResponse(metadata.model_dump(mode="json", exclude_none=True))
+
+
 if __name__ == "__main__":
     app = server.streamable_http_app()
+    if CIMD_URL:
+        app.router.routes.insert(
+            0, Route("/.well-known/oauth-authorization-server", metadata_document_metadata, methods=["GET"])
+        )
     if APP:
         # Ahead of the SDK's own route, which also advertises HTTP Basic.
         app.router.routes.insert(
