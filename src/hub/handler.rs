@@ -2,13 +2,15 @@
 //! in the background), and `tools/call` by searching the live catalogue, describing it, or running
 //! a script through the [`Executor`]. A client's `notifications/cancelled` (or its going away)
 //! cancels the run and the upstream calls it is waiting on. In direct mode (`direct`) the tools
-//! are the sources' own, each call a one-call run.
+//! are the sources' own, each call a one-call run. What needs a person (the approval page, a
+//! sign-in, the answers to forms) is in `asking`.
 
+mod asking;
 mod direct;
 
 use crate::error_text::echo;
 use std::borrow::Cow;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -16,9 +18,9 @@ use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
     CustomResult, DiscoverResult, ErrorCode, GetSkillRequestParams, GetSkillResult, Implementation,
-    InitializeRequestParams, InitializeResult, InputResponses, ListResourcesResult,
-    ListSkillsResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
+    InitializeRequestParams, InitializeResult, ListResourcesResult, ListSkillsResult,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -26,10 +28,10 @@ use serde_json::{Map, Value};
 use tokio::sync::OnceCell;
 use tokio_util::sync::CancellationToken;
 
-use crate::approvals::{ApprovalPage, open_in_browser};
+use crate::approvals::ApprovalPage;
 
 use super::args::{DescribeArgs, ExecuteArgs, SearchArgs};
-use super::elicit::{AnswerError, Elicitation, SignInState};
+use super::elicit::Elicitation;
 use super::sign_in::SignIns;
 use super::surface::{self, DESCRIBE, EXECUTE, INSTRUCTIONS, SEARCH};
 use super::trace::{self, request_span, traced};
@@ -41,14 +43,12 @@ use crate::config::{ServeMode, Settings, settle_time};
 use crate::execute::Executor;
 use crate::execute::mentions::mentions;
 use crate::model::Reader;
-use crate::oauth::SIGN_IN_WAIT;
 use crate::printable;
 use crate::runs::TokenRecord;
-use crate::sandbox::{CancelToken, ExecuteEnvelope, PendingKind, Status};
+use crate::sandbox::{CancelToken, ExecuteEnvelope, Status};
 use crate::skills::Skills;
 use crate::skills::index::SkillCache;
 use crate::skills::upstream::UpstreamSkill;
-use crate::sources::login_arguments;
 
 /// The protocol versions served: 2026-07-28 statelessly, the older ones after `initialize`.
 const VERSIONS: &[ProtocolVersion] = &[
@@ -133,43 +133,6 @@ impl Hub {
     pub fn with_approval_page(mut self, config_file: PathBuf) -> Hub {
         self.config_file = Some(config_file);
         self
-    }
-
-    /// Opens the approval page for a paused run. The model is told only that a page opened,
-    /// never its URL or token; without a display (or a browser) the hub says so in its log and
-    /// the terminal (`hub approve`) remains the way to decide.
-    async fn offer_page(&self, envelope: &mut ExecuteEnvelope) {
-        let Some(config_file) = &self.config_file else {
-            return;
-        };
-        let store = self.executor.store().clone();
-        let run_id = envelope.run_id.clone();
-        let page = self
-            .page
-            .get_or_init(|| async move {
-                match ApprovalPage::start(store, config_file.clone()).await {
-                    Ok(page) => Some(page),
-                    Err(e) => {
-                        tracing::warn!("the approval page cannot start ({e}); decide with `capabilities hub approve {run_id}`");
-                        None
-                    }
-                }
-            })
-            .await;
-        let Some(page) = page else { return };
-        let url = page
-            .url_for(&envelope.run_id)
-            .await
-            .map_err(|e| e.to_string());
-        let otherwise = format!(
-            "decide with `capabilities hub approve {}` in a terminal",
-            envelope.run_id
-        );
-        open_page(envelope, url, "approval page", &otherwise, |run_id| {
-            format!(
-                "An approval page opened in the user's browser. Tell the user, then call execute with {{ \"resume\": \"{run_id}\" }} once they have decided; `capabilities hub approve {run_id}` in a terminal works too."
-            )
-        });
     }
 
     async fn search(
@@ -372,171 +335,6 @@ impl Hub {
         })
     }
 
-    /// Offers the person the sign-in a paused run waits for (a local hub only: the sign-in
-    /// comes back to a listener on this machine): a URL-mode elicitation to a client that
-    /// declared one, else the page in the browser, and the model is told only that. `None`
-    /// leaves the envelope as the answer.
-    async fn offer_sign_in(
-        &self,
-        envelope: &mut ExecuteEnvelope,
-        context: &RequestContext<RoleServer>,
-    ) -> Option<CallToolResponse> {
-        self.config_file.as_ref()?;
-        let waiting = envelope
-            .pending
-            .iter()
-            .find(|p| p.kind == PendingKind::Connection)?;
-        let address = waiting.address.clone()?;
-        let connection = waiting.connection.clone();
-        let source = address.split('.').next().unwrap_or(&address).to_string();
-        let page = match self
-            .sign_ins
-            .page(
-                &self.settings,
-                &self.catalog,
-                &source,
-                connection.as_deref(),
-            )
-            .await
-        {
-            Ok(page) => page,
-            Err(e) => {
-                tracing::warn!("no sign-in offered for run {}: {e}", envelope.run_id);
-                return None;
-            }
-        };
-        if can_elicit_url(context)
-            && let Some(request) = self
-                .elicitation
-                .request_sign_in(
-                    self.executor.store(),
-                    &envelope.run_id,
-                    &source,
-                    connection.as_deref(),
-                    &page,
-                )
-                .await
-        {
-            return Some(CallToolResponse::InputRequired(request));
-        }
-        let login = login_arguments(&source, connection.as_deref());
-        let url = url::Url::parse(&page).map_err(|e| e.to_string());
-        let otherwise = format!("sign in with `capabilities source login {login}` in a terminal");
-        open_page(envelope, url, "sign-in page", &otherwise, |run_id| {
-            format!(
-                "A sign-in page for `{source}` opened in the user's browser. Tell the user, then call execute with {{ \"resume\": \"{run_id}\" }} once they have signed in; `capabilities source login {login}` in a terminal works too."
-            )
-        });
-        None
-    }
-
-    /// Where an elicitation answer's "always" writes its rule: the config, unless the client
-    /// signed in with a bearer token (see [`Elicitation::answer`]).
-    fn rule_file(&self, context: &RequestContext<RoleServer>) -> Option<&Path> {
-        match token(context) {
-            Some(_) => None,
-            None => self.config_file.as_deref(),
-        }
-    }
-
-    /// A retry that answers a sign-in request: once the person accepted, wait for the sign-in
-    /// to finish, then continue the run.
-    async fn answer_sign_in(
-        &self,
-        state: &SignInState,
-        accepted: bool,
-        context: &RequestContext<RoleServer>,
-        answer: &Answer,
-    ) -> Result<CallToolResponse, ErrorData> {
-        let run_id = &state.run;
-        let token = token(context);
-        self.executor
-            .check_resumable(run_id, token.as_ref())
-            .await
-            .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
-        if accepted {
-            self.sign_ins
-                .finished(
-                    &self.settings,
-                    &state.source,
-                    state.connection.as_deref(),
-                    SIGN_IN_WAIT,
-                )
-                .await;
-        }
-        let cancel = CancelToken::new();
-        let envelope = cancellable(
-            self.executor.resume(run_id, cancel.clone(), token.as_ref()),
-            &cancel,
-            &context.ct,
-        )
-        .await
-        .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
-        Ok(self
-            .respond_offering(envelope, context, answer, false)
-            .await)
-    }
-
-    /// A retry that answers an approval form: record the decision, then continue the run.
-    async fn answer(
-        &self,
-        request_state: &str,
-        responses: &InputResponses,
-        context: &RequestContext<RoleServer>,
-        answer: &Answer,
-    ) -> Result<CallToolResponse, ErrorData> {
-        if let Some((state, accepted)) = self
-            .elicitation
-            .sign_in_of(self.executor.store(), request_state, responses)
-            .await
-        {
-            return self.answer_sign_in(&state, accepted, context, answer).await;
-        }
-        let refused = |e: AnswerError| {
-            let message = match answer {
-                Answer::Envelope => e.to_string(),
-                Answer::Direct { name, .. } => e.for_direct_tool(name),
-            };
-            ErrorData::invalid_params(message, None)
-        };
-        // A run of another profile, or another token's, is refused before its answer counts:
-        // the decision and the one-time state stay for a hub (and a client) that may resume it.
-        let run_id = self
-            .elicitation
-            .run_of(self.executor.store(), request_state)
-            .await
-            .map_err(refused)?;
-        let token = token(context);
-        self.executor
-            .check_resumable(&run_id, token.as_ref())
-            .await
-            .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
-        let run_id = self
-            .elicitation
-            .answer(
-                self.executor.store(),
-                self.rule_file(context),
-                request_state,
-                responses,
-            )
-            .await
-            .map_err(refused)?;
-        // As for `execute({ resume })`: the answer may reach a hub that has just started (any
-        // process sharing the store may take it), so its sources may still be connecting.
-        self.wait_for_connecting_sources(|_| true, &context.ct)
-            .await;
-        let cancel = CancelToken::new();
-        let envelope = cancellable(
-            self.executor
-                .resume(&run_id, cancel.clone(), token.as_ref()),
-            &cancel,
-            &context.ct,
-        )
-        .await
-        .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
-        Ok(self.respond(envelope, context, answer).await)
-    }
-
     /// Which sources' skills are withheld from the model now: changed since a person confirmed
     /// them (see `ChangedTools::withholds`).
     async fn withheld_skills(&self) -> impl Fn(&UpstreamSkill) -> bool + Send + Sync + use<> {
@@ -646,42 +444,6 @@ fn can_elicit(context: &RequestContext<RoleServer>) -> bool {
         .and_then(|c| c.elicitation)
         .is_some_and(|e| e.form.is_some() || e.url.is_none());
     modern && form
-}
-
-/// Opens `page` (the approval or sign-in page, `what`) in the user's browser; once it opened,
-/// every pending item tells the model only `said(run_id)`: that a page opened, never where.
-/// When it cannot, the log says why and `otherwise`, what the person can do instead.
-fn open_page(
-    envelope: &mut ExecuteEnvelope,
-    page: Result<url::Url, String>,
-    what: &str,
-    otherwise: &str,
-    said: impl Fn(&str) -> String,
-) {
-    match page.and_then(|url| open_in_browser(&url, otherwise).map_err(|e| e.to_string())) {
-        Ok(()) => {
-            let message = said(&envelope.run_id);
-            for pending in &mut envelope.pending {
-                pending.message = Some(message.clone());
-            }
-        }
-        Err(e) => tracing::warn!(
-            "{what} not opened for run {}: {e}; {otherwise}",
-            envelope.run_id
-        ),
-    }
-}
-
-/// A 2026-07-28 client that declared URL-mode elicitation.
-fn can_elicit_url(context: &RequestContext<RoleServer>) -> bool {
-    let modern = context
-        .protocol_version()
-        .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
-    let url = context
-        .client_capabilities()
-        .and_then(|c| c.elicitation)
-        .is_some_and(|e| e.url.is_some());
-    modern && url
 }
 
 /// The bearer token the HTTP transport accepted for this request (it rides in the request's

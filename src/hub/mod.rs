@@ -9,7 +9,7 @@
 //! | `surface` | the three tool definitions and the server instructions (the fixed cost) |
 //! | `fields` | the arguments of each tool, once: their schemas and their bounds |
 //! | `args` | reading each tool's arguments against `fields`, with errors that name the field |
-//! | `handler` | the `ServerHandler`: search, describe and execute on the live catalogue, or direct mode's tools |
+//! | `handler` | the `ServerHandler`: search, describe and execute on the live catalogue, or direct mode's tools; asking a person (approval page, sign-in, form answers) |
 //! | `direct` | direct mode: each source's tool as its own MCP tool, each call a one-call run |
 //! | `skills` | the Skills extension (SEP-2640) served natively: skills/list, skills/get, `skill://` resources |
 //! | `stdio` | the transport: JSON-RPC lines, with errors for lines that are not messages |
