@@ -1,5 +1,7 @@
 //! Reading `config.toml`: parse (toml, with spans), validate, and turn the options into settings.
 //! Every problem becomes a `ConfigError` that names the file, the line and column, and the fix.
+//! Sources and connections are read here; the policy and its rules in `policy`, the limits,
+//! pacing, retention and credential store in `limits`.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -10,18 +12,16 @@ use std::time::Duration;
 
 use toml::Spanned;
 
-use super::Pacing;
 use super::options::{
-    ConfigOptions, ConnectionOptions, CredentialsOptions, FreshnessOptions, HubOptions,
-    LimitsOptions, OAuthOptions, PolicyOptions, RuleOptions, SkillsOptions, SourceOptions,
+    ConfigOptions, ConnectionOptions, OAuthOptions, SkillsOptions, SourceOptions,
 };
 use super::settings::*;
 use super::template::Template;
-use crate::credentials::StoreKind;
 use crate::model::address::namespace_problem;
-use crate::policy::{Action, ConfirmChanges, Policy, Rule};
-use crate::runs::Retention;
-use crate::sandbox::Limits;
+use crate::policy::Policy;
+
+mod limits;
+mod policy;
 
 /// A problem in a config file, with where it is and how to fix it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -718,245 +718,6 @@ impl Ctx<'_> {
         out.sort_by_key(|c| !c.is_default);
         Ok(out)
     }
-
-    fn action(
-        &self,
-        value: &Option<Spanned<String>>,
-        default: Action,
-        key: &str,
-    ) -> Result<Action, ConfigError> {
-        match value {
-            None => Ok(default),
-            Some(v) => v.get_ref().parse().map_err(|e: String| {
-                self.at(v, format!("policy.{key}: {e}"), "one of allow, ask, deny")
-            }),
-        }
-    }
-
-    fn policy(
-        &self,
-        options: &PolicyOptions,
-        freshness: &FreshnessOptions,
-        sources: &[SourceSettings],
-    ) -> Result<Policy, ConfigError> {
-        let confirm_changes = match &freshness.confirm {
-            None => ConfirmChanges::default(),
-            Some(v) => v.get_ref().parse().map_err(|e: String| {
-                self.at(
-                    v,
-                    format!("freshness.confirm: {e}"),
-                    "`writes` asks again before a changed tool that may write; `all` before any changed tool; `none` only marks them",
-                )
-            })?,
-        };
-        Ok(Policy {
-            read_only: self.action(&options.read_only, Action::Allow, "read_only")?,
-            destructive: self.action(&options.destructive, Action::Ask, "destructive")?,
-            default: self.action(&options.default, Action::Ask, "default")?,
-            rules: self.rules(&options.rules, sources)?,
-            confirm_changes,
-        })
-    }
-
-    fn rules(
-        &self,
-        rules: &[RuleOptions],
-        sources: &[SourceSettings],
-    ) -> Result<Vec<Rule>, ConfigError> {
-        let mut out = Vec::new();
-        for rule in rules {
-            let pattern = rule.pattern.get_ref();
-            let Some((namespace, tool)) = pattern.split_once('.') else {
-                if pattern == "*" {
-                    out.push(Rule {
-                        pattern: pattern.clone(),
-                        action: self.rule_action(rule)?,
-                        connection: self.rule_connection(rule, None, sources)?,
-                        version: rule.version.as_ref().map(|v| v.get_ref().clone()),
-                    });
-                    continue;
-                }
-                return Err(self.at(&rule.pattern, format!("rule `{pattern}` is not an address pattern"), "write `namespace.tool` with `*` as a wildcard, e.g. `github.create*`, `*.delete*` or `github.*`"));
-            };
-            if tool.is_empty()
-                || !pattern
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '*' | '$'))
-            {
-                return Err(self.at(&rule.pattern, format!("rule `{pattern}` has characters an address cannot have"), "addresses are `namespace.tool` of letters, digits and `_`; use `*` as a wildcard"));
-            }
-            let source = if namespace.contains('*') {
-                None
-            } else {
-                match sources.iter().find(|s| s.name == namespace) {
-                    Some(source) => Some(source),
-                    None => {
-                        return Err(self.at(&rule.pattern, format!("rule `{pattern}` names source `{namespace}`, which is not in [sources]"), known_names_help("sources", sources.iter().map(|s| s.name.as_str()))));
-                    }
-                }
-            };
-            out.push(Rule {
-                pattern: pattern.clone(),
-                action: self.rule_action(rule)?,
-                connection: self.rule_connection(rule, source, sources)?,
-                version: rule.version.as_ref().map(|v| v.get_ref().clone()),
-            });
-        }
-        Ok(out)
-    }
-
-    fn rule_action(&self, rule: &RuleOptions) -> Result<Action, ConfigError> {
-        rule.action
-            .get_ref()
-            .parse()
-            .map_err(|e: String| self.at(&rule.action, e, "one of allow, ask, deny"))
-    }
-
-    fn rule_connection(
-        &self,
-        rule: &RuleOptions,
-        source: Option<&SourceSettings>,
-        sources: &[SourceSettings],
-    ) -> Result<Option<String>, ConfigError> {
-        let Some(connection) = &rule.connection else {
-            return Ok(None);
-        };
-        let name = connection.get_ref();
-        let known: Vec<&str> = match source {
-            Some(s) => s.connections.iter().map(|c| c.name.as_str()).collect(),
-            None => sources
-                .iter()
-                .flat_map(|s| s.connections.iter().map(|c| c.name.as_str()))
-                .collect(),
-        };
-        if !known.contains(&name.as_str()) {
-            return Err(self.at(
-                connection,
-                format!(
-                    "rule `{}` names connection `{name}`, which no matching source has",
-                    rule.pattern.get_ref()
-                ),
-                known_names_help("connections", known.into_iter()),
-            ));
-        }
-        Ok(Some(name.clone()))
-    }
-
-    fn credential_store(&self, options: &CredentialsOptions) -> Result<StoreKind, ConfigError> {
-        match &options.store {
-            None => Ok(StoreKind::Keychain),
-            Some(store) => store.get_ref().parse().map_err(|e: String| {
-                self.at(
-                    store,
-                    format!("credentials.store: {e}"),
-                    "write `store = \"keychain\"` or `store = \"file\"`",
-                )
-            }),
-        }
-    }
-
-    /// A `[limits]` value: the default when absent; never 0, never above the default (`max`).
-    /// `unit` is what one of the config's numbers is worth in the default's unit.
-    fn cap(
-        &self,
-        value: &Option<Spanned<u64>>,
-        max: u64,
-        unit: u64,
-        key: &str,
-    ) -> Result<u64, ConfigError> {
-        match value {
-            None => Ok(max),
-            Some(v) => {
-                let raw = *v.get_ref();
-                let bytes = raw.saturating_mul(unit);
-                if raw == 0 {
-                    Err(self.at(
-                        v,
-                        format!("limits.{key} must be greater than 0"),
-                        format!("remove it for the default of {}", max / unit),
-                    ))
-                } else if bytes > max {
-                    Err(self.at(
-                        v,
-                        format!(
-                            "limits.{key} = {raw} is above the built-in maximum of {}",
-                            max / unit
-                        ),
-                        "limits may lower the defaults, never raise them",
-                    ))
-                } else {
-                    Ok(bytes)
-                }
-            }
-        }
-    }
-
-    fn limits(&self, options: &LimitsOptions) -> Result<Limits, ConfigError> {
-        let d = Limits::default();
-        Ok(Limits {
-            run_timeout: Duration::from_secs(self.cap(
-                &options.run_timeout_secs,
-                d.run_timeout.as_secs(),
-                1,
-                "run_timeout_secs",
-            )?),
-            max_calls: self.cap(&options.max_calls, d.max_calls, 1, "max_calls")?,
-            memory_bytes: self.cap(&options.memory_mib, d.memory_bytes, 1 << 20, "memory_mib")?,
-            stack_bytes: self.cap(&options.stack_kib, d.stack_bytes, 1 << 10, "stack_kib")?,
-            result_bytes: self.cap(&options.result_bytes, d.result_bytes, 1, "result_bytes")?,
-            log_bytes: self.cap(&options.log_bytes, d.log_bytes, 1, "log_bytes")?,
-            code_bytes: self.cap(&options.code_bytes, d.code_bytes, 1, "code_bytes")?,
-            final_value_bytes: self.cap(
-                &options.final_value_bytes,
-                d.final_value_bytes,
-                1,
-                "final_value_bytes",
-            )?,
-            tool_result_bytes: self.cap(
-                &options.tool_result_bytes,
-                d.tool_result_bytes,
-                1,
-                "tool_result_bytes",
-            )?,
-        })
-    }
-
-    /// `[hub]`: `max_starting` at least 1; `idle_stop_secs = 0` never stops a source.
-    fn pacing(&self, options: &HubOptions) -> Result<Pacing, ConfigError> {
-        let max_starting = match &options.max_starting {
-            Some(v) if *v.get_ref() == 0 => {
-                return Err(self.at(
-                    v,
-                    "hub.max_starting must be at least 1",
-                    "remove it to start one source per core at a time",
-                ));
-            }
-            Some(v) => Some(usize::try_from(*v.get_ref()).unwrap_or(usize::MAX)),
-            None => None,
-        };
-        let mut pacing = hub_pacing(max_starting);
-        if let Some(v) = &options.idle_stop_secs {
-            pacing.idle_stop = match *v.get_ref() {
-                0 => None,
-                secs => Some(Duration::from_secs(secs)),
-            };
-        }
-        Ok(pacing)
-    }
-
-    fn retention(&self, options: &LimitsOptions) -> Result<Retention, ConfigError> {
-        let d = Retention::default();
-        Ok(Retention {
-            max_results: self.cap(&options.stored_results, d.max_results, 1, "stored_results")?,
-            max_bytes: self.cap(&options.stored_kib, d.max_bytes, 1 << 10, "stored_kib")?,
-            ttl: Duration::from_secs(self.cap(
-                &options.stored_ttl_secs,
-                d.ttl.as_secs(),
-                1,
-                "stored_ttl_secs",
-            )?),
-        })
-    }
 }
 
 fn is_http_url(url: &str) -> bool {
@@ -975,6 +736,7 @@ fn known_names_help<'a>(what: &str, names: impl Iterator<Item = &'a str>) -> Str
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::credentials::StoreKind;
 
     fn err(text: &str) -> ConfigError {
         parse(Path::new("/home/u/.config/capabilities/config.toml"), text).unwrap_err()
