@@ -18,7 +18,8 @@
 //! ```
 //!
 //! Stdio children run in process groups of their own, so a terminal's Ctrl-C does not reach
-//! them. A command that runs sources should wait for [`termination_signal`] beside its work, then
+//! them, and inherit the hub's environment without its keys or the credentials other sources
+//! read from it (see [`SourceSettings::env_credentials`]). A command that runs sources should wait for [`termination_signal`] beside its work, then
 //! await [`Sources::shutdown`] and exit with the status it returned:
 //!
 //! ```text
