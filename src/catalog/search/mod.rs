@@ -1,6 +1,6 @@
 //! Ranking of catalogued tools for `search`: the per-namespace BM25F inverted index with its
 //! incremental updates, and the search that reads it. Its parts: the words of texts and queries
-//! (`tokens`), what a query asks for (`query`, with the WordNet `lexicon` and `typo`
+//! (`tokens`) and the terms every namespace shares (`vocabulary`), what a query asks for (`query`, with the WordNet `lexicon` and `typo`
 //! corrections), what names and requests do (`action`), per-document scores (`score`), a bonus
 //! for names that have typed words in the order typed, what tools and requests mean
 //! (`semantic`, with its inner loop in `dot`) and which service a request sounds like (each
@@ -27,10 +27,12 @@ mod score;
 mod semantic;
 mod tokens;
 mod typo;
+mod vocabulary;
 
 use fusion::{Signals, Weights};
 use score::{WeightedTerm, score_namespace};
 use tokens::{for_each_token, is_stop_word, walk_schema, words_of};
+use vocabulary::Vocabulary;
 
 use super::typescript::NamespaceTypes;
 use crate::model::tool::ToolDefinition;
@@ -297,76 +299,6 @@ type TermId = u32;
 /// colliding tool texts.
 type Map<K, V> = HashMap<K, V, RandomState>;
 
-/// Stemmed terms as small integers, with how many documents contain each, over all namespaces.
-/// Ids of terms no document uses any more are reused, so replacing sources forever does not grow
-/// it.
-#[derive(Debug, Default)]
-struct Vocabulary {
-    ids: Map<String, TermId>,
-    terms: Vec<String>,
-    doc_freq: Vec<u32>,
-    free: Vec<TermId>,
-    /// Each lower-case word as it appears in tool texts → its term, or `None` for a stop word.
-    /// Stemming and the stop-word check were half of an index build, and sources repeat each
-    /// other's words, so this outlives one build. It is emptied whenever a term id is freed (an
-    /// entry could otherwise point at a reused id), which also bounds it by the live words.
-    words: Map<String, Option<TermId>>,
-}
-
-impl Vocabulary {
-    fn id(&self, term: &str) -> Option<TermId> {
-        self.ids.get(term).copied()
-    }
-
-    fn intern(&mut self, term: &str) -> TermId {
-        if let Some(id) = self.id(term) {
-            return id;
-        }
-        let id = match self.free.pop() {
-            Some(id) => {
-                self.terms[id as usize] = term.to_string();
-                id
-            }
-            None => {
-                // More distinct words than u32 ids cannot fit in memory first.
-                let id = TermId::try_from(self.terms.len()).unwrap_or(TermId::MAX);
-                self.terms.push(term.to_string());
-                self.doc_freq.push(0);
-                id
-            }
-        };
-        self.ids.insert(term.to_string(), id);
-        id
-    }
-
-    fn doc_freq(&self, id: TermId) -> u32 {
-        self.doc_freq.get(id as usize).copied().unwrap_or(0)
-    }
-
-    fn add_docs(&mut self, id: TermId, count: u32) {
-        if let Some(df) = self.doc_freq.get_mut(id as usize) {
-            *df = df.saturating_add(count);
-        }
-    }
-
-    fn remove_docs(&mut self, id: TermId, count: u32) {
-        let Some(df) = self.doc_freq.get_mut(id as usize) else {
-            return;
-        };
-        *df = df.saturating_sub(count);
-        if *df == 0 {
-            let term = std::mem::take(&mut self.terms[id as usize]);
-            self.ids.remove(&term);
-            self.free.push(id);
-            self.words.clear();
-        }
-    }
-
-    fn len(&self) -> usize {
-        self.ids.len()
-    }
-}
-
 /// A BM25F index over every namespace's tools, replaced namespace by namespace as sources are
 /// (re)listed. Corpus statistics (document frequency, average field lengths) are global, so the
 /// scores of one query are comparable across namespaces.
@@ -475,16 +407,7 @@ impl SearchIndex {
                             .sum::<usize>()
                 });
         }
-        let vocabulary = &self.vocabulary;
-        bytes += vocabulary.ids.capacity() * map_entry(size_of::<String>(), size_of::<TermId>())
-            + vocabulary.ids.keys().map(string).sum::<usize>()
-            + vocabulary.terms.capacity() * size_of::<String>()
-            + vocabulary.terms.iter().map(string).sum::<usize>()
-            + vocabulary.doc_freq.capacity() * size_of::<u32>()
-            + vocabulary.words.capacity()
-                * map_entry(size_of::<String>(), size_of::<Option<TermId>>())
-            + vocabulary.words.keys().map(string).sum::<usize>()
-            + self.pieces.heap_bytes();
+        bytes += self.vocabulary.heap_bytes() + self.pieces.heap_bytes();
         bytes
     }
 
@@ -831,14 +754,8 @@ impl SearchIndex {
     /// The indexed terms closest to `stem` within `edits`, most used first, at most three.
     fn corrections(&self, stem: &str, edits: usize) -> Vec<String> {
         let mut best: Vec<(usize, u32, &str)> = Vec::new();
-        for (id, term) in self.vocabulary.terms.iter().enumerate() {
-            if term.is_empty() {
-                continue;
-            }
+        for (term, df) in self.vocabulary.terms() {
             if let Some(d) = typo::distance_within(stem, term, edits) {
-                let df = self
-                    .vocabulary
-                    .doc_freq(TermId::try_from(id).unwrap_or(TermId::MAX));
                 best.push((d, df, term));
             }
         }
