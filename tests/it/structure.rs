@@ -1,6 +1,7 @@
 //! The shape of the source tree that `src/lib.rs` and DESIGN.md promise: no import cycle runs
-//! between top-level modules (each `crate::x` path in `src/y/…` is an edge y → x), and the
-//! module table in `src/lib.rs` names every module there is. Read from the files themselves,
+//! between top-level modules (each `crate::x` path in `src/y/…` is an edge y → x), the module
+//! table in `src/lib.rs` names every module there is, and no file grows past about 800 lines
+//! before its tests. Read from the files themselves,
 //! so a new `use` that closes a loop fails here rather than in a review.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -199,4 +200,29 @@ fn the_module_table_in_lib_rs_names_every_module() {
             "src/lib.rs's module table has no row for `{module}`"
         );
     }
+}
+
+/// The most lines a file may have before its `#[cfg(test)]` module: "about 800", with room for
+/// a file that is one job to grow a little before it is split.
+const MOST_LINES: usize = 850;
+
+#[test]
+fn no_file_is_longer_than_about_800_lines_before_its_tests() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let long: Vec<String> = files
+        .iter()
+        .filter_map(|file| {
+            let text = std::fs::read_to_string(file).unwrap();
+            let lines = text
+                .lines()
+                .take_while(|line| !line.starts_with("#[cfg(test)]"))
+                .count();
+            (lines > MOST_LINES).then(|| format!("{} ({lines} lines)", file.display()))
+        })
+        .collect();
+    assert!(
+        files.len() > 100 && long.is_empty(),
+        "split these by job, as a module with children: {long:?}"
+    );
 }
