@@ -93,7 +93,7 @@ pub fn list(app: &App, args: &CredentialListArgs) -> anyhow::Result<ExitCode> {
                     "name": name,
                     "store": stored.get(*name).map(|s| s.as_str()),
                     "stored": stored.contains_key(*name),
-                    "used_by": users.get(*name).cloned().unwrap_or_default(),
+                    "usedBy": users.get(*name).cloned().unwrap_or_default(),
                 })
             })
             .collect();

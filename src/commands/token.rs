@@ -70,8 +70,8 @@ pub async fn list(app: &App, args: &TokenListArgs) -> anyhow::Result<ExitCode> {
                     "name": t.name,
                     "profile": t.profile,
                     "allow": t.allow,
-                    "created_at_ms": t.created_at_ms,
-                    "expires_at_ms": t.expires_at_ms,
+                    "createdAtMs": t.created_at_ms,
+                    "expiresAtMs": t.expires_at_ms,
                     "status": status(t, now),
                 })
             })

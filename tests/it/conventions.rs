@@ -344,3 +344,34 @@ fn hub_serve_on_a_terminal_says_what_it_is_on_stderr() {
     let quiet = crate::support::Run::with_stdin(&mut home.command(&["hub", "serve"]), "");
     assert!(!quiet.stderr.contains("speaks MCP"), "{}", quiet.stderr);
 }
+
+/// Every verb's JSON names its keys alike (camelCase, as the envelope and `hub runs` do), so a
+/// script reading one reads them all.
+#[test]
+fn json_keys_are_camel_case_in_every_verb() {
+    let home = Home::new();
+    home.write_config("[credentials]\nstore = \"file\"\n\n[sources.s]\ncommand = \"x\"\nenv = { T = \"${secret:t}\" }\n");
+    home.run(&["token", "create", "laptop"]).ok();
+    let mut listed = home.command(&["credential", "list", "--json"]);
+    listed.env("CAPABILITIES_PASSPHRASE", "correct horse battery staple");
+    let credentials = json(&crate::support::Run::of(&mut listed).ok().stdout);
+    let tokens = json(&home.run(&["token", "list", "--json"]).ok().stdout);
+    for (verb, rows) in [("credential list", &credentials), ("token list", &tokens)] {
+        let rows = rows.as_array().unwrap_or_else(|| panic!("{verb}: a list"));
+        assert!(!rows.is_empty(), "{verb}: {rows:?}");
+        for row in rows {
+            for key in row.as_object().unwrap().keys() {
+                assert!(
+                    !key.contains('_'),
+                    "{verb}: `{key}` is not camelCase: {row}"
+                );
+            }
+        }
+    }
+    assert!(tokens[0]["createdAtMs"].is_u64(), "{tokens}");
+    assert_eq!(
+        credentials[0]["usedBy"],
+        serde_json::json!(["s"]),
+        "{credentials}"
+    );
+}
