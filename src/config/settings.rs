@@ -202,15 +202,25 @@ pub struct SourceSettings {
     pub env_credentials: Arc<[String]>,
 }
 
+/// Variables every process needs and that hold no credential: a config may build on them
+/// (`PATH = "${env:PATH}:/opt/bin"`), and keeping them from other servers would break those.
+const PROCESS_BASICS: &[&str] = &[
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "LANGUAGE", "TZ", "TMPDIR", "PWD",
+];
+
 /// The environment variables any connection of `sources` reads a credential from, each once
-/// (see [`SourceSettings::env_credentials`]).
+/// (see [`SourceSettings::env_credentials`]); a process's basics (`PATH`, `HOME`, `LC_*`,
+/// `XDG_*`, …) are none.
 pub fn env_credentials(sources: &[SourceSettings]) -> Arc<[String]> {
+    let basic = |var: &str| {
+        PROCESS_BASICS.contains(&var) || var.starts_with("LC_") || var.starts_with("XDG_")
+    };
     let mut names: Vec<String> = sources
         .iter()
         .flat_map(|source| &source.connections)
         .flat_map(|connection| connection.templates().flat_map(Template::parts))
         .filter_map(|part| match part {
-            Part::Env(var) => Some(var.clone()),
+            Part::Env(var) if !basic(var) => Some(var.clone()),
             _ => None,
         })
         .collect();
@@ -363,6 +373,20 @@ mod tests {
         let path = std::path::Path::new("config.toml");
         let text = "[sources.a]\ncommand = \"x\"\n[sources.b]\ncommand = \"y\"\n[policy]\ndefault = \"deny\"\n[[policy.rules]]\nmatch = \"a.*\"\naction = \"allow\"\n[profiles.work]\nsources = [\"b\"]\n[[profiles.work.rules]]\nmatch = \"b.*\"\naction = \"ask\"\n";
         crate::config::load::parse(path, text).unwrap()
+    }
+
+    #[test]
+    fn every_source_knows_the_credentials_any_reads_from_the_environment_but_not_basics() {
+        let text = "[sources.a]\ncommand = \"x\"\nenv = { T = \"${env:A_TOKEN}\", PATH = \"${env:PATH}:/opt\", L = \"${env:LC_ALL}\" }\n[sources.b]\nurl = \"http://h/mcp\"\nheaders = { Authorization = \"Bearer ${env:B_TOKEN}\" }\n[sources.c]\ncommand = \"z\"\n";
+        let settings = crate::config::load::parse(std::path::Path::new("c.toml"), text).unwrap();
+        for source in &settings.sources {
+            assert_eq!(
+                &*source.env_credentials,
+                ["A_TOKEN".to_string(), "B_TOKEN".to_string()],
+                "{}",
+                source.name
+            );
+        }
     }
 
     #[test]
