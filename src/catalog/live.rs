@@ -299,6 +299,8 @@ impl LiveCatalog {
                 old.remove(name);
                 *generation += 1;
             }
+            // The command is ending and took the connection with it: nothing failed.
+            Err(_) if self.sources.is_shutting_down() => {}
             Err(error) => {
                 tracing::warn!("cannot list the tools of `{name}`: {error}");
                 namespace.origin = match self.cache.read(name) {
