@@ -243,15 +243,21 @@ fn build(
             let Some(name) = parameter.get("name").and_then(Value::as_str) else {
                 return Err(document.error(&at, "a parameter needs a `name`".into()));
             };
-            let Some(location) = parameter
-                .get("in")
-                .and_then(Value::as_str)
-                .and_then(Location::parse)
-            else {
-                return Err(document.error(
-                    &at,
-                    format!("parameter `{name}` needs `in`: one of path, query, header, cookie"),
-                ));
+            let written = parameter.get("in").and_then(Value::as_str);
+            let Some(location) = written.and_then(Location::parse) else {
+                let problem = match written {
+                    // Swagger 2.0's body and form parameters became `requestBody` in 3.0.
+                    Some(other @ ("body" | "formData")) => format!(
+                        "parameter `{name}` is `in: {other}`, which OpenAPI 3 has no more; describe it as the operation's `requestBody`"
+                    ),
+                    Some(other) => format!(
+                        "parameter `{name}` is `in: {other}`; `in` is one of path, query, header, cookie"
+                    ),
+                    None => {
+                        format!("parameter `{name}` needs `in`: one of path, query, header, cookie")
+                    }
+                };
+                return Err(document.error(&at, problem));
             };
             let entry = (name.to_string(), location, parameter, at);
             match declared
@@ -789,6 +795,30 @@ mod tests {
         );
         let error = tools(json!({"/a/{id}": {"get": {"responses": {}}}})).expect_err("undeclared");
         assert!(error.message.contains("no path parameter `id`"), "{error}");
+        // Where a parameter says it is, each mistake in words of its own.
+        for (written, expected) in [
+            (
+                json!("body"),
+                "which OpenAPI 3 has no more; describe it as the operation's `requestBody`",
+            ),
+            (
+                json!("form"),
+                "is `in: form`; `in` is one of path, query, header, cookie",
+            ),
+            (
+                Value::Null,
+                "needs `in`: one of path, query, header, cookie",
+            ),
+        ] {
+            let mut parameter = json!({"name": "p", "schema": {"type": "string"}});
+            if !written.is_null() {
+                parameter["in"] = written;
+            }
+            let error =
+                tools(json!({"/a": {"post": {"parameters": [parameter], "responses": {}}}}))
+                    .expect_err("a wrong `in`");
+            assert!(error.message.contains(expected), "{error}");
+        }
     }
 
     #[test]
