@@ -416,6 +416,15 @@ fn bad_documents_are_refused_with_the_place_and_the_fix() {
         "{dangling}"
     );
     assert!(dangling.contains("points at nothing"), "{dangling}");
+    // A schema's reference too is named where it is written, not where its target is missing.
+    let schema = refused(
+        &fixture("dangling_schema_ref.yaml"),
+        &["--base-url", "http://127.0.0.1:9"],
+    );
+    assert!(
+        schema.contains("/schema/$ref (line 15)") && schema.contains("points at nothing"),
+        "{schema}"
+    );
 
     let twice = refused(
         &fixture("duplicate_ids.json"),

@@ -109,6 +109,13 @@ impl<'d> Schemas<'d> {
             return Ok(schema.clone());
         };
         if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+            // Said where the reference is written, not where its target is missing.
+            let Some(target) = self.document.resolve(reference) else {
+                return Err(self.document.error(
+                    &format!("{pointer}/$ref"),
+                    format!("`$ref: {reference}` points at nothing in this document; capabilities resolves references within the document only"),
+                ));
+            };
             if let Some(name) = reference.strip_prefix(COMPONENTS) {
                 let name = percent_encoding::percent_decode_str(name)
                     .decode_utf8_lossy()
@@ -122,12 +129,6 @@ impl<'d> Schemas<'d> {
                 );
                 return Ok(Value::Object(out));
             }
-            let Some(target) = self.document.resolve(reference) else {
-                return Err(self.document.error(
-                    &format!("{pointer}/$ref"),
-                    format!("`$ref: {reference}` points at nothing in this document; capabilities resolves references within the document only"),
-                ));
-            };
             if depth >= MAX_INLINE_DEPTH {
                 return Ok(json!({}));
             }
@@ -318,17 +319,14 @@ mod tests {
     }
 
     #[test]
-    fn a_dangling_ref_names_the_component() {
+    fn a_dangling_ref_is_named_where_it_is_written() {
         let doc = document(json!({}), "3.1.0");
         let mut schemas = Schemas::new(&doc);
-        let converted = schemas
-            .convert(&json!({"$ref": "#/components/schemas/Nope"}), "/x")
-            .expect("converts");
-        let mut root = json!({"type": "object"});
         let error = schemas
-            .attach(&mut root, &converted.refs)
+            .convert(&json!({"$ref": "#/components/schemas/Nope"}), "/x")
             .expect_err("dangling");
-        assert!(error.message.contains("`Nope`"), "{error}");
+        assert_eq!(error.pointer, "/x/$ref");
+        assert!(error.message.contains("schemas/Nope"), "{error}");
         let error = schemas
             .convert(&json!({"$ref": "#/components/parameters/gone"}), "/y")
             .expect_err("dangling");
