@@ -2,7 +2,8 @@
 //! client: each source's tool listed as `namespace_tool` with its upstream schemas and
 //! annotations, denied tools not listed, calls through policy (a form for a 2026-07-28 client,
 //! the approval command for an older one, then the same call runs once), `list_changed` when a
-//! source adds a tool, and a bearer token that narrows the list.
+//! source adds a tool, a bearer token that narrows the list, and secrets blanked and refused
+//! as in code mode.
 
 use serde_json::{Value, json};
 
@@ -292,6 +293,45 @@ fn the_inspector_lists_and_calls_a_tool_in_both_eras() {
             "{era}: {called}"
         );
     }
+}
+
+/// Direct mode keeps code mode's secret handling: a credential the upstream echoes (in a tool
+/// error and in a JSON-RPC error) is blanked, and a call that carries it as an argument is
+/// refused before it leaves.
+#[test]
+fn a_secret_is_blanked_from_answers_and_refused_as_an_argument() {
+    let secret = "direct-mode-canary-7731";
+    let home = Home::new().with_env("CANARY_SECRET_VALUE", secret);
+    home.write_config(&format!(
+        "[sources.canary]\ncommand = {}\nargs = [{}, \"stdio\"]\nenv = {{ CANARY_TOKEN = \"${{env:CANARY_SECRET_VALUE}}\" }}\n\n[policy]\ndefault = \"allow\"\n",
+        serde_json::to_string(&repo().join(".venv/bin/python").display().to_string()).unwrap(),
+        serde_json::to_string(&repo().join("tests/peers/canary_server.py").display().to_string())
+            .unwrap(),
+    ));
+    let mut hub = Raw::spawn(home.command(&["hub", "serve", "--direct"]));
+    hub.initialize("2025-11-25");
+    let mut seen = String::new();
+    for (id, kind) in [(1, "tool"), (2, "protocol")] {
+        let answer = hub.call(id, "canary_leak", json!({ "kind": kind }));
+        assert!(
+            answer.to_string().contains("upstream rejected token"),
+            "{answer}"
+        );
+        seen.push_str(&answer.to_string());
+    }
+    let refused = hub.call(
+        3,
+        "canary_echo",
+        json!({ "text": format!("send {secret}") }),
+    );
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    seen.push_str(&refused.to_string());
+    assert!(
+        !seen.contains(secret),
+        "the secret reached the client: {seen}"
+    );
+    assert!(seen.contains("•••"), "{seen}");
+    hub.close();
 }
 
 #[test]
