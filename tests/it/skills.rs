@@ -324,6 +324,37 @@ fn the_command_line_search_shows_skills_too() {
     );
 }
 
+/// The same through an independent client: fastmcp's, at 2026-07-28, declaring the extension.
+#[test]
+fn a_2026_python_client_that_declares_the_extension_lists_gets_and_reads_a_skill() {
+    let home = home_with_pdf_forms();
+    let report = crate::common::json_report(
+        std::process::Command::new(crate::common::repo().join(".venv-fastmcp/bin/python"))
+            .arg(crate::common::repo().join("tests/peers/skills_client.py"))
+            .arg(env!("CARGO_BIN_EXE_capabilities"))
+            .args(["hub", "serve"])
+            .env("CAPABILITIES_HOME", home.path())
+            .env_remove("DBUS_SESSION_BUS_ADDRESS")
+            .env_remove("CAPABILITIES_CONFIG")
+            .env_remove("DISPLAY"),
+    );
+    assert_eq!(report["protocol"], "2026-07-28", "{report}");
+    assert_eq!(
+        report["skills"][0]["uri"], "skill://pdf-forms/SKILL.md",
+        "{report}"
+    );
+    assert_eq!(
+        report["got"]["frontmatter"]["description"], "Fill in PDF forms.",
+        "{report}"
+    );
+    assert!(
+        report["read"][0]
+            .as_str()
+            .is_some_and(|text| text.contains("name: pdf-forms")),
+        "{report}"
+    );
+}
+
 #[test]
 fn a_skill_aware_client_lists_gets_and_reads_skills_natively() {
     let home = home_with_pdf_forms();
