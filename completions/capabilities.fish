@@ -25,7 +25,7 @@ function __fish_capabilities_using_subcommand
 end
 
 complete -c capabilities -n "__fish_capabilities_needs_command" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_needs_command" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_needs_command" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_needs_command" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -51,7 +51,7 @@ complete -c capabilities -n "__fish_capabilities_needs_command" -f -a "skill" -d
 complete -c capabilities -n "__fish_capabilities_needs_command" -f -a "man" -d 'Show the manual page of capabilities, or of one verb (`capabilities man hub serve`)'
 complete -c capabilities -n "__fish_capabilities_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c capabilities -n "__fish_capabilities_using_subcommand init" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand init" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand init" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand init" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -63,7 +63,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand init" -l refer
 complete -c capabilities -n "__fish_capabilities_using_subcommand init" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capabilities -n "__fish_capabilities_using_subcommand init" -s V -l version -d 'Print version'
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and not __fish_seen_subcommand_from add list remove test enable disable import refresh review login logout help" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand source; and not __fish_seen_subcommand_from add list remove test enable disable import refresh review login logout help" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand source; and not __fish_seen_subcommand_from add list remove test enable disable import refresh review login logout help" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and not __fish_seen_subcommand_from add list remove test enable disable import refresh review login logout help" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -91,7 +91,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from add" -l env -d 'An environment variable for a stdio source, as KEY=VALUE (repeatable)' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from add" -l cwd -d 'Working directory of a stdio source' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from add" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from add" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from add" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from add" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -102,7 +102,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from add" -s V -l version -d 'Print version'
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from list" -l profile -d 'List only this profile\'s sources' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from list" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from list" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from list" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from list" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -112,7 +112,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from remove" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from remove" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from remove" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from remove" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -121,7 +121,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from remove" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from remove" -s V -l version -d 'Print version'
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from test" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from test" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from test" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from test" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -131,7 +131,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from test" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from test" -s V -l version -d 'Print version'
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from enable" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from enable" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from enable" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from enable" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -140,7 +140,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from enable" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from enable" -s V -l version -d 'Print version'
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from disable" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from disable" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from disable" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from disable" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -149,7 +149,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from disable" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from disable" -s V -l version -d 'Print version'
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from import" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from import" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from import" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from import" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -159,7 +159,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from import" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from import" -s V -l version -d 'Print version'
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from refresh" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from refresh" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from refresh" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from refresh" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -168,7 +168,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from refresh" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from refresh" -s V -l version -d 'Print version'
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from review" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from review" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from review" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from review" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -179,7 +179,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from review" -s V -l version -d 'Print version'
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from login" -l connection -d 'The connection to sign in (default: the source\'s default connection)' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from login" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from login" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from login" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from login" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -190,7 +190,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from login" -s V -l version -d 'Print version'
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from logout" -l connection -d 'The connection to sign in (default: the source\'s default connection)' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from logout" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from logout" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from logout" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand source; and __fish_seen_subcommand_from logout" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -215,7 +215,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand search" -s n -
 complete -c capabilities -n "__fish_capabilities_using_subcommand search" -s l -l limit -d 'Show at most this many tools' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand search" -l profile -d 'Search only this profile\'s sources, under its policy' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand search" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand search" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand search" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand search" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -228,7 +228,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand search" -s V -
 complete -c capabilities -n "__fish_capabilities_using_subcommand describe" -l budget -d 'Token budget of the output (o200k_base tokens)' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand describe" -l profile -d 'Describe only this profile\'s tools, under its policy' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand describe" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand describe" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand describe" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand describe" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -242,7 +242,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand exec" -l resum
 complete -c capabilities -n "__fish_capabilities_using_subcommand exec" -l output-budget -d 'Largest result to return, in bytes of JSON (1,024 to 65,536)' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand exec" -l profile -d 'Run with only this profile\'s sources, under its policy; a run resumes only under the profile it started with' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand exec" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand exec" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand exec" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand exec" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -254,7 +254,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand exec" -s V -l 
 complete -c capabilities -n "__fish_capabilities_using_subcommand call" -l connection -d 'The connection to call through (default: the source\'s default)' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand call" -l profile -d 'Call under this profile\'s sources and policy' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand call" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand call" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand call" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand call" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -264,7 +264,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand call" -l json 
 complete -c capabilities -n "__fish_capabilities_using_subcommand call" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capabilities -n "__fish_capabilities_using_subcommand call" -s V -l version -d 'Print version'
 complete -c capabilities -n "__fish_capabilities_using_subcommand completions" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand completions" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand completions" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand completions" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -273,7 +273,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand completions" -
 complete -c capabilities -n "__fish_capabilities_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capabilities -n "__fish_capabilities_using_subcommand completions" -s V -l version -d 'Print version'
 complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and not __fish_seen_subcommand_from serve approve deny runs help" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and not __fish_seen_subcommand_from serve approve deny runs help" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and not __fish_seen_subcommand_from serve approve deny runs help" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and not __fish_seen_subcommand_from serve approve deny runs help" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -295,7 +295,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fis
 complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from serve" -l body-timeout -d 'Seconds a client has to send the whole body of a request once its head arrived' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from serve" -l max-connections -d 'The most connections served at once; one more is answered 503 and closed' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from serve" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from serve" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from serve" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from serve" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -307,7 +307,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fis
 complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from serve" -s V -l version -d 'Print version'
 complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from approve" -l call -d 'Decide only this call (its number in the run) instead of every pending one' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from approve" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from approve" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from approve" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from approve" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -320,7 +320,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fis
 complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from approve" -s V -l version -d 'Print version'
 complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from deny" -l call -d 'Decide only this call instead of every pending one' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from deny" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from deny" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from deny" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from deny" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -330,7 +330,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fis
 complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from deny" -s V -l version -d 'Print version'
 complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from runs" -l limit -d 'How many recent runs to show' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from runs" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from runs" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from runs" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from runs" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -350,7 +350,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fis
 complete -c capabilities -n "__fish_capabilities_using_subcommand install" -l profile -d 'Start the hub with this profile (`hub serve --profile NAME`); it must be in the config' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand install" -l name -d 'The server\'s name in the client\'s config' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand install" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand install" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand install" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand install" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -360,7 +360,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand install" -l wr
 complete -c capabilities -n "__fish_capabilities_using_subcommand install" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capabilities -n "__fish_capabilities_using_subcommand install" -s V -l version -d 'Print version'
 complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and not __fish_seen_subcommand_from set list remove test help" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and not __fish_seen_subcommand_from set list remove test help" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and not __fish_seen_subcommand_from set list remove test help" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and not __fish_seen_subcommand_from set list remove test help" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -376,7 +376,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand credential; an
 complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from set" -l store -d 'Where to keep it; default: `[credentials] store` in the config, else the keychain' -r -f -a "keychain\t'The OS keychain (macOS Keychain, Windows Credential Manager, Linux Secret Service)'
 file\t'A file in the data directory encrypted with a passphrase, for machines without a keychain'"
 complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from set" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from set" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from set" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from set" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -385,7 +385,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand credential; an
 complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from set" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from set" -s V -l version -d 'Print version'
 complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from list" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from list" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from list" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from list" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -395,7 +395,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand credential; an
 complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
 complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from remove" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from remove" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from remove" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from remove" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -404,7 +404,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand credential; an
 complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from remove" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from remove" -s V -l version -d 'Print version'
 complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from test" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from test" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from test" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from test" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -418,7 +418,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand credential; an
 complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from help" -f -a "test" -d 'Check that a secret can be read, then connect every connection that references it'
 complete -c capabilities -n "__fish_capabilities_using_subcommand credential; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c capabilities -n "__fish_capabilities_using_subcommand doctor" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand doctor" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand doctor" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand doctor" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -428,7 +428,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand doctor" -l jso
 complete -c capabilities -n "__fish_capabilities_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capabilities -n "__fish_capabilities_using_subcommand doctor" -s V -l version -d 'Print version'
 complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and not __fish_seen_subcommand_from show set explain help" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and not __fish_seen_subcommand_from show set explain help" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and not __fish_seen_subcommand_from show set explain help" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and not __fish_seen_subcommand_from show set explain help" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -442,7 +442,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and no
 complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and not __fish_seen_subcommand_from show set explain help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from show" -l profile -d 'Show this profile\'s policy: the defaults with its own rules' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from show" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from show" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from show" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from show" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -454,7 +454,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __
 complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from set" -l connection -d 'Apply only to calls through this connection' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from set" -l profile -d 'Add the rule to this profile\'s rules instead of the config\'s' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from set" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from set" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from set" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from set" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -465,7 +465,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __
 complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from explain" -l connection -d 'The connection the call would use (default: the source\'s default)' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from explain" -l profile -d 'Decide as this profile\'s policy would (the tool must be one of its sources\')' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from explain" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from explain" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from explain" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from explain" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -480,7 +480,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __
 complete -c capabilities -n "__fish_capabilities_using_subcommand policy; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c capabilities -n "__fish_capabilities_using_subcommand dashboard" -l profile -d 'Show only this profile\'s runs, waiting calls and sources' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand dashboard" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand dashboard" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand dashboard" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand dashboard" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -490,7 +490,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand dashboard" -l 
 complete -c capabilities -n "__fish_capabilities_using_subcommand dashboard" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capabilities -n "__fish_capabilities_using_subcommand dashboard" -s V -l version -d 'Print version'
 complete -c capabilities -n "__fish_capabilities_using_subcommand token; and not __fish_seen_subcommand_from create list revoke help" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand token; and not __fish_seen_subcommand_from create list revoke help" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand token; and not __fish_seen_subcommand_from create list revoke help" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand token; and not __fish_seen_subcommand_from create list revoke help" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -506,7 +506,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand token; and __f
 complete -c capabilities -n "__fish_capabilities_using_subcommand token; and __fish_seen_subcommand_from create" -l expires -d 'How long the token works: a number and a unit, s, m, h, d or w (e.g. 30d). Default: until revoked' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand token; and __fish_seen_subcommand_from create" -l allow -d 'An address pattern the holder may call, e.g. `github.*` (repeatable). Default: every tool' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand token; and __fish_seen_subcommand_from create" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand token; and __fish_seen_subcommand_from create" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand token; and __fish_seen_subcommand_from create" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand token; and __fish_seen_subcommand_from create" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -515,7 +515,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand token; and __f
 complete -c capabilities -n "__fish_capabilities_using_subcommand token; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capabilities -n "__fish_capabilities_using_subcommand token; and __fish_seen_subcommand_from create" -s V -l version -d 'Print version'
 complete -c capabilities -n "__fish_capabilities_using_subcommand token; and __fish_seen_subcommand_from list" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand token; and __fish_seen_subcommand_from list" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand token; and __fish_seen_subcommand_from list" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand token; and __fish_seen_subcommand_from list" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -525,7 +525,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand token; and __f
 complete -c capabilities -n "__fish_capabilities_using_subcommand token; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capabilities -n "__fish_capabilities_using_subcommand token; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
 complete -c capabilities -n "__fish_capabilities_using_subcommand token; and __fish_seen_subcommand_from revoke" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand token; and __fish_seen_subcommand_from revoke" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand token; and __fish_seen_subcommand_from revoke" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand token; and __fish_seen_subcommand_from revoke" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -538,7 +538,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand token; and __f
 complete -c capabilities -n "__fish_capabilities_using_subcommand token; and __fish_seen_subcommand_from help" -f -a "revoke" -d 'Revoke a token; the hub refuses it from the next request (or call) on'
 complete -c capabilities -n "__fish_capabilities_using_subcommand token; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c capabilities -n "__fish_capabilities_using_subcommand skill; and not __fish_seen_subcommand_from list show add remove help" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand skill; and not __fish_seen_subcommand_from list show add remove help" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand skill; and not __fish_seen_subcommand_from list show add remove help" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand skill; and not __fish_seen_subcommand_from list show add remove help" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -552,7 +552,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand skill; and not
 complete -c capabilities -n "__fish_capabilities_using_subcommand skill; and not __fish_seen_subcommand_from list show add remove help" -f -a "remove" -d 'Delete a skill from the config directory\'s skills/'
 complete -c capabilities -n "__fish_capabilities_using_subcommand skill; and not __fish_seen_subcommand_from list show add remove help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c capabilities -n "__fish_capabilities_using_subcommand skill; and __fish_seen_subcommand_from list" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand skill; and __fish_seen_subcommand_from list" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand skill; and __fish_seen_subcommand_from list" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand skill; and __fish_seen_subcommand_from list" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -562,7 +562,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand skill; and __f
 complete -c capabilities -n "__fish_capabilities_using_subcommand skill; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capabilities -n "__fish_capabilities_using_subcommand skill; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
 complete -c capabilities -n "__fish_capabilities_using_subcommand skill; and __fish_seen_subcommand_from show" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand skill; and __fish_seen_subcommand_from show" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand skill; and __fish_seen_subcommand_from show" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand skill; and __fish_seen_subcommand_from show" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -571,7 +571,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand skill; and __f
 complete -c capabilities -n "__fish_capabilities_using_subcommand skill; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capabilities -n "__fish_capabilities_using_subcommand skill; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
 complete -c capabilities -n "__fish_capabilities_using_subcommand skill; and __fish_seen_subcommand_from add" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand skill; and __fish_seen_subcommand_from add" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand skill; and __fish_seen_subcommand_from add" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand skill; and __fish_seen_subcommand_from add" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -580,7 +580,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand skill; and __f
 complete -c capabilities -n "__fish_capabilities_using_subcommand skill; and __fish_seen_subcommand_from add" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capabilities -n "__fish_capabilities_using_subcommand skill; and __fish_seen_subcommand_from add" -s V -l version -d 'Print version'
 complete -c capabilities -n "__fish_capabilities_using_subcommand skill; and __fish_seen_subcommand_from remove" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand skill; and __fish_seen_subcommand_from remove" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand skill; and __fish_seen_subcommand_from remove" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand skill; and __fish_seen_subcommand_from remove" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'
@@ -595,7 +595,7 @@ complete -c capabilities -n "__fish_capabilities_using_subcommand skill; and __f
 complete -c capabilities -n "__fish_capabilities_using_subcommand skill; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c capabilities -n "__fish_capabilities_using_subcommand man" -l install -d 'Write every page into this directory (e.g. ~/.local/share/man/man1) instead of showing one' -r -F
 complete -c capabilities -n "__fish_capabilities_using_subcommand man" -l config -d 'Config file to use instead of the default (also $CAPABILITIES_CONFIG)' -r -F
-complete -c capabilities -n "__fish_capabilities_using_subcommand man" -l color -d 'When to colour output and show progress lines: auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
+complete -c capabilities -n "__fish_capabilities_using_subcommand man" -l color -d 'When to colour log lines and the dashboard and show progress lines (results are plain text): auto (only on a terminal, and not with $NO_COLOR set), always or never' -r -f -a "auto\t'Colour and progress on a terminal, unless $NO_COLOR is set'
 always\t''
 never\t''"
 complete -c capabilities -n "__fish_capabilities_using_subcommand man" -l log-format -d 'How log lines on stderr look (also $CAPABILITIES_LOG_FORMAT); $CAPABILITIES_LOG picks which lines are written, e.g. `info` for an access log of the hub\'s requests' -r -f -a "text\t'Lines for people; a request\'s span (with its request id) comes before the message'

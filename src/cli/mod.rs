@@ -24,8 +24,8 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "PATH", help_heading = GLOBAL)]
     pub config: Option<PathBuf>,
 
-    /// When to colour output and show progress lines: auto (only on a terminal, and not with
-    /// $NO_COLOR set), always or never.
+    /// When to colour log lines and the dashboard and show progress lines (results are plain
+    /// text): auto (only on a terminal, and not with $NO_COLOR set), always or never.
     #[arg(
         long,
         global = true,
