@@ -178,19 +178,29 @@ fn parse_duration(text: &str) -> anyhow::Result<Duration> {
 }
 
 /// A coarse remaining time for the table: the largest whole unit.
+/// `remaining` in its largest unit, rounded to the nearest (a token made for 30 days a moment
+/// ago expires "in 30d", not "in 29d").
 fn human(remaining: Duration) -> String {
     let s = remaining.as_secs();
+    let rounded = |unit: u64| (s + unit / 2) / unit;
     match s {
         0..60 => format!("{s}s"),
-        60..3600 => format!("{}m", s / 60),
-        3600..86_400 => format!("{}h", s / 3600),
-        _ => format!("{}d", s / 86_400),
+        60..3600 => format!("{}m", rounded(60)),
+        3600..86_400 => format!("{}h", rounded(3600)),
+        _ => format!("{}d", rounded(86_400)),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_remaining_time_is_rounded_to_its_unit() {
+        assert_eq!(human(Duration::from_secs(30 * 86_400 - 1)), "30d");
+        assert_eq!(human(Duration::from_secs(45 * 60 - 20)), "45m");
+        assert_eq!(human(Duration::from_secs(59)), "59s");
+    }
 
     #[test]
     fn durations_take_a_number_and_a_unit() {
