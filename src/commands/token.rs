@@ -117,15 +117,20 @@ pub async fn list(app: &App, args: &TokenListArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub async fn revoke(app: &App, args: &TokenNameArgs) -> anyhow::Result<ExitCode> {
-    app.store()
+    let now = app
+        .store()
         .await?
         .bearer_tokens()
         .revoke(&args.name)
         .await?;
-    eprint_line(format_args!(
-        "token `{}` revoked; the hub refuses it from the next request on",
-        args.name
-    ));
+    if now {
+        eprint_line(format_args!(
+            "token `{}` revoked; the hub refuses it from the next request on",
+            args.name
+        ));
+    } else {
+        eprint_line(format_args!("token `{}` was already revoked", args.name));
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -216,6 +216,13 @@ fn python_client_without_a_token_or_with_a_revoked_one_is_refused() {
     config(&home);
     let token = create_token(&home, &["laptop"]);
     home.run(&["token", "revoke", "laptop"]).ok();
+    // Revoking again changes nothing and says so, rather than that the token does not exist.
+    let again = home.run(&["token", "revoke", "laptop"]).ok();
+    assert!(
+        again.stderr.contains("token `laptop` was already revoked"),
+        "{}",
+        again.stderr
+    );
     let hub = HttpHub::start(&home, &[]);
     for mode in ["2026-07-28", "legacy"] {
         let report = python_client(&hub, mode, "-");

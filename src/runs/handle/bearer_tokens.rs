@@ -67,17 +67,22 @@ impl BearerTokens<'_> {
         self.0.call(move |db, _| db.tokens()).await
     }
 
-    /// Marks a token revoked; it stops working on the next request or call.
-    pub async fn revoke(&self, name: &str) -> Result<(), TokenError> {
+    /// Marks a token revoked; it stops working on the next request or call. `false` when it
+    /// already was (revoking twice changes nothing); an error when no token had the name.
+    pub async fn revoke(&self, name: &str) -> Result<bool, TokenError> {
         let owned = name.to_string();
         let revoked = self
             .0
             .call(move |db, _| db.revoke_token(&owned, now_ms()))
             .await?;
-        if !revoked {
-            return Err(TokenError::Unknown(name.to_string()));
+        if revoked {
+            return Ok(true);
         }
-        Ok(())
+        let listed = self.list().await?;
+        if listed.iter().any(|t| t.name == name && t.revoked_at_ms.is_some()) {
+            return Ok(false);
+        }
+        Err(TokenError::Unknown(name.to_string()))
     }
 
     /// The active token whose secret is `secret`, if any.
@@ -116,11 +121,12 @@ mod tests {
         assert!(tokens.for_secret("cap_wrong").await.unwrap().is_none());
         let err = tokens.create("ci", None, None, &[]).await.unwrap_err();
         assert!(err.to_string().contains("already exists"), "{err}");
-        tokens.revoke("ci").await.unwrap();
+        assert!(tokens.revoke("ci").await.unwrap());
         assert!(tokens.for_secret(&secret).await.unwrap().is_none());
         assert!(tokens.active("ci").await.unwrap().is_none());
-        let err = tokens.revoke("ci").await.unwrap_err();
-        assert!(err.to_string().contains("no token named `ci`"), "{err}");
+        assert!(!tokens.revoke("ci").await.unwrap(), "already revoked");
+        let err = tokens.revoke("nope").await.unwrap_err();
+        assert!(err.to_string().contains("no token named `nope`"), "{err}");
         // The name is free again, with a new secret.
         let again = tokens.create("ci", None, None, &[]).await.unwrap();
         assert_ne!(again, secret);
