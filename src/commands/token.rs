@@ -35,6 +35,23 @@ pub async fn create(app: &App, args: &TokenCreateArgs) -> anyhow::Result<ExitCod
                 "--allow `{pattern}` is not an address pattern; give one like `github.*` or `time.getCurrentTime`"
             );
         }
+        // As a policy rule's pattern is: a source named outright must be one of the config's.
+        let source = pattern.split('.').next().unwrap_or(pattern);
+        if !source.contains(['*', '?', '[']) {
+            let settings = app.settings()?;
+            if settings.source(source).is_none() {
+                let known: Vec<&str> = settings.sources.iter().map(|s| s.name.as_str()).collect();
+                bail!(
+                    "--allow `{pattern}` names source `{source}`, which is not in {}; known sources: {}",
+                    app.paths.config_file.display(),
+                    if known.is_empty() {
+                        "none yet".to_string()
+                    } else {
+                        known.join(", ")
+                    }
+                );
+            }
+        }
     }
     let expires_at_ms = match &args.expires {
         Some(text) => Some(now_ms().saturating_add(parse_duration(text)?.as_millis() as u64)),

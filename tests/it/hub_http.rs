@@ -590,6 +590,16 @@ fn token_commands_explain_their_errors_and_never_show_a_secret_again() {
         "{}",
         run.stderr
     );
+    let run = home
+        .run(&["token", "create", "x", "--allow", "nosuch.*"])
+        .fails();
+    assert!(
+        run.stderr
+            .contains("--allow `nosuch.*` names source `nosuch`, which is not in")
+            && run.stderr.contains("known sources: everything"),
+        "{}",
+        run.stderr
+    );
     let run = home.run(&["token", "revoke", "nope"]).fails();
     assert!(
         run.stderr.contains("there is no token named `nope`"),

@@ -79,7 +79,10 @@ impl BearerTokens<'_> {
             return Ok(true);
         }
         let listed = self.list().await?;
-        if listed.iter().any(|t| t.name == name && t.revoked_at_ms.is_some()) {
+        if listed
+            .iter()
+            .any(|t| t.name == name && t.revoked_at_ms.is_some())
+        {
             return Ok(false);
         }
         Err(TokenError::Unknown(name.to_string()))
