@@ -137,7 +137,7 @@ pub async fn run(app: &App, args: &DoctorArgs) -> anyhow::Result<ExitCode> {
         check_sign_ins(&mut report, app, settings);
     }
     check_data_dir(&mut report, &app.paths.data_dir);
-    check_state_key(&mut report, app).await;
+    check_state_key(&mut report, app, settings.is_some()).await;
     let failed = report.count(Level::Fail) > 0;
     if args.json {
         let body = serde_json::json!({
@@ -396,11 +396,15 @@ fn check_data_dir(report: &mut Report, dir: &Path) {
     }
 }
 
-/// Where the key that encrypts runs at rest is kept, and whether it opens them.
-async fn check_state_key(report: &mut Report, app: &App) {
+/// Where the key that encrypts runs at rest is kept, and whether it opens them. Which store
+/// that is depends on the config: a config that does not load was reported already.
+async fn check_state_key(report: &mut Report, app: &App, config_loads: bool) {
     let path = app.paths.state_database();
     let shared = match app.store_url() {
         Ok(url) => url.is_some(),
+        Err(_) if !config_loads => {
+            return report.note("store", "not checked until the config loads (above)");
+        }
         Err(e) => return report.fail("store", format!("{e:#}")),
     };
     if !shared && !path.exists() {

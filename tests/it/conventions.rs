@@ -278,6 +278,11 @@ fn json_on_doctor_policy_and_source_test() {
     home.write_config("[sources.broken]\ncommand = \"/nonexistent/server\"\n");
     let broken = home.run(&["source", "test", "broken", "--json"]).fails();
     assert_eq!(json(&broken.stdout)["status"], "failed");
+
+    // A config that does not load is one problem, not one more for each check that reads it.
+    home.write_config("[sources.a]\ncommand = \"x\"\nbogus = 1\n");
+    let doctor = json(&home.run(&["doctor", "--json"]).fails().stdout);
+    assert_eq!(doctor["problems"], 1, "{doctor}");
 }
 
 #[test]
