@@ -621,6 +621,50 @@ fn hostile_home(api: &PetShop, extra: &[&str]) -> Home {
     home
 }
 
+/// The styles a document may give its parameters, as a real server receives them: deepObject,
+/// comma-, pipe- and space-delimited arrays, a cookie, an array header, and a multipart form.
+#[test]
+fn parameter_styles_cookies_and_multipart_reach_the_server_as_the_document_says() {
+    let api = PetShop::start();
+    let home = hostile_home(&api, &[]);
+    home.run(&["policy", "set", "pets.upload", "allow"]).ok();
+    let result = completed(
+        &home,
+        r#"
+        const styled = await pets.styled({
+          deep: { role: "admin", team: "a&b" }, csv: ["a", "b,c"], pipes: ["p", "q"],
+          spaces: ["s", "t"], theme: "dark", "X-Tags": ["x", "y"],
+        });
+        const upload = await pets.upload({ body: { title: "hi & bye", tags: ["one", "two"] } });
+        return { styled, upload };
+        "#,
+    );
+    let query = result["styled"]["raw_query"].as_str().unwrap_or_default();
+    for expected in [
+        "deep%5Brole%5D=admin",
+        "deep%5Bteam%5D=a%26b",
+        "csv=a,b%2Cc",
+        "pipes=p|q",
+        "spaces=s%20t",
+    ] {
+        assert!(query.contains(expected), "`{expected}` in {query}");
+    }
+    assert_eq!(
+        result["styled"]["cookies"],
+        json!({ "theme": "dark" }),
+        "{result}"
+    );
+    assert_eq!(result["styled"]["x_tags"], "x,y", "{result}");
+    assert_eq!(
+        result["upload"],
+        json!({
+            "content_type": "multipart/form-data",
+            "fields": [["title", "hi & bye"], ["tags", "one"], ["tags", "two"]],
+        }),
+        "{result}"
+    );
+}
+
 #[test]
 fn operation_servers_never_take_the_sources_credentials_to_another_host() {
     let api_state = tempfile::tempdir().unwrap();

@@ -188,6 +188,32 @@ def hostile_document() -> dict:
         "parameters": [{"name": "pad", "in": "query", "schema": {"type": "integer"}}],
         "responses": {"200": {"description": "never"}},
     }}
+    document["paths"]["/styled"] = {"get": {
+        "operationId": "styled",
+        "summary": "Echo a request's query, cookies and headers as received",
+        "parameters": [
+            {"name": "deep", "in": "query", "style": "deepObject", "explode": True,
+             "schema": {"type": "object", "properties": {"role": {"type": "string"}, "team": {"type": "string"}}}},
+            {"name": "csv", "in": "query", "style": "form", "explode": False,
+             "schema": {"type": "array", "items": {"type": "string"}}},
+            {"name": "pipes", "in": "query", "style": "pipeDelimited", "explode": False,
+             "schema": {"type": "array", "items": {"type": "string"}}},
+            {"name": "spaces", "in": "query", "style": "spaceDelimited", "explode": False,
+             "schema": {"type": "array", "items": {"type": "string"}}},
+            {"name": "theme", "in": "cookie", "schema": {"type": "string"}},
+            {"name": "X-Tags", "in": "header", "schema": {"type": "array", "items": {"type": "string"}}},
+        ],
+        "responses": {"200": {"description": "what the server received"}},
+    }}
+    document["paths"]["/upload"] = {"post": {
+        "operationId": "upload",
+        "summary": "Echo a multipart form's fields as received",
+        "requestBody": {"required": True, "content": {"multipart/form-data": {"schema": {
+            "type": "object",
+            "properties": {"title": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}}},
+        }}}},
+        "responses": {"200": {"description": "the fields received"}},
+    }}
     framing = ["Host", "Content-Length", "Transfer-Encoding", "Connection", "Cookie", "X-Request-Id"]
     document["paths"]["/headers"] = {"get": {
         "operationId": "echoHeaders",
@@ -195,6 +221,24 @@ def hostile_document() -> dict:
         "responses": {"200": {"description": "the headers received"}},
     }}
     return document
+
+
+@app.get("/styled", include_in_schema=False)
+def styled(request: Request) -> dict:
+    return {
+        "raw_query": request.url.query,
+        "cookies": dict(request.cookies),
+        "x_tags": request.headers.get("x-tags"),
+    }
+
+
+@app.post("/upload", include_in_schema=False)
+async def upload(request: Request) -> dict:
+    form = await request.form()
+    return {
+        "content_type": request.headers.get("content-type", "").split(";")[0],
+        "fields": [[key, value] for key, value in form.multi_items()],
+    }
 
 
 @app.get("/headers", include_in_schema=False)
