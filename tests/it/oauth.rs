@@ -632,6 +632,37 @@ fn adding_a_source_that_asks_for_a_sign_in_says_how_to_give_it() {
         "{}",
         added.stdout
     );
+    // On a terminal the sign-in is offered; declined, the source is added and says how to sign
+    // in later. (`script` gives the command a terminal of its own.)
+    let offered = Home::new().with_env("CAPABILITIES_PASSPHRASE", PASSPHRASE);
+    offered.write_config("[credentials]\nstore = \"file\"\n");
+    let line = format!(
+        "{} source add peer --url {}",
+        env!("CARGO_BIN_EXE_capabilities"),
+        peer.url
+    );
+    let mut on_terminal = std::process::Command::new("script");
+    on_terminal
+        .args(["-qec", &line, "/dev/null"])
+        .env("CAPABILITIES_HOME", offered.path())
+        .env("CAPABILITIES_PASSPHRASE", PASSPHRASE)
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+        .env_remove("CAPABILITIES_CONFIG")
+        .env_remove("DISPLAY");
+    let declined = Run::with_stdin(&mut on_terminal, "n\n");
+    assert!(
+        declined
+            .stdout
+            .contains("`peer` asks you to sign in (OAuth). Sign in now in your browser? [Y/n]")
+            && declined
+                .stdout
+                .contains("run `capabilities source login peer`"),
+        "{}\n{}",
+        declined.stdout,
+        declined.stderr
+    );
+    let written = std::fs::read_to_string(offered.config_path()).unwrap();
+    assert!(written.contains("[sources.peer]"), "{written}");
     paused_for_sign_in(&home);
     // `doctor` names the connection that was never signed in, with what to run.
     let doctor = home.run(&["doctor"]);
