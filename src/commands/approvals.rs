@@ -144,6 +144,11 @@ fn confirm(waiting: &[Approval], decision: Decision) -> anyhow::Result<bool> {
         ),
         Decision::AllowOnce | Decision::Deny => "Allow these calls once?".to_string(),
     };
+    ask_yes_no(&question)
+}
+
+/// Asks `question` on the terminal; only an explicit yes is one.
+fn ask_yes_no(question: &str) -> anyhow::Result<bool> {
     eprint!("{question} [y/N] ");
     std::io::stderr().flush()?;
     let mut answer = String::new();
@@ -189,13 +194,9 @@ async fn confirm_clear(store: &Store) -> anyhow::Result<bool> {
     } else {
         "this cannot be undone"
     };
-    eprint!(
-        "Delete every run in {location}{counted}, with journals, approvals and audit trail? {whose}. [y/N] "
-    );
-    std::io::stderr().flush()?;
-    let mut answer = String::new();
-    std::io::stdin().lock().read_line(&mut answer)?;
-    Ok(matches!(answer.trim(), "y" | "Y" | "yes"))
+    ask_yes_no(&format!(
+        "Delete every run in {location}{counted}, with journals, approvals and audit trail? {whose}."
+    ))
 }
 
 fn decided_text(app: &App, decided: &[Approval], decision: Decision) -> String {

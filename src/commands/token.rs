@@ -14,20 +14,20 @@ use crate::runs::{TokenRecord, now_ms};
 
 pub async fn create(app: &App, args: &TokenCreateArgs) -> anyhow::Result<ExitCode> {
     check_name(&args.name)?;
-    if let Some(profile) = &args.profile {
-        let settings = app.settings()?;
-        if !settings.profiles.contains_key(profile) {
-            let known: Vec<&str> = settings.profiles.keys().map(String::as_str).collect();
-            bail!(
-                "there is no profile `{profile}` in {}; {}",
-                app.paths.config_file.display(),
-                if known.is_empty() {
-                    "the config defines none".to_string()
-                } else {
-                    format!("profiles: {}", known.join(", "))
-                }
-            );
-        }
+    let settings = app.settings()?;
+    if let Some(profile) = &args.profile
+        && !settings.profiles.contains_key(profile)
+    {
+        let known: Vec<&str> = settings.profiles.keys().map(String::as_str).collect();
+        bail!(
+            "there is no profile `{profile}` in {}; {}",
+            app.paths.config_file.display(),
+            if known.is_empty() {
+                "the config defines none".to_string()
+            } else {
+                format!("profiles: {}", known.join(", "))
+            }
+        );
     }
     for pattern in &args.allow {
         if pattern.trim().is_empty() || pattern.chars().any(char::is_whitespace) {
@@ -37,20 +37,17 @@ pub async fn create(app: &App, args: &TokenCreateArgs) -> anyhow::Result<ExitCod
         }
         // As a policy rule's pattern is: a source named outright must be one of the config's.
         let source = pattern.split('.').next().unwrap_or(pattern);
-        if !source.contains(['*', '?', '[']) {
-            let settings = app.settings()?;
-            if settings.source(source).is_none() {
-                let known: Vec<&str> = settings.sources.iter().map(|s| s.name.as_str()).collect();
-                bail!(
-                    "--allow `{pattern}` names source `{source}`, which is not in {}; known sources: {}",
-                    app.paths.config_file.display(),
-                    if known.is_empty() {
-                        "none yet".to_string()
-                    } else {
-                        known.join(", ")
-                    }
-                );
-            }
+        if !source.contains(['*', '?', '[']) && settings.source(source).is_none() {
+            let known: Vec<&str> = settings.sources.iter().map(|s| s.name.as_str()).collect();
+            bail!(
+                "--allow `{pattern}` names source `{source}`, which is not in {}; known sources: {}",
+                app.paths.config_file.display(),
+                if known.is_empty() {
+                    "none yet".to_string()
+                } else {
+                    known.join(", ")
+                }
+            );
         }
     }
     let expires_at_ms = match &args.expires {
@@ -199,17 +196,20 @@ fn parse_duration(text: &str) -> anyhow::Result<Duration> {
     Ok(Duration::from_secs(number.saturating_mul(seconds)))
 }
 
-/// A coarse remaining time for the table: the largest whole unit.
-/// `remaining` in its largest unit, rounded to the nearest (a token made for 30 days a moment
-/// ago expires "in 30d", not "in 29d").
+/// A coarse remaining time for the table: rounded to the nearest minute, hour or day, in the
+/// largest unit the rounded time fills (a token made for 30 days a moment ago expires "in 30d",
+/// not "in 29d"; 59m50s is "1h").
 fn human(remaining: Duration) -> String {
     let s = remaining.as_secs();
     let rounded = |unit: u64| (s + unit / 2) / unit;
-    match s {
-        0..60 => format!("{s}s"),
-        60..3600 => format!("{}m", rounded(60)),
-        3600..86_400 => format!("{}h", rounded(3600)),
-        _ => format!("{}d", rounded(86_400)),
+    if s < 60 {
+        format!("{s}s")
+    } else if rounded(60) < 60 {
+        format!("{}m", rounded(60))
+    } else if rounded(3600) < 24 {
+        format!("{}h", rounded(3600))
+    } else {
+        format!("{}d", rounded(86_400))
     }
 }
 
@@ -222,6 +222,8 @@ mod tests {
         assert_eq!(human(Duration::from_secs(30 * 86_400 - 1)), "30d");
         assert_eq!(human(Duration::from_secs(45 * 60 - 20)), "45m");
         assert_eq!(human(Duration::from_secs(59)), "59s");
+        assert_eq!(human(Duration::from_secs(3590)), "1h");
+        assert_eq!(human(Duration::from_secs(86_399)), "1d");
     }
 
     #[test]

@@ -1,6 +1,8 @@
-//! How the sources manager paces its servers (the `[hub]` settings): at most a few connect at a
+//! How the sources manager paces its servers: at most a few connect at a
 //! time (a hub with ninety sources must not start ninety `npx` at once), and, in a long-running
 //! hub, a server nobody has called for a while is stopped, to start again on its next call.
+//! One-shot commands pace by the cores ([`Pacing::by_cores`]); a hub by its `[hub]` table
+//! (`settings::hub_pacing`).
 
 use std::time::Duration;
 

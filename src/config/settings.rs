@@ -195,8 +195,8 @@ pub struct SourceSettings {
     pub connect_timeout: Duration,
     pub request_timeout: Duration,
     pub enabled: bool,
-    /// The environment variables the config's sources read credentials from (`${env:VAR}`),
-    /// all of them: a stdio server inherits the hub's environment, so its process gets none of
+    /// The environment variables the config's sources (and its store's URL) read credentials
+    /// from (`${env:VAR}`), all of them: a stdio server inherits the hub's environment, so its process gets none of
     /// these unless its own `env` names them, and all are blanked from what it sends. Kept on
     /// each source, as a command often connects only some of them.
     pub env_credentials: Arc<[String]>,
@@ -208,19 +208,21 @@ const PROCESS_BASICS: &[&str] = &[
     "PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "LANGUAGE", "TZ", "TMPDIR", "PWD",
 ];
 
+/// Whether `var` is one of a process's basics (`PATH`, `HOME`, `LC_*`, `XDG_*`, …), which a
+/// config may read with `${env:…}` and which is no credential.
+pub fn is_process_basic(var: &str) -> bool {
+    PROCESS_BASICS.contains(&var) || var.starts_with("LC_") || var.starts_with("XDG_")
+}
+
 /// The environment variables any connection of `sources` reads a credential from, each once
-/// (see [`SourceSettings::env_credentials`]); a process's basics (`PATH`, `HOME`, `LC_*`,
-/// `XDG_*`, …) are none.
+/// (see [`SourceSettings::env_credentials`]); a process's basics are none.
 pub fn env_credentials(sources: &[SourceSettings]) -> Arc<[String]> {
-    let basic = |var: &str| {
-        PROCESS_BASICS.contains(&var) || var.starts_with("LC_") || var.starts_with("XDG_")
-    };
     let mut names: Vec<String> = sources
         .iter()
         .flat_map(|source| &source.connections)
         .flat_map(|connection| connection.templates().flat_map(Template::parts))
         .filter_map(|part| match part {
-            Part::Env(var) if !basic(var) => Some(var.clone()),
+            Part::Env(var) if !is_process_basic(var) => Some(var.clone()),
             _ => None,
         })
         .collect();
@@ -377,12 +379,16 @@ mod tests {
 
     #[test]
     fn every_source_knows_the_credentials_any_reads_from_the_environment_but_not_basics() {
-        let text = "[sources.a]\ncommand = \"x\"\nenv = { T = \"${env:A_TOKEN}\", PATH = \"${env:PATH}:/opt\", L = \"${env:LC_ALL}\" }\n[sources.b]\nurl = \"http://h/mcp\"\nheaders = { Authorization = \"Bearer ${env:B_TOKEN}\" }\n[sources.c]\ncommand = \"z\"\n";
+        let text = "[store]\nurl = \"${env:PG_URL}\"\n[sources.a]\ncommand = \"x\"\nenv = { T = \"${env:A_TOKEN}\", PATH = \"${env:PATH}:/opt\", L = \"${env:LC_ALL}\" }\n[sources.b]\nurl = \"http://h/mcp\"\nheaders = { Authorization = \"Bearer ${env:B_TOKEN}\" }\n[sources.c]\ncommand = \"z\"\n";
         let settings = crate::config::load::parse(std::path::Path::new("c.toml"), text).unwrap();
         for source in &settings.sources {
             assert_eq!(
                 &*source.env_credentials,
-                ["A_TOKEN".to_string(), "B_TOKEN".to_string()],
+                [
+                    "A_TOKEN".to_string(),
+                    "B_TOKEN".to_string(),
+                    "PG_URL".to_string()
+                ],
                 "{}",
                 source.name
             );

@@ -87,7 +87,7 @@ pub enum AnswerError {
     )]
     NoDecision,
     #[error(
-        "a client signed in with a token decides one call or one run, not a lasting rule; pick allow_once, allow_run or deny, and have a person at the hub's machine add the rule (`capabilities policy set ADDRESS allow`, or `a` in the dashboard)"
+        "a client signed in with a token decides one call or one run, not a lasting rule; pick allow_once, allow_run or deny, and have a person at the hub's machine add the rule (`capabilities policy set ADDRESS allow`, or `A` in the dashboard)"
     )]
     NoLastingRule,
     #[error("cannot check approval answers: {0}")]

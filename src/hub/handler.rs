@@ -128,8 +128,8 @@ impl Hub {
         }
     }
 
-    /// Opens the approval page in the user's browser when a run pauses; "always allow" (there or
-    /// in a form) writes its rule to `config_file`.
+    /// Opens the approval page in the user's browser when a run pauses; "always allow" (there, or
+    /// in a form from a client without a bearer token) writes its rule to `config_file`.
     pub fn with_approval_page(mut self, config_file: PathBuf) -> Hub {
         self.config_file = Some(config_file);
         self

@@ -154,12 +154,17 @@ pub async fn signed_in_manager(
     else {
         return Ok(None);
     };
-    // Tokens of another app than the config names now: the config changed since. (A metadata
-    // document's tokens belong to its URL, or to the client registered where it is not
-    // supported, so neither is a change.)
-    if let Some(ClientIdentity::Registered { client_id, .. }) = &client
-        && *client_id != stored.client_id
-    {
+    // Tokens of another client than the config names now: the config changed since. A metadata
+    // document's tokens belong to its URL where the server took that as the client's ID, or to
+    // the client registered where it did not (an ID that is no URL).
+    let changed = match &client {
+        Some(ClientIdentity::Registered { client_id, .. }) => *client_id != stored.client_id,
+        Some(ClientIdentity::MetadataDocument { url }) => {
+            stored.client_id.starts_with("https://") && stored.client_id != *url
+        }
+        None => false,
+    };
+    if changed {
         return Ok(None);
     }
     crate::tls::install_crypto_provider();

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::config::template::{Part, Template};
-use crate::config::{ConnectionSettings, OAuthClientSettings};
+use crate::config::{ConnectionSettings, OAuthClientSettings, is_process_basic};
 use crate::credentials::{Secret, SecretLookup};
 use crate::oauth::ClientIdentity;
 
@@ -109,10 +109,12 @@ fn lookup(
                     format!("the environment variable `{var}` is not valid UTF-8")
                 }
             })?;
-            let secret = Secret::new(value.clone());
-            // Read here rather than from a store, so the logs learn it here.
-            crate::credentials::remember(&secret);
-            resolved.push(secret);
+            // A credential read here rather than from a store: the logs learn it here.
+            if !is_process_basic(var) {
+                let secret = Secret::new(value.clone());
+                crate::credentials::remember(&secret);
+                resolved.push(secret);
+            }
             Ok(value)
         }
         Part::Secret(name) => {
@@ -176,6 +178,22 @@ mod tests {
             resolved,
             Ok(vec![("Authorization".into(), "Bearer s3cr3t".into())])
         );
+        assert_eq!(secrets, vec![Secret::new("s3cr3t".into())]);
+    }
+
+    #[test]
+    fn a_process_basic_from_the_environment_is_no_secret() {
+        let mut secrets = Vec::new();
+        let resolved = resolve_all(
+            &values(&[("PATH", "${env:PATH}:/opt/bin"), ("T", "${secret:token}")]),
+            "env",
+            "gh",
+            "work",
+            &OneSecret,
+            &mut secrets,
+        )
+        .expect("resolves");
+        assert!(resolved[0].1.ends_with(":/opt/bin"), "{resolved:?}");
         assert_eq!(secrets, vec![Secret::new("s3cr3t".into())]);
     }
 

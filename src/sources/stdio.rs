@@ -58,14 +58,16 @@ pub(crate) struct StdioChild {
 }
 
 /// What to start for a stdio source.
+#[derive(Clone)]
 pub(crate) struct Launch<'a> {
     pub command: &'a str,
     pub args: &'a [String],
     pub cwd: Option<&'a Path>,
     /// The connection's own `env`, laid over ours.
     pub env: Vec<(String, String)>,
-    /// Variables of ours it does not inherit unless `env` names them: the credentials other
-    /// connections read from the environment (the hub's own keys are never inherited).
+    /// Variables of ours it does not inherit unless `env` names them: the credentials any
+    /// connection reads from the environment, its own included (it gets those through `env`);
+    /// the hub's own keys are never inherited.
     pub withheld: &'a [String],
 }
 
@@ -169,12 +171,20 @@ fn spawn_error(source: &str, command: &str, cwd: Option<&Path>, error: &std::io:
         std::io::ErrorKind::NotFound
             if command.contains('/') && Path::new(command).is_relative() =>
         {
-            let here = std::env::current_dir()
-                .map(|dir| format!(" (here, {})", dir.display()))
-                .unwrap_or_default();
-            format!(
-                "cannot start source `{source}`: the command `{command}` was not found from the current directory{here}; put its absolute path in the config, or set the source's `cwd`"
-            )
+            match cwd {
+                Some(cwd) => format!(
+                    "cannot start source `{source}`: the command `{command}` was not found from its `cwd` ({}); put its absolute path in the config",
+                    cwd.display()
+                ),
+                None => {
+                    let here = std::env::current_dir()
+                        .map(|dir| format!(" (here, {})", dir.display()))
+                        .unwrap_or_default();
+                    format!(
+                        "cannot start source `{source}`: the command `{command}` was not found from the current directory{here}; put its absolute path in the config, or set the source's `cwd`"
+                    )
+                }
+            }
         }
         std::io::ErrorKind::NotFound => format!(
             "cannot start source `{source}`: the command `{command}` was not found; install it or put its full path in the config"
@@ -630,6 +640,25 @@ impl<R: AsyncRead + Unpin> AsyncRead for NoiseTap<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_relative_command_not_found_is_looked_for_where_it_ran() {
+        let missing = std::io::Error::from(std::io::ErrorKind::NotFound);
+        let dir = std::env::temp_dir();
+        let from_cwd = spawn_error("s", "bin/server", Some(&dir), &missing);
+        assert!(
+            from_cwd.contains(&format!("from its `cwd` ({})", dir.display()))
+                && !from_cwd.contains("set the source's `cwd`"),
+            "{from_cwd}"
+        );
+        let from_here = spawn_error("s", "bin/server", None, &missing);
+        assert!(
+            from_here.contains("from the current directory"),
+            "{from_here}"
+        );
+        let on_path = spawn_error("s", "server", None, &missing);
+        assert!(on_path.contains("install it"), "{on_path}");
+    }
 
     fn cut(text: &str) -> String {
         let mut bytes = text.as_bytes().to_vec();

@@ -583,6 +583,18 @@ async fn a_client_metadata_document_is_the_client_where_the_server_supports_it()
             assert_eq!(authorized, [document], "{log}");
             assert_eq!(registrations, 0, "{log}");
             assert!(log["metadata_document_clients"].as_u64() > Some(0), "{log}");
+            // Another document is another client: the tokens of the first are not used.
+            home.write_config(&format!(
+                "[credentials]\nstore = \"file\"\n\n[sources.peer]\nurl = {}\noauth = {{ client_metadata_url = \"https://capabilities.example/other.json\" }}\n",
+                serde_json::to_string(&peer.url).expect("a TOML string")
+            ));
+            let waits = exec(&home, &["exec", "-", "--json"], SCRIPT);
+            assert_eq!(
+                envelope(&waits)["status"],
+                "awaiting_connection",
+                "{}",
+                waits.stdout
+            );
         } else {
             assert_eq!(registrations, 1, "{log}");
             assert_ne!(authorized, [document], "{log}");

@@ -16,7 +16,7 @@ use super::options::{
     ConfigOptions, ConnectionOptions, OAuthOptions, SkillsOptions, SourceOptions,
 };
 use super::settings::*;
-use super::template::Template;
+use super::template::{Part, Template};
 use crate::model::address::namespace_problem;
 use crate::policy::Policy;
 
@@ -182,10 +182,6 @@ impl Ctx<'_> {
         for (name, source) in &options.sources {
             sources.push(self.source(name, source)?);
         }
-        let env_credentials = env_credentials(&sources);
-        for source in &mut sources {
-            source.env_credentials = env_credentials.clone();
-        }
         let policy = self.policy(&options.policy, &options.freshness, &sources)?;
         let mut profiles = BTreeMap::new();
         for (name, profile) in &options.profiles {
@@ -236,6 +232,24 @@ impl Ctx<'_> {
                 self.templates(&one)?.remove("store.url")
             }
         };
+        // The store's URL carries its password: a variable it is read from is withheld from
+        // servers like a source's credential.
+        let mut withheld: Vec<String> = env_credentials(&sources).to_vec();
+        withheld.extend(
+            store_url
+                .iter()
+                .flat_map(Template::parts)
+                .filter_map(|part| match part {
+                    Part::Env(var) if !is_process_basic(var) => Some(var.clone()),
+                    _ => None,
+                }),
+        );
+        withheld.sort();
+        withheld.dedup();
+        let withheld: Arc<[String]> = withheld.into();
+        for source in &mut sources {
+            source.env_credentials = withheld.clone();
+        }
         let credential_store = self.credential_store(&options.credentials)?;
         let pacing = self.pacing(&options.hub)?;
         Ok(Settings {

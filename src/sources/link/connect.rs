@@ -54,18 +54,15 @@ pub(super) async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), Co
         Transport::Stdio { command, args, cwd } => {
             let env = link.resolve(&connection.env, "env", secrets, &mut resolved)?;
             let redaction = link.set_redaction(resolved);
-            let withheld = &link.shared.env_credentials;
-            let (mut child, transport) = stdio::spawn(
-                &source.name,
-                stdio::Launch {
-                    command,
-                    args,
-                    cwd: cwd.as_deref(),
-                    env: env.clone(),
-                    withheld,
-                },
-                redaction.clone(),
-            )?;
+            let launch = stdio::Launch {
+                command,
+                args,
+                cwd: cwd.as_deref(),
+                env,
+                withheld: &link.shared.env_credentials,
+            };
+            let (mut child, transport) =
+                stdio::spawn(&source.name, launch.clone(), redaction.clone())?;
             link.set_pid(child.pid());
             let handler = UpstreamHandler::new(&source.name, events.clone());
             let first =
@@ -78,13 +75,6 @@ pub(super) async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), Co
             let first = match first {
                 Ok(Err(ClientInitializeError::ConflictInitResponseId(..))) => {
                     drop(child);
-                    let launch = stdio::Launch {
-                        command,
-                        args,
-                        cwd: cwd.as_deref(),
-                        env,
-                        withheld,
-                    };
                     let (fresh, transport) = stdio::spawn(&source.name, launch, redaction)?;
                     child = fresh;
                     link.set_pid(child.pid());
@@ -215,7 +205,7 @@ pub(super) async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), Co
             }
             Err(_) => {
                 return Err(ConnectError::Failed(format!(
-                    "connected, but it did not list its tools within {} s (`request_timeout`)",
+                    "connected, but it did not list its tools within {} s (`request_timeout_secs`)",
                     source.request_timeout.as_secs_f64()
                 )));
             }
