@@ -34,8 +34,8 @@ use crate::runs::{
     Decision, Dispatch, DispatchError, PendingCall, Recorded, Store, TokenRecord, scope_of,
 };
 use crate::sandbox::{
-    Bridge, BridgeError, CallEnd, CallFailure, CallOutcome, ErrorCode, Limits, Pending,
-    PendingKind, ReadRequest, ToolCall, unavailable,
+    Bridge, BridgeError, CallFailure, CallOutcome, ErrorCode, Limits, Pending, PendingKind,
+    ReadRequest, ToolCall, unavailable,
 };
 use crate::skills::upstream::UpstreamSkill;
 use crate::sources::{SourceError, login_arguments};
@@ -782,16 +782,6 @@ fn failure_from(error: &SourceError, delivery: Delivery, mutating: bool) -> Call
         _ => ErrorCode::UpstreamUnavailable,
     };
     let mut failure = CallFailure::new(code, error.to_string());
-    let unavailable = code == ErrorCode::UpstreamUnavailable;
-    (failure.retryable, failure.outcome) = match delivery {
-        Delivery::NotSent => (unavailable, Some(CallEnd::NotSent)),
-        Delivery::Answered => (unavailable, Some(CallEnd::Failed)),
-        Delivery::Lost => (unavailable && !mutating, Some(CallEnd::Unknown)),
-    };
-    if delivery == Delivery::Lost && mutating {
-        failure.hint = Some(
-            "The request was sent and no answer came, so it may have taken effect: check with a read before sending it again.".into(),
-        );
-    }
+    recovery::settle(&mut failure, delivery, mutating);
     failure
 }

@@ -13,7 +13,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::runs::{CallState, JournalEntry};
-use crate::sandbox::{ErrorCode, ExecuteEnvelope, ExecuteRequest, Recovery, Status};
+use crate::sandbox::{
+    CallEnd, CallFailure, ErrorCode, ExecuteEnvelope, ExecuteRequest, Recovery, Status,
+};
 use crate::sources::SourceError;
 
 /// How many addresses the hint names before it only counts the rest.
@@ -55,6 +57,24 @@ pub fn delivery(result: &Result<Value, SourceError>) -> Delivery {
     }
 }
 
+/// How far a failed call got (`delivery`), on its `failure`: its outcome in the envelope,
+/// whether the script may send it again, and, for a `mutating` call that was sent and never
+/// answered (it may have acted), the advice to check before sending it again. The same for a
+/// call as it fails and as a resumed run replays it from the journal.
+pub fn settle(failure: &mut CallFailure, delivery: Delivery, mutating: bool) {
+    let unavailable = failure.code == ErrorCode::UpstreamUnavailable;
+    (failure.retryable, failure.outcome) = match delivery {
+        Delivery::NotSent => (unavailable, Some(CallEnd::NotSent)),
+        Delivery::Answered => (unavailable, Some(CallEnd::Failed)),
+        Delivery::Lost => (unavailable && !mutating, Some(CallEnd::Unknown)),
+    };
+    if delivery == Delivery::Lost && mutating {
+        failure.hint = Some(
+            "The request was sent and no answer came, so it may have taken effect: check with a read before sending it again.".into(),
+        );
+    }
+}
+
 /// Notes in a call's journaled `result` (a `CallToolResult` or the bridge's `{"error": ...}`)
 /// how far the call got and whether its tool may write, as
 /// `"_capabilities": {"delivery": "not_sent", "mutating": true}`, so that a resumed run counts
@@ -81,7 +101,7 @@ pub fn unmarked(result: &Value) -> Value {
 /// How far a journaled call got and whether its tool may write, from the note [`mark`] left. A
 /// call journaled as dispatched and never answered (its attempt was interrupted) was lost; one
 /// journaled without a note (by an older hub) may have written: answered, mutating.
-fn noted(entry: &JournalEntry) -> (Delivery, bool) {
+pub(super) fn noted(entry: &JournalEntry) -> (Delivery, bool) {
     if entry.state == CallState::Dispatched {
         return (Delivery::Lost, entry.mutating);
     }

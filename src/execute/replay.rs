@@ -137,7 +137,10 @@ impl Replay {
                     .and_then(Value::as_str)
                     .unwrap_or("the call failed")
                     .to_string();
-                Err(BridgeError::Failed(CallFailure::new(code, message)))
+                let mut failure = CallFailure::new(code, message);
+                let (delivery, mutating) = recovery::noted(entry);
+                recovery::settle(&mut failure, delivery, mutating);
+                Err(BridgeError::Failed(failure))
             }
             _ => Ok(recovery::unmarked(&entry.result)),
         };

@@ -220,6 +220,47 @@ return seen;"#,
     );
 }
 
+/// A resumed run replays such a write from its journal as it first ended: outcome unknown, not
+/// retryable, with the advice to check; and it is not sent again.
+#[test]
+fn a_replayed_write_without_an_answer_keeps_its_unknown_outcome() {
+    let home = Home::new();
+    let ledger = home.path().join("ledger.txt");
+    home.write_config(&format!(
+        "[sources.ledger]\ncommand = {}\nargs = [{}]\nenv = {{ LEDGER_FILE = {} }}\nrequest_timeout_secs = 1\n\n[[policy.rules]]\nmatch = \"ledger.slowWrite\"\naction = \"allow\"\n\n[[policy.rules]]\nmatch = \"ledger.entries\"\naction = \"ask\"\n",
+        serde_json::to_string(&repo().join(".venv/bin/python").display().to_string()).unwrap(),
+        serde_json::to_string(&repo().join("tests/peers/ledger_server.py").display().to_string())
+            .unwrap(),
+        serde_json::to_string(&ledger.display().to_string()).unwrap(),
+    ));
+    let script = r#"let write;
+try { await ledger.slowWrite({ key: "once", seconds: 5 }); write = "answered" }
+catch (e) { write = { retryable: e.retryable, hint: e.hint ?? null } }
+await ledger.entries({});
+return write;"#;
+    let (code, paused) = run_json(&home, script);
+    assert_eq!(code, 3, "waits for the approval of the read: {paused}");
+    let run_id = paused["runId"].as_str().expect("runId").to_string();
+    home.run(&["hub", "approve", &run_id]).ok();
+    let resumed = envelope(&exec(&home, &["exec", "--resume", &run_id, "--json"], ""));
+    assert_eq!(resumed["status"], "completed", "{resumed}");
+    assert_eq!(resumed["result"]["retryable"], false, "{resumed}");
+    assert!(
+        resumed["result"]["hint"]
+            .as_str()
+            .unwrap_or("")
+            .contains("may have taken effect"),
+        "{resumed}"
+    );
+    assert_eq!(resumed["calls"][0]["outcome"], "unknown", "{resumed}");
+    let written = std::fs::read_to_string(&ledger).unwrap_or_default();
+    assert_eq!(
+        written.lines().filter(|l| l.starts_with("write")).count(),
+        1,
+        "never sent again: {written}"
+    );
+}
+
 /// The counter server as source `name`, which starts only while the file `down` is absent.
 /// The config is the same either way (so the cached tool listing stays valid, and a call to the
 /// down source fails before anything is sent instead of meeting no global). `NAME.write` is
