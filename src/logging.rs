@@ -76,6 +76,21 @@ impl Drop for Logging {
 /// command's own one-line error already says what failed and what to do.
 pub const DEFAULT_FILTER: &str = "warn,rmcp=off";
 
+/// `CAPABILITIES_LOG=info` asks for the hub's access log; rmcp's own info lines (a session's
+/// peer info dumped as a Rust struct, services starting and stopping) would bury it, so at a
+/// bare `info` rmcp says only warnings. Naming rmcp (`info,rmcp=info`) or a finer level brings
+/// them back.
+fn quiet_rmcp_at_info(filter: EnvFilter) -> EnvFilter {
+    let asked = std::env::var(env_vars::CAPABILITIES_LOG).unwrap_or_default();
+    if !asked.trim().eq_ignore_ascii_case("info") {
+        return filter;
+    }
+    match "rmcp=warn".parse() {
+        Ok(directive) => filter.add_directive(directive),
+        Err(_) => filter,
+    }
+}
+
 /// Starts logging to stderr for this process, `verb` naming it in the id of lines that belong
 /// to no request. The filter is `$CAPABILITIES_LOG` (default [`DEFAULT_FILTER`]); `ansi` colours
 /// text lines (never on a stderr that is not a terminal, see `--color`). A second call (tests
@@ -89,6 +104,7 @@ pub fn init(
     let process_id = format!("{verb}-{}", std::process::id());
     let _ = FORMAT.set((format, process_id.clone()));
     let filter = EnvFilter::try_from_env(env_vars::CAPABILITIES_LOG)
+        .map(quiet_rmcp_at_info)
         .unwrap_or_else(|_| EnvFilter::new(DEFAULT_FILTER));
     // Blanks any stored secret a dependency might log (rmcp logs raw messages at trace).
     let stderr = fmt_layer(format, process_id, filter, ansi, || RedactingStderr);

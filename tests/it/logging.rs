@@ -198,6 +198,13 @@ fn json_logs_tag_every_line_with_its_request_and_run_and_never_carry_scripts_or_
 
     let text = std::fs::read_to_string(&log).expect("the hub's stderr");
     let lines = json_lines(&text);
+    // A bare `info` is the hub's access log, not rmcp's own lines (peer info as Rust structs).
+    assert!(
+        lines
+            .iter()
+            .all(|line| !line["target"].as_str().unwrap_or("").starts_with("rmcp")),
+        "{text}"
+    );
     let requests = hub_requests(&text, &lines, &[SCRIPT_MARKER, ARGUMENT_MARKER, &script]);
     assert_eq!(
         requests_with(&requests, "method", "initialize").len(),
