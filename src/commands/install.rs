@@ -23,11 +23,9 @@ struct Launch {
 }
 
 pub fn run(app: &App, args: &InstallArgs) -> anyhow::Result<ExitCode> {
-    // A hub started with a profile the config lacks would fail in the client, where nobody
-    // reads its stderr: refuse it here, naming the profiles there are.
-    if args.profile.is_some() {
-        app.settings_for(args.profile.as_deref())?;
-    }
+    // A hub started with a config that does not load, or a profile it lacks, would fail in the
+    // client, where nobody reads its stderr: refuse it here, saying what to fix.
+    app.settings_for(args.profile.as_deref())?;
     let launch = launch(app, args.profile.as_deref())?;
     if args.client == InstallClient::Print {
         let snippet = json!({ "mcpServers": { &args.name: json_entry(&launch, false) } });

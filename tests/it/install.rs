@@ -31,6 +31,18 @@ fn install_print_is_a_snippet_that_starts_the_hub() {
         entry["env"]["CAPABILITIES_HOME"],
         home.path().display().to_string()
     );
+    // A hub whose config does not load would fail in the client, where nobody reads its
+    // stderr: the mistake is said here instead.
+    home.write_config("[sources.a]\ncommand = \"x\"\nbogus = 1\n");
+    let refused = home.run(&["install", "print"]).fails();
+    assert!(
+        refused
+            .stderr
+            .contains("config.toml:3:1: unknown field `bogus`")
+            && refused.stdout.is_empty(),
+        "{}",
+        refused.stderr
+    );
 }
 
 #[test]
