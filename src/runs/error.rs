@@ -1,6 +1,6 @@
 //! What can go wrong with the store, each error saying where and what to do next.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::seal::OpenError;
 
@@ -32,16 +32,21 @@ pub enum StoreError {
     #[error(
         "cannot use the key that encrypts the runs in {path}: {reason}. Make it readable again (`capabilities doctor` checks the credential stores), or {way_out}",
         path = .path.display(),
-        way_out = way_out(.path)
+        way_out = way_out(*.shared)
     )]
-    Key { path: PathBuf, reason: String },
+    Key {
+        path: PathBuf,
+        reason: String,
+        shared: bool,
+    },
     #[error(
         "{what} in {path} cannot be read: {source}. {way_out}",
         path = .path.display(),
-        way_out = way_out(.path)
+        way_out = way_out(*.shared)
     )]
     Sealed {
         path: PathBuf,
+        shared: bool,
         what: String,
         source: OpenError,
     },
@@ -120,10 +125,11 @@ pub enum TokenError {
     Store(#[from] StoreError),
 }
 
-/// The way out when this process cannot read the runs in `location`. A shared store's runs are
-/// every hub's: the others may hold the right key, and clearing loses theirs too.
-fn way_out(location: &Path) -> &'static str {
-    if location.to_string_lossy().starts_with("postgres") {
+/// The way out when this process cannot read the runs of a store (`shared` by other hubs or
+/// not). A shared store's runs are every hub's: the others may hold the right key, and clearing
+/// loses theirs too.
+fn way_out(shared: bool) -> &'static str {
+    if shared {
         "if other hubs share this store, give this one the key they use (CAPABILITIES_STATE_KEY, or their keychain entry or key file); only if no hub has it, give up every hub's runs with `capabilities hub runs --clear` (tokens and settings are kept)"
     } else {
         "give up the runs stored so far with `capabilities hub runs --clear` (tokens and settings are kept)"

@@ -166,7 +166,10 @@ impl Store {
                 keys = keys.with_credentials(credentials);
             }
             Ok(Store {
-                inner: Arc::new(Inner::start(Box::new(backend), Vault::new(keys, path))?),
+                inner: Arc::new(Inner::start(
+                    Box::new(backend),
+                    Vault::new(keys, path, false),
+                )?),
             })
         })
         .await;
@@ -191,7 +194,10 @@ impl Store {
                 keys = keys.with_credentials(credentials);
             }
             Ok(Store {
-                inner: Arc::new(Inner::start(Box::new(backend), Vault::new(keys, location))?),
+                inner: Arc::new(Inner::start(
+                    Box::new(backend),
+                    Vault::new(keys, location, true),
+                )?),
             })
         })
         .await;

@@ -90,16 +90,19 @@ pub struct Vault {
     keys: StateKeys,
     /// The store's location, for messages.
     location: PathBuf,
+    /// Whether other hubs share the store (its errors say so: they may hold the key).
+    shared: bool,
     /// Unlocked on first need, so commands that never touch a run's content never reach for
     /// the keychain.
     cipher: Mutex<Option<Arc<StateCipher>>>,
 }
 
 impl Vault {
-    pub fn new(keys: StateKeys, location: PathBuf) -> Vault {
+    pub fn new(keys: StateKeys, location: PathBuf, shared: bool) -> Vault {
         Vault {
             keys,
             location,
+            shared,
             cipher: Mutex::new(None),
         }
     }
@@ -175,6 +178,7 @@ impl Vault {
         match std::fs::remove_file(self.keys.key_file_path()) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(StoreError::Key {
                 path: self.location.clone(),
+                shared: self.shared,
                 reason: format!(
                     "the runs are deleted, but {} could not be: {e}",
                     self.keys.key_file_path().display()
@@ -187,6 +191,7 @@ impl Vault {
     fn sealed_error(&self, place: Place<'_>, source: OpenError) -> StoreError {
         StoreError::Sealed {
             path: self.location.clone(),
+            shared: self.shared,
             what: place.describe(),
             source,
         }
@@ -201,6 +206,7 @@ impl Vault {
         }
         let key_error = |reason| StoreError::Key {
             path: self.location.clone(),
+            shared: self.shared,
             reason,
         };
         let cipher = Arc::new(self.unlock_key(backend).map_err(key_error)?);

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use crate::approvals::{counter_config, counts, envelope, exec};
 use crate::common::{everything_js, repo};
+use crate::guarantees::ledger_config;
 use crate::support::Home;
 
 fn run_json(home: &Home, code: &str) -> (i32, Value) {
@@ -168,14 +169,10 @@ fn a_call_without_an_answer_has_an_unknown_outcome() {
 #[test]
 fn a_write_without_an_answer_is_not_retryable_and_its_outcome_is_unknown() {
     let home = Home::new();
-    let ledger = home.path().join("ledger.txt");
-    home.write_config(&format!(
-        "[sources.ledger]\ncommand = {}\nargs = [{}]\nenv = {{ LEDGER_FILE = {} }}\nrequest_timeout_secs = 1\n\n[[policy.rules]]\nmatch = \"ledger.*\"\naction = \"allow\"\n",
-        serde_json::to_string(&repo().join(".venv/bin/python").display().to_string()).unwrap(),
-        serde_json::to_string(&repo().join("tests/peers/ledger_server.py").display().to_string())
-            .unwrap(),
-        serde_json::to_string(&ledger.display().to_string()).unwrap(),
-    ));
+    let ledger = ledger_config(
+        &home,
+        "request_timeout_secs = 1\n\n[[policy.rules]]\nmatch = \"ledger.*\"\naction = \"allow\"\n",
+    );
     let (code, ended) = run_json(
         &home,
         r#"const seen = {};
@@ -225,14 +222,10 @@ return seen;"#,
 #[test]
 fn a_replayed_write_without_an_answer_keeps_its_unknown_outcome() {
     let home = Home::new();
-    let ledger = home.path().join("ledger.txt");
-    home.write_config(&format!(
-        "[sources.ledger]\ncommand = {}\nargs = [{}]\nenv = {{ LEDGER_FILE = {} }}\nrequest_timeout_secs = 1\n\n[[policy.rules]]\nmatch = \"ledger.slowWrite\"\naction = \"allow\"\n\n[[policy.rules]]\nmatch = \"ledger.entries\"\naction = \"ask\"\n",
-        serde_json::to_string(&repo().join(".venv/bin/python").display().to_string()).unwrap(),
-        serde_json::to_string(&repo().join("tests/peers/ledger_server.py").display().to_string())
-            .unwrap(),
-        serde_json::to_string(&ledger.display().to_string()).unwrap(),
-    ));
+    let ledger = ledger_config(
+        &home,
+        "request_timeout_secs = 1\n\n[[policy.rules]]\nmatch = \"ledger.slowWrite\"\naction = \"allow\"\n\n[[policy.rules]]\nmatch = \"ledger.entries\"\naction = \"ask\"\n",
+    );
     let script = r#"let write;
 try { await ledger.slowWrite({ key: "once", seconds: 5 }); write = "answered" }
 catch (e) { write = { retryable: e.retryable, hint: e.hint ?? null } }

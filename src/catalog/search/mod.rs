@@ -299,6 +299,17 @@ type TermId = u32;
 /// colliding tool texts.
 type Map<K, V> = HashMap<K, V, RandomState>;
 
+/// The heap a `String` holds, for [`SearchIndex::heap_bytes`].
+fn heap_string(text: &String) -> usize {
+    text.capacity()
+}
+
+/// The bytes of a hash map entry with a `key` and `value` of these sizes, its control byte
+/// included, for [`SearchIndex::heap_bytes`].
+fn map_entry_bytes(key: usize, value: usize) -> usize {
+    key + value + 1
+}
+
 /// A BM25F index over every namespace's tools, replaced namespace by namespace as sources are
 /// (re)listed. Corpus statistics (document frequency, average field lengths) are global, so the
 /// scores of one query are comparable across namespaces.
@@ -376,8 +387,7 @@ impl SearchIndex {
     /// map entry counted with its control byte), for the benchmark report.
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
-        let string = |s: &String| s.capacity();
-        let map_entry = |key: usize, value: usize| key + value + 1;
+        let (string, map_entry) = (heap_string, map_entry_bytes);
         let mut bytes = 0;
         for index in self.namespaces.values() {
             bytes += index.words.iter().map(string).sum::<usize>()

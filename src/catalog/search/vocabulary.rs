@@ -2,7 +2,7 @@
 //! documents contain each (BM25F's corpus statistics, global so scores compare across
 //! namespaces), and the words already stemmed.
 
-use super::{Map, TermId};
+use super::{Map, TermId, heap_string, map_entry_bytes};
 
 /// Stemmed terms as small integers, with how many documents contain each, over all namespaces.
 /// Ids of terms no document uses any more are reused, so replacing sources forever does not grow
@@ -85,8 +85,7 @@ impl Vocabulary {
     /// The heap it holds, in bytes (see `SearchIndex::heap_bytes`).
     pub(super) fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
-        let string = |s: &String| s.capacity();
-        let map_entry = |key: usize, value: usize| key + value + 1;
+        let (string, map_entry) = (heap_string, map_entry_bytes);
         self.ids.capacity() * map_entry(size_of::<String>(), size_of::<TermId>())
             + self.ids.keys().map(string).sum::<usize>()
             + self.terms.capacity() * size_of::<String>()
