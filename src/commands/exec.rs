@@ -75,7 +75,16 @@ pub async fn run(app: &App, args: &ExecArgs) -> anyhow::Result<ExitCode> {
         && std::io::stderr().is_terminal()
         && args.script.as_deref() != Some("-");
     while interactive && envelope.status == Status::AwaitingApproval {
-        if !ask_inline(app, executor.store(), &envelope.run_id).await? {
+        // Ctrl-C at the prompt ends the process at once; the run stays waiting, and the note
+        // says how to go on with it.
+        super::interrupt::set(format!(
+            "Stopped; run {} is still waiting. {}",
+            envelope.run_id,
+            next_steps(app, &envelope)
+        ));
+        let go_on = ask_inline(app, executor.store(), &envelope.run_id).await;
+        super::interrupt::clear();
+        if !go_on? {
             break;
         }
         envelope = executor
@@ -128,10 +137,9 @@ async fn ask_inline(app: &App, store: &Store, run_id: &str) -> anyhow::Result<bo
         let decision = loop {
             eprint!("{PROMPT}");
             std::io::stderr().flush()?;
-            let mut answer = String::new();
-            if std::io::stdin().lock().read_line(&mut answer)? == 0 {
+            let Some(answer) = read_line().await? else {
                 return Ok(false);
-            }
+            };
             match prompt_answer(answer.trim()) {
                 Some(Some(decision)) => break decision,
                 Some(None) => return Ok(false),
@@ -147,6 +155,23 @@ async fn ask_inline(app: &App, store: &Store, run_id: &str) -> anyhow::Result<bo
         decide(store, Some(&app.paths.config_file), &request).await?;
     }
     Ok(true)
+}
+
+/// One line from standard input (`None` at its end), read on a thread of its own: a read
+/// blocks its thread until Enter, and the runtime must stay free to see a Ctrl-C meanwhile.
+async fn read_line() -> anyhow::Result<Option<String>> {
+    let (send, answer) = tokio::sync::oneshot::channel();
+    std::thread::Builder::new()
+        .name("exec-prompt".into())
+        .spawn(move || {
+            let mut line = String::new();
+            let read = std::io::stdin().lock().read_line(&mut line);
+            let _ = send.send(read.map(|n| (n > 0).then_some(line)));
+        })
+        .context("cannot read the answer from the terminal")?;
+    Ok(answer
+        .await
+        .context("cannot read the answer from the terminal")??)
 }
 
 /// The inline question; its keys are the dashboard's (`a` once, `r` run, `A` always, `d` deny).
@@ -243,18 +268,7 @@ fn report(
             for pending in &envelope.pending {
                 eprint_line(format_args!("  - {}", pending.summary));
             }
-            let profile = envelope
-                .profile
-                .as_deref()
-                .map(|p| format!(" --profile {p}"))
-                .unwrap_or_default();
-            let id = &envelope.run_id;
-            eprint_line(format_args!(
-                "Decide with `{}` (or `{}`), then continue with `{}`.",
-                app.command(&format!("hub approve {id}")),
-                app.command(&format!("hub deny {id}")),
-                app.command(&format!("exec --resume {id}{profile}"))
-            ));
+            eprint_line(format_args!("{}", next_steps(app, envelope)));
         }
     }
     eprint_line(format_args!(
@@ -264,6 +278,22 @@ fn report(
         envelope.calls.len()
     ));
     Ok(ExitCode::from(code))
+}
+
+/// How a person goes on with a run waiting for a decision.
+fn next_steps(app: &App, envelope: &ExecuteEnvelope) -> String {
+    let profile = envelope
+        .profile
+        .as_deref()
+        .map(|p| format!(" --profile {p}"))
+        .unwrap_or_default();
+    let id = &envelope.run_id;
+    format!(
+        "Decide with `{}` (or `{}`), then continue with `{}`.",
+        app.command(&format!("hub approve {id}")),
+        app.command(&format!("hub deny {id}")),
+        app.command(&format!("exec --resume {id}{profile}"))
+    )
 }
 
 fn status_word(status: Status) -> &'static str {

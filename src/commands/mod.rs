@@ -15,6 +15,7 @@ mod freshness;
 mod hub;
 mod init;
 mod install;
+mod interrupt;
 mod login;
 mod man;
 mod output;
@@ -213,6 +214,9 @@ fn run_async(
             result = verb => result,
             status = crate::sources::termination_signal() => {
                 crate::sources::kill_all();
+                if let Some(note) = interrupt::take() {
+                    eprint_line(format_args!("\n{note}"));
+                }
                 Ok(ExitCode::from(status))
             }
         }

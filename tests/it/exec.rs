@@ -412,3 +412,146 @@ fn an_http_server_that_answers_the_discover_probe_late_still_connects() {
     assert_eq!(envelope["status"], "completed", "{envelope}");
     assert_eq!(envelope["result"]["result"], "HI", "{envelope}");
 }
+
+/// `capabilities ARGS…` of `home` on a terminal of its own (`script` gives it one), with its
+/// standard input written by the test and its output read as it comes.
+struct OnTerminal {
+    child: std::process::Child,
+    output: std::sync::mpsc::Receiver<Vec<u8>>,
+    seen: String,
+}
+
+impl OnTerminal {
+    fn start(home: &Home, args: &[&str]) -> OnTerminal {
+        let inner = home.command(args);
+        let line = std::iter::once(inner.get_program())
+            .chain(inner.get_args())
+            .map(|word| format!("'{}'", word.to_string_lossy()))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut command = std::process::Command::new("script");
+        command.args(["-qec", &line, "/dev/null"]);
+        for (name, value) in inner.get_envs() {
+            match value {
+                Some(value) => command.env(name, value),
+                None => command.env_remove(name),
+            };
+        }
+        let mut child = command
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("run script");
+        let mut stdout = child.stdout.take().expect("stdout");
+        let (send, output) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut buffer = [0u8; 4096];
+            while let Ok(n @ 1..) = std::io::Read::read(&mut stdout, &mut buffer) {
+                if send.send(buffer[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+        OnTerminal {
+            child,
+            output,
+            seen: String::new(),
+        }
+    }
+
+    /// Reads until the terminal shows `text` (panics with what it showed after a minute).
+    fn wait_for(&mut self, text: &str) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while !self.seen.contains(text) {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match self.output.recv_timeout(left) {
+                Ok(bytes) => self.seen.push_str(&String::from_utf8_lossy(&bytes)),
+                Err(_) => panic!("the terminal never showed {text:?}:\n{}", self.seen),
+            }
+        }
+    }
+
+    fn type_keys(&mut self, keys: &str) {
+        let stdin = self.child.stdin.as_mut().expect("stdin");
+        std::io::Write::write_all(stdin, keys.as_bytes()).expect("type");
+        std::io::Write::flush(stdin).expect("type");
+    }
+
+    /// The exit status once the command ends (panics if it has not within a minute), and all
+    /// the terminal showed.
+    fn finish(mut self) -> (Option<i32>, String) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                break status;
+            }
+            if std::time::Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("the command did not end:\n{}", self.seen);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        while let Ok(bytes) = self.output.recv_timeout(Duration::from_secs(5)) {
+            self.seen.push_str(&String::from_utf8_lossy(&bytes));
+        }
+        (status.code(), self.seen)
+    }
+}
+
+#[test]
+fn on_a_terminal_exec_asks_inline_and_ctrl_c_leaves_the_run_waiting() {
+    let home = Home::new();
+    home.write_config(&format!(
+        "[sources.everything]\ncommand = \"node\"\nargs = [{}, \"stdio\"]\n\n[[policy.rules]]\nmatch = \"everything.echo\"\naction = \"ask\"\n",
+        serde_json::to_string(&everything_js()).unwrap(),
+    ));
+    let script = home.path().join("echo.js");
+    std::fs::write(&script, "return await everything.echo({ message: 'hi' })").unwrap();
+    let script = script.display().to_string();
+    const PROMPT: &str = "[q] stop asking: ";
+
+    // Answered at the prompt, the run goes on in the same process.
+    let mut allowed = OnTerminal::start(&home, &["exec", &script]);
+    allowed.wait_for(PROMPT);
+    allowed.type_keys("a\n");
+    let (status, shown) = allowed.finish();
+    assert_eq!(status, Some(0), "{shown}");
+    assert!(shown.contains("Echo: hi"), "{shown}");
+
+    // Ctrl-C at the prompt stops at once (the read does not hold the process until Enter),
+    // decides nothing, and says how to go on; the run then resumes once approved.
+    let mut stopped = OnTerminal::start(&home, &["exec", &script]);
+    stopped.wait_for(PROMPT);
+    stopped.type_keys("\u{3}");
+    let (status, shown) = stopped.finish();
+    assert_eq!(status, Some(130), "{shown}");
+    let note = shown
+        .lines()
+        .find(|line| line.starts_with("Stopped; run "))
+        .unwrap_or_else(|| panic!("no note of the waiting run:\n{shown}"));
+    let run_id = note["Stopped; run ".len()..]
+        .split_whitespace()
+        .next()
+        .expect("a run id");
+    assert!(
+        note.contains(&format!("capabilities hub approve {run_id}"))
+            && note.contains(&format!("capabilities exec --resume {run_id}")),
+        "{note}"
+    );
+    let runs = home.run(&["hub", "runs", "--json"]).ok();
+    let listed: Value = serde_json::from_str(&runs.stdout).expect("runs as JSON");
+    let waiting = listed
+        .as_array()
+        .and_then(|runs| runs.iter().find(|r| r["runId"] == run_id))
+        .unwrap_or_else(|| panic!("{run_id} is not listed: {listed}"));
+    assert_eq!(waiting["status"], "awaiting_approval", "{waiting}");
+    home.run(&["hub", "approve", run_id]).ok();
+    let resumed = home.run(&["exec", "--resume", run_id, "--json"]).ok();
+    assert_eq!(
+        envelope(&resumed)["result"],
+        "Echo: hi",
+        "{}",
+        resumed.stdout
+    );
+}
