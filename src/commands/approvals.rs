@@ -2,7 +2,7 @@
 //! the state store, so they work whether or not a hub is running, and the agent's next
 //! `execute({ resume })` picks them up.
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use anyhow::bail;
@@ -33,7 +33,7 @@ pub async fn approve(app: &App, args: &HubApproveArgs) -> anyhow::Result<ExitCod
     };
     let run_id = which_run(app, &store, args.run_id.as_deref()).await?;
     let waiting = waiting(&store, &run_id, args.call).await?;
-    if !args.yes && !confirm(&waiting, decision)? {
+    if !args.yes && !confirm(&waiting, decision).await? {
         bail!("nothing was decided; the calls still wait");
     }
     let decided = decide_on(app, &store, &run_id, &waiting, decision).await?;
@@ -112,7 +112,7 @@ async fn decide_on(
 /// On a terminal, shows the calls exactly as they will be decided (the decision binds to these
 /// arguments) and asks before allowing them. Without a terminal the command decides what it
 /// prints, except "always", which changes the policy of every later run and needs `--yes`.
-fn confirm(waiting: &[Approval], decision: Decision) -> anyhow::Result<bool> {
+async fn confirm(waiting: &[Approval], decision: Decision) -> anyhow::Result<bool> {
     if !std::io::stdin().is_terminal() {
         if decision == Decision::AllowAlways {
             bail!(
@@ -144,15 +144,14 @@ fn confirm(waiting: &[Approval], decision: Decision) -> anyhow::Result<bool> {
         ),
         Decision::AllowOnce | Decision::Deny => "Allow these calls once?".to_string(),
     };
-    ask_yes_no(&question)
+    ask_yes_no(&question).await
 }
 
 /// Asks `question` on the terminal; only an explicit yes is one.
-fn ask_yes_no(question: &str) -> anyhow::Result<bool> {
+async fn ask_yes_no(question: &str) -> anyhow::Result<bool> {
     eprint!("{question} [y/N] ");
     std::io::stderr().flush()?;
-    let mut answer = String::new();
-    std::io::stdin().lock().read_line(&mut answer)?;
+    let answer = super::prompt::read_line().await?.unwrap_or_default();
     Ok(matches!(answer.trim(), "y" | "Y" | "yes"))
 }
 
@@ -197,6 +196,7 @@ async fn confirm_clear(store: &Store) -> anyhow::Result<bool> {
     ask_yes_no(&format!(
         "Delete every run in {location}{counted}, with journals, approvals and audit trail? {whose}."
     ))
+    .await
 }
 
 fn decided_text(app: &App, decided: &[Approval], decision: Decision) -> String {

@@ -2,7 +2,7 @@
 //! with `--profile`) and print its result (or the whole envelope with `--json`); the exit status
 //! says how the run ended.
 
-use std::io::{BufRead, IsTerminal, Read, Write};
+use std::io::{IsTerminal, Read, Write};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
@@ -137,7 +137,7 @@ async fn ask_inline(app: &App, store: &Store, run_id: &str) -> anyhow::Result<bo
         let decision = loop {
             eprint!("{PROMPT}");
             std::io::stderr().flush()?;
-            let Some(answer) = read_line().await? else {
+            let Some(answer) = super::prompt::read_line().await? else {
                 return Ok(false);
             };
             match prompt_answer(answer.trim()) {
@@ -155,23 +155,6 @@ async fn ask_inline(app: &App, store: &Store, run_id: &str) -> anyhow::Result<bo
         decide(store, Some(&app.paths.config_file), &request).await?;
     }
     Ok(true)
-}
-
-/// One line from standard input (`None` at its end), read on a thread of its own: a read
-/// blocks its thread until Enter, and the runtime must stay free to see a Ctrl-C meanwhile.
-async fn read_line() -> anyhow::Result<Option<String>> {
-    let (send, answer) = tokio::sync::oneshot::channel();
-    std::thread::Builder::new()
-        .name("exec-prompt".into())
-        .spawn(move || {
-            let mut line = String::new();
-            let read = std::io::stdin().lock().read_line(&mut line);
-            let _ = send.send(read.map(|n| (n > 0).then_some(line)));
-        })
-        .context("cannot read the answer from the terminal")?;
-    Ok(answer
-        .await
-        .context("cannot read the answer from the terminal")??)
 }
 
 /// The inline question; its keys are the dashboard's (`a` once, `r` run, `A` always, `d` deny).

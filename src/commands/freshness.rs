@@ -4,7 +4,7 @@
 //! confirmed here (or allowed "always" from an approval); a changed skill's text is withheld
 //! from the model until it is confirmed here.
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use anyhow::bail;
@@ -129,7 +129,7 @@ pub async fn review(app: &App, args: &SourceReviewArgs) -> anyhow::Result<ExitCo
             },
             review_diff(before_tool.as_ref(), tool)
         ))?;
-        let confirm = args.yes || (interactive && ask(&tool.address())?);
+        let confirm = args.yes || (interactive && ask(&tool.address()).await?);
         if confirm {
             store
                 .tool_versions()
@@ -209,7 +209,7 @@ async fn review_skills(
             },
             skill_review_diff(before.as_ref(), before_text.as_deref(), skill, &now)
         ))?;
-        if yes || (interactive && ask(&address)?) {
+        if yes || (interactive && ask(&address).await?) {
             store
                 .tool_versions()
                 .confirm(&address, &skill.version, "source review")
@@ -224,17 +224,16 @@ async fn review_skills(
 }
 
 /// Asks on the terminal whether to confirm the change of `address`.
-fn ask(address: &str) -> anyhow::Result<bool> {
+async fn ask(address: &str) -> anyhow::Result<bool> {
     loop {
         eprint!(
             "{}",
             crate::printable::escaped(&format!("Confirm this version of {address}? [y/N] "))
         );
         std::io::stderr().flush()?;
-        let mut answer = String::new();
-        if std::io::stdin().lock().read_line(&mut answer)? == 0 {
+        let Some(answer) = super::prompt::read_line().await? else {
             return Ok(false);
-        }
+        };
         match answer.trim() {
             "y" | "Y" | "yes" => return Ok(true),
             "" | "n" | "N" | "no" => return Ok(false),

@@ -21,6 +21,7 @@ mod man;
 mod output;
 mod policy;
 pub mod progress;
+mod prompt;
 mod search;
 mod skill;
 mod source;

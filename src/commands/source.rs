@@ -310,8 +310,7 @@ async fn offer_sign_in(app: &App, name: &str) -> anyhow::Result<ExitCode> {
         print(&format!(
             "`{name}` asks you to sign in (OAuth). Sign in now in your browser? [Y/n] "
         ))?;
-        let mut answer = String::new();
-        std::io::stdin().read_line(&mut answer)?;
+        let answer = super::prompt::read_line().await?.unwrap_or_default();
         if !answer.trim().to_ascii_lowercase().starts_with('n') {
             let args = SourceLoginArgs {
                 name: name.to_string(),

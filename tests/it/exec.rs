@@ -500,7 +500,7 @@ impl OnTerminal {
 }
 
 #[test]
-fn on_a_terminal_exec_asks_inline_and_ctrl_c_leaves_the_run_waiting() {
+fn on_a_terminal_exec_asks_inline_and_ctrl_c_at_a_question_stops_at_once() {
     let home = Home::new();
     home.write_config(&format!(
         "[sources.everything]\ncommand = \"node\"\nargs = [{}, \"stdio\"]\n\n[[policy.rules]]\nmatch = \"everything.echo\"\naction = \"ask\"\n",
@@ -539,6 +539,13 @@ fn on_a_terminal_exec_asks_inline_and_ctrl_c_leaves_the_run_waiting() {
             && note.contains(&format!("capabilities exec --resume {run_id}")),
         "{note}"
     );
+    // So does Ctrl-C at any other question (here: whether to delete every run), deleting
+    // nothing.
+    let mut clearing = OnTerminal::start(&home, &["hub", "runs", "--clear"]);
+    clearing.wait_for("[y/N] ");
+    clearing.type_keys("\u{3}");
+    let (status, shown) = clearing.finish();
+    assert_eq!(status, Some(130), "{shown}");
     let runs = home.run(&["hub", "runs", "--json"]).ok();
     let listed: Value = serde_json::from_str(&runs.stdout).expect("runs as JSON");
     let waiting = listed
