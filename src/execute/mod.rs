@@ -221,24 +221,9 @@ impl Executor {
             profile: self.profile.clone(),
             output_budget_bytes,
         };
-        let owner = match self.store.runs().begin(new_run).await {
-            Ok(owner) => owner,
-            Err(e) => {
-                // A run that cannot be journaled could neither pause nor resume safely, so
-                // nothing of it runs; the message says how to make the store usable again.
-                let mut error = EnvelopeError::new(
-                    ErrorCode::Internal,
-                    format!("the run was not started: {e}"),
-                );
-                error.hint = Some(
-                        "Nothing ran. Tell the user the state store needs attention (the message says what to do); retrying will not help until then."
-                            .into(),
-                    );
-                let mut envelope = ExecuteEnvelope::rejected(&run_id, error, Vec::new());
-                envelope.profile = self.profile.clone();
-                return envelope;
-            }
-        };
+        // Recorded while the script starts: the store does what it is asked in order, so the
+        // script's first call is journaled after the record, or refused with it.
+        let (owner, recorded) = self.store.runs().begin_queued(new_run);
         let run = Run {
             run_id,
             owner,
@@ -247,8 +232,23 @@ impl Executor {
             start_time_ms,
             output_budget_bytes,
         };
-        self.run(run, Arc::new(Replay::default()), cancel, token)
+        self.run(run, recorded, Arc::new(Replay::default()), cancel, token)
             .await
+    }
+
+    /// The answer to a run the store could not record: a run that cannot be journaled could
+    /// neither pause nor resume safely, so none of its calls went out, and whatever the script
+    /// made of that is not its outcome. The message says how to make the store usable again.
+    fn not_started(&self, run_id: &str, e: StoreError) -> ExecuteEnvelope {
+        let mut error =
+            EnvelopeError::new(ErrorCode::Internal, format!("the run was not started: {e}"));
+        error.hint = Some(
+            "Nothing ran. Tell the user the state store needs attention (the message says what to do); retrying will not help until then."
+                .into(),
+        );
+        let mut envelope = ExecuteEnvelope::rejected(run_id, error, Vec::new());
+        envelope.profile = self.profile.clone();
+        envelope
     }
 
     /// Refuses, with nothing decided or run, a run `token`'s holder (none: the local user) may
@@ -421,7 +421,9 @@ impl Executor {
             start_time_ms: record.start_time_ms,
             output_budget_bytes: record.output_budget_bytes,
         };
-        Ok(self.run(run, replay, cancel, token).await)
+        Ok(self
+            .run(run, std::future::ready(Ok(())), replay, cancel, token)
+            .await)
     }
 
     /// Lists again the sources a run waits to sign in to whose tools this process never saw:
@@ -489,9 +491,12 @@ impl Executor {
         }
     }
 
+    /// Runs `run` once `recorded` (the store's record of it, or of the claim resumed) holds;
+    /// a run the store did not record is stopped and answered with why.
     async fn run(
         &self,
         run: Run,
+        recorded: impl Future<Output = Result<(), StoreError>>,
         replay: Arc<Replay>,
         cancel: CancelToken,
         token: Option<&TokenRecord>,
@@ -525,8 +530,19 @@ impl Executor {
             cancel.clone(),
         );
         let budget = request.result_budget();
-        let mut envelope = sandbox::run_with_cancel(request, bridge.clone(), cancel).await;
+        let recorded = async {
+            let recorded = recorded.await;
+            if recorded.is_err() {
+                cancel.cancel();
+            }
+            recorded
+        };
+        let ran = sandbox::run_with_cancel(request, bridge.clone(), cancel.clone());
+        let (mut envelope, recorded) = tokio::join!(ran, recorded);
         drop(lease);
+        if let Err(e) = recorded {
+            return self.not_started(&run.run_id, e);
+        }
         // Named before bounding, so the envelope stays within its budget with the name in it.
         envelope.profile = self.profile.clone();
         missing_source::explain(&mut envelope, &self.catalog);

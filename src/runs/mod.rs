@@ -264,20 +264,41 @@ impl Store {
         T: Send + 'static,
         E: From<StoreError> + Send + 'static,
     {
+        self.queue(f).await
+    }
+
+    /// [`call`](Self::call), queued at once rather than when first awaited: the store's
+    /// thread does its work in the order it was queued, so whatever is asked of the store
+    /// after this returns is done after `f`.
+    fn queue<T, E>(
+        &self,
+        f: impl FnOnce(&dyn Backend, &Vault) -> Result<T, E> + Send + 'static,
+    ) -> impl Future<Output = Result<T, E>> + Send + 'static
+    where
+        T: Send + 'static,
+        E: From<StoreError> + Send + 'static,
+    {
         let (answer, answered) = tokio::sync::oneshot::channel();
         let job: Job = Box::new(move |backend, vault| {
             let _ = answer.send(f(backend, vault));
         });
-        let stopped = || E::from(StoreError::Worker("the store's thread stopped".into()));
-        let Some(jobs) = &self.inner.jobs else {
-            return Err(stopped());
-        };
-        jobs.send(job).map_err(|_| stopped())?;
-        answered.await.map_err(|_| {
-            E::from(StoreError::Worker(
-                "the store's thread failed while it worked on this request".into(),
-            ))
-        })?
+        let queued = self
+            .inner
+            .jobs
+            .as_ref()
+            .is_some_and(|jobs| jobs.send(job).is_ok());
+        async move {
+            if !queued {
+                return Err(E::from(StoreError::Worker(
+                    "the store's thread stopped".into(),
+                )));
+            }
+            answered.await.map_err(|_| {
+                E::from(StoreError::Worker(
+                    "the store's thread failed while it worked on this request".into(),
+                ))
+            })?
+        }
     }
 }
 

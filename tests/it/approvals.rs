@@ -224,3 +224,37 @@ fn an_approval_nobody_decides_expires() {
     assert_eq!(envelope(&resumed)["error"]["code"], "approval_expired");
     assert_eq!(counts(&counts_file), serde_json::json!({ "write:a": 1 }));
 }
+
+#[test]
+fn a_run_the_store_cannot_record_sends_no_call() {
+    let home = Home::new();
+    let counts_file = counter_config(&home);
+    // A store that exists, then refuses every new run (as a full disk would): the script
+    // starts while its run is being recorded, and its first call must wait for that record.
+    exec(&home, &["exec", "-", "--json"], "return 1");
+    tamper(
+        &home,
+        "CREATE TRIGGER refuse_runs BEFORE INSERT ON runs BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END",
+    );
+    let refused = exec(
+        &home,
+        &["exec", "-", "--json"],
+        r#"try { await counter.write({ key: "a" }); } catch (e) {} return "went on";"#,
+    );
+    assert_eq!(refused.code, 1, "{}\n{}", refused.stdout, refused.stderr);
+    let refused = envelope(&refused);
+    assert_eq!(refused["status"], "failed", "{refused}");
+    assert!(refused["result"].is_null(), "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("the run was not started") && message.contains("disk is full"),
+        "{refused}"
+    );
+    assert!(
+        refused["error"]["hint"]
+            .as_str()
+            .is_some_and(|hint| hint.starts_with("Nothing ran.")),
+        "{refused}"
+    );
+    assert_eq!(counts(&counts_file), serde_json::json!({}));
+}

@@ -16,21 +16,37 @@ pub struct Runs<'a>(pub(in crate::runs) &'a Store);
 impl Runs<'_> {
     /// Records a new run, claimed by the caller (see `claims`); returns the claim's owner.
     pub async fn begin(&self, run: NewRun) -> Result<String, StoreError> {
-        self.0
-            .call(move |db, vault| {
-                let now = now_ms();
-                let owner = new_owner();
-                let code = vault.seal(
-                    db,
-                    Place::Script {
-                        run_id: &run.run_id,
-                    },
-                    &run.code,
-                )?;
-                db.insert_run(&run, &code, &owner, lease_end(now), now)?;
-                Ok(owner)
-            })
-            .await
+        let (owner, recorded) = self.begin_queued(run);
+        recorded.await?;
+        Ok(owner)
+    }
+
+    /// [`begin`](Self::begin), queued now: the claim's owner at once, and whether the run was
+    /// recorded to await later, so the run can start meanwhile. The store does what it is
+    /// asked in order, so all the run asks of it afterwards (a call journaled as dispatched,
+    /// an approval) finds the run recorded, or fails with it: no call goes out for a run the
+    /// store did not record.
+    pub fn begin_queued(
+        &self,
+        run: NewRun,
+    ) -> (
+        String,
+        impl Future<Output = Result<(), StoreError>> + Send + 'static,
+    ) {
+        let owner = new_owner();
+        let claimant = owner.clone();
+        let recorded = self.0.queue(move |db, vault| {
+            let now = now_ms();
+            let code = vault.seal(
+                db,
+                Place::Script {
+                    run_id: &run.run_id,
+                },
+                &run.code,
+            )?;
+            db.insert_run(&run, &code, &claimant, lease_end(now), now)
+        });
+        (owner, recorded)
     }
 
     /// A run with its script and envelope opened.
