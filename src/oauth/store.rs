@@ -27,10 +27,11 @@ const WANTED_SCOPES: &str = "wanted_scopes";
 /// token and the client secret go there only (see [`TokenStore::bound_to`]).
 const TOKEN_ENDPOINT: &str = "token_endpoint";
 
-/// How many tokens a [`HeldTokens`] keeps. A refresh replaces two (access and refresh), so
-/// this covers the last few refreshes, which are what an upstream may still hold or echo; the
-/// current tokens are the most recently seen, so they are never the ones let go.
-const HELD_TOKENS: usize = 16;
+/// How many tokens a [`HeldTokens`] keeps, for every connection of the process together. A
+/// refresh replaces two (access and refresh), so this covers the last few refreshes of each
+/// of a few dozen connections, which are what an upstream may still hold or echo; the current
+/// tokens are the most recently seen, so they are never the ones let go.
+const HELD_TOKENS: usize = 128;
 
 /// The credential store name of a connection's tokens: `oauth.SOURCE.CONNECTION`.
 pub fn token_name(source: &str, connection: &str) -> String {

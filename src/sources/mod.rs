@@ -46,7 +46,7 @@ mod signals;
 mod status;
 mod stdio;
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use rmcp::ServiceError;
@@ -64,7 +64,7 @@ pub use status::{SourceEvent, SourceStatus};
 
 use self::link::{Client, Link, LinkState, Shared};
 use self::openapi::CallError;
-use crate::config::{Pacing, SourceSettings, env_credentials};
+use crate::config::{Pacing, SourceSettings, Transport, env_credentials};
 use crate::credentials::SecretLookup;
 use crate::model::tool::{UpstreamTool, definition_hash};
 
@@ -121,6 +121,17 @@ impl Sources {
         let (events, _) = broadcast::channel(EVENT_CAPACITY);
         let shared = Arc::new(Shared {
             env_credentials: withheld(&sources),
+            every_connection: sources
+                .iter()
+                .flat_map(|s| {
+                    let signs_in = !matches!(s.transport, Transport::Stdio { .. });
+                    s.connections
+                        .iter()
+                        .map(move |c| (s.name.clone(), c.clone(), signs_in))
+                })
+                .collect(),
+            config_secrets: OnceLock::new(),
+            tokens: Arc::default(),
             secrets,
             events,
             shutdown: shutdown_rx,

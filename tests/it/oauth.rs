@@ -231,14 +231,14 @@ async fn a_run_waiting_on_a_named_connection_is_offered_that_ones_sign_in() {
     let on_work = r#"return await peer.echo({ text: "hi" }, { connection: "work" });"#;
     let paused = exec(&home, &["exec", "-", "--json"], on_work);
     assert_eq!(paused.code, 3, "{}\n{}", paused.stdout, paused.stderr);
-    let envelope = envelope(&paused);
-    assert_eq!(envelope["status"], "awaiting_connection", "{envelope}");
-    assert_eq!(envelope["pending"][0]["connection"], "work", "{envelope}");
+    let waiting = envelope(&paused);
+    assert_eq!(waiting["status"], "awaiting_connection", "{waiting}");
+    assert_eq!(waiting["pending"][0]["connection"], "work", "{waiting}");
     assert!(
-        envelope["pending"][0]["message"]
+        waiting["pending"][0]["message"]
             .as_str()
             .is_some_and(|m| m.contains("capabilities source login peer --connection work`")),
-        "{envelope}"
+        "{waiting}"
     );
     // Through the hub, the sign-in page a 2026 client is sent is `work`'s, and once the person
     // signed in there the run goes on, on `work`.
@@ -252,6 +252,30 @@ async fn a_run_waiting_on_a_named_connection_is_offered_that_ones_sign_in() {
         "{report}"
     );
     assert_eq!(peer.grants("authorization_code"), 2, "{}", peer.log());
+    // A server behind two accounts may answer one connection with the other's tokens: each
+    // connection's answers are cleaned of every token the config's connections hold, even
+    // one not used yet in this process.
+    let session = exec(
+        &home,
+        &["exec", "-", "--json"],
+        "return await peer.session({});",
+    );
+    assert_eq!(
+        envelope(&session)["status"],
+        "completed",
+        "{}",
+        session.stdout
+    );
+    assert!(
+        session.stdout.contains(capabilities::credentials::MASK),
+        "{}",
+        session.stdout
+    );
+    assert_no_token(
+        &peer.tokens(),
+        &[("both connections' tokens", &session.stdout)],
+        &home,
+    );
 }
 
 fn completed(run: &Run) {

@@ -615,3 +615,96 @@ return {{ r, sent }};
         );
     }
 }
+
+/// The stored secret one source sends reaches no other source's answers: a server that reads
+/// it from somewhere shared (here a file) puts it in its descriptions, its results and its
+/// crash message, and search, describe, exec, the hub's own `search` and every file of the
+/// home show blanks. Each connection's answers are cleaned of every secret of the config, not
+/// only of what it sent itself.
+#[test]
+fn a_stored_secret_of_one_source_is_blanked_from_every_other_source() {
+    let secret = "stored-Secret-9f3kQz7Lw2";
+    let home = Home::new();
+    let leaked = home.path().join("token-on-disk");
+    std::fs::write(&leaked, secret).unwrap();
+    let python = repo().join(".venv/bin/python");
+    let server = repo().join("tests/peers/echo_encodings_server.py");
+    let source = |name: &str, mode: &str, env: &str| {
+        format!(
+            "[sources.{name}]\ncommand = {python:?}\nargs = [{server:?}, {mode:?}]\nenv = {{ {env} }}\n\n",
+            python = python.display().to_string(),
+            server = server.display().to_string(),
+        )
+    };
+    let leaked = leaked.display().to_string();
+    home.write_config(&format!(
+        "[credentials]\nstore = \"file\"\n\n[policy]\ndefault = \"allow\"\n\n{}{}{}",
+        source("owner", "stdio", "Y = \"${secret:ownertok}\""),
+        source("reader", "stdio", &format!("ECHO_FILE = {leaked:?}")),
+        source("crashy", "crash", &format!("ECHO_FILE = {leaked:?}")),
+    ));
+    run(&home, &["credential", "set", "ownertok"], secret, &[]).ok();
+    let needles = needles(secret);
+    let shown = |what: &str, run: &Run| {
+        let found = check(
+            what,
+            format!("{}{}", run.stdout, run.stderr).as_bytes(),
+            &needles,
+        );
+        assert!(found.is_ok(), "{found:?}");
+    };
+
+    let exec = run(
+        &home,
+        &["exec", "--json", "-"],
+        r#"return JSON.stringify(await reader.echo({ kind: "raw" }));"#,
+        &[("CAPABILITIES_LOG", "trace")],
+    )
+    .ok();
+    let envelope: Value = serde_json::from_str(&exec.stdout).expect("a JSON envelope");
+    assert!(
+        envelope["result"]
+            .as_str()
+            .is_some_and(|t| t.contains("•••")),
+        "the reader did echo the secret: {envelope}"
+    );
+    shown("exec", &exec);
+    let search = run(
+        &home,
+        &["search", "describes itself with the credential"],
+        "",
+        &[],
+    );
+    assert!(search.stdout.contains("reader.about"), "{}", search.stdout);
+    assert!(search.stderr.contains("crashy"), "{}", search.stderr);
+    shown("search", &search);
+    let describe = run(&home, &["describe", "reader.about"], "", &[]).ok();
+    assert!(describe.stdout.contains("•••"), "{}", describe.stdout);
+    shown("describe", &describe);
+
+    // The hub's `search` tool, as an agent gets it, names the failed source with its reason.
+    let mut hub = home.command(&["hub", "serve"]);
+    hub.env("CAPABILITIES_PASSPHRASE", PASSPHRASE)
+        .env("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus");
+    let mut raw = crate::raw::Raw::spawn(hub);
+    raw.initialize("2025-11-25");
+    let answer = raw.call(
+        1,
+        "search",
+        serde_json::json!({ "query": "describes itself with the credential" }),
+    );
+    raw.close();
+    let text = answer.to_string();
+    assert!(text.contains("reader.about"), "{text}");
+    let found = check("the hub's search", text.as_bytes(), &needles);
+    assert!(found.is_ok(), "{found:?}");
+
+    for file in files(home.path()) {
+        if file.ends_with("token-on-disk") {
+            continue;
+        }
+        let bytes = std::fs::read(&file).expect("read a file of the home");
+        let found = check(&file.display().to_string(), &bytes, &needles);
+        assert!(found.is_ok(), "{found:?}");
+    }
+}

@@ -5,7 +5,7 @@
 //! `connect`.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{ServerNotification, SubscriptionFilter};
@@ -18,7 +18,7 @@ use rmcp::transport::auth::{AuthClient, AuthError};
 use super::error::sign_in_message;
 use super::handler::{UpstreamHandler, tools_changed};
 use super::openapi::Api;
-use super::resolve::{env_credential_values, resolve_all};
+use super::resolve::{connection_secrets, env_credential_values, resolve_all};
 use super::status::{SourceEvent, SourceStatus};
 use super::stdio::StdioChild;
 use crate::config::template::Template;
@@ -48,6 +48,39 @@ pub(crate) struct Shared {
     /// The environment variables the config's sources read credentials from (see
     /// [`SourceSettings::env_credentials`]).
     pub(crate) env_credentials: Arc<[String]>,
+    /// Every connection of every source of the config (with its source's name, and whether
+    /// it may sign in with OAuth), for [`Shared::config_secrets`].
+    pub(crate) every_connection: Vec<(String, ConnectionSettings, bool)>,
+    pub(crate) config_secrets: OnceLock<Vec<Secret>>,
+    /// Every OAuth token any connection has held in this process: an upstream may echo
+    /// another connection's token (one server behind two accounts), so each connection's
+    /// answers are cleaned of them all.
+    pub(crate) tokens: Arc<HeldTokens>,
+}
+
+impl Shared {
+    /// The value of every reference the config makes, in every connection of every source,
+    /// resolved when first needed: an upstream may echo what another connection sends (a
+    /// shared file, a proxy, one server behind two accounts), so each connection's answers
+    /// are cleaned of them all, not only of its own. The OAuth tokens stored for any
+    /// connection are read into [`Shared::tokens`] at the same time, for the same reason: a
+    /// connection not used yet in this process has tokens an upstream may hold all the same.
+    fn config_secrets(&self) -> &[Secret] {
+        self.config_secrets.get_or_init(|| {
+            for (source, connection, signs_in) in &self.every_connection {
+                if *signs_in {
+                    // Nothing stored, or no store to read: nothing to hold.
+                    let _ = TokenStore::new(self.secrets.clone(), source, &connection.name)
+                        .holding(self.tokens.clone())
+                        .read();
+                }
+            }
+            self.every_connection
+                .iter()
+                .flat_map(|(_, c, _)| connection_secrets(c, self.secrets.as_ref()))
+                .collect()
+        })
+    }
 }
 
 /// What requests to a ready link go through.
@@ -127,8 +160,9 @@ pub(crate) struct Link {
     /// listing: what a call decided on the catalogue's definition is checked against before it
     /// goes out (a server restarted since may define the tool otherwise).
     listed: Mutex<Option<Arc<Vec<serde_json::Value>>>>,
-    /// Every OAuth token this connection has held in this process, across its connects:
-    /// the current ones and those refreshes replaced, all of which its upstream could echo.
+    /// Every OAuth token this process has held, across connects and connections (shared
+    /// with every link): the current ones and those refreshes replaced, all of which an
+    /// upstream could echo.
     tokens: Arc<HeldTokens>,
     shared: Arc<Shared>,
 }
@@ -150,7 +184,7 @@ impl Link {
             redaction: Mutex::new(Arc::new(Redaction::default())),
             oauth: Mutex::new(None),
             listed: Mutex::new(None),
-            tokens: Arc::default(),
+            tokens: shared.tokens.clone(),
             shared,
         })
     }
@@ -259,9 +293,11 @@ impl Link {
             .clone()
     }
 
-    /// Blanks `secrets` (what this connection sends) and every credential the config reads from
-    /// the environment (which a stdio server could inherit) from what the upstream answers.
+    /// Blanks `secrets` (what this connection sends), every other secret the config references
+    /// and every credential the config reads from the environment (which a stdio server could
+    /// inherit) from what the upstream answers.
     fn set_redaction(&self, mut secrets: Vec<Secret>) -> Arc<Redaction> {
+        secrets.extend(self.shared.config_secrets().iter().cloned());
         secrets.extend(env_credential_values(&self.shared.env_credentials));
         let redaction = Arc::new(Redaction::new(secrets));
         *self
