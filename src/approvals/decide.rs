@@ -113,15 +113,31 @@ pub async fn decide(
             after: None,
         };
         // Each rule records the version of the tool the person saw, for the record of what
-        // they trusted.
-        let mut granted: Vec<(&str, Option<&str>)> = waiting
+        // they trusted, and holds on the connection they saw it on: a source's other
+        // connections (another account) keep their own rules, a deny among them.
+        let named = sources_with_named_connections(config_file);
+        let mut granted: Vec<(&str, Option<&str>, Option<&str>)> = waiting
             .iter()
-            .map(|a| (a.address.as_str(), a.tool_version.as_deref()))
+            .map(|a| {
+                let source = a.address.split('.').next().unwrap_or_default();
+                let connection = a
+                    .connection
+                    .as_deref()
+                    .filter(|_| named.iter().any(|s| s == source));
+                (a.address.as_str(), connection, a.tool_version.as_deref())
+            })
             .collect();
         granted.sort_unstable();
-        granted.dedup_by(|a, b| a.0 == b.0);
-        for (address, version) in granted {
-            let added = add_rule(config_file, profile, address, Action::Allow, None, version);
+        granted.dedup_by(|a, b| (a.0, a.1) == (b.0, b.1));
+        for (address, connection, version) in granted {
+            let added = add_rule(
+                config_file,
+                profile,
+                address,
+                Action::Allow,
+                connection,
+                version,
+            );
             change.after = std::fs::read_to_string(config_file).ok();
             *record.lock().unwrap_or_else(|p| p.into_inner()) = Some(change.clone());
             added.map_err(|e| {
@@ -164,6 +180,26 @@ pub async fn decide(
         }
     }
     recorded
+}
+
+/// The sources of the config at `config_file` whose connections it names. A source with only
+/// its implicit connection gets rules without one: should the person name connections later,
+/// the rule's implicit `default` would be a connection the config no longer has.
+fn sources_with_named_connections(config_file: &Path) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(config_file) else {
+        return Vec::new();
+    };
+    // A config that does not load is refused when the rule is written, with what to fix.
+    crate::config::load::parse(config_file, &text)
+        .map(|settings| {
+            settings
+                .sources
+                .into_iter()
+                .filter(|s| s.has_named_connections())
+                .map(|s| s.name)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// The config as a decision found and left it.

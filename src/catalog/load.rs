@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use super::cache::{CachedListing, ListingCache};
 use super::{Catalog, Namespace, Origin, UpstreamTool};
-use crate::config::{IMPLICIT_CONNECTION, Pacing, Settings, SourceSettings, settle_time};
+use crate::config::{Pacing, Settings, SourceSettings, settle_time};
 use crate::credentials::SecretLookup;
 use crate::model::tool::build_namespace;
 use crate::skills::upstream::{self, UpstreamSkill};
@@ -176,8 +176,7 @@ pub fn namespace_for(
     tools: Vec<super::ToolDefinition>,
     origin: Origin,
 ) -> Namespace {
-    let named_connections =
-        !(source.connections.len() == 1 && source.connections[0].name == IMPLICIT_CONNECTION);
+    let named_connections = source.has_named_connections();
     Namespace {
         name: source.name.clone(),
         connections: source.connections.iter().map(|c| c.name.clone()).collect(),

@@ -232,6 +232,12 @@ pub fn env_credentials(sources: &[SourceSettings]) -> Arc<[String]> {
 }
 
 impl SourceSettings {
+    /// Whether the config names this source's connections (`[sources.NAME.connections.…]`),
+    /// rather than giving it the one implicit connection.
+    pub fn has_named_connections(&self) -> bool {
+        !(self.connections.len() == 1 && self.connections[0].name == IMPLICIT_CONNECTION)
+    }
+
     pub fn default_connection(&self) -> &ConnectionSettings {
         self.connections
             .iter()

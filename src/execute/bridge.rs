@@ -200,7 +200,14 @@ impl Inner {
     /// from the store, so a revocation stops a script that is already running.
     async fn token_refusal(&self, address: &str) -> Option<CallFailure> {
         let token = self.token.as_ref()?;
-        let (message, hint) = match self.store.bearer_tokens().active(&token.name).await {
+        // A token of the same name created since is another token (the run's was revoked).
+        let current = self
+            .store
+            .bearer_tokens()
+            .active(&token.name)
+            .await
+            .map(|found| found.filter(|t| t.created_at_ms <= token.created_at_ms));
+        let (message, hint) = match current {
             Ok(Some(current)) if current.allows(address) => return None,
             Ok(Some(current)) => (
                 format!(
@@ -450,7 +457,10 @@ impl Inner {
                 // was used when it first went.
                 Verdict::Decided(_) if self.replay.resends(call.seq) => {}
                 Verdict::Decided(choice) => approved = Some(choice),
-                Verdict::NotAsked if self.replay.granted(&address, &tool.hash) => {}
+                Verdict::NotAsked
+                    if self
+                        .replay
+                        .granted(&address, connection.as_deref(), &tool.hash) => {}
                 // Never asked, still waiting, or asked about another call: a person decides on
                 // exactly what this call would send.
                 Verdict::NotAsked | Verdict::Waiting | Verdict::Changed => {
@@ -503,7 +513,8 @@ impl Inner {
             return failed(not_sent(&address, &e));
         }
         if approved == Some(Decision::AllowRun) {
-            self.replay.grant(&address, &tool.hash);
+            self.replay
+                .grant(&address, connection.as_deref(), &tool.hash);
         }
         self.dispatches.start(call.seq, &address, mutating);
         let outcome = self

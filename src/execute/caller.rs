@@ -30,10 +30,14 @@ pub fn may_go_on(recorded: Option<&str>, started_at_ms: u64, token: Option<&Toke
     let Some(token) = token else {
         return true;
     };
-    token.created_at_ms <= started_at_ms
-        && recorded
-            .and_then(|r| r.rsplit_once(TOKEN_MARK))
-            .is_some_and(|(_, name)| name == token.name)
+    token.created_at_ms <= started_at_ms && token_of(recorded) == Some(token.name.as_str())
+}
+
+/// The name of the token a run recorded as started by `recorded` was started under, if any.
+pub fn token_of(recorded: Option<&str>) -> Option<&str> {
+    recorded
+        .and_then(|r| r.rsplit_once(TOKEN_MARK))
+        .map(|(_, name)| name)
 }
 
 /// A client's name with the mark a token adds written another way: the client chooses its

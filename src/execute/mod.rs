@@ -305,6 +305,32 @@ impl Executor {
         Ok(record)
     }
 
+    /// The token a run started under, when the local user (`token` is `None`) resumes it: the
+    /// script is the token holder's, and the person who approved one of its calls did not
+    /// lift what the token forbids. A token since deleted, or replaced by another of its name,
+    /// counts as revoked: its run's calls are refused.
+    async fn token_of_run(
+        &self,
+        record: &RunRecord,
+        token: Option<&TokenRecord>,
+    ) -> Result<Option<TokenRecord>, ResumeError> {
+        let (None, Some(name)) = (token, caller::token_of(record.client.as_deref())) else {
+            return Ok(None);
+        };
+        let found = self.store.bearer_tokens().named(name).await?;
+        Ok(Some(match found {
+            Some(found) if found.created_at_ms <= record.created_at_ms => found,
+            _ => TokenRecord {
+                name: name.to_string(),
+                profile: record.profile.clone(),
+                allow: Vec::new(),
+                created_at_ms: record.created_at_ms,
+                expires_at_ms: None,
+                revoked_at_ms: Some(record.created_at_ms),
+            },
+        }))
+    }
+
     /// Continues a run. A run that paused for approval re-runs once every pending call has a
     /// decision (until then it returns the same pending envelope and runs nothing), with the
     /// same seed and clock: the journaled calls answer from the journal, and approved calls run
@@ -320,6 +346,8 @@ impl Executor {
         token: Option<&TokenRecord>,
     ) -> Result<ExecuteEnvelope, ResumeError> {
         let record = self.resumable(run_id, token).await?;
+        let of_run = self.token_of_run(&record, token).await?;
+        let token = of_run.as_ref().or(token);
         let now = now_ms();
         let claim = match record.status.as_str() {
             "awaiting_approval" => {

@@ -208,21 +208,32 @@ impl Replay {
         self.journal.values()
     }
 
-    /// True when a person allowed `address`, defined as `tool_version`, for the rest of this
-    /// run: a grant does not pass to what the tool became since.
-    pub fn granted(&self, address: &str, tool_version: &str) -> bool {
+    /// True when a person allowed `address` on `connection`, defined as `tool_version`, for
+    /// the rest of this run: a grant does not pass to another connection (another account)
+    /// nor to what the tool became since.
+    pub fn granted(&self, address: &str, connection: Option<&str>, tool_version: &str) -> bool {
         let grants = self.grants.lock().unwrap_or_else(|p| p.into_inner());
-        grants.contains(&(address.to_string(), Some(tool_version.to_string())))
-            || grants.contains(&(address.to_string(), None))
+        let granted = |version: Option<&str>| {
+            grants.contains(&(
+                address.to_string(),
+                connection.map(str::to_string),
+                version.map(str::to_string),
+            ))
+        };
+        granted(Some(tool_version)) || granted(None)
     }
 
-    /// `address`, defined as `tool_version`, was allowed for the rest of the run, and the call
-    /// it was allowed on went out.
-    pub fn grant(&self, address: &str, tool_version: &str) {
+    /// `address` on `connection`, defined as `tool_version`, was allowed for the rest of the
+    /// run, and the call it was allowed on went out.
+    pub fn grant(&self, address: &str, connection: Option<&str>, tool_version: &str) {
         self.grants
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .insert((address.to_string(), Some(tool_version.to_string())));
+            .insert((
+                address.to_string(),
+                connection.map(str::to_string),
+                Some(tool_version.to_string()),
+            ));
     }
 
     /// Why the run stopped sending calls, if it did.

@@ -373,9 +373,11 @@ pub struct PendingCall {
     pub tool_version: Option<String>,
 }
 
-/// A tool a person allowed for the rest of a run: its address, and the version of its
-/// definition they saw (`None` for decisions recorded before versions were kept).
-pub type Grant = (String, Option<String>);
+/// A tool a person allowed for the rest of a run: its address, the connection they saw the
+/// call on (a source's other connections are other accounts, which the grant does not reach),
+/// and the version of its definition they saw (`None` for decisions recorded before versions
+/// were kept).
+pub type Grant = (String, Option<String>, Option<String>);
 
 /// Why an earlier approval at a step no longer counts, as the audit trail says it.
 pub(in crate::runs) const SUPERSEDED: &str = "the call reached this step with another tool, connection or arguments, or its tool's definition changed, since the one decided on";

@@ -321,6 +321,35 @@ fn a_policy_change_applies_to_a_running_http_hub() {
 }
 
 #[test]
+fn a_tokens_run_resumed_locally_keeps_what_the_token_forbids() {
+    let home = Home::new();
+    let ledger = ledger_config(
+        &home,
+        "[[policy.rules]]\nmatch = \"ledger.slowWrite\"\naction = \"allow\"\n",
+    );
+    let token = create_token(&home, &["narrow", "--allow", "ledger.write"]);
+    let hub = HttpHub::start(&home, &[]);
+    // The agent's script pauses on the call it may make; the one its token forbids is reached
+    // by a name the static check cannot see.
+    let script = r#"
+        await ledger.write({ key: "approved" });
+        const name = ["slow", "Write"].join("");
+        try { await ledger[name]({ key: "forbidden", seconds: 0 }); return "ran"; }
+        catch (e) { return e.code; }
+    "#;
+    let paused = over_http(&hub, &token, script);
+    assert_eq!(paused["status"], "awaiting_approval", "{paused}");
+    let run_id = run_id(&paused);
+    home.run(&["hub", "approve", &run_id]).ok();
+    // The person at the hub's machine resumes it: the approved call goes, the token's limit
+    // stands.
+    let (done, envelope) = exec_json(&home, &["exec", "--resume", &run_id, "--json"], "");
+    assert_eq!(done.code, 0, "{envelope}\n{}", done.stderr);
+    assert_ne!(envelope["result"], "ran", "{envelope}");
+    assert_eq!(writes(&ledger), ["write approved"]);
+}
+
+#[test]
 fn exec_closes_the_store_cleanly_before_it_exits() {
     // A run frees its heap (whose host functions hold the store) after its envelope is out; an
     // exit that does not wait for it leaves a write-ahead log, and the store's damage checks
@@ -494,6 +523,60 @@ fn a_decision_covers_only_the_connection_it_was_shown() {
         writes(&ledger).is_empty(),
         "nothing went out on a connection nobody approved"
     );
+}
+
+#[test]
+fn allowing_always_or_for_the_run_holds_on_the_connection_shown() {
+    let home = Home::new();
+    let ledger = ledger_with_connections(&home);
+    let config = std::fs::read_to_string(home.config_path()).expect("config");
+    home.write_config(&format!(
+        "{config}\n[[policy.rules]]\nmatch = \"ledger.*\"\naction = \"deny\"\nconnection = \"work\"\n"
+    ));
+
+    // "For this run", given on `personal`, does not reach `work` (where the policy asks).
+    home.run(&["policy", "set", "ledger.*", "ask", "--connection", "work"])
+        .ok();
+    let both = r#"
+        await ledger.write({ key: "test" });
+        return await ledger.write({ key: "prod" }, { connection: "work" });
+    "#;
+    let (_, first) = exec_json(&home, &["exec", "-", "--json"], both);
+    let for_run = run_id(&first);
+    home.run(&["hub", "approve", &for_run, "--for-run"]).ok();
+    let (resumed, second) = exec_json(&home, &["exec", "--resume", &for_run, "--json"], "");
+    assert_eq!(resumed.code, 3, "asks about `work`: {second}");
+    let summary = second["pending"][0]["summary"].as_str().unwrap_or_default();
+    assert!(summary.contains("on connection `work`"), "{second}");
+    assert_eq!(writes(&ledger), ["write test via personal"]);
+
+    // "Always", given on `personal`, is a rule for `personal`: the deny on `work` stands.
+    home.run(&["policy", "set", "ledger.*", "deny", "--connection", "work"])
+        .ok();
+    let (_, third) = exec_json(
+        &home,
+        &["exec", "-", "--json"],
+        r#"return await ledger.write({ key: "always" });"#,
+    );
+    let always = run_id(&third);
+    home.run(&["hub", "approve", &always, "--always", "--yes"])
+        .ok();
+    let written = std::fs::read_to_string(home.config_path()).expect("config");
+    assert!(
+        written.contains("match = \"ledger.write\"\naction = \"allow\"\nconnection = \"personal\""),
+        "{written}"
+    );
+    let explained = home
+        .run(&["policy", "explain", "ledger.write", "--connection", "work"])
+        .ok();
+    assert!(explained.stdout.contains("deny"), "{}", explained.stdout);
+    let (_, on_work) = exec_json(
+        &home,
+        &["exec", "-", "--json"],
+        r#"try { await ledger.write({ key: "denied" }, { connection: "work" }); } catch (e) { return e.code; }"#,
+    );
+    assert_eq!(on_work["result"], "policy_denied", "{on_work}");
+    assert_eq!(writes(&ledger), ["write test via personal"]);
 }
 
 #[test]

@@ -97,9 +97,13 @@ impl BearerTokens<'_> {
 
     /// The token named `name` if it is still active: the per-call check inside a script.
     pub async fn active(&self, name: &str) -> Result<Option<TokenRecord>, StoreError> {
+        Ok(self.named(name).await?.filter(|t| t.is_active_at(now_ms())))
+    }
+
+    /// The token named `name`, revoked or expired too.
+    pub async fn named(&self, name: &str) -> Result<Option<TokenRecord>, StoreError> {
         let name = name.to_string();
-        let found = self.0.call(move |db, _| db.token_by_name(&name)).await?;
-        Ok(found.filter(|t| t.is_active_at(now_ms())))
+        self.0.call(move |db, _| db.token_by_name(&name)).await
     }
 }
 

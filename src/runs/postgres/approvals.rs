@@ -213,10 +213,13 @@ impl ApprovalRecords for Postgres {
     fn run_grants(&self, run_id: &str) -> Result<BTreeSet<Grant>, StoreError> {
         self.with(|c| {
             let rows = c.query(
-                "SELECT address, tool_version FROM approvals WHERE run_id = $1 AND decision = 'allow_run' AND consumed_at_ms IS NOT NULL",
+                "SELECT address, connection, tool_version FROM approvals WHERE run_id = $1 AND decision = 'allow_run' AND consumed_at_ms IS NOT NULL",
                 &[&run_id],
             )?;
-            Ok(rows.iter().map(|row| (row.get(0), row.get(1))).collect())
+            Ok(rows
+                .iter()
+                .map(|row| (row.get(0), row.get(1), row.get(2)))
+                .collect())
         })
     }
 

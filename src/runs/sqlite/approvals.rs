@@ -213,9 +213,11 @@ impl ApprovalRecords for Sqlite {
     fn run_grants(&self, run_id: &str) -> Result<BTreeSet<Grant>, StoreError> {
         self.with(|c| {
             let mut statement = c.prepare_cached(
-                "SELECT address, tool_version FROM approvals WHERE run_id = ?1 AND decision = 'allow_run' AND consumed_at_ms IS NOT NULL",
+                "SELECT address, connection, tool_version FROM approvals WHERE run_id = ?1 AND decision = 'allow_run' AND consumed_at_ms IS NOT NULL",
             )?;
-            let rows = statement.query_map(params![run_id], |row| Ok((row.get(0)?, row.get(1)?)))?;
+            let rows = statement.query_map(params![run_id], |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+            })?;
             rows.collect()
         })
     }
