@@ -59,10 +59,22 @@ fn call(approval: &Approval, now_ms: u64) -> String {
         ),
         (None, _) => format!("expires {}", time_left(approval.expires_at_ms, now_ms)),
     };
+    // The preview cut the arguments: all of them are one click away, so nobody decides on a
+    // part they could not read.
+    let whole = approval
+        .whole
+        .as_deref()
+        .map(|whole| {
+            format!(
+                "<details class=\"whole\"><summary>Show all of the arguments</summary><pre>{}</pre></details>",
+                escape(whole)
+            )
+        })
+        .unwrap_or_default();
     format!(
         "<div class=\"call\"><dl><dt>Tool</dt><dd><code class=\"address\">{}</code> (call {})</dd>\
          <dt>Connection</dt><dd class=\"connection\">{connection}</dd>\
-         <dt>Arguments</dt><dd><pre class=\"preview\">{}</pre></dd>\
+         <dt>Arguments</dt><dd><pre class=\"preview\">{}</pre>{whole}</dd>\
          <dt>Why it asks</dt><dd class=\"reason\">{}</dd>\
          <dt>Status</dt><dd class=\"state\">{state}</dd></dl></div>",
         escape(&approval.address),
@@ -197,6 +209,9 @@ mod tests {
             address: "gh.<script>alert(1)</script>".into(),
             connection: Some("work\"><img src=x onerror=alert(1)>".into()),
             preview: "{ title: \"</pre><script>alert('p')</script>\" }".into(),
+            whole: Some(
+                "{ title: \"</pre><script>alert('w')</script>\", body: \"all of it\" }".into(),
+            ),
             reason: "policy & <b>reason</b>".into(),
             created_at_ms: 0,
             expires_at_ms: 30 * 60_000,
@@ -246,6 +261,8 @@ mod tests {
         }
         assert!(pages[0].contains("gh.&lt;script&gt;alert(1)&lt;/script&gt;"));
         assert!(pages[0].contains("&lt;/pre&gt;&lt;script&gt;alert(&#39;p&#39;)"));
+        assert!(pages[0].contains("&lt;/pre&gt;&lt;script&gt;alert(&#39;w&#39;)"));
+        assert!(pages[0].contains("Show all of the arguments"));
         assert!(pages[0].contains("policy &amp; &lt;b&gt;reason&lt;/b&gt;"));
     }
 

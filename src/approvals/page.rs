@@ -424,6 +424,7 @@ mod tests {
             address: address.to_string(),
             connection: Some("work".into()),
             preview: "{ title: \"x\" }".into(),
+            whole: None,
             reason: "the default action asks".into(),
             call_digest: digest.to_string(),
             tool_version: None,

@@ -131,6 +131,9 @@ async fn confirm(waiting: &[Approval], decision: Decision) -> anyhow::Result<boo
             "call {} of {}: {}{on} with {}\n  because {}",
             approval.seq, approval.run_id, approval.address, approval.preview, approval.reason
         ));
+        if let Some(whole) = &approval.whole {
+            eprint_line(format_args!("  all of the arguments: {whole}"));
+        }
     }
     let tools: Vec<&str> = waiting.iter().map(|a| a.address.as_str()).collect();
     let question = match decision {

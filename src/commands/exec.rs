@@ -134,6 +134,9 @@ async fn ask_inline(app: &App, store: &Store, run_id: &str) -> anyhow::Result<bo
             "\n{}{on} wants to run with {}\n  because {}",
             approval.address, approval.preview, approval.reason
         ));
+        if let Some(whole) = &approval.whole {
+            eprint_line(format_args!("  all of the arguments: {whole}"));
+        }
         let decision = loop {
             eprint!("{PROMPT}");
             std::io::stderr().flush()?;

@@ -41,7 +41,7 @@ use crate::skills::upstream::UpstreamSkill;
 use crate::sources::{SourceError, login_arguments};
 
 use super::freshness::{self, ConfirmedVersions, change_asks};
-use super::preview::preview;
+use super::preview::{preview, whole};
 use super::recovery::{self, Delivery, Dispatched, Dispatches};
 use super::replay::{Replay, Verdict};
 use super::stored::read_page;
@@ -287,6 +287,7 @@ impl Inner {
             address: address.to_string(),
             connection: connection.map(str::to_string),
             preview: preview.clone(),
+            whole: whole(&call.arguments),
             reason: reason.to_string(),
             call_digest: call_digest.to_string(),
             tool_version,

@@ -1,6 +1,7 @@
 //! A short, redacted preview of a call's arguments for people deciding on an approval: values of
 //! keys that look like credentials are hidden, long strings and lists are cut, and the whole
-//! preview stays on a line or two. The arguments come from a script or a model, so nothing in
+//! preview stays on a line or two. When it had to cut, [`whole`] is all of the call written the
+//! same way, for a person who wants to read everything they decide on before they do. The arguments come from a script or a model, so nothing in
 //! them may change how the preview reads: line breaks, terminal escapes, bidirectional
 //! overrides and invisible characters, in keys as in values, are shown as `\u` escapes.
 
@@ -14,6 +15,31 @@ const MAX_PREVIEW: usize = 300;
 const MAX_STRING: usize = 80;
 /// Most items of a list or object shown.
 const MAX_ITEMS: usize = 8;
+/// Deepest nesting shown in full.
+const MAX_DEPTH: usize = 2;
+/// Longest whole call kept, in characters: arguments past this are an upload, which no person
+/// reads on a screen; the cut says how much is left out.
+const MAX_WHOLE: usize = 16 * 1024;
+
+/// How much of the arguments is written out.
+#[derive(Clone, Copy)]
+struct Limits {
+    string: usize,
+    items: usize,
+    depth: usize,
+}
+
+const PREVIEW: Limits = Limits {
+    string: MAX_STRING,
+    items: MAX_ITEMS,
+    depth: MAX_DEPTH,
+};
+
+const WHOLE: Limits = Limits {
+    string: usize::MAX,
+    items: usize::MAX,
+    depth: usize::MAX,
+};
 
 /// Keys whose values are never shown, whatever they hold.
 fn is_sensitive(key: &str) -> bool {
@@ -66,7 +92,7 @@ fn key_shown(key: &str) -> String {
 
 pub fn preview(arguments: &Value) -> String {
     let mut out = String::new();
-    write(arguments, &mut out, 0);
+    write(arguments, &mut out, 0, PREVIEW);
     if out.chars().count() > MAX_PREVIEW {
         let cut: String = out.chars().take(MAX_PREVIEW - 1).collect();
         format!("{cut}…")
@@ -75,35 +101,56 @@ pub fn preview(arguments: &Value) -> String {
     }
 }
 
-fn write(value: &Value, out: &mut String, depth: usize) {
+/// All of the arguments, written as the preview writes them (credentials hidden, nothing in
+/// them able to change how it reads), when the preview had to leave some out; `None` when the
+/// preview already shows everything.
+pub fn whole(arguments: &Value) -> Option<String> {
+    let mut out = String::new();
+    write(arguments, &mut out, 0, WHOLE);
+    if out == preview(arguments) {
+        return None;
+    }
+    let length = out.chars().count();
+    if length <= MAX_WHOLE {
+        return Some(out);
+    }
+    let kept: String = out.chars().take(MAX_WHOLE).collect();
+    Some(format!("{kept}…(+{} chars)", length - MAX_WHOLE))
+}
+
+fn write(value: &Value, out: &mut String, depth: usize, limits: Limits) {
     match value {
         Value::String(text) => {
-            let shown: String = text.chars().take(MAX_STRING).collect();
+            let shown: String = text.chars().take(limits.string).collect();
             out.push_str(&quoted(&shown));
             let length = text.chars().count();
-            if length > MAX_STRING {
+            if length > limits.string {
                 // Says how much is not shown, so a long value is never taken for a short one.
-                out.push_str(&format!("…(+{} chars)", length - MAX_STRING));
+                out.push_str(&format!("…(+{} chars)", length - limits.string));
             }
         }
-        Value::Array(items) if depth > 2 => out.push_str(&format!("[{} items]", items.len())),
-        Value::Object(map) if depth > 2 => out.push_str(&format!("{{{} keys}}", map.len())),
+        Value::Array(items) if depth > limits.depth => {
+            out.push_str(&format!("[{} items]", items.len()))
+        }
+        Value::Object(map) if depth > limits.depth => {
+            out.push_str(&format!("{{{} keys}}", map.len()))
+        }
         Value::Array(items) => {
             out.push('[');
-            for (i, item) in items.iter().take(MAX_ITEMS).enumerate() {
+            for (i, item) in items.iter().take(limits.items).enumerate() {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                write(item, out, depth + 1);
+                write(item, out, depth + 1, limits);
             }
-            if items.len() > MAX_ITEMS {
-                out.push_str(&format!(", … {} more", items.len() - MAX_ITEMS));
+            if items.len() > limits.items {
+                out.push_str(&format!(", … {} more", items.len() - limits.items));
             }
             out.push(']');
         }
         Value::Object(map) => {
             out.push_str("{ ");
-            for (i, (key, item)) in map.iter().take(MAX_ITEMS).enumerate() {
+            for (i, (key, item)) in map.iter().take(limits.items).enumerate() {
                 if i > 0 {
                     out.push_str(", ");
                 }
@@ -112,11 +159,11 @@ fn write(value: &Value, out: &mut String, depth: usize) {
                 if is_sensitive(key) {
                     out.push_str("•••");
                 } else {
-                    write(item, out, depth + 1);
+                    write(item, out, depth + 1, limits);
                 }
             }
-            if map.len() > MAX_ITEMS {
-                out.push_str(&format!(", … {} more", map.len() - MAX_ITEMS));
+            if map.len() > limits.items {
+                out.push_str(&format!(", … {} more", map.len() - limits.items));
             }
             out.push_str(" }");
         }
@@ -163,6 +210,34 @@ mod tests {
     fn a_cut_string_says_how_much_is_not_shown() {
         let text = preview(&json!({ "body": "a".repeat(100) }));
         assert!(text.contains("…(+20 chars)"), "{text}");
+    }
+
+    #[test]
+    fn the_whole_call_is_kept_only_when_the_preview_cut_it() {
+        let short = json!({ "title": "Bug", "token": "sk-1" });
+        assert_eq!(whole(&short), None);
+        let hidden = format!("{}; and then rm -rf /", "a".repeat(100));
+        let long = json!({
+            "body": hidden,
+            "deep": { "a": { "b": { "c": { "d": "at the bottom" } } } },
+            "api_key": "sk-123",
+            "line": "x\u{1b}[2K",
+        });
+        let text = whole(&long).expect("the preview cut it");
+        assert!(text.contains("and then rm -rf /"), "{text}");
+        assert!(text.contains(r#"d: "at the bottom""#), "{text}");
+        assert!(
+            text.contains("api_key: •••") && !text.contains("sk-123"),
+            "{text}"
+        );
+        assert!(!text.chars().any(is_deceptive), "{text:?}");
+        let upload = whole(&json!({ "data": "z".repeat(40_000) })).expect("cut");
+        assert!(upload.chars().count() < 17_000, "{}", upload.len());
+        assert!(
+            upload.ends_with(" chars)"),
+            "{}",
+            &upload[upload.len() - 40..]
+        );
     }
 
     #[test]

@@ -37,12 +37,13 @@ pub struct StoredCall {
     pub result: Sealed,
 }
 
-/// An approval as read, its preview still sealed.
+/// An approval as read, its preview (and whole call) still sealed.
 #[derive(Debug, Clone)]
 pub struct StoredApproval {
-    /// `preview` left empty.
+    /// `preview` and `whole` left empty.
     pub approval: Approval,
     pub preview: Sealed,
+    pub whole: Option<Sealed>,
 }
 
 /// Runs, their claims and how they ended.
@@ -166,6 +167,7 @@ pub trait ApprovalRecords {
         owner: &str,
         call: &PendingCall,
         preview: &Sealed,
+        whole: Option<&Sealed>,
         now_ms: u64,
         expires_at_ms: u64,
     ) -> Result<Recorded, DispatchError>;

@@ -460,6 +460,7 @@ pub(crate) mod testing {
             address: address.to_string(),
             connection: None,
             preview: "{}".to_string(),
+            whole: None,
             reason: "asks".to_string(),
             call_digest: digest.to_string(),
             tool_version: None,

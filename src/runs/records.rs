@@ -304,6 +304,9 @@ pub struct Approval {
     pub connection: Option<String>,
     /// The arguments, redacted and cut short for display.
     pub preview: String,
+    /// All of the arguments written as the preview writes them, when the preview cut them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub whole: Option<String>,
     pub reason: String,
     pub created_at_ms: u64,
     pub expires_at_ms: u64,
@@ -366,6 +369,8 @@ pub struct PendingCall {
     pub address: String,
     pub connection: Option<String>,
     pub preview: String,
+    /// All of the arguments, when `preview` cut them.
+    pub whole: Option<String>,
     pub reason: String,
     pub call_digest: String,
     /// The version of the tool's definition the person is asked about: the decision holds for

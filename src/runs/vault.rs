@@ -32,6 +32,11 @@ pub enum Place<'a> {
         run_id: &'a str,
         seq: u64,
     },
+    /// All of a waiting call's arguments, when its preview cut them.
+    Whole {
+        run_id: &'a str,
+        seq: u64,
+    },
     /// A stored result, bound to whoever may read it: moved to another scope, it does not open.
     StoredResult {
         scope: &'a str,
@@ -48,6 +53,7 @@ impl Place<'_> {
             Place::Envelope { run_id } => format!("runs.envelope:{run_id}"),
             Place::Result { run_id, seq } => format!("calls.result:{run_id}:{seq}"),
             Place::Preview { run_id, seq } => format!("approvals.preview:{run_id}:{seq}"),
+            Place::Whole { run_id, seq } => format!("approvals.whole:{run_id}:{seq}"),
             Place::StoredResult { scope, result_ref } => {
                 format!("stored_results.value:{scope}:{result_ref}")
             }
@@ -62,6 +68,9 @@ impl Place<'_> {
             Place::Result { run_id, seq } => format!("the result of call {seq} of run {run_id}"),
             Place::Preview { run_id, seq } => {
                 format!("the argument preview of call {seq} of run {run_id}")
+            }
+            Place::Whole { run_id, seq } => {
+                format!("the arguments of call {seq} of run {run_id}")
             }
             Place::StoredResult { result_ref, .. } => format!("the stored result {result_ref}"),
         }

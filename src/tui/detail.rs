@@ -105,6 +105,13 @@ pub fn lines(detail: &RunDetail) -> Vec<DetailLine> {
                     format::one_line(&approval.preview)
                 ),
             ));
+            // All of what the preview cut, so nobody decides on a part they could not read.
+            if let Some(whole) = &approval.whole {
+                out.push(line(
+                    Kind::Text,
+                    format!("    all of it: {}", format::one_line(whole)),
+                ));
+            }
             // A changed tool's reason carries the diff of its definition, line by line.
             for reason in approval.reason.lines() {
                 out.push(line(Kind::Quiet, format!("    {reason}")));

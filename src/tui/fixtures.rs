@@ -14,6 +14,7 @@ pub fn approval(run_id: &str, seq: u64, address: &str, age_ms: u64) -> Approval 
         address: address.into(),
         connection: Some("default".into()),
         preview: format!("{{ key: \"{seq}\" }}"),
+        whole: None,
         reason: format!("policy: ask for {address}"),
         created_at_ms: NOW - age_ms,
         expires_at_ms: NOW - age_ms + 30 * 60_000,

@@ -258,3 +258,65 @@ fn a_run_the_store_cannot_record_sends_no_call() {
     );
     assert_eq!(counts(&counts_file), serde_json::json!({}));
 }
+
+#[test]
+fn a_call_too_long_for_its_preview_waits_with_all_of_its_arguments() {
+    let home = Home::new();
+    let counts_file = counter_config(&home);
+    let tail = "THE-PART-PAST-THE-PREVIEW";
+    let code = format!(
+        r#"return await counter.publish({{ key: "{}{tail}" }});"#,
+        "k".repeat(120)
+    );
+    let paused = envelope(&exec(&home, &["exec", "-", "--json"], &code));
+    assert_eq!(paused["status"], "awaiting_approval", "{paused}");
+    let run_id = paused["runId"].as_str().unwrap().to_string();
+    // The compact preview cuts it (as the model and the lists see it) ...
+    assert!(!paused.to_string().contains(tail), "{paused}");
+    // ... and the person sees all of it: in the run's record, and where they decide.
+    let runs: Value =
+        serde_json::from_str(&home.run(&["hub", "runs", "--json"]).ok().stdout).expect("json");
+    let approval = &runs[0]["approvals"][0];
+    assert!(
+        !approval["preview"]
+            .as_str()
+            .unwrap_or_default()
+            .contains(tail),
+        "{approval}"
+    );
+    assert!(
+        approval["whole"]
+            .as_str()
+            .is_some_and(|whole| whole.ends_with(&format!("{tail}\" }}"))),
+        "{approval}"
+    );
+    let mut approving = crate::exec::OnTerminal::start(&home, &["hub", "approve", &run_id]);
+    approving.wait_for("[y/N] ");
+    approving.type_keys("y\n");
+    let (status, shown) = approving.finish();
+    assert_eq!(status, Some(0), "{shown}");
+    assert!(
+        shown.contains(&format!(
+            "  all of the arguments: {{ key: \"{}",
+            "k".repeat(120)
+        )) && shown.contains(tail),
+        "{shown}"
+    );
+    let resumed = home.run(&["exec", "--resume", &run_id, "--json"]).ok();
+    assert_eq!(
+        envelope(&resumed)["status"],
+        "completed",
+        "{}",
+        resumed.stdout
+    );
+    assert_eq!(
+        counts(&counts_file),
+        serde_json::json!({ format!("publish:{}{tail}", "k".repeat(120)): 1 })
+    );
+    // Sealed at rest like the preview.
+    let database = std::fs::read(home.path().join("data/state.sqlite")).expect("the store");
+    assert!(
+        !database.windows(tail.len()).any(|w| w == tail.as_bytes()),
+        "the arguments are in the clear in the store"
+    );
+}

@@ -415,14 +415,14 @@ fn an_http_server_that_answers_the_discover_probe_late_still_connects() {
 
 /// `capabilities ARGS…` of `home` on a terminal of its own (`script` gives it one), with its
 /// standard input written by the test and its output read as it comes.
-struct OnTerminal {
+pub(crate) struct OnTerminal {
     child: std::process::Child,
     output: std::sync::mpsc::Receiver<Vec<u8>>,
     seen: String,
 }
 
 impl OnTerminal {
-    fn start(home: &Home, args: &[&str]) -> OnTerminal {
+    pub(crate) fn start(home: &Home, args: &[&str]) -> OnTerminal {
         let inner = home.command(args);
         let line = std::iter::once(inner.get_program())
             .chain(inner.get_args())
@@ -461,7 +461,7 @@ impl OnTerminal {
     }
 
     /// Reads until the terminal shows `text` (panics with what it showed after a minute).
-    fn wait_for(&mut self, text: &str) {
+    pub(crate) fn wait_for(&mut self, text: &str) {
         let deadline = std::time::Instant::now() + Duration::from_secs(60);
         while !self.seen.contains(text) {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
@@ -472,7 +472,7 @@ impl OnTerminal {
         }
     }
 
-    fn type_keys(&mut self, keys: &str) {
+    pub(crate) fn type_keys(&mut self, keys: &str) {
         let stdin = self.child.stdin.as_mut().expect("stdin");
         std::io::Write::write_all(stdin, keys.as_bytes()).expect("type");
         std::io::Write::flush(stdin).expect("type");
@@ -480,7 +480,7 @@ impl OnTerminal {
 
     /// The exit status once the command ends (panics if it has not within a minute), and all
     /// the terminal showed.
-    fn finish(mut self) -> (Option<i32>, String) {
+    pub(crate) fn finish(mut self) -> (Option<i32>, String) {
         let deadline = std::time::Instant::now() + Duration::from_secs(60);
         let status = loop {
             if let Some(status) = self.child.try_wait().expect("wait") {

@@ -20,15 +20,16 @@ use crate::runs::backend::Backend;
 /// Approvals and their audit trail.
 pub struct Approvals<'a>(pub(in crate::runs) &'a Store);
 
-/// `stored` with its preview opened. Callers unlock the vault before they read the rows, so
-/// values an older version stored in the clear are sealed before they are read.
+/// `stored` with its preview (and whole call) opened. Callers unlock the vault before they read
+/// the rows, so values an older version stored in the clear are sealed before they are read.
 fn opened(db: &dyn Backend, vault: &Vault, stored: StoredApproval) -> Result<Approval, StoreError> {
     let mut approval = stored.approval;
-    let place = Place::Preview {
-        run_id: &approval.run_id,
-        seq: approval.seq,
+    let (run_id, seq) = (approval.run_id.as_str(), approval.seq);
+    approval.preview = vault.open(db, Place::Preview { run_id, seq }, &stored.preview)?;
+    approval.whole = match &stored.whole {
+        Some(whole) => Some(vault.open(db, Place::Whole { run_id, seq }, whole)?),
+        None => None,
     };
-    approval.preview = vault.open(db, place, &stored.preview)?;
     Ok(approval)
 }
 
@@ -52,8 +53,26 @@ impl Approvals<'_> {
                     seq: call.seq,
                 };
                 let preview = vault.seal(db, place, &call.preview)?;
+                let whole = match &call.whole {
+                    Some(whole) => {
+                        let place = Place::Whole {
+                            run_id: &run_id,
+                            seq: call.seq,
+                        };
+                        Some(vault.seal(db, place, whole)?)
+                    }
+                    None => None,
+                };
                 let expires = now + APPROVAL_TTL.as_millis() as u64;
-                db.record_pending(&run_id, &owner, &call, &preview, now, expires)
+                db.record_pending(
+                    &run_id,
+                    &owner,
+                    &call,
+                    &preview,
+                    whole.as_ref(),
+                    now,
+                    expires,
+                )
             })
             .await
     }

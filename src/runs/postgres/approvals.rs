@@ -14,7 +14,7 @@ use crate::runs::records::{
 };
 use crate::runs::vault::Sealed;
 
-const COLUMNS: &str = "run_id, seq, address, connection, preview, reason, created_at_ms, expires_at_ms, decision, decided_at_ms, decided_by, call_digest, consumed_at_ms, tool_version";
+const COLUMNS: &str = "run_id, seq, address, connection, preview, reason, created_at_ms, expires_at_ms, decision, decided_at_ms, decided_by, call_digest, consumed_at_ms, tool_version, whole";
 
 fn stored_approval(row: &Row) -> StoredApproval {
     let decision: Option<String> = row.get(8);
@@ -25,6 +25,7 @@ fn stored_approval(row: &Row) -> StoredApproval {
             address: row.get(2),
             connection: row.get(3),
             preview: String::new(),
+            whole: None,
             reason: row.get(5),
             created_at_ms: unsigned(row.get(6)),
             expires_at_ms: unsigned(row.get(7)),
@@ -36,6 +37,7 @@ fn stored_approval(row: &Row) -> StoredApproval {
             tool_version: row.get(13),
         },
         preview: sealed(row, 4).unwrap_or_else(|| Sealed::stored(Vec::new())),
+        whole: sealed(row, 14),
     }
 }
 
@@ -46,6 +48,7 @@ impl ApprovalRecords for Postgres {
         owner: &str,
         call: &PendingCall,
         preview: &Sealed,
+        whole: Option<&Sealed>,
         now_ms: u64,
         expires_at_ms: u64,
     ) -> Result<Recorded, DispatchError> {
@@ -76,8 +79,8 @@ impl ApprovalRecords for Postgres {
             )
             .map_err(|e| self.error(e))?;
             t.execute(
-                "INSERT INTO approvals (run_id, seq, address, connection, preview, reason, created_at_ms, expires_at_ms, call_digest, tool_version)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                "INSERT INTO approvals (run_id, seq, address, connection, preview, reason, created_at_ms, expires_at_ms, call_digest, tool_version, whole)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
                 &[
                     &run_id,
                     &seq,
@@ -89,6 +92,7 @@ impl ApprovalRecords for Postgres {
                     &signed(expires_at_ms),
                     &call.call_digest,
                     &call.tool_version,
+                    &whole.map(Sealed::bytes),
                 ],
             )
             .map_err(|e| self.error(e))?;

@@ -137,6 +137,10 @@ CREATE TABLE turns (
     until_ms BIGINT NOT NULL
 );
 ",
+    // 4: as SQLite's step 7: all of a waiting call's arguments, when its preview cut them.
+    "
+ALTER TABLE approvals ADD COLUMN whole BYTEA;
+",
 ];
 
 /// The version this build migrates to.

@@ -16,7 +16,7 @@ use crate::runs::records::{
 };
 use crate::runs::vault::Sealed;
 
-const COLUMNS: &str = "run_id, seq, address, connection, preview, reason, created_at_ms, expires_at_ms, decision, decided_at_ms, decided_by, call_digest, consumed_at_ms, tool_version";
+const COLUMNS: &str = "run_id, seq, address, connection, preview, reason, created_at_ms, expires_at_ms, decision, decided_at_ms, decided_by, call_digest, consumed_at_ms, tool_version, whole";
 
 fn stored_approval(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredApproval> {
     let decision: Option<String> = row.get(8)?;
@@ -27,6 +27,7 @@ fn stored_approval(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredApproval> 
             address: row.get(2)?,
             connection: row.get(3)?,
             preview: String::new(),
+            whole: None,
             reason: row.get(5)?,
             created_at_ms: unsigned(row.get(6)?),
             expires_at_ms: unsigned(row.get(7)?),
@@ -38,6 +39,7 @@ fn stored_approval(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredApproval> 
             tool_version: row.get(13)?,
         },
         preview: sealed(row, 4)?.unwrap_or_else(|| Sealed::stored(Vec::new())),
+        whole: sealed(row, 14)?,
     })
 }
 
@@ -48,6 +50,7 @@ impl ApprovalRecords for Sqlite {
         owner: &str,
         call: &PendingCall,
         preview: &Sealed,
+        whole: Option<&Sealed>,
         now_ms: u64,
         expires_at_ms: u64,
     ) -> Result<Recorded, DispatchError> {
@@ -74,7 +77,7 @@ impl ApprovalRecords for Sqlite {
                 Some(_) => Recorded::Superseded,
             };
             t.execute_cached(
-                "INSERT OR REPLACE INTO approvals (run_id, seq, address, connection, preview, reason, created_at_ms, expires_at_ms, call_digest, tool_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                "INSERT OR REPLACE INTO approvals (run_id, seq, address, connection, preview, reason, created_at_ms, expires_at_ms, call_digest, tool_version, whole) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                 params![
                     run_id,
                     call.seq as i64,
@@ -85,7 +88,8 @@ impl ApprovalRecords for Sqlite {
                     now_ms as i64,
                     expires_at_ms as i64,
                     call.call_digest,
-                    call.tool_version
+                    call.tool_version,
+                    whole.map(Sealed::bytes)
                 ],
             )
             .map_err(StoreError::from)?;

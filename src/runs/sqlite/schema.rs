@@ -158,6 +158,11 @@ CREATE TABLE turns (
     until_ms INTEGER NOT NULL
 );
 ",
+    // 7: all of a waiting call's arguments (sealed), when its preview had to cut them, for a
+    // person who reads everything they decide on.
+    "
+ALTER TABLE approvals ADD COLUMN whole BLOB;
+",
 ];
 
 /// The version this build migrates to.
