@@ -37,6 +37,13 @@ pub struct StoredCall {
     pub result: Sealed,
 }
 
+/// A waiting call's arguments, sealed for the store: the preview, and all of them when the
+/// preview cut them.
+pub struct SealedArguments {
+    pub preview: Sealed,
+    pub whole: Option<Sealed>,
+}
+
 /// An approval as read, its preview (and whole call) still sealed.
 #[derive(Debug, Clone)]
 pub struct StoredApproval {
@@ -166,8 +173,7 @@ pub trait ApprovalRecords {
         run_id: &str,
         owner: &str,
         call: &PendingCall,
-        preview: &Sealed,
-        whole: Option<&Sealed>,
+        arguments: &SealedArguments,
         now_ms: u64,
         expires_at_ms: u64,
     ) -> Result<Recorded, DispatchError>;

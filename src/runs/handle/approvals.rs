@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::super::backend::{BeforeCommit, StoredApproval};
+use super::super::backend::{BeforeCommit, SealedArguments, StoredApproval};
 use super::super::error::{DecideError, DispatchError, StoreError};
 use super::super::records::{
     APPROVAL_TTL, Approval, AuditLine, Decision, Grant, PendingCall, Recorded, Seen,
@@ -52,7 +52,6 @@ impl Approvals<'_> {
                     run_id: &run_id,
                     seq: call.seq,
                 };
-                let preview = vault.seal(db, place, &call.preview)?;
                 let whole = match &call.whole {
                     Some(whole) => {
                         let place = Place::Whole {
@@ -63,16 +62,12 @@ impl Approvals<'_> {
                     }
                     None => None,
                 };
+                let arguments = SealedArguments {
+                    preview: vault.seal(db, place, &call.preview)?,
+                    whole,
+                };
                 let expires = now + APPROVAL_TTL.as_millis() as u64;
-                db.record_pending(
-                    &run_id,
-                    &owner,
-                    &call,
-                    &preview,
-                    whole.as_ref(),
-                    now,
-                    expires,
-                )
+                db.record_pending(&run_id, &owner, &call, &arguments, now, expires)
             })
             .await
     }

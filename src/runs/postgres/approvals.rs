@@ -7,7 +7,7 @@ use postgres::{GenericClient, Row};
 use serde_json::Value;
 
 use super::{Postgres, sealed, signed, unsigned};
-use crate::runs::backend::{ApprovalRecords, BeforeCommit, StoredApproval};
+use crate::runs::backend::{ApprovalRecords, BeforeCommit, SealedArguments, StoredApproval};
 use crate::runs::error::{DecideError, DispatchError, StoreError};
 use crate::runs::records::{
     Approval, AskedBefore, AuditLine, Decision, Grant, PendingCall, Recorded, SUPERSEDED, Seen,
@@ -47,8 +47,7 @@ impl ApprovalRecords for Postgres {
         run_id: &str,
         owner: &str,
         call: &PendingCall,
-        preview: &Sealed,
-        whole: Option<&Sealed>,
+        arguments: &SealedArguments,
         now_ms: u64,
         expires_at_ms: u64,
     ) -> Result<Recorded, DispatchError> {
@@ -86,13 +85,13 @@ impl ApprovalRecords for Postgres {
                     &seq,
                     &call.address,
                     &call.connection,
-                    &preview.bytes(),
+                    &arguments.preview.bytes(),
                     &call.reason,
                     &signed(now_ms),
                     &signed(expires_at_ms),
                     &call.call_digest,
                     &call.tool_version,
-                    &whole.map(Sealed::bytes),
+                    &arguments.whole.as_ref().map(Sealed::bytes),
                 ],
             )
             .map_err(|e| self.error(e))?;

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::Cached;
 use super::{Sqlite, check_owner, sealed, unsigned};
-use crate::runs::backend::{ApprovalRecords, BeforeCommit, StoredApproval};
+use crate::runs::backend::{ApprovalRecords, BeforeCommit, SealedArguments, StoredApproval};
 use crate::runs::error::{DecideError, DispatchError, StoreError};
 use crate::runs::records::{
     Approval, AskedBefore, AuditLine, Decision, Grant, PendingCall, Recorded, SUPERSEDED, Seen,
@@ -49,8 +49,7 @@ impl ApprovalRecords for Sqlite {
         run_id: &str,
         owner: &str,
         call: &PendingCall,
-        preview: &Sealed,
-        whole: Option<&Sealed>,
+        arguments: &SealedArguments,
         now_ms: u64,
         expires_at_ms: u64,
     ) -> Result<Recorded, DispatchError> {
@@ -83,13 +82,13 @@ impl ApprovalRecords for Sqlite {
                     call.seq as i64,
                     call.address,
                     call.connection,
-                    preview.bytes(),
+                    arguments.preview.bytes(),
                     call.reason,
                     now_ms as i64,
                     expires_at_ms as i64,
                     call.call_digest,
                     call.tool_version,
-                    whole.map(Sealed::bytes)
+                    arguments.whole.as_ref().map(Sealed::bytes)
                 ],
             )
             .map_err(StoreError::from)?;
