@@ -81,7 +81,7 @@ impl Redaction {
         let mut margin = 0;
         let mut number = Vec::new();
         for secret in secrets {
-            let all = forms::forms(secret.expose());
+            let all: Vec<_> = searched(secret.expose()).flat_map(forms::forms).collect();
             number.extend(forms::number_forms(&all));
             for (form, kind) in all {
                 if !seen.insert((form.clone(), kind)) {
@@ -404,11 +404,46 @@ impl Write for RedactingStderr {
     }
 }
 
+/// What is searched for a secret: its value, and the password of a `user:password` pair (as
+/// HTTP Basic sends them) when that alone is long enough to search for safely, since a server
+/// may echo the password without the user.
+fn searched(value: &str) -> impl Iterator<Item = &str> {
+    let password = value
+        .split_once(':')
+        .filter(|(user, password)| {
+            !user.is_empty()
+                && password.chars().count() >= WEAK
+                && !password.contains(':')
+                && !value.chars().any(char::is_whitespace)
+        })
+        .map(|(_, password)| password);
+    std::iter::once(value).chain(password)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
     use serde_json::json;
+
+    #[test]
+    fn the_password_of_a_basic_pair_is_blanked_on_its_own() {
+        let redaction = Redaction::new([Secret::new("ann:correct-horse-battery".into())]);
+        assert_eq!(
+            redaction.clean("wrong password correct-horse-battery for ann"),
+            format!("wrong password {MASK} for ann")
+        );
+        // Not a pair: a URL, a short password, text with spaces.
+        for value in [
+            "https://h.example:8443/x",
+            "ann:short",
+            "a b:longer-than-eight",
+        ] {
+            let redaction = Redaction::new([Secret::new(value.into())]);
+            let (_, after) = value.split_once(':').expect("a colon");
+            assert_eq!(redaction.clean(after), after, "{value}");
+        }
+    }
 
     #[test]
     fn finds_and_blanks_secrets_anywhere() {
