@@ -416,10 +416,10 @@ fn a_value_from_the_environment_is_blanked_like_a_stored_secret() {
 /// another server come by it anyway (here: from a file, as a token left on disk), it is blanked
 /// from that server's listing (search, describe, the cache on disk), its stderr when it fails to
 /// start, and every log line.
-#[test]
-fn a_credential_from_the_environment_reaches_no_other_source_nor_the_model() {
-    let secret = "owner-env-token-5150 / \"quoted\"";
-    let home = Home::new();
+/// A config of echo servers: `owner` sends `secret` (its `env` entry says how), `reader` and
+/// `crashy` (which fails at start) read it from a file beside the config (`token-on-disk`) and
+/// echo it everywhere they can, and `more` are further sources (name, mode, env).
+fn owner_and_readers(home: &Home, secret: &str, owner_env: &str, more: &[(&str, &str, &str)]) {
     let leaked = home.path().join("token-on-disk");
     std::fs::write(&leaked, secret).unwrap();
     let python = repo().join(".venv/bin/python");
@@ -432,13 +432,35 @@ fn a_credential_from_the_environment_reaches_no_other_source_nor_the_model() {
         )
     };
     let leaked = leaked.display().to_string();
-    home.write_config(&format!(
-        "[credentials]\nstore = \"file\"\n\n[policy]\ndefault = \"allow\"\n\n{}{}{}{}",
-        source("owner", "stdio", "Y = \"${env:OWNER_TOKEN}\""),
-        source("prober", "stdio", ""),
-        source("reader", "stdio", &format!("ECHO_FILE = {leaked:?}")),
-        source("crashy", "crash", &format!("ECHO_FILE = {leaked:?}")),
+    let mut config =
+        String::from("[credentials]\nstore = \"file\"\n\n[policy]\ndefault = \"allow\"\n\n");
+    config.push_str(&source("owner", "stdio", owner_env));
+    for (name, mode, env) in more {
+        config.push_str(&source(name, mode, env));
+    }
+    config.push_str(&source(
+        "reader",
+        "stdio",
+        &format!("ECHO_FILE = {leaked:?}"),
     ));
+    config.push_str(&source(
+        "crashy",
+        "crash",
+        &format!("ECHO_FILE = {leaked:?}"),
+    ));
+    home.write_config(&config);
+}
+
+#[test]
+fn a_credential_from_the_environment_reaches_no_other_source_nor_the_model() {
+    let secret = "owner-env-token-5150 / \"quoted\"";
+    let home = Home::new();
+    owner_and_readers(
+        &home,
+        secret,
+        "Y = \"${env:OWNER_TOKEN}\"",
+        &[("prober", "stdio", "")],
+    );
     let env = [
         ("OWNER_TOKEN", secret),
         (
@@ -625,24 +647,7 @@ return {{ r, sent }};
 fn a_stored_secret_of_one_source_is_blanked_from_every_other_source() {
     let secret = "stored-Secret-9f3kQz7Lw2";
     let home = Home::new();
-    let leaked = home.path().join("token-on-disk");
-    std::fs::write(&leaked, secret).unwrap();
-    let python = repo().join(".venv/bin/python");
-    let server = repo().join("tests/peers/echo_encodings_server.py");
-    let source = |name: &str, mode: &str, env: &str| {
-        format!(
-            "[sources.{name}]\ncommand = {python:?}\nargs = [{server:?}, {mode:?}]\nenv = {{ {env} }}\n\n",
-            python = python.display().to_string(),
-            server = server.display().to_string(),
-        )
-    };
-    let leaked = leaked.display().to_string();
-    home.write_config(&format!(
-        "[credentials]\nstore = \"file\"\n\n[policy]\ndefault = \"allow\"\n\n{}{}{}",
-        source("owner", "stdio", "Y = \"${secret:ownertok}\""),
-        source("reader", "stdio", &format!("ECHO_FILE = {leaked:?}")),
-        source("crashy", "crash", &format!("ECHO_FILE = {leaked:?}")),
-    ));
+    owner_and_readers(&home, secret, "Y = \"${secret:ownertok}\"", &[]);
     run(&home, &["credential", "set", "ownertok"], secret, &[]).ok();
     let needles = needles(secret);
     let shown = |what: &str, run: &Run| {
