@@ -504,6 +504,10 @@ impl Inner {
             mutating,
             uses_approval: approved.is_some(),
         };
+        // A resumed run that found itself diverged while this call was checked sends nothing.
+        if let Some(halted) = self.replay.halted() {
+            return cleaned(&self.redaction, halted);
+        }
         // Journaled before it leaves, for this run's owner only, using up its approval.
         if let Err(e) = self
             .store

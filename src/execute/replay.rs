@@ -26,6 +26,8 @@ pub struct Replay {
     /// Set at the first call that does not match the journal, or that an interrupted attempt
     /// left without an answer; every later call is refused.
     stop: Mutex<Option<Stop>>,
+    /// The steps this attempt has reached that the journal holds.
+    replayed: Mutex<BTreeSet<u64>>,
 }
 
 /// Why a resumed run stopped sending calls.
@@ -89,6 +91,19 @@ impl Replay {
                 .collect(),
             grants: Mutex::new(store.approvals().grants(run_id).await?),
             stop: Mutex::new(None),
+            replayed: Mutex::default(),
+        })
+    }
+
+    /// The refusal of every call once the run stopped sending calls: checked when a call
+    /// reaches the journal, and again just before one goes out, since another call may have
+    /// found the run diverged meanwhile.
+    pub fn halted(&self) -> Option<CallOutcome> {
+        self.stopped().map(|stop| {
+            refused(
+                stop.code(),
+                format!("the run stopped sending calls: {}", stop.message()),
+            )
         })
     }
 
@@ -97,13 +112,12 @@ impl Replay {
     /// differs from the journal marks the run diverged, and a write sent without an answer
     /// marks it interrupted; either way it is refused.
     pub fn answer(&self, seq: u64, address: &str, call_digest: &str) -> Option<CallOutcome> {
-        if let Some(stop) = self.stopped() {
-            return Some(refused(
-                stop.code(),
-                format!("the run stopped sending calls: {}", stop.message()),
-            ));
+        if let Some(halted) = self.halted() {
+            return Some(halted);
         }
-        let entry = self.journal.get(&seq)?;
+        let Some(entry) = self.journal.get(&seq) else {
+            return self.reordered(seq, address, call_digest);
+        };
         if entry.address != address || entry.call_digest != call_digest {
             let what = if entry.address != address {
                 format!(
@@ -115,6 +129,10 @@ impl Replay {
             };
             return Some(self.stop_with(Stop::Diverged(what)));
         }
+        self.replayed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(seq);
         if entry.state == CallState::Dispatched {
             // A read may go again; a write may have acted, and must not act twice.
             if !entry.mutating {
@@ -148,6 +166,34 @@ impl Replay {
             result,
             ms: Some(entry.ms),
         })
+    }
+
+    /// A call at a step the journal holds nothing for, that the journal holds at a later step
+    /// this attempt has not reached: the script made its calls in another order than when it
+    /// paused (journaled calls answer at once, while timers wait as long as before), so this
+    /// one already went out, and sending it here would send it twice. Unless this very call
+    /// was asked about at this step (a person's decision is kept per step), the run stops.
+    fn reordered(&self, seq: u64, address: &str, call_digest: &str) -> Option<CallOutcome> {
+        let asked_here = self
+            .approvals
+            .get(&seq)
+            .is_some_and(|a| a.address == address && a.call_digest == call_digest);
+        if asked_here {
+            return None;
+        }
+        let replayed = self.replayed.lock().unwrap_or_else(|p| p.into_inner());
+        let made = self.journal.values().find(|e| {
+            e.seq != seq
+                && e.address == address
+                && e.call_digest == call_digest
+                && !replayed.contains(&e.seq)
+        })?;
+        let what = format!(
+            "call {seq} to `{address}` is the call {} was when the run paused: the script made its calls in another order this time (a timer racing the calls answered from the journal), so it was not sent again",
+            made.seq
+        );
+        drop(replayed);
+        Some(self.stop_with(Stop::Diverged(what)))
     }
 
     fn stop_with(&self, stop: Stop) -> CallOutcome {

@@ -580,6 +580,48 @@ fn allowing_always_or_for_the_run_holds_on_the_connection_shown() {
 }
 
 #[test]
+fn a_resumed_script_that_makes_its_calls_in_another_order_sends_no_write_twice() {
+    let home = Home::new();
+    let ledger = ledger_with_connections(&home);
+    let config = std::fs::read_to_string(home.config_path()).expect("config");
+    home.write_config(&format!(
+        "{config}\n[[policy.rules]]\nmatch = \"ledger.write\"\naction = \"allow\"\n\n[[policy.rules]]\nmatch = \"ledger.*\"\naction = \"deny\"\nconnection = \"work\"\n"
+    ));
+    // First time: the read takes two seconds, so the timer's call (denied on `work`, so never
+    // journaled) takes step 1 and the write step 2. On resume the read answers from the
+    // journal at once, before the timer: the write reaches step 1, which the journal holds
+    // nothing for.
+    let script = r#"
+        const slow = ledger.slowRead({ seconds: 2 });
+        setTimeout(() => {
+            ledger.slowRead({ seconds: 0 }, { connection: "work" }).catch(() => {});
+        }, 300);
+        await slow;
+        await ledger.write({ key: "A" });
+        return await ledger.slowWrite({ key: "X", seconds: 0 });
+    "#;
+    let (_, first) = exec_json(&home, &["exec", "-", "--json"], script);
+    assert_eq!(first["status"], "awaiting_approval", "{first}");
+    assert_eq!(writes(&ledger), ["write A via personal"]);
+    let run_id = run_id(&first);
+    home.run(&["hub", "approve", &run_id]).ok();
+    let (_, resumed) = exec_json(&home, &["exec", "--resume", &run_id, "--json"], "");
+    assert_eq!(resumed["status"], "failed", "{resumed}");
+    assert_eq!(resumed["error"]["code"], "replay_divergence", "{resumed}");
+    assert!(
+        resumed["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("in another order")),
+        "{resumed}"
+    );
+    assert_eq!(
+        writes(&ledger),
+        ["write A via personal"],
+        "the write went out twice"
+    );
+}
+
+#[test]
 fn a_denied_call_stays_denied_after_the_policy_allows_its_tool() {
     let home = Home::new();
     let ledger = ledger_config(&home, "");
