@@ -40,6 +40,20 @@ impl MemoryMeter {
         self.limit.fetch_add(extra, Ordering::Relaxed);
     }
 
+    /// Counts `bytes` the host holds for the run (outside its heap) as used until the guard is
+    /// dropped; `None`, counting nothing, when they do not fit under the limit with the heap.
+    pub fn hold(self: &Arc<Self>, bytes: usize) -> Option<Held> {
+        let used = self.used.fetch_add(bytes, Ordering::Relaxed);
+        if used.saturating_add(bytes) > self.limit.load(Ordering::Relaxed) {
+            self.used.fetch_sub(bytes, Ordering::Relaxed);
+            return None;
+        }
+        Some(Held {
+            meter: self.clone(),
+            bytes,
+        })
+    }
+
     fn admit(&self, size: usize) -> bool {
         let used = self.used.load(Ordering::Relaxed);
         if used.saturating_add(size) > self.limit.load(Ordering::Relaxed) {
@@ -47,6 +61,19 @@ impl MemoryMeter {
             return false;
         }
         true
+    }
+}
+
+/// Bytes the host holds for a run, counted against its limit until dropped.
+#[derive(Debug)]
+pub struct Held {
+    meter: Arc<MemoryMeter>,
+    bytes: usize,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.meter.used.fetch_sub(self.bytes, Ordering::Relaxed);
     }
 }
 
@@ -142,5 +169,17 @@ mod tests {
         // SAFETY: `small` came from this allocator.
         unsafe { alloc.dealloc(small) };
         assert_eq!(meter.used.load(Ordering::Relaxed), 0);
+    }
+
+    #[test]
+    fn what_the_host_holds_counts_until_it_is_let_go() {
+        let meter = MemoryMeter::new(1024);
+        let held = meter.hold(1000).expect("fits");
+        let mut alloc = MeteredAllocator::new(meter.clone());
+        assert!(alloc.alloc(100).is_null(), "the heap shares the limit");
+        assert!(meter.hold(100).is_none());
+        drop(held);
+        assert_eq!(meter.used.load(Ordering::Relaxed), 0);
+        assert!(meter.hold(1024).is_some());
     }
 }

@@ -14,6 +14,7 @@ use tokio::runtime::Handle;
 use tokio::sync::oneshot;
 use tracing::Instrument;
 
+use super::alloc::{Held, MemoryMeter};
 use super::base64;
 use super::bridge::{Bridge, BridgeError, CallFailure, ReadRequest, ToolCall};
 use super::envelope::CallEnd;
@@ -39,7 +40,16 @@ pub struct HostEnv {
     pub read_budget: usize,
     /// The largest value (as JSON) one tool call or `hub.get` may bring into the sandbox.
     pub tool_result_bytes: usize,
+    /// The run's memory: what the host holds for its calls counts against it too.
+    pub meter: Arc<MemoryMeter>,
 }
+
+/// How many bytes of the run's memory one byte of a call's arguments (as JSON) counts for
+/// while the call is out: the host parses them (a value per number or bracket, far larger than
+/// its text), checks them, digests them and keeps them until the upstream answers. Counted, a
+/// script cannot make the host hold gigabytes by sending a structure its heap shares (`x = [x,
+/// x]`, twenty times over) or by sending many calls at once.
+const ARGUMENT_WEIGHT: usize = 16;
 
 /// How far a value over `tool_result_bytes` is measured before its size is reported as "at
 /// least": counting allocates nothing, but a value of gigabytes should not cost seconds.
@@ -401,6 +411,8 @@ enum Started {
         address: String,
         task: AbortOnDrop<super::bridge::CallOutcome>,
         at: Instant,
+        /// The arguments' share of the run's memory, let go when the call is answered.
+        _arguments: Held,
     },
 }
 
@@ -436,6 +448,16 @@ fn start_call(
         let failure = CallFailure::new(
             ErrorCode::UnknownTool,
             unknown_tool_message(&env.namespaces, &ns, &tool),
+        );
+        return Started::Ready(reply_error(&failure, 0));
+    };
+    let Some(held) = env.meter.hold(args.len().saturating_mul(ARGUMENT_WEIGHT)) else {
+        let failure = CallFailure::new(
+            ErrorCode::MemoryLimit,
+            format!(
+                "{address} was not sent: its arguments are {} bytes of JSON, and the run's memory cannot hold them beside what it already uses (the host keeps arguments, parsed, until the upstream answers)",
+                thousands(args.len())
+            ),
         );
         return Started::Ready(reply_error(&failure, 0));
     };
@@ -492,6 +514,7 @@ fn start_call(
         address,
         task,
         at: Instant::now(),
+        _arguments: held,
     }
 }
 
@@ -590,6 +613,7 @@ async fn finish_call(env: HostEnv, started: Started) -> rquickjs::Result<String>
             address,
             task,
             at,
+            ..
         } => (index, address, task, at),
     };
     let outcome = task.join().await;

@@ -524,6 +524,28 @@ async fn logs_stay_within_their_budget() {
     assert!(bytes <= (4 << 10) + 3, "{bytes}");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn arguments_the_host_holds_count_against_the_runs_memory() {
+    // A structure the heap shares (x = [x, x], nineteen times) is a few kilobytes there and
+    // megabytes of JSON for the host to parse and keep: refused before it is parsed, and the
+    // script goes on. Sequential calls give their share back when answered.
+    let envelope = exec(
+        r#"
+        let x = 0;
+        for (let i = 0; i < 19; i++) x = [x, x];
+        let refused;
+        try { await test.echo({ pad: x }); } catch (e) { refused = e.code; }
+        x = null;
+        const big = "y".repeat(400000);
+        let sent = 0;
+        for (let i = 0; i < 8; i++) { await test.echo({ big, i }); sent++; }
+        return { refused, sent };
+    "#,
+    )
+    .await;
+    assert_result(&envelope, json!({ "refused": "memory_limit", "sent": 8 }));
+}
+
 // --- Errors the script makes -------------------------------------------------------------------
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -296,6 +296,7 @@ async fn execute(
         log_budget: usize::try_from(request.limits.log_bytes).unwrap_or(usize::MAX),
         read_budget: request.result_budget().min(PAGE_MAX_BYTES),
         tool_result_bytes: usize::try_from(request.limits.tool_result_bytes).unwrap_or(usize::MAX),
+        meter: meter.clone(),
     };
     let limits = (
         request.result_budget(),
