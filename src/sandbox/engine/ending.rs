@@ -136,16 +136,20 @@ pub(super) fn envelope(
             ErrorCode::Internal,
             "the run stopped without a reason".into(),
         ),
-        Outcome::Engine(message) if meter.hit_limit() => {
-            fail(ErrorCode::MemoryLimit, memory_message(request, &message))
-        }
+        Outcome::Engine(message) if meter.hit_limit() => fail(
+            ErrorCode::MemoryLimit,
+            memory_message(request, meter, &message),
+        ),
         Outcome::Engine(message) => fail(ErrorCode::Internal, message),
         Outcome::Aborted(message)
         | Outcome::Threw(Thrown {
             message,
             name: None,
             ..
-        }) if meter.hit_limit() => fail(ErrorCode::MemoryLimit, memory_message(request, &message)),
+        }) if meter.hit_limit() => fail(
+            ErrorCode::MemoryLimit,
+            memory_message(request, meter, &message),
+        ),
         Outcome::Aborted(message) => {
             if timed_out || message.contains("interrupted") {
                 fail(ErrorCode::Timeout, timeout_message())
@@ -166,7 +170,13 @@ pub(super) fn envelope(
     out
 }
 
-pub(super) fn memory_message(request: &RunRequest, message: &str) -> String {
+pub(super) fn memory_message(request: &RunRequest, meter: &MemoryMeter, message: &str) -> String {
+    if meter.hit_budget_of_all_runs() {
+        return format!(
+            "the script ran out of memory: the hub's memory for scripts ({} MiB for all runs at once) is in use by other runs; run it again once they are done",
+            super::super::alloc::Budget::of_all_runs().most() >> 20
+        );
+    }
     let limit = request.limits.memory_bytes >> 20;
     if message.is_empty() || message == "null" {
         format!("the script ran out of memory (the limit is {limit} MiB)")
@@ -237,7 +247,10 @@ pub(super) fn thrown_error(
         );
     }
     if meter.hit_limit() && (name == "InternalError" || thrown.message.contains("out of memory")) {
-        return EnvelopeError::new(ErrorCode::MemoryLimit, memory_message(request, &text));
+        return EnvelopeError::new(
+            ErrorCode::MemoryLimit,
+            memory_message(request, meter, &text),
+        );
     }
     EnvelopeError::new(ErrorCode::RuntimeError, format!("Uncaught {text}{at}"))
 }
