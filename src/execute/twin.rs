@@ -14,11 +14,12 @@
 //! asked), the call goes on with one a person already decided, so a decision is never left
 //! behind on a run no call reaches.
 
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::collections::HashMap;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use serde_json::json;
-use tokio::sync::{Mutex, MutexGuard};
+use tokio::sync::{Mutex, OwnedMutexGuard};
 use tokio::task::JoinHandle;
 
 use super::Executor;
@@ -38,20 +39,33 @@ const MOST_RUNS: usize = 51_200;
 /// left running by a process that died.
 const RESUMABLE: &[&str] = &["awaiting_approval", "awaiting_connection", "interrupted"];
 
-/// One lock per stripe of calls: identical calls always meet on the same one. Distinct calls
-/// sharing a stripe only wait for each other's start, never for a person.
-const STRIPES: usize = 64;
-
 /// How often a call waiting for the store's turn asks again.
 const TURN_POLL: Duration = Duration::from_millis(50);
 
-/// The turns identical direct calls take in this process.
-pub struct Turns(Vec<Mutex<()>>);
+/// The turns identical direct calls take in this process: one lock per call (keyed by what
+/// makes calls twins), held while the call runs, so only identical calls wait for each other —
+/// never another client's calls, however slow. A lock nobody holds or waits for is let go.
+#[derive(Default)]
+pub struct Turns(std::sync::Mutex<HashMap<String, Weak<Mutex<()>>>>);
+
+impl Turns {
+    /// The lock of the calls keyed `key`.
+    fn lock_for(&self, key: &str) -> Arc<Mutex<()>> {
+        let mut locks = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(lock) = locks.get(key).and_then(Weak::upgrade) {
+            return lock;
+        }
+        locks.retain(|_, lock| lock.strong_count() > 0);
+        let lock = Arc::new(Mutex::new(()));
+        locks.insert(key.to_string(), Arc::downgrade(&lock));
+        lock
+    }
+}
 
 /// A call's turn: this process's lock and, while the store can be asked, the turn in the
 /// store, renewed until the call is done with it and then given up.
-pub struct Turn<'a> {
-    _local: MutexGuard<'a, ()>,
+pub struct Turn {
+    _local: OwnedMutexGuard<()>,
     shared: Option<SharedTurn>,
 }
 
@@ -62,7 +76,7 @@ struct SharedTurn {
     renew: JoinHandle<()>,
 }
 
-impl Drop for Turn<'_> {
+impl Drop for Turn {
     fn drop(&mut self) {
         let Some(shared) = self.shared.take() else {
             return;
@@ -87,25 +101,16 @@ impl Drop for Turn<'_> {
     }
 }
 
-impl Default for Turns {
-    fn default() -> Turns {
-        Turns((0..STRIPES).map(|_| Mutex::new(())).collect())
-    }
-}
-
 impl Executor {
     /// Waits for this call's turn: held while looking for its twin and starting or resuming
     /// the run (until it finishes or pauses), so an identical call sent meanwhile, to this
     /// process or another sharing the store, finds the run this one left rather than start its
     /// own. A store that cannot be asked is logged, and only this process's turn is taken.
-    pub async fn twin_turn(&self, caller: Option<&str>, code: &str) -> Turn<'_> {
-        let mut hasher = DefaultHasher::new();
-        (caller, code, &self.profile).hash(&mut hasher);
-        let stripe = (hasher.finish() % STRIPES as u64) as usize;
-        let local = self.twin_turns.0[stripe].lock().await;
+    pub async fn twin_turn(&self, caller: Option<&str>, code: &str) -> Turn {
         // Keyed by what makes calls twins; the script blanked as runs store it, and digested
         // so the store never holds it in the clear.
         let key = json_digest(&json!([self.profile, caller, self.redaction().clean(code)]));
+        let local = self.twin_turns.lock_for(&key).lock_owned().await;
         Turn {
             _local: local,
             shared: self.shared_turn(key).await,
@@ -260,6 +265,37 @@ mod tests {
         );
         let executor = Executor::new(catalog, Arc::new(settings), store.clone());
         (store, executor)
+    }
+
+    #[tokio::test]
+    async fn only_identical_calls_wait_for_each_others_turn() {
+        let dir = tempfile::tempdir().unwrap();
+        let (_store, executor) = executor_in(dir.path()).await;
+        // Turns held by a hundred distinct calls (slow ones, as if their upstream hung) keep
+        // no other call waiting; the same call as one of them waits.
+        let mut held = Vec::new();
+        for i in 0..100 {
+            let code = format!("return await slow.call({{ i: {i} }})");
+            let turn = tokio::time::timeout(
+                Duration::from_secs(30),
+                executor.twin_turn(Some("agent"), &code),
+            )
+            .await;
+            held.push(turn.unwrap_or_else(|_| panic!("call {i} waited for another call")));
+        }
+        let twin = tokio::time::timeout(
+            Duration::from_millis(200),
+            executor.twin_turn(Some("agent"), "return await slow.call({ i: 7 })"),
+        )
+        .await;
+        assert!(twin.is_err(), "an identical call takes its turn after");
+        held.clear();
+        let free = executor.twin_turn(Some("agent"), "return await slow.call({ i: 7 })");
+        drop(
+            tokio::time::timeout(Duration::from_secs(30), free)
+                .await
+                .unwrap(),
+        );
     }
 
     #[tokio::test]
