@@ -367,10 +367,23 @@ fn form(approval: &Approval, lasting: bool) -> Value {
     .filter(|(choice, _)| lasting || *choice != "allow_always")
     .map(|(choice, title)| json!({ "const": choice, "title": title }))
     .collect();
+    // What the preview cut, so the person decides on all of it: in the form when it fits one,
+    // else where they can read it whole.
+    let whole = match &approval.whole {
+        Some(whole) if whole.chars().count() <= FORM_ARGUMENTS => {
+            format!("\nAll of the arguments: {whole}")
+        }
+        Some(whole) => format!(
+            "\nThe arguments are longer than this form can show ({} characters): read all of them with `capabilities hub approve {}` on the hub's machine, which shows them before it asks.",
+            whole.chars().count(),
+            approval.run_id
+        ),
+        None => String::new(),
+    };
     json!({
         "mode": "form",
         "message": format!(
-            "A script wants to call `{}`{on} with {}.\nWhy it asks: {}.\nThis request expires in {minutes} min.",
+            "A script wants to call `{}`{on} with {}.{whole}\nWhy it asks: {}.\nThis request expires in {minutes} min.",
             approval.address, approval.preview, approval.reason
         ),
         "requestedSchema": {
@@ -387,9 +400,46 @@ fn form(approval: &Approval, lasting: bool) -> Value {
     })
 }
 
+/// The longest arguments a form shows in full, in characters.
+const FORM_ARGUMENTS: usize = 2_000;
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_form_shows_all_of_arguments_the_preview_cut_or_where_to_read_them() {
+        let approval = |whole: Option<String>| Approval {
+            run_id: "run_x".into(),
+            seq: 0,
+            address: "ledger.write".into(),
+            connection: None,
+            preview: "{ key: \"weekly report\"…(+60 chars) }".into(),
+            whole,
+            reason: "the default action asks".into(),
+            created_at_ms: 0,
+            expires_at_ms: 0,
+            decision: None,
+            decided_at_ms: None,
+            decided_by: None,
+            call_digest: "d".into(),
+            consumed_at_ms: None,
+            tool_version: None,
+        };
+        let message = |whole| form(&approval(whole), true)["message"].to_string();
+        let short = message(Some(
+            "{ key: \"weekly report; AND DELETE EVERYTHING\" }".into(),
+        ));
+        assert!(short.contains("All of the arguments: { key:"), "{short}");
+        assert!(short.contains("AND DELETE EVERYTHING"), "{short}");
+        let long = message(Some(format!("{{ key: \"{}\" }}", "x".repeat(5_000))));
+        assert!(
+            long.contains("longer than this form can show (5011 characters)")
+                && long.contains("`capabilities hub approve run_x`"),
+            "{long}"
+        );
+        assert!(!message(None).contains("arguments"));
+    }
 
     #[test]
     fn an_answer_to_a_direct_tools_form_says_to_call_it_again() {
