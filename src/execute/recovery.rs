@@ -263,6 +263,14 @@ pub fn recovery(code: ErrorCode, dispatched: &Dispatched) -> Option<Recovery> {
 /// came with: advice such as "retry later" or "run it again" would contradict it.
 pub fn apply(envelope: &mut ExecuteEnvelope, dispatched: &Dispatched) {
     if envelope.status != Status::Failed {
+        // A call the script did not await is cut off when it ends: its envelope must not read
+        // as if nothing was left undone.
+        if !dispatched.lost.is_empty() {
+            envelope.notices.push(format!(
+                "{} was still out when the script ended, so it was cut off without an answer: it may have taken effect upstream anyway. Await every call before returning.",
+                named(&dispatched.lost)
+            ));
+        }
         return;
     }
     let Some(error) = envelope.error.as_mut() else {

@@ -622,6 +622,33 @@ fn a_resumed_script_that_makes_its_calls_in_another_order_sends_no_write_twice()
 }
 
 #[test]
+fn a_write_the_script_did_not_await_is_named_in_its_completed_envelope() {
+    let home = Home::new();
+    let ledger = ledger_config(
+        &home,
+        "[[policy.rules]]\nmatch = \"ledger.slowWrite\"\naction = \"allow\"\n",
+    );
+    let (done, envelope) = exec_json(
+        &home,
+        &["exec", "-", "--json"],
+        r#"
+        ledger.slowWrite({ key: "FF", seconds: 5 });
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+        return "all good";
+    "#,
+    );
+    assert_eq!(done.code, 0, "{envelope}");
+    assert_eq!(envelope["status"], "completed", "{envelope}");
+    let notices = envelope["notices"].to_string();
+    assert!(
+        notices.contains("`ledger.slowWrite` was still out when the script ended")
+            && notices.contains("may have taken effect"),
+        "{envelope}"
+    );
+    wait_for_line(&ledger, "write FF");
+}
+
+#[test]
 fn a_denied_call_stays_denied_after_the_policy_allows_its_tool() {
     let home = Home::new();
     let ledger = ledger_config(&home, "");
