@@ -124,6 +124,7 @@ const StringPrototypePadStart = uncurryThis(String.prototype.padStart);
 const StringPrototypeSlice = uncurryThis(String.prototype.slice);
 const StringPrototypeToLowerCase = uncurryThis(String.prototype.toLowerCase);
 const StringPrototypeTrim = uncurryThis(String.prototype.trim);
+const StringPrototypeToWellFormed = uncurryThis(String.prototype.toWellFormed);
 const SymbolPrototypeToString = uncurryThis(Symbol.prototype.toString);
 const TypedArrayPrototypeGetBuffer = uncurryGetter(TypedArrayPrototype, "buffer");
 const TypedArrayPrototypeGetByteLength = uncurryGetter(TypedArrayPrototype, "byteLength");

@@ -74,7 +74,9 @@ function installConsole(g, host) {
         if (i > 0) line += " ";
         line += formatValue(args[i]);
       }
-      full = !log(level, line);
+      // A lone surrogate is no text the host can take; it prints as U+FFFD rather than
+      // making the log line throw.
+      full = !log(level, StringPrototypeToWellFormed(line));
     };
   const console = {
     log: emit("log"),

@@ -525,6 +525,28 @@ async fn logs_stay_within_their_budget() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lone_surrogate_logs_instead_of_throwing() {
+    let envelope = exec(r#"console.log("a\ud800b"); return "went on";"#).await;
+    assert_result(&envelope, json!("went on"));
+    assert_eq!(envelope.logs, vec!["a\u{fffd}b".to_string()]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_endless_getter_the_host_reads_is_still_a_timeout() {
+    // The host reads an unhandled rejection's `name` to describe it; the getter never ends.
+    let envelope = exec(
+        r#"
+        const e = new Error("boom");
+        Object.defineProperty(e, "name", { get() { for (;;) {} } });
+        Promise.reject(e);
+        return 1;
+    "#,
+    )
+    .await;
+    assert_code(&envelope, ErrorCode::Timeout);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn arguments_the_host_holds_count_against_the_runs_memory() {
     // A structure the heap shares (x = [x, x], nineteen times) is a few kilobytes there and
     // megabytes of JSON for the host to parse and keep: refused before it is parsed, and the

@@ -75,6 +75,13 @@ pub(super) fn envelope(
     }
     out.status = Status::Failed;
     out.error = match outcome {
+        // Past the deadline, the time limit is why the run ended, whatever else it says: a
+        // getter the host read (a rejection's `name`) may have swallowed the interrupt.
+        Outcome::Returned(_) | Outcome::Oversized(_)
+            if timed_out && state.unhandled_rejections > 0 =>
+        {
+            fail(ErrorCode::Timeout, timeout_message())
+        }
         Outcome::Returned(_) | Outcome::Oversized(_) if state.unhandled_rejections > 0 => {
             let reason = state.last_rejection.clone().unwrap_or_default();
             Some(EnvelopeError {
