@@ -21,6 +21,7 @@ mod connections;
 mod message;
 mod origin;
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -65,8 +66,15 @@ struct Door {
     profile: Option<String>,
     origins: Origins,
     service: Mcp,
+    sessions: Arc<LocalSessionManager>,
+    /// The token each session was opened with: a session id another token holder learns (a
+    /// log, a proxy) does not let them send in it or end it.
+    session_owners: std::sync::Mutex<HashMap<String, String>>,
     body_timeout: Duration,
 }
+
+/// How many sessions' owners are kept before those of ended sessions are let go.
+const OWNERS_KEPT: usize = 256;
 
 /// Where and for whom the hub listens.
 pub struct HttpOptions {
@@ -90,16 +98,15 @@ pub async fn serve_http(hub: Hub, store: Store, options: HttpOptions) -> anyhow:
     let config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(hosts)
         .with_max_request_body_bytes(MAX_BODY_BYTES);
-    let service = StreamableHttpService::new(
-        move || Ok(hub.clone()),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
+    let sessions = Arc::new(LocalSessionManager::default());
+    let service = StreamableHttpService::new(move || Ok(hub.clone()), sessions.clone(), config);
     let door = Arc::new(Door {
         store,
         profile: options.profile,
         origins: Origins::new(options.allowed_origins),
         service,
+        sessions,
+        session_owners: std::sync::Mutex::default(),
         body_timeout: options.body_timeout,
     });
     let limits = options.limits;
@@ -157,13 +164,24 @@ impl Door {
 
     /// Lets a request through only with an active bearer token for this hub's profile.
     async fn authorized(&self, mut request: Request<Body>) -> Response<Body> {
-        match self.token(request.headers()).await {
+        let owner = match self.token(request.headers()).await {
             Ok(token) => {
+                let owner = format!("{}@{}", token.name, token.created_at_ms);
                 request.extensions_mut().insert(token);
+                owner
             }
             Err(refusal) => return *refusal,
+        };
+        let session = session_id(request.headers());
+        if let Some(session) = &session
+            && self.owner_of(session).is_some_and(|opener| opener != owner)
+        {
+            // Answered as an unknown session: whose sessions exist is not for other tokens to
+            // learn.
+            tracing::info!("refused a request in a session another token opened");
+            return session_unavailable();
         }
-        let had_session = request.headers().contains_key("mcp-session-id");
+        let had_session = session.is_some();
         let is_delete = request.method() == Method::DELETE;
         let response = if request.method() == Method::POST {
             self.post(request).await
@@ -173,6 +191,9 @@ impl Door {
         if had_session && is_session_not_found(&response) {
             return session_unavailable();
         }
+        if !had_session && let Some(opened) = session_id(response.headers()) {
+            self.opened(opened, owner).await;
+        }
         // rmcp answers an ended session 202; clients (the Python SDK among them) expect the
         // 200 or 204 of a completed DELETE and warn on anything else.
         if is_delete && response.status() == StatusCode::ACCEPTED {
@@ -181,6 +202,39 @@ impl Door {
             return ended;
         }
         response
+    }
+
+    fn owner_of(&self, session: &str) -> Option<String> {
+        self.session_owners
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(session)
+            .cloned()
+    }
+
+    /// Records that `owner` opened `session`, letting go of the owners of ended sessions once
+    /// there are many.
+    async fn opened(&self, session: String, owner: String) {
+        let full = self
+            .session_owners
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .len()
+            >= OWNERS_KEPT;
+        let live: Option<Vec<String>> = if full {
+            let sessions = self.sessions.sessions.read().await;
+            Some(sessions.keys().map(|id| id.to_string()).collect())
+        } else {
+            None
+        };
+        let mut owners = self
+            .session_owners
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if let Some(live) = live {
+            owners.retain(|id, _| live.contains(id));
+        }
+        owners.insert(session, owner);
     }
 
     /// The token of the request, or the refusal to send.
@@ -380,6 +434,14 @@ fn unauthorized(message: &str) -> Response<Body> {
         .headers_mut()
         .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
     response
+}
+
+/// The `Mcp-Session-Id` of a request or response.
+fn session_id(headers: &http::HeaderMap) -> Option<String> {
+    headers
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
 }
 
 /// 404 with the spec's recovery contract. It names neither the session id nor the token.

@@ -466,6 +466,40 @@ fn revocation_ends_a_session_at_its_next_request() {
 }
 
 #[test]
+fn a_session_serves_only_the_token_that_opened_it() {
+    let home = Home::new();
+    config(&home);
+    let alice = format!("Bearer {}", create_token(&home, &["alice"]));
+    let bob = format!("Bearer {}", create_token(&home, &["bob"]));
+    let hub = HttpHub::start(&home, &[]);
+    let started = post(&hub, &[("Authorization", &alice)], &initialize());
+    assert_eq!(started.status, 200, "{}", started.head);
+    let session = header(&started, "mcp-session-id").expect("a session id");
+    let in_session = |bearer: &str| {
+        let headers = [
+            ("Authorization", bearer),
+            ("Mcp-Session-Id", session),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ];
+        post(
+            &hub,
+            &headers,
+            &json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
+        )
+    };
+    // Another token holder who learned the id is answered as for an unknown session.
+    let refused = in_session(&bob);
+    assert_eq!(refused.status, 404, "{}{}", refused.head, refused.body);
+    assert!(
+        refused.body.contains("MCP_SESSION_UNAVAILABLE"),
+        "{}",
+        refused.body
+    );
+    let served = in_session(&alice);
+    assert_eq!(served.status, 202, "{}{}", served.head, served.body);
+}
+
+#[test]
 fn an_unknown_session_gets_the_recovery_contract() {
     let home = Home::new();
     config(&home);
