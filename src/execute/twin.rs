@@ -24,7 +24,7 @@ use tokio::task::JoinHandle;
 
 use super::Executor;
 use crate::model::tool::json_digest;
-use crate::runs::{APPROVAL_TTL, RENEW_EVERY, Store, now_ms};
+use crate::runs::{APPROVAL_TTL, RENEW_EVERY, Store, TokenRecord, now_ms};
 
 /// How many of the latest runs are looked through first: a person decides within the
 /// approval's 30 minutes, and a waiting run is among the latest far more often than not. When
@@ -154,9 +154,15 @@ impl Executor {
 
     /// The recent run of this profile and `caller` whose script is `code` and that the call
     /// goes on with (see the module): the latest one whose waiting call a person decided, else
-    /// the latest. A store that cannot say is logged and counts as none: the call then asks
-    /// again.
-    pub async fn paused_twin(&self, code: &str, caller: Option<&str>) -> Option<String> {
+    /// the latest. Only a run `token` may go on with counts: one a revoked token of the same
+    /// name left is not this token's. A store that cannot say is logged and counts as none:
+    /// the call then asks again.
+    pub async fn paused_twin(
+        &self,
+        code: &str,
+        caller: Option<&str>,
+        token: Option<&TokenRecord>,
+    ) -> Option<String> {
         // Runs are stored with secrets blanked, so the script is compared the same way.
         let code = self.redaction().clean(code);
         let since = now_ms().saturating_sub(APPROVAL_TTL.as_millis() as u64);
@@ -184,6 +190,7 @@ impl Executor {
                 || summary.profile != self.profile
                 || summary.client.as_deref() != caller
                 || summary.created_at_ms < since
+                || !super::caller::may_go_on(caller, summary.created_at_ms, token)
             {
                 continue;
             }
@@ -232,12 +239,17 @@ mod tests {
 
     const CODE: &str = "return await ledger.write({\"key\":\"once\"})";
 
-    /// A run of `CODE` from `caller`, paused on its one call.
+    /// A run of `CODE` from `agent`, paused on its one call.
     async fn waiting(store: &Store, run_id: &str) {
+        waiting_from(store, run_id, "agent").await;
+    }
+
+    /// A run of `CODE` from `client`, paused on its one call.
+    async fn waiting_from(store: &Store, run_id: &str, client: &str) {
         let run = NewRun {
             run_id: run_id.into(),
             code: CODE.into(),
-            client: Some("agent".into()),
+            client: Some(client.into()),
             ..NewRun::default()
         };
         let owner = store.runs().begin(run).await.unwrap();
@@ -265,6 +277,41 @@ mod tests {
         );
         let executor = Executor::new(catalog, Arc::new(settings), store.clone());
         (store, executor)
+    }
+
+    #[tokio::test]
+    async fn a_run_a_revoked_token_left_is_not_gone_on_with_by_a_new_token_of_its_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, executor) = executor_in(dir.path()).await;
+        let client = "agent · token carol";
+        waiting_from(&store, "run_old", client).await;
+        let started = store.runs().get("run_old").await.unwrap().unwrap();
+        let old = TokenRecord {
+            name: "carol".into(),
+            profile: None,
+            allow: Vec::new(),
+            created_at_ms: started.created_at_ms,
+            expires_at_ms: None,
+            revoked_at_ms: None,
+        };
+        let successor = TokenRecord {
+            created_at_ms: started.created_at_ms + 1,
+            ..old.clone()
+        };
+        assert_eq!(
+            executor
+                .paused_twin(CODE, Some(client), Some(&old))
+                .await
+                .as_deref(),
+            Some("run_old")
+        );
+        assert_eq!(
+            executor
+                .paused_twin(CODE, Some(client), Some(&successor))
+                .await,
+            None,
+            "the new token's call starts its own run"
+        );
     }
 
     #[tokio::test]
@@ -306,7 +353,10 @@ mod tests {
         waiting(&store, "run_older").await;
         waiting(&store, "run_newer").await;
         assert_eq!(
-            executor.paused_twin(CODE, Some("agent")).await.as_deref(),
+            executor
+                .paused_twin(CODE, Some("agent"), None)
+                .await
+                .as_deref(),
             Some("run_newer"),
             "undecided alike: the latest"
         );
@@ -326,11 +376,14 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(
-            executor.paused_twin(CODE, Some("agent")).await.as_deref(),
+            executor
+                .paused_twin(CODE, Some("agent"), None)
+                .await
+                .as_deref(),
             Some("run_older"),
             "the approval is reached"
         );
-        assert_eq!(executor.paused_twin(CODE, Some("other")).await, None);
+        assert_eq!(executor.paused_twin(CODE, Some("other"), None).await, None);
     }
 
     #[tokio::test]
@@ -353,7 +406,10 @@ mod tests {
                 .unwrap();
         }
         assert_eq!(
-            executor.paused_twin(CODE, Some("agent")).await.as_deref(),
+            executor
+                .paused_twin(CODE, Some("agent"), None)
+                .await
+                .as_deref(),
             Some("run_waiting")
         );
     }

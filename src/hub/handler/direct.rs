@@ -99,7 +99,11 @@ impl Hub {
         }
         let cancel = CancelToken::new();
         let turn = self.executor.twin_turn(caller.as_deref(), &code).await;
-        let envelope = match self.executor.paused_twin(&code, caller.as_deref()).await {
+        let envelope = match self
+            .executor
+            .paused_twin(&code, caller.as_deref(), token.as_ref())
+            .await
+        {
             Some(run_id) => {
                 let resumed = Box::pin(self.executor.resume(
                     &run_id,
