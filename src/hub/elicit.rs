@@ -410,21 +410,9 @@ mod tests {
     #[test]
     fn the_form_shows_all_of_arguments_the_preview_cut_or_where_to_read_them() {
         let approval = |whole: Option<String>| Approval {
-            run_id: "run_x".into(),
-            seq: 0,
-            address: "ledger.write".into(),
-            connection: None,
             preview: "{ key: \"weekly report\"…(+60 chars) }".into(),
             whole,
-            reason: "the default action asks".into(),
-            created_at_ms: 0,
-            expires_at_ms: 0,
-            decision: None,
-            decided_at_ms: None,
-            decided_by: None,
-            call_digest: "d".into(),
-            consumed_at_ms: None,
-            tool_version: None,
+            ..crate::tui::fixtures::approval("run_x", 0, "ledger.write", 0)
         };
         let message = |whole| form(&approval(whole), true)["message"].to_string();
         let short = message(Some(

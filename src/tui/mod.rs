@@ -11,7 +11,7 @@ mod app;
 mod detail;
 mod filter;
 #[cfg(test)]
-mod fixtures;
+pub(crate) mod fixtures;
 mod format;
 mod keys;
 mod load;
