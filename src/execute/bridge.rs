@@ -287,7 +287,7 @@ impl Inner {
             address: address.to_string(),
             connection: connection.map(str::to_string),
             preview: preview.clone(),
-            whole: whole(&call.arguments),
+            whole: whole(&call.arguments, &preview),
             reason: reason.to_string(),
             call_digest: call_digest.to_string(),
             tool_version,

@@ -102,12 +102,12 @@ pub fn preview(arguments: &Value) -> String {
 }
 
 /// All of the arguments, written as the preview writes them (credentials hidden, nothing in
-/// them able to change how it reads), when the preview had to leave some out; `None` when the
-/// preview already shows everything.
-pub fn whole(arguments: &Value) -> Option<String> {
+/// them able to change how it reads), when `preview` (theirs) had to leave some out; `None`
+/// when it already shows everything.
+pub fn whole(arguments: &Value, preview: &str) -> Option<String> {
     let mut out = String::new();
     write(arguments, &mut out, 0, WHOLE);
-    if out == preview(arguments) {
+    if out == preview {
         return None;
     }
     let length = out.chars().count();
@@ -214,6 +214,7 @@ mod tests {
 
     #[test]
     fn the_whole_call_is_kept_only_when_the_preview_cut_it() {
+        let whole = |arguments: &Value| super::whole(arguments, &preview(arguments));
         let short = json!({ "title": "Bug", "token": "sk-1" });
         assert_eq!(whole(&short), None);
         let hidden = format!("{}; and then rm -rf /", "a".repeat(100));

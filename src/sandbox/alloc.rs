@@ -41,11 +41,6 @@ impl Budget {
         })
     }
 
-    /// The most, in bytes.
-    pub fn most(&self) -> usize {
-        self.most
-    }
-
     fn add(&self, bytes: usize) {
         self.used.fetch_add(bytes, Ordering::Relaxed);
     }
@@ -87,6 +82,11 @@ impl MemoryMeter {
             refused_for_all: AtomicBool::new(false),
             headroom: AtomicBool::new(false),
         })
+    }
+
+    /// The most all runs sharing this meter's budget may use, in bytes.
+    pub fn budget_of_all_runs(&self) -> usize {
+        self.budget.most
     }
 
     /// True when the refusal was for the budget of all runs together.

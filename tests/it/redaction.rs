@@ -416,6 +416,18 @@ fn a_value_from_the_environment_is_blanked_like_a_stored_secret() {
 /// another server come by it anyway (here: from a file, as a token left on disk), it is blanked
 /// from that server's listing (search, describe, the cache on disk), its stderr when it fails to
 /// start, and every log line.
+/// Panics if a file of `home` other than the echo servers' `token-on-disk` holds a needle.
+fn assert_no_file_holds(home: &Home, needles: &[(String, String)]) {
+    for file in files(home.path()) {
+        if file.ends_with("token-on-disk") {
+            continue;
+        }
+        let bytes = std::fs::read(&file).expect("read a file of the home");
+        let found = check(&file.display().to_string(), &bytes, needles);
+        assert!(found.is_ok(), "{found:?}");
+    }
+}
+
 /// A config of echo servers: `owner` sends `secret` (its `env` entry says how), `reader` and
 /// `crashy` (which fails at start) read it from a file beside the config (`token-on-disk`) and
 /// echo it everywhere they can, and `more` are further sources (name, mode, env).
@@ -529,14 +541,7 @@ return { owner: await has("OWNER_TOKEN"), passphrase: await has("CAPABILITIES_PA
         );
         assert!(found.is_ok(), "{found:?}");
     }
-    for file in files(home.path()) {
-        if file.ends_with("token-on-disk") {
-            continue;
-        }
-        let bytes = std::fs::read(&file).expect("read a file of the home");
-        let found = check(&file.display().to_string(), &bytes, &needles);
-        assert!(found.is_ok(), "{found:?}");
-    }
+    assert_no_file_holds(&home, &needles);
 }
 
 /// A stdio source that prints its token after a long run of text, on stdout (where only
@@ -704,12 +709,5 @@ fn a_stored_secret_of_one_source_is_blanked_from_every_other_source() {
     let found = check("the hub's search", text.as_bytes(), &needles);
     assert!(found.is_ok(), "{found:?}");
 
-    for file in files(home.path()) {
-        if file.ends_with("token-on-disk") {
-            continue;
-        }
-        let bytes = std::fs::read(&file).expect("read a file of the home");
-        let found = check(&file.display().to_string(), &bytes, &needles);
-        assert!(found.is_ok(), "{found:?}");
-    }
+    assert_no_file_holds(&home, &needles);
 }

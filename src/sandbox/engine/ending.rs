@@ -181,7 +181,7 @@ pub(super) fn memory_message(request: &RunRequest, meter: &MemoryMeter, message:
     if meter.hit_budget_of_all_runs() {
         return format!(
             "the script ran out of memory: the hub's memory for scripts ({} MiB for all runs at once) is in use by other runs; run it again once they are done",
-            super::super::alloc::Budget::of_all_runs().most() >> 20
+            meter.budget_of_all_runs() >> 20
         );
     }
     let limit = request.limits.memory_bytes >> 20;
