@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::{RawQuery, State};
+use axum::http::StatusCode;
 use axum::response::Html;
 use axum::routing::get;
 use rmcp::transport::auth::{
@@ -205,11 +206,25 @@ async fn start(
             source_name: source.to_string(),
             reason: explain(&e),
         })?;
+    let url = session.get_authorization_url().to_string();
+    // Only the redirect carrying this sign-in's `state` reaches the exchange: any web page the
+    // person visits can send a request to a port on 127.0.0.1, and one that could end the
+    // sign-in (an `error`, a made-up code) would be a way to stop it from the outside.
+    let Some(state) = url::Url::parse(&url).ok().and_then(|page| {
+        page.query_pairs()
+            .find(|(key, _)| key == "state")
+            .map(|(_, value)| value.into_owned())
+    }) else {
+        return Err(SignInError::Failed {
+            source_name: source.to_string(),
+            reason: "the authorization page carries no `state` to match the redirect with".into(),
+        });
+    };
     let (sender, callbacks) = mpsc::channel(4);
     let (stop, stopped) = oneshot::channel();
     let app = Router::new()
         .route("/callback", get(callback))
-        .with_state(sender);
+        .with_state(Redirects { sender, state });
     tokio::spawn(async move {
         let serve = axum::serve(listener, app).with_graceful_shutdown(async move {
             let _ = stopped.await;
@@ -220,7 +235,7 @@ async fn start(
     });
     Ok(SignIn {
         source: source.to_string(),
-        url: session.get_authorization_url().to_string(),
+        url,
         session,
         callbacks,
         stop: Some(stop),
@@ -282,10 +297,17 @@ impl SignIn {
     }
 }
 
+/// Where the listener hands the redirect on, and the `state` a redirect must carry to be it.
+#[derive(Clone)]
+struct Redirects {
+    sender: mpsc::Sender<Callback>,
+    state: String,
+}
+
 async fn callback(
-    State(sender): State<mpsc::Sender<Callback>>,
+    State(redirects): State<Redirects>,
     RawQuery(query): RawQuery,
-) -> Html<&'static str> {
+) -> (StatusCode, Html<&'static str>) {
     let mut callback = Callback::default();
     for (key, value) in url::form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
         let value = Some(value.into_owned());
@@ -298,14 +320,23 @@ async fn callback(
             _ => {}
         }
     }
+    if callback.state.as_deref() != Some(redirects.state.as_str()) {
+        return (
+            StatusCode::BAD_REQUEST,
+            Html(
+                "<!doctype html><title>capabilities</title><p>This address waits for the sign-in capabilities started, and this request did not come from it, so it was ignored. Finish the sign-in on the page the terminal printed.</p>",
+            ),
+        );
+    }
     let refused = callback.error.is_some();
     // A full channel means earlier redirects are still unread: this one adds nothing.
-    let _ = sender.try_send(callback);
-    Html(if refused {
+    let _ = redirects.sender.try_send(callback);
+    let page = if refused {
         "<!doctype html><title>capabilities</title><p>Sign-in was not completed. You can close this tab; the terminal says what happened.</p>"
     } else {
         "<!doctype html><title>capabilities</title><p>Signed in. You can close this tab.</p>"
-    })
+    };
+    (StatusCode::OK, Html(page))
 }
 
 /// The server's `WWW-Authenticate` challenge to an unauthenticated MCP request.

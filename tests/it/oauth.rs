@@ -141,6 +141,16 @@ async fn sign_in(home: &Home, env: &[(&str, &str)]) -> Run {
 
 /// [`sign_in`] to `source`.
 async fn sign_in_to(home: &Home, source: &str, env: &[(&str, &str)]) -> Run {
+    sign_in_after(home, source, env, |_| {}).await
+}
+
+/// [`sign_in_to`], with `before` given the sign-in page before the browser opens it.
+async fn sign_in_after(
+    home: &Home,
+    source: &str,
+    env: &[(&str, &str)],
+    before: impl FnOnce(&str),
+) -> Run {
     let mut command = home.command(&["source", "login", source, "--no-browser"]);
     command
         .envs(env.iter().copied())
@@ -165,6 +175,7 @@ async fn sign_in_to(home: &Home, source: &str, env: &[(&str, &str)]) -> Run {
             break format!("http{page}");
         }
     };
+    before(&page);
     with_browser(|browser| async move {
         browser.goto(&page).await.expect("the sign-in page opens");
         browser
@@ -451,6 +462,71 @@ async fn a_run_waits_for_sign_in_and_resumes_once_signed_in() {
         "{}",
         twice.stdout
     );
+}
+
+/// The status line and body `GET url` (plain HTTP) answers.
+fn http_get(url: &str) -> (String, String) {
+    let url = url::Url::parse(url).expect("a URL");
+    let port = url.port().expect("a port");
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("it listens");
+    let target = match url.query() {
+        Some(query) => format!("{}?{query}", url.path()),
+        None => url.path().to_string(),
+    };
+    write!(
+        stream,
+        "GET {target} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n\r\n"
+    )
+    .expect("send");
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).expect("read");
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+    let status = head.lines().next().unwrap_or_default().to_string();
+    (status, body.to_string())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn requests_that_are_not_the_redirect_cannot_end_a_sign_in() {
+    let peer = OAuthPeer::start(3600);
+    let home = home_for(&peer, "file");
+    let login = sign_in_after(&home, "peer", &[], |page| {
+        let page = url::Url::parse(page).expect("the sign-in page is a URL");
+        let redirect = page
+            .query_pairs()
+            .find(|(key, _)| key == "redirect_uri")
+            .map(|(_, value)| value.into_owned())
+            .expect("the page names its redirect");
+        // What a web page open in the person's browser could send to a port on 127.0.0.1: a
+        // refusal, a made-up code, a code with a guessed state, nothing at all.
+        for forged in [
+            format!("{redirect}?error=access_denied"),
+            format!("{redirect}?code=forged"),
+            format!("{redirect}?code=forged&state=guessed"),
+            format!("{redirect}?error=access_denied&state=guessed"),
+            redirect.clone(),
+        ] {
+            let (status, body) = http_get(&forged);
+            assert!(status.contains(" 400 "), "{forged}: {status}\n{body}");
+            assert!(body.contains("was ignored"), "{forged}: {body}");
+        }
+    })
+    .await;
+    assert_eq!(
+        login.code, 0,
+        "the real redirect still signs in\n{}\n{}",
+        login.stdout, login.stderr
+    );
+    assert!(
+        login.stdout.contains("Signed in to `peer`"),
+        "{}",
+        login.stdout
+    );
+    assert_eq!(
+        peer.log()["token_requests"][0]["grant"],
+        "authorization_code"
+    );
+    let run = exec(&home, &["exec", "-", "--json"], SCRIPT);
+    completed(&run);
 }
 
 #[tokio::test(flavor = "multi_thread")]
