@@ -12,6 +12,7 @@ use std::time::Duration;
 use sha2::{Digest, Sha256};
 
 use crate::common::{free_port, listening_within, python_peer, repo};
+use crate::exec::OnTerminal;
 use crate::support::{Home, Run};
 
 const PASSPHRASE: &str = "correct horse battery staple";
@@ -234,6 +235,41 @@ fn file_store_without_a_passphrase_says_how_to_give_one() {
             && run.stderr.contains("CAPABILITIES_PASSPHRASE"),
         "{}",
         run.stderr
+    );
+}
+
+#[test]
+fn ctrl_c_at_the_passphrase_prompt_stops_at_once_and_gives_the_echo_back() {
+    let home = Home::new();
+    home.write_config(
+        "[credentials]\nstore = \"file\"\n\n[sources.api]\ncommand = \"sleep\"\nargs = [\"600\"]\nenv = { TOKEN = \"${secret:api_token}\" }\n",
+    );
+    run_with(
+        &home,
+        &["credential", "set", "api_token"],
+        "a value",
+        &with_passphrase(PASSPHRASE),
+    )
+    .ok();
+    let script = home.path().join("call.js");
+    std::fs::write(&script, "return await api.anything({})").expect("write the script");
+    // The shell survives the Ctrl-C (`trap`) to say how the command ended and how it left
+    // the terminal.
+    let mut asked = OnTerminal::start_in(&home, &["exec", &script.display().to_string()], |exec| {
+        format!("trap : INT; {exec}; echo \"exited $?\"; stty -a")
+    });
+    asked.wait_for("Passphrase of ");
+    asked.type_keys("\u{3}");
+    let (_, shown) = asked.finish();
+    assert!(shown.contains("exited 130"), "{shown}");
+    let settings: Vec<&str> = shown
+        .lines()
+        .skip_while(|line| !line.starts_with("exited"))
+        .flat_map(str::split_whitespace)
+        .collect();
+    assert!(
+        settings.contains(&"echo") && !settings.contains(&"-echo"),
+        "the terminal echoes again:\n{shown}"
     );
 }
 

@@ -423,12 +423,22 @@ pub(crate) struct OnTerminal {
 
 impl OnTerminal {
     pub(crate) fn start(home: &Home, args: &[&str]) -> OnTerminal {
+        OnTerminal::start_in(home, args, str::to_string)
+    }
+
+    /// [`OnTerminal::start`] with the command placed in the shell line `line` makes of it.
+    pub(crate) fn start_in(
+        home: &Home,
+        args: &[&str],
+        line: impl FnOnce(&str) -> String,
+    ) -> OnTerminal {
         let inner = home.command(args);
-        let line = std::iter::once(inner.get_program())
+        let command_line = std::iter::once(inner.get_program())
             .chain(inner.get_args())
             .map(|word| format!("'{}'", word.to_string_lossy()))
             .collect::<Vec<_>>()
             .join(" ");
+        let line = line(&command_line);
         let mut command = std::process::Command::new("script");
         command.args(["-qec", &line, "/dev/null"]);
         for (name, value) in inner.get_envs() {
