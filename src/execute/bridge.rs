@@ -454,9 +454,6 @@ impl Inner {
                 return failed(failure);
             }
             Action::Ask => match verdict {
-                // A read an interrupted attempt sent on this decision goes again; the decision
-                // was used when it first went.
-                Verdict::Decided(_) if self.replay.resends(call.seq) => {}
                 Verdict::Decided(choice) => approved = Some(choice),
                 Verdict::NotAsked
                     if self

@@ -429,9 +429,10 @@ impl Executor {
             return self.current(run_id).await;
         };
         let replay = Arc::new(Replay::load(&self.store, run_id).await?);
-        // A write an interrupted attempt sent without an answer may have acted: the run stops
-        // here rather than run its script again, whatever it would reach.
-        if let Some(stop) = replay.unanswered_write() {
+        // A call an interrupted attempt sent without an answer that must not go twice (a write
+        // that may have acted, a call a person allowed once): the run stops here rather than
+        // run its script again, whatever it would reach.
+        if let Some(stop) = replay.unanswered_unrepeatable() {
             let mut envelope = ExecuteEnvelope::rejected(
                 run_id,
                 EnvelopeError::new(stop.code(), stop.message()),

@@ -35,8 +35,14 @@ pub struct Replay {
 pub enum Stop {
     /// A call differs from the journal at the same step.
     Diverged(String),
-    /// A call that may write was sent by an earlier attempt that stopped before its answer.
-    Interrupted { seq: u64, address: String },
+    /// A call that may write, or that a person allowed to go once, was sent by an earlier
+    /// attempt that stopped before its answer.
+    Interrupted {
+        seq: u64,
+        address: String,
+        /// Sent on a person's decision on this very call (else: not marked read-only).
+        decided: bool,
+    },
 }
 
 impl Stop {
@@ -50,8 +56,19 @@ impl Stop {
     pub fn message(&self) -> String {
         match self {
             Stop::Diverged(what) => what.clone(),
-            Stop::Interrupted { seq, address } => format!(
+            Stop::Interrupted {
+                seq,
+                address,
+                decided: false,
+            } => format!(
                 "the run was interrupted while call {seq} to `{address}` was in flight, and no answer was recorded: it may have taken effect, so it was not sent again"
+            ),
+            Stop::Interrupted {
+                seq,
+                address,
+                decided: true,
+            } => format!(
+                "the run was interrupted while call {seq} to `{address}` was in flight, and no answer was recorded: the person's approval was for one send, and it went, so it was not sent again"
             ),
         }
     }
@@ -108,9 +125,10 @@ impl Replay {
     }
 
     /// The journaled answer to call `seq`, if an earlier attempt got one; `None` when the call
-    /// is to be sent (it never was, or it is a read whose answer was lost). A call that
-    /// differs from the journal marks the run diverged, and a write sent without an answer
-    /// marks it interrupted; either way it is refused.
+    /// is to be sent (it never was, or it is a read whose answer was lost and that no person
+    /// decided on). A call that differs from the journal marks the run diverged, and a call
+    /// sent without an answer that must not go twice marks it interrupted; either way it is
+    /// refused.
     pub fn answer(&self, seq: u64, address: &str, call_digest: &str) -> Option<CallOutcome> {
         if let Some(halted) = self.halted() {
             return Some(halted);
@@ -134,14 +152,11 @@ impl Replay {
             .unwrap_or_else(|p| p.into_inner())
             .insert(seq);
         if entry.state == CallState::Dispatched {
-            // A read may go again; a write may have acted, and must not act twice.
-            if !entry.mutating {
-                return None;
-            }
-            return Some(self.stop_with(Stop::Interrupted {
-                seq,
-                address: address.to_string(),
-            }));
+            return match self.unrepeatable(entry) {
+                Some(stop) => Some(self.stop_with(stop)),
+                // A read nobody decided on may go again.
+                None => None,
+            };
         }
         let result = match entry.result.get("error") {
             Some(error) if !entry.ok && entry.result.get("content").is_none() => {
@@ -228,25 +243,29 @@ impl Replay {
         }
     }
 
-    /// True when call `seq` is a read an interrupted attempt sent without an answer, which goes
-    /// again (after [`answer`](Self::answer) said so).
-    pub fn resends(&self, seq: u64) -> bool {
-        self.journal
-            .get(&seq)
-            .is_some_and(|e| e.state == CallState::Dispatched && !e.mutating)
-    }
-
-    /// The first write an interrupted attempt sent without an answer, if there is one. Such a
-    /// run is not run again at all: whether the script would even reach that call again is
-    /// not known, and the write may have acted.
-    pub fn unanswered_write(&self) -> Option<Stop> {
+    /// The first call an interrupted attempt sent without an answer that must not go twice,
+    /// if there is one. Such a run is not run again at all: whether the script would even
+    /// reach that call again is not known, and the call may have acted.
+    pub fn unanswered_unrepeatable(&self) -> Option<Stop> {
         self.journal
             .values()
-            .find(|e| e.state == CallState::Dispatched && e.mutating)
-            .map(|e| Stop::Interrupted {
-                seq: e.seq,
-                address: e.address.clone(),
-            })
+            .filter(|e| e.state == CallState::Dispatched)
+            .find_map(|e| self.unrepeatable(e))
+    }
+
+    /// Why the unanswered call `entry` must not be sent again: a write may have acted, and a
+    /// person's approval of a call is for one send, whatever the upstream says the tool does
+    /// (they chose to be asked even about a read: a costly, rate-limited or sensitive one).
+    fn unrepeatable(&self, entry: &JournalEntry) -> Option<Stop> {
+        let decided = self
+            .approvals
+            .get(&entry.seq)
+            .is_some_and(|a| a.decision.is_some());
+        (entry.mutating || decided).then(|| Stop::Interrupted {
+            seq: entry.seq,
+            address: entry.address.clone(),
+            decided: decided && !entry.mutating,
+        })
     }
 
     /// The calls earlier attempts of the run journaled, in call order.

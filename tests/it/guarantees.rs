@@ -465,7 +465,7 @@ fn a_write_left_in_flight_ends_the_run_even_where_the_script_would_not_reach_it_
 }
 
 #[test]
-fn an_approved_read_left_in_flight_is_sent_again_on_its_own_decision() {
+fn an_approved_read_left_in_flight_is_not_sent_again_on_its_used_decision() {
     let home = Home::new();
     let ledger = ledger_config(&home, "[policy]\nread_only = \"ask\"\n");
     let code = r#"return await ledger.slowRead({ seconds: 3 });"#;
@@ -476,14 +476,19 @@ fn an_approved_read_left_in_flight_is_sent_again_on_its_own_decision() {
     // The approved read reaches the upstream; its process dies before the answer.
     kill_hub_once_ledger_has(&home, &ledger, json!({ "resume": run_id }), "read");
 
-    let (done, envelope) = exec_json(&home, &["exec", "--resume", &run_id, "--json"], "");
-    assert_eq!(done.code, 0, "{envelope}\n{}", done.stderr);
-    assert_eq!(envelope["result"]["result"], "read", "{envelope}");
-    assert_eq!(
-        ledger_lines(&ledger),
-        ["read", "read"],
-        "a read may go twice"
-    );
+    // The person allowed one send, and it went: a resume (or several) sends nothing more.
+    for _ in 0..2 {
+        let (done, envelope) = exec_json(&home, &["exec", "--resume", &run_id, "--json"], "");
+        assert_eq!(done.code, 1, "{envelope}\n{}", done.stderr);
+        assert_eq!(envelope["error"]["code"], "interrupted", "{envelope}");
+        assert_eq!(
+            envelope["error"]["recovery"]["execute_request"], "do_not_replay",
+            "{envelope}"
+        );
+        let message = envelope["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("approval was for one send"), "{envelope}");
+    }
+    assert_eq!(ledger_lines(&ledger), ["read"], "one decision, one send");
 }
 
 /// The ledger with two connections, `personal` (the default) and `work`; writes say which.
