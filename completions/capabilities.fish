@@ -315,7 +315,7 @@ json\t'One JSON object per line, every one with a request_id: timestamp, level, 
 complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from approve" -l otel-endpoint -d 'Export traces (a span per hub request and per run) to this OpenTelemetry collector over OTLP/HTTP, e.g. http://localhost:4318 (also $OTEL_EXPORTER_OTLP_ENDPOINT). Needs a build with `--features otel`' -r
 complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from approve" -l for-run -d 'Also allow later calls of the same tool in this run without asking'
 complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from approve" -l always -d 'Also add a policy rule that always allows the tool (asks for confirmation on a terminal)'
-complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from approve" -s y -l yes -d 'Do not ask for confirmation on a terminal (needed for --always without one)'
+complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from approve" -s y -l yes -d 'Decide without showing the calls and asking first on a terminal (needed for --always without one)'
 complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from approve" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from approve" -s V -l version -d 'Print version'
 complete -c capabilities -n "__fish_capabilities_using_subcommand hub; and __fish_seen_subcommand_from deny" -l call -d 'Decide only this call instead of every pending one' -r

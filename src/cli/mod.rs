@@ -474,8 +474,9 @@ pub struct HubApproveArgs {
     /// Also add a policy rule that always allows the tool (asks for confirmation on a terminal).
     #[arg(long)]
     pub always: bool,
-    /// Do not ask for confirmation on a terminal (needed for --always without one).
-    #[arg(long, short = 'y', requires = "always")]
+    /// Decide without showing the calls and asking first on a terminal (needed for --always
+    /// without one).
+    #[arg(long, short = 'y')]
     pub yes: bool,
 }
 

@@ -260,6 +260,46 @@ fn a_run_the_store_cannot_record_sends_no_call() {
 }
 
 #[test]
+fn on_a_terminal_approve_asks_first_unless_told_yes() {
+    let home = Home::new();
+    let counts_file = counter_config(&home);
+    let code = r#"return await counter.publish({ key: "news" });"#;
+    let mut runs = Vec::new();
+    for _ in 0..2 {
+        let paused = envelope(&exec(&home, &["exec", "-", "--json"], code));
+        assert_eq!(paused["status"], "awaiting_approval", "{paused}");
+        runs.push(paused["runId"].as_str().unwrap().to_string());
+    }
+    // Asked, and a "no" decides nothing.
+    let mut asked = crate::exec::OnTerminal::start(&home, &["hub", "approve", &runs[0]]);
+    asked.wait_for("[y/N] ");
+    asked.type_keys("n\n");
+    let (status, shown) = asked.finish();
+    assert_ne!(status, Some(0), "{shown}");
+    assert!(shown.contains("nothing was decided"), "{shown}");
+    // `--yes` (once or for the run, not only with --always) decides without a question.
+    for (run_id, extra) in runs.iter().zip([&[][..], &["--for-run"][..]]) {
+        let mut args = vec!["hub", "approve", run_id.as_str(), "--yes"];
+        args.extend_from_slice(extra);
+        let told = crate::exec::OnTerminal::start(&home, &args);
+        let (status, shown) = told.finish();
+        assert_eq!(status, Some(0), "{args:?}: {shown}");
+        assert!(!shown.contains("[y/N]"), "{shown}");
+        let resumed = home.run(&["exec", "--resume", run_id, "--json"]).ok();
+        assert_eq!(
+            envelope(&resumed)["status"],
+            "completed",
+            "{}",
+            resumed.stdout
+        );
+    }
+    assert_eq!(
+        counts(&counts_file),
+        serde_json::json!({ "publish:news": 2 })
+    );
+}
+
+#[test]
 fn a_call_too_long_for_its_preview_waits_with_all_of_its_arguments() {
     let home = Home::new();
     let counts_file = counter_config(&home);
