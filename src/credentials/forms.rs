@@ -5,7 +5,7 @@
 //! (Python's `json.dumps` with or without `ensure_ascii`, serde and `JSON.stringify`, Go's HTML-
 //! safe escaping, PHP's `\/`, Jackson's and .NET's upper-case `\u00E9`), percent-encoded (Python's
 //! `quote`, `quote_plus`, JavaScript's `encodeURIComponent`, `encodeURI`, form encoding),
-//! base64 or base64url, or hex; and a JSON document in a text result may hold any of those
+//! HTML-escaped (a page or an XML document quoting it), base64 or base64url, or hex; and a JSON document in a text result may hold any of those
 //! escaped once more. A log line adds our own layers: Rust's `{:?}` and the JSON of a
 //! `--log-format json` line. Each form is listed here once, for the secret and for each of its
 //! lines when it spans several (a multi-line value such as a PEM key is often printed a line at
@@ -43,6 +43,7 @@ pub(super) fn forms(secret: &str) -> Vec<(String, Kind)> {
         let mut upstream = vec![value.to_string()];
         upstream.extend(JSON_STYLES.iter().map(|style| style.escape(value)));
         upstream.extend(percent_forms(value));
+        upstream.extend(html_forms(value));
         // A JSON document (or a debug print) holding one of the above, as a text result, an
         // error message or a raw protocol line can: escaped once more.
         let mut emitted = upstream.clone();
@@ -224,6 +225,48 @@ impl JsonStyle {
 /// are: Python's `quote(safe="")` and `quote_plus` (RFC 3986's unreserved), Python's `quote`,
 /// `encodeURIComponent`, `encodeURI`, and form encoding (`URLSearchParams`).
 const PERCENT_KEEPS: [&str; 5] = ["-._~", "-._~/", "-._~!'()*", "-._~!'()*;,/?:@&=+$#", "-._*"];
+
+/// How an HTML or XML escaper writes the two quotes (`&`, `<` and `>` are written alike by
+/// all of them); `None` leaves the quote as it is.
+const HTML_QUOTES: [(Option<&str>, Option<&str>); 6] = [
+    // Python's `html.escape(quote=False)` and `xml.sax.saxutils.escape`.
+    (None, None),
+    // Python's `html.escape`.
+    (Some("&quot;"), Some("&#x27;")),
+    // Go's `html.EscapeString` and `html/template`, Jinja's and MarkupSafe's.
+    (Some("&#34;"), Some("&#39;")),
+    // PHP's `htmlspecialchars` (ENT_QUOTES, the default since 8.1).
+    (Some("&quot;"), Some("&#039;")),
+    // XML's named entities.
+    (Some("&quot;"), Some("&apos;")),
+    // An attribute quoted with `"` (`xml.sax.saxutils.quoteattr`).
+    (Some("&quot;"), None),
+];
+
+/// The secret as each common HTML or XML escaper writes it; none when it has nothing they
+/// escape.
+fn html_forms(value: &str) -> Vec<String> {
+    if !value.contains(['&', '<', '>', '"', '\'']) {
+        return Vec::new();
+    }
+    HTML_QUOTES
+        .iter()
+        .map(|(quot, apos)| {
+            let mut out = String::with_capacity(value.len() + 16);
+            for c in value.chars() {
+                match (c, quot, apos) {
+                    ('&', ..) => out.push_str("&amp;"),
+                    ('<', ..) => out.push_str("&lt;"),
+                    ('>', ..) => out.push_str("&gt;"),
+                    ('"', Some(quot), _) => out.push_str(quot),
+                    ('\'', _, Some(apos)) => out.push_str(apos),
+                    _ => out.push(c),
+                }
+            }
+            out
+        })
+        .collect()
+}
 
 /// The secret percent-encoded by each common encoder, with spaces as `%20` and as `+`, and in
 /// upper- and lower-case hex.

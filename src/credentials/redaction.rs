@@ -22,7 +22,7 @@
 //!
 //! What this cannot catch: a secret an upstream splits (across two JSON strings, two results,
 //! or base64 wrapped across lines), encodes in a way not listed (encrypted, compressed, HTML
-//! entities, Unicode-normalised, base32, UTF-16 hex, reversed, rot13, spaced out), an
+//! entities for characters HTML does not need escaped, Unicode-normalised, base32, UTF-16 hex, reversed, rot13, spaced out), an
 //! all-digit secret too long for the float an upstream parsed it into (past about 17 digits its
 //! last digits are lost, and the first ones stay), or leaks through behaviour rather than text
 //! (a script comparing guesses one character at a time through what a tool does).
@@ -559,6 +559,15 @@ mod tests {
             s.bytes().map(|b| format!("{b:02x}")).collect()
         }
 
+        /// HTML escaping: `&`, `<`, `>` always, the quotes as given (or left alone).
+        pub fn html(s: &str, quot: Option<&str>, apos: Option<&str>) -> String {
+            s.replace('&', "&amp;")
+                .replace('<', "&lt;")
+                .replace('>', "&gt;")
+                .replace('"', quot.unwrap_or("\""))
+                .replace('\'', apos.unwrap_or("'"))
+        }
+
         /// The lines of a value that spans several.
         pub fn lines(s: &str) -> Vec<String> {
             let parts: Vec<String> = s
@@ -633,6 +642,10 @@ mod tests {
             push("percent", emit::percent(value, "-._~", false, false));
             push("hex", emit::hex(value));
             push("hex upper", emit::hex(value).to_uppercase());
+            // Python's html.escape with and without quote, Go's html.EscapeString.
+            push("html", emit::html(value, Some("&quot;"), Some("&#x27;")));
+            push("html", emit::html(value, None, None));
+            push("html", emit::html(value, Some("&#34;"), Some("&#39;")));
             for url in [false, true] {
                 for offset in 0..3 {
                     let mut stream = b"\xfa\x01"[..offset].to_vec();
