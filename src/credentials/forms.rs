@@ -269,13 +269,18 @@ fn html_forms(value: &str) -> Vec<String> {
 }
 
 /// The secret percent-encoded by each common encoder, with spaces as `%20` and as `+`, and in
-/// upper- and lower-case hex.
+/// upper- and lower-case hex; and each of those encoded again (a URL put in a query parameter
+/// of another), where only the `%` changes.
 fn percent_forms(value: &str) -> Vec<String> {
     let mut out = Vec::new();
     for keep in PERCENT_KEEPS {
         for plus in [false, true] {
             for upper in [true, false] {
-                out.push(percent_encode(value, keep, plus, upper));
+                let once = percent_encode(value, keep, plus, upper);
+                if once.contains('%') {
+                    out.push(once.replace('%', "%25"));
+                }
+                out.push(once);
             }
         }
     }
@@ -309,7 +314,8 @@ pub(super) fn is_base64_char(byte: u8) -> bool {
 }
 
 /// The base64 forms (both alphabets, the secret at each of the three byte offsets in a longer
-/// stream; padding never falls inside them) and the hex form.
+/// stream; padding never falls inside them), the hex form, and every byte percent-encoded
+/// (letters and digits too, as an encoder that escapes everything writes them).
 fn binary_forms(bytes: &[u8]) -> Vec<(String, Kind)> {
     let mut out = Vec::new();
     for alphabet in [BASE64_STANDARD, BASE64_URL] {
@@ -328,6 +334,8 @@ fn binary_forms(bytes: &[u8]) -> Vec<(String, Kind)> {
     }
     let hex = bytes.iter().map(|b| format!("{b:02x}")).collect();
     out.push((hex, Kind::Hex));
+    let escaped = bytes.iter().map(|b| format!("%{b:02x}")).collect();
+    out.push((escaped, Kind::Hex));
     out
 }
 

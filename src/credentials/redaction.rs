@@ -640,6 +640,20 @@ mod tests {
             push("percent", emit::percent(value, "-._~", true, true));
             push("percent", emit::percent(value, "-._~!'()*", false, true));
             push("percent", emit::percent(value, "-._~", false, false));
+            // Encoded twice (a URL inside a query parameter); every byte escaped.
+            push(
+                "percent twice",
+                emit::percent(
+                    &emit::percent(value, "-._~", false, true),
+                    "-._~",
+                    false,
+                    true,
+                ),
+            );
+            // Every byte escaped, letters and digits too (matched as hex is, in either case).
+            let every_byte: String = value.bytes().map(|b| format!("%{b:02X}")).collect();
+            push("hex as percent escapes", every_byte.to_lowercase());
+            push("hex as percent escapes", every_byte);
             push("hex", emit::hex(value));
             push("hex upper", emit::hex(value).to_uppercase());
             // Python's html.escape with and without quote, Go's html.EscapeString.
