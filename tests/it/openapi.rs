@@ -436,6 +436,31 @@ fn bad_documents_are_refused_with_the_place_and_the_fix() {
         "{twice}"
     );
 
+    // Nested past what JSON reads (a stack overflow in the YAML loader before): refused with
+    // the line, by every command that reads it.
+    let deep = tempfile::NamedTempFile::with_suffix(".yaml").expect("a temp file");
+    std::fs::write(
+        deep.path(),
+        format!(
+            "openapi: 3.1.0\ninfo: {{title: t, version: '1'}}\nservers: [{{url: 'http://127.0.0.1:9'}}]\npaths: {{}}\nx-deep:\n  {}b\n",
+            "- ".repeat(3000)
+        ),
+    )
+    .expect("write the document");
+    let too_deep = refused(&deep.path().display().to_string(), &[]);
+    assert!(
+        too_deep.contains("line 6") && too_deep.contains("nests deeper than 128 levels"),
+        "{too_deep}"
+    );
+
+    // More than any description needs (here a file of zeros): refused without reading it all.
+    let huge = tempfile::NamedTempFile::with_suffix(".json").expect("a temp file");
+    huge.as_file()
+        .set_len(65 * 1024 * 1024)
+        .expect("size the file");
+    let too_large = refused(&huge.path().display().to_string(), &[]);
+    assert!(too_large.contains("is larger than 64 MiB"), "{too_large}");
+
     let relative = refused(&fixture("unnamed.yaml"), &[]);
     assert!(
         relative.contains("`servers` says `/relative`") && relative.contains("set `base_url`"),

@@ -516,10 +516,21 @@ fn same_origin(a: &str, b: &str) -> bool {
     }
 }
 
+/// The largest document read: several times the largest real ones (GitHub's is about 12 MiB),
+/// and a bound on what a server answering without end can make the hub hold.
+const MAX_DOCUMENT: u64 = 64 * 1024 * 1024;
+
+fn too_large(location: &str) -> String {
+    format!(
+        "the OpenAPI document {location} is larger than {} MiB, more than any API description needs; check that it is the right document",
+        MAX_DOCUMENT / (1024 * 1024)
+    )
+}
+
 /// The document's text, from a file or a URL. A URL is fetched with `headers` (the source's,
 /// when the document is on the API's origin: an API may keep its description behind its own
 /// authentication); the client follows redirects only within the origin, so they go nowhere
-/// else.
+/// else. Either is read up to [`MAX_DOCUMENT`].
 async fn fetch(
     client: &reqwest::Client,
     location: &str,
@@ -527,12 +538,25 @@ async fn fetch(
     timeout: Duration,
 ) -> Result<String, String> {
     if !(location.starts_with("http://") || location.starts_with("https://")) {
-        return std::fs::read_to_string(location).map_err(|error| match error.kind() {
+        let unreadable = |error: std::io::Error| match error.kind() {
             std::io::ErrorKind::NotFound => format!(
                 "there is no OpenAPI document at {location}; fix `openapi` in the config (a file path or an http(s) URL)"
             ),
             _ => format!("cannot read the OpenAPI document {location}: {error}"),
-        });
+        };
+        let mut text = String::new();
+        std::io::Read::read_to_string(
+            &mut std::io::Read::take(
+                std::fs::File::open(location).map_err(unreadable)?,
+                MAX_DOCUMENT + 1,
+            ),
+            &mut text,
+        )
+        .map_err(unreadable)?;
+        if text.len() as u64 > MAX_DOCUMENT {
+            return Err(too_large(location));
+        }
+        return Ok(text);
     }
     let mut request = client.get(location);
     for (name, value) in headers {
@@ -545,10 +569,16 @@ async fn fetch(
         request = request.header(name.as_str(), value);
     }
     let fetched = async {
-        let response = request.send().await?;
+        let mut response = request.send().await?;
         let status = response.status();
-        let text = response.text().await?;
-        Ok::<_, reqwest::Error>((status, text))
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await? {
+            if (body.len() + chunk.len()) as u64 > MAX_DOCUMENT {
+                return Ok(Err(too_large(location)));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok::<_, reqwest::Error>(Ok((status, String::from_utf8_lossy(&body).into_owned())))
     };
     match tokio::time::timeout(timeout, fetched).await {
         Err(_) => Err(format!(
@@ -559,7 +589,8 @@ async fn fetch(
             "cannot fetch the OpenAPI document from {location}: {}. Check that the server is running and the URL is right",
             network_reason(&error, location)
         )),
-        Ok(Ok((status, _)))
+        Ok(Ok(Err(too_large))) => Err(too_large),
+        Ok(Ok(Ok((status, _))))
             if status == reqwest::StatusCode::UNAUTHORIZED
                 || status == reqwest::StatusCode::FORBIDDEN =>
         {
@@ -572,10 +603,10 @@ async fn fetch(
                 "fetching the OpenAPI document from {location} answered HTTP {status}: the document itself needs credentials, and {fix}"
             ))
         }
-        Ok(Ok((status, _))) if !status.is_success() => Err(format!(
+        Ok(Ok(Ok((status, _)))) if !status.is_success() => Err(format!(
             "fetching the OpenAPI document from {location} answered HTTP {status}; check the URL (FastAPI serves it at /openapi.json)"
         )),
-        Ok(Ok((_, text))) => Ok(text),
+        Ok(Ok(Ok((_, text)))) => Ok(text),
     }
 }
 

@@ -5,6 +5,11 @@
 //! reference. Other local references are inlined, with a guard against cycles. OpenAPI 3.0's
 //! dialect is translated: `nullable: true` adds `null` to the type, boolean
 //! `exclusiveMinimum`/`exclusiveMaximum` become numbers.
+//!
+//! Each schema is converted within a budget: a document whose references fan out (eight
+//! properties each referring to the next of twelve schemas is 8^12 copies) or that nests past
+//! what the catalogue can store has its excess replaced by `{}`, which accepts anything there
+//! (the API still checks what it is sent).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -16,12 +21,22 @@ const COMPONENTS: &str = "#/components/schemas/";
 /// How deep non-component references are inlined inside each other before the rest is left
 /// untyped: a guard against a cycle through `#/paths/…` or `#/components/parameters/…`.
 const MAX_INLINE_DEPTH: usize = 16;
+/// How many schema objects one converted schema (a tool's input or output, or a component)
+/// may hold: far more than any real one, far fewer than a reference bomb makes.
+const MAX_NODES: usize = 20_000;
+/// How deep schema objects nest inside each other (each level is one or two levels of JSON)
+/// before the rest is `{}`: the catalogue is stored and read as JSON, which nests at most 128.
+const MAX_NESTING: usize = 48;
 
 /// Converts schemas of one document, each component once.
 pub(crate) struct Schemas<'d> {
     document: &'d Document,
     /// Converted components, and the components each one refers to directly.
     components: HashMap<String, (Value, BTreeSet<String>)>,
+    /// Schema objects the schema being converted may still hold ([`MAX_NODES`]).
+    nodes_left: usize,
+    /// Schema objects the walk is inside of now ([`MAX_NESTING`]).
+    nesting: usize,
 }
 
 /// One converted schema and the components it refers to directly.
@@ -36,6 +51,8 @@ impl<'d> Schemas<'d> {
         Schemas {
             document,
             components: HashMap::new(),
+            nodes_left: MAX_NODES,
+            nesting: 0,
         }
     }
 
@@ -46,6 +63,7 @@ impl<'d> Schemas<'d> {
         pointer: &str,
     ) -> Result<Converted, SpecError> {
         let mut refs = BTreeSet::new();
+        self.begin();
         let schema = self.walk(schema, pointer, &mut refs, 0)?;
         Ok(Converted { schema, refs })
     }
@@ -91,13 +109,38 @@ impl<'d> Schemas<'d> {
         self.components
             .insert(name.to_string(), (Value::Bool(true), BTreeSet::new()));
         let mut refs = BTreeSet::new();
+        self.begin();
         let converted = self.walk(raw, &pointer, &mut refs, 0)?;
         let done = (converted, refs);
         self.components.insert(name.to_string(), done.clone());
         Ok(done)
     }
 
+    /// A fresh budget for the next schema converted.
+    fn begin(&mut self) {
+        self.nodes_left = MAX_NODES;
+        self.nesting = 0;
+    }
+
+    /// `schema` converted, or `{}` once the budget of the schema being converted is spent.
     fn walk(
+        &mut self,
+        schema: &Value,
+        pointer: &str,
+        refs: &mut BTreeSet<String>,
+        depth: usize,
+    ) -> Result<Value, SpecError> {
+        if self.nodes_left == 0 || self.nesting >= MAX_NESTING {
+            return Ok(json!({}));
+        }
+        self.nodes_left -= 1;
+        self.nesting += 1;
+        let converted = self.walk_within(schema, pointer, refs, depth);
+        self.nesting -= 1;
+        converted
+    }
+
+    fn walk_within(
         &mut self,
         schema: &Value,
         pointer: &str,
@@ -331,5 +374,82 @@ mod tests {
             .convert(&json!({"$ref": "#/components/parameters/gone"}), "/y")
             .expect_err("dangling");
         assert_eq!(error.pointer, "/y/$ref");
+    }
+
+    /// Schema objects in `value` (objects, `{}` included).
+    fn nodes(value: &Value) -> usize {
+        match value {
+            Value::Object(map) => 1 + map.values().map(nodes).sum::<usize>(),
+            Value::Array(items) => items.iter().map(nodes).sum(),
+            _ => 0,
+        }
+    }
+
+    fn depth(value: &Value) -> usize {
+        match value {
+            Value::Object(map) => 1 + map.values().map(depth).max().unwrap_or(0),
+            Value::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
+            _ => 0,
+        }
+    }
+
+    #[test]
+    fn references_that_fan_out_stop_at_the_budget() {
+        // Eight properties of each schema refer to the next of twelve: 8^12 copies inlined.
+        let mut chain = Map::new();
+        for i in 0..12 {
+            let properties: Map<String, Value> = (0..8)
+                .map(|k| {
+                    (
+                        format!("p{k}"),
+                        json!({ "$ref": format!("#/x-s/s{}", i + 1) }),
+                    )
+                })
+                .collect();
+            chain.insert(
+                format!("s{i}"),
+                json!({ "type": "object", "properties": properties }),
+            );
+        }
+        chain.insert("s12".into(), json!({ "type": "string" }));
+        let text = json!({
+            "openapi": "3.1.0",
+            "info": {"title": "t", "version": "1"},
+            "paths": {},
+            "x-s": chain
+        })
+        .to_string();
+        let doc = parse(text).expect("a valid document");
+        let converted = Schemas::new(&doc)
+            .convert(&json!({ "$ref": "#/x-s/s0" }), "/x")
+            .expect("converts");
+        let held = nodes(&converted.schema);
+        assert!(held <= 2 * MAX_NODES, "{held} schema objects");
+        // What fits is typed as written.
+        assert_eq!(
+            converted.schema["properties"]["p0"]["properties"]["p0"]["type"],
+            "object"
+        );
+    }
+
+    #[test]
+    fn schemas_nested_past_what_the_catalogue_stores_end_in_anything() {
+        let mut deep = json!({ "type": "string" });
+        for _ in 0..120 {
+            deep = json!({ "type": "array", "items": deep });
+        }
+        let doc = document(json!({ "Deep": deep }), "3.1.0");
+        let mut schemas = Schemas::new(&doc);
+        let mut converted = schemas
+            .convert(&json!({ "$ref": "#/components/schemas/Deep" }), "/x")
+            .expect("converts");
+        schemas
+            .attach(&mut converted.schema, &converted.refs)
+            .expect("attaches");
+        let levels = depth(&converted.schema);
+        assert!(levels < 110, "{levels} levels");
+        // Stored and read back as the catalogue does.
+        let text = serde_json::to_string(&converted.schema).expect("serialises");
+        serde_json::from_str::<Value>(&text).expect("reads back");
     }
 }

@@ -225,6 +225,7 @@ fn scalar_string(scalar: &Scalar<'_>) -> String {
 /// YAML text → JSON. Mapping keys become strings (`200:` is the status code `"200"`); aliases
 /// are expanded by the loader, which caps how many it expands.
 fn yaml_to_json(text: &str) -> Result<Value, SpecError> {
+    shallow_enough(text)?;
     let documents = MarkedYaml::load_from_str(text).map_err(|error| SpecError {
         pointer: String::new(),
         line: Some(error.marker().line()),
@@ -237,10 +238,52 @@ fn yaml_to_json(text: &str) -> Result<Value, SpecError> {
             message: "the document is empty".into(),
         });
     };
-    convert(&document, "")
+    convert(&document, "", 0)
 }
 
-fn convert(node: &MarkedYaml<'_>, pointer: &str) -> Result<Value, SpecError> {
+/// How deep a YAML document may nest: as deep as serde_json reads JSON, so a document means
+/// the same in either form, and loading and converting it cannot run out of stack.
+const MAX_YAML_DEPTH: usize = 128;
+
+fn too_deep(pointer: &str, line: usize) -> SpecError {
+    SpecError {
+        pointer: pointer.to_string(),
+        line: Some(line),
+        message: format!(
+            "the document nests deeper than {MAX_YAML_DEPTH} levels here; no OpenAPI document needs that"
+        ),
+    }
+}
+
+/// Refuses a document nested past [`MAX_YAML_DEPTH`] before saphyr's loader, which recurses
+/// once per level, would overflow the stack on it: its event parser keeps its own stack.
+/// A syntax error is left for the loader to report.
+fn shallow_enough(text: &str) -> Result<(), SpecError> {
+    use saphyr_parser::{Event, Parser};
+    let mut depth = 0usize;
+    for parsed in Parser::new_from_str(text) {
+        let Ok((event, span)) = parsed else {
+            return Ok(());
+        };
+        match event {
+            Event::SequenceStart(..) | Event::MappingStart(..) => {
+                depth += 1;
+                if depth > MAX_YAML_DEPTH {
+                    return Err(too_deep("", span.start.line()));
+                }
+            }
+            Event::SequenceEnd | Event::MappingEnd => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn convert(node: &MarkedYaml<'_>, pointer: &str, depth: usize) -> Result<Value, SpecError> {
+    // Aliases can nest what the text does not: an anchor's copy inside itself.
+    if depth > MAX_YAML_DEPTH {
+        return Err(too_deep(pointer, node.span.start.line()));
+    }
     Ok(match &node.data {
         YamlData::Value(scalar) => match scalar {
             Scalar::Null => Value::Null,
@@ -256,7 +299,7 @@ fn convert(node: &MarkedYaml<'_>, pointer: &str) -> Result<Value, SpecError> {
             items
                 .iter()
                 .enumerate()
-                .map(|(index, item)| convert(item, &format!("{pointer}/{index}")))
+                .map(|(index, item)| convert(item, &format!("{pointer}/{index}"), depth + 1))
                 .collect::<Result<_, _>>()?,
         ),
         YamlData::Mapping(map) => {
@@ -271,11 +314,11 @@ fn convert(node: &MarkedYaml<'_>, pointer: &str) -> Result<Value, SpecError> {
                     });
                 };
                 let inner = format!("{pointer}/{}", escape(&key));
-                out.insert(key, convert(value, &inner)?);
+                out.insert(key, convert(value, &inner, depth + 1)?);
             }
             Value::Object(out)
         }
-        YamlData::Tagged(_, inner) => convert(inner, pointer)?,
+        YamlData::Tagged(_, inner) => convert(inner, pointer, depth + 1)?,
         YamlData::Alias(_) | YamlData::BadValue => {
             return Err(SpecError {
                 pointer: pointer.to_string(),
@@ -307,6 +350,17 @@ mod tests {
         let json = parse(json.into()).expect("valid JSON");
         assert_eq!(yaml.root, json.root);
         assert_eq!(yaml.version, Version::V30);
+    }
+
+    #[test]
+    fn yaml_nested_past_json_s_limit_is_refused_where_it_nests() {
+        let text = format!(
+            "openapi: 3.1.0\ninfo: {{title: t, version: '1'}}\npaths: {{}}\nx-deep:\n  {}b\n",
+            "- ".repeat(3000)
+        );
+        let e = error(&text);
+        assert!(e.message.contains("nests deeper than 128 levels"), "{e}");
+        assert_eq!(e.line, Some(5), "{e}");
     }
 
     #[test]
