@@ -114,6 +114,19 @@ pub(crate) fn build(
         }
     }
     let mut added = credentials.apply(operation.security.as_ref().or(default_security), token);
+    // A query parameter the credential travels in never comes from the arguments too (an
+    // exploded object's member, a deepObject key, a declared parameter of the same name): an
+    // API reading the first of two would act under a key the script chose.
+    let carried: Vec<String> = added.query.iter().map(|pair| pair_name(pair)).collect();
+    if let Some(name) = query
+        .iter()
+        .map(|pair| pair_name(pair))
+        .find(|name| carried.contains(name))
+    {
+        return Err(format!(
+            "the arguments would send the query parameter `{name}`, which carries the source's credential; leave it out (the credential is added to every request)"
+        ));
+    }
     query.append(&mut added.query);
     headers.append(&mut added.headers);
     cookies.append(&mut added.cookies);
@@ -308,6 +321,14 @@ fn path_value(parameter: &Parameter, value: &Value) -> String {
     }
 }
 
+/// The name of an escaped `name=value` query pair, as the server reads it.
+fn pair_name(pair: &str) -> String {
+    let name = pair.split_once('=').map_or(pair, |(name, _)| name);
+    percent_encoding::percent_decode_str(name)
+        .decode_utf8_lossy()
+        .into_owned()
+}
+
 /// A query parameter as `name=value` pairs, escaped, per its style and `explode`.
 fn query_pairs(parameter: &Parameter, value: &Value) -> Vec<String> {
     let set = if parameter.allow_reserved {
@@ -378,16 +399,36 @@ mod tests {
 
     /// The URL `build` makes for `path` with `arguments`, against `https://api.example/v1/t`.
     fn url(path: &str, style: Style, arguments: Value) -> Result<String, String> {
+        let parameters = placeholders(path)
+            .into_iter()
+            .map(|(name, _)| parameter(&name, Location::Path, style, false))
+            .collect();
+        url_with(path, parameters, Vec::new(), arguments)
+    }
+
+    /// [`url`] with `parameters` and `credentials` for the schemes `key` (an API key in the
+    /// query parameter `api_key`) and `token` (bearer).
+    fn url_with(
+        path: &str,
+        parameters: Vec<Parameter>,
+        credentials: Vec<(String, String)>,
+        arguments: Value,
+    ) -> Result<String, String> {
         let document = super::super::spec::parse(
-            json!({"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {}})
-                .to_string(),
+            json!({
+                "openapi": "3.1.0",
+                "info": {"title": "t", "version": "1"},
+                "paths": {},
+                "components": {"securitySchemes": {
+                    "key": {"type": "apiKey", "in": "query", "name": "api_key"},
+                    "token": {"type": "http", "scheme": "bearer"}
+                }},
+                "security": [{"key": []}]
+            })
+            .to_string(),
         )
         .expect("a valid document");
-        let credentials = Credentials::new(&document, Vec::new(), None).expect("no credentials");
-        let mut parameters = Vec::new();
-        for (name, _) in placeholders(path) {
-            parameters.push(parameter(&name, Location::Path, style, false));
-        }
+        let credentials = Credentials::new(&document, credentials, None).expect("known schemes");
         let operation = Operation {
             name: "op".into(),
             method: reqwest::Method::DELETE,
@@ -406,7 +447,7 @@ mod tests {
             &operation,
             &arguments,
             &credentials,
-            None,
+            Some(&vec![vec!["key".into()]]),
             None,
         )?;
         let request = built.request.build().map_err(|e| e.to_string())?;
@@ -438,6 +479,51 @@ mod tests {
             url("/items/{id}", Style::Simple, json!({"id": "..a"})).as_deref(),
             Ok("https://api.example/v1/t/items/..a")
         );
+    }
+
+    #[test]
+    fn no_argument_sends_the_query_parameter_the_credential_travels_in() {
+        let key = || vec![("key".to_string(), "real".to_string())];
+        let form = parameter("filter", Location::Query, Style::Form, true);
+        let deep = parameter("filter", Location::Query, Style::DeepObject, true);
+        let declared = parameter("api_key", Location::Query, Style::Form, true);
+        for (parameter, arguments) in [
+            (form.clone(), json!({ "filter": { "api_key": "chosen" } })),
+            (declared, json!({ "api_key": "chosen" })),
+        ] {
+            let refused = url_with("/items", vec![parameter], key(), arguments)
+                .expect_err("a second api_key");
+            assert!(
+                refused.contains("`api_key`, which carries the source's credential"),
+                "{refused}"
+            );
+        }
+        // Other members go, and the credential with them; a deepObject's keys are its own.
+        let sent = url_with(
+            "/items",
+            vec![form],
+            key(),
+            json!({ "filter": { "owner": "me" } }),
+        )
+        .expect("builds");
+        assert_eq!(sent, "https://api.example/v1/t/items?owner=me&api_key=real");
+        let sent = url_with(
+            "/items",
+            vec![deep],
+            key(),
+            json!({ "filter": { "api_key": "x" } }),
+        )
+        .expect("builds");
+        assert!(sent.ends_with("&api_key=real"), "{sent}");
+        // Without a stored key nothing carries it, and the argument is the API's to read.
+        let sent = url_with(
+            "/items",
+            vec![parameter("filter", Location::Query, Style::Form, true)],
+            Vec::new(),
+            json!({ "filter": { "api_key": "mine" } }),
+        )
+        .expect("builds");
+        assert_eq!(sent, "https://api.example/v1/t/items?api_key=mine");
     }
 
     #[test]
