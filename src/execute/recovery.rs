@@ -161,6 +161,9 @@ impl Dispatches {
         for dispatch in sent.values() {
             let delivery = dispatch.delivery.unwrap_or(Delivery::Lost);
             dispatched.add(&dispatch.address, delivery, dispatch.mutating);
+            if dispatch.delivery.is_none() {
+                push_once(&mut dispatched.cut_off, &dispatch.address);
+            }
         }
         dispatched
     }
@@ -175,6 +178,9 @@ impl Dispatches {
 pub struct Dispatched {
     /// Sent and never answered, each address once, in call order.
     pub lost: Vec<String>,
+    /// Of those, the ones still out when the run ended (not awaited, or the run stopped), as
+    /// opposed to ones whose connection failed while the script awaited them.
+    pub cut_off: Vec<String>,
     /// Answered, and may have changed something: tools not marked read-only (and, from an
     /// earlier attempt of the run, every answered call journaled without the hub's note).
     pub writes: Vec<String>,
@@ -264,11 +270,11 @@ pub fn recovery(code: ErrorCode, dispatched: &Dispatched) -> Option<Recovery> {
 pub fn apply(envelope: &mut ExecuteEnvelope, dispatched: &Dispatched) {
     if envelope.status != Status::Failed {
         // A call the script did not await is cut off when it ends: its envelope must not read
-        // as if nothing was left undone.
-        if !dispatched.lost.is_empty() {
+        // as if nothing was left undone. (One that failed while awaited told the script so.)
+        if !dispatched.cut_off.is_empty() {
             envelope.notices.push(format!(
                 "{} was still out when the script ended, so it was cut off without an answer: it may have taken effect upstream anyway. Await every call before returning.",
-                named(&dispatched.lost)
+                named(&dispatched.cut_off)
             ));
         }
         return;
@@ -562,12 +568,41 @@ mod tests {
     }
 
     #[test]
+    fn only_a_call_still_out_at_the_end_is_noticed_as_cut_off() {
+        let sent = Dispatches::default();
+        // Awaited, and its connection failed: the script was told.
+        sent.start(0, "api.trunc", false);
+        sent.settle(0, Delivery::Lost);
+        // Never awaited: still out when the script returned.
+        sent.start(1, "api.write", true);
+        let dispatched = sent.summary([]);
+        assert_eq!(dispatched.lost, ["api.trunc", "api.write"]);
+        assert_eq!(dispatched.cut_off, ["api.write"]);
+        let mut envelope = ExecuteEnvelope::new("run_x", Status::Completed, Vec::new());
+        apply(&mut envelope, &dispatched);
+        assert_eq!(envelope.notices.len(), 1, "{:?}", envelope.notices);
+        assert!(
+            envelope.notices[0].starts_with("`api.write` was still out"),
+            "{:?}",
+            envelope.notices
+        );
+        // Nothing cut off, nothing to notice.
+        let answered = Dispatches::default();
+        answered.start(0, "api.trunc", false);
+        answered.settle(0, Delivery::Lost);
+        let mut envelope = ExecuteEnvelope::new("run_y", Status::Completed, Vec::new());
+        apply(&mut envelope, &answered.summary([]));
+        assert!(envelope.notices.is_empty(), "{:?}", envelope.notices);
+    }
+
+    #[test]
     fn the_hint_names_the_calls_that_may_have_acted_and_nothing_else() {
         let mut envelope = failed(ErrorCode::RuntimeError);
         let dispatched = Dispatched {
             lost: vec!["docs.slow".into()],
             writes: (0..7).map(|i| format!("counter.write{i}")).collect(),
             any: true,
+            ..Dispatched::default()
         };
         apply(&mut envelope, &dispatched);
         let error = envelope.error.unwrap_or_else(|| panic!("an error"));
