@@ -96,7 +96,15 @@ fn file_store_round_trip_keeps_nothing_in_clear() {
     let test = run_with(&home, &["credential", "test", "github-personal"], "", &env).ok();
     assert!(test.stdout.contains("can be read"), "{}", test.stdout);
     assert_eq!(files_containing(home.path(), &value), Vec::<PathBuf>::new());
-    assert!(home.path().join("data/credentials.age").exists());
+    // Sealed with a fixed scrypt work factor (2^17, 128 MiB to read), not one calibrated to
+    // this machine, which reaches a GiB per command on a fast one.
+    let sealed = std::fs::read(home.path().join("data/credentials.age")).expect("the file store");
+    let header = String::from_utf8_lossy(&sealed[..sealed.len().min(200)]).into_owned();
+    let stanza = header
+        .lines()
+        .find(|line| line.starts_with("-> scrypt "))
+        .unwrap_or_else(|| panic!("no scrypt stanza in {header:?}"));
+    assert_eq!(stanza.split(' ').nth(3), Some("17"), "{stanza}");
     let removed = run_with(
         &home,
         &["credential", "remove", "github-personal"],
