@@ -34,7 +34,10 @@ pub async fn keep_oversized(
     };
     let mut value: Value = match serde_json::from_str(&json) {
         Ok(value) => value,
-        Err(e) => return fail(envelope, format!("the result cannot be stored: {e}")),
+        Err(e) => {
+            let why = crate::sandbox::not_json(&e);
+            return fail(envelope, format!("the result cannot be stored: {why}"));
+        }
     };
     // Secrets an upstream echoed are blanked before the value is kept, as in every envelope.
     redaction.clean_json(&mut value);

@@ -234,6 +234,21 @@ impl std::fmt::Display for ErrorCode {
     }
 }
 
+/// Why a script's result is not the JSON an envelope carries, in the script's terms: JSON's
+/// decoder says "recursion limit exceeded" or "hex escape" where the script nested a value too
+/// deep or left half of a UTF-16 pair in a string.
+pub fn not_json(error: &serde_json::Error) -> String {
+    let said = error.to_string();
+    if said.contains("recursion limit exceeded") {
+        "the result nests deeper than the 128 levels JSON is read to here; return a flatter value"
+            .into()
+    } else if said.contains("surrogate") || said.contains("hex escape") {
+        "a string in the result holds a lone surrogate (half of a UTF-16 pair, like \"\\ud800\"), which JSON text cannot carry; clean it with `text.toWellFormed()`".into()
+    } else {
+        format!("the result is not JSON: {said}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -247,6 +262,21 @@ mod tests {
             assert!(!code.hint().is_empty());
         }
         assert_eq!(ErrorCode::parse("nope"), None);
+    }
+
+    #[test]
+    fn a_result_json_cannot_carry_is_said_in_the_scripts_terms() {
+        let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+        let error = serde_json::from_str::<serde_json::Value>(&deep).expect_err("too deep");
+        assert!(not_json(&error).contains("nests deeper than the 128 levels"));
+        let error = serde_json::from_str::<serde_json::Value>("\"\\ud800x\"").expect_err("lone");
+        assert!(
+            not_json(&error).contains("toWellFormed()"),
+            "{}",
+            not_json(&error)
+        );
+        let error = serde_json::from_str::<serde_json::Value>("{").expect_err("cut");
+        assert!(not_json(&error).starts_with("the result is not JSON: "));
     }
 
     #[test]

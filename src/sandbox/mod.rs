@@ -57,5 +57,5 @@ pub use envelope::{
     ExecuteEnvelope, ExecuteRequest, NextRequest, Pending, PendingKind, ProviderExecution,
     Recovery, RecoveryCode, Status, Stored, Truncated,
 };
-pub use error::ErrorCode;
+pub use error::{ErrorCode, not_json};
 pub use request::{Limits, Namespaces, RunRequest, ToolSpec};

@@ -625,6 +625,19 @@ async fn unrepresentable_results_are_invalid() {
         ErrorCode::InvalidResult,
     );
     assert_result(&exec("return undefined").await, Value::Null);
+    // What JSON cannot carry is said in the script's terms, not the decoder's.
+    for (code, said) in [
+        (
+            "let v = 1; for (let i = 0; i < 200; i++) v = [v]; return v",
+            "nests deeper than the 128 levels",
+        ),
+        (r#"return { name: "\ud800x" }"#, "toWellFormed()"),
+    ] {
+        let envelope = exec(code).await;
+        assert_code(&envelope, ErrorCode::InvalidResult);
+        let message = envelope.error.map(|e| e.message).unwrap_or_default();
+        assert!(message.contains(said), "{code}: {message}");
+    }
 }
 
 // --- Tools -------------------------------------------------------------------------------------

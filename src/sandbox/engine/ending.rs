@@ -11,7 +11,7 @@ use super::{Outcome, Thrown};
 use crate::sandbox::alloc::MemoryMeter;
 use crate::sandbox::compile::{SCRIPT_NAME, position_in_stack};
 use crate::sandbox::envelope::{EnvelopeError, ExecuteEnvelope, PendingKind, Status, Truncated};
-use crate::sandbox::error::ErrorCode;
+use crate::sandbox::error::{ErrorCode, not_json};
 use crate::sandbox::measure::{describe, thousands};
 use crate::sandbox::normalise::Normalised;
 use crate::sandbox::request::RunRequest;
@@ -101,10 +101,7 @@ pub(super) fn envelope(
                 out.oversized = Some(json);
                 None
             }
-            Err(e) => fail(
-                ErrorCode::InvalidResult,
-                format!("the result is not JSON: {e}"),
-            ),
+            Err(e) => fail(ErrorCode::InvalidResult, not_json(&e)),
         },
         Outcome::Returned(json) => match serde_json::from_str(&json) {
             Ok(value) => {
@@ -112,10 +109,7 @@ pub(super) fn envelope(
                 out.result = Some(value);
                 None
             }
-            Err(e) => fail(
-                ErrorCode::InvalidResult,
-                format!("the result is not JSON: {e}"),
-            ),
+            Err(e) => fail(ErrorCode::InvalidResult, not_json(&e)),
         },
         Outcome::TooLarge { size, prefix } => {
             out.truncated.result = true;
