@@ -132,6 +132,10 @@ impl PageError {
             PageError::NotAnObjectRow { .. } => {
                 "Leave fields out to read whole rows; fields apply only when every row is an object."
             }
+            // A row that is one string or number has no fields to pick.
+            PageError::RowTooLarge { largest, .. } if largest.0.is_empty() => {
+                "The row is one value larger than a page: read it in the script with hub.get(ref) and return only the part you need."
+            }
             PageError::RowTooLarge { .. } => ErrorCode::RowTooLarge.hint(),
         }
     }

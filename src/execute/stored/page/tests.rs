@@ -279,6 +279,16 @@ fn a_row_too_large_says_its_size_and_what_is_large() {
     assert_eq!(failure.code, ErrorCode::RowTooLarge);
     assert_eq!(failure.hint.as_deref(), Some(ErrorCode::RowTooLarge.hint()));
 
+    // A row that is one long string has no fields to pick: the hint does not offer any.
+    let strings = json!(["s".repeat(2_000), "t"]);
+    let failure = CallFailure::from(error(page(&strings, "", None, 0, 1_024)));
+    assert_eq!(failure.code, ErrorCode::RowTooLarge);
+    let hint = failure.hint.unwrap_or_default();
+    assert!(
+        hint.starts_with("The row is one value larger than a page") && !hint.contains("fields"),
+        "{hint}"
+    );
+
     // The first page stops before it rather than failing.
     let first = page(&value, "/docs", None, 0, 1_024).unwrap_or_default();
     assert_eq!(returned(&first), 1);
