@@ -27,6 +27,11 @@ const MAX_NODES: usize = 20_000;
 /// How deep schema objects nest inside each other (each level is one or two levels of JSON)
 /// before the rest is `{}`: the catalogue is stored and read as JSON, which nests at most 128.
 const MAX_NESTING: usize = 48;
+/// How many schema objects the document's tools may hold in copies of components, all
+/// together: each tool carries every component it reaches, so a large component behind
+/// thousands of operations is copied thousands of times. Real documents stay far below (GitHub's
+/// 1,200 operations copy about 85,000); past it, a component is attached as `{}`.
+const MAX_COPIED_NODES: usize = 1_000_000;
 
 /// Converts schemas of one document, each component once.
 pub(crate) struct Schemas<'d> {
@@ -37,6 +42,9 @@ pub(crate) struct Schemas<'d> {
     nodes_left: usize,
     /// Schema objects the walk is inside of now ([`MAX_NESTING`]).
     nesting: usize,
+    /// Schema objects the tools may still hold in copies of components
+    /// ([`MAX_COPIED_NODES`]).
+    copies_left: usize,
 }
 
 /// One converted schema and the components it refers to directly.
@@ -53,6 +61,7 @@ impl<'d> Schemas<'d> {
             components: HashMap::new(),
             nodes_left: MAX_NODES,
             nesting: 0,
+            copies_left: MAX_COPIED_NODES,
         }
     }
 
@@ -69,7 +78,7 @@ impl<'d> Schemas<'d> {
     }
 
     /// Attaches every component `refs` reaches as `$defs` of `schema` (an object schema at the
-    /// root of a tool's input or output).
+    /// root of a tool's input or output); once the document's copies are spent, as `{}`.
     pub(crate) fn attach(
         &mut self,
         schema: &mut Value,
@@ -82,6 +91,12 @@ impl<'d> Schemas<'d> {
                 continue;
             }
             let (converted, next) = self.component(&name)?;
+            let size = nodes(&converted);
+            if size > self.copies_left {
+                defs.insert(name, json!({}));
+                continue;
+            }
+            self.copies_left -= size;
             defs.insert(name, converted);
             queue.extend(next.into_iter().filter(|n| !defs.contains_key(n)));
         }
@@ -248,6 +263,15 @@ impl<'d> Schemas<'d> {
     }
 }
 
+/// The objects in `value` (its schema objects, and the maps of `properties` and the like).
+fn nodes(value: &Value) -> usize {
+    match value {
+        Value::Object(map) => 1 + map.values().map(nodes).sum::<usize>(),
+        Value::Array(items) => items.iter().map(nodes).sum(),
+        _ => 0,
+    }
+}
+
 /// OpenAPI 3.0's schema dialect → JSON Schema 2020-12, in place.
 fn translate_30(schema: &mut Map<String, Value>) {
     if schema.get("nullable") == Some(&Value::Bool(true)) {
@@ -376,15 +400,6 @@ mod tests {
         assert_eq!(error.pointer, "/y/$ref");
     }
 
-    /// Schema objects in `value` (objects, `{}` included).
-    fn nodes(value: &Value) -> usize {
-        match value {
-            Value::Object(map) => 1 + map.values().map(nodes).sum::<usize>(),
-            Value::Array(items) => items.iter().map(nodes).sum(),
-            _ => 0,
-        }
-    }
-
     fn depth(value: &Value) -> usize {
         match value {
             Value::Object(map) => 1 + map.values().map(depth).max().unwrap_or(0),
@@ -430,6 +445,37 @@ mod tests {
             converted.schema["properties"]["p0"]["properties"]["p0"]["type"],
             "object"
         );
+    }
+
+    #[test]
+    fn a_component_copied_into_every_tool_stops_being_copied_past_the_documents_budget() {
+        let properties: Map<String, Value> = (0..2_000)
+            .map(|i| (format!("f{i}"), json!({ "type": "string" })))
+            .collect();
+        let doc = document(
+            json!({ "Wide": { "type": "object", "properties": properties } }),
+            "3.1.0",
+        );
+        let mut schemas = Schemas::new(&doc);
+        let mut attached = Vec::new();
+        for tool in 0..1_000 {
+            let mut converted = schemas
+                .convert(
+                    &json!({ "$ref": "#/components/schemas/Wide" }),
+                    &format!("/t{tool}"),
+                )
+                .expect("converts");
+            schemas
+                .attach(&mut converted.schema, &converted.refs)
+                .expect("attaches");
+            attached.push(converted.schema);
+        }
+        let held: usize = attached.iter().map(nodes).sum();
+        assert!(held <= MAX_COPIED_NODES + 10_000, "{held} objects held");
+        // The first tools carry it typed; the last still resolve it, as anything.
+        assert_eq!(attached[0]["$defs"]["Wide"]["type"], "object");
+        assert_eq!(attached[999]["$defs"]["Wide"], json!({}));
+        assert_eq!(attached[999]["$ref"], "#/$defs/Wide");
     }
 
     #[test]
