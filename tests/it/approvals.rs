@@ -27,6 +27,17 @@ pub(crate) fn envelope(run: &Run) -> Value {
         .unwrap_or_else(|e| panic!("not an envelope ({e}):\n{}\n{}", run.stdout, run.stderr))
 }
 
+/// `exec --resume RUN_ID` of a run whose calls were decided: it completes.
+fn resumes_to_completion(home: &Home, run_id: &str) {
+    let resumed = home.run(&["exec", "--resume", run_id, "--json"]).ok();
+    assert_eq!(
+        envelope(&resumed)["status"],
+        "completed",
+        "{}",
+        resumed.stdout
+    );
+}
+
 pub(crate) fn counts(path: &std::path::Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap_or_else(|_| "{}".into()))
         .expect("counts")
@@ -285,13 +296,7 @@ fn on_a_terminal_approve_asks_first_unless_told_yes() {
         let (status, shown) = told.finish();
         assert_eq!(status, Some(0), "{args:?}: {shown}");
         assert!(!shown.contains("[y/N]"), "{shown}");
-        let resumed = home.run(&["exec", "--resume", run_id, "--json"]).ok();
-        assert_eq!(
-            envelope(&resumed)["status"],
-            "completed",
-            "{}",
-            resumed.stdout
-        );
+        resumes_to_completion(&home, run_id);
     }
     assert_eq!(
         counts(&counts_file),
@@ -342,13 +347,7 @@ fn a_call_too_long_for_its_preview_waits_with_all_of_its_arguments() {
         )) && shown.contains(tail),
         "{shown}"
     );
-    let resumed = home.run(&["exec", "--resume", &run_id, "--json"]).ok();
-    assert_eq!(
-        envelope(&resumed)["status"],
-        "completed",
-        "{}",
-        resumed.stdout
-    );
+    resumes_to_completion(&home, &run_id);
     assert_eq!(
         counts(&counts_file),
         serde_json::json!({ format!("publish:{}{tail}", "k".repeat(120)): 1 })

@@ -76,20 +76,7 @@ impl OAuthPeer {
 
     /// A plain HTTP/1.0 request to the peer's admin routes; the body of the answer.
     fn admin(&self, method: &str, path: &str) -> String {
-        let mut stream =
-            std::net::TcpStream::connect(("127.0.0.1", self.port)).expect("the peer answers");
-        write!(
-            stream,
-            "{method} {path} HTTP/1.0\r\nHost: 127.0.0.1:{}\r\nContent-Length: 0\r\n\r\n",
-            self.port
-        )
-        .expect("send");
-        let mut answer = String::new();
-        stream.read_to_string(&mut answer).expect("read");
-        answer
-            .split_once("\r\n\r\n")
-            .map(|(_, body)| body.to_string())
-            .unwrap_or_default()
+        http(method, self.port, path).1
     }
 
     /// What the peer saw: registrations, authorizations, token requests, tokens issued.
@@ -464,18 +451,13 @@ async fn a_run_waits_for_sign_in_and_resumes_once_signed_in() {
     );
 }
 
-/// The status line and body `GET url` (plain HTTP) answers.
-fn http_get(url: &str) -> (String, String) {
-    let url = url::Url::parse(url).expect("a URL");
-    let port = url.port().expect("a port");
+/// The status line and body a bodiless `method` to `target` (path and query) on 127.0.0.1:`port`
+/// answers, over plain HTTP/1.0.
+fn http(method: &str, port: u16, target: &str) -> (String, String) {
     let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("it listens");
-    let target = match url.query() {
-        Some(query) => format!("{}?{query}", url.path()),
-        None => url.path().to_string(),
-    };
     write!(
         stream,
-        "GET {target} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n\r\n"
+        "{method} {target} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 0\r\n\r\n"
     )
     .expect("send");
     let mut answer = String::new();
@@ -483,6 +465,16 @@ fn http_get(url: &str) -> (String, String) {
     let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
     let status = head.lines().next().unwrap_or_default().to_string();
     (status, body.to_string())
+}
+
+/// [`http`] `GET url`.
+fn http_get(url: &str) -> (String, String) {
+    let url = url::Url::parse(url).expect("a URL");
+    let target = match url.query() {
+        Some(query) => format!("{}?{query}", url.path()),
+        None => url.path().to_string(),
+    };
+    http("GET", url.port().expect("a port"), &target)
 }
 
 #[tokio::test(flavor = "multi_thread")]
