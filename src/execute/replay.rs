@@ -152,11 +152,8 @@ impl Replay {
             .unwrap_or_else(|p| p.into_inner())
             .insert(seq);
         if entry.state == CallState::Dispatched {
-            return match self.unrepeatable(entry) {
-                Some(stop) => Some(self.stop_with(stop)),
-                // A read nobody decided on may go again.
-                None => None,
-            };
+            // A read nobody decided on may go again (`None`).
+            return self.unrepeatable(entry).map(|stop| self.stop_with(stop));
         }
         let result = match entry.result.get("error") {
             Some(error) if !entry.ok && entry.result.get("content").is_none() => {
