@@ -193,7 +193,15 @@ fn parse_duration(text: &str) -> anyhow::Result<Duration> {
         "w" => 604_800,
         _ => bail!(help()),
     };
-    Ok(Duration::from_secs(number.saturating_mul(seconds)))
+    // Past a century an expiry means nothing, and past u64 milliseconds it would wrap into the
+    // past and make a token that is expired as it is created.
+    const CENTURY: u64 = 100 * 365 * 86_400;
+    match number.checked_mul(seconds) {
+        Some(total) if total <= CENTURY => Ok(Duration::from_secs(total)),
+        _ => bail!(
+            "--expires `{text}` is more than 100 years; leave --expires out for a token that does not expire"
+        ),
+    }
 }
 
 /// A coarse remaining time for the table: rounded to the nearest minute, hour or day, in the
@@ -236,6 +244,14 @@ mod tests {
         for bad in ["30", "d", "0d", "3 days", "-1h", ""] {
             let err = parse_duration(bad).unwrap_err().to_string();
             assert!(err.contains("is not a duration"), "{bad}: {err}");
+        }
+        assert_eq!(
+            parse_duration("36500d").unwrap(),
+            Duration::from_secs(36_500 * 86_400)
+        );
+        for endless in ["36501d", "99999999999999w", "18446744073709551615s"] {
+            let err = parse_duration(endless).unwrap_err().to_string();
+            assert!(err.contains("more than 100 years"), "{endless}: {err}");
         }
     }
 

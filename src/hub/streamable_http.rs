@@ -294,7 +294,7 @@ impl Door {
                 let request = Request::from_parts(parts, Body::from(bytes));
                 self.service.handle(request).await.map(Body::new)
             }
-            Ok(message::Body::Batch(items)) => match batch_refusal(&parts.headers) {
+            Ok(message::Body::Batch(items)) => match batch_refusal(&parts.headers, &items) {
                 Some(refusal) => refusal_response(&refusal),
                 None => batch::serve(&self.service, parts, items).await,
             },
@@ -305,8 +305,10 @@ impl Door {
 /// Why a batch may not be served with these headers: batches exist in MCP 2025-03-26 alone
 /// (2025-06-18 removed them), and only inside a session, since `initialize` may not be batched.
 /// A 2025-03-26 client sends no `MCP-Protocol-Version` (the header came with 2025-06-18), and
-/// the transport has a server assume 2025-03-26 when it is absent.
-fn batch_refusal(headers: &http::HeaderMap) -> Option<message::Refusal> {
+/// the transport has a server assume 2025-03-26 when it is absent. Two requests with one id
+/// are refused before either runs: answers find their request by id, so one of the two would
+/// run and never be answered.
+fn batch_refusal(headers: &http::HeaderMap, items: &[Value]) -> Option<message::Refusal> {
     let refuse = |message: String| message::Refusal {
         status: StatusCode::BAD_REQUEST,
         id: Value::Null,
@@ -326,6 +328,15 @@ fn batch_refusal(headers: &http::HeaderMap) -> Option<message::Refusal> {
         return Some(refuse(
             "a JSON-RPC batch (MCP 2025-03-26) belongs to a session: send `initialize` on its own first, then the batch with the `Mcp-Session-Id` it returns".into(),
         ));
+    }
+    let mut ids = std::collections::HashSet::new();
+    for item in items.iter().filter(|item| item.get("method").is_some()) {
+        let id = message::reply_id(item);
+        if !id.is_null() && !ids.insert(id.to_string()) {
+            return Some(refuse(format!(
+                "two requests of this batch have the id {id}; give each request its own id (nothing in the batch was run)"
+            )));
+        }
     }
     None
 }

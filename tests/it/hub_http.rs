@@ -616,6 +616,24 @@ fn token_commands_explain_their_errors_and_never_show_a_secret_again() {
         "{}",
         run.stderr
     );
+    // A lifetime past u64 milliseconds wrapped into the past: "created", and expired at once.
+    for endless in ["99999999999999w", "15250284452w", "101y0d", "36501d"] {
+        let run = home
+            .run(&["token", "create", "x", "--expires", endless])
+            .fails();
+        assert!(
+            run.stderr.contains("more than 100 years") || run.stderr.contains("is not a duration"),
+            "{endless}: {}",
+            run.stderr
+        );
+    }
+    let listed = home.run(&["token", "list", "--json"]).ok();
+    let rows: Value = serde_json::from_str(&listed.stdout).expect("JSON");
+    assert!(
+        rows.as_array()
+            .is_some_and(|rows| rows.iter().all(|row| row["name"] != "x")),
+        "nothing was created: {rows}"
+    );
     let run = home
         .run(&["token", "create", "x", "--profile", "home"])
         .fails();
@@ -1051,6 +1069,22 @@ fn a_batch_is_served_in_a_2025_03_26_session_and_refused_in_later_ones() {
     let only = json!([{ "jsonrpc": "2.0", "method": "notifications/roots/list_changed" }]);
     let reply = send(&hub, "POST", &headers, &only.to_string(), true);
     assert_eq!(reply.status, 202, "{}{}", reply.head, reply.body);
+    // Two requests with one id: answers find their request by id, so one would run unanswered
+    // and the stream would never end. Refused whole, before either runs.
+    let twice = json!([
+        { "jsonrpc": "2.0", "id": 7, "method": "ping" },
+        { "jsonrpc": "2.0", "id": 7, "method": "ping" },
+    ]);
+    let reply = send(&hub, "POST", &headers, &twice.to_string(), true);
+    assert_eq!(reply.status, 400, "{}{}", reply.head, reply.body);
+    let error = error_of(&reply);
+    assert_eq!(error["code"], -32600, "{error}");
+    assert!(
+        error["message"].as_str().is_some_and(
+            |m| m.contains("have the id 7") && m.contains("nothing in the batch was run")
+        ),
+        "{error}"
+    );
 
     // 2025-06-18 removed batches.
     let session = legacy_session(&hub, &bearer, "2025-11-25");
