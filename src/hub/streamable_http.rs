@@ -30,6 +30,7 @@ use axum::body::{Body, Bytes};
 use futures::StreamExt;
 use http::{HeaderValue, Method, Request, Response, StatusCode, header};
 use hyper::body::Incoming;
+use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::{Value, json};
@@ -75,6 +76,11 @@ struct Door {
 
 /// How many sessions' owners are kept before those of ended sessions are let go.
 const OWNERS_KEPT: usize = 256;
+/// How many sessions one token may hold open at once, and the hub in all (each holds about
+/// 100 KB until it is ended or idles out after rmcp's five minutes): enough for every client
+/// a person runs, few enough that opening sessions in a loop cannot exhaust memory.
+const SESSIONS_PER_TOKEN: usize = 64;
+const SESSIONS_IN_ALL: usize = 1024;
 
 /// Where and for whom the hub listens.
 pub struct HttpOptions {
@@ -192,6 +198,9 @@ impl Door {
             return session_unavailable();
         }
         if !had_session && let Some(opened) = session_id(response.headers()) {
+            if let Some(refusal) = self.over_session_limit(&opened, &owner).await {
+                return refusal;
+            }
             self.opened(opened, owner).await;
         }
         // rmcp answers an ended session 202; clients (the Python SDK among them) expect the
@@ -210,6 +219,43 @@ impl Door {
             .unwrap_or_else(|p| p.into_inner())
             .get(session)
             .cloned()
+    }
+
+    /// The refusal of the session `owner` just opened when it is one too many (then ended at
+    /// once): for the token ([`SESSIONS_PER_TOKEN`]) or for the hub ([`SESSIONS_IN_ALL`]).
+    async fn over_session_limit(&self, opened: &str, owner: &str) -> Option<Response<Body>> {
+        let message = {
+            let live = self.sessions.sessions.read().await;
+            let owners = self
+                .session_owners
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            let held = owners
+                .iter()
+                .filter(|(id, opener)| *opener == owner && live.contains_key(id.as_str()))
+                .count();
+            if held >= SESSIONS_PER_TOKEN {
+                format!(
+                    "this token already holds {held} open sessions on this hub, the most one token may; end the ones a client no longer uses (DELETE /mcp with their Mcp-Session-Id), or wait for idle ones to close after five minutes"
+                )
+            } else if live.len() > SESSIONS_IN_ALL {
+                format!(
+                    "this hub already holds {SESSIONS_IN_ALL} open sessions, the most it keeps; try again once clients end theirs or idle ones close after five minutes"
+                )
+            } else {
+                return None;
+            }
+        };
+        tracing::warn!("refused a new session: {message}");
+        if let Err(e) = self.sessions.close_session(&opened.into()).await {
+            tracing::debug!("cannot end the refused session: {e}");
+        }
+        Some(error_response(
+            StatusCode::SERVICE_UNAVAILABLE,
+            OVERLOADED,
+            &message,
+            None,
+        ))
     }
 
     /// Records that `owner` opened `session`, letting go of the owners of ended sessions once

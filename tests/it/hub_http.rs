@@ -710,6 +710,51 @@ fn legacy_session(hub: &HttpHub, bearer: &str, version: &str) -> String {
 }
 
 #[test]
+fn one_token_holds_at_most_64_sessions_and_ending_one_makes_room() {
+    let home = Home::new();
+    config(&home);
+    let token = create_token(&home, &["t"]);
+    let other = create_token(&home, &["u"]);
+    let hub = HttpHub::start(&home, &[]);
+    let bearer = format!("Bearer {token}");
+    let sessions: Vec<String> = (0..64)
+        .map(|_| legacy_session(&hub, &bearer, "2025-11-25"))
+        .collect();
+    let mut start = initialize();
+    start["params"]["protocolVersion"] = json!("2025-11-25");
+    let refused = post(&hub, &[("Authorization", bearer.as_str())], &start);
+    assert_eq!(refused.status, 503, "{}{}", refused.head, refused.body);
+    assert!(
+        header(&refused, "mcp-session-id").is_none(),
+        "{}",
+        refused.head
+    );
+    let error = error_of(&refused);
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("already holds 64 open sessions") && m.contains("DELETE")),
+        "{error}"
+    );
+    // Another token is not held back by this one's sessions.
+    legacy_session(&hub, &format!("Bearer {other}"), "2025-11-25");
+    // Ending a session makes room for a new one.
+    let ended = send(
+        &hub,
+        "DELETE",
+        &[
+            ("Authorization", bearer.as_str()),
+            ("Mcp-Session-Id", sessions[0].as_str()),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ],
+        "",
+        false,
+    );
+    assert!([200, 204].contains(&ended.status), "{}", ended.head);
+    legacy_session(&hub, &bearer, "2025-11-25");
+}
+
+#[test]
 fn a_foreign_origin_is_refused_before_the_token_is_looked_at() {
     let home = Home::new();
     config(&home);
