@@ -1,10 +1,11 @@
 //! The hub's Streamable HTTP transport (`hub serve --http`): rmcp's `StreamableHttpService` at
 //! `/mcp`, serving the same [`Hub`] as stdio. 2026-07-28 requests are stateless; older clients
-//! get sessions (`Mcp-Session-Id`). rmcp checks `Host` against the allowed hosts (DNS-rebinding
-//! protection) and the MCP headers; this module adds what it does not do, in this order:
+//! get sessions (`Mcp-Session-Id`). rmcp checks the MCP headers; this module adds what it does
+//! not do, in this order:
 //!
-//! 1. the `Origin` check (`origin`), before the token: a page elsewhere can neither use a token
-//!    it got hold of nor learn from 401-or-not whether a token is valid, and costs no lookup;
+//! 1. the `Host` check (`host`, DNS-rebinding protection), then the `Origin` check (`origin`),
+//!    both before the token: a page elsewhere can neither use a token it got hold of nor learn
+//!    from 401-or-not whether a token is valid, and costs no lookup;
 //! 2. every request needs `Authorization: Bearer <token>`, looked up by hash in the state store
 //!    on each request (so `token revoke` in another process takes effect on the next one), and
 //!    the accepted token rides in the request's extensions to the bridge, which checks it per
@@ -18,6 +19,7 @@
 
 mod batch;
 mod connections;
+mod host;
 mod message;
 mod origin;
 
@@ -65,6 +67,7 @@ struct Door {
     store: Store,
     /// The profile this hub serves; a token bound to another profile is refused.
     profile: Option<String>,
+    hosts: host::Hosts,
     origins: Origins,
     service: Mcp,
     sessions: Arc<LocalSessionManager>,
@@ -101,6 +104,7 @@ pub async fn serve_http(hub: Hub, store: Store, options: HttpOptions) -> anyhow:
     crate::sandbox::warm_up();
     let mut hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
     hosts.extend(options.extra_hosts);
+    let names = host::Hosts::new(&hosts);
     let config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(hosts)
         .with_max_request_body_bytes(MAX_BODY_BYTES);
@@ -109,6 +113,7 @@ pub async fn serve_http(hub: Hub, store: Store, options: HttpOptions) -> anyhow:
     let door = Arc::new(Door {
         store,
         profile: options.profile,
+        hosts: names,
         origins: Origins::new(options.allowed_origins),
         service,
         sessions,
@@ -131,8 +136,18 @@ pub fn is_remote(address: &SocketAddr) -> bool {
 }
 
 impl Door {
-    /// Answers one request: the Origin check, a CORS preflight, the token, then rmcp.
+    /// Answers one request: the Host and Origin checks, a CORS preflight, the token, then
+    /// rmcp.
     async fn answer(&self, request: Request<Body>) -> Response<Body> {
+        if let Err(refused) = self.hosts.check(request.uri(), request.headers()) {
+            tracing::info!("refused a request by its Host: {}", refused.message);
+            let status = if refused.bad_request {
+                StatusCode::BAD_REQUEST
+            } else {
+                StatusCode::FORBIDDEN
+            };
+            return error_response(status, ORIGIN_REFUSED, &refused.message, None);
+        }
         let path = request.uri().path();
         if path != "/mcp" && path != "/mcp/" {
             return error_response(

@@ -794,6 +794,68 @@ fn a_foreign_origin_is_refused_before_the_token_is_looked_at() {
     }
     let reply = post(&hub, &[("Authorization", &bearer)], &initialize());
     assert_eq!(reply.status, 200, "{}{}", reply.head, reply.body);
+
+    // DNS rebinding: a page whose own name now points at 127.0.0.1 is same-origin with itself.
+    // Refused by its Host first, alike with a valid token, an invalid one and none, so it
+    // learns nothing about a token; its preflight is refused too.
+    let rebound = format!("evil.example:{}", hub.port);
+    let page = format!("http://{rebound}");
+    let mut answers = Vec::new();
+    for token in [
+        Some(bearer.clone()),
+        Some("Bearer cap_wrong".to_string()),
+        None,
+    ] {
+        let mut headers = vec![("Host", rebound.as_str()), ("Origin", page.as_str())];
+        if let Some(token) = &token {
+            headers.push(("Authorization", token.as_str()));
+        }
+        let reply = post(&hub, &headers, &initialize());
+        assert_eq!(reply.status, 403, "{}{}", reply.head, reply.body);
+        assert!(
+            header(&reply, "access-control-allow-origin").is_none(),
+            "{}",
+            reply.head
+        );
+        answers.push(reply.body);
+    }
+    assert!(
+        answers.windows(2).all(|pair| pair[0] == pair[1]),
+        "{answers:?}"
+    );
+    assert!(
+        answers[0].contains("does not answer to the name") && answers[0].contains("--allowed-host"),
+        "{}",
+        answers[0]
+    );
+    let preflight = send(
+        &hub,
+        "OPTIONS",
+        &[
+            ("Host", rebound.as_str()),
+            ("Origin", page.as_str()),
+            ("Access-Control-Request-Method", "POST"),
+        ],
+        "",
+        false,
+    );
+    assert_eq!(preflight.status, 403, "{}", preflight.head);
+    // Two Host headers: which one a proxy read is not known.
+    let own_host = format!("127.0.0.1:{}", hub.port);
+    let twice = send(
+        &hub,
+        "POST",
+        &[
+            ("Host", own_host.as_str()),
+            ("Host", "evil.example"),
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+            ("Authorization", bearer.as_str()),
+        ],
+        &initialize().to_string(),
+        false,
+    );
+    assert_eq!(twice.status, 400, "{}{}", twice.head, twice.body);
 }
 
 #[test]

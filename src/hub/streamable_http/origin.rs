@@ -4,7 +4,7 @@
 //!
 //! A request without `Origin` comes from a program, not a page, and passes. A page may call the
 //! hub when its origin is the hub's own, that is when it names the host and port the request is
-//! addressed to (the `Host` header, which rmcp's DNS-rebinding check limits to loopback and
+//! addressed to (the `Host` header, which the `host` check limits to loopback and
 //! `--allowed-host`), with the loopback names counting as one host; or when `--allow-origin`
 //! lists it. Everything else, `Origin: null` included, is refused.
 
