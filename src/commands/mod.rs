@@ -183,7 +183,8 @@ async fn resolve_run_id(
     }
     match found.as_slice() {
         [] => anyhow::bail!(
-            "there is no run `{given}`; `{}` lists the recent ones",
+            "there is no run `{}`; `{}` lists the recent ones",
+            shortened(given),
             app.command("hub runs")
         ),
         [only] => Ok(only.clone()),
@@ -191,10 +192,20 @@ async fn resolve_run_id(
             let more = if several.len() > SHOWN { ", …" } else { "" };
             let shown: Vec<&str> = several.iter().take(SHOWN).map(String::as_str).collect();
             anyhow::bail!(
-                "`{given}` is the start of several run ids ({}{more}); give more of it",
+                "`{}` is the start of several run ids ({}{more}); give more of it",
+                shortened(given),
                 shown.join(", ")
             )
         }
+    }
+}
+
+/// A run id as given, cut for a message: a pasted screenful is not repeated back whole.
+fn shortened(given: &str) -> String {
+    const SHOWN: usize = 40;
+    match given.char_indices().nth(SHOWN) {
+        Some((end, _)) => format!("{}…", &given[..end]),
+        None => given.to_string(),
     }
 }
 

@@ -162,9 +162,20 @@ fn run_ids_by_prefix_and_approve_without_an_id() {
     home.run(&["hub", "deny", &two[..12]]).ok();
     let missing = home.run(&["hub", "deny", "run_nosuchrun"]).fails();
     assert!(
-        missing.stderr.contains("there is no run"),
+        missing.stderr.contains("there is no run `run_nosuchrun`"),
         "{}",
         missing.stderr
+    );
+    // A pasted screenful is not repeated back whole.
+    let pasted = format!("run_{}", "x".repeat(100_000));
+    let missing = home.run(&["hub", "deny", &pasted]).fails();
+    assert!(
+        missing
+            .stderr
+            .contains(&format!("there is no run `run_{}…`", "x".repeat(36)))
+            && missing.stderr.len() < 400,
+        "{} bytes",
+        missing.stderr.len()
     );
 }
 
