@@ -5,11 +5,11 @@
 //! (Python's `json.dumps` with or without `ensure_ascii`, serde and `JSON.stringify`, Go's HTML-
 //! safe escaping, PHP's `\/`, Jackson's and .NET's upper-case `\u00E9`), percent-encoded (Python's
 //! `quote`, `quote_plus`, JavaScript's `encodeURIComponent`, `encodeURI`, form encoding),
-//! HTML-escaped (a page or an XML document quoting it), base64 or base64url, or hex; and a JSON document in a text result may hold any of those
-//! escaped once more. A log line adds our own layers: Rust's `{:?}` and the JSON of a
-//! `--log-format json` line. Each form is listed here once, for the secret and for each of its
-//! lines when it spans several (a multi-line value such as a PEM key is often printed a line at
-//! a time).
+//! HTML-escaped (a page or an XML document quoting it), base64 or base64url, or hex; and a JSON
+//! document in a text result may hold any of those escaped once more. A log line adds our own
+//! layers: Rust's `{:?}` and the JSON of a `--log-format json` line. Each form is listed here once,
+//! for the secret and for each of its lines when it spans several (a multi-line value such as a PEM
+//! key is often printed a line at a time).
 //!
 //! Base64 cannot be matched by encoding the secret alone: inside a longer stream the secret can
 //! start at any of three byte offsets, and the characters at its edges mix its bits with its

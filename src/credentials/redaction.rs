@@ -20,12 +20,12 @@
 //! script sees; so numbers cost nothing more when no secret is number-like. The bytes of a file
 //! that is not UTF-8 are searched with the same automata, since every form is a byte string.
 //!
-//! What this cannot catch: a secret an upstream splits (across two JSON strings, two results,
-//! or base64 wrapped across lines), encodes in a way not listed (encrypted, compressed, HTML
-//! entities for characters HTML does not need escaped, Unicode-normalised, base32, UTF-16 hex, reversed, rot13, spaced out), an
-//! all-digit secret too long for the float an upstream parsed it into (past about 17 digits its
-//! last digits are lost, and the first ones stay), or leaks through behaviour rather than text
-//! (a script comparing guesses one character at a time through what a tool does).
+//! What this cannot catch: a secret an upstream splits (across two JSON strings, two results, or
+//! base64 wrapped across lines), encodes in a way not listed (encrypted, compressed, HTML entities
+//! for characters HTML does not need escaped, Unicode-normalised, base32, UTF-16 hex, reversed,
+//! rot13, spaced out), an all-digit secret too long for the float an upstream parsed it into (past
+//! about 17 digits its last digits are lost, and the first ones stay), or leaks through behaviour
+//! rather than text (a script comparing guesses one character at a time through what a tool does).
 
 use std::collections::HashSet;
 use std::io::Write;

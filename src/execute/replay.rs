@@ -59,17 +59,17 @@ impl Stop {
             Stop::Interrupted {
                 seq,
                 address,
-                decided: false,
-            } => format!(
-                "the run was interrupted while call {seq} to `{address}` was in flight, and no answer was recorded: it may have taken effect, so it was not sent again"
-            ),
-            Stop::Interrupted {
-                seq,
-                address,
-                decided: true,
-            } => format!(
-                "the run was interrupted while call {seq} to `{address}` was in flight, and no answer was recorded: the person's approval was for one send, and it went, so it was not sent again"
-            ),
+                decided,
+            } => {
+                let why = if *decided {
+                    "the person's approval was for one send, and it went"
+                } else {
+                    "it may have taken effect"
+                };
+                format!(
+                    "the run was interrupted while call {seq} to `{address}` was in flight, and no answer was recorded: {why}, so it was not sent again"
+                )
+            }
         }
     }
 }
