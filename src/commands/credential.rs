@@ -288,7 +288,7 @@ pub(super) fn describe_store(store: StoreKind) -> &'static str {
 fn read_value(name: &str) -> anyhow::Result<Secret> {
     let mut value = if std::io::stdin().is_terminal() {
         Zeroizing::new(
-            rpassword::prompt_password(format!("Value of `{name}` (input is hidden): "))
+            crate::credentials::hidden::ask(format!("Value of `{name}` (input is hidden): "))
                 .context("cannot read the value from the terminal")?,
         )
     } else {

@@ -222,15 +222,19 @@ fn run_async(
         .enable_all()
         .build()?;
     let outcome = runtime.block_on(async {
+        // The signals first: they are listened for before the verb starts, and win over a verb
+        // that ends on the same wake-up (one a hidden prompt stopped because of the signal).
         tokio::select! {
-            result = verb => result,
+            biased;
             status = crate::sources::termination_signal() => {
                 crate::sources::kill_all();
+                crate::credentials::hidden::give_back();
                 if let Some(note) = interrupt::take() {
                     eprint_line(format_args!("\n{note}"));
                 }
                 Ok(ExitCode::from(status))
             }
+            result = verb => result,
         }
     });
     // What still holds the state store once the verb has its answer (a finished run's heap,

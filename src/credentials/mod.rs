@@ -5,9 +5,11 @@
 //!
 //! Secrets are looked up only when a connection opens, and only by the bridge to an upstream;
 //! nothing else sees them. In memory they are [`Secret`]s, wiped on drop and printed as `•••`.
+//! A person types a passphrase or a value at a [`hidden`] prompt, which a signal stops.
 
 mod file;
 mod forms;
+pub(crate) mod hidden;
 mod index;
 mod keychain;
 mod passphrase;
@@ -143,6 +145,9 @@ pub enum CredentialError {
         env_vars::CAPABILITIES_PASSPHRASE
     )]
     Prompt { reason: String },
+
+    #[error("stopped at the passphrase prompt; nothing was read")]
+    Interrupted,
 
     #[error("the two passphrases differ; nothing was stored")]
     PassphraseMismatch,

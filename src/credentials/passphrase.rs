@@ -69,19 +69,22 @@ impl Passphrase {
                 path: path.to_path_buf(),
             });
         }
-        let prompt_error = |e: std::io::Error| CredentialError::Prompt {
-            reason: e.to_string(),
+        let prompt_error = |e: std::io::Error| match e.kind() {
+            std::io::ErrorKind::Interrupted => CredentialError::Interrupted,
+            _ => CredentialError::Prompt {
+                reason: e.to_string(),
+            },
         };
         let passphrase = if creating {
             let first = SecretString::from(
-                rpassword::prompt_password(format!(
+                super::hidden::ask(format!(
                     "New passphrase for the encrypted credential file {}: ",
                     path.display()
                 ))
                 .map_err(prompt_error)?,
             );
             let again = SecretString::from(
-                rpassword::prompt_password("Repeat the passphrase: ").map_err(prompt_error)?,
+                super::hidden::ask("Repeat the passphrase: ").map_err(prompt_error)?,
             );
             if first.expose_secret() != again.expose_secret() {
                 return Err(CredentialError::PassphraseMismatch);
@@ -89,7 +92,7 @@ impl Passphrase {
             first
         } else {
             SecretString::from(
-                rpassword::prompt_password(format!("Passphrase of {}: ", path.display()))
+                super::hidden::ask(format!("Passphrase of {}: ", path.display()))
                     .map_err(prompt_error)?,
             )
         };

@@ -247,7 +247,7 @@ fn file_store_without_a_passphrase_says_how_to_give_one() {
 }
 
 #[test]
-fn ctrl_c_at_the_passphrase_prompt_stops_at_once_and_gives_the_echo_back() {
+fn a_signal_at_the_passphrase_prompt_stops_at_once_and_gives_the_echo_back() {
     let home = Home::new();
     home.write_config(
         "[credentials]\nstore = \"file\"\n\n[sources.api]\ncommand = \"sleep\"\nargs = [\"600\"]\nenv = { TOKEN = \"${secret:api_token}\" }\n",
@@ -261,24 +261,45 @@ fn ctrl_c_at_the_passphrase_prompt_stops_at_once_and_gives_the_echo_back() {
     .ok();
     let script = home.path().join("call.js");
     std::fs::write(&script, "return await api.anything({})").expect("write the script");
-    // The shell survives the Ctrl-C (`trap`) to say how the command ended and how it left
+    let script = script.display().to_string();
+    // What the shell says once the command ended: its status, and the terminal's settings.
+    let ended = |shown: &str, status: &str| {
+        let exited = format!("exited {status}");
+        let after = shown
+            .find(&exited)
+            .map(|at| &shown[at + exited.len()..])
+            .unwrap_or_else(|| panic!("not {exited}:\n{shown}"));
+        let settings: Vec<&str> = after.split_whitespace().collect();
+        assert!(
+            settings.contains(&"echo") && !settings.contains(&"-echo"),
+            "the terminal echoes again:\n{shown}"
+        );
+    };
+    // The shell survives the signals (`trap`) to say how the command ended and how it left
     // the terminal.
-    let mut asked = OnTerminal::start_in(&home, &["exec", &script.display().to_string()], |exec| {
-        format!("trap : INT; {exec}; echo \"exited $?\"; stty -a")
-    });
+    let in_shell = |exec: &str| format!("trap : INT TERM; {exec}; echo \"exited $?\"; stty -a");
+
+    // Ctrl-C: the prompt gives the terminal back itself.
+    let mut asked = OnTerminal::start_in(&home, &["exec", &script], in_shell);
     asked.wait_for("Passphrase of ");
     asked.type_keys("\u{3}");
     let (_, shown) = asked.finish();
-    assert!(shown.contains("exited 130"), "{shown}");
-    let settings: Vec<&str> = shown
-        .lines()
-        .skip_while(|line| !line.starts_with("exited"))
-        .flat_map(str::split_whitespace)
-        .collect();
-    assert!(
-        settings.contains(&"echo") && !settings.contains(&"-echo"),
-        "the terminal echoes again:\n{shown}"
-    );
+    ended(&shown, "130");
+
+    // SIGTERM from elsewhere while the prompt holds the terminal without echo: the verb's
+    // signal handler ends the process, and gives the terminal back on the way out.
+    let mut asked = OnTerminal::start_in(&home, &["exec", &script], in_shell);
+    asked.wait_for("Passphrase of ");
+    // The prompt turns echo off just after it shows.
+    std::thread::sleep(Duration::from_millis(300));
+    let exact = format!("{} exec {script}", env!("CARGO_BIN_EXE_capabilities"));
+    let killed = Command::new("pkill")
+        .args(["-TERM", "-x", "-f", &exact])
+        .status()
+        .expect("run pkill");
+    assert!(killed.success(), "no process matched {exact}");
+    let (_, shown) = asked.finish();
+    ended(&shown, "143");
 }
 
 #[test]
