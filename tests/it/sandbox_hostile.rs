@@ -240,10 +240,22 @@ async fn imports_fail() {
         &exec("import fs from 'fs';\nreturn 1").await,
         ErrorCode::SyntaxError,
     );
-    assert_code(
-        &exec("const fs = await import('fs'); return 1").await,
-        ErrorCode::RuntimeError,
-    );
+    // import() of anything, the engine's own modules included (the prelude's installer, the
+    // script's own function), is refused before the script runs.
+    for code in [
+        "const fs = await import('fs'); return 1",
+        "return typeof (await import('prelude.js')).default",
+        "const m = 'script' + '.js'; return typeof (await import(m)).default",
+        "return 1; async function later() { return import('./prelude.js') }",
+    ] {
+        let envelope = exec(code).await;
+        assert_code(&envelope, ErrorCode::SyntaxError);
+        let message = envelope.error.map(|e| e.message).unwrap_or_default();
+        assert!(
+            message.contains("import() is not available"),
+            "{code}: {message}"
+        );
+    }
     assert_code(&exec("return require('fs')").await, ErrorCode::RuntimeError);
 }
 

@@ -102,6 +102,13 @@ pub fn normalise(code: &str, namespaces: &Namespaces) -> Result<Normalised, Enve
 
     let mut check = ToolsCheck::new(namespaces);
     check.visit_program(&program);
+    if let Some(offset) = check.first_import() {
+        return Err(syntax_error(
+            &original,
+            offset as usize,
+            "import() is not available in the sandbox; every source is already a global (for example github.searchIssues(…))",
+        ));
+    }
     if let Some((offset, ns, tool)) = check.first_unknown() {
         let (line, column) = line_column(&original, offset as usize);
         let message = format!(

@@ -1,6 +1,7 @@
 //! The static half of the unknown-tool check: before anything runs, every `ns.tool(…)` call in
 //! the code is compared with the catalogue, so a typo fails fast with the closest names instead
-//! of after earlier calls already ran.
+//! of after earlier calls already ran. The same walk finds `import(…)`, which the sandbox does
+//! not offer (the engine's loader holds its own modules, not the script's).
 
 use std::collections::BTreeSet;
 
@@ -17,6 +18,8 @@ pub struct ToolsCheck<'n> {
     bound: BTreeSet<String>,
     /// (offset, namespace, tool) of each unknown call, in source order.
     unknown: Vec<(u32, String, String)>,
+    /// Where the first `import(…)` is.
+    import: Option<u32>,
 }
 
 impl<'n> ToolsCheck<'n> {
@@ -25,7 +28,13 @@ impl<'n> ToolsCheck<'n> {
             namespaces,
             bound: BTreeSet::new(),
             unknown: Vec::new(),
+            import: None,
         }
+    }
+
+    /// Where the first `import(…)` is, if the code has one.
+    pub fn first_import(&self) -> Option<u32> {
+        self.import
     }
 
     /// The first unknown call whose namespace the script does not shadow.
@@ -39,6 +48,11 @@ impl<'n> ToolsCheck<'n> {
 impl<'a> Visit<'a> for ToolsCheck<'_> {
     fn visit_binding_identifier(&mut self, it: &BindingIdentifier<'a>) {
         self.bound.insert(it.name.to_string());
+    }
+
+    fn visit_import_expression(&mut self, it: &ImportExpression<'a>) {
+        self.import.get_or_insert(it.span.start);
+        walk::walk_import_expression(self, it);
     }
 
     fn visit_call_expression(&mut self, it: &CallExpression<'a>) {
