@@ -57,11 +57,14 @@ export default function install(host) {
   // inherits nothing (JSON.stringify would consult Array.prototype, which a script can change).
   // Code, hint and address come only from the brand record of an error the prelude made for the
   // host; for anything else they are null, whatever the value claims.
+  // A lone surrogate (half of a UTF-16 pair, as a tool's answer can carry) cannot cross to the
+  // host, which would lose the whole text: it becomes U+FFFD, as in console lines.
+  const wellFormed = (text) => (typeof text === "string" ? StringPrototypeToWellFormed(text) : text);
   const fields = (name, message, stack, code, hint, address) => {
     const list = newList();
-    list[0] = name;
-    list[1] = message;
-    list[2] = stack;
+    list[0] = wellFormed(name);
+    list[1] = wellFormed(message);
+    list[2] = wellFormed(stack);
     list[3] = code;
     list[4] = hint;
     list[5] = address;

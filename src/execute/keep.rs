@@ -34,9 +34,15 @@ pub async fn keep_oversized(
     };
     let mut value: Value = match serde_json::from_str(&json) {
         Ok(value) => value,
+        // What JSON cannot carry (nesting past 128 levels) is the result's shape, whatever its
+        // size: `invalid_result`, as when it is small enough to send.
         Err(e) => {
-            let why = crate::sandbox::not_json(&e);
-            return fail(envelope, format!("the result cannot be stored: {why}"));
+            envelope.status = Status::Failed;
+            envelope.error = Some(EnvelopeError::new(
+                ErrorCode::InvalidResult,
+                crate::sandbox::not_json(&e),
+            ));
+            return;
         }
     };
     // Secrets an upstream echoed are blanked before the value is kept, as in every envelope.

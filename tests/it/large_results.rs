@@ -180,6 +180,25 @@ fn a_large_value_without_arrays_is_stored_and_its_next_request_shows_a_part_of_i
 }
 
 #[test]
+fn a_result_nested_past_what_json_carries_is_invalid_whatever_its_size() {
+    let home = Home::new();
+    rows_config(&home, "");
+    // Small enough to send, and large enough to be stored: the same refusal, naming the cause.
+    for code in [
+        "let o = []; for (let i = 0; i < 200; i++) o = [o]; return o;",
+        "let o = 1; for (let i = 0; i < 3000; i++) o = { a: o }; return o;",
+    ] {
+        let (_, failed) = exec(&home, code, &[]);
+        assert_eq!(failed["error"]["code"], "invalid_result", "{failed}");
+        let message = failed["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("nests deeper than the 128 levels"),
+            "{failed}"
+        );
+    }
+}
+
+#[test]
 fn paging_with_fields_sees_every_row_once_at_every_budget_and_the_provider_runs_once() {
     let home = Home::new();
     let calls = rows_config(&home, "");

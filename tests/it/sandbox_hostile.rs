@@ -544,6 +544,23 @@ async fn a_lone_surrogate_logs_instead_of_throwing() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lone_surrogate_in_what_is_thrown_keeps_the_rest_of_the_message() {
+    for (code, said) in [
+        (r#"throw new Error("a \ud800 b");"#, "Error: a \u{fffd} b"),
+        (
+            r#"throw new TypeError("x \udc00");"#,
+            "TypeError: x \u{fffd}",
+        ),
+        (r#"throw "a \ud800 b";"#, "a \u{fffd} b"),
+    ] {
+        let envelope = exec(code).await;
+        assert_code(&envelope, ErrorCode::RuntimeError);
+        let message = envelope.error.map(|e| e.message).unwrap_or_default();
+        assert!(message.contains(said), "{code}: {message}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_endless_getter_the_host_reads_is_still_a_timeout() {
     // The host reads an unhandled rejection's `name` to describe it; the getter never ends.
     let envelope = exec(
