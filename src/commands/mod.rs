@@ -184,7 +184,7 @@ async fn resolve_run_id(
     match found.as_slice() {
         [] => anyhow::bail!(
             "there is no run `{}`; `{}` lists the recent ones",
-            shortened(given),
+            crate::error_text::echo(given),
             app.command("hub runs")
         ),
         [only] => Ok(only.clone()),
@@ -193,19 +193,10 @@ async fn resolve_run_id(
             let shown: Vec<&str> = several.iter().take(SHOWN).map(String::as_str).collect();
             anyhow::bail!(
                 "`{}` is the start of several run ids ({}{more}); give more of it",
-                shortened(given),
+                crate::error_text::echo(given),
                 shown.join(", ")
             )
         }
-    }
-}
-
-/// A run id as given, cut for a message: a pasted screenful is not repeated back whole.
-fn shortened(given: &str) -> String {
-    const SHOWN: usize = 40;
-    match given.char_indices().nth(SHOWN) {
-        Some((end, _)) => format!("{}…", &given[..end]),
-        None => given.to_string(),
     }
 }
 

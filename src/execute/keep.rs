@@ -28,21 +28,23 @@ pub async fn keep_oversized(
     if envelope.status != Status::Completed {
         return;
     }
-    let fail = |envelope: &mut ExecuteEnvelope, message: String| {
+    let fail_with = |envelope: &mut ExecuteEnvelope, code: ErrorCode, message: String| {
         envelope.status = Status::Failed;
-        envelope.error = Some(EnvelopeError::new(ErrorCode::ResultTooLarge, message));
+        envelope.error = Some(EnvelopeError::new(code, message));
+    };
+    let fail = |envelope: &mut ExecuteEnvelope, message: String| {
+        fail_with(envelope, ErrorCode::ResultTooLarge, message)
     };
     let mut value: Value = match serde_json::from_str(&json) {
         Ok(value) => value,
         // What JSON cannot carry (nesting past 128 levels) is the result's shape, whatever its
         // size: `invalid_result`, as when it is small enough to send.
         Err(e) => {
-            envelope.status = Status::Failed;
-            envelope.error = Some(EnvelopeError::new(
+            return fail_with(
+                envelope,
                 ErrorCode::InvalidResult,
                 crate::sandbox::not_json(&e),
-            ));
-            return;
+            );
         }
     };
     // Secrets an upstream echoed are blanked before the value is kept, as in every envelope.

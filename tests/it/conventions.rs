@@ -172,7 +172,7 @@ fn run_ids_by_prefix_and_approve_without_an_id() {
     assert!(
         missing
             .stderr
-            .contains(&format!("there is no run `run_{}…`", "x".repeat(36)))
+            .contains(&format!("there is no run `run_{}…(+", "x".repeat(76)))
             && missing.stderr.len() < 400,
         "{} bytes",
         missing.stderr.len()

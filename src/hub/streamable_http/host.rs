@@ -66,12 +66,12 @@ impl Hosts {
         if known {
             return Ok(());
         }
-        let shown: String = authority.as_str().chars().take(80).collect();
         Err(Refused {
             bad_request: false,
             message: format!(
-                "this hub does not answer to the name `{shown}` (a web page reaching it under another name, as DNS rebinding does, is refused); if that is how clients reach it, start it with `--allowed-host {}`",
-                host
+                "this hub does not answer to the name `{}` (a web page reaching it under another name, as DNS rebinding does, is refused); if that is how clients reach it, start it with `--allowed-host {}`",
+                crate::error_text::echo(authority.as_str()),
+                crate::error_text::echo(&host)
             ),
         })
     }

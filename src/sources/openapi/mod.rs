@@ -518,7 +518,7 @@ fn same_origin(a: &str, b: &str) -> bool {
 
 /// The largest document read: several times the largest real ones (GitHub's is about 12 MiB),
 /// and a bound on what a server answering without end can make the hub hold.
-const MAX_DOCUMENT: u64 = 64 * 1024 * 1024;
+const MAX_DOCUMENT: usize = 64 * 1024 * 1024;
 
 fn too_large(location: &str) -> String {
     format!(
@@ -548,12 +548,12 @@ async fn fetch(
         std::io::Read::read_to_string(
             &mut std::io::Read::take(
                 std::fs::File::open(location).map_err(unreadable)?,
-                MAX_DOCUMENT + 1,
+                MAX_DOCUMENT as u64 + 1,
             ),
             &mut text,
         )
         .map_err(unreadable)?;
-        if text.len() as u64 > MAX_DOCUMENT {
+        if text.len() > MAX_DOCUMENT {
             return Err(too_large(location));
         }
         return Ok(text);
@@ -571,14 +571,10 @@ async fn fetch(
     let fetched = async {
         let mut response = request.send().await?;
         let status = response.status();
-        let mut body = Vec::new();
-        while let Some(chunk) = response.chunk().await? {
-            if (body.len() + chunk.len()) as u64 > MAX_DOCUMENT {
-                return Ok(Err(too_large(location)));
-            }
-            body.extend_from_slice(&chunk);
-        }
-        Ok::<_, reqwest::Error>(Ok((status, String::from_utf8_lossy(&body).into_owned())))
+        let body = response::body_within(&mut response, MAX_DOCUMENT).await?;
+        Ok::<_, reqwest::Error>(
+            body.map(|body| (status, String::from_utf8_lossy(&body).into_owned())),
+        )
     };
     match tokio::time::timeout(timeout, fetched).await {
         Err(_) => Err(format!(
@@ -589,8 +585,8 @@ async fn fetch(
             "cannot fetch the OpenAPI document from {location}: {}. Check that the server is running and the URL is right",
             network_reason(&error, location)
         )),
-        Ok(Ok(Err(too_large))) => Err(too_large),
-        Ok(Ok(Ok((status, _))))
+        Ok(Ok(None)) => Err(too_large(location)),
+        Ok(Ok(Some((status, _))))
             if status == reqwest::StatusCode::UNAUTHORIZED
                 || status == reqwest::StatusCode::FORBIDDEN =>
         {
@@ -603,10 +599,10 @@ async fn fetch(
                 "fetching the OpenAPI document from {location} answered HTTP {status}: the document itself needs credentials, and {fix}"
             ))
         }
-        Ok(Ok(Ok((status, _)))) if !status.is_success() => Err(format!(
+        Ok(Ok(Some((status, _)))) if !status.is_success() => Err(format!(
             "fetching the OpenAPI document from {location} answered HTTP {status}; check the URL (FastAPI serves it at /openapi.json)"
         )),
-        Ok(Ok(Ok((_, text)))) => Ok(text),
+        Ok(Ok(Some((_, text)))) => Ok(text),
     }
 }
 

@@ -14,6 +14,22 @@ const MAX_BODY: usize = 32 * 1024 * 1024;
 /// How much of an error body the message quotes.
 const EXCERPT_CHARS: usize = 400;
 
+/// The body of `response`, read as it arrives; `None` once it passes `max` bytes, which are
+/// never all held.
+pub(crate) async fn body_within(
+    response: &mut reqwest::Response,
+    max: usize,
+) -> Result<Option<Vec<u8>>, reqwest::Error> {
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await? {
+        if body.len() + chunk.len() > max {
+            return Ok(None);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(Some(body))
+}
+
 /// Reads `response` to the end (up to [`MAX_BODY`]). `line` is the request line for messages;
 /// `missing` the security schemes the call had no credential for; `scrub` blanks the
 /// connection's secrets in a value, and runs on an error body before it is cut to an excerpt.
@@ -36,25 +52,20 @@ pub(crate) async fn read(
         .get(reqwest::header::RETRY_AFTER)
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
-    let mut body = Vec::new();
-    while let Some(chunk) = response
-        .chunk()
+    let Some(body) = body_within(&mut response, MAX_BODY)
         .await
         .map_err(|error| format!("reading the answer to {line} failed: {error}"))?
-    {
-        if body.len() + chunk.len() > MAX_BODY {
-            return Ok(failure(
-                format!(
-                    "{line} answered with more than {} MiB; capabilities reads at most that much of one answer",
-                    MAX_BODY / (1024 * 1024)
-                ),
-                None,
-                false,
-                Some("Ask for less: a filter, a smaller page, fewer fields.".into()),
-            ));
-        }
-        body.extend_from_slice(&chunk);
-    }
+    else {
+        return Ok(failure(
+            format!(
+                "{line} answered with more than {} MiB; capabilities reads at most that much of one answer",
+                MAX_BODY / (1024 * 1024)
+            ),
+            None,
+            false,
+            Some("Ask for less: a filter, a smaller page, fewer fields.".into()),
+        ));
+    };
     if status.is_success() {
         return Ok(success(line, &content_type, body));
     }

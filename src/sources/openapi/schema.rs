@@ -36,8 +36,8 @@ const MAX_COPIED_NODES: usize = 1_000_000;
 /// Converts schemas of one document, each component once.
 pub(crate) struct Schemas<'d> {
     document: &'d Document,
-    /// Converted components, and the components each one refers to directly.
-    components: HashMap<String, (Value, BTreeSet<String>)>,
+    /// Converted components, each once.
+    components: HashMap<String, Component>,
     /// Schema objects the schema being converted may still hold ([`MAX_NODES`]).
     nodes_left: usize,
     /// Schema objects the walk is inside of now ([`MAX_NESTING`]).
@@ -45,6 +45,14 @@ pub(crate) struct Schemas<'d> {
     /// Schema objects the tools may still hold in copies of components
     /// ([`MAX_COPIED_NODES`]).
     copies_left: usize,
+}
+
+/// One converted component: its schema, the components it refers to directly, and how many
+/// schema objects a copy of it holds ([`MAX_COPIED_NODES`]).
+struct Component {
+    schema: Value,
+    refs: BTreeSet<String>,
+    size: usize,
 }
 
 /// One converted schema and the components it refers to directly.
@@ -90,15 +98,22 @@ impl<'d> Schemas<'d> {
             if defs.contains_key(&name) {
                 continue;
             }
-            let (converted, next) = self.component(&name)?;
-            let size = nodes(&converted);
-            if size > self.copies_left {
+            let left = self.copies_left;
+            let component = self.component(&name)?;
+            if component.size > left {
                 defs.insert(name, json!({}));
                 continue;
             }
+            let (copy, size) = (component.schema.clone(), component.size);
+            queue.extend(
+                component
+                    .refs
+                    .iter()
+                    .filter(|n| !defs.contains_key(*n))
+                    .cloned(),
+            );
             self.copies_left -= size;
-            defs.insert(name, converted);
-            queue.extend(next.into_iter().filter(|n| !defs.contains_key(n)));
+            defs.insert(name, copy);
         }
         if defs.is_empty() {
             return Ok(());
@@ -109,9 +124,9 @@ impl<'d> Schemas<'d> {
         Ok(())
     }
 
-    fn component(&mut self, name: &str) -> Result<(Value, BTreeSet<String>), SpecError> {
-        if let Some(done) = self.components.get(name) {
-            return Ok(done.clone());
+    fn component(&mut self, name: &str) -> Result<&Component, SpecError> {
+        if self.components.contains_key(name) {
+            return Ok(&self.components[name]);
         }
         let pointer = format!("/components/schemas/{}", escape(name));
         let Some(raw) = self.document.root.pointer(&pointer) else {
@@ -121,14 +136,22 @@ impl<'d> Schemas<'d> {
             ));
         };
         // Placed before the walk, so a component that refers to itself finds itself done.
-        self.components
-            .insert(name.to_string(), (Value::Bool(true), BTreeSet::new()));
+        let placeholder = Component {
+            schema: Value::Bool(true),
+            refs: BTreeSet::new(),
+            size: 0,
+        };
+        self.components.insert(name.to_string(), placeholder);
         let mut refs = BTreeSet::new();
         self.begin();
-        let converted = self.walk(raw, &pointer, &mut refs, 0)?;
-        let done = (converted, refs);
-        self.components.insert(name.to_string(), done.clone());
-        Ok(done)
+        let schema = self.walk(raw, &pointer, &mut refs, 0)?;
+        let size = nodes(&schema);
+        let done = Component { schema, refs, size };
+        Ok(self
+            .components
+            .entry(name.to_string())
+            .insert_entry(done)
+            .into_mut())
     }
 
     /// A fresh budget for the next schema converted.
