@@ -34,8 +34,8 @@ use crate::runs::{
     Decision, Dispatch, DispatchError, PendingCall, Recorded, Store, TokenRecord, scope_of,
 };
 use crate::sandbox::{
-    Bridge, BridgeError, CallFailure, CallOutcome, ErrorCode, Limits, Pending, PendingKind,
-    ReadRequest, ToolCall, unavailable,
+    Bridge, BridgeError, CallFailure, CallOutcome, ErrorCode, ExecuteEnvelope, Limits, Pending,
+    PendingKind, ReadRequest, ToolCall, unavailable,
 };
 use crate::skills::upstream::UpstreamSkill;
 use crate::sources::{SourceError, login_arguments};
@@ -185,6 +185,13 @@ impl RunBridge {
     /// What the run sent upstream, this attempt and earlier ones; read once the run is over.
     pub(crate) fn dispatched(&self) -> Dispatched {
         self.inner.dispatches.summary(self.inner.replay.journal())
+    }
+
+    /// Ends the attempt (no call of it starts any more) and lists as `not_sent` each call in
+    /// `envelope` that the run ended before it left the hub.
+    pub(crate) fn close(&self, envelope: &mut ExecuteEnvelope) {
+        let started = self.inner.dispatches.close();
+        recovery::unsent(envelope, &started, self.inner.replay.journal());
     }
 }
 
@@ -505,6 +512,14 @@ impl Inner {
         if let Some(halted) = self.replay.halted() {
             return cleaned(&self.redaction, halted);
         }
+        // Counted as on its way before the journal write: once the run is over, nothing starts,
+        // and what started may have gone out.
+        if !self.dispatches.start(call.seq, &address, mutating) {
+            return failed(CallFailure::new(
+                ErrorCode::Cancelled,
+                format!("`{address}` was not sent: the run ended first"),
+            ));
+        }
         // Journaled before it leaves, for this run's owner only, using up its approval.
         if let Err(e) = self
             .store
@@ -512,13 +527,13 @@ impl Inner {
             .dispatch(&self.run_id, &self.owner, dispatch)
             .await
         {
+            self.dispatches.settle(call.seq, Delivery::NotSent);
             return failed(not_sent(&address, &e));
         }
         if approved == Some(Decision::AllowRun) {
             self.replay
                 .grant(&address, connection.as_deref(), &tool.hash);
         }
-        self.dispatches.start(call.seq, &address, mutating);
         let outcome = self
             .catalog
             .sources()

@@ -584,6 +584,7 @@ impl Executor {
             envelope.pending.clear();
             envelope.error = Some(EnvelopeError::new(stop.code(), stop.message()));
         }
+        bridge.close(&mut envelope);
         // Bounded before a result is kept: bounding may hand over a result that only fit
         // without the rest of the envelope.
         envelope.bound(budget);
@@ -833,6 +834,7 @@ fn journaled_calls<'a>(
                 (CallState::Answered, true) => CallEnd::Done,
                 (CallState::Answered, false) => CallEnd::Failed,
             }),
+            seq: Some(e.seq),
         })
         .collect()
 }

@@ -6,7 +6,7 @@
 //! is unsafe, replaces the hint with one that says so. Neither ever names a session, a token or
 //! an argument: only tool addresses.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
@@ -120,7 +120,15 @@ pub(super) fn noted(entry: &JournalEntry) -> (Delivery, bool) {
 /// The calls one attempt of a run sent upstream, shared between the bridge's call futures and
 /// the executor that reads it once the run is over.
 #[derive(Clone, Default)]
-pub struct Dispatches(Arc<Mutex<BTreeMap<u64, Dispatch>>>);
+pub struct Dispatches(Arc<Mutex<Attempt>>);
+
+#[derive(Default)]
+struct Attempt {
+    calls: BTreeMap<u64, Dispatch>,
+    /// The run is over: no call of it may start any more. Set under the same lock `start`
+    /// takes, so a call either started before the end (and may have gone out) or never will.
+    closed: bool,
+}
 
 struct Dispatch {
     address: String,
@@ -132,9 +140,15 @@ struct Dispatch {
 }
 
 impl Dispatches {
-    /// Call `seq` is about to be sent to `address`.
-    pub fn start(&self, seq: u64, address: &str, mutating: bool) {
-        self.lock().insert(
+    /// Call `seq` is about to be journaled and sent to `address`; false (and nothing recorded)
+    /// once the run is over, when it must not go out.
+    #[must_use]
+    pub fn start(&self, seq: u64, address: &str, mutating: bool) -> bool {
+        let mut attempt = self.lock();
+        if attempt.closed {
+            return false;
+        }
+        attempt.calls.insert(
             seq,
             Dispatch {
                 address: address.to_string(),
@@ -142,20 +156,29 @@ impl Dispatches {
                 delivery: None,
             },
         );
+        true
     }
 
-    /// Call `seq` came back.
+    /// Call `seq` came back, or was never sent after all.
     pub fn settle(&self, seq: u64, delivery: Delivery) {
-        if let Some(dispatch) = self.lock().get_mut(&seq) {
+        if let Some(dispatch) = self.lock().calls.get_mut(&seq) {
             dispatch.delivery = Some(delivery);
         }
+    }
+
+    /// Ends the attempt: no call starts from now on. Returns the calls that did start.
+    pub fn close(&self) -> BTreeSet<u64> {
+        let mut attempt = self.lock();
+        attempt.closed = true;
+        attempt.calls.keys().copied().collect()
     }
 
     /// What this attempt sent, on top of what earlier attempts of the same run journaled
     /// ([`Dispatched::earlier`]); a call this attempt sent again (a read an interrupted attempt
     /// left unanswered) counts as this attempt saw it.
     pub fn summary<'a>(&self, earlier: impl IntoIterator<Item = &'a JournalEntry>) -> Dispatched {
-        let sent = self.lock();
+        let attempt = self.lock();
+        let sent = &attempt.calls;
         let mut dispatched =
             Dispatched::earlier(earlier.into_iter().filter(|e| !sent.contains_key(&e.seq)));
         for dispatch in sent.values() {
@@ -168,8 +191,43 @@ impl Dispatches {
         dispatched
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<u64, Dispatch>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Attempt> {
         self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// Lists as `not_sent` each call the sandbox still shows in flight but that never left the
+/// hub: the run ended (the script returned without awaiting it, a limit, a cancel) while the
+/// call was still being checked or waited for its connection. `started` are the calls this
+/// attempt began to send ([`Dispatches::close`]); `earlier` the journal of the attempts before,
+/// whose calls a replay may still show in flight. A completed run says which calls its
+/// script left behind unsent, since its result may read as if they ran (a paused run sends
+/// them when it resumes; a failed one's error says why it stopped).
+pub fn unsent<'a>(
+    envelope: &mut ExecuteEnvelope,
+    started: &BTreeSet<u64>,
+    earlier: impl IntoIterator<Item = &'a JournalEntry>,
+) {
+    let journaled: BTreeSet<u64> = earlier.into_iter().map(|e| e.seq).collect();
+    let mut left: Vec<String> = Vec::new();
+    let mut count = 0;
+    for call in &mut envelope.calls {
+        if call.outcome == Some(CallEnd::Unknown)
+            && let Some(seq) = call.seq
+            && !started.contains(&seq)
+            && !journaled.contains(&seq)
+        {
+            call.outcome = Some(CallEnd::NotSent);
+            count += 1;
+            push_once(&mut left, &call.address);
+        }
+    }
+    if !left.is_empty() && envelope.status == Status::Completed {
+        let calls = if count == 1 { "call" } else { "calls" };
+        envelope.notices.push(format!(
+            "{count} {calls} to {} never went out: the script ended first. Await every call before returning.",
+            named(&left)
+        ));
     }
 }
 
@@ -330,7 +388,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::sandbox::{EnvelopeError, ProviderExecution};
+    use crate::sandbox::{CallSummary, EnvelopeError, ProviderExecution};
 
     /// A journal entry as the bridge writes it, `note`d unless `None`.
     fn journaled(address: &str, result: Value, note: Option<(Delivery, bool)>) -> JournalEntry {
@@ -423,22 +481,22 @@ mod tests {
     #[test]
     fn the_record_counts_unsettled_calls_as_lost_and_read_only_answers_as_harmless() {
         let dispatches = Dispatches::default();
-        dispatches.start(0, "docs.search", true);
+        assert!(dispatches.start(0, "docs.search", true));
         dispatches.settle(0, Delivery::NotSent);
         assert_eq!(dispatches.summary([]), Dispatched::default());
 
-        dispatches.start(1, "docs.read", false);
+        assert!(dispatches.start(1, "docs.read", false));
         dispatches.settle(1, Delivery::Answered);
         let read_only = dispatches.summary([]);
         assert!(read_only.any && read_only.lost.is_empty() && read_only.writes.is_empty());
 
-        dispatches.start(2, "docs.write", true);
+        assert!(dispatches.start(2, "docs.write", true));
         dispatches.settle(2, Delivery::Answered);
-        dispatches.start(3, "docs.slow", false);
+        assert!(dispatches.start(3, "docs.slow", false));
         dispatches.settle(3, Delivery::Lost);
         // Dropped mid-flight when the run ended: never settled.
-        dispatches.start(4, "docs.hung", false);
-        dispatches.start(5, "docs.slow", false);
+        assert!(dispatches.start(4, "docs.hung", false));
+        assert!(dispatches.start(5, "docs.slow", false));
         // Earlier attempts' calls: a write, and the read an interrupted attempt left without an
         // answer, which this attempt sent again (call 1) and got answered.
         let mut write = journaled("counter.write", json!({ "content": [] }), None);
@@ -571,10 +629,10 @@ mod tests {
     fn only_a_call_still_out_at_the_end_is_noticed_as_cut_off() {
         let sent = Dispatches::default();
         // Awaited, and its connection failed: the script was told.
-        sent.start(0, "api.trunc", false);
+        assert!(sent.start(0, "api.trunc", false));
         sent.settle(0, Delivery::Lost);
         // Never awaited: still out when the script returned.
-        sent.start(1, "api.write", true);
+        assert!(sent.start(1, "api.write", true));
         let dispatched = sent.summary([]);
         assert_eq!(dispatched.lost, ["api.trunc", "api.write"]);
         assert_eq!(dispatched.cut_off, ["api.write"]);
@@ -588,11 +646,70 @@ mod tests {
         );
         // Nothing cut off, nothing to notice.
         let answered = Dispatches::default();
-        answered.start(0, "api.trunc", false);
+        assert!(answered.start(0, "api.trunc", false));
         answered.settle(0, Delivery::Lost);
         let mut envelope = ExecuteEnvelope::new("run_y", Status::Completed, Vec::new());
         apply(&mut envelope, &answered.summary([]));
         assert!(envelope.notices.is_empty(), "{:?}", envelope.notices);
+    }
+
+    #[test]
+    fn a_call_the_run_ended_before_it_started_out_is_listed_not_sent() {
+        let dispatches = Dispatches::default();
+        assert!(dispatches.start(1, "api.write", true));
+        let started = dispatches.close();
+        // Closed: a call still being checked when the run ended can no longer go out.
+        assert!(!dispatches.start(2, "api.late", true));
+        assert_eq!(started, BTreeSet::from([1]));
+        let in_flight = |address: &str, seq: Option<u64>| CallSummary {
+            address: address.into(),
+            ok: false,
+            ms: 0,
+            outcome: Some(CallEnd::Unknown),
+            seq,
+        };
+        // 0: sent by an earlier attempt, replayed; 1: sent by this one; 2: never sent;
+        // 3: listed without a number (never handed to the hub); 4 ran to its end.
+        let calls = vec![
+            in_flight("api.replayed", Some(0)),
+            in_flight("api.write", Some(1)),
+            in_flight("api.late", Some(2)),
+            in_flight("api.unnumbered", None),
+            CallSummary {
+                outcome: Some(CallEnd::Done),
+                ..in_flight("api.done", Some(4))
+            },
+        ];
+        let earlier = journaled("api.replayed", json!({}), None);
+        let mut envelope = ExecuteEnvelope::new("run_x", Status::Completed, Vec::new());
+        envelope.calls = calls.clone();
+        unsent(&mut envelope, &started, [&earlier]);
+        let outcomes: Vec<_> = envelope.calls.iter().map(|c| c.outcome).collect();
+        assert_eq!(
+            outcomes,
+            [
+                Some(CallEnd::Unknown),
+                Some(CallEnd::Unknown),
+                Some(CallEnd::NotSent),
+                Some(CallEnd::Unknown),
+                Some(CallEnd::Done),
+            ]
+        );
+        assert_eq!(envelope.notices.len(), 1, "{:?}", envelope.notices);
+        assert!(
+            envelope.notices[0].starts_with("1 call to `api.late` never went out"),
+            "{:?}",
+            envelope.notices
+        );
+        // A failed run's error says why it stopped, and a paused one sends them on resume; their
+        // calls are corrected all the same.
+        let mut failed = failed(ErrorCode::Timeout);
+        failed.calls = calls;
+        unsent(&mut failed, &started, [&earlier]);
+        assert_eq!(failed.calls[2].outcome, Some(CallEnd::NotSent));
+        assert!(failed.notices.is_empty(), "{:?}", failed.notices);
+        // The closed attempt's summary ignores the refused start.
+        assert_eq!(dispatches.summary([]).lost, ["api.write"]);
     }
 
     #[test]

@@ -175,6 +175,10 @@ pub struct CallSummary {
     /// older version do not say.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<CallEnd>,
+    /// Its sequence number in the run, for the hub to match it with what it sent; a call the
+    /// sandbox refused has none. Not shown.
+    #[serde(skip)]
+    pub seq: Option<u64>,
 }
 
 /// How one call of a run ended.
@@ -583,6 +587,7 @@ mod tests {
             ok: outcome == CallEnd::Done,
             ms: 5,
             outcome: Some(outcome),
+            seq: None,
         }
     }
 

@@ -496,7 +496,7 @@ fn start_call(
         }
         state.sent += 1;
         let index = state.calls.len();
-        state.calls.push(CallRecord::sent(address.clone()));
+        state.calls.push(CallRecord::sent(address.clone(), seq));
         state.in_flight += 1;
         (seq, index)
     };

@@ -31,14 +31,15 @@ pub struct CallRecord {
 }
 
 impl CallRecord {
-    /// A call handed to the bridge just now.
-    pub fn sent(address: String) -> Self {
+    /// Call `seq`, handed to the bridge just now.
+    pub fn sent(address: String, seq: u64) -> Self {
         CallRecord {
             summary: CallSummary {
                 address,
                 ok: false,
                 ms: 0,
                 outcome: Some(CallEnd::Unknown),
+                seq: Some(seq),
             },
             in_flight_since: Some(Instant::now()),
         }
@@ -52,6 +53,7 @@ impl CallRecord {
                 ok: false,
                 ms: 0,
                 outcome: Some(CallEnd::NotSent),
+                seq: None,
             },
             in_flight_since: None,
         }

@@ -808,3 +808,52 @@ fn a_resume_under_another_profile_runs_nothing_and_leaves_the_approval_for_the_r
         "the read answered from the journal"
     );
 }
+
+#[test]
+fn calls_a_script_leaves_behind_are_listed_as_far_as_they_got() {
+    let home = Home::new();
+    let ledger = ledger_config(
+        &home,
+        "[[policy.rules]]\nmatch = \"ledger.write\"\naction = \"allow\"\n",
+    );
+    // `exec` connects on the first call, so the script returns long before any of these can
+    // leave: none was sent, and none may be listed as possibly sent.
+    let left_behind =
+        r#"for (let i = 0; i < 20; i++) ledger.write({ key: "k" + i }); return "left";"#;
+    let (ran, envelope) = exec_json(&home, &["exec", "-", "--json"], left_behind);
+    assert_eq!(ran.code, 0, "{envelope}");
+    let calls = envelope["calls"].as_array().cloned().unwrap_or_default();
+    assert_eq!(calls.len(), 20, "{envelope}");
+    assert!(
+        calls.iter().all(|c| c["outcome"] == "not_sent"),
+        "{envelope}"
+    );
+    let notices = envelope["notices"].to_string();
+    assert!(
+        notices.contains("20 calls to `ledger.write` never went out"),
+        "{envelope}"
+    );
+    assert!(!notices.contains("still out"), "{envelope}");
+    assert!(writes(&ledger).is_empty());
+
+    // Connected first: some may leave before the script returns. Whatever got out is listed as
+    // possibly sent, never as not sent.
+    let some_out = r#"
+        await ledger.write({ key: "first" });
+        for (let i = 0; i < 20; i++) ledger.write({ key: "k" + i });
+        return "left";
+    "#;
+    let (ran, envelope) = exec_json(&home, &["exec", "-", "--json"], some_out);
+    assert_eq!(ran.code, 0, "{envelope}");
+    let written = writes(&ledger);
+    let calls = envelope["calls"].as_array().cloned().unwrap_or_default();
+    assert_eq!(calls.len(), 21, "{envelope}");
+    for (i, call) in calls.iter().enumerate().skip(1) {
+        let line = format!("write k{}", i - 1);
+        match call["outcome"].as_str() {
+            Some("not_sent") => assert!(!written.contains(&line), "{line}: {envelope}"),
+            Some("unknown") => {}
+            other => panic!("call {i} ended {other:?}: {envelope}"),
+        }
+    }
+}
