@@ -25,6 +25,7 @@
 //! | [`tui`] | `capabilities dashboard`: live runs and the approval queue (ratatui) |
 //! | [`token_count`] | o200k_base token counting for budgets |
 //! | [`tls`] | the rustls crypto provider every HTTP client uses; TLS failures in plain words |
+//! | [`time_zone`] | UTC for every script (replays match across hosts), the user's zone for every child process |
 //! | [`error_text`] | an error and its causes as one line for the user |
 //! | [`printable`] | outside text made safe to print: nothing in it can drive a terminal or hide text |
 //! | [`env_vars`] | every environment variable read |
@@ -57,6 +58,9 @@ pub mod runs;
 pub mod sandbox;
 pub mod skills;
 pub mod sources;
+// Changes the environment once, before any thread starts (`std::env::set_var` is unsafe).
+#[allow(unsafe_code)]
+pub mod time_zone;
 pub mod tls;
 pub mod token_count;
 pub mod tui;
@@ -68,5 +72,7 @@ use std::process::ExitCode;
 /// errors (clap); `exec` adds 3 (waiting for approval), 4 (cancelled) and 5 (the run is being
 /// run by another process), and a signal gives 128 + its number.
 pub fn run() -> ExitCode {
+    // First, while this is the only thread: the environment may be changed only now.
+    time_zone::pin_utc();
     commands::run(std::env::args_os())
 }

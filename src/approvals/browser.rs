@@ -72,7 +72,8 @@ fn has_display(x11: Option<OsString>, wayland: Option<OsString>) -> Result<(), O
 fn spawn(mut command: Command, otherwise: String) -> Result<(), OpenError> {
     let program = command.get_program().to_string_lossy().into_owned();
     // The launcher must not read the hub's stdin or write to its stdout: they carry JSON-RPC.
-    let mut child = command
+    // A browser it starts keeps the user's time zone.
+    let mut child = crate::time_zone::give_back(&mut command)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())

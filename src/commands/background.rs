@@ -37,7 +37,8 @@ pub fn refresh_old_listings(app: &App, settings: &Settings) {
     }
     let started = std::env::current_exe().and_then(|exe| {
         let mut command = Command::new(exe);
-        command
+        // So that it knows the user's zone for the sources it starts.
+        crate::time_zone::give_back(&mut command)
             .arg("--config")
             .arg(&app.paths.config_file)
             .args(["source", "refresh"]);

@@ -59,7 +59,7 @@ pub fn run(args: &ManArgs) -> anyhow::Result<ExitCode> {
 /// Hands the page to `man -l -`, which formats and pages it; an error when `man` is missing
 /// or failed, so the roff is printed instead.
 fn show_with_man(text: &str) -> anyhow::Result<()> {
-    let mut child = Command::new("man")
+    let mut child = crate::time_zone::give_back(&mut Command::new("man"))
         .args(["-l", "-"])
         .stdin(Stdio::piped())
         .spawn()?;

@@ -94,6 +94,9 @@ pub(crate) fn spawn(
     {
         cmd.env_remove(name);
     }
+    // The user's own time zone, not the UTC our scripts run in; the connection's `env` may
+    // still set another.
+    crate::time_zone::give_back(cmd.as_std_mut());
     cmd.args(args)
         .envs(env)
         .stdin(Stdio::piped())

@@ -572,3 +572,70 @@ fn on_a_terminal_exec_asks_inline_and_ctrl_c_at_a_question_stops_at_once() {
         resumed.stdout
     );
 }
+
+/// What a script reads of local time; every value is what UTC gives, wherever the host is.
+const LOCAL_TIME: &str = r#"
+    const seen = {
+        offset: new Date(0).getTimezoneOffset(),
+        hours: new Date(0).getHours(),
+        text: new Date(0).toString(),
+        components: new Date(2024, 0, 15, 10, 30).getTime(),
+        parsed: Date.parse("2024-01-15T10:30"),
+    };
+    await ledger.write({ key: JSON.stringify(seen) });
+    return seen;
+"#;
+
+#[test]
+fn scripts_run_in_utc_and_replay_the_same_in_any_time_zone() {
+    let home = Home::new();
+    let ledger = crate::guarantees::ledger_config(&home, "");
+    // POSIX zones, which need no tz database: nine hours east, then five hours west.
+    let in_zone = |tz: &str, args: &[&str], code: &str| {
+        let run = Run::with_stdin(home.command(args).env("TZ", tz), code);
+        let envelope = envelope(&run);
+        (run, envelope)
+    };
+    let (paused, first) = in_zone("JST-9", &["exec", "-", "--json"], LOCAL_TIME);
+    assert_eq!(paused.code, 3, "{first}");
+    let run_id = crate::guarantees::run_id(&first);
+    home.run(&["hub", "approve", &run_id]).ok();
+    // Resumed elsewhere, the script computes the same arguments, so the decision holds.
+    let (done, second) = in_zone("EST+5", &["exec", "--resume", &run_id, "--json"], "");
+    assert_eq!(done.code, 0, "{second}");
+    // 2024-01-15T10:30:00Z, in milliseconds since the epoch.
+    let utc = 1_705_314_600_000_i64;
+    let seen = &second["result"];
+    assert_eq!(seen["offset"], 0, "{second}");
+    assert_eq!(seen["hours"], 0, "{second}");
+    assert_eq!(seen["components"], utc, "{second}");
+    assert_eq!(seen["parsed"], utc, "{second}");
+    let text = seen["text"].as_str().unwrap_or_default();
+    assert!(
+        text.starts_with("Thu Jan 01 1970 00:00:00 GMT+0000"),
+        "{text}"
+    );
+    assert_eq!(
+        crate::guarantees::writes(&ledger).len(),
+        1,
+        "one decision, one write"
+    );
+}
+
+#[test]
+fn sources_keep_the_users_time_zone() {
+    let home = Home::new();
+    two_sources(&home, "");
+    // The tool's text is JSON, which the sandbox hands over parsed.
+    let code = r#"return (await everything.getEnv()).TZ ?? "unset";"#;
+    for (tz, expected) in [(Some("JST-9"), "JST-9"), (None, "unset")] {
+        let mut command = home.command(&["exec", "-", "--json"]);
+        match tz {
+            Some(tz) => command.env("TZ", tz),
+            None => command.env_remove("TZ"),
+        };
+        let run = Run::with_stdin(&mut command, code);
+        let envelope = envelope(&run);
+        assert_eq!(envelope["result"], expected, "{envelope}");
+    }
+}
