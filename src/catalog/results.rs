@@ -89,13 +89,19 @@ pub fn search_answer(
     request: &SearchRequest,
 ) -> Result<SearchAnswer, SearchError> {
     let reader = request.reader;
+    // What a client's token does not let it call does not exist for it: not listed, not
+    // counted, not named among the sources.
+    let permitted = |address: &str| request.permits.is_none_or(|permits| permits(address));
+    let sources = || known_sources(catalog, request.permits);
     if let Some(namespace) = request.namespace
-        && catalog.namespace(namespace).is_none()
+        && !catalog
+            .namespace(namespace)
+            .is_some_and(|n| visible(n, request.permits))
     {
         return Err(SearchError(format!(
             "there is no source named `{}`; {}",
             echo(namespace),
-            known_sources(catalog)
+            sources()
         )));
     }
     let query = request.query.trim();
@@ -142,7 +148,7 @@ pub fn search_answer(
             };
             return Err(SearchError(format!(
                 "{what}: say what you want to do, e.g. \"send a message\" or \"list open issues\", or {list}; {}",
-                known_sources(catalog)
+                sources()
             )));
         };
         Matches::Listed(&namespace.tools)
@@ -155,12 +161,7 @@ pub fn search_answer(
             .map(String::as_str)
     };
     let denied = |tool: &ToolDefinition, address: &str| {
-        policy.hides(
-            address,
-            connection(tool),
-            &tool.annotations,
-            request.permits,
-        )
+        policy.hides(address, connection(tool), &tool.annotations, None)
     };
     // What a shown tool's line says: a changed tool the policy allows asks until confirmed.
     let decide = |tool: &ToolDefinition, address: &str| {
@@ -180,8 +181,11 @@ pub fn search_answer(
     let (found, visible) = if request.permits.is_some() || policy.may_deny() {
         let (mut found, mut visible) = (0, 0);
         for tool in matches.tools(catalog) {
-            found += 1;
             let address = tool.address();
+            if !permitted(&address) {
+                continue;
+            }
+            found += 1;
             if denied(tool, &address) {
                 continue;
             }
@@ -199,18 +203,11 @@ pub fn search_answer(
         (matches.len(), matches.len())
     };
     let hidden = found - visible;
-    // Says which of the two hides tools, so a client with a narrow token is not sent to the
-    // user's policy for what its token leaves out.
-    let hidden_by = if request.permits.is_some() {
-        "policy or this client's token"
-    } else {
-        "policy"
-    };
 
     let mut out = String::new();
     if visible == 0 && skills.is_empty() {
         if found > 0 {
-            let _ = writeln!(out, "Every matching tool is hidden by {hidden_by}.");
+            let _ = writeln!(out, "Every matching tool is hidden by policy.");
         } else if listing {
             let _ = writeln!(
                 out,
@@ -226,7 +223,7 @@ pub fn search_answer(
                 out,
                 "No tools match \"{}\". Try other words for what you want to do, or {list}; {}.",
                 echo(query),
-                known_sources(catalog)
+                sources()
             );
         }
     }
@@ -307,7 +304,7 @@ pub fn search_answer(
         render_skills(&skills, &changed_skill, &mut out, &mut hits);
     }
     if visible == 0 && found > 0 && !skills.is_empty() {
-        let _ = writeln!(out, "Every matching tool is hidden by {hidden_by}.");
+        let _ = writeln!(out, "Every matching tool is hidden by policy.");
     }
     let more = visible - shown.len();
     if more > 0 {
@@ -322,7 +319,7 @@ pub fn search_answer(
     if hidden > 0 {
         let _ = writeln!(
             out,
-            "{hidden} {} hidden by {hidden_by}.",
+            "{hidden} {} hidden by policy.",
             if hidden == 1 { "tool" } else { "tools" }
         );
     }
@@ -442,16 +439,41 @@ pub fn summary(description: &str) -> String {
     }
 }
 
-fn known_sources(catalog: &Catalog) -> String {
-    if catalog.namespaces.is_empty() {
-        return "there are no sources yet: add one with `capabilities source add NAME -- COMMAND ARGS…`".into();
-    }
+/// The sources a client sees (all, or those with a tool its token `permits`), with how many
+/// of their tools it may call.
+fn known_sources(catalog: &Catalog, permits: Option<&dyn Fn(&str) -> bool>) -> String {
     let list: Vec<String> = catalog
         .namespaces
         .iter()
-        .map(|n| format!("{} ({} tools)", n.name, n.tools.len()))
+        .filter(|n| visible(n, permits))
+        .map(|n| format!("{} ({} tools)", n.name, callable(n, permits)))
         .collect();
-    format!("sources: {}", list.join(", "))
+    match (list.is_empty(), permits) {
+        (true, Some(_)) => "there is no source this client may use".into(),
+        (true, None) => {
+            "there are no sources yet: add one with `capabilities source add NAME -- COMMAND ARGS…`"
+                .into()
+        }
+        (false, _) => format!("sources: {}", list.join(", ")),
+    }
+}
+
+/// Whether a client sees `namespace` at all: a client whose token `permits` only some tools
+/// sees only the sources it may call something of.
+fn visible(namespace: &Namespace, permits: Option<&dyn Fn(&str) -> bool>) -> bool {
+    permits.is_none() || callable(namespace, permits) > 0
+}
+
+/// How many of `namespace`'s tools a client may call.
+fn callable(namespace: &Namespace, permits: Option<&dyn Fn(&str) -> bool>) -> usize {
+    match permits {
+        None => namespace.tools.len(),
+        Some(permits) => namespace
+            .tools
+            .iter()
+            .filter(|t| permits(&t.address()))
+            .count(),
+    }
 }
 
 /// One line about the sources whose tools are missing or old, so fewer results are never
@@ -680,7 +702,7 @@ mod tests {
     }
 
     /// Only the shown tools are decided in full, yet the counts of more and hidden tools still
-    /// cover every match, past the limit too.
+    /// cover every match, past the limit too; what the client's token forbids is not counted.
     #[test]
     fn counts_cover_the_matches_past_the_limit() {
         let catalog = catalog(10);
@@ -709,9 +731,7 @@ mod tests {
         assert_eq!(answer.hits.len(), 3, "{}", answer.text);
         assert!(
             answer.text.contains("5 more matches.")
-                && answer
-                    .text
-                    .contains("2 tools hidden by policy or this client's token."),
+                && answer.text.contains("1 tool hidden by policy."),
             "{}",
             answer.text
         );
@@ -720,6 +740,69 @@ mod tests {
             "{}",
             answer.text
         );
+    }
+
+    #[test]
+    fn a_source_a_token_may_call_nothing_of_does_not_exist_for_its_client() {
+        let mut catalog = catalog(2);
+        let mut payroll = catalog.namespaces[0].clone();
+        payroll.name = "payroll".into();
+        for tool in &mut payroll.tools {
+            tool.namespace = "payroll".into();
+        }
+        catalog.namespaces.push(payroll);
+        let mut index = SearchIndex::new();
+        for namespace in &catalog.namespaces {
+            index.set_namespace(&namespace.name, &namespace.tools);
+        }
+        let permits = |address: &str| address.starts_with("chat.");
+        let search = |query: &str, namespace: Option<&str>| {
+            let request = SearchRequest {
+                query,
+                namespace,
+                limit: 10,
+                permits: Some(&permits),
+                changed: None,
+                reader: &Reader::Agent,
+                skills: None,
+            };
+            search_answer(&catalog, &index, &Policy::default(), &request)
+        };
+        let unknown = |namespace: &str| match search("", Some(namespace)) {
+            Err(SearchError(message)) => message,
+            Ok(answer) => panic!("listed {namespace}: {}", answer.text),
+        };
+        // Named as it is, or as a name that never existed: the same answer.
+        let forbidden = unknown("payroll");
+        assert_eq!(
+            forbidden.replace("payroll", "nothing"),
+            unknown("nothing"),
+            "{forbidden}"
+        );
+        assert!(
+            forbidden.ends_with("sources: chat (2 tools)"),
+            "{forbidden}"
+        );
+        // Its matches are neither shown nor counted.
+        let answer = search("send message", None).unwrap_or_default();
+        assert_eq!(answer.hits.len(), 2, "{}", answer.text);
+        assert!(
+            !answer.text.contains("payroll") && !answer.text.contains("hidden"),
+            "{}",
+            answer.text
+        );
+        // Without a token, the same search sees both.
+        let request = SearchRequest {
+            query: "send message",
+            namespace: None,
+            limit: 10,
+            permits: None,
+            changed: None,
+            reader: &Reader::Agent,
+            skills: None,
+        };
+        let all = search_answer(&catalog, &index, &Policy::default(), &request).unwrap_or_default();
+        assert_eq!(all.hits.len(), 4, "{}", all.text);
     }
 
     #[test]
