@@ -83,10 +83,14 @@ const ObjectSetPrototypeOf = Object.setPrototypeOf;
 const ReflectApply = Reflect.apply;
 const ReflectConstruct = Reflect.construct;
 const ReflectDefineProperty = Reflect.defineProperty;
+const ReflectDeleteProperty = Reflect.deleteProperty;
 const StringFromCharCode = String.fromCharCode;
 const StringFromCodePoint = String.fromCodePoint;
 
 const ArrayPrototype = Array.prototype;
+const ErrorPrototype = Error.prototype;
+const MapPrototype = Map.prototype;
+const SetPrototype = Set.prototype;
 const ObjectPrototype = Object.prototype;
 const TypedArrayPrototype = ObjectGetPrototypeOf(Uint8Array.prototype);
 
@@ -118,6 +122,7 @@ const RegExpPrototypeGetSticky = uncurryGetter(RegExp.prototype, "sticky");
 const RegExpPrototypeGetUnicode = uncurryGetter(RegExp.prototype, "unicode");
 const RegExpPrototypeGetUnicodeSets = uncurryGetter(RegExp.prototype, "unicodeSets");
 const SetPrototypeAdd = uncurryThis(Set.prototype.add);
+const SetPrototypeGetSize = uncurryGetter(Set.prototype, "size");
 const SetPrototypeForEach = uncurryThis(Set.prototype.forEach);
 const StringPrototypeCharCodeAt = uncurryThis(String.prototype.charCodeAt);
 const StringPrototypePadStart = uncurryThis(String.prototype.padStart);

@@ -14,12 +14,16 @@ export default function install(host) {
   installClone(g);
   const skipped = installTools(g, host, clock);
 
-  // The script's value as [units, text, whole]: the length of its JSON in UTF-16 units (never
-  // more than its UTF-8 bytes), and the whole JSON, or only its first `prefixUnits` units when it
-  // is over `cap` for certain. Nothing over the cap is copied out of the runtime just to be
-  // refused, and a string over it is not even written as JSON.
+  // The script's value as [units, text, whole, maps, sets, errors]: the length of its JSON in
+  // UTF-16 units (never more than its UTF-8 bytes), and the whole JSON, or only its first
+  // `prefixUnits` units when it is over `cap` for certain; then how many Maps, Sets and Errors
+  // it holds, written as what they hold (80_result.js). Nothing over the cap is copied out of
+  // the runtime just to be refused, and a string over it is not even written as JSON.
   const finish = (value, cap, prefixUnits) => {
     const list = newList();
+    const converted = newList();
+    converted[0] = converted[1] = converted[2] = 0;
+    list[3] = converted;
     let json;
     if (value === undefined || typeof value === "function" || typeof value === "symbol") json = "null";
     else if (typeof value === "string" && value.length + 2 > cap) {
@@ -28,7 +32,7 @@ export default function install(host) {
       list[2] = false;
       return list;
     } else {
-      json = JSONStringify(value);
+      json = resultJSON(value, converted);
       if (json === undefined) json = "null";
     }
     list[0] = json.length;

@@ -28,6 +28,8 @@ const PRELUDE_SOURCE: &str = concat!(
     "\n",
     include_str!("../../prelude/60_tools.js"),
     "\n",
+    include_str!("../../prelude/80_result.js"),
+    "\n",
     include_str!("../../prelude/90_install.js"),
 );
 

@@ -97,6 +97,8 @@ pub struct RunState {
     pub last_rejection: Option<String>,
     /// Notices found while running (a namespace the prelude could not install).
     pub notices: Vec<String>,
+    /// What became of the result's Maps, Sets and Errors, for an envelope that carries it.
+    pub result_notice: Option<String>,
     /// The one timer wake-up in flight; replacing it resolves the old one with `false`.
     pub wake: Option<oneshot::Sender<()>>,
 }

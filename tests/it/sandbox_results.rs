@@ -599,3 +599,74 @@ async fn every_other_ending_lists_its_calls_too() {
     assert_result(&invalid, json!(1));
     assert!(invalid.calls.is_empty(), "{:?}", invalid.calls);
 }
+
+// --- values JSON has no form for -----------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn maps_sets_and_errors_are_returned_as_what_they_hold_and_said_so() {
+    let code = r#"
+        let caught;
+        try { null.x; } catch (e) { caught = e; }
+        return {
+            byName: new Map([["a", 1], ["b", new Set(["x", "y"])]]),
+            byObject: new Map([[{ id: 1 }, "one"]]),
+            sameName: new Map([["1", "text"], [1, "number"]]),
+            errors: [new Error("boom", { cause: "why" }), caught],
+            plain: { n: 1 },
+        };
+    "#;
+    let envelope = exec(code).await;
+    assert_result(
+        &envelope,
+        json!({
+            "byName": { "a": 1, "b": ["x", "y"] },
+            "byObject": [[{ "id": 1 }, "one"]],
+            "sameName": [["1", "text"], [1, "number"]],
+            "errors": [
+                { "name": "Error", "message": "boom", "cause": "why" },
+                { "name": "TypeError", "message": "cannot read property 'x' of null" },
+            ],
+            "plain": { "n": 1 },
+        }),
+    );
+    let notices = envelope.notices.join("\n");
+    assert!(
+        notices.contains("3 Maps each became") && notices.contains("its Set became an array"),
+        "{notices}"
+    );
+    assert!(notices.contains("2 Errors each became"), "{notices}");
+    // A result without any says nothing.
+    assert!(exec("return { n: 1 };").await.notices.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_conversion_holds_against_a_script_that_changes_built_ins() {
+    // The script's own toJSON wins; the built-ins the conversion uses are its own copies.
+    let own = exec(r#"Map.prototype.toJSON = () => "mine"; return [new Map([["a", 1]])];"#).await;
+    assert_result(&own, json!(["mine"]));
+    assert!(own.notices.is_empty(), "{:?}", own.notices);
+    let code = r#"
+        Map.prototype.forEach = () => { throw new Error("forEach"); };
+        Set.prototype.forEach = () => { throw new Error("forEach"); };
+        Object.keys = () => { throw new Error("keys"); };
+        globalThis.String = () => "forged";
+        Object.defineProperty(Object.prototype, "a", { set() { throw new Error("setter"); } });
+        return [new Map([["a", 1], [2, 2]]), new Set([1])];
+    "#;
+    assert_result(&exec(code).await, json!([{ "a": 1, "2": 2 }, [1]]));
+    // Something that only inherits from Map.prototype is no Map: written as JSON would.
+    let fake = exec("const f = Object.create(Map.prototype); f.x = 1; return f;").await;
+    assert_result(&fake, json!({ "x": 1 }));
+    assert!(fake.notices.is_empty(), "{:?}", fake.notices);
+    // A frozen prototype keeps JSON's `{}`.
+    let frozen = exec(r#"Object.freeze(Set.prototype); return new Set([1]);"#).await;
+    assert_result(&frozen, json!({}));
+    // A Map that holds itself never ends as JSON: refused as any cycle is, with no notice.
+    let cycle = exec(r#"const m = new Map(); m.set("self", m); return m;"#).await;
+    assert_message(&cycle, ErrorCode::InvalidResult, &["contains itself"]);
+    assert!(cycle.notices.is_empty(), "{:?}", cycle.notices);
+    // The conversion is for the result only: afterwards the prototypes are as the script left
+    // them, seen by the same run's later attempt at JSON.
+    let after = exec(r#"return [JSON.stringify(new Map([["a", 1]])), new Map([["a", 1]])];"#).await;
+    assert_result(&after, json!(["{}", { "a": 1 }]));
+}

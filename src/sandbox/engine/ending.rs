@@ -99,6 +99,7 @@ pub(super) fn envelope(
             Ok(_) => {
                 out.status = Status::Completed;
                 out.oversized = Some(json);
+                out.notices.extend(state.result_notice.take());
                 None
             }
             Err(e) => fail(ErrorCode::InvalidResult, not_json(&e)),
@@ -107,6 +108,7 @@ pub(super) fn envelope(
             Ok(value) => {
                 out.status = Status::Completed;
                 out.result = Some(value);
+                out.notices.extend(state.result_notice.take());
                 None
             }
             Err(e) => fail(ErrorCode::InvalidResult, not_json(&e)),

@@ -391,7 +391,7 @@ async fn drive<'js>(
         () = stop => return Outcome::Stopped,
     };
     match value.catch(&ctx) {
-        Ok(value) => finish(&ctx, &helpers, value, limits, &meter),
+        Ok(value) => finish(&ctx, &helpers, value, limits, &meter, &shared),
         Err(e) => caught(&ctx, &helpers, e, &meter),
     }
 }
@@ -503,6 +503,7 @@ fn finish<'js>(
     value: Value<'js>,
     limits: (usize, usize),
     meter: &MemoryMeter,
+    shared: &Shared,
 ) -> Outcome {
     let (budget, final_cap) = limits;
     // A cap under the budget would refuse what the budget lets through.
@@ -521,6 +522,10 @@ fn finish<'js>(
         }
         Err(e) => return caught(ctx, helpers, e, meter),
     };
+    shared.lock().result_notice = list
+        .get::<Vec<u32>>(3)
+        .ok()
+        .and_then(|counts| converted_notice(&counts));
     let units: f64 = list.get(0).unwrap_or(f64::INFINITY);
     let mut text: String = list.get(1).unwrap_or_default();
     let whole: bool = list.get(2).unwrap_or(false);
@@ -547,6 +552,35 @@ fn finish<'js>(
     }
     text.truncate(cut);
     Outcome::TooLarge { size, prefix: text }
+}
+
+/// Says what became of the Maps, Sets and Errors in a result (`counts`, in that order), which
+/// JSON has no form for; `None` when it held none.
+fn converted_notice(counts: &[u32]) -> Option<String> {
+    let forms = [
+        (
+            "Map",
+            "Maps",
+            "an object of its entries ([key, value] pairs where a key is not a string or number)",
+        ),
+        ("Set", "Sets", "an array"),
+        ("Error", "Errors", "{ name, message } with its own fields"),
+    ];
+    let parts: Vec<String> = counts
+        .iter()
+        .zip(forms)
+        .filter(|(n, _)| **n > 0)
+        .map(|(n, (one, many, form))| match n {
+            1 => format!("its {one} became {form}"),
+            n => format!("its {n} {many} each became {form}"),
+        })
+        .collect();
+    (!parts.is_empty()).then(|| {
+        format!(
+            "JSON has no Map, Set or Error, so the result was converted: {}.",
+            parts.join("; ")
+        )
+    })
 }
 
 fn is_type_error(exception: &rquickjs::Exception<'_>) -> bool {
