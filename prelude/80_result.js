@@ -2,56 +2,82 @@
 // `{}`: a script that returns a Map, or the errors it caught, would lose what they hold without
 // a word. In the result only, each becomes what it holds, and the host says so in a notice: a
 // Map an object of its entries (an array of [key, value] pairs when a key is neither a string
-// nor a number, or two keys read the same), a Set an array, an Error its name, message, cause
-// and own fields. A script's own toJSON on those prototypes is left as it is.
+// nor a number, or two keys read the same), a Set an array, an Error its name, message, cause,
+// errors (an AggregateError's) and own fields. A script's own toJSON still comes first.
 //
-// Each is converted with everything inside it in one walk, so a Map that holds itself is a
-// cycle the walk sees, not an endless chain of fresh copies.
+// The conversion is a replacer of the one JSON.stringify that writes the result, so nothing
+// else changes: a JSON.stringify a getter makes while the result is written sees JSON as ever.
+// Each Map, Set or Error is converted with everything inside it in one walk, so one that holds
+// itself is a cycle the walk sees, not an endless chain of fresh copies.
 
 // As deep as the host reads JSON at all (serde_json's limit, see sandbox::error::not_json).
 const RESULT_DEPTH = 128;
 
-// A real Map's (or Set's) size, or -1 for an object that only inherits the prototype. Only the
-// brand check's TypeError is taken for "no": a stack overflow or an interrupt goes on up.
-function sizeOf(getSize, o) {
+// Whether `o` really is a Map (or a Set): the prototype first, which costs nothing for the
+// plain objects most results hold, then the brand, so a forged prototype is no Map. Only the
+// brand check's TypeError means "no": a stack overflow or an interrupt goes on up.
+function isKind(C, getSize, o) {
+  if (!isInstance(C, o)) return false;
   try {
-    return getSize(o);
+    getSize(o);
+    return true;
   } catch (e) {
-    if (isInstance(TypeError, e)) return -1;
+    if (isInstance(TypeError, e)) return false;
     throw e;
   }
 }
+const isMap = (o) => isKind(Map, MapPrototypeGetSize, o);
+const isSet = (o) => isKind(Set, SetPrototypeGetSize, o);
 
-function makeResultWalk(converted, lent) {
+// Boxed primitives, each with the brand check of its kind.
+const BOXES = [
+  [Number, NumberPrototypeValueOf],
+  [String, StringPrototypeValueOf],
+  [Boolean, BooleanPrototypeValueOf],
+  [BigInt, BigIntPrototypeValueOf],
+];
+
+// What JSON.stringify writes of `o` itself without looking inside: a boxed primitive (its
+// value), and anything with a toJSON of its own (a Date).
+function writtenAsIs(o) {
+  if (typeof o.toJSON === "function") return true;
+  for (let i = 0; i < BOXES.length; i++) {
+    if (!isInstance(BOXES[i][0], o)) continue;
+    try {
+      BOXES[i][1](o);
+      return true;
+    } catch (e) {
+      if (!isInstance(TypeError, e)) throw e;
+    }
+  }
+  return false;
+}
+
+function makeResultWalk(converted) {
   const ancestors = newList();
   const refuse = (what) => {
     throw new TypeError(what);
   };
-  // Left for JSON.stringify: primitives, and objects with a toJSON of their own (a Date).
-  const ownJSON = (v) => {
-    const toJSON = v.toJSON;
-    if (typeof toJSON !== "function") return false;
-    for (let i = 0; i < lent.length; i++) if (lent[i] === toJSON) return false;
-    return true;
-  };
   const walk = (v, depth) => {
-    if (v === null || typeof v !== "object") return v;
-    if (ownJSON(v)) return v;
+    if (v === null || typeof v !== "object" || writtenAsIs(v)) return v;
     if (depth > RESULT_DEPTH) refuse("it nests deeper than " + RESULT_DEPTH + " levels");
     for (let i = 0; i < ancestors.length; i++) {
       if (ancestors[i] === v) refuse("it holds a Map, Set or Error that contains itself");
     }
-    ancestors[ancestors.length] = v;
-    const out = convert(v, depth + 1);
-    ancestors.length -= 1;
-    return out;
+    const at = ancestors.length;
+    ancestors[at] = v;
+    try {
+      return convert(v, depth + 1);
+    } finally {
+      ancestors.length = at;
+    }
   };
   const convert = (v, depth) => {
-    if (sizeOf(MapPrototypeGetSize, v) >= 0) {
+    if (isMap(v)) {
       converted[0]++;
       return mapEntries(v, depth);
     }
-    if (sizeOf(SetPrototypeGetSize, v) >= 0) {
+    if (isSet(v)) {
       converted[1]++;
       const values = newList();
       SetPrototypeForEach(v, (x) => {
@@ -71,6 +97,7 @@ function makeResultWalk(converted, lent) {
       out.name = walk(v.name, depth);
       out.message = walk(v.message, depth);
       if (ObjectPrototypeHasOwnProperty(v, "cause")) out.cause = walk(v.cause, depth);
+      if (ObjectPrototypeHasOwnProperty(v, "errors")) out.errors = walk(v.errors, depth);
     }
     const keys = ObjectKeys(v);
     for (let i = 0; i < keys.length; i++) out[keys[i]] = walk(v[keys[i]], depth);
@@ -107,38 +134,10 @@ function makeResultWalk(converted, lent) {
 // JSON.stringify(value) with Map, Set and Error written as what they hold; `converted` counts
 // how many of each ([maps, sets, errors]) the JSON holds.
 function resultJSON(value, converted) {
-  const lent = newList();
-  const walk = makeResultWalk(converted, lent);
-  const lend = (proto, isKind) => {
-    if (ObjectPrototypeHasOwnProperty(proto, "toJSON")) return;
-    const toJSON = function toJSON() {
-      // Something that only inherits the prototype is written as JSON.stringify would.
-      return isKind(this) ? walk(this, 0) : plainCopy(this);
-    };
-    lent[lent.length] = toJSON;
-    const descriptor = { __proto__: null, value: toJSON, writable: true, configurable: true };
-    // False, not a throw, when the script froze the prototype: it keeps JSON's `{}` then.
-    if (!ReflectDefineProperty(proto, "toJSON", descriptor)) lent.length -= 1;
+  const walk = makeResultWalk(converted);
+  const replacer = function (key, v) {
+    if (v === null || typeof v !== "object") return v;
+    return isMap(v) || isSet(v) || isInstance(Error, v) ? walk(v, 0) : v;
   };
-  lend(MapPrototype, (v) => sizeOf(MapPrototypeGetSize, v) >= 0);
-  lend(SetPrototype, (v) => sizeOf(SetPrototypeGetSize, v) >= 0);
-  lend(ErrorPrototype, () => true);
-  try {
-    return JSONStringify(value);
-  } finally {
-    const protos = [MapPrototype, SetPrototype, ErrorPrototype];
-    for (let i = 0; i < protos.length; i++) {
-      const own = ObjectPrototypeHasOwnProperty(protos[i], "toJSON") ? protos[i].toJSON : undefined;
-      for (let j = 0; j < lent.length; j++) if (own === lent[j]) ReflectDeleteProperty(protos[i], "toJSON");
-    }
-  }
-}
-
-// The own enumerable fields of `o` in a copy that inherits nothing: what JSON.stringify would
-// have written of it.
-function plainCopy(o) {
-  const out = ObjectCreate(null);
-  const keys = ObjectKeys(o);
-  for (let i = 0; i < keys.length; i++) out[keys[i]] = o[keys[i]];
-  return out;
+  return JSONStringify(value, replacer);
 }

@@ -1,12 +1,14 @@
 //! The process's time zone: UTC for every script, the user's own for every program we start.
 //!
 //! A run must replay the same on any machine and under any `TZ` (a run paused by a hub in one
-//! zone may resume in a shell, or a replica, in another), and a script must not learn where its
-//! host is. The sandbox's engine reads local time (`getHours`, `new Date(2024, 0, 1)`, the
-//! zone-less `Date.parse("2024-01-01T10:00")`) from the C library, which follows `TZ`; so
-//! [`pin_utc`] sets `TZ=UTC` for this process, and [`give_back`] hands each child the zone the
-//! user started us with (an upstream server or a browser keeps its own local time).
+//! zone may resume in a shell, or a replica, in another), and the sandbox must not tell a script
+//! where its host is (a source it calls may). The sandbox's engine reads local time
+//! (`getHours`, `new Date(2024, 0, 1)`, the zone-less `Date.parse("2024-01-01T10:00")`) from the
+//! C library, which follows `TZ`; so [`pin_utc`] sets `TZ=UTC` for this process, [`give_back`]
+//! hands each child the zone the user started us with (an upstream server or a browser keeps its
+//! own local time), and [`user_var`] reads it for a config's `${env:TZ}`.
 
+use std::env::VarError;
 use std::ffi::OsString;
 use std::process::Command;
 use std::sync::OnceLock;
@@ -34,6 +36,18 @@ pub fn give_back(command: &mut Command) -> &mut Command {
     match host() {
         Some(tz) => command.env(TZ, tz),
         None => command.env_remove(TZ),
+    }
+}
+
+/// `std::env::var(name)` as the user's environment has it: `TZ` is theirs, not our UTC (a
+/// config's `${env:TZ}` means the user's zone).
+pub fn user_var(name: &str) -> Result<String, VarError> {
+    if name != TZ {
+        return std::env::var(name);
+    }
+    match host() {
+        Some(tz) => tz.into_string().map_err(VarError::NotUnicode),
+        None => Err(VarError::NotPresent),
     }
 }
 

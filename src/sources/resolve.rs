@@ -101,7 +101,7 @@ fn lookup(
         Part::Literal(text) => Ok(text.clone()),
         // A value taken from the environment is a credential as much as a stored one.
         Part::Env(var) => {
-            let value = std::env::var(var).map_err(|error| match error {
+            let value = crate::time_zone::user_var(var).map_err(|error| match error {
                 std::env::VarError::NotPresent => format!(
                     "`${{env:{var}}}` refers to the environment variable `{var}`, which is not set; set it before starting capabilities, or store the value with `capabilities credential set` and write `${{secret:NAME}}` instead"
                 ),

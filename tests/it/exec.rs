@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::common::{
     LocalServer, counted_source, everything_js, free_port, mcp_server_time, python_peer, repo,
@@ -625,17 +625,26 @@ fn scripts_run_in_utc_and_replay_the_same_in_any_time_zone() {
 #[test]
 fn sources_keep_the_users_time_zone() {
     let home = Home::new();
-    two_sources(&home, "");
+    // `${env:TZ}` in the config is the user's zone too.
+    home.write_config(&format!(
+        "[sources.everything]\ncommand = \"node\"\nargs = [{}, \"stdio\"]\nenv = {{ PASSED_TZ = \"${{env:TZ}}\" }}\n",
+        serde_json::to_string(&everything_js()).unwrap(),
+    ));
     // The tool's text is JSON, which the sandbox hands over parsed.
+    let code =
+        r#"const env = await everything.getEnv(); return [env.TZ ?? "unset", env.PASSED_TZ];"#;
+    let mut command = home.command(&["exec", "-", "--json"]);
+    let run = Run::with_stdin(command.env("TZ", "JST-9"), code);
+    assert_eq!(
+        envelope(&run)["result"],
+        json!(["JST-9", "JST-9"]),
+        "{}",
+        run.stdout
+    );
+    // Unset, it stays unset: the child does not inherit our UTC.
+    two_sources(&home, "");
     let code = r#"return (await everything.getEnv()).TZ ?? "unset";"#;
-    for (tz, expected) in [(Some("JST-9"), "JST-9"), (None, "unset")] {
-        let mut command = home.command(&["exec", "-", "--json"]);
-        match tz {
-            Some(tz) => command.env("TZ", tz),
-            None => command.env_remove("TZ"),
-        };
-        let run = Run::with_stdin(&mut command, code);
-        let envelope = envelope(&run);
-        assert_eq!(envelope["result"], expected, "{envelope}");
-    }
+    let mut command = home.command(&["exec", "-", "--json"]);
+    let run = Run::with_stdin(command.env_remove("TZ"), code);
+    assert_eq!(envelope(&run)["result"], "unset", "{}", run.stdout);
 }

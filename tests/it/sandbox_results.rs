@@ -658,15 +658,53 @@ async fn the_conversion_holds_against_a_script_that_changes_built_ins() {
     let fake = exec("const f = Object.create(Map.prototype); f.x = 1; return f;").await;
     assert_result(&fake, json!({ "x": 1 }));
     assert!(fake.notices.is_empty(), "{:?}", fake.notices);
-    // A frozen prototype keeps JSON's `{}`.
+    // Nothing is lent to the prototypes, so freezing them changes nothing.
     let frozen = exec(r#"Object.freeze(Set.prototype); return new Set([1]);"#).await;
-    assert_result(&frozen, json!({}));
+    assert_result(&frozen, json!([1]));
     // A Map that holds itself never ends as JSON: refused as any cycle is, with no notice.
     let cycle = exec(r#"const m = new Map(); m.set("self", m); return m;"#).await;
     assert_message(&cycle, ErrorCode::InvalidResult, &["contains itself"]);
     assert!(cycle.notices.is_empty(), "{:?}", cycle.notices);
-    // The conversion is for the result only: afterwards the prototypes are as the script left
-    // them, seen by the same run's later attempt at JSON.
-    let after = exec(r#"return [JSON.stringify(new Map([["a", 1]])), new Map([["a", 1]])];"#).await;
-    assert_result(&after, json!(["{}", { "a": 1 }]));
+    // The conversion is the result's alone: JSON.stringify in the script, or in a getter the
+    // result's writing runs, is JSON as ever, and converts nothing the notice would count.
+    let code = r#"
+        const inner = new Map([["k", 1]]);
+        return {
+            before: JSON.stringify(inner),
+            get during() {
+                for (let i = 0; i < 5; i++) JSON.stringify(new Error("e"));
+                return JSON.stringify(inner);
+            },
+        };
+    "#;
+    let during = exec(code).await;
+    assert_result(&during, json!({ "before": "{}", "during": "{}" }));
+    assert!(during.notices.is_empty(), "{:?}", during.notices);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_a_map_set_or_error_holds_is_written_as_json_writes_it() {
+    let code = r#"
+        return {
+            boxed: new Set([new Number(1), new String("ab"), new Boolean(true)]),
+            fields: Object.assign(new Error("e"), { code: new String("E_X") }),
+            fromToJSON: { toJSON() { return new Map([["k", 1]]); } },
+            aggregate: new AggregateError([new Error("a")], "all failed"),
+            when: new Map([["at", new Date(0)]]),
+        };
+    "#;
+    assert_result(
+        &exec(code).await,
+        json!({
+            "boxed": [1, "ab", true],
+            "fields": { "name": "Error", "message": "e", "code": "E_X" },
+            "fromToJSON": { "k": 1 },
+            "aggregate": {
+                "name": "AggregateError",
+                "message": "all failed",
+                "errors": [{ "name": "Error", "message": "a" }],
+            },
+            "when": { "at": "1970-01-01T00:00:00.000Z" },
+        }),
+    );
 }

@@ -561,7 +561,7 @@ fn converted_notice(counts: &[u32]) -> Option<String> {
         (
             "Map",
             "Maps",
-            "an object of its entries ([key, value] pairs where a key is not a string or number)",
+            "an object of its entries ([key, value] pairs where a key is not a string or number, or two keys read the same)",
         ),
         ("Set", "Sets", "an array"),
         ("Error", "Errors", "{ name, message } with its own fields"),
