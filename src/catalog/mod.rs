@@ -55,6 +55,24 @@ pub struct Namespace {
     pub origin: Origin,
 }
 
+impl Namespace {
+    /// Whether a client sees this source at all. Every client does, except one whose token
+    /// `permits` only some tools: it sees a source only while it may call one of its listed
+    /// tools, so a source that is down, disabled, still connecting or out of its reach is not
+    /// even named to it.
+    pub fn seen_by(&self, permits: Option<&dyn Fn(&str) -> bool>) -> bool {
+        permits.is_none() || self.callable_by(permits) > 0
+    }
+
+    /// How many of its tools a client may call, as far as its token goes (`permits`).
+    pub fn callable_by(&self, permits: Option<&dyn Fn(&str) -> bool>) -> usize {
+        match permits {
+            None => self.tools.len(),
+            Some(permits) => self.tools.iter().filter(|t| permits(&t.address())).count(),
+        }
+    }
+}
+
 /// Every namespace, in name order.
 #[derive(Debug, Clone, Default)]
 pub struct Catalog {
@@ -62,6 +80,12 @@ pub struct Catalog {
 }
 
 impl Catalog {
+    /// Whether a client whose token `permits` some tools sees the source `name` at all (see
+    /// [`Namespace::seen_by`]); every other client sees every source of the config.
+    pub fn shows_source(&self, name: &str, permits: Option<&dyn Fn(&str) -> bool>) -> bool {
+        permits.is_none() || self.namespace(name).is_some_and(|n| n.seen_by(permits))
+    }
+
     pub fn namespace(&self, name: &str) -> Option<&Namespace> {
         // Namespaces are kept in name order, so a search answer can look up thousands of hits
         // quickly; a catalogue built out of order is still searched right, only slower.

@@ -96,7 +96,7 @@ pub fn search_answer(
     if let Some(namespace) = request.namespace
         && !catalog
             .namespace(namespace)
-            .is_some_and(|n| visible(n, request.permits))
+            .is_some_and(|n| n.seen_by(request.permits))
     {
         return Err(SearchError(format!(
             "there is no source named `{}`; {}",
@@ -325,7 +325,7 @@ pub fn search_answer(
     }
     Ok(SearchAnswer {
         text: out,
-        notes: availability_notes(catalog, request.namespace, request.reader),
+        notes: availability_notes(catalog, request.namespace, request.reader, request.permits),
         hits,
     })
 }
@@ -445,8 +445,8 @@ fn known_sources(catalog: &Catalog, permits: Option<&dyn Fn(&str) -> bool>) -> S
     let list: Vec<String> = catalog
         .namespaces
         .iter()
-        .filter(|n| visible(n, permits))
-        .map(|n| format!("{} ({} tools)", n.name, callable(n, permits)))
+        .filter(|n| n.seen_by(permits))
+        .map(|n| format!("{} ({} tools)", n.name, n.callable_by(permits)))
         .collect();
     match (list.is_empty(), permits) {
         (true, Some(_)) => "there is no source this client may use".into(),
@@ -458,34 +458,21 @@ fn known_sources(catalog: &Catalog, permits: Option<&dyn Fn(&str) -> bool>) -> S
     }
 }
 
-/// Whether a client sees `namespace` at all: a client whose token `permits` only some tools
-/// sees only the sources it may call something of.
-fn visible(namespace: &Namespace, permits: Option<&dyn Fn(&str) -> bool>) -> bool {
-    permits.is_none() || callable(namespace, permits) > 0
-}
-
-/// How many of `namespace`'s tools a client may call.
-fn callable(namespace: &Namespace, permits: Option<&dyn Fn(&str) -> bool>) -> usize {
-    match permits {
-        None => namespace.tools.len(),
-        Some(permits) => namespace
-            .tools
-            .iter()
-            .filter(|t| permits(&t.address()))
-            .count(),
-    }
-}
-
 /// One line about the sources whose tools are missing or old, so fewer results are never
 /// silent, and never a line per source: with ninety sources down, the answer stays short.
-pub fn availability_notes(catalog: &Catalog, only: Option<&str>, reader: &Reader) -> String {
+pub fn availability_notes(
+    catalog: &Catalog,
+    only: Option<&str>,
+    reader: &Reader,
+    permits: Option<&dyn Fn(&str) -> bool>,
+) -> String {
     let mut connecting: Vec<&str> = Vec::new();
     let mut missing: Vec<(&str, &str)> = Vec::new();
     let mut old: Vec<(&str, &str)> = Vec::new();
     for namespace in catalog
         .namespaces
         .iter()
-        .filter(|n| only.is_none_or(|o| o == n.name))
+        .filter(|n| only.is_none_or(|o| o == n.name) && n.seen_by(permits))
     {
         match &namespace.origin {
             Origin::Unavailable { error } => missing.push((&namespace.name, error)),

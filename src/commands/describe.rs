@@ -41,7 +41,7 @@ pub async fn run(app: &App, args: &DescribeArgs) -> anyhow::Result<ExitCode> {
     .await?;
     require_some_source(app, &catalog)?;
     // Declarations a missing source would have had are not there: say so apart from them.
-    for note in availability_notes(&catalog, None, &app.reader).lines() {
+    for note in availability_notes(&catalog, None, &app.reader, None).lines() {
         eprint_line(format_args!("note: {note}"));
     }
     let policy = &settings.policy;

@@ -118,8 +118,19 @@ impl Settings {
     /// config they are looking at, e.g. `profile: work (sources: github, everything)`; `None`
     /// for the whole config, where there is nothing to say.
     pub fn profile_header(&self) -> Option<String> {
+        self.profile_header_showing(|_| true)
+    }
+
+    /// [`profile_header`](Self::profile_header) naming only the sources `shown` (to a client
+    /// whose token narrows what it sees).
+    pub fn profile_header_showing(&self, shown: impl Fn(&str) -> bool) -> Option<String> {
         let name = self.profile.as_deref()?;
-        let sources: Vec<&str> = self.sources.iter().map(|s| s.name.as_str()).collect();
+        let sources: Vec<&str> = self
+            .sources
+            .iter()
+            .map(|s| s.name.as_str())
+            .filter(|name| shown(name))
+            .collect();
         Some(if sources.is_empty() {
             format!("profile: {name} (no sources)")
         } else {

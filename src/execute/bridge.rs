@@ -198,9 +198,7 @@ impl RunBridge {
 impl Inner {
     /// What the run's token lets it call, for `hub.search` and `hub.describe` to show only that.
     fn token_permits(&self) -> Option<impl Fn(&str) -> bool + '_> {
-        self.token
-            .as_ref()
-            .map(|token| move |address: &str| token.allows(address))
+        self.token.as_ref().and_then(TokenRecord::permits)
     }
 
     /// Why the run's token forbids calling `address` now, if it does. The token is read again

@@ -14,8 +14,13 @@ use crate::sandbox::{EnvelopeError, ErrorCode, ExecuteEnvelope, Pending, Pending
 use crate::sources::{SourceStatus, is_sign_in_message};
 
 /// Rewrites a failed run's `ReferenceError` for a configured source that is not in the
-/// catalogue. Anything else is left as it is.
-pub fn explain(envelope: &mut ExecuteEnvelope, catalog: &LiveCatalog) {
+/// catalogue. Anything else is left as it is, and so is a source the client's token (`permits`)
+/// does not see: to its holder, that name is as undefined as any other.
+pub fn explain(
+    envelope: &mut ExecuteEnvelope,
+    catalog: &LiveCatalog,
+    permits: Option<&dyn Fn(&str) -> bool>,
+) {
     if envelope.status != Status::Failed {
         return;
     }
@@ -28,6 +33,9 @@ pub fn explain(envelope: &mut ExecuteEnvelope, catalog: &LiveCatalog) {
     let Some(name) = undefined_name(&error.message) else {
         return;
     };
+    if !catalog.read(|catalog, _| catalog.shows_source(name, permits)) {
+        return;
+    }
     let Some(status) = catalog.sources().status(name) else {
         return;
     };
@@ -105,10 +113,15 @@ fn await_sign_in(envelope: &mut ExecuteEnvelope, name: &str, reason: &str) {
 
 /// Rewrites a failed run's `ReferenceError` for a source of the config that the run's profile
 /// (`settings`, narrowed) leaves out: the script cannot reach it from this run, whatever it does.
-pub fn outside_profile(envelope: &mut ExecuteEnvelope, settings: &Settings) {
+pub fn outside_profile(envelope: &mut ExecuteEnvelope, settings: &Settings, narrowed: bool) {
     let Some(profile) = settings.profile.as_deref() else {
         return;
     };
+    // A token that narrows what its holder may call reaches nothing outside the profile: the
+    // name means nothing to it.
+    if narrowed {
+        return;
+    }
     let Some(name) = undefined_source(envelope).map(str::to_string) else {
         return;
     };

@@ -109,6 +109,16 @@ impl Executor {
         (generation, catalogued)
     }
 
+    /// The profile line `hub.search` starts with, naming the sources `token`'s holder sees.
+    fn search_header(&self, token: Option<&TokenRecord>) -> Option<String> {
+        let permits = token.and_then(TokenRecord::permits);
+        let permits = permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool);
+        self.catalog.read(|catalog, _| {
+            self.settings
+                .profile_header_showing(|name| catalog.shows_source(name, permits))
+        })
+    }
+
     /// The tools a run's script sees: those its caller sees in search and describe, under the
     /// policy as it is now and `token`'s patterns (see `tools`). A resumed run also keeps the
     /// tools it already called: those calls answer from its journal, as they did before.
@@ -131,9 +141,7 @@ impl Executor {
                 return view.clone();
             }
         }
-        let permits = token
-            .filter(|t| !t.allow.is_empty())
-            .map(|t| move |address: &str| t.allows(address));
+        let permits = token.and_then(TokenRecord::permits);
         let view = catalogued.visible(
             &policy,
             permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
@@ -549,7 +557,7 @@ impl Executor {
             )
             .with_tool_result_cap(self.settings.limits.tool_result_bytes)
             .with_confirmed_versions(self.confirmed.clone())
-            .with_search_header(self.settings.profile_header())
+            .with_search_header(self.search_header(token))
             .with_skill_dirs(self.settings.skill_dirs.clone()),
         );
         let lease = Lease::keep(
@@ -574,8 +582,12 @@ impl Executor {
         }
         // Named before bounding, so the envelope stays within its budget with the name in it.
         envelope.profile = self.profile.clone();
-        missing_source::explain(&mut envelope, &self.catalog);
-        missing_source::outside_profile(&mut envelope, &self.settings);
+        {
+            let permits = token.and_then(TokenRecord::permits);
+            let permits = permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool);
+            missing_source::explain(&mut envelope, &self.catalog, permits);
+            missing_source::outside_profile(&mut envelope, &self.settings, permits.is_some());
+        }
         if let Some(stop) = replay.stopped() {
             // Whatever the script made of the refused call, the run must not look successful.
             envelope.status = Status::Failed;

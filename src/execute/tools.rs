@@ -78,9 +78,10 @@ impl Catalogued {
 
     /// The tools a run may see: all but those `policy` denies and those `permits` (a bearer
     /// token's patterns) refuses, except the addresses `kept` names (calls a resumed run already
-    /// made, which answer from its journal). A namespace whose every tool is hidden stays, with
-    /// none: its name is no secret (search lists every source), and a script naming it then
-    /// meets an unknown tool rather than a source that looks unavailable.
+    /// made, which answer from its journal). A namespace whose every tool the policy hides stays,
+    /// with none: search names every source to this client, and a script naming it then meets an
+    /// unknown tool rather than a source that looks unavailable. One the token lets it call
+    /// nothing of is gone, as it is from search: to this client it does not exist.
     pub fn visible(
         &self,
         policy: &Policy,
@@ -96,6 +97,14 @@ impl Catalogued {
             let Some((connection, tools)) = self.access.get(namespace) else {
                 continue;
             };
+            if let Some(permits) = permits
+                && !tools
+                    .iter()
+                    .any(|access| permits(&access.address) || kept(&access.address))
+            {
+                hides_any = true;
+                continue;
+            }
             let shown = specs
                 .iter()
                 .zip(tools)
@@ -208,9 +217,17 @@ mod tests {
         let permits = |address: &str| address == "notes.add";
         let view = catalogued.visible(&Policy::default(), Some(&permits), &|_| false);
         assert_eq!(names(&view, "notes"), Some(vec!["add".into()]));
-        // The namespace stays, empty: a script naming it meets an unknown tool, not a source
-        // that looks unavailable.
-        assert_eq!(names(&view, "counter"), Some(Vec::new()));
+        // A source it may call nothing of does not exist for it.
+        assert_eq!(names(&view, "counter"), None);
+        // One whose every tool the policy denies stays, empty: search names it to this client,
+        // and a script naming it meets an unknown tool, not a source that looks unavailable.
+        let view = catalogued.visible(&rule("notes.*", Action::Deny), Some(&permits), &|_| false);
+        assert_eq!(names(&view, "notes"), Some(Vec::new()));
+        // A call a resumed run already made keeps its source, to answer from the journal.
+        let view = catalogued.visible(&Policy::default(), Some(&permits), &|a| {
+            a == "counter.write"
+        });
+        assert_eq!(names(&view, "counter"), Some(vec!["write".into()]));
     }
 
     #[test]

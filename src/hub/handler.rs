@@ -144,7 +144,7 @@ impl Hub {
             Ok(args) => args,
             Err(e) => return tool_error(e.0),
         };
-        let permits = token.map(|token| move |address: &str| token.allows(address));
+        let permits = token.and_then(TokenRecord::permits);
         let changed = self.executor.changed_tools().await;
         let skills = self.reachable(self.skills_now(), token);
         let request = SearchRequest {
@@ -158,13 +158,16 @@ impl Hub {
         };
         // The policy as the config says now: a rule written since the hub started applies.
         let policy = self.executor.policy().current();
-        match self
-            .catalog
-            .read(|catalog, index| render_search(catalog, index, &policy, &request))
-        {
+        let answer = self.catalog.read(|catalog, index| {
+            let header = self
+                .settings
+                .profile_header_showing(|name| catalog.shows_source(name, request.permits));
+            render_search(catalog, index, &policy, &request).map(|text| (header, text))
+        });
+        match answer {
             // Under a profile the model is told which one, and which sources it spans: a tool
             // it knows from elsewhere may simply not be in it.
-            Ok(text) => match self.settings.profile_header() {
+            Ok((header, text)) => match header {
                 Some(header) => {
                     CallToolResult::success(vec![ContentBlock::text(format!("{header}\n\n{text}"))])
                 }
@@ -185,7 +188,7 @@ impl Hub {
             Ok(args) => args,
             Err(e) => return tool_error(e.0),
         };
-        let permits = token.map(|token| move |address: &str| token.allows(address));
+        let permits = token.and_then(TokenRecord::permits);
         let withheld = self.withheld_skills().await;
         let policy = self.executor.policy().current();
         let split = self.catalog.describe_skills(
@@ -354,7 +357,7 @@ impl Hub {
             return skills;
         }
         let policy = self.executor.policy().current();
-        let permits = token.map(|token| move |address: &str| token.allows(address));
+        let permits = token.and_then(TokenRecord::permits);
         let reachable: Vec<String> = self.catalog.read(|catalog, _| {
             catalog
                 .reachable_skills(

@@ -448,6 +448,12 @@ impl TokenRecord {
                 .any(|p| crate::policy::glob_matches(p, address))
     }
 
+    /// What the holder may call, as every surface filters by it; `None` for a token that
+    /// narrows nothing (no `--allow`), whose holder sees what the user sees.
+    pub fn permits(&self) -> Option<impl Fn(&str) -> bool + '_> {
+        (!self.allow.is_empty()).then_some(move |address: &str| self.allows(address))
+    }
+
     /// Neither revoked nor expired at `now_ms`.
     pub fn is_active_at(&self, now_ms: u64) -> bool {
         self.revoked_at_ms.is_none() && self.expires_at_ms.is_none_or(|at| now_ms < at)

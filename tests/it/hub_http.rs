@@ -1364,3 +1364,74 @@ fn another_tokens_resume_runs_nothing_and_leaves_the_approval() {
         "{refused}"
     );
 }
+
+/// Regression (review 6): a token's holder learned the names of sources it may call nothing of
+/// from the sandbox's globals, search's notes about sources that did not answer, the profile
+/// line, and the errors for a source that is down, disabled or outside the profile.
+#[test]
+fn a_narrow_token_is_told_nothing_of_the_sources_it_may_not_call() {
+    let home = Home::new();
+    let hidden = ["payroll", "secretbroken", "hrdisabled", "outside"];
+    home.write_config(&format!(
+        "[sources.everything]\ncommand = \"node\"\nargs = [{everything}, \"stdio\"]\n\n\
+         [sources.payroll]\ncommand = {python}\nargs = [{ledger}]\nenv = {{ LEDGER_FILE = {file} }}\n\n\
+         [sources.secretbroken]\ncommand = \"/nonexistent/secret-server\"\n\n\
+         [sources.hrdisabled]\ncommand = \"node\"\nenabled = false\n\n\
+         [sources.outside]\ncommand = \"node\"\nargs = [{everything}, \"stdio\"]\n\n\
+         [profiles.work]\nsources = [\"everything\", \"payroll\", \"secretbroken\", \"hrdisabled\"]\n",
+        everything = json!(everything_js()),
+        python = json!(repo().join(".venv/bin/python")),
+        ledger = json!(repo().join("tests/peers/ledger_server.py")),
+        file = json!(home.path().join("ledger.txt")),
+    ));
+    let narrow = create_token(
+        &home,
+        &["narrow", "--profile", "work", "--allow", "everything.echo"],
+    );
+    let full = create_token(&home, &["full", "--profile", "work"]);
+    let hub = HttpHub::start(&home, &["--profile", "work"]);
+    let report = |token: &str, script: &str| {
+        json_report(python_peer("hub_http_client.py").arg(hub.url()).args([
+            "2026-07-28",
+            token,
+            script,
+        ]))
+    };
+    let look = r#"
+        const names = ["payroll", "secretbroken", "hrdisabled", "outside"];
+        return {
+            globals: names.filter((n) => Object.getOwnPropertyNames(globalThis).includes(n)),
+            found: await hub.search("write a key"),
+        };
+    "#;
+    // The user's own token sees them all, so each surface below has something to hide.
+    let seen = report(&full, look);
+    let seen_text = seen.to_string();
+    assert!(
+        seen_text.contains("secretbroken") && seen_text.contains("payroll"),
+        "{seen}"
+    );
+
+    let told = report(&narrow, look);
+    let result = &told["execute"]["structured"]["result"];
+    assert_eq!(result["globals"], json!([]), "{told}");
+    for text in [result["found"].to_string(), told["search"].to_string()] {
+        for name in hidden {
+            assert!(!text.contains(name), "`{name}` in {text}");
+        }
+    }
+    // Each name is as undefined as one that never existed.
+    for name in hidden {
+        let envelope = report(&narrow, &format!("return await {name}.anything({{}});"))["execute"]
+            ["structured"]
+            .clone();
+        assert_eq!(envelope["error"]["code"], "runtime_error", "{envelope}");
+        assert_eq!(
+            envelope["error"]["message"]
+                .as_str()
+                .map(|m| m.replace(name, "NAME")),
+            Some("Uncaught ReferenceError: NAME is not defined (line 1, column 14)".to_string()),
+            "{envelope}"
+        );
+    }
+}

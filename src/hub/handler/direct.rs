@@ -19,7 +19,7 @@ use crate::sandbox::CancelToken;
 impl Hub {
     /// What `token`'s holder is listed now.
     pub(super) fn direct_listing(&self, token: Option<&TokenRecord>) -> Vec<DirectTool> {
-        let permits = token.map(|token| move |address: &str| token.allows(address));
+        let permits = token.and_then(TokenRecord::permits);
         let policy = self.executor.policy().current();
         let skills = self.reachable(self.skills_now(), token);
         self.catalog.read(|catalog, _| {
