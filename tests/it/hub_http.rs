@@ -1098,6 +1098,12 @@ fn malformed_bodies_get_400_with_a_json_rpc_error() {
             "\"2.0\"",
         ),
         (json, "[]", -32600, "empty"),
+        (
+            json,
+            "{\"jsonrpc\": \"2.0\", \"id\": 4, \"method\": \"ping\", \"method\": \"tools/list\"}",
+            -32600,
+            "twice",
+        ),
     ];
     for (content_type, body, code, says) in cases {
         let mut headers = vec![

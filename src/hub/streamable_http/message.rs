@@ -94,6 +94,18 @@ pub fn read(content_type: Option<&HeaderValue>, bytes: &[u8]) -> Result<Body, Re
             format!("the body is not valid JSON ({e}); send one JSON-RPC message"),
         )
     })?;
+    // JSON leaves a repeated key's meaning open: we would read the last, rmcp refuses some,
+    // and a person shown one value must not approve another.
+    if let Err(e) = serde_json::from_slice::<UniqueKeys>(bytes) {
+        let id = match &value {
+            Value::Object(_) => reply_id(&value),
+            _ => Value::Null,
+        };
+        return Err(Refusal::invalid(
+            id,
+            format!("the body {e}; send each key of an object once"),
+        ));
+    }
     match value {
         Value::Array(items) if items.is_empty() => Err(Refusal::invalid(
             Value::Null,
@@ -170,6 +182,60 @@ pub fn check(message: &Value) -> Result<(), Refusal> {
     Ok(())
 }
 
+/// JSON whose objects name each key once; reading it fails at the first key named twice.
+struct UniqueKeys;
+
+impl<'de> serde::Deserialize<'de> for UniqueKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(UniqueKeys)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for UniqueKeys {
+    type Value = UniqueKeys;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("JSON")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<UniqueKeys, A::Error> {
+        let mut seen = std::collections::HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            map.next_value::<UniqueKeys>()?;
+            if !seen.insert(key.clone()) {
+                return Err(serde::de::Error::custom(format_args!(
+                    "names the key {key:?} twice in one object"
+                )));
+            }
+        }
+        Ok(UniqueKeys)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<UniqueKeys, A::Error> {
+        while seq.next_element::<UniqueKeys>()?.is_some() {}
+        Ok(UniqueKeys)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys)
+    }
+    fn visit_unit<E>(self) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys)
+    }
+}
+
 /// The id to answer `message` with: its own when it is a string or a number, else null.
 pub fn reply_id(message: &Value) -> Value {
     match message.get("id") {
@@ -219,6 +285,48 @@ mod tests {
                 (StatusCode::BAD_REQUEST, -32700, &Value::Null)
             );
         }
+        assert!(matches!(
+            read(Some(&json_type()), body.as_bytes()),
+            Ok(Body::One)
+        ));
+    }
+
+    #[test]
+    fn a_key_sent_twice_is_an_invalid_request_with_its_id() {
+        for (body, id, key) in [
+            (
+                r#"{"jsonrpc":"2.0","id":7,"method":"ping","method":"tools/list"}"#,
+                json!(7),
+                "method",
+            ),
+            // Deep in a call's arguments too: the approval must show what the tool gets.
+            (
+                r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"execute","arguments":{"code":"1","code":"2"}}}"#,
+                json!("a"),
+                "code",
+            ),
+            (
+                r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping","id":3}]"#,
+                Value::Null,
+                "id",
+            ),
+        ] {
+            let refusal = refused(Some(&json_type()), body);
+            assert_eq!(
+                (refusal.status, refusal.code, &refusal.id),
+                (StatusCode::BAD_REQUEST, -32600, &id),
+                "{body}"
+            );
+            assert!(
+                refusal
+                    .message
+                    .contains(&format!("names the key \"{key}\" twice")),
+                "{}",
+                refusal.message
+            );
+        }
+        // The same key in two objects is no repeat.
+        let body = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search","arguments":{"name":"x"}}}"#;
         assert!(matches!(
             read(Some(&json_type()), body.as_bytes()),
             Ok(Body::One)
