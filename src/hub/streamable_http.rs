@@ -20,6 +20,7 @@
 mod batch;
 mod connections;
 mod host;
+mod in_flight;
 mod message;
 mod origin;
 
@@ -74,6 +75,8 @@ struct Door {
     /// The token each session was opened with: a session id another token holder learns (a
     /// log, a proxy) does not let them send in it or end it.
     session_owners: std::sync::Mutex<HashMap<String, String>>,
+    /// The ids of each session's requests still being answered.
+    in_flight: in_flight::InFlight,
     body_timeout: Duration,
 }
 
@@ -118,6 +121,7 @@ pub async fn serve_http(hub: Hub, store: Store, options: HttpOptions) -> anyhow:
         service,
         sessions,
         session_owners: std::sync::Mutex::default(),
+        in_flight: in_flight::InFlight::default(),
         body_timeout: options.body_timeout,
     });
     let limits = options.limits;
@@ -351,15 +355,61 @@ impl Door {
         };
         match message::read(parts.headers.get(header::CONTENT_TYPE), &bytes) {
             Err(refusal) => refusal_response(&refusal),
-            Ok(message::Body::One) => {
+            Ok(message::Body::One(message)) => {
+                let claims = match self.claim_ids(&parts.headers, std::slice::from_ref(&message)) {
+                    Ok(claims) => claims,
+                    Err(refusal) => return refusal_response(&refusal),
+                };
                 let request = Request::from_parts(parts, Body::from(bytes));
-                self.service.handle(request).await.map(Body::new)
+                in_flight::held(self.service.handle(request).await.map(Body::new), claims)
             }
-            Ok(message::Body::Batch(items)) => match batch_refusal(&parts.headers, &items) {
-                Some(refusal) => refusal_response(&refusal),
-                None => batch::serve(&self.service, parts, items).await,
-            },
+            Ok(message::Body::Batch(items)) => {
+                if let Some(refusal) = batch_refusal(&parts.headers, &items) {
+                    return refusal_response(&refusal);
+                }
+                match self.claim_ids(&parts.headers, &items) {
+                    Ok(claims) => {
+                        in_flight::held(batch::serve(&self.service, parts, items).await, claims)
+                    }
+                    Err(refusal) => refusal_response(&refusal),
+                }
+            }
         }
+    }
+
+    /// Holds the ids of the requests among `messages` in their session until they are
+    /// answered, or refuses them all (nothing runs) when one of those ids is still in flight
+    /// there. Outside a session (a 2026-07-28 request stands alone) nothing is held.
+    fn claim_ids(
+        &self,
+        headers: &http::HeaderMap,
+        messages: &[Value],
+    ) -> Result<Vec<in_flight::Claim>, message::Refusal> {
+        let Some(session) = headers.get("mcp-session-id") else {
+            return Ok(Vec::new());
+        };
+        let session = String::from_utf8_lossy(session.as_bytes());
+        let mut claims = Vec::new();
+        for message in messages.iter().filter(|m| m.get("method").is_some()) {
+            let id = message::reply_id(message);
+            if id.is_null() {
+                continue;
+            }
+            match self.in_flight.claim(&session, &id) {
+                Some(claim) => claims.push(claim),
+                None => {
+                    return Err(message::Refusal {
+                        status: StatusCode::BAD_REQUEST,
+                        id: id.clone(),
+                        code: -32600,
+                        message: format!(
+                            "a request with the id {id} is still being answered in this session, so this one was not run; give each request its own id"
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(claims)
     }
 }
 

@@ -1216,6 +1216,60 @@ fn a_batch_is_served_in_a_2025_03_26_session_and_refused_in_later_ones() {
     );
 }
 
+/// Regression: a second request sent in one session with the id of one still running ran too,
+/// and the first one's stream was never answered.
+#[test]
+fn a_request_id_still_in_flight_in_its_session_is_refused_and_the_first_is_answered() {
+    let home = Home::new();
+    config(&home);
+    let token = create_token(&home, &["t"]);
+    let hub = HttpHub::start(&home, &[]);
+    let bearer = format!("Bearer {token}");
+    let session = legacy_session(&hub, &bearer, "2025-11-25");
+    let headers = [
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("Authorization", bearer.as_str()),
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let call = json!({
+        "jsonrpc": "2.0", "id": 5, "method": "tools/call",
+        "params": { "name": "execute", "arguments": {
+            "code": "return await everything.triggerLongRunningOperation({ duration: 6, steps: 3 });"
+        } },
+    })
+    .to_string();
+    std::thread::scope(|scope| {
+        let first = scope.spawn(|| send(&hub, "POST", &headers, &call, true));
+        // Well inside the first call's six seconds, so it is still running.
+        std::thread::sleep(Duration::from_secs(2));
+        let second = send(&hub, "POST", &headers, &call, true);
+        assert_eq!(second.status, 400, "{}{}", second.head, second.body);
+        let error = error_of(&second);
+        assert_eq!(error["code"], -32600, "{error}");
+        assert!(
+            error["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("still being answered")),
+            "{error}"
+        );
+        let first = first.join().expect("the first request");
+        let answered = events(&first.body);
+        assert!(
+            answered
+                .iter()
+                .any(|a| a["id"] == 5 && a["result"]["structuredContent"]["status"] == "completed"),
+            "{}",
+            first.body
+        );
+    });
+    // Answered, its id is free again.
+    let ping = json!({ "jsonrpc": "2.0", "id": 5, "method": "ping" }).to_string();
+    let again = send(&hub, "POST", &headers, &ping, true);
+    assert_eq!(again.status, 200, "{}{}", again.head, again.body);
+}
+
 #[test]
 fn deleting_a_session_answers_204_and_the_python_client_exits_quietly() {
     let home = Home::new();

@@ -17,8 +17,8 @@ const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 
 /// A POST body that is JSON.
 pub enum Body {
-    /// One message; the body goes on to rmcp unchanged.
-    One,
+    /// One message (as read); the body goes on to rmcp unchanged.
+    One(Value),
     /// A JSON-RPC batch (an array of one or more messages).
     Batch(Vec<Value>),
 }
@@ -112,7 +112,7 @@ pub fn read(content_type: Option<&HeaderValue>, bytes: &[u8]) -> Result<Body, Re
             "the body is an empty JSON-RPC batch; send one message, or a batch of at least one",
         )),
         Value::Array(items) => Ok(Body::Batch(items)),
-        message => check(&message).map(|()| Body::One),
+        message => check(&message).map(|()| Body::One(message)),
     }
 }
 
@@ -287,7 +287,7 @@ mod tests {
         }
         assert!(matches!(
             read(Some(&json_type()), body.as_bytes()),
-            Ok(Body::One)
+            Ok(Body::One(_))
         ));
     }
 
@@ -329,7 +329,7 @@ mod tests {
         let body = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search","arguments":{"name":"x"}}}"#;
         assert!(matches!(
             read(Some(&json_type()), body.as_bytes()),
-            Ok(Body::One)
+            Ok(Body::One(_))
         ));
     }
 
@@ -363,7 +363,7 @@ mod tests {
         let legacy = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
         assert!(matches!(
             read(Some(&json_type()), legacy.as_bytes()),
-            Ok(Body::One)
+            Ok(Body::One(_))
         ));
     }
 
