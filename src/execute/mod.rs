@@ -13,6 +13,7 @@ mod lease;
 pub mod mentions;
 mod missing_source;
 mod preview;
+mod ran_nothing;
 mod recovery;
 mod replay;
 pub(crate) mod stored;
@@ -32,17 +33,20 @@ use crate::config::{LivePolicy, Settings};
 use crate::credentials::Redaction;
 use crate::policy::Policy;
 use crate::runs::{
-    CallState, Claim, NewRun, RunRecord, Store, StoreError, TokenRecord, new_run_id, new_seed,
-    now_ms, scope_of,
+    Claim, NewRun, RunRecord, Store, StoreError, TokenRecord, new_run_id, new_seed, now_ms,
+    scope_of,
 };
 use crate::sandbox::{
-    self, CallEnd, CancelToken, EnvelopeError, ErrorCode, ExecuteEnvelope, ExecuteRequest,
-    Namespaces, PendingKind, ProviderExecution, Recovery, RunRequest, Status,
+    self, CancelToken, EnvelopeError, ErrorCode, ExecuteEnvelope, Namespaces, PendingKind,
+    Recovery, RunRequest, Status,
 };
 use crate::sources::connection_secrets;
 
 use self::freshness::ConfirmedVersions;
 use self::lease::Lease;
+use self::ran_nothing::{
+    in_progress, in_progress_envelope, journaled_calls, other_profile, stored_envelope,
+};
 use self::recovery::Dispatched;
 use self::replay::Replay;
 use self::tools::Catalogued;
@@ -767,86 +771,4 @@ pub enum ResumeError {
     OtherCaller(String),
     #[error(transparent)]
     Store(#[from] StoreError),
-}
-
-/// The envelope a resume returns for a run that ended or paused: the one stored.
-fn stored_envelope(record: &RunRecord) -> Result<ExecuteEnvelope, ResumeError> {
-    record
-        .envelope
-        .as_ref()
-        .and_then(|e| serde_json::from_value::<ExecuteEnvelope>(e.clone()).ok())
-        .ok_or_else(|| ResumeError::NoEnvelope(record.run_id.clone()))
-}
-
-/// What a resume returns while another request runs the run: nothing ran, and the calls the
-/// run had made when it last paused.
-fn in_progress(run_id: &str, record: &RunRecord) -> ExecuteEnvelope {
-    let calls = record
-        .envelope
-        .as_ref()
-        .and_then(|e| serde_json::from_value::<ExecuteEnvelope>(e.clone()).ok())
-        .map(|e| e.calls)
-        .unwrap_or_default();
-    let mut envelope = in_progress_envelope(run_id, calls);
-    envelope.profile = record.profile.clone();
-    envelope
-}
-
-fn in_progress_envelope(run_id: &str, calls: Vec<crate::sandbox::CallSummary>) -> ExecuteEnvelope {
-    let mut error = EnvelopeError::new(
-        ErrorCode::RunInProgress,
-        format!(
-            "run `{run_id}` is being run by another request right now, so this one ran nothing"
-        ),
-    );
-    // The resume itself may be sent again as it is; what the run's calls did is not known yet.
-    error.recovery = Some(Recovery {
-        code: None,
-        execute_request: ExecuteRequest::Unchanged,
-        provider_execution: ProviderExecution::Unknown,
-        automatic_replay: false,
-    });
-    let mut envelope = ExecuteEnvelope::new(run_id, Status::Running, Vec::new());
-    envelope.error = Some(error);
-    envelope.calls = calls;
-    envelope
-}
-
-/// Why a run is not resumed here, and where it is.
-fn other_profile(run_id: &str, run: Option<&str>, here: Option<&str>) -> String {
-    let name = |profile: Option<&str>| match profile {
-        Some(name) => format!("profile `{name}`"),
-        None => "no profile".to_string(),
-    };
-    let where_to = match run {
-        Some(profile) => format!(
-            "`capabilities exec --resume {run_id} --profile {profile}` or a hub serving it (`capabilities hub serve --profile {profile}`)"
-        ),
-        None => format!("`capabilities exec --resume {run_id}` or a hub serving no profile"),
-    };
-    format!(
-        "run `{run_id}` was started under {}, and this process serves {}; nothing ran and its approvals still stand. A run keeps the sources and policy it started with, so resume it with {where_to}",
-        name(run),
-        name(here)
-    )
-}
-
-/// The calls a journal shows, for the envelope of a run that ends without running again.
-fn journaled_calls<'a>(
-    journal: impl IntoIterator<Item = &'a crate::runs::JournalEntry>,
-) -> Vec<crate::sandbox::CallSummary> {
-    journal
-        .into_iter()
-        .map(|e| crate::sandbox::CallSummary {
-            address: e.address.clone(),
-            ok: e.ok,
-            ms: e.ms,
-            outcome: Some(match (e.state, e.ok) {
-                (CallState::Dispatched, _) => CallEnd::Unknown,
-                (CallState::Answered, true) => CallEnd::Done,
-                (CallState::Answered, false) => CallEnd::Failed,
-            }),
-            seq: Some(e.seq),
-        })
-        .collect()
 }
