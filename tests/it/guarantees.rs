@@ -816,25 +816,37 @@ fn calls_a_script_leaves_behind_are_listed_as_far_as_they_got() {
         &home,
         "[[policy.rules]]\nmatch = \"ledger.write\"\naction = \"allow\"\n",
     );
-    // `exec` connects on the first call, so the script returns long before any of these can
-    // leave: none was sent, and none may be listed as possibly sent.
+    // Left behind while the source may still be connecting: a call that did not start out is
+    // listed `not_sent` (and counted in the notice), one that did is `unknown`, never the other
+    // way round.
     let left_behind =
         r#"for (let i = 0; i < 20; i++) ledger.write({ key: "k" + i }); return "left";"#;
     let (ran, envelope) = exec_json(&home, &["exec", "-", "--json"], left_behind);
     assert_eq!(ran.code, 0, "{envelope}");
     let calls = envelope["calls"].as_array().cloned().unwrap_or_default();
     assert_eq!(calls.len(), 20, "{envelope}");
-    assert!(
-        calls.iter().all(|c| c["outcome"] == "not_sent"),
-        "{envelope}"
-    );
+    let written = writes(&ledger);
+    let mut unsent = 0;
+    for (i, call) in calls.iter().enumerate() {
+        match call["outcome"].as_str() {
+            Some("not_sent") => {
+                unsent += 1;
+                assert!(!written.contains(&format!("write k{i}")), "{envelope}");
+            }
+            Some("unknown") => {}
+            other => panic!("call {i} ended {other:?}: {envelope}"),
+        }
+    }
     let notices = envelope["notices"].to_string();
-    assert!(
-        notices.contains("20 calls to `ledger.write` never went out"),
-        "{envelope}"
-    );
-    assert!(!notices.contains("still out"), "{envelope}");
-    assert!(writes(&ledger).is_empty());
+    if unsent > 0 {
+        let said = format!(
+            "{unsent} {} to `ledger.write` never went out",
+            if unsent == 1 { "call" } else { "calls" }
+        );
+        assert!(notices.contains(&said), "{envelope}");
+    } else {
+        assert!(!notices.contains("never went out"), "{envelope}");
+    }
 
     // Connected first: some may leave before the script returns. Whatever got out is listed as
     // possibly sent, never as not sent.
