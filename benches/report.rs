@@ -31,6 +31,7 @@ use capabilities::config::Settings;
 use capabilities::credentials::NoSecretStore;
 use capabilities::execute::Executor;
 use capabilities::hub::{direct, surface};
+use capabilities::model::Permits;
 use capabilities::model::tool::build_namespace;
 use capabilities::runs::Store;
 use capabilities::sandbox::CancelToken;
@@ -274,10 +275,15 @@ fn direct_mode_tokens(recorded: &Recorded) -> usize {
             })
             .collect(),
     };
-    let tools: Vec<_> = direct::listing(&catalog, &Default::default(), None, &Default::default())
-        .into_iter()
-        .map(|t| t.tool)
-        .collect();
+    let tools: Vec<_> = direct::listing(
+        &catalog,
+        &Default::default(),
+        Permits::ALL,
+        &Default::default(),
+    )
+    .into_iter()
+    .map(|t| t.tool)
+    .collect();
     token_count::count(&serde_json::to_string(&tools).unwrap_or_default())
         + token_count::count(surface::DIRECT_INSTRUCTIONS)
 }

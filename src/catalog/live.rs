@@ -16,8 +16,8 @@ use super::load::{list_source, namespace_for};
 use super::search::SearchIndex;
 use super::{Catalog, Origin};
 use crate::config::{Settings, SkillDirs};
-use crate::model::ToolDefinition;
 use crate::model::tool::build_namespace;
+use crate::model::{Permits, ToolDefinition};
 use crate::policy::Policy;
 use crate::runs::{Store, WeakStore};
 use crate::skills::describe::{SourceSkills, split_skill_targets};
@@ -241,12 +241,12 @@ impl LiveCatalog {
         &'a self,
         dirs: &'a SkillDirs,
         policy: &Policy,
-        permits: Option<&dyn Fn(&str) -> bool>,
+        permits: Permits,
         withheld: &'a (dyn Fn(&UpstreamSkill) -> bool + Sync),
         targets: &'a [String],
         budget_tokens: usize,
     ) -> impl Future<Output = Result<(String, Vec<String>), String>> + Send + 'a {
-        // Read before the future, which then holds no `permits` (not `Sync`) across its waits.
+        // Read before the future: the listing is all it needs of the catalogue.
         let listed = self.read(|catalog, _| catalog.reachable_skills(policy, permits));
         async move {
             let source_skills = SourceSkills {

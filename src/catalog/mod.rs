@@ -19,7 +19,7 @@ pub mod typescript;
 
 use std::time::SystemTime;
 
-use crate::model::{ToolDefinition, UpstreamTool};
+use crate::model::{Permits, ToolDefinition, UpstreamTool};
 
 /// Where a namespace's tools came from, so output can say how fresh they are.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,16 +60,17 @@ impl Namespace {
     /// `permits` only some tools: it sees a source only while it may call one of its listed
     /// tools, so a source that is down, disabled, still connecting or out of its reach is not
     /// even named to it.
-    pub fn seen_by(&self, permits: Option<&dyn Fn(&str) -> bool>) -> bool {
-        permits.is_none() || self.callable_by(permits) > 0
+    pub fn seen_by(&self, permits: Permits) -> bool {
+        !permits.narrows() || self.callable_by(permits) > 0
     }
 
     /// How many of its tools a client may call, as far as its token goes (`permits`).
-    pub fn callable_by(&self, permits: Option<&dyn Fn(&str) -> bool>) -> usize {
-        match permits {
-            None => self.tools.len(),
-            Some(permits) => self.tools.iter().filter(|t| permits(&t.address())).count(),
+    pub fn callable_by(&self, permits: Permits) -> usize {
+        if !permits.narrows() {
+            return self.tools.len();
         }
+        let callable = |t: &&ToolDefinition| permits.allows(&t.address());
+        self.tools.iter().filter(callable).count()
     }
 }
 
@@ -82,8 +83,8 @@ pub struct Catalog {
 impl Catalog {
     /// Whether a client whose token `permits` some tools sees the source `name` at all (see
     /// [`Namespace::seen_by`]); every other client sees every source of the config.
-    pub fn shows_source(&self, name: &str, permits: Option<&dyn Fn(&str) -> bool>) -> bool {
-        permits.is_none() || self.namespace(name).is_some_and(|n| n.seen_by(permits))
+    pub fn shows_source(&self, name: &str, permits: Permits) -> bool {
+        !permits.narrows() || self.namespace(name).is_some_and(|n| n.seen_by(permits))
     }
 
     pub fn namespace(&self, name: &str) -> Option<&Namespace> {
@@ -118,7 +119,7 @@ impl Catalog {
     pub fn reachable_skills(
         &self,
         policy: &crate::policy::Policy,
-        permits: Option<&dyn Fn(&str) -> bool>,
+        permits: Permits,
     ) -> Vec<crate::skills::upstream::UpstreamSkill> {
         self.namespaces
             .iter()
@@ -127,7 +128,7 @@ impl Catalog {
                 let visible = |t: &ToolDefinition| {
                     !policy.hides(&t.address(), connection, &t.annotations, permits)
                 };
-                (n.tools.is_empty() && permits.is_none()) || n.tools.iter().any(visible)
+                (n.tools.is_empty() && !permits.narrows()) || n.tools.iter().any(visible)
             })
             .flat_map(|n| n.skills.iter().cloned())
             .collect()
@@ -139,7 +140,7 @@ impl Catalog {
     pub fn visible_tools(
         &self,
         policy: &crate::policy::Policy,
-        permits: Option<&dyn Fn(&str) -> bool>,
+        permits: Permits,
     ) -> Vec<ToolDefinition> {
         self.namespaces
             .iter()
@@ -208,7 +209,7 @@ mod tests {
             .collect();
         assert_eq!(all, ["docs.notes", "wiki.notes"]);
         let only_wiki = |address: &str| address.starts_with("wiki.");
-        let reached = |policy: &crate::policy::Policy, permits: Option<&dyn Fn(&str) -> bool>| {
+        let reached = |policy: &crate::policy::Policy, permits: Permits| {
             catalog
                 .reachable_skills(policy, permits)
                 .iter()
@@ -216,14 +217,14 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         let open = crate::policy::Policy::default();
-        assert_eq!(reached(&open, None), ["docs.notes", "wiki.notes"]);
-        assert_eq!(reached(&open, Some(&only_wiki)), ["wiki.notes"]);
+        assert_eq!(reached(&open, Permits::ALL), ["docs.notes", "wiki.notes"]);
+        assert_eq!(reached(&open, Permits::only(&only_wiki)), ["wiki.notes"]);
         // A source the policy denies whole teaches nothing either.
         let settings = crate::config::parse(
             std::path::Path::new("c.toml"),
             "[sources.docs]\ncommand = \"x\"\n[sources.wiki]\ncommand = \"x\"\n[[policy.rules]]\nmatch = \"docs.*\"\naction = \"deny\"\n",
         )
         .unwrap();
-        assert_eq!(reached(&settings.policy, None), ["wiki.notes"]);
+        assert_eq!(reached(&settings.policy, Permits::ALL), ["wiki.notes"]);
     }
 }

@@ -9,7 +9,7 @@ use super::changes::ChangedTools;
 use super::search::{Hit, Ranking, SearchIndex};
 use super::typescript::NamespaceTypes;
 use super::{Catalog, Namespace, Origin, ToolDefinition};
-use crate::model::Reader;
+use crate::model::{Permits, Reader};
 use crate::policy::{Action, Policy};
 use crate::skills::index::{INDEX_NAMESPACE, skill_of_hit};
 use crate::skills::{PREFIX, Skill, Skills};
@@ -21,8 +21,8 @@ pub struct SearchRequest<'a> {
     pub namespace: Option<&'a str>,
     pub limit: usize,
     /// The addresses this client may call at all (a bearer token's patterns); the others are
-    /// hidden like denied tools. `None` for a client with no such limit.
-    pub permits: Option<&'a dyn Fn(&str) -> bool>,
+    /// hidden like denied tools.
+    pub permits: Permits<'a>,
     /// Tools whose definition changed since a person confirmed it: marked `[changed]`, and
     /// `[asks]` when the policy makes their calls ask until someone confirms.
     pub changed: Option<&'a ChangedTools>,
@@ -91,7 +91,6 @@ pub fn search_answer(
     let reader = request.reader;
     // What a client's token does not let it call does not exist for it: not listed, not
     // counted, not named among the sources.
-    let permitted = |address: &str| request.permits.is_none_or(|permits| permits(address));
     let sources = || known_sources(catalog, request.permits);
     if let Some(namespace) = request.namespace
         && !catalog
@@ -161,7 +160,7 @@ pub fn search_answer(
             .map(String::as_str)
     };
     let denied = |tool: &ToolDefinition, address: &str| {
-        policy.hides(address, connection(tool), &tool.annotations, None)
+        policy.hides(address, connection(tool), &tool.annotations, Permits::ALL)
     };
     // What a shown tool's line says: a changed tool the policy allows asks until confirmed.
     let decide = |tool: &ToolDefinition, address: &str| {
@@ -178,11 +177,11 @@ pub fn search_answer(
     // Only the shown tools are decided in full; the rest are only counted, and checked one by
     // one only when something can hide them.
     let mut shown: Vec<(&ToolDefinition, Action)> = Vec::new();
-    let (found, visible) = if request.permits.is_some() || policy.may_deny() {
+    let (found, visible) = if request.permits.narrows() || policy.may_deny() {
         let (mut found, mut visible) = (0, 0);
         for tool in matches.tools(catalog) {
             let address = tool.address();
-            if !permitted(&address) {
+            if !request.permits.allows(&address) {
                 continue;
             }
             found += 1;
@@ -441,16 +440,16 @@ pub fn summary(description: &str) -> String {
 
 /// The sources a client sees (all, or those with a tool its token `permits`), with how many
 /// of their tools it may call.
-fn known_sources(catalog: &Catalog, permits: Option<&dyn Fn(&str) -> bool>) -> String {
+fn known_sources(catalog: &Catalog, permits: Permits) -> String {
     let list: Vec<String> = catalog
         .namespaces
         .iter()
         .filter(|n| n.seen_by(permits))
         .map(|n| format!("{} ({} tools)", n.name, n.callable_by(permits)))
         .collect();
-    match (list.is_empty(), permits) {
-        (true, Some(_)) => "there is no source this client may use".into(),
-        (true, None) => {
+    match (list.is_empty(), permits.narrows()) {
+        (true, true) => "there is no source this client may use".into(),
+        (true, false) => {
             "there are no sources yet: add one with `capabilities source add NAME -- COMMAND ARGS…`"
                 .into()
         }
@@ -464,7 +463,7 @@ pub fn availability_notes(
     catalog: &Catalog,
     only: Option<&str>,
     reader: &Reader,
-    permits: Option<&dyn Fn(&str) -> bool>,
+    permits: Permits,
 ) -> String {
     let mut connecting: Vec<&str> = Vec::new();
     let mut missing: Vec<(&str, &str)> = Vec::new();
@@ -599,7 +598,7 @@ mod tests {
             query,
             namespace: None,
             limit,
-            permits: None,
+            permits: Permits::ALL,
             changed: None,
             reader,
             skills: None,
@@ -633,7 +632,7 @@ mod tests {
                 query,
                 namespace: None,
                 limit: 5,
-                permits: None,
+                permits: Permits::ALL,
                 changed: None,
                 reader: &Reader::Agent,
                 skills,
@@ -709,7 +708,7 @@ mod tests {
             query: "send message",
             namespace: None,
             limit: 3,
-            permits: Some(&permits),
+            permits: Permits::only(&permits),
             changed: None,
             reader: &Reader::Agent,
             skills: None,
@@ -748,7 +747,7 @@ mod tests {
                 query,
                 namespace,
                 limit: 10,
-                permits: Some(&permits),
+                permits: Permits::only(&permits),
                 changed: None,
                 reader: &Reader::Agent,
                 skills: None,
@@ -783,7 +782,7 @@ mod tests {
             query: "send message",
             namespace: None,
             limit: 10,
-            permits: None,
+            permits: Permits::ALL,
             changed: None,
             reader: &Reader::Agent,
             skills: None,

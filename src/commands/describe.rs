@@ -17,6 +17,7 @@ use crate::catalog::describe::describe;
 use crate::catalog::results::availability_notes;
 use crate::cli::DescribeArgs;
 use crate::config::{Settings, settle_time};
+use crate::model::Permits;
 use crate::policy::Action;
 use crate::skills::PREFIX;
 use crate::skills::describe::is_skill;
@@ -41,7 +42,7 @@ pub async fn run(app: &App, args: &DescribeArgs) -> anyhow::Result<ExitCode> {
     .await?;
     require_some_source(app, &catalog)?;
     // Declarations a missing source would have had are not there: say so apart from them.
-    for note in availability_notes(&catalog, None, &app.reader, None).lines() {
+    for note in availability_notes(&catalog, None, &app.reader, Permits::ALL).lines() {
         eprint_line(format_args!("note: {note}"));
     }
     let policy = &settings.policy;
@@ -117,7 +118,7 @@ async fn describe_skills(
         .describe_skills(
             &settings.skill_dirs,
             &settings.policy,
-            None,
+            Permits::ALL,
             &withheld,
             &args.targets,
             args.budget as usize,

@@ -15,6 +15,7 @@ use crate::catalog::changes::ChangedTools;
 use crate::catalog::results::{SearchRequest, search_answer};
 use crate::catalog::search::SearchIndex;
 use crate::cli::SearchArgs;
+use crate::model::Permits;
 use crate::skills::Skills;
 use crate::skills::index::{INDEX_NAMESPACE, documents};
 
@@ -34,7 +35,7 @@ pub async fn run(app: &App, args: &SearchArgs) -> anyhow::Result<ExitCode> {
     }
     // A source's skills show while one of its tools does.
     let skills = Skills::load(&settings.skill_dirs)
-        .with_upstream(&catalog.reachable_skills(&settings.policy, None));
+        .with_upstream(&catalog.reachable_skills(&settings.policy, Permits::ALL));
     index.set_namespace(INDEX_NAMESPACE, &documents(&skills));
     // Only a store that exists knows of changes; searching does not create one.
     let unconfirmed = match app.existing_store().await? {
@@ -47,7 +48,7 @@ pub async fn run(app: &App, args: &SearchArgs) -> anyhow::Result<ExitCode> {
         namespace: args.namespace.as_deref(),
         limit: usize::from(args.limit),
         // The user at their own terminal may see every tool the policy allows.
-        permits: None,
+        permits: Permits::ALL,
         changed: Some(&changed),
         reader: &app.reader,
         skills: Some(&skills),

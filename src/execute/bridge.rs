@@ -25,10 +25,10 @@ use crate::catalog::results::{SearchRequest, render_search};
 use crate::config::LivePolicy;
 use crate::config::SkillDirs;
 use crate::credentials::Redaction;
-use crate::model::Reader;
 use crate::model::ToolDefinition;
 use crate::model::json_size::{JsonSize, json_size};
 use crate::model::tool::json_digest;
+use crate::model::{Permits, Reader};
 use crate::policy::Action;
 use crate::runs::{
     Decision, Dispatch, DispatchError, PendingCall, Recorded, Store, TokenRecord, scope_of,
@@ -197,8 +197,10 @@ impl RunBridge {
 
 impl Inner {
     /// What the run's token lets it call, for `hub.search` and `hub.describe` to show only that.
-    fn token_permits(&self) -> Option<impl Fn(&str) -> bool + '_> {
-        self.token.as_ref().and_then(TokenRecord::permits)
+    fn token_permits(&self) -> Permits<'_> {
+        self.token
+            .as_ref()
+            .map_or(Permits::ALL, TokenRecord::permits)
     }
 
     /// Why the run's token forbids calling `address` now, if it does. The token is read again
@@ -672,7 +674,7 @@ impl Bridge for RunBridge {
                     query: &query,
                     namespace: None,
                     limit: HUB_SEARCH_LIMIT,
-                    permits: permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
+                    permits,
                     changed: Some(&changed),
                     reader: &Reader::Agent,
                     // Scripts call tools; skills are for the model, through the hub's search.
@@ -702,7 +704,7 @@ impl Bridge for RunBridge {
             let split = inner.catalog.describe_skills(
                 &inner.skill_dirs,
                 &policy,
-                permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
+                permits,
                 &withheld,
                 &targets,
                 DEFAULT_BUDGET_TOKENS,
@@ -716,10 +718,7 @@ impl Bridge for RunBridge {
             }
             let text = inner.catalog.read(|catalog, _| {
                 let permits = inner.token_permits();
-                let visible = catalog.visible_tools(
-                    &policy,
-                    permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
-                );
+                let visible = catalog.visible_tools(&policy, permits);
                 describe(&visible, &targets, DEFAULT_BUDGET_TOKENS)
                     .unwrap_or_else(|e| e.to_string())
             });

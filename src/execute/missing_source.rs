@@ -10,17 +10,14 @@
 use crate::catalog::Origin;
 use crate::catalog::live::LiveCatalog;
 use crate::config::Settings;
+use crate::model::Permits;
 use crate::sandbox::{EnvelopeError, ErrorCode, ExecuteEnvelope, Pending, PendingKind, Status};
 use crate::sources::{SourceStatus, is_sign_in_message};
 
 /// Rewrites a failed run's `ReferenceError` for a configured source that is not in the
 /// catalogue. Anything else is left as it is, and so is a source the client's token (`permits`)
 /// does not see: to its holder, that name is as undefined as any other.
-pub fn explain(
-    envelope: &mut ExecuteEnvelope,
-    catalog: &LiveCatalog,
-    permits: Option<&dyn Fn(&str) -> bool>,
-) {
+pub fn explain(envelope: &mut ExecuteEnvelope, catalog: &LiveCatalog, permits: Permits) {
     if envelope.status != Status::Failed {
         return;
     }

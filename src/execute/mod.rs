@@ -31,6 +31,7 @@ use crate::catalog::changes::ChangedTools;
 use crate::catalog::live::LiveCatalog;
 use crate::config::{LivePolicy, Settings};
 use crate::credentials::Redaction;
+use crate::model::Permits;
 use crate::policy::Policy;
 use crate::runs::{
     Claim, NewRun, RunRecord, Store, StoreError, TokenRecord, new_run_id, new_seed, now_ms,
@@ -115,8 +116,7 @@ impl Executor {
 
     /// The profile line `hub.search` starts with, naming the sources `token`'s holder sees.
     fn search_header(&self, token: Option<&TokenRecord>) -> Option<String> {
-        let permits = token.and_then(TokenRecord::permits);
-        let permits = permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool);
+        let permits = token.map_or(Permits::ALL, TokenRecord::permits);
         self.catalog.read(|catalog, _| {
             self.settings
                 .profile_header_showing(|name| catalog.shows_source(name, permits))
@@ -145,12 +145,8 @@ impl Executor {
                 return view.clone();
             }
         }
-        let permits = token.and_then(TokenRecord::permits);
-        let view = catalogued.visible(
-            &policy,
-            permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
-            &|address| journaled.contains(address),
-        );
+        let permits = token.map_or(Permits::ALL, TokenRecord::permits);
+        let view = catalogued.visible(&policy, permits, &|address| journaled.contains(address));
         if journaled.is_empty() {
             *self.view.lock().unwrap_or_else(|p| p.into_inner()) = Some((key, view.clone()));
         }
@@ -587,10 +583,9 @@ impl Executor {
         // Named before bounding, so the envelope stays within its budget with the name in it.
         envelope.profile = self.profile.clone();
         {
-            let permits = token.and_then(TokenRecord::permits);
-            let permits = permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool);
+            let permits = token.map_or(Permits::ALL, TokenRecord::permits);
             missing_source::explain(&mut envelope, &self.catalog, permits);
-            missing_source::outside_profile(&mut envelope, &self.settings, permits.is_some());
+            missing_source::outside_profile(&mut envelope, &self.settings, permits.narrows());
         }
         if let Some(stop) = replay.stopped() {
             // Whatever the script made of the refused call, the run must not look successful.

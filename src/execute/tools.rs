@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use crate::catalog::Catalog;
 use crate::catalog::typescript::NamespaceTypes;
-use crate::model::Annotations;
+use crate::model::{Annotations, Permits};
 use crate::policy::Policy;
 use crate::sandbox::{Namespaces, ToolSpec};
 
@@ -85,10 +85,10 @@ impl Catalogued {
     pub fn visible(
         &self,
         policy: &Policy,
-        permits: Option<&dyn Fn(&str) -> bool>,
+        permits: Permits,
         kept: &dyn Fn(&str) -> bool,
     ) -> Arc<Namespaces> {
-        if permits.is_none() && !policy.may_deny() {
+        if !permits.narrows() && !policy.may_deny() {
             return self.all.clone();
         }
         let mut view = Namespaces::new();
@@ -97,10 +97,10 @@ impl Catalogued {
             let Some((connection, tools)) = self.access.get(namespace) else {
                 continue;
             };
-            if let Some(permits) = permits
+            if permits.narrows()
                 && !tools
                     .iter()
-                    .any(|access| permits(&access.address) || kept(&access.address))
+                    .any(|access| permits.allows(&access.address) || kept(&access.address))
             {
                 hides_any = true;
                 continue;
@@ -193,7 +193,11 @@ mod tests {
     #[test]
     fn what_the_policy_denies_is_not_in_a_runs_view() {
         let catalogued = Catalogued::build(&catalog());
-        let view = catalogued.visible(&rule("counter.publish", Action::Deny), None, &|_| false);
+        let view = catalogued.visible(
+            &rule("counter.publish", Action::Deny),
+            Permits::ALL,
+            &|_| false,
+        );
         assert_eq!(
             names(&view, "counter"),
             Some(vec!["counts".into(), "write".into()])
@@ -204,10 +208,10 @@ mod tests {
             default: Action::Deny,
             ..Policy::default()
         };
-        let view = catalogued.visible(&strict, None, &|_| false);
+        let view = catalogued.visible(&strict, Permits::ALL, &|_| false);
         assert_eq!(names(&view, "counter"), Some(vec!["counts".into()]));
         // Asking is not hiding.
-        let view = catalogued.visible(&rule("counter.*", Action::Ask), None, &|_| false);
+        let view = catalogued.visible(&rule("counter.*", Action::Ask), Permits::ALL, &|_| false);
         assert_eq!(names(&view, "counter").map(|n| n.len()), Some(3));
     }
 
@@ -215,16 +219,20 @@ mod tests {
     fn what_a_token_does_not_allow_is_not_in_its_runs_view() {
         let catalogued = Catalogued::build(&catalog());
         let permits = |address: &str| address == "notes.add";
-        let view = catalogued.visible(&Policy::default(), Some(&permits), &|_| false);
+        let view = catalogued.visible(&Policy::default(), Permits::only(&permits), &|_| false);
         assert_eq!(names(&view, "notes"), Some(vec!["add".into()]));
         // A source it may call nothing of does not exist for it.
         assert_eq!(names(&view, "counter"), None);
         // One whose every tool the policy denies stays, empty: search names it to this client,
         // and a script naming it meets an unknown tool, not a source that looks unavailable.
-        let view = catalogued.visible(&rule("notes.*", Action::Deny), Some(&permits), &|_| false);
+        let view = catalogued.visible(
+            &rule("notes.*", Action::Deny),
+            Permits::only(&permits),
+            &|_| false,
+        );
         assert_eq!(names(&view, "notes"), Some(Vec::new()));
         // A call a resumed run already made keeps its source, to answer from the journal.
-        let view = catalogued.visible(&Policy::default(), Some(&permits), &|a| {
+        let view = catalogued.visible(&Policy::default(), Permits::only(&permits), &|a| {
             a == "counter.write"
         });
         assert_eq!(names(&view, "counter"), Some(vec!["write".into()]));
@@ -233,19 +241,19 @@ mod tests {
     #[test]
     fn a_view_that_hides_nothing_is_the_shared_one() {
         let catalogued = Catalogued::build(&catalog());
-        let view = catalogued.visible(&Policy::default(), None, &|_| false);
+        let view = catalogued.visible(&Policy::default(), Permits::ALL, &|_| false);
         assert!(Arc::ptr_eq(&view, &catalogued.all));
         // A rule that denies nothing listed hides nothing either.
-        let view = catalogued.visible(&rule("nowhere.*", Action::Deny), None, &|_| false);
+        let view = catalogued.visible(&rule("nowhere.*", Action::Deny), Permits::ALL, &|_| false);
         assert!(Arc::ptr_eq(&view, &catalogued.all));
-        let hiding = catalogued.visible(&rule("notes.*", Action::Deny), None, &|_| false);
+        let hiding = catalogued.visible(&rule("notes.*", Action::Deny), Permits::ALL, &|_| false);
         assert!(!Arc::ptr_eq(&hiding, &catalogued.all));
     }
 
     #[test]
     fn calls_a_resumed_run_already_made_stay_reachable() {
         let catalogued = Catalogued::build(&catalog());
-        let view = catalogued.visible(&rule("counter.*", Action::Deny), None, &|address| {
+        let view = catalogued.visible(&rule("counter.*", Action::Deny), Permits::ALL, &|address| {
             address == "counter.write"
         });
         assert_eq!(names(&view, "counter"), Some(vec!["write".into()]));

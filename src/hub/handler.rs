@@ -42,7 +42,7 @@ use crate::catalog::results::{SearchRequest, render_search};
 use crate::config::{ServeMode, Settings, settle_time};
 use crate::execute::Executor;
 use crate::execute::mentions::mentions;
-use crate::model::Reader;
+use crate::model::{Permits, Reader};
 use crate::printable;
 use crate::runs::TokenRecord;
 use crate::sandbox::{CancelToken, ExecuteEnvelope, Status};
@@ -144,14 +144,14 @@ impl Hub {
             Ok(args) => args,
             Err(e) => return tool_error(e.0),
         };
-        let permits = token.and_then(TokenRecord::permits);
+        let permits = token.map_or(Permits::ALL, TokenRecord::permits);
         let changed = self.executor.changed_tools().await;
         let skills = self.reachable(self.skills_now(), token);
         let request = SearchRequest {
             query: &args.query,
             namespace: args.namespace.as_deref(),
             limit: args.limit,
-            permits: permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
+            permits,
             changed: Some(&*changed),
             reader: &Reader::Agent,
             skills: Some(&skills),
@@ -188,13 +188,13 @@ impl Hub {
             Ok(args) => args,
             Err(e) => return tool_error(e.0),
         };
-        let permits = token.and_then(TokenRecord::permits);
+        let permits = token.map_or(Permits::ALL, TokenRecord::permits);
         let withheld = self.withheld_skills().await;
         let policy = self.executor.policy().current();
         let split = self.catalog.describe_skills(
             &self.settings.skill_dirs,
             &policy,
-            permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
+            permits,
             &withheld,
             &args.targets,
             args.budget,
@@ -216,10 +216,7 @@ impl Hub {
         let policy = self.executor.policy().current();
         let described = self.catalog.read(|catalog, _| {
             describe(
-                &catalog.visible_tools(
-                    &policy,
-                    permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
-                ),
+                &catalog.visible_tools(&policy, permits),
                 &args.targets,
                 args.budget,
             )
@@ -357,13 +354,10 @@ impl Hub {
             return skills;
         }
         let policy = self.executor.policy().current();
-        let permits = token.and_then(TokenRecord::permits);
+        let permits = token.map_or(Permits::ALL, TokenRecord::permits);
         let reachable: Vec<String> = self.catalog.read(|catalog, _| {
             catalog
-                .reachable_skills(
-                    &policy,
-                    permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
-                )
+                .reachable_skills(&policy, permits)
                 .iter()
                 .map(UpstreamSkill::address_name)
                 .collect()

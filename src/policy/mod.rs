@@ -6,6 +6,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::model::Permits;
 use crate::model::tool::Annotations;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -192,10 +193,9 @@ impl Policy {
         address: &str,
         connection: Option<&str>,
         annotations: &Annotations,
-        permits: Option<&dyn Fn(&str) -> bool>,
+        permits: Permits,
     ) -> bool {
-        permits.is_some_and(|permits| !permits(address))
-            || self.action(address, connection, annotations) == Action::Deny
+        !permits.allows(address) || self.action(address, connection, annotations) == Action::Deny
     }
 
     /// Whether any tool can be denied at all: when none can, a search counts its hits without

@@ -8,6 +8,8 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::model::permits::{Narrowing, Permits};
+
 /// How long a pending approval waits for a person.
 pub const APPROVAL_TTL: Duration = Duration::from_secs(30 * 60);
 
@@ -448,15 +450,25 @@ impl TokenRecord {
                 .any(|p| crate::policy::glob_matches(p, address))
     }
 
-    /// What the holder may call, as every surface filters by it; `None` for a token that
-    /// narrows nothing (no `--allow`), whose holder sees what the user sees.
-    pub fn permits(&self) -> Option<impl Fn(&str) -> bool + '_> {
-        (!self.allow.is_empty()).then_some(move |address: &str| self.allows(address))
+    /// What the holder may call, as every surface filters by it; a token with no `--allow`
+    /// narrows nothing, and its holder sees what the user sees.
+    pub fn permits(&self) -> Permits<'_> {
+        if self.allow.is_empty() {
+            Permits::ALL
+        } else {
+            Permits::only(self)
+        }
     }
 
     /// Neither revoked nor expired at `now_ms`.
     pub fn is_active_at(&self, now_ms: u64) -> bool {
         self.revoked_at_ms.is_none() && self.expires_at_ms.is_none_or(|at| now_ms < at)
+    }
+}
+
+impl Narrowing for TokenRecord {
+    fn allows(&self, address: &str) -> bool {
+        TokenRecord::allows(self, address)
     }
 }
 

@@ -24,8 +24,8 @@ use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
 use crate::catalog::Catalog;
-use crate::model::ToolDefinition;
 use crate::model::tool::json_digest;
+use crate::model::{Permits, ToolDefinition};
 use crate::policy::Policy;
 use crate::skills::Skills;
 
@@ -70,7 +70,7 @@ pub struct DirectTool {
 pub fn listing(
     catalog: &Catalog,
     policy: &Policy,
-    permits: Option<&dyn Fn(&str) -> bool>,
+    permits: Permits,
     skills: &Skills,
 ) -> Vec<DirectTool> {
     let every: Vec<String> = catalog.tools().map(ToolDefinition::address).collect();
@@ -227,7 +227,12 @@ mod tests {
     #[test]
     fn every_name_is_valid_and_maps_back_to_its_address() {
         let catalog = recorded_catalog();
-        let all = listing(&catalog, &Policy::default(), None, &Skills::default());
+        let all = listing(
+            &catalog,
+            &Policy::default(),
+            Permits::ALL,
+            &Skills::default(),
+        );
         assert_eq!(all.len(), catalog.tools().count() + 1);
         for tool in &all {
             let name = &tool.tool.name;
@@ -257,7 +262,7 @@ mod tests {
         let tools: Vec<Tool> = listing(
             &recorded_catalog(),
             &Policy::default(),
-            None,
+            Permits::ALL,
             &Skills::default(),
         )
         .into_iter()
@@ -273,7 +278,12 @@ mod tests {
     #[test]
     fn denied_and_unpermitted_tools_are_not_listed() {
         let catalog = recorded_catalog();
-        let all = listing(&catalog, &Policy::default(), None, &Skills::default());
+        let all = listing(
+            &catalog,
+            &Policy::default(),
+            Permits::ALL,
+            &Skills::default(),
+        );
         assert!(all.len() > 2, "{all:?}");
         let first = match &all[0].target {
             Target::Tool { address } => address.clone(),
@@ -283,7 +293,7 @@ mod tests {
         let narrowed = listing(
             &catalog,
             &Policy::default(),
-            Some(&permits),
+            Permits::only(&permits),
             &Skills::default(),
         );
         assert_eq!(narrowed.len(), all.len() - 1);

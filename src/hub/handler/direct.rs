@@ -13,23 +13,18 @@ use serde_json::{Map, Value};
 use super::{Answer, Hub, cancellable, token, tool_error};
 use crate::execute::caller;
 use crate::hub::direct::{self, DirectTool, Target};
+use crate::model::Permits;
 use crate::runs::TokenRecord;
 use crate::sandbox::CancelToken;
 
 impl Hub {
     /// What `token`'s holder is listed now.
     pub(super) fn direct_listing(&self, token: Option<&TokenRecord>) -> Vec<DirectTool> {
-        let permits = token.and_then(TokenRecord::permits);
+        let permits = token.map_or(Permits::ALL, TokenRecord::permits);
         let policy = self.executor.policy().current();
         let skills = self.reachable(self.skills_now(), token);
-        self.catalog.read(|catalog, _| {
-            direct::listing(
-                catalog,
-                &policy,
-                permits.as_ref().map(|p| p as &dyn Fn(&str) -> bool),
-                &skills,
-            )
-        })
+        self.catalog
+            .read(|catalog, _| direct::listing(catalog, &policy, permits, &skills))
     }
 
     /// `tools/list`: waits (bounded) for sources still connecting for the first time, since
