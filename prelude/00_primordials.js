@@ -132,6 +132,7 @@ const SetPrototypeGetSize = uncurryGetter(Set.prototype, "size");
 const SetPrototypeForEach = uncurryThis(Set.prototype.forEach);
 const StringPrototypeCharCodeAt = uncurryThis(String.prototype.charCodeAt);
 const StringPrototypePadStart = uncurryThis(String.prototype.padStart);
+const StringPrototypeReplaceAll = uncurryThis(String.prototype.replaceAll);
 const StringPrototypeSlice = uncurryThis(String.prototype.slice);
 const StringPrototypeToLowerCase = uncurryThis(String.prototype.toLowerCase);
 const StringPrototypeTrim = uncurryThis(String.prototype.trim);

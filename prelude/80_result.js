@@ -9,9 +9,17 @@
 // else changes: a JSON.stringify a getter makes while the result is written sees JSON as ever.
 // Each Map, Set or Error is converted with everything inside it in one walk, so one that holds
 // itself is a cycle the walk sees, not an endless chain of fresh copies.
+//
+// What JSON cannot hold (a BigInt, a value inside itself, nesting deeper than the host reads) is
+// refused here with where it is, and only a refusal made here is the result's fault: a TypeError
+// the script's own getter or toJSON throws while the result is written is the script's error.
 
 // As deep as the host reads JSON at all (serde_json's limit, see sandbox::error::not_json).
 const RESULT_DEPTH = 128;
+// The most containers one inside another that the host reads: serde_json refuses the 128th.
+const MOST_NESTED = RESULT_DEPTH - 1;
+const TOO_DEEP =
+  "it nests deeper than the " + RESULT_DEPTH + " levels JSON is read to here; return a flatter value";
 
 // Whether `o` really is a Map (or a Set): the prototype first, which costs nothing for the
 // plain objects most results hold, then the brand, so a forged prototype is no Map. Only the
@@ -53,14 +61,38 @@ function writtenAsIs(o) {
   return false;
 }
 
-function makeResultWalk(converted) {
+// A boxed BigInt (Object(1n)), which JSON.stringify refuses as it does the BigInt in it.
+function isBoxedBigInt(o) {
+  if (!isInstance(BigInt, o)) return false;
+  try {
+    BigIntPrototypeValueOf(o);
+    return true;
+  } catch (e) {
+    if (isInstance(TypeError, e)) return false;
+    throw e;
+  }
+}
+
+// The first `length` keys of `path` (the first is the root's, "") as an RFC 6901 pointer, as
+// the envelope names places in a result.
+function pointer(path, length) {
+  let out = "";
+  for (let i = 1; i < length; i++) {
+    out += "/" + StringPrototypeReplaceAll(StringPrototypeReplaceAll(path[i], "~", "~0"), "/", "~1");
+  }
+  return out;
+}
+
+// Where the value at `path`'s first `length` keys is, in words.
+function place(path, length) {
+  return length > 1 ? "at " + pointer(path, length) : "the result itself";
+}
+
+function makeResultWalk(converted, refuse) {
   const ancestors = newList();
-  const refuse = (what) => {
-    throw new TypeError(what);
-  };
   const walk = (v, depth) => {
     if (v === null || typeof v !== "object" || writtenAsIs(v)) return v;
-    if (depth > RESULT_DEPTH) refuse("it nests deeper than " + RESULT_DEPTH + " levels");
+    if (depth >= MOST_NESTED) refuse(TOO_DEEP);
     for (let i = 0; i < ancestors.length; i++) {
       if (ancestors[i] === v) refuse("it holds a Map, Set or Error that contains itself");
     }
@@ -131,13 +163,60 @@ function makeResultWalk(converted) {
   return walk;
 }
 
-// JSON.stringify(value) with Map, Set and Error written as what they hold; `converted` counts
-// how many of each ([maps, sets, errors]) the JSON holds.
+// [json, refusal]: JSON.stringify(value) with Map, Set and Error written as what they hold, or
+// why the result cannot be JSON. `converted` counts how many of each ([maps, sets, errors]) the
+// JSON holds.
+//
+// JSON.stringify hands the replacer each value with its holder, the object being written, so
+// the path down to it is the path kept so far cut back to that holder. With the path, a value
+// met again below itself is a cycle even when a toJSON hands back a fresh route to it, and the
+// nesting is known before the engine's own stack runs out.
 function resultJSON(value, converted) {
-  const walk = makeResultWalk(converted);
-  const replacer = function (key, v) {
-    if (v === null || typeof v !== "object") return v;
-    return isMap(v) || isSet(v) || isInstance(Error, v) ? walk(v, 0) : v;
+  const STOP = ObjectCreate(null);
+  let refusal = null;
+  const refuse = (why) => {
+    refusal = why;
+    throw STOP;
   };
-  return JSONStringify(value, replacer);
+  const walk = makeResultWalk(converted, refuse);
+  // Per level: the value as the script holds it, what it is written as (the holder of the level
+  // below), and its key.
+  const held = newList();
+  const written = newList();
+  const keys = newList();
+  const replacer = function (key, v) {
+    let depth = written.length;
+    while (depth > 0 && written[depth - 1] !== this) depth--;
+    held.length = written.length = keys.length = depth;
+    keys[depth] = key;
+    if (typeof v === "bigint" || (v !== null && typeof v === "object" && isBoxedBigInt(v))) {
+      refuse(
+        "it holds a BigInt (" +
+          place(keys, depth + 1) +
+          "), which JSON has no form for; return String(n), or Number(n) when it is small enough",
+      );
+    }
+    if (v === null || typeof v !== "object") return v;
+    for (let i = 0; i < depth; i++) {
+      if (held[i] === v) {
+        const ancestor = i === 0 ? "the result itself" : "the one at " + pointer(keys, i + 1);
+        refuse("it contains itself: the value at " + pointer(keys, depth + 1) + " is " + ancestor + ", which holds it");
+      }
+    }
+    if (depth >= MOST_NESTED) {
+      refuse(TOO_DEEP);
+    }
+    const out = isMap(v) || isSet(v) || isInstance(Error, v) ? walk(v, depth) : v;
+    held[depth] = v;
+    written[depth] = out;
+    return out;
+  };
+  const result = newList();
+  try {
+    result[0] = JSONStringify(value, replacer);
+  } catch (e) {
+    if (e !== STOP) throw e;
+    result[1] = refusal;
+  }
+  return result;
 }

@@ -14,11 +14,12 @@ export default function install(host) {
   installClone(g);
   const skipped = installTools(g, host, clock);
 
-  // The script's value as [units, text, whole, maps, sets, errors]: the length of its JSON in
-  // UTF-16 units (never more than its UTF-8 bytes), and the whole JSON, or only its first
-  // `prefixUnits` units when it is over `cap` for certain; then how many Maps, Sets and Errors
-  // it holds, written as what they hold (80_result.js). Nothing over the cap is copied out of
-  // the runtime just to be refused, and a string over it is not even written as JSON.
+  // The script's value as [units, text, whole, [maps, sets, errors], refusal]: the length of its
+  // JSON in UTF-16 units (never more than its UTF-8 bytes), and the whole JSON, or only its
+  // first `prefixUnits` units when it is over `cap` for certain; then how many Maps, Sets and
+  // Errors it holds, written as what they hold (80_result.js); or, alone, why it cannot be JSON.
+  // Nothing over the cap is copied out of the runtime just to be refused, and a string over it
+  // is not even written as JSON.
   const finish = (value, cap, prefixUnits) => {
     const list = newList();
     const converted = newList();
@@ -32,8 +33,12 @@ export default function install(host) {
       list[2] = false;
       return list;
     } else {
-      json = resultJSON(value, converted);
-      if (json === undefined) json = "null";
+      const written = resultJSON(value, converted);
+      if (written[1] !== undefined) {
+        list[4] = written[1];
+        return list;
+      }
+      json = written[0] ?? "null";
     }
     list[0] = json.length;
     list[1] = json.length > cap ? StringPrototypeSlice(json, 0, prefixUnits) : json;

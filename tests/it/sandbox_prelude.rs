@@ -965,3 +965,25 @@ async fn the_static_check_ignores_names_that_are_not_sources() {
     .await;
     assert_result(&envelope, Value::from(2));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_map_or_set_that_holds_itself_logs_as_circular() {
+    let code = r#"
+        const m = new Map([["n", 1]]);
+        m.set("self", m);
+        const s = new Set();
+        s.add(s);
+        console.log(m);
+        console.log({ inside: [m] }, s);
+        return 1;
+    "#;
+    let envelope = exec(code).await;
+    assert_eq!(envelope.status, Status::Completed, "{envelope:?}");
+    assert_eq!(
+        envelope.logs,
+        [
+            r#"{"[Map]":[["n",1],["self","[Circular]"]]}"#,
+            r#"{"inside":[{"[Map]":[["n",1],["self","[Circular]"]]}]} {"[Set]":["[Circular]"]}"#,
+        ],
+    );
+}

@@ -708,3 +708,91 @@ async fn what_a_map_set_or_error_holds_is_written_as_json_writes_it() {
         }),
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_json_cannot_hold_is_refused_with_where_it_is() {
+    // A cycle names the value and the ancestor it is, whichever route leads back: a property,
+    // a Map, or a toJSON that hands an ancestor back.
+    for (code, parts) in [
+        (
+            "const a = { b: [1, {}] }; a.b[1].x = a.b; return a",
+            ["contains itself", "/b/1/x is the one at /b"],
+        ),
+        (
+            "const a = { b: {} }; a.b.up = a; return a",
+            ["contains itself", "/b/up is the result itself"],
+        ),
+        (
+            r#"const m = new Map(); const o = { toJSON() { return m; } }; m.set("a", o); return m;"#,
+            ["contains itself", "/a is the result itself"],
+        ),
+        (
+            "const a = {}; a.o = { toJSON() { return a; } }; return a",
+            ["contains itself", "/o is the result itself"],
+        ),
+        ("return { n: [1, 2n] }", ["BigInt (at /n/1)", "String(n)"]),
+        (
+            r#"return { "a/b~c": Object(3n) }"#,
+            ["BigInt", "at /a~1b~0c"],
+        ),
+        ("return 5n", ["BigInt", "the result itself"]),
+    ] {
+        let envelope = exec(code).await;
+        assert_message(&envelope, ErrorCode::InvalidResult, &parts);
+    }
+    // A toJSON that hands out a fresh way down each time never ends: it is as deep as JSON is
+    // read, where the engine's own stack would have run out first.
+    let endless = exec("const o = { toJSON() { return { x: o }; } }; return o").await;
+    assert_message(
+        &endless,
+        ErrorCode::InvalidResult,
+        &["nests deeper than the 128 levels"],
+    );
+    // The limit is the host's, not one level less: 127 containers inside one another are read.
+    for (wrap, name) in [("[v]", "arrays"), (r#"new Map([["k", v]])"#, "maps")] {
+        let within = format!("let v = 1; for (let i = 0; i < 127; i++) v = {wrap}; return v");
+        assert_eq!(exec(&within).await.status, Status::Completed, "{name}");
+        let over = format!("let v = 1; for (let i = 0; i < 128; i++) v = {wrap}; return v");
+        assert_message(
+            &exec(&over).await,
+            ErrorCode::InvalidResult,
+            &["nests deeper"],
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_a_script_throws_while_its_result_is_written_is_its_own_error() {
+    // A TypeError from the script's own getter or toJSON is no verdict on the result's shape.
+    for (code, said) in [
+        (
+            r#"return { toJSON() { throw new TypeError("boom"); } }"#,
+            "TypeError: boom",
+        ),
+        (
+            r#"return { get x() { throw new TypeError("getter"); } }"#,
+            "TypeError: getter",
+        ),
+        (
+            r#"return { toJSON() { throw { name: "TypeError", message: "posing" }; } }"#,
+            "posing",
+        ),
+    ] {
+        let envelope = exec(code).await;
+        assert_message(&envelope, ErrorCode::RuntimeError, &["Uncaught", said]);
+    }
+    // Nor does a message choose the code: only the engine's own stack overflow is one.
+    for code in [
+        r#"throw new Error("stack overflow")"#,
+        r#"throw new RangeError("call stack size")"#,
+        r#"throw "Maximum call stack size exceeded""#,
+    ] {
+        assert_code(&exec(code).await, ErrorCode::RuntimeError);
+    }
+    let real = exec("function f() { return f() + 1; }\nreturn f()").await;
+    assert_message(
+        &real,
+        ErrorCode::StackOverflow,
+        &["Maximum call stack size exceeded"],
+    );
+}

@@ -154,9 +154,9 @@ pub(super) fn envelope(
             memory_message(request, meter, &message),
         ),
         Outcome::Aborted(message) => {
-            if timed_out || message.contains("interrupted") {
+            if timed_out || message == format!("InternalError: {INTERRUPTED}") {
                 fail(ErrorCode::Timeout, timeout_message())
-            } else if is_stack_overflow(&message) {
+            } else if message == format!("{}: {}", STACK_OVERFLOW.0, STACK_OVERFLOW.1) {
                 fail(
                     ErrorCode::StackOverflow,
                     format!(
@@ -188,9 +188,12 @@ pub(super) fn memory_message(request: &RunRequest, meter: &MemoryMeter, message:
     }
 }
 
-pub(super) fn is_stack_overflow(message: &str) -> bool {
-    message.contains("stack overflow") || message.contains("call stack size")
-}
+/// The engine's own error when the stack runs out (quickjs-ng's `js_throw_stack_overflow`). Only
+/// that is a stack overflow: a script's error that merely mentions one is the script's error.
+const STACK_OVERFLOW: (&str, &str) = ("RangeError", "Maximum call stack size exceeded");
+
+/// The engine's message when the interrupt handler stops a run (an `InternalError`).
+const INTERRUPTED: &str = "interrupted";
 
 pub(super) fn thrown_error(
     request: &RunRequest,
@@ -231,7 +234,7 @@ pub(super) fn thrown_error(
             recovery: None,
         };
     }
-    if timed_out && thrown.message.contains("interrupted") {
+    if timed_out && thrown.message == INTERRUPTED {
         return EnvelopeError::new(
             ErrorCode::Timeout,
             format!(
@@ -240,7 +243,7 @@ pub(super) fn thrown_error(
             ),
         );
     }
-    if is_stack_overflow(&thrown.message) {
+    if (name.as_str(), thrown.message.as_str()) == STACK_OVERFLOW {
         return EnvelopeError::new(
             ErrorCode::StackOverflow,
             format!(

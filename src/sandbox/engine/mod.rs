@@ -515,13 +515,14 @@ fn finish<'js>(
         .catch(ctx);
     let list = match list {
         Ok(list) => list,
-        // JSON.stringify reports BigInt and cycles as TypeErrors; anything else (an interrupt
-        // inside a getter or toJSON, out of memory) is classified like any other abort.
-        Err(CaughtError::Exception(e)) if is_type_error(&e) => {
-            return Outcome::NotJson(e.message().unwrap_or_default());
-        }
+        // What the script's getters or toJSON threw, an interrupt inside them, out of memory:
+        // classified like anything else the script ends with.
         Err(e) => return caught(ctx, helpers, e, meter),
     };
+    // Only the prelude's refusal says the value is not JSON (what, and where).
+    if let Ok(Some(refusal)) = list.get::<Option<String>>(4) {
+        return Outcome::NotJson(refusal);
+    }
     shared.lock().result_notice = list
         .get::<Vec<u32>>(3)
         .ok()
@@ -581,10 +582,6 @@ fn converted_notice(counts: &[u32]) -> Option<String> {
             parts.join("; ")
         )
     })
-}
-
-fn is_type_error(exception: &rquickjs::Exception<'_>) -> bool {
-    read_field::<String>(exception.as_object(), "name").is_some_and(|name| name == "TypeError")
 }
 
 /// Reads `key` of a thrown object without the prelude. A script's getter may run; an exception
