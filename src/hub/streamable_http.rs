@@ -72,13 +72,31 @@ struct Door {
     origins: Origins,
     service: Mcp,
     sessions: Arc<LocalSessionManager>,
-    /// The token each session was opened with: a session id another token holder learns (a
-    /// log, a proxy) does not let them send in it or end it.
-    session_owners: std::sync::Mutex<HashMap<String, String>>,
+    /// Who opened each session and what it may send: a session id another token holder learns
+    /// (a log, a proxy) does not let them send in it or end it.
+    session_owners: std::sync::Mutex<HashMap<String, Opened>>,
     /// The ids of each session's requests still being answered.
     in_flight: in_flight::InFlight,
     body_timeout: Duration,
 }
+
+/// What the hub keeps of a session it opened.
+#[derive(Clone)]
+struct Opened {
+    /// The token it was opened with (`name@created_at_ms`).
+    owner: String,
+    /// The protocol version its `initialize` asked for.
+    version: Option<String>,
+}
+
+/// The version an `initialize` asked for, carried from the request to where the session it
+/// opens is recorded. The hub answers with the version asked for whenever it knows it (rmcp's
+/// negotiation), so this is the session's version.
+#[derive(Clone)]
+struct AskedVersion(String);
+
+/// The versions of MCP that have JSON-RPC batches; 2025-06-18 removed them.
+const VERSIONS_WITH_BATCHES: [&str; 2] = ["2024-11-05", "2025-03-26"];
 
 /// How many sessions' owners are kept before those of ended sessions are let go.
 const OWNERS_KEPT: usize = 256;
@@ -199,7 +217,9 @@ impl Door {
         };
         let session = session_id(request.headers());
         if let Some(session) = &session
-            && self.owner_of(session).is_some_and(|opener| opener != owner)
+            && self
+                .opened_as(session)
+                .is_some_and(|opened| opened.owner != owner)
         {
             // Answered as an unknown session: whose sessions exist is not for other tokens to
             // learn.
@@ -220,7 +240,11 @@ impl Door {
             if let Some(refusal) = self.over_session_limit(&opened, &owner).await {
                 return refusal;
             }
-            self.opened(opened, owner).await;
+            let version = response
+                .extensions()
+                .get::<AskedVersion>()
+                .map(|asked| asked.0.clone());
+            self.opened(opened, Opened { owner, version }).await;
         }
         // rmcp answers an ended session 202; clients (the Python SDK among them) expect the
         // 200 or 204 of a completed DELETE and warn on anything else.
@@ -232,7 +256,7 @@ impl Door {
         response
     }
 
-    fn owner_of(&self, session: &str) -> Option<String> {
+    fn opened_as(&self, session: &str) -> Option<Opened> {
         self.session_owners
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -251,7 +275,7 @@ impl Door {
                 .unwrap_or_else(|p| p.into_inner());
             let held = owners
                 .iter()
-                .filter(|(id, opener)| *opener == owner && live.contains_key(id.as_str()))
+                .filter(|(id, opened)| opened.owner == owner && live.contains_key(id.as_str()))
                 .count();
             if held >= SESSIONS_PER_TOKEN {
                 format!(
@@ -277,9 +301,9 @@ impl Door {
         ))
     }
 
-    /// Records that `owner` opened `session`, letting go of the owners of ended sessions once
-    /// there are many.
-    async fn opened(&self, session: String, owner: String) {
+    /// Records `session` as `opened`, letting go of the records of ended sessions once there
+    /// are many.
+    async fn opened(&self, session: String, opened: Opened) {
         let full = self
             .session_owners
             .lock()
@@ -299,7 +323,7 @@ impl Door {
         if let Some(live) = live {
             owners.retain(|id, _| live.contains(id));
         }
-        owners.insert(session, owner);
+        owners.insert(session, opened);
     }
 
     /// The token of the request, or the refusal to send.
@@ -360,11 +384,17 @@ impl Door {
                     Ok(claims) => claims,
                     Err(refusal) => return refusal_response(&refusal),
                 };
+                let asked = asked_version(&parts.headers, &message);
                 let request = Request::from_parts(parts, Body::from(bytes));
-                in_flight::held(self.service.handle(request).await.map(Body::new), claims)
+                let mut response = self.service.handle(request).await.map(Body::new);
+                if let Some(asked) = asked {
+                    response.extensions_mut().insert(asked);
+                }
+                in_flight::held(response, claims)
             }
             Ok(message::Body::Batch(items)) => {
-                if let Some(refusal) = batch_refusal(&parts.headers, &items) {
+                let session = session_id(&parts.headers).and_then(|id| self.opened_as(&id));
+                if let Some(refusal) = batch_refusal(&parts.headers, session.as_ref(), &items) {
                     return refusal_response(&refusal);
                 }
                 match self.claim_ids(&parts.headers, &items) {
@@ -413,27 +443,41 @@ impl Door {
     }
 }
 
-/// Why a batch may not be served with these headers: batches exist in MCP 2025-03-26 alone
-/// (2025-06-18 removed them), and only inside a session, since `initialize` may not be batched.
-/// A 2025-03-26 client sends no `MCP-Protocol-Version` (the header came with 2025-06-18), and
-/// the transport has a server assume 2025-03-26 when it is absent. Two requests with one id
+/// Why a batch may not be served with these headers in this `session`: batches exist up to MCP
+/// 2025-03-26 (2025-06-18 removed them), and only inside a session, since `initialize` may not
+/// be batched. A 2025-03-26 client sends no `MCP-Protocol-Version` (the header came with
+/// 2025-06-18), so without it the version the session was opened with decides. Two requests with one id
 /// are refused before either runs: answers find their request by id, so one of the two would
 /// run and never be answered.
-fn batch_refusal(headers: &http::HeaderMap, items: &[Value]) -> Option<message::Refusal> {
+fn batch_refusal(
+    headers: &http::HeaderMap,
+    session: Option<&Opened>,
+    items: &[Value],
+) -> Option<message::Refusal> {
     let refuse = |message: String| message::Refusal {
         status: StatusCode::BAD_REQUEST,
         id: Value::Null,
         code: -32600,
         message,
     };
+    let removed = |what: &str, version: &str| {
+        let shown: String = version.chars().take(40).collect();
+        Some(refuse(format!(
+            "JSON-RPC batches were removed in MCP 2025-06-18, and {what} {shown}; send one message per POST"
+        )))
+    };
     if let Some(version) = headers.get("mcp-protocol-version") {
         let version = String::from_utf8_lossy(version.as_bytes());
         if version != "2025-03-26" {
-            let shown: String = version.chars().take(40).collect();
-            return Some(refuse(format!(
-                "JSON-RPC batches were removed in MCP 2025-06-18, and this request is {shown}; send one message per POST"
-            )));
+            return removed("this request is", &version);
         }
+    }
+    // Without the header, the version the session was opened with decides: the transport's
+    // "assume 2025-03-26" is for a server with no other way to know.
+    if let Some(version) = session.and_then(|opened| opened.version.as_deref())
+        && !VERSIONS_WITH_BATCHES.contains(&version)
+    {
+        return removed("this session was opened with", version);
     }
     if !headers.contains_key("mcp-session-id") {
         return Some(refuse(
@@ -450,6 +494,17 @@ fn batch_refusal(headers: &http::HeaderMap, items: &[Value]) -> Option<message::
         }
     }
     None
+}
+
+/// The version an `initialize` outside a session asks for.
+fn asked_version(headers: &http::HeaderMap, message: &Value) -> Option<AskedVersion> {
+    if headers.contains_key("mcp-session-id")
+        || message.get("method").and_then(Value::as_str) != Some("initialize")
+    {
+        return None;
+    }
+    let asked = message.pointer("/params/protocolVersion")?.as_str()?;
+    Some(AskedVersion(asked.to_string()))
 }
 
 /// The body of a POST, whole, or the answer when it is too large or too slow.

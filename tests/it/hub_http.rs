@@ -1199,21 +1199,43 @@ fn a_batch_is_served_in_a_2025_03_26_session_and_refused_in_later_ones() {
         "{error}"
     );
 
-    // 2025-06-18 removed batches.
+    // 2024-11-05 had batches too, and its clients send no version header either.
+    let oldest = legacy_session(&hub, &bearer, "2024-11-05");
+    let mut first = headers.to_vec();
+    first[3].1 = oldest.as_str();
+    let reply = send(&hub, "POST", &first, &only.to_string(), true);
+    assert_eq!(reply.status, 202, "{}{}", reply.head, reply.body);
+
+    // 2025-06-18 removed batches: refused with the header, and without it in a session opened
+    // with a later version (the version it was opened with decides, not the header's absence).
     let session = legacy_session(&hub, &bearer, "2025-11-25");
     let mut later = headers.to_vec();
     later[3].1 = session.as_str();
-    later.push(("MCP-Protocol-Version", "2025-11-25"));
-    let reply = send(&hub, "POST", &later, &batch.to_string(), true);
-    assert_eq!(reply.status, 400, "{}{}", reply.head, reply.body);
-    let error = error_of(&reply);
-    assert_eq!(error["code"], -32600, "{error}");
-    assert!(
-        error["message"]
-            .as_str()
-            .is_some_and(|m| m.contains("2025-06-18")),
-        "{error}"
-    );
+    for (with_header, says) in [
+        (true, "this request is 2025-11-25"),
+        (false, "opened with 2025-11-25"),
+    ] {
+        let mut sent = later.clone();
+        if with_header {
+            sent.push(("MCP-Protocol-Version", "2025-11-25"));
+        }
+        let reply = send(&hub, "POST", &sent, &batch.to_string(), true);
+        assert_eq!(reply.status, 400, "{}{}", reply.head, reply.body);
+        let error = error_of(&reply);
+        assert_eq!(error["code"], -32600, "{error}");
+        assert!(
+            error["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("removed in MCP 2025-06-18") && m.contains(says)),
+            "{error}"
+        );
+    }
+    // Nothing in a refused batch ran: the session still answers, and lists its tools anew.
+    let ping = json!({ "jsonrpc": "2.0", "id": 9, "method": "ping" });
+    let mut single = later.clone();
+    single.push(("MCP-Protocol-Version", "2025-11-25"));
+    let reply = send(&hub, "POST", &single, &ping.to_string(), true);
+    assert_eq!(reply.status, 200, "{}{}", reply.head, reply.body);
 }
 
 /// Regression: a second request sent in one session with the id of one still running ran too,
