@@ -300,15 +300,17 @@ impl Executor {
             .get(run_id)
             .await?
             .ok_or_else(|| ResumeError::UnknownRun(run_id.to_string()))?;
+        // Whose the run is comes first: another token's holder learns nothing more of it, not
+        // even the profile it was started under.
+        if !caller::may_go_on(record.client.as_deref(), record.created_at_ms, token) {
+            return Err(ResumeError::OtherCaller(run_id.to_string()));
+        }
         if record.profile != self.profile {
             return Err(ResumeError::OtherProfile {
                 run_id: run_id.to_string(),
                 run: record.profile,
                 here: self.profile.clone(),
             });
-        }
-        if !caller::may_go_on(record.client.as_deref(), record.created_at_ms, token) {
-            return Err(ResumeError::OtherCaller(run_id.to_string()));
         }
         Ok(record)
     }

@@ -1276,6 +1276,18 @@ fn a_request_id_still_in_flight_in_its_session_is_refused_and_the_first_is_answe
                 .is_some_and(|m| m.contains("still being answered")),
             "{error}"
         );
+        // The same id spelt as a float (which rmcp would read as 5) is not another id.
+        let spelt = r#"{"jsonrpc": "2.0", "id": 5.0, "method": "ping"}"#;
+        let third = send(&hub, "POST", &headers, spelt, true);
+        assert_eq!(third.status, 400, "{}{}", third.head, third.body);
+        let error = error_of(&third);
+        assert_eq!(error["code"], -32600, "{error}");
+        assert!(
+            error["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("whole number")),
+            "{error}"
+        );
         let first = first.join().expect("the first request");
         let answered = events(&first.body);
         assert!(
@@ -1402,7 +1414,7 @@ pub(crate) fn conformance(
 fn another_tokens_resume_runs_nothing_and_leaves_the_approval() {
     let home = Home::new();
     home.write_config(&format!(
-        "[sources.everything]\ncommand = \"node\"\nargs = [{}, \"stdio\"]\n",
+        "[sources.everything]\ncommand = \"node\"\nargs = [{}, \"stdio\"]\n\n[profiles.work]\nsources = [\"everything\"]\n",
         serde_json::to_string(&everything_js()).unwrap(),
     ));
     let owner = create_token(&home, &["owner"]);
@@ -1427,6 +1439,22 @@ fn another_tokens_resume_runs_nothing_and_leaves_the_approval() {
             "{said}"
         );
     }
+    // A hub of another profile on the same store tells another token no more, not even the
+    // profile the run was started under; its own token is told the way.
+    let work = HttpHub::start(&home, &["--profile", "work"]);
+    let refused = python_client_running(&work, &["2026-07-28", &other, &resume]);
+    let said = refused["execute"]["text"].as_str().unwrap_or_default();
+    assert!(
+        said.contains("was started by another client's token") && !said.contains("profile"),
+        "{said}"
+    );
+    let told = python_client_running(&work, &["2026-07-28", &owner, &resume]);
+    let said = told["execute"]["text"].as_str().unwrap_or_default();
+    assert!(
+        said.contains("was started under no profile") && said.contains("serves profile `work`"),
+        "{said}"
+    );
+    drop(work);
     // Still approved, still waiting for its own client, which runs it.
     let runs = home.run(&["hub", "runs", "--json"]).ok();
     assert!(runs.stdout.contains("awaiting_approval"), "{}", runs.stdout);

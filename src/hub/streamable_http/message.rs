@@ -136,6 +136,19 @@ pub fn check(message: &Value) -> Result<(), Refusal> {
             "a JSON-RPC message needs \"jsonrpc\": \"2.0\"",
         ));
     }
+    // rmcp reads a whole-numbered float (`80.0`) as the integer (80): two spellings of one id
+    // would slip past the check for an id still in flight, and its answer would go astray.
+    if let Some(Value::Number(number)) = fields.get("id")
+        && number.as_i64().is_none()
+    {
+        return Err(Refusal::invalid(
+            id,
+            format!(
+                "the id {number} is not one this hub can answer by: use a string, or a whole number written without a fraction or exponent (at most {})",
+                i64::MAX
+            ),
+        ));
+    }
     let method = match fields.get("method") {
         Some(Value::String(method)) => Some(method.as_str()),
         Some(other) => {
@@ -341,6 +354,14 @@ mod tests {
             (r#"{"hello":"world"}"#, Value::Null),
             (r#"{"jsonrpc":"1.0","id":3,"method":"ping"}"#, json!(3)),
             (r#"{"jsonrpc":"2.0","id":"a","method":5}"#, json!("a")),
+            // One id, one spelling: rmcp reads 8.0 as 8.
+            (r#"{"jsonrpc":"2.0","id":8.0,"method":"ping"}"#, json!(8.0)),
+            (r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#, json!(1.5)),
+            (r#"{"jsonrpc":"2.0","id":1e2,"method":"ping"}"#, json!(1e2)),
+            (
+                r#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"ping"}"#,
+                json!(u64::MAX),
+            ),
         ] {
             let refusal = refused(Some(&json_type()), body);
             assert_eq!((refusal.code, refusal.id), (-32600, id), "{body}");
@@ -350,6 +371,10 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":"x"}"#,
         );
         assert_eq!((refusal.code, refusal.id), (-32602, json!(7)));
+        for id in ["-3", "9223372036854775807", "\"8.0\""] {
+            let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+            assert!(read(Some(&json_type()), body.as_bytes()).is_ok(), "{body}");
+        }
     }
 
     #[test]
