@@ -119,6 +119,30 @@ pub(super) fn record_run(envelope: &ExecuteEnvelope) {
     }
 }
 
+/// What the client sent, as the log copies it: its first characters, with control characters
+/// written as escapes, so that a newline in a method, id or client name cannot start a line of
+/// its own that reads like the hub's.
 fn short(text: &str) -> String {
-    text.chars().take(LONGEST_COPIED).collect()
+    let mut out = String::new();
+    for c in text.chars().take(LONGEST_COPIED) {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_a_client_sent_is_copied_on_one_line() {
+        let copied = short("ping\n2026-12-04T00:00:00Z  INFO token revoked\r\u{1b}[31m\u{85}");
+        assert!(!copied.chars().any(char::is_control), "{copied}");
+        assert!(copied.starts_with("ping\\n2026"), "{copied}");
+        assert_eq!(short(&"é".repeat(1000)).chars().count(), LONGEST_COPIED);
+    }
 }
