@@ -15,6 +15,10 @@ pub const FILE_NAME: &str = "credentials.json";
 pub struct Index {
     #[serde(default)]
     pub secrets: BTreeMap<String, StoreKind>,
+    /// How many times the index was written: a process that read values before sees they may
+    /// have changed since (see `SecretLookup::generation`).
+    #[serde(default)]
+    pub changes: u64,
 }
 
 impl Index {

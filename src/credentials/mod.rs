@@ -4,7 +4,8 @@
 //! which name (an index of names, never values), and keeps the state store's key.
 //!
 //! Secrets are looked up only when a connection opens, and only by the bridge to an upstream;
-//! nothing else sees them. In memory they are [`Secret`]s, wiped on drop and printed as `•••`.
+//! nothing else sees them. The index counts its writes, so a process notices a value stored
+//! anew by another and reads it again ([`Resolved`] keeps what was derived from the values). In memory they are [`Secret`]s, wiped on drop and printed as `•••`.
 //! A person types a passphrase or a value at a [`hidden`] prompt, which a signal stops.
 
 mod file;
@@ -14,6 +15,7 @@ mod index;
 mod keychain;
 mod passphrase;
 mod redaction;
+mod resolved;
 mod secret;
 
 use std::collections::HashMap;
@@ -31,6 +33,7 @@ pub use keychain::KeychainStore;
 pub use passphrase::Passphrase;
 pub(crate) use redaction::remember;
 pub use redaction::{MASK, RedactingStderr, Redaction, SHORTEST, WEAK};
+pub use resolved::{Resolved, Snapshot};
 pub use secret::Secret;
 
 use crate::env_vars;
@@ -38,6 +41,13 @@ use crate::env_vars;
 /// Looks up a stored secret by name. The error is a message for the user.
 pub trait SecretLookup: Send + Sync {
     fn secret(&self, name: &str) -> Result<String, String>;
+
+    /// A number that changes whenever a stored value may have changed (`credential set`, in
+    /// this process or another), so that what was read, and the redaction made of it, is read
+    /// again; constant for a lookup whose values never change.
+    fn generation(&self) -> u64 {
+        0
+    }
 
     /// Where secrets that change while the process runs (OAuth tokens) are read and written;
     /// `None` for a lookup that cannot keep anything.
@@ -223,13 +233,21 @@ pub fn check_name(name: &str) -> Result<(), CredentialError> {
 }
 
 /// Both stores, the index of names, and a per-process cache of values already read (so a hub
-/// with many connections asks the keychain, or decrypts the file, once per secret).
+/// with many connections asks the keychain, or decrypts the file, once per secret, until the
+/// index says a value changed).
 pub struct Credentials {
     data_dir: PathBuf,
     default_store: StoreKind,
     keychain: KeychainStore,
     file: FileStore,
-    cache: Mutex<HashMap<String, Result<Secret, String>>>,
+    cache: Mutex<Cache>,
+}
+
+/// Values read (or why they could not be), as of one generation of the index.
+#[derive(Default)]
+struct Cache {
+    generation: u64,
+    values: HashMap<String, Result<Secret, String>>,
 }
 
 impl Credentials {
@@ -249,7 +267,7 @@ impl Credentials {
             default_store,
             keychain: KeychainStore::new(),
             file: FileStore::new(data_dir, passphrase),
-            cache: Mutex::new(HashMap::new()),
+            cache: Mutex::default(),
         }
     }
 
@@ -398,6 +416,7 @@ impl Credentials {
         let _lock = file::lock(&self.lock_path(), true)?;
         let mut index = Index::read(&self.data_dir)?;
         let outcome = change(&mut index);
+        index.changes = index.changes.wrapping_add(1);
         index.write(&self.data_dir)?;
         Ok(outcome)
     }
@@ -406,6 +425,7 @@ impl Credentials {
         self.cache
             .lock()
             .unwrap_or_else(|p| p.into_inner())
+            .values
             .remove(name);
     }
 }
@@ -437,16 +457,33 @@ pub fn decode_key(hex: &str) -> Option<Zeroizing<[u8; 32]>> {
 
 impl SecretLookup for Credentials {
     fn secret(&self, name: &str) -> Result<String, String> {
+        let generation = self.generation();
         let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        if cache.generation != generation {
+            *cache = Cache {
+                generation,
+                values: HashMap::new(),
+            };
+        }
         // Failures are remembered too, so a missing keychain costs its timeout once, not once
         // per connection.
         let found = cache
+            .values
             .entry(name.to_string())
             .or_insert_with(|| self.get(name).map_err(|e| e.to_string()));
         found
             .as_ref()
             .map(|secret| secret.expose().to_string())
             .map_err(Clone::clone)
+    }
+
+    /// How many times the index was written: every `credential set` and `remove` writes it.
+    fn generation(&self) -> u64 {
+        let read = || {
+            let _lock = file::lock(&self.lock_path(), false)?;
+            Index::read(&self.data_dir)
+        };
+        read().map_or(0, |index| index.changes)
     }
 
     fn vault(&self) -> Option<&dyn SecretVault> {
@@ -497,6 +534,31 @@ impl SecretVault for Credentials {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_value_stored_anew_by_another_process_is_read_anew() {
+        let dir = tempfile::tempdir().unwrap();
+        let open =
+            || Credentials::with_passphrase(dir.path(), StoreKind::File, Passphrase::fixed("x"));
+        let (hub, cli) = (open(), open());
+        cli.set("api", &Secret::new("first-value".into()), None)
+            .unwrap();
+        let before = hub.generation();
+        assert_eq!(hub.secret("api").unwrap(), "first-value");
+        // Cached: read once per generation.
+        assert_eq!(hub.generation(), before);
+        cli.set("api", &Secret::new("second-value".into()), None)
+            .unwrap();
+        assert_ne!(hub.generation(), before);
+        assert_eq!(hub.secret("api").unwrap(), "second-value");
+        // A secret missing when first asked for is found once stored.
+        assert!(hub.secret("later").is_err());
+        cli.set("later", &Secret::new("third-value".into()), None)
+            .unwrap();
+        assert_eq!(hub.secret("later").unwrap(), "third-value");
+        cli.remove("api").unwrap();
+        assert!(hub.secret("api").is_err());
+    }
 
     #[test]
     fn a_refresh_lock_holds_off_every_other_until_it_drops() {

@@ -21,7 +21,7 @@ mod tools;
 mod twin;
 
 use std::collections::HashSet;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 pub use bridge::RunBridge;
@@ -30,7 +30,7 @@ pub use caller::caller;
 use crate::catalog::changes::ChangedTools;
 use crate::catalog::live::LiveCatalog;
 use crate::config::{LivePolicy, Settings};
-use crate::credentials::Redaction;
+use crate::credentials::{Redaction, Resolved};
 use crate::model::Permits;
 use crate::policy::Policy;
 use crate::runs::{
@@ -60,7 +60,7 @@ pub struct Executor {
     policy: Arc<LivePolicy>,
     store: Store,
     /// The values of the secrets the config references, read on the first run.
-    redaction: OnceLock<Arc<Redaction>>,
+    redaction: Resolved,
     /// The profile the hub serves, recorded with each run.
     profile: Option<String>,
     /// The sandbox's view of the catalogue, built once per catalogue generation: building it
@@ -90,7 +90,7 @@ impl Executor {
             policy: Arc::new(LivePolicy::fixed(settings.policy.clone())),
             settings,
             store,
-            redaction: OnceLock::new(),
+            redaction: Resolved::default(),
             profile: None,
             namespaces: Mutex::new(None),
             view: Mutex::new(None),
@@ -172,20 +172,19 @@ impl Executor {
     }
 
     /// Every secret a connection of this config references, wherever it is used (see
-    /// `connection_secrets`). The lookup caches what the connections already resolved.
+    /// `connection_secrets`), read again once one is stored anew. The lookup caches what the
+    /// connections already resolved.
     fn redaction(&self) -> Arc<Redaction> {
-        self.redaction
-            .get_or_init(|| {
-                let lookup = self.catalog.sources().secrets().clone();
-                Arc::new(Redaction::new(
-                    self.settings
-                        .sources
-                        .iter()
-                        .flat_map(|s| &s.connections)
-                        .flat_map(|c| connection_secrets(c, lookup.as_ref())),
-                ))
-            })
-            .clone()
+        let lookup = self.catalog.sources().secrets().clone();
+        let resolve = || {
+            self.settings
+                .sources
+                .iter()
+                .flat_map(|s| &s.connections)
+                .flat_map(|c| connection_secrets(c, lookup.as_ref()))
+                .collect()
+        };
+        self.redaction.at(lookup.generation(), resolve).redaction
     }
 
     /// Runs `code` as a new run and returns the spec's envelope. `output_budget_bytes` is the

@@ -46,7 +46,7 @@ mod signals;
 mod status;
 mod stdio;
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::ServiceError;
@@ -65,7 +65,7 @@ pub use status::{SourceEvent, SourceStatus};
 use self::link::{Client, Link, LinkState, Shared};
 use self::openapi::CallError;
 use crate::config::{Pacing, SourceSettings, Transport, env_credentials};
-use crate::credentials::SecretLookup;
+use crate::credentials::{Resolved, SecretLookup};
 use crate::model::tool::{UpstreamTool, definition_hash};
 
 /// How many events a slow subscriber may fall behind before it misses some.
@@ -130,7 +130,7 @@ impl Sources {
                         .map(move |c| (s.name.clone(), c.clone(), signs_in))
                 })
                 .collect(),
-            config_secrets: OnceLock::new(),
+            config_secrets: Resolved::default(),
             tokens: Arc::default(),
             secrets,
             events,

@@ -711,3 +711,75 @@ fn a_stored_secret_of_one_source_is_blanked_from_every_other_source() {
 
     assert_no_file_holds(&home, &needles);
 }
+
+/// Regression (review 7): a secret stored anew (`credential set`) while a hub ran reached the
+/// model, the logs and the catalogue cache from a source that had it some other way: the hub
+/// had read the config's secrets once, at its first run. Now both values are blanked, from a
+/// source connected before the change and from one connected after.
+#[test]
+fn a_secret_stored_anew_while_a_hub_runs_is_blanked_with_the_old_one() {
+    let (old, new) = ("rotated-Old-Value-4kQ9", "rotated-New-Value-7pX2");
+    let home = Home::new();
+    // `second` reads the token from disk, as `reader` does, but starts only after the change.
+    let on_disk = home.path().join("token-on-disk").display().to_string();
+    let second = format!("ECHO_FILE = {on_disk:?}");
+    owner_and_readers(
+        &home,
+        old,
+        "Y = \"${secret:ownertok}\"",
+        &[("second", "stdio", &second)],
+    );
+    run(&home, &["credential", "set", "ownertok"], old, &[]).ok();
+    // With every listing cached, the hub starts a source only when a run calls it.
+    let listed = run(&home, &["search", "echo"], "", &[]);
+    assert!(listed.stdout.contains("second.echo"), "{}", listed.stdout);
+    let mut hub = home.command(&["hub", "serve"]);
+    hub.env("CAPABILITIES_PASSPHRASE", PASSPHRASE)
+        .env("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus")
+        .env("CAPABILITIES_LOG", "trace")
+        .stderr(Stdio::null());
+    let mut raw = crate::raw::Raw::spawn(hub);
+    raw.initialize("2025-11-25");
+    let mut id = 0;
+    let mut echo = |raw: &mut crate::raw::Raw, source: &str| {
+        id += 1;
+        let code = format!(
+            r#"const kinds = ["raw", "b64std_1", "hex"]; return await Promise.all(kinds.map(async (kind) => JSON.stringify(await {source}.echo({{ kind }}))));"#
+        );
+        let answer = raw.call(id, "execute", serde_json::json!({ "code": code }));
+        let envelope = answer["result"]["structuredContent"].clone();
+        assert_eq!(envelope["status"], "completed", "{answer}");
+        envelope.to_string()
+    };
+    // Before the change: the reader is connected, and echoes the old value, blanked.
+    let before = echo(&mut raw, "reader");
+    assert!(before.contains("•••") && !before.contains(old), "{before}");
+
+    run(&home, &["credential", "set", "ownertok"], new, &[]).ok();
+    std::fs::write(home.path().join("token-on-disk"), new).unwrap();
+    // `second`, started after the change, echoes the new value: blanked, and the old value
+    // still is, from the sources connected before.
+    let (needles_old, needles_new) = (needles(old), needles(new));
+    for source in ["reader", "second", "owner"] {
+        let text = echo(&mut raw, source);
+        assert!(text.contains("•••"), "{source}: {text}");
+        for needles in [&needles_old, &needles_new] {
+            let found = check(source, text.as_bytes(), needles);
+            assert!(found.is_ok(), "{found:?}");
+        }
+    }
+    // The hub's own search reads the listings of sources connected after the change.
+    let answer = raw.call(
+        99,
+        "search",
+        serde_json::json!({ "query": "describes itself with the credential" }),
+    );
+    raw.close();
+    let text = answer.to_string();
+    assert!(text.contains("reader.about"), "{text}");
+    for needles in [&needles_old, &needles_new] {
+        let found = check("the hub's search", text.as_bytes(), needles);
+        assert!(found.is_ok(), "{found:?}");
+        assert_no_file_holds(&home, needles);
+    }
+}

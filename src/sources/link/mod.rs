@@ -5,7 +5,7 @@
 //! `connect`.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{ServerNotification, SubscriptionFilter};
@@ -23,7 +23,7 @@ use super::status::{SourceEvent, SourceStatus};
 use super::stdio::StdioChild;
 use crate::config::template::Template;
 use crate::config::{ConnectionSettings, SourceSettings};
-use crate::credentials::{Redaction, Secret, SecretLookup};
+use crate::credentials::{Redaction, Resolved, Secret, SecretLookup};
 use crate::oauth::{self, HeldTokens, TokenStore};
 
 mod connect;
@@ -51,7 +51,7 @@ pub(crate) struct Shared {
     /// Every connection of every source of the config (with its source's name, and whether
     /// it may sign in with OAuth), for [`Shared::config_secrets`].
     pub(crate) every_connection: Vec<(String, ConnectionSettings, bool)>,
-    pub(crate) config_secrets: OnceLock<Vec<Secret>>,
+    pub(crate) config_secrets: Resolved,
     /// Every OAuth token any connection has held in this process: an upstream may echo
     /// another connection's token (one server behind two accounts), so each connection's
     /// answers are cleaned of them all.
@@ -65,8 +65,10 @@ impl Shared {
     /// are cleaned of them all, not only of its own. The OAuth tokens stored for any
     /// connection are read into [`Shared::tokens`] at the same time, for the same reason: a
     /// connection not used yet in this process has tokens an upstream may hold all the same.
-    fn config_secrets(&self) -> &[Secret] {
-        self.config_secrets.get_or_init(|| {
+    /// All are read again once a secret is stored anew (`credential set` while a hub runs).
+    fn config_secrets(&self) -> Arc<[Secret]> {
+        let generation = self.secrets.generation();
+        let resolve = || {
             for (source, connection, signs_in) in &self.every_connection {
                 if *signs_in {
                     // Nothing stored, or no store to read: nothing to hold.
@@ -79,7 +81,8 @@ impl Shared {
                 .iter()
                 .flat_map(|(_, c, _)| connection_secrets(c, self.secrets.as_ref()))
                 .collect()
-        })
+        };
+        self.config_secrets.at(generation, resolve).secrets
     }
 }
 
@@ -152,7 +155,7 @@ pub(crate) struct Link {
     pgid: Mutex<Option<u32>>,
     /// The secrets this connection sent its upstream, as of its last connect: what it could
     /// echo back (in its tool listing, for one).
-    redaction: Mutex<Arc<Redaction>>,
+    redaction: Mutex<Cleaning>,
     /// The OAuth client of a signed-in connection, as of its last connect: what checks, and
     /// refreshes, its token before a call goes out.
     oauth: Mutex<Option<AuthClient<reqwest::Client>>>,
@@ -165,6 +168,16 @@ pub(crate) struct Link {
     /// upstream could echo.
     tokens: Arc<HeldTokens>,
     shared: Arc<Shared>,
+}
+
+/// What a connection's answers are cleaned of, and what that was made from.
+#[derive(Default)]
+struct Cleaning {
+    /// What the connection sent its upstream at its last connect.
+    sent: Vec<Secret>,
+    /// The store's generation the redaction was made at.
+    generation: u64,
+    redaction: Arc<Redaction>,
 }
 
 impl Link {
@@ -181,7 +194,7 @@ impl Link {
             started: Mutex::new(false),
             busy: Mutex::new((0, Instant::now())),
             pgid: Mutex::new(None),
-            redaction: Mutex::new(Arc::new(Redaction::default())),
+            redaction: Mutex::default(),
             oauth: Mutex::new(None),
             listed: Mutex::new(None),
             tokens: shared.tokens.clone(),
@@ -285,26 +298,44 @@ impl Link {
         )
     }
 
-    /// The redaction of the secrets this connection last sent its upstream.
+    /// The redaction of the secrets this connection last sent its upstream and of every other
+    /// the config references, made anew once a secret is stored anew: a value set while the
+    /// connection runs may reach its upstream some other way.
     pub(crate) fn redaction(&self) -> Arc<Redaction> {
-        self.redaction
+        let generation = self.shared.secrets.generation();
+        let mut cleaning = self
+            .redaction
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .clone()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if cleaning.generation != generation {
+            let sent = std::mem::take(&mut cleaning.sent);
+            *cleaning = self.cleaning(sent, generation);
+        }
+        cleaning.redaction.clone()
     }
 
     /// Blanks `secrets` (what this connection sends), every other secret the config references
     /// and every credential the config reads from the environment (which a stdio server could
     /// inherit) from what the upstream answers.
-    fn set_redaction(&self, mut secrets: Vec<Secret>) -> Arc<Redaction> {
-        secrets.extend(self.shared.config_secrets().iter().cloned());
-        secrets.extend(env_credential_values(&self.shared.env_credentials));
-        let redaction = Arc::new(Redaction::new(secrets));
+    fn set_redaction(&self, secrets: Vec<Secret>) -> Arc<Redaction> {
+        let cleaning = self.cleaning(secrets, self.shared.secrets.generation());
+        let redaction = cleaning.redaction.clone();
         *self
             .redaction
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner()) = redaction.clone();
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = cleaning;
         redaction
+    }
+
+    fn cleaning(&self, sent: Vec<Secret>, generation: u64) -> Cleaning {
+        let mut secrets = sent.clone();
+        secrets.extend(self.shared.config_secrets().iter().cloned());
+        secrets.extend(env_credential_values(&self.shared.env_credentials));
+        Cleaning {
+            sent,
+            generation,
+            redaction: Arc::new(Redaction::new(secrets)),
+        }
     }
 
     /// The definition of `upstream_name` as the upstream last listed it on this connection;
