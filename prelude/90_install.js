@@ -20,6 +20,13 @@ export default function install(host) {
   // Errors it holds, written as what they hold (80_result.js); or, alone, why it cannot be JSON.
   // Nothing over the cap is copied out of the runtime just to be refused, and a string over it
   // is not even written as JSON.
+  // The first `units` of `text`, less the first half of a UTF-16 pair the cut would split: a
+  // lone half cannot cross to the host, which would lose the whole prefix.
+  const prefixOf = (text, units) => {
+    const cut = StringPrototypeSlice(text, 0, units);
+    const last = StringPrototypeCharCodeAt(cut, cut.length - 1);
+    return last >= 0xd800 && last <= 0xdbff ? StringPrototypeSlice(cut, 0, -1) : cut;
+  };
   const finish = (value, cap, prefixUnits) => {
     const list = newList();
     const converted = newList();
@@ -41,7 +48,7 @@ export default function install(host) {
       json = written[0] ?? "null";
     }
     list[0] = json.length;
-    list[1] = json.length > cap ? StringPrototypeSlice(json, 0, prefixUnits) : json;
+    list[1] = json.length > cap ? prefixOf(json, prefixUnits) : json;
     list[2] = json.length <= cap;
     return list;
   };

@@ -8,7 +8,9 @@ use serde_json::Value;
 
 use crate::credentials::Redaction;
 use crate::runs::{Retention, Store};
-use crate::sandbox::{EnvelopeError, ErrorCode, ExecuteEnvelope, Recovery, Status};
+use crate::sandbox::{
+    ENVELOPE_MAX_BYTES, EnvelopeError, ErrorCode, ExecuteEnvelope, Recovery, Status,
+};
 
 use super::stored::fit_metadata;
 
@@ -84,8 +86,16 @@ pub async fn keep_oversized(
         Recovery::USE_NEXT_REQUEST,
     );
     let ttl = retention.ttl.as_secs();
+    // Within the budget, it was the rest of the envelope that left no room for it.
+    let over = if bytes > budget as u64 {
+        format!("is over the output budget ({budget} bytes)")
+    } else {
+        format!(
+            "fits the output budget ({budget} bytes) but not the envelope with the rest of the run's report (at most {ENVELOPE_MAX_BYTES} bytes)"
+        )
+    };
     envelope.notices.push(format!(
-        "The result ({bytes} bytes) is over the output budget ({budget} bytes), so it is stored as {} for {ttl} s: run nextRequest as it is to read it in pages with hub.read; nothing runs again.",
+        "The result ({bytes} bytes) {over}, so it is stored as {} for {ttl} s: run nextRequest as it is to read it in pages with hub.read; nothing runs again.",
         kept.result_ref
     ));
     envelope.result = None;

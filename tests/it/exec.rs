@@ -648,3 +648,26 @@ fn sources_keep_the_users_time_zone() {
     let run = Run::with_stdin(command.env_remove("TZ"), code);
     assert_eq!(envelope(&run)["result"], "unset", "{}", run.stdout);
 }
+
+/// Regression (review 7): a result within the largest output budget but too large for the
+/// envelope with the rest of the report was stored with a notice that blamed the budget.
+#[test]
+fn a_result_stored_for_the_envelope_says_so_not_the_budget() {
+    let home = Home::new();
+    home.write_config("");
+    // 10,922 × 6 bytes of `\u0001` escapes, and two quotes: 65,534 bytes of JSON.
+    let args = ["exec", "--json", "--output-budget", "65536", "-"];
+    let run = Run::with_stdin(
+        &mut home.command(&args),
+        r#"return "\u0001".repeat(10922);"#,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let envelope: serde_json::Value = serde_json::from_str(&run.stdout).expect("an envelope");
+    assert_eq!(envelope["stored"]["bytes"], 65_534, "{envelope}");
+    let notices = envelope["notices"].to_string();
+    assert!(
+        notices.contains("fits the output budget (65536 bytes) but not the envelope")
+            && !notices.contains("is over the output budget"),
+        "{notices}"
+    );
+}

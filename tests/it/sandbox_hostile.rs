@@ -647,6 +647,16 @@ async fn syntax_errors_point_at_the_users_line() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_script_file_may_start_with_a_hashbang_and_keeps_its_lines() {
+    let envelope = exec("#!/usr/bin/env -S capabilities exec\nreturn 1 + 1;").await;
+    assert_result(&envelope, json!(2));
+    let thrown = exec("#!/usr/bin/env -S capabilities exec\n\nthrow new Error(\"here\");").await;
+    assert_code(&thrown, ErrorCode::RuntimeError);
+    let message = thrown.error.map(|e| e.message).unwrap_or_default();
+    assert!(message.contains("line 3"), "{message}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unrepresentable_results_are_invalid() {
     assert_code(&exec("return 10n").await, ErrorCode::InvalidResult);
     assert_code(

@@ -405,6 +405,24 @@ async fn a_final_value_over_the_cap_says_its_real_size() {
         ErrorCode::ResultTooLarge,
         &["at least 50,002 bytes", "at most 40,000 bytes can be kept"],
     );
+    // The start of a result over the cap is kept even where the cut falls inside a UTF-16
+    // pair (an emoji), at either parity.
+    for code in [
+        r#"return ["a" + "\u{1F600}".repeat(600000)]"#,
+        r#"return ["\u{1F600}".repeat(600000)]"#,
+    ] {
+        let envelope = exec(code).await;
+        assert_code(&envelope, ErrorCode::ResultTooLarge);
+        let start = envelope
+            .result
+            .as_ref()
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        assert!(
+            start.len() > 1000 && start.contains('\u{1F600}'),
+            "{code}: {start:?}"
+        );
+    }
 }
 
 // --- The envelope stays small and true ----------------------------------------------------------

@@ -56,6 +56,12 @@ pub fn normalise(code: &str, namespaces: &Namespaces) -> Result<Normalised, Enve
         }
         None => code.to_string(),
     };
+    // A script file made executable starts `#!/usr/bin/env capabilities exec`: only a comment
+    // here, and one of the same length, so every position the script reports stays its own.
+    let original = match original.strip_prefix("#!") {
+        Some(rest) => format!("//{rest}"),
+        None => original,
+    };
     let allocator = Allocator::default();
     let options = ParseOptions {
         allow_return_outside_function: true,
