@@ -163,17 +163,21 @@ function makeResultWalk(converted, refuse) {
   return walk;
 }
 
-// [json, refusal]: JSON.stringify(value) with Map, Set and Error written as what they hold, or
-// why the result cannot be JSON. `converted` counts how many of each ([maps, sets, errors]) the
-// JSON holds.
+// [json, refusal, atLeast]: JSON.stringify(value) with Map, Set and Error written as what they
+// hold, or why the result cannot be JSON. `converted` counts how many of each ([maps, sets,
+// errors]) the JSON holds. An array certain to be over `cap` UTF-16 units before it is written
+// (ten million holes would be 50 MB of "null,") is written with its first `prefixUnits` items
+// only, which still gives the result's first `prefixUnits` units exactly; `atLeast` then says
+// how long the whole would be at least.
 //
 // JSON.stringify hands the replacer each value with its holder, the object being written, so
 // the path down to it is the path kept so far cut back to that holder. With the path, a value
 // met again below itself is a cycle even when a toJSON hands back a fresh route to it, and the
 // nesting is known before the engine's own stack runs out.
-function resultJSON(value, converted) {
+function resultJSON(value, converted, cap, prefixUnits) {
   const STOP = ObjectCreate(null);
   let refusal = null;
+  let atLeast;
   const refuse = (why) => {
     refusal = why;
     throw STOP;
@@ -206,6 +210,15 @@ function resultJSON(value, converted) {
     if (depth >= MOST_NESTED) {
       refuse(TOO_DEEP);
     }
+    // Each item is one character at least, and a comma between two.
+    if (ArrayIsArray(v) && v.length * 2 + 1 > cap) {
+      atLeast = MathMax(atLeast ?? 0, v.length * 2 + 1);
+      const out = newList();
+      for (let i = 0; i < prefixUnits; i++) out[i] = v[i];
+      held[depth] = v;
+      written[depth] = out;
+      return out;
+    }
     const out = isMap(v) || isSet(v) || isInstance(Error, v) ? walk(v, depth) : v;
     held[depth] = v;
     written[depth] = out;
@@ -218,5 +231,6 @@ function resultJSON(value, converted) {
     if (e !== STOP) throw e;
     result[1] = refusal;
   }
+  if (atLeast !== undefined && result[0] !== undefined) result[2] = MathMax(atLeast, result[0].length);
   return result;
 }

@@ -40,9 +40,15 @@ export default function install(host) {
       list[2] = false;
       return list;
     } else {
-      const written = resultJSON(value, converted);
+      const written = resultJSON(value, converted, cap, prefixUnits);
       if (written[1] !== undefined) {
         list[4] = written[1];
+        return list;
+      }
+      if (written[2] !== undefined) {
+        list[0] = written[2];
+        list[1] = prefixOf(written[0], prefixUnits);
+        list[2] = false;
         return list;
       }
       json = written[0] ?? "null";

@@ -405,6 +405,21 @@ async fn a_final_value_over_the_cap_says_its_real_size() {
         ErrorCode::ResultTooLarge,
         &["at least 50,002 bytes", "at most 40,000 bytes can be kept"],
     );
+    // An array certain to be over the cap is not written whole to find out (ten million holes
+    // would be 50 MB of `null,` and run out of memory): its length says so, and the start of
+    // the result is still the start of its JSON.
+    let holes = exec("const a = []; a.length = 1e7; return { rows: a };").await;
+    assert_message(
+        &holes,
+        ErrorCode::ResultTooLarge,
+        &["the result is at least 20,000,001 bytes of JSON"],
+    );
+    let start = holes
+        .result
+        .as_ref()
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    assert!(start.starts_with(r#"{"rows":[null,null,"#), "{start:?}");
     // The start of a result over the cap is kept even where the cut falls inside a UTF-16
     // pair (an emoji), at either parity.
     for code in [
