@@ -228,6 +228,19 @@ impl Door {
         }
         let had_session = session.is_some();
         let is_delete = request.method() == Method::DELETE;
+        // Ending a session that does not exist is answered as ending another token's is: which
+        // sessions exist is not for a token holder to probe.
+        if is_delete
+            && let Some(session) = &session
+            && !self
+                .sessions
+                .sessions
+                .read()
+                .await
+                .contains_key(session.as_str())
+        {
+            return session_unavailable();
+        }
         let response = if request.method() == Method::POST {
             self.post(request).await
         } else {

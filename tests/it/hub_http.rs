@@ -1330,6 +1330,27 @@ fn deleting_a_session_answers_204_and_the_python_client_exits_quietly() {
         &json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list" }),
     );
     assert_eq!(after.status, 404, "the session ended: {}", after.head);
+    // Ending it again, or a session that never was, answers as another token's session would:
+    // nothing tells a prober which sessions exist.
+    let other = create_token(&home, &["u"]);
+    let bearer_other = format!("Bearer {other}");
+    let theirs = legacy_session(&hub, &bearer_other, "2025-11-25");
+    let mut answers = Vec::new();
+    for (bearer, session) in [
+        (bearer.as_str(), session.as_str()),
+        (bearer.as_str(), "no-such-session"),
+        (bearer.as_str(), theirs.as_str()),
+    ] {
+        let headers = [
+            ("Authorization", bearer),
+            ("Mcp-Session-Id", session),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ];
+        let reply = send(&hub, "DELETE", &headers, "", false);
+        answers.push((reply.status, reply.body));
+    }
+    assert!(answers.iter().all(|a| *a == answers[2]), "{answers:?}");
+    assert_eq!(answers[2].0, 404, "{answers:?}");
 
     // The SDK ends its session with DELETE on exit and warns on any other status.
     let output = python_peer("hub_http_client.py")
