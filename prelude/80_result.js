@@ -21,13 +21,14 @@ const MOST_NESTED = RESULT_DEPTH - 1;
 const TOO_DEEP =
   "it nests deeper than the " + RESULT_DEPTH + " levels JSON is read to here; return a flatter value";
 
-// Whether `o` really is a Map (or a Set): the prototype first, which costs nothing for the
-// plain objects most results hold, then the brand, so a forged prototype is no Map. Only the
-// brand check's TypeError means "no": a stack overflow or an interrupt goes on up.
-function isKind(C, getSize, o) {
+// Whether `o` really is of class `C` (a Map, a Set, a boxed Number…): the prototype first,
+// which costs nothing for the plain objects most results hold, then the brand (`brandCheck`
+// throws a TypeError on anything else), so a forged prototype is no Map. Only that TypeError
+// means "no": a stack overflow or an interrupt goes on up.
+function isKind(C, brandCheck, o) {
   if (!isInstance(C, o)) return false;
   try {
-    getSize(o);
+    brandCheck(o);
     return true;
   } catch (e) {
     if (isInstance(TypeError, e)) return false;
@@ -36,6 +37,8 @@ function isKind(C, getSize, o) {
 }
 const isMap = (o) => isKind(Map, MapPrototypeGetSize, o);
 const isSet = (o) => isKind(Set, SetPrototypeGetSize, o);
+// A boxed BigInt (Object(1n)), which JSON.stringify refuses as it does the BigInt in it.
+const isBoxedBigInt = (o) => isKind(BigInt, BigIntPrototypeValueOf, o);
 
 // Boxed primitives, each with the brand check of its kind.
 const BOXES = [
@@ -50,27 +53,9 @@ const BOXES = [
 function writtenAsIs(o) {
   if (typeof o.toJSON === "function") return true;
   for (let i = 0; i < BOXES.length; i++) {
-    if (!isInstance(BOXES[i][0], o)) continue;
-    try {
-      BOXES[i][1](o);
-      return true;
-    } catch (e) {
-      if (!isInstance(TypeError, e)) throw e;
-    }
+    if (isKind(BOXES[i][0], BOXES[i][1], o)) return true;
   }
   return false;
-}
-
-// A boxed BigInt (Object(1n)), which JSON.stringify refuses as it does the BigInt in it.
-function isBoxedBigInt(o) {
-  if (!isInstance(BigInt, o)) return false;
-  try {
-    BigIntPrototypeValueOf(o);
-    return true;
-  } catch (e) {
-    if (isInstance(TypeError, e)) return false;
-    throw e;
-  }
 }
 
 // The first `length` keys of `path` (the first is the root's, "") as an RFC 6901 pointer, as

@@ -478,12 +478,10 @@ impl SecretLookup for Credentials {
     }
 
     /// How many times the index was written: every `credential set` and `remove` writes it.
+    /// Asked on every run and tool answer, so it takes no lock: the index is replaced whole
+    /// (written aside, then renamed), and a reader sees the old one or the new one.
     fn generation(&self) -> u64 {
-        let read = || {
-            let _lock = file::lock(&self.lock_path(), false)?;
-            Index::read(&self.data_dir)
-        };
-        read().map_or(0, |index| index.changes)
+        Index::read(&self.data_dir).map_or(0, |index| index.changes)
     }
 
     fn vault(&self) -> Option<&dyn SecretVault> {

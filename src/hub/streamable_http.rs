@@ -74,7 +74,7 @@ struct Door {
     sessions: Arc<LocalSessionManager>,
     /// Who opened each session and what it may send: a session id another token holder learns
     /// (a log, a proxy) does not let them send in it or end it.
-    session_owners: std::sync::Mutex<HashMap<String, Opened>>,
+    sessions_opened: std::sync::Mutex<HashMap<String, Opened>>,
     /// The ids of each session's requests still being answered.
     in_flight: in_flight::InFlight,
     body_timeout: Duration,
@@ -98,7 +98,7 @@ struct AskedVersion(String);
 /// The versions of MCP that have JSON-RPC batches; 2025-06-18 removed them.
 const VERSIONS_WITH_BATCHES: [&str; 2] = ["2024-11-05", "2025-03-26"];
 
-/// How many sessions' owners are kept before those of ended sessions are let go.
+/// How many sessions' records are kept before those of ended sessions are let go.
 const OWNERS_KEPT: usize = 256;
 /// How many sessions one token may hold open at once, and the hub in all (each holds about
 /// 100 KB until it is ended or idles out after rmcp's five minutes): enough for every client
@@ -138,7 +138,7 @@ pub async fn serve_http(hub: Hub, store: Store, options: HttpOptions) -> anyhow:
         origins: Origins::new(options.allowed_origins),
         service,
         sessions,
-        session_owners: std::sync::Mutex::default(),
+        sessions_opened: std::sync::Mutex::default(),
         in_flight: in_flight::InFlight::default(),
         body_timeout: options.body_timeout,
     });
@@ -270,7 +270,7 @@ impl Door {
     }
 
     fn opened_as(&self, session: &str) -> Option<Opened> {
-        self.session_owners
+        self.sessions_opened
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .get(session)
@@ -283,7 +283,7 @@ impl Door {
         let message = {
             let live = self.sessions.sessions.read().await;
             let owners = self
-                .session_owners
+                .sessions_opened
                 .lock()
                 .unwrap_or_else(|p| p.into_inner());
             let held = owners
@@ -318,7 +318,7 @@ impl Door {
     /// are many.
     async fn opened(&self, session: String, opened: Opened) {
         let full = self
-            .session_owners
+            .sessions_opened
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .len()
@@ -330,7 +330,7 @@ impl Door {
             None
         };
         let mut owners = self
-            .session_owners
+            .sessions_opened
             .lock()
             .unwrap_or_else(|p| p.into_inner());
         if let Some(live) = live {
