@@ -241,13 +241,17 @@ impl Door {
         {
             return session_unavailable();
         }
-        let response = if request.method() == Method::POST {
+        let is_post = request.method() == Method::POST;
+        let response = if is_post {
             self.post(request).await
         } else {
             self.service.handle(request).await.map(Body::new)
         };
         if had_session && is_session_not_found(&response) {
             return session_unavailable();
+        }
+        if !is_post && response.status() == StatusCode::BAD_REQUEST && !is_json(&response) {
+            return plain_refusal_as_json(response, had_session).await;
         }
         if !had_session && let Some(opened) = session_id(response.headers()) {
             if let Some(refusal) = self.over_session_limit(&opened, &owner).await {
@@ -518,6 +522,28 @@ fn asked_version(headers: &http::HeaderMap, message: &Value) -> Option<AskedVers
     }
     let asked = message.pointer("/params/protocolVersion")?.as_str()?;
     Some(AskedVersion(asked.to_string()))
+}
+
+fn is_json<B>(response: &Response<B>) -> bool {
+    response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"))
+}
+
+/// rmcp's plain-text 400 to a GET or DELETE as a JSON-RPC error a client can read, with what to
+/// send instead when it was the session id that was missing.
+async fn plain_refusal_as_json(response: Response<Body>, had_session: bool) -> Response<Body> {
+    let said = axum::body::to_bytes(response.into_body(), 4096)
+        .await
+        .map(|bytes| String::from_utf8_lossy(&bytes).trim().to_string())
+        .unwrap_or_default();
+    let message = if !had_session && said.contains("Session ID is required") {
+        "a GET (the session's event stream) or DELETE (ending the session) needs the `Mcp-Session-Id` header that `initialize` answered with; a 2026-07-28 client has no session and sends neither".to_string()
+    } else {
+        said
+    };
+    error_response(StatusCode::BAD_REQUEST, -32600, &message, None)
 }
 
 /// The body of a POST, whole, or the answer when it is too large or too slow.

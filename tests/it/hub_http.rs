@@ -1566,3 +1566,36 @@ fn a_narrow_token_is_told_nothing_of_the_sources_it_may_not_call() {
         );
     }
 }
+
+/// Regression (review 7): a GET or DELETE without a session id got rmcp's plain-text 400,
+/// which a client cannot read as an error.
+#[test]
+fn a_get_or_delete_without_a_session_gets_a_json_rpc_error_saying_what_to_send() {
+    let home = Home::new();
+    config(&home);
+    let token = create_token(&home, &["t"]);
+    let hub = HttpHub::start(&home, &[]);
+    let bearer = format!("Bearer {token}");
+    for method in ["GET", "DELETE"] {
+        let headers = [
+            ("Authorization", bearer.as_str()),
+            ("Accept", "text/event-stream"),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ];
+        let reply = send(&hub, method, &headers, "", false);
+        assert_eq!(reply.status, 400, "{method}: {}{}", reply.head, reply.body);
+        assert!(
+            header(&reply, "content-type").is_some_and(|t| t.starts_with("application/json")),
+            "{method}: {}",
+            reply.head
+        );
+        let error = error_of(&reply);
+        assert_eq!(error["code"], -32600, "{error}");
+        assert!(
+            error["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("`Mcp-Session-Id`")),
+            "{error}"
+        );
+    }
+}

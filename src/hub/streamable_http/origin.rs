@@ -93,6 +93,13 @@ impl Origins {
         let Some(value) = headers.get(header::ORIGIN) else {
             return Ok(None);
         };
+        // A browser sends one; with two, checking either would let the other through.
+        let sent = headers.get_all(header::ORIGIN).iter().count();
+        if sent > 1 {
+            return Err(Refused(format!(
+                "the request carries {sent} Origin headers; send one (a browser always does)"
+            )));
+        }
         let text = String::from_utf8_lossy(value.as_bytes());
         let shown: String = text.chars().take(100).collect();
         if text == "null" {
@@ -204,6 +211,16 @@ mod tests {
                 && message.contains("--allow-origin https://evil.example"),
             "{message}"
         );
+        // The hub's own origin first, another after: refused, whichever would be read.
+        let mut twice = request("http://127.0.0.1:8931", "127.0.0.1:8931");
+        twice.append(
+            header::ORIGIN,
+            HeaderValue::from_static("https://evil.example"),
+        );
+        let Err(Refused(message)) = origins.check(&twice) else {
+            panic!("two Origin headers are refused");
+        };
+        assert!(message.contains("2 Origin headers"), "{message}");
     }
 
     #[test]
