@@ -380,6 +380,13 @@ async fn caught_out_of_memory_still_cannot_allocate() {
     let code = "const keep = []; try { for (;;) keep.push(new Array(100000).fill(7)) } catch (e) {} \
                 keep.push(new Array(1e7).fill(1)); return keep.length";
     assert_code(&exec(code).await, ErrorCode::MemoryLimit);
+    // What the script throws itself once memory is free again is its own error.
+    let own = "try { const keep = []; for (;;) keep.push(new Array(100000).fill(7)) } catch (e) {} \
+               throw 'my own failure'";
+    let envelope = exec(own).await;
+    assert_code(&envelope, ErrorCode::RuntimeError);
+    let message = envelope.error.map(|e| e.message).unwrap_or_default();
+    assert!(message.contains("my own failure"), "{message}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

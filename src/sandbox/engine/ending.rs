@@ -144,12 +144,14 @@ pub(super) fn envelope(
             memory_message(request, meter, &message),
         ),
         Outcome::Engine(message) => fail(ErrorCode::Internal, message),
+        // The engine throws `null` when it cannot even make the error; a value the script
+        // throws after catching an earlier out-of-memory is still the script's.
         Outcome::Aborted(message)
         | Outcome::Threw(Thrown {
             message,
             name: None,
             ..
-        }) if meter.hit_limit() => fail(
+        }) if meter.hit_limit() && (message.is_empty() || message == "null") => fail(
             ErrorCode::MemoryLimit,
             memory_message(request, meter, &message),
         ),
