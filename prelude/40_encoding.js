@@ -65,27 +65,41 @@ function utf8Decode(bytes, start, fatal) {
     if (fatal) throw new TypeError("The encoded data was not valid UTF-8");
     out += "\ufffd";
   };
+  // The WHATWG decoder: the byte after a lead has narrower bounds where a wider one would make an
+  // overlong form, a surrogate or a code point past U+10FFFF; a byte out of bounds ends the
+  // sequence (one U+FFFD) and is read again on its own.
   while (i < length) {
     const b = bytes[i];
-    let need = 0, c = 0, min = 0;
+    let need = 0, c = 0;
+    let lower = 0x80, upper = 0xbf;
     if (b < 0x80) {
       out += StringFromCharCode(b);
       i++;
       continue;
-    } else if (b >= 0xc2 && b <= 0xdf) { need = 1; c = b & 31; min = 0x80; }
-    else if (b >= 0xe0 && b <= 0xef) { need = 2; c = b & 15; min = 0x800; }
-    else if (b >= 0xf0 && b <= 0xf4) { need = 3; c = b & 7; min = 0x10000; }
-    else { bad(); i++; continue; }
+    } else if (b >= 0xc2 && b <= 0xdf) { need = 1; c = b & 31; }
+    else if (b >= 0xe0 && b <= 0xef) {
+      need = 2;
+      c = b & 15;
+      if (b === 0xe0) lower = 0xa0;
+      if (b === 0xed) upper = 0x9f;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      need = 3;
+      c = b & 7;
+      if (b === 0xf0) lower = 0x90;
+      if (b === 0xf4) upper = 0x8f;
+    } else { bad(); i++; continue; }
     let j = 1;
     for (; j <= need; j++) {
       if (i + j >= length) break;
       const n = bytes[i + j];
-      if ((n & 0xc0) !== 0x80) break;
+      if (n < lower || n > upper) break;
+      lower = 0x80;
+      upper = 0xbf;
       c = (c << 6) | (n & 63);
     }
-    if (j <= need || c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) {
+    if (j <= need) {
       bad();
-      i += MathMax(1, j);
+      i += j;
       continue;
     }
     out += StringFromCodePoint(c);

@@ -987,3 +987,37 @@ async fn a_map_or_set_that_holds_itself_logs_as_circular() {
         ],
     );
 }
+
+/// Regression (review 7): TextDecoder read `ED A0 80` (a surrogate written as UTF-8) as one
+/// U+FFFD where the WHATWG decoder, like Rust's, gives three. Each malformed sequence decodes
+/// as `String::from_utf8_lossy` does, since both follow the same rule.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_decoder_replaces_malformed_utf8_as_the_whatwg_decoder_does() {
+    let cases: [&[u8]; 12] = [
+        b"\xed\xa0\x80",
+        b"\xe0\x80\x80",
+        b"\xf0\x80\x80\x80",
+        b"\xf4\x90\x80\x80",
+        b"\xc0\xaf",
+        b"\xe2\x82",
+        b"a\xe2\x82b",
+        b"\xf0\x9f\x98",
+        b"\xf0\x9f\x98\x80\x80",
+        b"\xff\xfe",
+        b"\xed\x9f\xbf",
+        b"\xe1\x80\xc0\x80",
+    ];
+    let lists: Vec<String> = cases
+        .iter()
+        .map(|bytes| format!("{:?}", bytes.to_vec()))
+        .collect();
+    let code = format!(
+        "return [{}].map((b) => new TextDecoder().decode(new Uint8Array(b)));",
+        lists.join(", ")
+    );
+    let expected: Vec<String> = cases
+        .iter()
+        .map(|bytes| String::from_utf8_lossy(bytes).into_owned())
+        .collect();
+    assert_result(&exec(&code).await, json!(expected));
+}
