@@ -433,6 +433,18 @@ fn error_of(reply: &Reply) -> Value {
     body["error"].clone()
 }
 
+/// Asserts `reply` is HTTP 400 with a JSON-RPC `-32600` whose message says each of `parts`.
+#[track_caller]
+fn assert_invalid_request(reply: &Reply, parts: &[&str]) {
+    assert_eq!(reply.status, 400, "{}{}", reply.head, reply.body);
+    let error = error_of(reply);
+    assert_eq!(error["code"], -32600, "{error}");
+    let message = error["message"].as_str().unwrap_or_default();
+    for part in parts {
+        assert!(message.contains(part), "{part:?}: {error}");
+    }
+}
+
 pub(crate) fn initialize() -> Value {
     json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "raw", "version": "1" } } })
@@ -1189,15 +1201,7 @@ fn a_batch_is_served_in_a_2025_03_26_session_and_refused_in_later_ones() {
         { "jsonrpc": "2.0", "id": 7, "method": "ping" },
     ]);
     let reply = send(&hub, "POST", &headers, &twice.to_string(), true);
-    assert_eq!(reply.status, 400, "{}{}", reply.head, reply.body);
-    let error = error_of(&reply);
-    assert_eq!(error["code"], -32600, "{error}");
-    assert!(
-        error["message"].as_str().is_some_and(
-            |m| m.contains("have the id 7") && m.contains("nothing in the batch was run")
-        ),
-        "{error}"
-    );
+    assert_invalid_request(&reply, &["have the id 7", "nothing in the batch was run"]);
 
     // 2024-11-05 had batches too, and its clients send no version header either.
     let oldest = legacy_session(&hub, &bearer, "2024-11-05");
@@ -1220,15 +1224,7 @@ fn a_batch_is_served_in_a_2025_03_26_session_and_refused_in_later_ones() {
             sent.push(("MCP-Protocol-Version", "2025-11-25"));
         }
         let reply = send(&hub, "POST", &sent, &batch.to_string(), true);
-        assert_eq!(reply.status, 400, "{}{}", reply.head, reply.body);
-        let error = error_of(&reply);
-        assert_eq!(error["code"], -32600, "{error}");
-        assert!(
-            error["message"]
-                .as_str()
-                .is_some_and(|m| m.contains("removed in MCP 2025-06-18") && m.contains(says)),
-            "{error}"
-        );
+        assert_invalid_request(&reply, &["removed in MCP 2025-06-18", says]);
     }
     // Nothing in a refused batch ran: the session still answers, and lists its tools anew.
     let ping = json!({ "jsonrpc": "2.0", "id": 9, "method": "ping" });
@@ -1267,27 +1263,11 @@ fn a_request_id_still_in_flight_in_its_session_is_refused_and_the_first_is_answe
         // Well inside the first call's six seconds, so it is still running.
         std::thread::sleep(Duration::from_secs(2));
         let second = send(&hub, "POST", &headers, &call, true);
-        assert_eq!(second.status, 400, "{}{}", second.head, second.body);
-        let error = error_of(&second);
-        assert_eq!(error["code"], -32600, "{error}");
-        assert!(
-            error["message"]
-                .as_str()
-                .is_some_and(|m| m.contains("still being answered")),
-            "{error}"
-        );
+        assert_invalid_request(&second, &["still being answered"]);
         // The same id spelt as a float (which rmcp would read as 5) is not another id.
         let spelt = r#"{"jsonrpc": "2.0", "id": 5.0, "method": "ping"}"#;
         let third = send(&hub, "POST", &headers, spelt, true);
-        assert_eq!(third.status, 400, "{}{}", third.head, third.body);
-        let error = error_of(&third);
-        assert_eq!(error["code"], -32600, "{error}");
-        assert!(
-            error["message"]
-                .as_str()
-                .is_some_and(|m| m.contains("whole number")),
-            "{error}"
-        );
+        assert_invalid_request(&third, &["whole number"]);
         let first = first.join().expect("the first request");
         let answered = events(&first.body);
         assert!(
@@ -1583,19 +1563,11 @@ fn a_get_or_delete_without_a_session_gets_a_json_rpc_error_saying_what_to_send()
             ("MCP-Protocol-Version", "2025-11-25"),
         ];
         let reply = send(&hub, method, &headers, "", false);
-        assert_eq!(reply.status, 400, "{method}: {}{}", reply.head, reply.body);
         assert!(
             header(&reply, "content-type").is_some_and(|t| t.starts_with("application/json")),
             "{method}: {}",
             reply.head
         );
-        let error = error_of(&reply);
-        assert_eq!(error["code"], -32600, "{error}");
-        assert!(
-            error["message"]
-                .as_str()
-                .is_some_and(|m| m.contains("`Mcp-Session-Id`")),
-            "{error}"
-        );
+        assert_invalid_request(&reply, &["`Mcp-Session-Id`"]);
     }
 }
