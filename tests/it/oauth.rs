@@ -172,11 +172,18 @@ async fn sign_in_after(
             .click()
             .await
             .expect("click Allow");
-        browser
-            .wait()
-            .for_element(Locator::XPath("//*[contains(text(), 'Signed in')]"))
-            .await
-            .expect("the redirect lands on the listener's page");
+        // The consent page redirects twice; a lookup made while one is under way fails with
+        // "aborted by navigation", which only means not yet. Bounded against a hang, not timed.
+        let signed_in = Locator::XPath("//*[contains(text(), 'Signed in')]");
+        let mut tries = 0;
+        while let Err(e) = browser.find(signed_in).await {
+            tries += 1;
+            assert!(
+                tries < 300,
+                "the redirect lands on the listener's page: {e}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
     })
     .await;
     while let Some(line) = lines.next_line().await.expect("read the login output") {
