@@ -259,9 +259,10 @@ impl Tokens {
         }
     }
 
-    /// When the access token expires (Unix seconds), when known.
+    /// When the access token expires (Unix seconds), when known. An `expires_in` so large that
+    /// it passes the end of time (the server's to choose) is taken as never.
     pub fn expires_at(&self) -> Option<u64> {
-        Some(self.received_at? + self.expires_in?)
+        Some(self.received_at?.saturating_add(self.expires_in?))
     }
 }
 
@@ -462,6 +463,15 @@ pub(crate) mod tests {
             Tokens::of(&loaded).access.map(|s| s.expose().to_string()),
             Some("access-two-value".to_string())
         );
+    }
+
+    #[test]
+    fn an_expiry_past_the_end_of_time_is_never_not_an_overflow() {
+        let mut stored = signed_in("access-one-value");
+        let mut response = serde_json::to_value(stored.token_response.take()).unwrap();
+        response["expires_in"] = json!(u64::MAX);
+        stored.token_response = Some(serde_json::from_value(response).unwrap());
+        assert_eq!(Tokens::of(&stored).expires_at(), Some(u64::MAX));
     }
 
     #[tokio::test]

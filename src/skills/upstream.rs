@@ -263,7 +263,10 @@ fn convert(source: &str, entry: Entry) -> Result<UpstreamSkill, String> {
             entry.uri
         ));
     };
-    let total: u64 = resources.iter().map(|r| r.size).sum();
+    // Sizes are the upstream's claims: two near u64::MAX must not wrap into a small total.
+    let total = resources
+        .iter()
+        .fold(0u64, |total, r| total.saturating_add(r.size));
     if resources.len() > MAX_RESOURCES || total > MAX_TOTAL_BYTES {
         return Err(format!(
             "{}: {} files of {total} bytes in all, past the extension's limits ({MAX_RESOURCES} files, {MAX_TOTAL_BYTES} bytes)",
@@ -368,5 +371,19 @@ mod tests {
         let before = &from_listing("s", vec![entry("a", "a", &[("x.md", b"1")])])[0];
         let after = &from_listing("s", vec![entry("a", "a", &[("x.md", b"2")])])[0];
         assert_ne!(before.version, after.version);
+    }
+
+    #[test]
+    fn sizes_that_would_overflow_when_added_are_past_the_limit_not_a_panic() {
+        let mut huge = entry("big", "big", &[("a.md", b"a"), ("b.md", b"b")]);
+        let SkillResources::Files(files) = &mut huge.resources else {
+            unreachable!("entry() lists files");
+        };
+        for file in files.iter_mut().skip(1) {
+            file.size = 1 << 63;
+        }
+        let kept = from_listing("s", vec![huge, entry("small", "small", &[])]);
+        let keys: Vec<&str> = kept.iter().map(|s| s.key.as_str()).collect();
+        assert_eq!(keys, ["small"]);
     }
 }
