@@ -207,6 +207,13 @@ async fn start(
             reason: explain(&e),
         })?;
     let url = session.get_authorization_url().to_string();
+    // The page is opened in the person's browser by the hub itself, on a model's call: an
+    // address the authorization server chose must not start another handler (`file:`, `smb:`,
+    // an app's own scheme) on the desktop.
+    browsable(&url).map_err(|reason| SignInError::Failed {
+        source_name: source.to_string(),
+        reason,
+    })?;
     // Only the redirect carrying this sign-in's `state` reaches the exchange: any web page the
     // person visits can send a request to a port on 127.0.0.1, and one that could end the
     // sign-in (an `error`, a made-up code) would be a way to stop it from the outside.
@@ -294,6 +301,29 @@ impl SignIn {
             .await
             .map(|_| ())
             .map_err(|e| failed(explain(&e)))
+    }
+}
+
+/// `Ok` for an address a browser may be sent to for a sign-in: `https`, or `http` on this
+/// machine (a local authorization server, as OAuth 2.1 allows); why not otherwise.
+fn browsable(url: &str) -> Result<(), String> {
+    let page = url::Url::parse(url)
+        .map_err(|e| format!("the authorization server's sign-in page is not an address ({e}); ask the server's operators"))?;
+    let local = match page.host() {
+        Some(url::Host::Domain(domain)) => domain.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    };
+    match page.scheme() {
+        "https" if page.host().is_some() => Ok(()),
+        "http" if local => Ok(()),
+        scheme => Err(format!(
+            "the authorization server names a sign-in page at a `{scheme}:` address{}, which is not opened: a sign-in page must be https (or http on this machine); ask the server's operators",
+            page.host_str()
+                .map(|host| format!(" on `{host}`"))
+                .unwrap_or_default()
+        )),
     }
 }
 
@@ -386,5 +416,39 @@ pub fn explain(error: &AuthError) -> String {
         ),
         AuthError::NoAuthorizationSupport => "the server publishes no OAuth metadata, so there is nothing to sign in to".into(),
         other => crate::error_text::chain(other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_web_pages_are_sent_to_the_browser() {
+        for page in [
+            "https://auth.example.com/authorize?x=1",
+            "http://127.0.0.1:8080/authorize",
+            "http://localhost/authorize",
+            "http://[::1]:9/authorize",
+        ] {
+            assert_eq!(browsable(page), Ok(()), "{page}");
+        }
+        for (page, named) in [
+            ("file:///tmp/evil.desktop", "`file:`"),
+            (
+                "smb://attacker.example/share",
+                "`smb:` address on `attacker.example`",
+            ),
+            (
+                "http://auth.example.com/authorize",
+                "`http:` address on `auth.example.com`",
+            ),
+            ("vscode://x/y", "`vscode:`"),
+            ("javascript:alert(1)", "`javascript:`"),
+        ] {
+            let refused = browsable(page).expect_err(page);
+            assert!(refused.contains(named), "{page}: {refused}");
+        }
+        assert!(browsable("not a url").is_err());
     }
 }

@@ -38,22 +38,24 @@ impl OAuthPeer {
 
     /// [`start`](Self::start), with `app` (a client ID and secret) registered beforehand.
     fn with_app(ttl_secs: u64, app: &[&str]) -> OAuthPeer {
-        OAuthPeer::spawn(ttl_secs, app, None)
+        OAuthPeer::spawn(ttl_secs, app, &[])
     }
 
     /// [`start`](Self::start) as a server that supports client ID metadata documents and
     /// accepts `document` as one.
     fn with_metadata_document(document: &str) -> OAuthPeer {
-        OAuthPeer::spawn(3600, &[], Some(document))
+        OAuthPeer::spawn(3600, &[], &[("OAUTH_PEER_CIMD_URL", document)])
     }
 
-    fn spawn(ttl_secs: u64, app: &[&str], document: Option<&str>) -> OAuthPeer {
+    /// [`start`](Self::start) as a server whose metadata names `page` as where to sign in.
+    fn with_authorization_page(page: &str) -> OAuthPeer {
+        OAuthPeer::spawn(3600, &[], &[("OAUTH_PEER_AUTHORIZE_URL", page)])
+    }
+
+    fn spawn(ttl_secs: u64, app: &[&str], env: &[(&str, &str)]) -> OAuthPeer {
         let port = free_port();
-        let mut command = python_peer("oauth_server.py");
-        if let Some(document) = document {
-            command.env("OAUTH_PEER_CIMD_URL", document);
-        }
-        let child = command
+        let child = python_peer("oauth_server.py")
+            .envs(env.iter().copied())
             .arg(port.to_string())
             .arg(ttl_secs.to_string())
             .args(app)
@@ -820,6 +822,23 @@ fn login_refuses_what_cannot_sign_in() {
         "{}",
         unreachable.stderr
     );
+}
+
+#[test]
+fn a_sign_in_page_that_is_not_a_web_address_is_never_opened() {
+    let peer = OAuthPeer::with_authorization_page("file:///tmp/evil.desktop");
+    let home = home_for(&peer, "file");
+    let run = home
+        .run(&["source", "login", "peer", "--no-browser"])
+        .fails();
+    assert!(
+        run.stderr.contains("a `file:` address")
+            && run.stderr.contains("not opened")
+            && run.stderr.contains("ask the server's operators"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stdout.contains("file:"), "{}", run.stdout);
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -8,7 +8,8 @@ app") is registered beforehand, authenticating at the token endpoint with its se
 form (`client_secret_post`, the one method the server then advertises); its redirect may be any
 loopback port (RFC 8252). With `OAUTH_PEER_CIMD_URL` set, its metadata says client ID metadata
 documents are supported, and that URL is accepted as a public client's ID (the log counts
-`metadata_document_clients`). Access
+`metadata_document_clients`). With `OAUTH_PEER_AUTHORIZE_URL` set, its metadata names that
+address as the authorization endpoint instead of its own (a hostile server's choice). Access
 tokens live ACCESS_TTL_SECONDS and are accepted only for that resource (the RFC 8707 indicator
 must reach the token). The authorization page (`/consent`) has one "Allow" button, which a
 browser test clicks. For the tests to look at and to break things:
@@ -72,6 +73,7 @@ APP = sys.argv[3:5]
 # A client ID metadata document this server accepts as a client ID (and advertises that it
 # does): a real server fetches the document; this one, offline, knows what it says.
 CIMD_URL = os.environ.get("OAUTH_PEER_CIMD_URL")
+AUTHORIZE_URL = os.environ.get("OAUTH_PEER_AUTHORIZE_URL")
 BASE = f"http://127.0.0.1:{PORT}"
 RESOURCE = f"{BASE}/mcp"
 API = f"{BASE}/api"
@@ -523,8 +525,24 @@ async def metadata_document_metadata(request: Request) -> Response:
     return JSONResponse(metadata.model_dump(mode="json", exclude_none=True))
 
 
+async def elsewhere_metadata(request: Request) -> Response:
+    """The SDK's metadata, naming OAUTH_PEER_AUTHORIZE_URL as the page to sign in on."""
+    metadata = build_metadata(
+        BASE,
+        None,
+        ClientRegistrationOptions(enabled=True, valid_scopes=["mcp", *API_SCOPES], default_scopes=["mcp"]),
+        RevocationOptions(enabled=True),
+    ).model_dump(mode="json", exclude_none=True)
+    metadata["authorization_endpoint"] = AUTHORIZE_URL
+    return JSONResponse(metadata)
+
+
 if __name__ == "__main__":
     app = server.streamable_http_app()
+    if AUTHORIZE_URL:
+        app.router.routes.insert(
+            0, Route("/.well-known/oauth-authorization-server", elsewhere_metadata, methods=["GET"])
+        )
     if CIMD_URL:
         app.router.routes.insert(
             0, Route("/.well-known/oauth-authorization-server", metadata_document_metadata, methods=["GET"])
