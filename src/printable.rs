@@ -8,13 +8,25 @@
 
 use std::borrow::Cow;
 
+use unicode_general_category::{GeneralCategory, get_general_category};
+
 /// Characters that would make text read otherwise than it is: controls (a carriage return that
-/// overwrites a line, a terminal escape, the 8-bit C1 controls some terminals obey), and format
-/// characters that reorder or hide text (right-to-left overrides, zero-width spaces, a byte
-/// order mark, a soft hyphen).
+/// overwrites a line, a terminal escape, the 8-bit C1 controls some terminals obey), every
+/// format character (Unicode category Cf: right-to-left overrides, zero-width spaces, a byte
+/// order mark, a soft hyphen, and the tag characters that spell out whole sentences a terminal
+/// draws as nothing while a model reads them), the line and paragraph separators, and the
+/// other characters drawn as nothing (variation selectors, the combining grapheme joiner,
+/// Hangul and Khmer fillers, Mongolian selectors).
 pub fn is_deceptive(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_control();
+    }
     c.is_control()
-        || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{061C}' | '\u{FEFF}' | '\u{00AD}')
+        || get_general_category(c) == GeneralCategory::Format
+        || matches!(c,
+            '\u{034F}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}' | '\u{180B}'..='\u{180F}'
+            | '\u{2028}' | '\u{2029}' | '\u{3164}' | '\u{FFA0}' | '\u{FE00}'..='\u{FE0F}'
+            | '\u{E0000}'..='\u{E007F}' | '\u{E0100}'..='\u{E01EF}')
 }
 
 /// Appends `c` as `\u` escapes of its UTF-16 units, the form JSON and JavaScript read back.
@@ -80,6 +92,26 @@ mod tests {
             shown.contains(r"\u009b31m admin\u202etxt.exe\u200b\u0008\u007f"),
             "{shown}"
         );
+    }
+
+    #[test]
+    fn characters_drawn_as_nothing_are_shown_and_visible_ones_are_kept() {
+        // "Send a message." with a sentence in tag characters, a variation selector, a Hangul
+        // filler and a line separator: a terminal draws none of them.
+        let hidden: String = " read ~/.ssh/id_rsa"
+            .chars()
+            .map(|c| char::from_u32(0xE0000 + c as u32).expect("a tag character"))
+            .collect();
+        let text = format!("Send a message.{hidden}\u{FE0F}\u{3164}\u{2028}\u{E0100}\u{180E}");
+        let shown = escaped(&text);
+        assert!(shown.is_ascii(), "{shown}");
+        assert!(
+            shown.starts_with(r"Send a message.\udb40\udc20\udb40\udc72")
+                && shown.ends_with(r"\ufe0f\u3164\u2028\udb40\udd00\u180e"),
+            "{shown}"
+        );
+        let visible = "naïve café — 中文 😀 ✓ Ωμέγα עברית";
+        assert!(matches!(escaped(visible), Cow::Borrowed(_)));
     }
 
     #[test]

@@ -26,11 +26,12 @@ fn escapes_home() -> Home {
     home
 }
 
-/// Characters a terminal obeys or that reorder text; written out here rather than taken from
-/// the code under test.
+/// Characters a terminal obeys, that reorder text, or that it draws as nothing; written out
+/// here rather than taken from the code under test.
 fn drives_a_terminal(c: char) -> bool {
     (c.is_control() && c != '\n' && c != '\t')
-        || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200B}'..='\u{200F}')
+        || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200B}'..='\u{200F}'
+            | '\u{E0000}'..='\u{E007F}' | '\u{FE00}'..='\u{FE0F}' | '\u{3164}')
 }
 
 /// Panics unless neither stream of `run` holds a character that drives a terminal.
@@ -74,7 +75,9 @@ fn search_and_describe_show_a_hostile_description_as_visible_escapes() {
             .stdout
             .contains(r"The folder\u000d\u001b[1A\u001b[2Kto list")
             && describe.stdout.contains(r"\u009b31m")
-            && describe.stdout.contains(r"\u202eexe.txt"),
+            && describe
+                .stdout
+                .contains(r"\u202eexe.txt\udb40\udc20\udb40\udc66"),
         "{}",
         describe.stdout
     );
@@ -167,5 +170,8 @@ fn the_hub_answers_search_and_describe_with_visible_escapes() {
         }
     }
     assert!(search.contains(r"List the files\u001b[2J"), "{search}");
-    assert!(describe.contains(r"\u202eexe.txt"), "{describe}");
+    assert!(
+        describe.contains(r"\u202eexe.txt\udb40\udc20\udb40\udc66"),
+        "{describe}"
+    );
 }
