@@ -501,6 +501,11 @@ impl Sources {
                         message,
                     }
                     .blanked(|text| link.clean_text(text))),
+                    Err(CallError::Unsent(reason)) => Err(SourceError::Unavailable {
+                        name: source.to_string(),
+                        reason: format!("{reason}; nothing was sent"),
+                    }
+                    .blanked(|text| link.clean_text(text))),
                     Err(CallError::SignIn(why)) => Err(SourceError::NeedsSignIn {
                         name: source.to_string(),
                         connection: link.connection.clone(),

@@ -340,6 +340,53 @@ fn error_statuses_become_tool_errors_with_status_retryable_and_hint() {
 }
 
 #[test]
+fn a_write_to_an_api_that_cannot_be_reached_was_not_sent_and_may_be_retried() {
+    let shop = PetShop::start();
+    let home = Home::new();
+    // The document is the app's; the API's address names a port nothing listens on.
+    let dead = format!("http://127.0.0.1:{}/", free_port());
+    home.run(&[
+        "source",
+        "add",
+        "pets",
+        "--openapi",
+        &shop.document(),
+        "--base-url",
+        &dead,
+        "--no-test",
+    ])
+    .ok();
+    home.run(&["policy", "set", "pets.addNote", "allow"]).ok();
+    let run = exec(
+        &home,
+        &["exec", "-", "--json"],
+        r#"
+        try { await pets.addNote({ body: { title: "t", body: "b" } }); return "sent"; }
+        catch (e) { return { code: e.code, retryable: e.retryable, hint: e.hint ?? null, message: e.message }; }
+        "#,
+    );
+    let envelope = envelope(&run);
+    assert_eq!(envelope["status"], "completed", "{envelope}");
+    let failure = &envelope["result"];
+    assert_eq!(failure["code"], "upstream_unavailable", "{envelope}");
+    assert_eq!(failure["retryable"], true, "{envelope}");
+    let message = failure["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("cannot connect to") && message.contains("nothing was sent"),
+        "{envelope}"
+    );
+    assert!(
+        !failure["hint"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("may have taken effect"),
+        "{envelope}"
+    );
+    assert_eq!(envelope["calls"][0]["outcome"], "not_sent", "{envelope}");
+    assert!(envelope.get("recovery").is_none(), "{envelope}");
+}
+
+#[test]
 fn a_chain_of_three_operations_waits_for_approval_of_its_write_and_writes_once() {
     let shop = PetShop::start();
     let home = shop_home(&shop);

@@ -77,8 +77,11 @@ pub(crate) struct Api {
 pub(crate) enum CallError {
     /// The arguments cannot make a request (the message says which).
     Request(String),
-    /// No answer: refused, reset, unreachable.
+    /// No answer to a request that left (or may have left): reset, cut off, unreadable.
     Network(String),
+    /// No request left: the API could not be reached (refused, unresolvable, its TLS
+    /// handshake failed) or no request could be made of what the document says.
+    Unsent(String),
     /// No tool of this name.
     Unknown(String),
     /// The connection needs the person to sign in (again); why. Nothing was acted on.
@@ -428,10 +431,15 @@ impl Api {
             value.set_sensitive(true);
             request = request.header(name.as_str(), value);
         }
-        let response = request
-            .send()
-            .await
-            .map_err(|error| CallError::Network(network_reason(&error, base)))?;
+        let response = request.send().await.map_err(|error| {
+            let reason = network_reason(&error, base);
+            // Decided before a byte of the request is written: the API acted on nothing.
+            if error.is_connect() || error.is_builder() {
+                CallError::Unsent(reason)
+            } else {
+                CallError::Network(reason)
+            }
+        })?;
         Ok((response, built.line))
     }
 }
