@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use crate::config::edit::{add_rule, write_atomically};
+use crate::config::edit::{ConfigLock, add_rule_held, write_atomically};
 use crate::policy::Action;
 use crate::runs::{Approval, BeforeCommit, DecideError, Decision, Seen, Store, now_ms};
 
@@ -107,6 +107,10 @@ pub async fn decide(
                 "\"always allow\" needs a config to write its rule to".into(),
             ));
         };
+        // Held until the rules are written and the file read back, so no other edit lands in
+        // between and an undo puts back only this decision's change.
+        let lock = ConfigLock::acquire(config_file)
+            .map_err(|e| DecideError::Rule(format!("the rule was not written: {e:#}")))?;
         let mut change = Written {
             config_file: config_file.to_path_buf(),
             before: std::fs::read_to_string(config_file).ok(),
@@ -130,14 +134,7 @@ pub async fn decide(
         granted.sort_unstable();
         granted.dedup_by(|a, b| (a.0, a.1) == (b.0, b.1));
         for (address, connection, version) in granted {
-            let added = add_rule(
-                config_file,
-                profile,
-                address,
-                Action::Allow,
-                connection,
-                version,
-            );
+            let added = add_rule_held(&lock, profile, address, Action::Allow, connection, version);
             change.after = std::fs::read_to_string(config_file).ok();
             *record.lock().unwrap_or_else(|p| p.into_inner()) = Some(change.clone());
             added.map_err(|e| {
@@ -215,6 +212,15 @@ impl Written {
     /// changed it since (putting it back would undo their edit too).
     fn undo(self) {
         let file = self.config_file.display();
+        let _lock = match ConfigLock::acquire(&self.config_file) {
+            Ok(lock) => lock,
+            Err(e) => {
+                tracing::warn!(
+                    "an \"always allow\" rule was written to {file} but its decision was not recorded, and the file could not be locked to put it back: {e:#}; remove the rule by hand"
+                );
+                return;
+            }
+        };
         if std::fs::read_to_string(&self.config_file).ok() != self.after {
             tracing::warn!(
                 "an \"always allow\" rule was written to {file} but its decision was not recorded, and the file changed since; remove the rule by hand"

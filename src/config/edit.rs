@@ -1,8 +1,12 @@
 //! Changing `config.toml` from the command line (`source add`, `source remove`) without losing
 //! the user's comments or layout (toml_edit). Every change is validated as a whole before it is
-//! written, and written atomically, so a bad change leaves the file as it was.
+//! written, and written atomically, so a bad change leaves the file as it was; and every change
+//! is made holding a [`ConfigLock`], so two made at once (a `policy set` and an "always allow"
+//! from a hub) both land instead of the last one writing over the other.
 
-use std::path::Path;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::{Context, bail};
 use toml_edit::{DocumentMut, InlineTable, Item, Table, value};
@@ -41,6 +45,7 @@ pub fn add_source(path: &Path, name: &str, source: &NewSource) -> anyhow::Result
     if let Some(problem) = namespace_problem(name) {
         bail!("{problem}");
     }
+    let _lock = ConfigLock::acquire(path)?;
     let mut doc = read_document(path)?;
     let sources = doc.entry("sources").or_insert_with(|| {
         let mut t = Table::new();
@@ -110,6 +115,7 @@ pub fn add_source(path: &Path, name: &str, source: &NewSource) -> anyhow::Result
 
 /// Removes `[sources.NAME]`. Fails, changing nothing, when a profile or rule still names it.
 pub fn remove_source(path: &Path, name: &str) -> anyhow::Result<()> {
+    let _lock = ConfigLock::acquire(path)?;
     let mut doc = read_document(path)?;
     let known: Vec<String> = doc
         .get("sources")
@@ -141,6 +147,7 @@ pub fn remove_source(path: &Path, name: &str) -> anyhow::Result<()> {
 /// nothing of it. Returns whether it changed anything (false when it already was so). `true`
 /// removes the key, since enabled is the default.
 pub fn set_source_enabled(path: &Path, name: &str, enabled: bool) -> anyhow::Result<bool> {
+    let _lock = ConfigLock::acquire(path)?;
     let mut doc = read_document(path)?;
     let known: Vec<String> = doc
         .get("sources")
@@ -192,6 +199,20 @@ pub fn add_rule(
     connection: Option<&str>,
     version: Option<&str>,
 ) -> anyhow::Result<()> {
+    let lock = ConfigLock::acquire(path)?;
+    add_rule_held(&lock, profile, pattern, action, connection, version)
+}
+
+/// [`add_rule`] to the config `lock` holds, for a caller that reads the file around it.
+pub fn add_rule_held(
+    lock: &ConfigLock,
+    profile: Option<&str>,
+    pattern: &str,
+    action: crate::policy::Action,
+    connection: Option<&str>,
+    version: Option<&str>,
+) -> anyhow::Result<()> {
+    let path = lock.path.as_path();
     let mut doc = read_document(path)?;
     let (table, place) = match profile {
         None => (
@@ -297,17 +318,65 @@ fn write_validated(path: &Path, doc: &DocumentMut) -> anyhow::Result<()> {
     write_atomically(path, &text)
 }
 
-/// Writes `text` to `path` via a sibling temporary file and a rename, creating parent folders.
-pub fn write_atomically(path: &Path, text: &str) -> anyhow::Result<()> {
+/// An exclusive lock on a config file, held while it is read, changed and written, by every
+/// process and thread that edits it. It is a lock on a sibling file (`.config.toml.lock`), since
+/// each write replaces the config's own file; released when dropped.
+pub struct ConfigLock {
+    path: PathBuf,
+    _held: File,
+}
+
+impl ConfigLock {
+    /// Waits until no one else edits the config at `path`, then holds it.
+    pub fn acquire(path: &Path) -> anyhow::Result<ConfigLock> {
+        create_parent(path)?;
+        let lock_path = path.with_file_name(format!(".{}.lock", file_name(path)));
+        let file = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .with_context(|| {
+                format!(
+                    "cannot open {} to edit the config; check that its folder is writable",
+                    lock_path.display()
+                )
+            })?;
+        file.lock()
+            .with_context(|| format!("cannot lock {}", lock_path.display()))?;
+        Ok(ConfigLock {
+            path: path.to_path_buf(),
+            _held: file,
+        })
+    }
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "config.toml".into())
+}
+
+fn create_parent(path: &Path) -> anyhow::Result<()> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("cannot create {}", parent.display()))?;
     }
-    let file_name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "config.toml".into());
-    let tmp = path.with_file_name(format!(".{file_name}.{}.tmp", std::process::id()));
+    Ok(())
+}
+
+/// Writes `text` to `path` via a sibling temporary file and a rename, creating parent folders.
+/// The temporary file's name is this process's and this write's own, so two writes at once
+/// (threads of one hub) never write into each other's.
+pub fn write_atomically(path: &Path, text: &str) -> anyhow::Result<()> {
+    static WRITES: AtomicU64 = AtomicU64::new(0);
+    create_parent(path)?;
+    let write = WRITES.fetch_add(1, Ordering::Relaxed);
+    let tmp = path.with_file_name(format!(
+        ".{}.{}.{write}.tmp",
+        file_name(path),
+        std::process::id()
+    ));
     std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
     std::fs::rename(&tmp, path).with_context(|| format!("cannot replace {}", path.display()))
 }

@@ -116,3 +116,31 @@ fn policy_errors_say_what_to_do() {
         "a refused rule is not written:\n{before}"
     );
 }
+
+/// Sixteen `policy set` processes at once, each adding a rule of its own: every rule is in the
+/// file afterwards. Without a lock around read-change-write, the last writer wins and the others'
+/// rules (a deny among them) are gone while each said it wrote its own.
+#[test]
+fn rules_set_at_once_by_several_processes_all_land() {
+    let home = Home::new();
+    home.write_config("[sources.x]\ncommand = \"true\"\n");
+    let children: Vec<_> = (0..16)
+        .map(|i| {
+            home.command(&["policy", "set", &format!("x.tool{i}"), "deny"])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .expect("capabilities runs")
+        })
+        .collect();
+    for mut child in children {
+        assert!(child.wait().expect("policy set ends").success());
+    }
+    let config = std::fs::read_to_string(home.config_path()).unwrap();
+    for i in 0..16 {
+        assert!(
+            config.contains(&format!("\"x.tool{i}\"")),
+            "rule {i} is missing:\n{config}"
+        );
+    }
+}
