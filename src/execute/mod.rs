@@ -46,7 +46,7 @@ use crate::sources::connection_secrets;
 use self::freshness::ConfirmedVersions;
 use self::lease::Lease;
 use self::ran_nothing::{
-    in_progress, in_progress_envelope, journaled_calls, other_profile, stored_envelope,
+    in_progress, journaled_calls, other_profile, stored_envelope, taken_over_envelope,
 };
 use self::recovery::Dispatched;
 use self::replay::Replay;
@@ -667,9 +667,9 @@ impl Executor {
                 tracing::warn!(
                     "run {run_id} was taken over by another process while this one ran it; its outcome is that process's"
                 );
-                let mut envelope = in_progress_envelope(run_id, Vec::new());
-                envelope.profile = self.profile.clone();
-                return envelope;
+                let mut taken = taken_over_envelope(run_id, envelope.calls);
+                taken.profile = self.profile.clone();
+                return taken;
             }
             Err(e) => tracing::warn!("run {run_id} outcome is not recorded: {e}"),
         }

@@ -5,7 +5,7 @@
 use crate::runs::{CallState, JournalEntry, RunRecord};
 use crate::sandbox::{
     CallEnd, CallSummary, EnvelopeError, ErrorCode, ExecuteEnvelope, ExecuteRequest,
-    ProviderExecution, Recovery, Status,
+    ProviderExecution, Recovery, RecoveryCode, Status,
 };
 
 use super::ResumeError;
@@ -50,6 +50,39 @@ pub(super) fn in_progress_envelope(run_id: &str, calls: Vec<CallSummary>) -> Exe
     let mut envelope = ExecuteEnvelope::new(run_id, Status::Running, Vec::new());
     envelope.error = Some(error);
     envelope.calls = calls;
+    envelope
+}
+
+/// What an attempt answers when another process took its run over while it ran (its lease
+/// lapsed: it stalled, or its clock and the other's disagree): the run's outcome is that
+/// process's, but the calls this attempt sent are this attempt's to report. Any that went out
+/// may have acted, so the script must not be sent again as a new run; resuming it is safe.
+pub(super) fn taken_over_envelope(run_id: &str, calls: Vec<CallSummary>) -> ExecuteEnvelope {
+    let sent = calls
+        .iter()
+        .any(|call| !matches!(call.outcome, Some(CallEnd::NotSent)));
+    let mut envelope = in_progress_envelope(run_id, calls);
+    let Some(error) = envelope.error.as_mut() else {
+        return envelope;
+    };
+    error.message = format!(
+        "run `{run_id}` was taken over by another process while this one ran it (this attempt did not renew its claim in time), so how the run ends is that process's to say"
+    );
+    if sent {
+        error.recovery = Some(Recovery {
+            code: Some(RecoveryCode::McpExecutionOutcomeUnknown),
+            execute_request: ExecuteRequest::DoNotReplay,
+            provider_execution: ProviderExecution::Unknown,
+            automatic_replay: false,
+        });
+        error.hint = Some(format!(
+            "The calls listed went out from this attempt and may have acted. Do not send this script again as a new run: resume it with execute {{ \"resume\": \"{run_id}\" }}, which never sends a call twice, for how it ends."
+        ));
+    } else {
+        error.hint = Some(format!(
+            "Nothing went out from this attempt. Resume the run with execute {{ \"resume\": \"{run_id}\" }} for how it ends."
+        ));
+    }
     envelope
 }
 

@@ -449,3 +449,69 @@ fn a_source_that_never_connected_is_named_with_its_reason_not_a_reference_error(
     let (_, typo) = run_json(&home, "return await brokn.anything({});");
     assert_eq!(typo["error"]["code"], "runtime_error", "{typo}");
 }
+
+/// An owner that lost its run to another process while its write was out (its lease lapsed:
+/// it stalled, or two replicas' clocks disagree) answers with the call it sent and
+/// `do_not_replay`, not "ran nothing, send it again": sending the script again as a new run
+/// would write twice. Here the store's claim is handed to another owner while the write waits.
+#[test]
+fn an_attempt_whose_run_was_taken_over_reports_the_write_it_sent() {
+    let home = Home::new();
+    let ledger = ledger_config(
+        &home,
+        "[[policy.rules]]\nmatch = \"ledger.slowWrite\"\naction = \"allow\"\n",
+    );
+    let mut command = home.command(&["exec", "-", "--json"]);
+    command
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = command.spawn().expect("capabilities runs");
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin
+            .write_all(b"return await ledger.slowWrite({ key: \"once\", seconds: 3 });")
+            .expect("write the script");
+    }
+    // Bounded against a hang, not timed: the write is out once the ledger shows it.
+    let mut tries = 0;
+    while !std::fs::read_to_string(&ledger)
+        .unwrap_or_default()
+        .contains("write once")
+    {
+        tries += 1;
+        assert!(tries < 1200, "the write never reached the ledger");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    rusqlite::Connection::open(home.path().join("data/state.sqlite"))
+        .and_then(|db| {
+            db.execute(
+                "UPDATE runs SET owner = 'another-host|boot|ns|1|claim', lease_until_ms = 9999999999999 WHERE status = 'running'",
+                [],
+            )
+        })
+        .expect("hand the claim to another owner");
+    let output = child.wait_with_output().expect("exec ends");
+    let taken: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not an envelope ({e}):\n{}\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    assert_eq!(taken["error"]["code"], "run_in_progress", "{taken}");
+    assert!(
+        taken["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("was taken over by another process"),
+        "{taken}"
+    );
+    assert_eq!(taken["error"]["recovery"], outcome_unknown(), "{taken}");
+    assert_eq!(taken["calls"][0]["address"], "ledger.slowWrite", "{taken}");
+    assert!(
+        hint(&taken).contains("Do not send this script again"),
+        "{taken}"
+    );
+}
