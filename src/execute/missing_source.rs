@@ -110,13 +110,14 @@ fn await_sign_in(envelope: &mut ExecuteEnvelope, name: &str, reason: &str) {
 
 /// Rewrites a failed run's `ReferenceError` for a source of the config that the run's profile
 /// (`settings`, narrowed) leaves out: the script cannot reach it from this run, whatever it does.
-pub fn outside_profile(envelope: &mut ExecuteEnvelope, settings: &Settings, narrowed: bool) {
+/// Only for the local user: to a client holding a token (`token_holder`) a source outside the
+/// profile is as undefined as any other name, so its existence is not confirmed to whoever
+/// guesses names.
+pub fn outside_profile(envelope: &mut ExecuteEnvelope, settings: &Settings, token_holder: bool) {
     let Some(profile) = settings.profile.as_deref() else {
         return;
     };
-    // A token that narrows what its holder may call reaches nothing outside the profile: the
-    // name means nothing to it.
-    if narrowed {
+    if token_holder {
         return;
     }
     let Some(name) = undefined_source(envelope).map(str::to_string) else {

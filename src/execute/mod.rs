@@ -586,7 +586,7 @@ impl Executor {
         {
             let permits = token.map_or(Permits::ALL, TokenRecord::permits);
             missing_source::explain(&mut envelope, &self.catalog, permits);
-            missing_source::outside_profile(&mut envelope, &self.settings, permits.narrows());
+            missing_source::outside_profile(&mut envelope, &self.settings, token.is_some());
         }
         if let Some(stop) = replay.stopped() {
             // Whatever the script made of the refused call, the run must not look successful.

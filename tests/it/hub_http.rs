@@ -1545,6 +1545,17 @@ fn a_narrow_token_is_told_nothing_of_the_sources_it_may_not_call() {
             "{envelope}"
         );
     }
+    // A token of the profile without `--allow` may call all of the profile, and still learns
+    // nothing of a source outside it: guessing `outside` reads as guessing `nosuch`.
+    let [outside, nosuch] = ["outside", "nosuch"].map(|name| {
+        report(&full, &format!("return await {name}.anything({{}});"))["execute"]["structured"]
+            ["error"]
+            .clone()
+    });
+    assert_eq!(outside["code"], "runtime_error", "{outside}");
+    let renamed: Value = serde_json::from_str(&outside.to_string().replace("outside", "nosuch"))
+        .expect("still JSON");
+    assert_eq!(renamed, nosuch, "{outside}");
 }
 
 /// Regression (review 7): a GET or DELETE without a session id got rmcp's plain-text 400,
