@@ -127,6 +127,28 @@ pub(crate) fn build(
             "the arguments would send the query parameter `{name}`, which carries the source's credential; leave it out (the credential is added to every request)"
         ));
     }
+    // The same for a header (names ignore case) or a cookie the credential travels in: sent
+    // first, the script's value is the one most servers read.
+    if let Some((name, _)) = headers.iter().find(|(name, _)| {
+        added
+            .headers
+            .iter()
+            .any(|(carried, _)| carried.eq_ignore_ascii_case(name))
+    }) {
+        return Err(format!(
+            "the arguments would send the header `{name}`, which carries the source's credential; leave it out (the credential is added to every request)"
+        ));
+    }
+    let carried: Vec<String> = added.cookies.iter().map(|pair| pair_name(pair)).collect();
+    if let Some(name) = cookies
+        .iter()
+        .map(|pair| pair_name(pair))
+        .find(|name| carried.contains(name))
+    {
+        return Err(format!(
+            "the arguments would send the cookie `{name}`, which carries the source's credential; leave it out (the credential is added to every request)"
+        ));
+    }
     query.append(&mut added.query);
     headers.append(&mut added.headers);
     cookies.append(&mut added.cookies);
@@ -138,10 +160,22 @@ pub(crate) fn build(
     let parsed = reqwest::Url::parse(&url)
         .map_err(|error| format!("the request URL `{base}{path}` is not valid: {error}"))?;
     // Defence in depth: whatever the values were, the request stays under the API's root and
-    // the operation's own path up to its first placeholder.
+    // the operation's own path up to its first placeholder. The root is compared as given, not
+    // as the document's path resolves against it: a path of `/../admin` (or `/%2e%2e/admin`)
+    // in a document from elsewhere must not take the source's credentials out of the root.
     let literal = &operation.path[..operation.path.find('{').unwrap_or(operation.path.len())];
-    let within = reqwest::Url::parse(&format!("{base}{literal}"))
-        .is_ok_and(|expected| parsed.path().starts_with(expected.path()));
+    let under_root = reqwest::Url::parse(base).is_ok_and(|root| {
+        let root = root.path().trim_end_matches('/');
+        root.is_empty()
+            || parsed.path() == root
+            || parsed
+                .path()
+                .strip_prefix(root)
+                .is_some_and(|rest| rest.starts_with('/'))
+    });
+    let within = under_root
+        && reqwest::Url::parse(&format!("{base}{literal}"))
+            .is_ok_and(|expected| parsed.path().starts_with(expected.path()));
     if !within {
         return Err(format!(
             "the request URL `{base}{path}` would leave the operation's path `{}`; check the path parameters",
@@ -407,7 +441,8 @@ mod tests {
     }
 
     /// [`url`] with `parameters` and `credentials` for the schemes `key` (an API key in the
-    /// query parameter `api_key`) and `token` (bearer).
+    /// query parameter `api_key`), or else `header` and `cookie` together (one in the header
+    /// `X-API-Key`, one in the cookie `sess`), and `token` (bearer).
     fn url_with(
         path: &str,
         parameters: Vec<Parameter>,
@@ -421,7 +456,9 @@ mod tests {
                 "paths": {},
                 "components": {"securitySchemes": {
                     "key": {"type": "apiKey", "in": "query", "name": "api_key"},
-                    "token": {"type": "http", "scheme": "bearer"}
+                    "token": {"type": "http", "scheme": "bearer"},
+                    "header": {"type": "apiKey", "in": "header", "name": "X-API-Key"},
+                    "cookie": {"type": "apiKey", "in": "cookie", "name": "sess"}
                 }},
                 "security": [{"key": []}]
             })
@@ -447,7 +484,10 @@ mod tests {
             &operation,
             &arguments,
             &credentials,
-            Some(&vec![vec!["key".into()]]),
+            Some(&vec![
+                vec!["key".into()],
+                vec!["header".into(), "cookie".into()],
+            ]),
             None,
         )?;
         let request = built.request.build().map_err(|e| e.to_string())?;
@@ -478,6 +518,65 @@ mod tests {
         assert_eq!(
             url("/items/{id}", Style::Simple, json!({"id": "..a"})).as_deref(),
             Ok("https://api.example/v1/t/items/..a")
+        );
+    }
+
+    #[test]
+    fn a_document_path_that_climbs_out_of_the_apis_root_is_refused() {
+        crate::tls::install_crypto_provider();
+        for path in ["/../../escape", "/%2e%2e/enc", "/./../t2"] {
+            let error = url(path, Style::Simple, json!({})).expect_err(path);
+            assert!(
+                error.contains("would leave the operation's path"),
+                "{path}: {error}"
+            );
+        }
+        // A dot segment that stays under the root is only a longer way to write the path.
+        let within = url("/items/./x", Style::Simple, json!({})).expect("under the root");
+        assert!(
+            within.starts_with("https://api.example/v1/t/items/x"),
+            "{within}"
+        );
+    }
+
+    #[test]
+    fn no_argument_sends_the_header_or_cookie_the_credential_travels_in() {
+        crate::tls::install_crypto_provider();
+        let credentials = || {
+            vec![
+                ("header".to_string(), "real".to_string()),
+                ("cookie".to_string(), "real".to_string()),
+            ]
+        };
+        for (parameter, arguments, named) in [
+            (
+                parameter("x-api-key", Location::Header, Style::Simple, false),
+                json!({ "x-api-key": "chosen" }),
+                "the header `x-api-key`",
+            ),
+            (
+                parameter("sess", Location::Cookie, Style::Form, false),
+                json!({ "sess": "chosen" }),
+                "the cookie `sess`",
+            ),
+        ] {
+            let refused = url_with("/items", vec![parameter], credentials(), arguments)
+                .expect_err("a second credential");
+            assert!(
+                refused.contains(&format!("{named}, which carries the source's credential")),
+                "{refused}"
+            );
+        }
+        // Another cookie beside the credential's goes out.
+        let other = parameter("theme", Location::Cookie, Style::Form, false);
+        assert!(
+            url_with(
+                "/items",
+                vec![other],
+                credentials(),
+                json!({"theme": "dark"})
+            )
+            .is_ok()
         );
     }
 
