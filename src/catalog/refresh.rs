@@ -58,13 +58,17 @@ pub async fn refresh_sources(
     }
     let mut out = Vec::new();
     for namespace in &catalog.namespaces {
-        if let Origin::Unavailable { error } = &namespace.origin {
-            out.push((
-                namespace.name.clone(),
-                Refreshed::Failed {
-                    error: error.clone(),
-                },
-            ));
+        // A source that could not be listed again failed, whether or not an older listing
+        // stands in for it meanwhile: the refresh did not happen.
+        let failed = match &namespace.origin {
+            Origin::Unavailable { error } => Some(error.clone()),
+            Origin::Stale { error, .. } => {
+                Some(format!("{error} (the listing cached before stays in use)"))
+            }
+            _ => None,
+        };
+        if let Some(error) = failed {
+            out.push((namespace.name.clone(), Refreshed::Failed { error }));
             continue;
         }
         let states = store.tool_versions().observe(&namespace.tools).await?;

@@ -1041,3 +1041,45 @@ fn an_operation_the_document_changed_since_it_was_listed_is_not_sent() {
         "the pet was not deleted: {result}"
     );
 }
+
+/// `source refresh` of a source that cannot be listed again fails (exit 1) and says so, even
+/// though its older listing stays in use: the person who just changed the document must not
+/// read the old listing as the new one.
+#[test]
+fn a_refresh_that_cannot_list_the_source_again_fails_and_says_the_old_listing_stays() {
+    let home = Home::new();
+    let document = home.path().join("api.json");
+    std::fs::write(
+        &document,
+        json!({
+            "openapi": "3.1.0",
+            "info": { "title": "t", "version": "1" },
+            "servers": [{ "url": "http://127.0.0.1:9/api" }],
+            "paths": { "/items": { "get": { "operationId": "listItems",
+                "responses": { "200": { "description": "ok" } } } } }
+        })
+        .to_string(),
+    )
+    .unwrap();
+    home.run(&[
+        "source",
+        "add",
+        "api",
+        "--openapi",
+        &document.display().to_string(),
+    ])
+    .ok();
+    std::fs::remove_file(&document).unwrap();
+    let refreshed = home.run(&["source", "refresh", "api"]).fails();
+    assert!(
+        refreshed.stdout.contains("api: not listed:")
+            && refreshed
+                .stdout
+                .contains("the listing cached before stays in use"),
+        "{}",
+        refreshed.stdout
+    );
+    // The older listing still answers.
+    let found = home.run(&["search", "list items"]).ok();
+    assert!(found.stdout.contains("api.listItems"), "{}", found.stdout);
+}
