@@ -807,6 +807,11 @@ fn failure_from(error: &SourceError, delivery: Delivery, mutating: bool) -> Call
         _ => ErrorCode::UpstreamUnavailable,
     };
     let mut failure = CallFailure::new(code, error.to_string());
+    if let SourceError::Changed { .. } = error {
+        failure.hint = Some(
+            "Nothing was sent. The tool changed upstream after the call was decided; run the script again, and the call goes (or asks a person) by the tool's current definition.".into(),
+        );
+    }
     recovery::settle(&mut failure, delivery, mutating);
     failure
 }

@@ -463,7 +463,35 @@ impl Sources {
                 // otherwise; its connect listed it again.
                 if let Some(decided_on) = decided_on
                     && let Some(listed) = link.listed(upstream_name)
+                    && self
+                        .check_decided(source, upstream_name, listed, decided_on)
+                        .await
+                        .is_err()
                 {
+                    // The catalogue can be newer than this connection's listing (another
+                    // process listed the source again, and the person decided on that): what
+                    // the upstream serves now is what must match. A listing that fails sends
+                    // nothing either.
+                    let now = with_timeout(&link, "tools/list", peer.list_all_tools())
+                        .await
+                        .ok()
+                        .map(|tools| {
+                            tools
+                                .iter()
+                                .filter_map(|tool| serde_json::to_value(tool).ok())
+                                .collect::<Vec<Value>>()
+                        });
+                    let listed = now.as_ref().and_then(|tools| {
+                        tools
+                            .iter()
+                            .find(|tool| {
+                                tool.get("name").and_then(Value::as_str) == Some(upstream_name)
+                            })
+                            .cloned()
+                    });
+                    if now.is_some() {
+                        link.set_listed(now);
+                    }
                     self.check_decided(source, upstream_name, listed, decided_on)
                         .await?;
                 }

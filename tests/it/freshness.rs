@@ -358,3 +358,38 @@ fn a_read_only_change_is_marked_without_blocking_and_refresh_reports_it() {
         bad.stderr
     );
 }
+
+/// A hub whose connection listed `send` before it changed silently, while `source refresh` in
+/// a terminal listed the new one for the catalogue: the person approves the call as the
+/// upstream serves it now, and the resumed call goes out once instead of being refused because
+/// the connection's own listing was older.
+#[test]
+fn a_call_approved_on_what_the_upstream_serves_now_goes_out_from_a_hub_that_listed_it_before() {
+    let home = Home::new();
+    let calls = rug_config(&home, "");
+    let mut hub = Raw::hub(&home);
+    hub.initialize("2025-11-25");
+    let read = execute(&mut hub, 1, r#"return await rug.lookup({ q: "ann" });"#);
+    assert_eq!(read["status"], "completed", "{read}");
+    let switched = execute(
+        &mut hub,
+        2,
+        "return await rug.switch({ to_variant: 4, notify: false });",
+    );
+    assert_eq!(switched["status"], "completed", "{switched}");
+    home.run(&["source", "refresh", "rug"]).ok();
+    let paused = execute(&mut hub, 3, r#"return await rug.send({ to: "ann" });"#);
+    assert_eq!(paused["status"], "awaiting_approval", "{paused}");
+    let summary = paused["pending"][0]["summary"].as_str().unwrap_or_default();
+    assert!(
+        summary.contains("its description changed since it was confirmed"),
+        "the change is shown: {paused}"
+    );
+    let run_id = paused["runId"].as_str().unwrap().to_string();
+    home.run(&["hub", "approve", &run_id]).ok();
+    let answer = hub.call(4, "execute", json!({ "resume": run_id }));
+    let done = answer["result"]["structuredContent"].clone();
+    hub.close();
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(sends(&calls), ["send ann"]);
+}
