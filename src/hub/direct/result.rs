@@ -1,8 +1,9 @@
 //! A direct call's answer from its run's envelope: the tool's value as the upstream's
 //! structured content (when it declares an output schema) or as text and media blocks; a
 //! failure as an error result with the run's message; a stored large result as its reference
-//! and shape, to page with `capabilities_read_result`; a call waiting for a person as an error
-//! result saying who decides where, and that the same call runs once they allowed it.
+//! and shape, to page with `capabilities_read_result`; a call waiting for a person (a decision,
+//! or a sign-in) as an error result saying who does what where, and that the same call runs once
+//! they have.
 //!
 //! A client validates a successful answer's `structuredContent` against the tool's output
 //! schema (the Python SDK raises when it is missing or does not conform). A stored or cut
@@ -14,7 +15,8 @@ use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
 use serde_json::{Value, json};
 
 use super::READ_RESULT;
-use crate::sandbox::{ErrorCode, ExecuteEnvelope, Status};
+use crate::sandbox::{ErrorCode, ExecuteEnvelope, PendingKind, Status};
+use crate::sources::login_arguments;
 
 /// The answer of the direct tool `name` from `envelope`. `output_schema` is the one the tool
 /// declares, if any: an object result then goes out as `structuredContent`.
@@ -26,9 +28,8 @@ pub fn result(
     match envelope.status {
         Status::Completed => completed(envelope, output_schema),
         Status::AwaitingApproval => needs_a_person(envelope, name),
-        Status::Failed | Status::Cancelled | Status::AwaitingConnection | Status::Running => {
-            failed(envelope)
-        }
+        Status::AwaitingConnection => needs_a_sign_in(envelope, name),
+        Status::Failed | Status::Cancelled | Status::Running => failed(envelope),
     }
 }
 
@@ -156,6 +157,43 @@ fn needs_a_person(envelope: &ExecuteEnvelope, name: &str) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(lines.join("\n"))])
 }
 
+/// The answer to a call that waits for the person to sign a connection in: an error result
+/// that says which, how they sign in, and that the same call runs once they have. Never the
+/// page itself: that is for the person.
+fn needs_a_sign_in(envelope: &ExecuteEnvelope, name: &str) -> CallToolResult {
+    let mut lines = vec!["This call did not run: the user must sign in first.".to_string()];
+    let mut logins = Vec::new();
+    for pending in &envelope.pending {
+        lines.push(format!("- {}", pending.summary));
+        if pending.kind == PendingKind::Connection
+            && let Some(source) = &pending.address
+        {
+            logins.push(login_arguments(source, pending.connection.as_deref()));
+        }
+    }
+    let commands = logins
+        .iter()
+        .map(|login| format!("`capabilities source login {login}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let page_opened = envelope.pending.iter().any(|p| {
+        p.message
+            .as_deref()
+            .is_some_and(|m| m.contains("sign-in page"))
+    });
+    lines.push(if page_opened {
+        format!(
+            "A sign-in page opened in the user's browser; {commands} in a terminal works too. Tell the user."
+        )
+    } else {
+        format!("Ask the user to run {commands} in a terminal.")
+    });
+    lines.push(format!(
+        "Once they have signed in, call {name} again with exactly the same arguments."
+    ));
+    CallToolResult::error(vec![ContentBlock::text(lines.join("\n"))])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -232,6 +270,32 @@ mod tests {
             "{said}"
         );
         assert!(said.contains("counter.publish({ key: \"b\" })"), "{said}");
+    }
+
+    #[test]
+    fn a_call_waiting_for_a_sign_in_says_how_to_give_it_and_to_call_again() {
+        let mut envelope = ExecuteEnvelope::new("run_7", Status::AwaitingConnection, Vec::new());
+        envelope.pending.push(Pending {
+            id: "run_7/h".into(),
+            kind: PendingKind::Connection,
+            address: Some("h".into()),
+            summary: "`h` waits for a sign-in: it was never signed in".into(),
+            message: Some("A sign-in page for `h` opened in the user's browser.".into()),
+            connection: Some("work".into()),
+        });
+        let answer = result(&envelope, "h_echo", None);
+        assert_eq!(answer.is_error, Some(true));
+        let said = text(&answer);
+        for expected in [
+            "the user must sign in first",
+            "`h` waits for a sign-in",
+            "A sign-in page opened in the user's browser",
+            "`capabilities source login h --connection work`",
+            "call h_echo again with exactly the same arguments",
+        ] {
+            assert!(said.contains(expected), "{expected}: {said}");
+        }
+        assert!(!said.contains("execute"), "no code-mode words: {said}");
     }
 
     #[test]
