@@ -64,7 +64,15 @@ struct Callback {
     iss: Option<String>,
     error: Option<String>,
     error_description: Option<String>,
+    /// Told whether the exchange that followed worked, so the page the browser shows says so.
+    outcome: Option<oneshot::Sender<bool>>,
 }
+
+/// How long the browser's page waits for the code exchange to say how it went.
+const OUTCOME_WAIT: Duration = Duration::from_secs(60);
+
+/// How long a finished sign-in waits for the listener to write its last page.
+const PAGE_DELIVERY: Duration = Duration::from_secs(5);
 
 /// A sign-in whose page is ready to open; [`SignIn::finish`] waits for the browser.
 pub struct SignIn {
@@ -73,6 +81,8 @@ pub struct SignIn {
     session: AuthorizationSession,
     callbacks: mpsc::Receiver<Callback>,
     stop: Option<oneshot::Sender<()>>,
+    /// The listener, which finishes once the page it owes the browser is written.
+    server: Option<tokio::task::JoinHandle<()>>,
 }
 
 /// A client configured for the connection instead of dynamic registration.
@@ -232,7 +242,7 @@ async fn start(
     let app = Router::new()
         .route("/callback", get(callback))
         .with_state(Redirects { sender, state });
-    tokio::spawn(async move {
+    let server = tokio::spawn(async move {
         let serve = axum::serve(listener, app).with_graceful_shutdown(async move {
             let _ = stopped.await;
         });
@@ -246,6 +256,7 @@ async fn start(
         session,
         callbacks,
         stop: Some(stop),
+        server: Some(server),
     })
 }
 
@@ -263,6 +274,15 @@ impl SignIn {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
+        // A redirect that came after the one exchanged (a browser sending it again) is told
+        // at once that it finished nothing, rather than waiting for an outcome.
+        self.callbacks.close();
+        while self.callbacks.try_recv().is_ok() {}
+        // The browser's page says how the exchange went, so it is written after it: wait for
+        // the listener to deliver it before this process (a `source login`) may exit.
+        if let Some(server) = self.server.take() {
+            let _ = tokio::time::timeout(PAGE_DELIVERY, server).await;
+        }
         match outcome {
             Ok(result) => result,
             Err(_) => Err(SignInError::TimedOut {
@@ -277,8 +297,21 @@ impl SignIn {
             source_name: self.source.clone(),
             reason,
         };
-        let Some(callback) = self.callbacks.recv().await else {
+        let Some(mut callback) = self.callbacks.recv().await else {
             return Err(failed("the redirect listener stopped".into()));
+        };
+        let outcome = callback.outcome.take();
+        let exchanged = self.exchange_code(callback).await;
+        if let Some(outcome) = outcome {
+            let _ = outcome.send(exchanged.is_ok());
+        }
+        exchanged
+    }
+
+    async fn exchange_code(&mut self, callback: Callback) -> Result<(), SignInError> {
+        let failed = |reason: String| SignInError::Failed {
+            source_name: self.source.clone(),
+            reason,
         };
         if let Some(error) = callback.error {
             let detail = callback
@@ -358,13 +391,23 @@ async fn callback(
             ),
         );
     }
-    let refused = callback.error.is_some();
+    let (told, outcome) = oneshot::channel();
+    callback.outcome = Some(told);
     // A full channel means earlier redirects are still unread: this one adds nothing.
     let _ = redirects.sender.try_send(callback);
-    let page = if refused {
-        "<!doctype html><title>capabilities</title><p>Sign-in was not completed. You can close this tab; the terminal says what happened.</p>"
-    } else {
-        "<!doctype html><title>capabilities</title><p>Signed in. You can close this tab.</p>"
+    // The page says what happened only once the code was exchanged: a server that refuses it
+    // must not leave the person reading "Signed in".
+    let page = match tokio::time::timeout(OUTCOME_WAIT, outcome).await {
+        Ok(Ok(true)) => {
+            "<!doctype html><title>capabilities</title><p>Signed in. You can close this tab.</p>"
+        }
+        Ok(Ok(false)) => {
+            "<!doctype html><title>capabilities</title><p>Sign-in was not completed. You can close this tab; the terminal says what happened.</p>"
+        }
+        // Already ended by an earlier redirect, or still going: the terminal has the outcome.
+        _ => {
+            "<!doctype html><title>capabilities</title><p>This sign-in is not finished by this page. You can close this tab; the terminal says how it ends.</p>"
+        }
     };
     (StatusCode::OK, Html(page))
 }

@@ -530,6 +530,53 @@ async fn requests_that_are_not_the_redirect_cannot_end_a_sign_in() {
     completed(&run);
 }
 
+/// The redirect carries this sign-in's state but a code the server refuses: the browser's page
+/// says the sign-in did not complete (not "Signed in"), as the terminal does.
+#[test]
+fn the_browser_page_says_signed_in_only_once_the_code_was_exchanged() {
+    use std::io::BufRead;
+    let peer = OAuthPeer::start(3600);
+    let home = home_for(&peer, "file");
+    let mut child = home
+        .command(&["source", "login", "peer", "--no-browser"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("capabilities runs");
+    let stdout = child.stdout.take().expect("stdout");
+    let page = std::io::BufReader::new(stdout)
+        .lines()
+        .map_while(Result::ok)
+        .find_map(|line| {
+            line.trim()
+                .starts_with("http")
+                .then(|| line.trim().to_string())
+        })
+        .expect("login printed the page to open");
+    let page = url::Url::parse(&page).expect("the sign-in page is a URL");
+    let named = |name: &str| {
+        page.query_pairs()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.into_owned())
+            .expect("the page names it")
+    };
+    let (redirect, state) = (named("redirect_uri"), named("state"));
+    let (status, body) = http_get(&format!("{redirect}?code=forged&state={state}"));
+    assert!(status.contains(" 200 "), "{status}\n{body}");
+    assert!(
+        body.contains("Sign-in was not completed") && !body.contains("Signed in."),
+        "{body}"
+    );
+    let output = child.wait_with_output().expect("login ends");
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("signing in to source `peer` failed"),
+        "{stderr}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn tokens_refresh_before_expiry_and_a_refused_refresh_waits_for_sign_in() {
     // Tokens of eight seconds, refreshed when less than four are left: room for the encrypted
