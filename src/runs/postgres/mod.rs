@@ -76,7 +76,32 @@ impl Postgres {
             location,
         };
         store.with(schema::migrate)?;
+        store.check_clock();
         Ok(store)
+    }
+
+    /// Warns when this machine's clock and the server's disagree by more than
+    /// [`CLOCK_TOLERANCE`]: replicas compare their own clocks for leases and approval expiry,
+    /// so one running ahead takes over runs whose owner is alive, and one behind keeps a dead
+    /// owner's runs waiting longer.
+    fn check_clock(&self) {
+        let before = crate::runs::now_ms();
+        let server = self.with(|client| {
+            client
+                .query_one(
+                    "SELECT (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint",
+                    &[],
+                )
+                .map(|row| row.get::<_, i64>(0))
+        });
+        let after = crate::runs::now_ms();
+        let Ok(server) = server else {
+            return;
+        };
+        let here = i64::try_from(before / 2 + after / 2).unwrap_or(i64::MAX);
+        if let Some(warning) = clock_warning(here.saturating_sub(server)) {
+            tracing::warn!("{warning}");
+        }
     }
 
     /// Runs `f` on the connection, connecting first when there is none.
@@ -224,6 +249,22 @@ impl Backend for Postgres {
     }
 }
 
+/// How far this machine's clock may be from the store server's before it is worth a warning:
+/// far below a run's 30-second lease.
+const CLOCK_TOLERANCE_MS: i64 = 5_000;
+
+/// The warning for a clock `ahead_ms` ahead of the server's (behind when negative), if any.
+fn clock_warning(ahead_ms: i64) -> Option<String> {
+    if ahead_ms.abs() <= CLOCK_TOLERANCE_MS {
+        return None;
+    }
+    let side = if ahead_ms > 0 { "ahead of" } else { "behind" };
+    Some(format!(
+        "this machine's clock is {:.0} s {side} the store server's; replicas sharing a store compare their clocks for run leases and approval expiry, so keep every machine's clock synchronised (NTP: `timedatectl set-ntp true`)",
+        ahead_ms.unsigned_abs() as f64 / 1000.0
+    ))
+}
+
 /// An error with what caused it ("error connecting to server: Connection refused").
 fn with_causes(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
@@ -277,4 +318,23 @@ fn unsigned(value: i64) -> u64 {
 /// A count or a time to store.
 fn signed(value: u64) -> i64 {
     i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_clock_far_from_the_servers_is_named_with_the_fix() {
+        assert_eq!(clock_warning(0), None);
+        assert_eq!(clock_warning(-4_000), None);
+        let ahead = clock_warning(61_000).expect("a minute ahead");
+        assert!(
+            ahead.contains("61 s ahead of the store server's"),
+            "{ahead}"
+        );
+        assert!(ahead.contains("timedatectl set-ntp true"), "{ahead}");
+        let behind = clock_warning(-45_500).expect("behind");
+        assert!(behind.contains("46 s behind"), "{behind}");
+    }
 }
