@@ -32,6 +32,12 @@ const MAX_NESTING: usize = 48;
 /// thousands of operations is copied thousands of times. Real documents stay far below (GitHub's
 /// 1,200 operations copy about 85,000); past it, a component is attached as `{}`.
 const MAX_COPIED_NODES: usize = 1_000_000;
+/// How many schema objects converting the whole document may walk, all schemas together: each
+/// schema has [`MAX_NODES`], but a document of many operations whose schemas inline the same
+/// large non-component reference would otherwise pay that many times over (50 such operations
+/// took 3.5 GB and a minute). Real documents walk far fewer (GitHub's 1,223 operations walk
+/// about 16,000, each component once); past it, what is left of each schema is `{}`.
+const MAX_WALKED_NODES: usize = 250_000;
 
 /// Converts schemas of one document, each component once.
 pub(crate) struct Schemas<'d> {
@@ -45,6 +51,8 @@ pub(crate) struct Schemas<'d> {
     /// Schema objects the tools may still hold in copies of components
     /// ([`MAX_COPIED_NODES`]).
     copies_left: usize,
+    /// Schema objects the document's conversions may still walk ([`MAX_WALKED_NODES`]).
+    walks_left: usize,
 }
 
 /// One converted component: its schema, the components it refers to directly, and how many
@@ -70,6 +78,7 @@ impl<'d> Schemas<'d> {
             nodes_left: MAX_NODES,
             nesting: 0,
             copies_left: MAX_COPIED_NODES,
+            walks_left: MAX_WALKED_NODES,
         }
     }
 
@@ -168,10 +177,11 @@ impl<'d> Schemas<'d> {
         refs: &mut BTreeSet<String>,
         depth: usize,
     ) -> Result<Value, SpecError> {
-        if self.nodes_left == 0 || self.nesting >= MAX_NESTING {
+        if self.nodes_left == 0 || self.walks_left == 0 || self.nesting >= MAX_NESTING {
             return Ok(json!({}));
         }
         self.nodes_left -= 1;
+        self.walks_left -= 1;
         self.nesting += 1;
         let converted = self.walk_within(schema, pointer, refs, depth);
         self.nesting -= 1;
@@ -468,6 +478,49 @@ mod tests {
             converted.schema["properties"]["p0"]["properties"]["p0"]["type"],
             "object"
         );
+    }
+
+    #[test]
+    fn a_large_inlined_reference_behind_many_operations_is_walked_within_the_documents_budget() {
+        // Each of `x-s/s0`'s eight properties is `s1`, and so on: past MAX_NODES once inlined.
+        let mut chain = Map::new();
+        for i in 0..11 {
+            let properties: Map<String, Value> = (0..8)
+                .map(|p| {
+                    (
+                        format!("p{p}"),
+                        json!({ "$ref": format!("#/x-s/s{}", i + 1) }),
+                    )
+                })
+                .collect();
+            chain.insert(
+                format!("s{i}"),
+                json!({ "type": "object", "properties": properties }),
+            );
+        }
+        chain.insert("s11".into(), json!({ "type": "string" }));
+        let text = json!({
+            "openapi": "3.1.0",
+            "info": {"title": "t", "version": "1"},
+            "paths": {},
+            "x-s": chain
+        })
+        .to_string();
+        let doc = parse(text).expect("a valid document");
+        let mut schemas = Schemas::new(&doc);
+        let held: Vec<Value> = (0..200)
+            .map(|operation| {
+                schemas
+                    .convert(&json!({ "$ref": "#/x-s/s0" }), &format!("/p{operation}"))
+                    .expect("converts")
+                    .schema
+            })
+            .collect();
+        let total: usize = held.iter().map(nodes).sum();
+        assert!(total <= MAX_WALKED_NODES + 1_000, "{total} schema objects");
+        // The first operations are typed as written; the last are anything.
+        assert_eq!(held[0]["properties"]["p0"]["type"], "object");
+        assert_eq!(held[199], json!({}));
     }
 
     #[test]
