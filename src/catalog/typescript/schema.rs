@@ -275,9 +275,11 @@ mod tests {
             model.type_member("Node", false).as_deref(),
             Some("\tinterface Node {\n\t\tvalue?: string;\n\t\tchildren?: Node[];\n\t}\n")
         );
+        // Ping and Pong are each other's alias with nothing in between, which TypeScript
+        // refuses as circular: the reference that closes the circle is `unknown`.
         assert_eq!(
             model.type_member("Ping", false).as_deref(),
-            Some("\ttype Ping = Pong | null;\n")
+            Some("\ttype Ping = unknown | null;\n")
         );
         assert_eq!(model.type_dependencies("Node"), Vec::<&str>::new());
         parses(&model.declaration());

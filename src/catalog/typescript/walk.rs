@@ -239,10 +239,52 @@ impl Builder {
         // already built, and only shortens what the rest of the walk may show.
         let spent = doc.iter().map(String::len).sum();
         self.meter.spend(spent);
+        let ty = self.without_alias_cycle(name, ty);
         if let Some(named) = self.by_name.get(name).and_then(|&i| self.types.get_mut(i)) {
             named.ty = ty;
             named.doc = doc;
         }
+    }
+
+    /// `ty`, the type of `name`, with `unknown` for each bare reference (outside any object,
+    /// array or tuple) that leads back to `name` through bare references alone: a schema that
+    /// is only a `$ref` to itself, or two that are each other, would render as `type B = B;`,
+    /// which TypeScript refuses as a circular alias.
+    fn without_alias_cycle(&self, name: &str, ty: Ty) -> Ty {
+        match ty {
+            Ty::Named(other) if self.alias_reaches(&other, name, &mut HashSet::new()) => {
+                Ty::Unknown
+            }
+            Ty::Union(members) => Ty::Union(
+                members
+                    .into_iter()
+                    .map(|member| self.without_alias_cycle(name, member))
+                    .collect(),
+            ),
+            Ty::Intersection(members) => Ty::Intersection(
+                members
+                    .into_iter()
+                    .map(|member| self.without_alias_cycle(name, member))
+                    .collect(),
+            ),
+            other => other,
+        }
+    }
+
+    /// Whether the named type `from` is `to`, or reaches it through bare references.
+    fn alias_reaches(&self, from: &str, to: &str, seen: &mut HashSet<String>) -> bool {
+        if from == to {
+            return true;
+        }
+        if !seen.insert(from.to_string()) {
+            return false;
+        }
+        let Some(named) = self.by_name.get(from).and_then(|&i| self.types.get(i)) else {
+            return false;
+        };
+        bare_names(&named.ty)
+            .iter()
+            .any(|next| self.alias_reaches(next, to, seen))
     }
 
     /// `depth` counts enclosing objects within the current declaration; `nesting` counts every
@@ -618,12 +660,53 @@ impl Builder {
     }
 }
 
+/// The named types `ty` is made of bare: itself, or the members of its unions and intersections.
+fn bare_names(ty: &Ty) -> Vec<&str> {
+    match ty {
+        Ty::Named(name) => vec![name.as_str()],
+        Ty::Union(members) | Ty::Intersection(members) => {
+            members.iter().flat_map(bare_names).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::catalog::typescript::NamespaceTypes;
     use crate::catalog::typescript::tests::{field, input, sig};
     use serde_json::{Map, Value, json};
+
+    #[test]
+    fn a_definition_that_is_only_itself_or_its_partners_alias_is_unknown() {
+        let tools = [crate::catalog::typescript::tests::tool(
+            "t",
+            "run",
+            json!({
+                "type": "object",
+                "properties": {
+                    "b": {"$ref": "#/$defs/B"},
+                    "c": {"$ref": "#/$defs/C"},
+                    "list": {"$ref": "#/$defs/List"}
+                },
+                "$defs": {
+                    "B": {"$ref": "#/$defs/B"},
+                    "C": {"anyOf": [{"$ref": "#/$defs/D"}, {"type": "string"}]},
+                    "D": {"$ref": "#/$defs/C"},
+                    "List": {"type": "array", "items": {"$ref": "#/$defs/List"}}
+                }
+            }),
+            None,
+        )];
+        let declaration = super::super::NamespaceTypes::build("t", &tools).declaration();
+        for circular in ["type B = B;", "type D = C;\n\ttype C = D", "C = D | string"] {
+            assert!(!declaration.contains(circular), "{declaration}");
+        }
+        assert!(declaration.contains("type B = unknown;"), "{declaration}");
+        // Recursion through an array is a type TypeScript takes: it stays.
+        assert!(declaration.contains("type List = List[];"), "{declaration}");
+    }
 
     #[test]
     fn primitives() {
