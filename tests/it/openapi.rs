@@ -654,8 +654,11 @@ fn a_document_behind_the_apis_own_key_gets_the_sources_headers_only_on_its_origi
             "X-Docs-Key=${env:DOCS_KEY}",
         ])
         .ok();
+    // The document's title repeats the key it was fetched with: blanked where it is shown.
     assert!(
-        added.stdout.contains("is ready: 14 tools"),
+        added.stdout.contains("is ready: 14 tools")
+            && added.stdout.contains("server Pet shop for •••")
+            && !added.stdout.contains("docs-789"),
         "{}",
         added.stdout
     );

@@ -157,10 +157,13 @@ def plain_text() -> Response:
 @app.get("/private/openapi.json", include_in_schema=False)
 def private_document(request: Request) -> dict:
     """The same document, only for a caller with the docs key: an API whose description sits
-    behind its own authentication."""
-    if request.headers.get("x-docs-key") != "docs-789":
+    behind its own authentication, and which carelessly names the key in its title."""
+    key = request.headers.get("x-docs-key")
+    if key != "docs-789":
         raise HTTPException(status_code=401, detail="the docs need X-Docs-Key")
-    return app.openapi()
+    document = copy.deepcopy(app.openapi())
+    document["info"]["title"] = f"Pet shop for {key}"
+    return document
 
 
 @app.middleware("http")

@@ -230,8 +230,10 @@ pub(super) async fn connect(link: &Arc<Link>) -> Result<(Live, SourceStatus), Co
         protocol_version: protocol_version
             .map(|v| v.as_str().to_string())
             .unwrap_or_else(|| "unknown".into()),
-        server_name: server.map(|s| s.name.clone()),
-        server_version: server.map(|s| s.version.clone()),
+        // The server's own words, shown by `source test` and `source list`: blanked like
+        // everything else it sends, since a careless one may put a secret it was given there.
+        server_name: server.map(|s| link.clean_text(&s.name)),
+        server_version: server.map(|s| link.clean_text(&s.version)),
         tool_count,
     };
     Ok((
@@ -306,9 +308,12 @@ async fn connect_openapi(
     })
     .await?;
     let status = SourceStatus::Ready {
-        protocol_version: api.protocol.clone(),
-        server_name: api.title.clone(),
-        server_version: api.version.clone(),
+        protocol_version: link.clean_text(&api.protocol),
+        server_name: api.title.as_deref().map(|title| link.clean_text(title)),
+        server_version: api
+            .version
+            .as_deref()
+            .map(|version| link.clean_text(version)),
         tool_count: api.tools().len(),
     };
     Ok((Live::OpenApi(Arc::new(api)), status))
