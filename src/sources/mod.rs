@@ -32,6 +32,7 @@
 //! Where nothing can be awaited any more, [`kill_all`] kills every child process group at once;
 //! dropping the last `Arc<Sources>` does the same for its own children.
 
+mod decided;
 mod error;
 mod handler;
 mod http;
@@ -66,7 +67,7 @@ use self::link::{Client, Link, LinkState, Shared};
 use self::openapi::CallError;
 use crate::config::{Pacing, SourceSettings, Transport, env_credentials};
 use crate::credentials::{Resolved, SecretLookup};
-use crate::model::tool::{UpstreamTool, definition_hash};
+use crate::model::tool::UpstreamTool;
 
 /// How many events a slow subscriber may fall behind before it misses some.
 const EVENT_CAPACITY: usize = 256;
@@ -256,38 +257,6 @@ impl Sources {
             .collect()
     }
 
-    /// The definition hash `tool` (as its upstream lists it now) would be catalogued with:
-    /// blanked as [`list_tools`](Self::list_tools) blanks it, through the default connection.
-    async fn listed_hash(&self, source: &str, tool: Value) -> Option<String> {
-        let link = self.link(source, None).ok()?;
-        let tool: UpstreamTool = serde_json::from_value(blanked(&link, tool)).ok()?;
-        Some(definition_hash(&tool))
-    }
-
-    /// Refuses, unsent, a call decided on the definition hashed `decided_on` when the upstream
-    /// now defines `upstream_name` otherwise (`listed`: its definition as last listed, `None`
-    /// when the listing lacks it). Policy, a person's approval and freshness judged the one
-    /// decided on, not what the tool became.
-    async fn check_decided(
-        &self,
-        source: &str,
-        upstream_name: &str,
-        listed: Option<Value>,
-        decided_on: &str,
-    ) -> Result<(), SourceError> {
-        let now = match listed {
-            Some(tool) => self.listed_hash(source, tool).await,
-            None => None,
-        };
-        if now.as_deref() == Some(decided_on) {
-            return Ok(());
-        }
-        Err(SourceError::Changed {
-            name: source.to_string(),
-            tool: upstream_name.to_string(),
-        })
-    }
-
     /// The skills the source publishes under the Skills extension (`skills/list`, all pages),
     /// through its default connection, redacted like its tools; none when it does not declare
     /// the extension (or is an OpenAPI document).
@@ -461,38 +430,8 @@ impl Sources {
             Client::Mcp(peer) => {
                 // A server that restarted since the catalogue listed it may define the tool
                 // otherwise; its connect listed it again.
-                if let Some(decided_on) = decided_on
-                    && let Some(listed) = link.listed(upstream_name)
-                    && self
-                        .check_decided(source, upstream_name, listed, decided_on)
-                        .await
-                        .is_err()
-                {
-                    // The catalogue can be newer than this connection's listing (another
-                    // process listed the source again, and the person decided on that): what
-                    // the upstream serves now is what must match. A listing that fails sends
-                    // nothing either.
-                    let now = with_timeout(&link, "tools/list", peer.list_all_tools())
-                        .await
-                        .ok()
-                        .map(|tools| {
-                            tools
-                                .iter()
-                                .filter_map(|tool| serde_json::to_value(tool).ok())
-                                .collect::<Vec<Value>>()
-                        });
-                    let listed = now.as_ref().and_then(|tools| {
-                        tools
-                            .iter()
-                            .find(|tool| {
-                                tool.get("name").and_then(Value::as_str) == Some(upstream_name)
-                            })
-                            .cloned()
-                    });
-                    if now.is_some() {
-                        link.set_listed(now);
-                    }
-                    self.check_decided(source, upstream_name, listed, decided_on)
+                if let Some(decided_on) = decided_on {
+                    self.check_decided_listing(&link, &peer, upstream_name, decided_on)
                         .await?;
                 }
                 peer
