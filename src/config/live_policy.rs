@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 use sha2::{Digest, Sha256};
 
 use super::load::parse;
-use crate::policy::Policy;
+use crate::policy::{Action, Policy};
 
 /// A file changed within this long ago is read even when its size and time look the same:
 /// file times are coarse (a few milliseconds), so two writes inside one tick look alike.
@@ -154,15 +154,35 @@ impl Watched {
         let text = String::from_utf8_lossy(&bytes);
         let policy = parse(&self.path, &text)
             .map_err(|e| e.to_string())
-            .and_then(|settings| match &self.profile {
-                None => Ok(settings.policy),
-                Some(name) => settings
-                    .profiles
-                    .get(name)
-                    .map(|p| p.policy.clone())
-                    .ok_or_else(|| {
-                        format!("it no longer has the profile `{name}` this hub serves")
-                    }),
+            .map(|settings| match &self.profile {
+                None => settings.policy,
+                Some(name) => match settings.profiles.get(name) {
+                    // A source the profile no longer lists is out of reach at once, as an
+                    // operator who moved it out of a profile expects of that profile's tokens.
+                    Some(profile) => Policy {
+                        left_profile: settings
+                            .sources
+                            .iter()
+                            .map(|s| s.name.clone())
+                            .filter(|source| !profile.sources.contains(source))
+                            .collect(),
+                        ..profile.policy.clone()
+                    },
+                    None => {
+                        tracing::warn!(
+                            "{} no longer has the profile `{name}` this hub serves, so every call is denied until it is back or the hub restarts with another",
+                            self.path.display()
+                        );
+                        Policy {
+                            read_only: Action::Deny,
+                            destructive: Action::Deny,
+                            default: Action::Deny,
+                            rules: Vec::new(),
+                            confirm_changes: settings.policy.confirm_changes,
+                            left_profile: settings.sources.iter().map(|s| s.name.clone()).collect(),
+                        }
+                    }
+                },
             });
         match policy {
             Ok(policy) => {
@@ -266,7 +286,48 @@ mod tests {
         assert_eq!(
             action(&live, "gh.createIssue"),
             Action::Deny,
-            "a config without the profile keeps the last good policy"
+            "a config without the profile denies everything"
+        );
+    }
+
+    #[test]
+    fn a_source_moved_out_of_the_profile_is_denied_at_once_and_a_removed_profile_denies_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        let sources = "[sources.gh]\ncommand = \"x\"\n[sources.prod]\ncommand = \"x\"\n";
+        let both = format!(
+            "{sources}[profiles.work]\nsources = [\"gh\", \"prod\"]\n[[profiles.work.rules]]\nmatch = \"prod.query\"\naction = \"allow\"\n"
+        );
+        std::fs::write(&path, &both).unwrap();
+        let initial = parse(&path, &both).unwrap().profiles["work"].policy.clone();
+        let live = LivePolicy::watching(path.clone(), Some("work".into()), initial);
+        assert_eq!(action(&live, "prod.query"), Action::Allow);
+        // `prod` leaves the profile; the rule that allowed its tool stays in the file.
+        std::fs::write(
+            &path,
+            both.replace("[\"gh\", \"prod\"]", "[\"gh\"]        "),
+        )
+        .unwrap();
+        let decided = live
+            .current()
+            .evaluate("prod.query", None, &Annotations::default());
+        assert_eq!(decided.action, Action::Deny);
+        assert!(
+            decided.reason.contains("no longer in the profile"),
+            "{}",
+            decided.reason
+        );
+        assert_eq!(action(&live, "gh.createIssue"), Action::Ask);
+        // The profile is gone: nothing it served may be called.
+        std::fs::write(&path, sources).unwrap();
+        assert_eq!(action(&live, "gh.list"), Action::Deny);
+        let read_only = Annotations {
+            read_only_hint: Some(true),
+            ..Annotations::default()
+        };
+        assert_eq!(
+            live.current().evaluate("gh.list", None, &read_only).action,
+            Action::Deny
         );
     }
 }

@@ -134,6 +134,9 @@ pub struct Policy {
     pub rules: Vec<Rule>,
     /// Which changed tools ask again.
     pub confirm_changes: ConfirmChanges,
+    /// Sources the profile a running hub serves has left since the hub started (the config was
+    /// edited): every call to them is denied, whatever the rules say, until a restart drops them.
+    pub left_profile: Vec<String>,
 }
 
 impl Default for Policy {
@@ -144,6 +147,7 @@ impl Default for Policy {
             default: Action::Ask,
             rules: Vec::new(),
             confirm_changes: ConfirmChanges::default(),
+            left_profile: Vec::new(),
         }
     }
 }
@@ -157,6 +161,12 @@ pub struct Decision {
 
 impl Policy {
     /// The rule that decides calls of `address`, if any does.
+    /// Whether `address` is a tool of a source the profile has left ([`Policy::left_profile`]).
+    fn left(&self, address: &str) -> bool {
+        let source = address.split('.').next().unwrap_or(address);
+        self.left_profile.iter().any(|left| left == source)
+    }
+
     fn best_rule(&self, address: &str, connection: Option<&str>) -> Option<&Rule> {
         self.rules
             .iter()
@@ -177,6 +187,9 @@ impl Policy {
         connection: Option<&str>,
         annotations: &Annotations,
     ) -> Action {
+        if self.left(address) {
+            return Action::Deny;
+        }
         match self.best_rule(address, connection) {
             Some(rule) => rule.action,
             None if annotations.is_read_only() => self.read_only,
@@ -201,7 +214,8 @@ impl Policy {
     /// Whether any tool can be denied at all: when none can, a search counts its hits without
     /// checking each one.
     pub fn may_deny(&self) -> bool {
-        [self.read_only, self.destructive, self.default].contains(&Action::Deny)
+        !self.left_profile.is_empty()
+            || [self.read_only, self.destructive, self.default].contains(&Action::Deny)
             || self.rules.iter().any(|rule| rule.action == Action::Deny)
     }
 
@@ -211,6 +225,12 @@ impl Policy {
         connection: Option<&str>,
         annotations: &Annotations,
     ) -> Decision {
+        if self.left(address) {
+            return Decision {
+                action: Action::Deny,
+                reason: "its source is no longer in the profile this hub serves (the config changed since it started)".into(),
+            };
+        }
         if let Some(rule) = self.best_rule(address, connection) {
             let on = rule
                 .connection

@@ -45,6 +45,7 @@ impl Ctx<'_> {
             default: self.action(&options.default, Action::Ask, "default")?,
             rules: self.rules(&options.rules, sources)?,
             confirm_changes,
+            left_profile: Vec::new(),
         })
     }
 
