@@ -381,7 +381,16 @@ impl Executor {
                         .await;
                 }
                 if !undecided.is_empty() {
-                    return stored_envelope(&record);
+                    // Calls decided since the pause (one denied, another still open) no longer
+                    // wait: only the undecided ones are listed as pending.
+                    let mut envelope = stored_envelope(&record)?;
+                    envelope.pending.retain(|pending| {
+                        pending.kind != PendingKind::Approval
+                            || undecided
+                                .iter()
+                                .any(|a| pending.id == format!("{run_id}/{}", a.seq))
+                    });
+                    return Ok(envelope);
                 }
                 self.store
                     .runs()

@@ -143,6 +143,39 @@ fn a_denied_call_throws_and_the_rest_of_the_script_goes_on() {
     assert_eq!(counts(&counts_file), serde_json::json!({ "write:a": 1 }));
 }
 
+/// Two calls wait; the person denies one. Resuming while the other is still undecided lists
+/// only that one as pending: the denied call no longer waits for anyone.
+#[test]
+fn a_call_decided_since_the_pause_is_no_longer_listed_as_waiting() {
+    let home = Home::new();
+    counter_config(&home);
+    let code = r#"
+        return await Promise.allSettled([counter.publish({ key: "b" }), counter.publish({ key: "d" })]);
+    "#;
+    let paused = envelope(&exec(&home, &["exec", "-", "--json"], code));
+    assert_eq!(paused["status"], "awaiting_approval", "{paused}");
+    let ids: Vec<String> = paused["pending"]
+        .as_array()
+        .map(|p| {
+            p.iter()
+                .filter_map(|p| p["id"].as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(ids.len(), 2, "{paused}");
+    let run_id = paused["runId"].as_str().unwrap().to_string();
+    let (first, second) = (&ids[0], &ids[1]);
+    let seq = first.rsplit('/').next().unwrap();
+    home.run(&["hub", "deny", &run_id, "--call", seq]).ok();
+    let waiting = envelope(&home.run(&["exec", "--resume", &run_id, "--json"]));
+    assert_eq!(waiting["status"], "awaiting_approval", "{waiting}");
+    let left: Vec<&str> = waiting["pending"]
+        .as_array()
+        .map(|p| p.iter().filter_map(|p| p["id"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(left, [second.as_str()], "{waiting}");
+}
+
 #[test]
 fn deciding_on_unknown_or_settled_runs_says_so() {
     let home = Home::new();
