@@ -91,7 +91,19 @@ impl Credentials {
                         .to_string();
                     match definition.get("in").and_then(Value::as_str) {
                         Some("query") => Placement::Query(name),
-                        Some("cookie") => Placement::Cookie(name),
+                        Some("cookie") if is_cookie_name(&name) => Placement::Cookie(name),
+                        Some("cookie") => {
+                            return Err(format!(
+                                "the security scheme `{scheme}` names the cookie `{}`, which is not a cookie name (it has a space, `;`, `=` or a control character), so the key cannot be sent; ask the API's owners to fix the document",
+                                name.escape_debug()
+                            ));
+                        }
+                        _ if frames_the_request(&name) => {
+                            return Err(format!(
+                                "the security scheme `{scheme}` puts its key in the header `{}`, which routes or frames the request rather than authenticates it, so capabilities does not send a credential there; ask the API's owners to fix the document",
+                                name.escape_debug()
+                            ));
+                        }
                         _ => Placement::Header(name),
                     }
                 }
@@ -226,6 +238,36 @@ impl Credentials {
     }
 }
 
+/// Headers that route or frame a request (which virtual host receives it, where its body
+/// ends, what the connection does next): a key placed in one would go to whoever the header
+/// chooses, or desynchronise the connection.
+fn frames_the_request(name: &str) -> bool {
+    let name = name.trim().to_ascii_lowercase();
+    [
+        "host",
+        "content-length",
+        "transfer-encoding",
+        "connection",
+        "keep-alive",
+        "te",
+        "trailer",
+        "upgrade",
+        "expect",
+        "cookie",
+    ]
+    .contains(&name.as_str())
+        || name.starts_with("proxy-")
+}
+
+/// Whether `name` can be a cookie's name (RFC 6265's token): anything else would split the
+/// `Cookie` header into other cookies of the document's choosing.
+fn is_cookie_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_graphic() && !b"()<>@,;:\\\"/[]?={}".contains(&b))
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -248,6 +290,45 @@ mod tests {
             .to_string(),
         )
         .expect("valid")
+    }
+
+    #[test]
+    fn a_key_for_a_header_that_routes_the_request_or_a_cookie_that_is_no_name_is_refused() {
+        let hostile = parse(
+            json!({
+                "openapi": "3.1.0",
+                "info": {"title": "t", "version": "1"},
+                "paths": {},
+                "components": {"securitySchemes": {
+                    "host": {"type": "apiKey", "in": "header", "name": "Host"},
+                    "proxy": {"type": "apiKey", "in": "header", "name": "Proxy-Authorization"},
+                    "split": {"type": "apiKey", "in": "cookie", "name": "c; admin=1"},
+                    "fine": {"type": "apiKey", "in": "cookie", "name": "session_id"},
+                    "header": {"type": "apiKey", "in": "header", "name": "X-API-Key"}
+                }}
+            })
+            .to_string(),
+        )
+        .expect("valid");
+        for (scheme, said) in [
+            (
+                "host",
+                "the header `Host`, which routes or frames the request",
+            ),
+            ("proxy", "the header `Proxy-Authorization`"),
+            (
+                "split",
+                "the cookie `c; admin=1`, which is not a cookie name",
+            ),
+        ] {
+            let refused = Credentials::new(&hostile, vec![(scheme.into(), "k".into())], None)
+                .err()
+                .unwrap_or_else(|| panic!("{scheme} is refused"));
+            assert!(refused.contains(said), "{refused}");
+        }
+        for scheme in ["fine", "header"] {
+            assert!(Credentials::new(&hostile, vec![(scheme.into(), "k".into())], None).is_ok());
+        }
     }
 
     #[test]
