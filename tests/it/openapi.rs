@@ -613,6 +613,20 @@ fn operations_without_an_operation_id_are_named_from_method_and_path() {
 }
 
 #[test]
+fn a_document_redirected_to_another_origin_says_where_and_why_it_is_not_followed() {
+    let shop = PetShop::start();
+    let said = refused(&format!("{}/moved/openapi.json", shop.base), &[]);
+    let port = shop.base.rsplit(':').next().unwrap_or_default();
+    assert!(
+        said.contains(&format!(
+            "a redirect to http://localhost:{port}: another origin"
+        )) && said.contains("give the address it redirects to as the document")
+            && !said.contains("from=moved"),
+        "{said}"
+    );
+}
+
+#[test]
 fn a_document_behind_the_apis_own_key_gets_the_sources_headers_only_on_its_origin() {
     let shop = PetShop::start();
     let document = format!("{}/private/openapi.json", shop.base);

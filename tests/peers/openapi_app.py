@@ -9,7 +9,8 @@ operation `keyed` moves to the server named in STATE_DIR/keyed-server once that 
 it adds `debugHeaders`, an error page that prints the request's Authorization header, and
 `echoHeaders`, which declares header parameters that frame or route a request (`Host`,
 `Content-Length`, `Transfer-Encoding`, `Connection`, `Cookie`) and answers with the headers it
-received. With a
+received. `/moved/openapi.json` redirects to the document on another origin (`localhost`).
+`/private/openapi.json` needs a docs key, and names it in its title. With a
 STATE_DIR, every request's path and credentials are appended to STATE_DIR/requests.jsonl, so a
 test can tell which host received what.
 
@@ -164,6 +165,12 @@ def private_document(request: Request) -> dict:
     document = copy.deepcopy(app.openapi())
     document["info"]["title"] = f"Pet shop for {key}"
     return document
+
+
+@app.get("/moved/openapi.json", include_in_schema=False)
+def moved_document() -> Response:
+    """A document that moved to another origin (`localhost` rather than `127.0.0.1`)."""
+    return Response(status_code=302, headers={"location": f"http://localhost:{sys.argv[1]}/openapi.json?from=moved"})
 
 
 @app.middleware("http")

@@ -579,10 +579,22 @@ async fn fetch(
     let fetched = async {
         let mut response = request.send().await?;
         let status = response.status();
+        // Where a redirect the client did not follow (another origin) pointed: its origin only,
+        // since the rest of the address is the server's to fill with anything.
+        let elsewhere = response
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .and_then(|target| target.to_str().ok())
+            .and_then(|target| response.url().join(target).ok())
+            .map(|target| target.origin().ascii_serialization());
         let body = response::body_within(&mut response, MAX_DOCUMENT).await?;
-        Ok::<_, reqwest::Error>(
-            body.map(|body| (status, String::from_utf8_lossy(&body).into_owned())),
-        )
+        Ok::<_, reqwest::Error>(body.map(|body| {
+            (
+                status,
+                elsewhere,
+                String::from_utf8_lossy(&body).into_owned(),
+            )
+        }))
     };
     match tokio::time::timeout(timeout, fetched).await {
         Err(_) => Err(format!(
@@ -594,7 +606,10 @@ async fn fetch(
             network_reason(&error, location)
         )),
         Ok(Ok(None)) => Err(too_large(location)),
-        Ok(Ok(Some((status, _))))
+        Ok(Ok(Some((status, Some(elsewhere), _)))) if status.is_redirection() => Err(format!(
+            "fetching the OpenAPI document from {location} answered HTTP {status}, a redirect to {elsewhere}: another origin, which is not followed (the source's headers would go along). If you trust it, give the address it redirects to as the document"
+        )),
+        Ok(Ok(Some((status, _, _))))
             if status == reqwest::StatusCode::UNAUTHORIZED
                 || status == reqwest::StatusCode::FORBIDDEN =>
         {
@@ -607,10 +622,10 @@ async fn fetch(
                 "fetching the OpenAPI document from {location} answered HTTP {status}: the document itself needs credentials, and {fix}"
             ))
         }
-        Ok(Ok(Some((status, _)))) if !status.is_success() => Err(format!(
+        Ok(Ok(Some((status, _, _)))) if !status.is_success() => Err(format!(
             "fetching the OpenAPI document from {location} answered HTTP {status}; check the URL (FastAPI serves it at /openapi.json)"
         )),
-        Ok(Ok(Some((_, text)))) => Ok(text),
+        Ok(Ok(Some((_, _, text)))) => Ok(text),
     }
 }
 
