@@ -188,9 +188,15 @@ pub(crate) fn build(
     for (name, value) in headers {
         let header = HeaderName::try_from(name.as_str())
             .map_err(|_| format!("`{name}` is not a valid HTTP header name"))?;
-        let mut value = HeaderValue::try_from(value)
-            .map_err(|_| format!("the value of header `{name}` has characters a header cannot carry (line breaks, control characters)"))?;
-        value.set_sensitive(added.sensitive.contains(&name));
+        let sensitive = added.sensitive.contains(&name);
+        let mut value = HeaderValue::try_from(value).map_err(|_| {
+            if sensitive {
+                format!("the credential sent in header `{name}` has characters a header cannot carry (often a line break at its end, from a pasted value or a file); check the source's `auth` value and the secret or variable it names")
+            } else {
+                format!("the value of header `{name}` has characters a header cannot carry (line breaks, control characters)")
+            }
+        })?;
+        value.set_sensitive(sensitive);
         request = request.header(header, value);
     }
     if !cookies.is_empty() {
@@ -567,6 +573,16 @@ mod tests {
                 "{refused}"
             );
         }
+        // A key with a line break (pasted, or read from a file) is named as the credential.
+        let broken = vec![
+            ("header".to_string(), "real\n".to_string()),
+            ("cookie".to_string(), "real".to_string()),
+        ];
+        let refused = url_with("/items", Vec::new(), broken, json!({})).expect_err("a line break");
+        assert!(
+            refused.contains("the credential sent in header `X-API-Key`"),
+            "{refused}"
+        );
         // Another cookie beside the credential's goes out.
         let other = parameter("theme", Location::Cookie, Style::Form, false);
         assert!(
