@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use crate::config::edit::{ConfigLock, add_rule_held, write_atomically};
+use crate::config::edit::{ConfigLock, add_rule, write_atomically};
 use crate::policy::Action;
 use crate::runs::{Approval, BeforeCommit, DecideError, Decision, Seen, Store, now_ms};
 
@@ -134,7 +134,7 @@ pub async fn decide(
         granted.sort_unstable();
         granted.dedup_by(|a, b| (a.0, a.1) == (b.0, b.1));
         for (address, connection, version) in granted {
-            let added = add_rule_held(&lock, profile, address, Action::Allow, connection, version);
+            let added = add_rule(&lock, profile, address, Action::Allow, connection, version);
             change.after = std::fs::read_to_string(config_file).ok();
             *record.lock().unwrap_or_else(|p| p.into_inner()) = Some(change.clone());
             added.map_err(|e| {

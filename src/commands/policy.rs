@@ -14,7 +14,7 @@ use crate::app::App;
 use crate::catalog::cache::ListingCache;
 use crate::cli::{PolicyAction, PolicyCommand, PolicyExplainArgs, PolicySetArgs, PolicyShowArgs};
 use crate::config::Settings;
-use crate::config::edit::add_rule;
+use crate::config::edit::{ConfigLock, add_rule};
 use crate::model::ToolDefinition;
 use crate::policy::{Action, unmatched_rules};
 
@@ -148,7 +148,7 @@ fn set(app: &App, args: &PolicySetArgs) -> anyhow::Result<ExitCode> {
     // An unknown profile is refused here, with the profiles there are, before the file changes.
     app.settings_for(args.profile.as_deref())?;
     add_rule(
-        &app.paths.config_file,
+        &ConfigLock::acquire(&app.paths.config_file)?,
         args.profile.as_deref(),
         &args.pattern,
         action,

@@ -190,21 +190,9 @@ pub fn set_source_enabled(path: &Path, name: &str, enabled: bool) -> anyhow::Res
 /// Sets the action of the `[[policy.rules]]` entry with this pattern and connection, adding the
 /// rule when there is none (e.g. from an "always allow" decision or `policy set`). With a
 /// `profile`, the rule goes to that profile's `[[profiles.NAME.rules]]`, which replace the
-/// top-level rules for a hub serving it.
+/// top-level rules for a hub serving it. The config is the one `lock` holds, so a caller that
+/// reads the file around the change (to undo it) sees no other edit in between.
 pub fn add_rule(
-    path: &Path,
-    profile: Option<&str>,
-    pattern: &str,
-    action: crate::policy::Action,
-    connection: Option<&str>,
-    version: Option<&str>,
-) -> anyhow::Result<()> {
-    let lock = ConfigLock::acquire(path)?;
-    add_rule_held(&lock, profile, pattern, action, connection, version)
-}
-
-/// [`add_rule`] to the config `lock` holds, for a caller that reads the file around it.
-pub fn add_rule_held(
     lock: &ConfigLock,
     profile: Option<&str>,
     pattern: &str,
@@ -445,7 +433,7 @@ mod tests {
         )
         .unwrap();
         add_rule(
-            &path,
+            &ConfigLock::acquire(&path).unwrap(),
             None,
             "gh.createIssue",
             crate::policy::Action::Allow,
@@ -459,7 +447,7 @@ mod tests {
         assert_eq!(settings.policy.rules.len(), 1);
         assert_eq!(settings.policy.rules[0].pattern, "gh.createIssue");
         add_rule(
-            &path,
+            &ConfigLock::acquire(&path).unwrap(),
             None,
             "gh.createIssue",
             crate::policy::Action::Deny,
@@ -476,7 +464,7 @@ mod tests {
         assert_eq!(settings.policy.rules[0].action, crate::policy::Action::Deny);
         assert_eq!(settings.policy.rules[0].version.as_deref(), Some("3f2a9c"));
         let err = add_rule(
-            &path,
+            &ConfigLock::acquire(&path).unwrap(),
             None,
             "nope.x",
             crate::policy::Action::Allow,
@@ -498,16 +486,31 @@ mod tests {
         )
         .unwrap();
         let allow = crate::policy::Action::Allow;
-        add_rule(&path, Some("work"), "gh.createIssue", allow, None, None).unwrap();
+        add_rule(
+            &ConfigLock::acquire(&path).unwrap(),
+            Some("work"),
+            "gh.createIssue",
+            allow,
+            None,
+            None,
+        )
+        .unwrap();
         let settings = load::parse(&path, &std::fs::read_to_string(&path).unwrap()).unwrap();
         assert!(settings.policy.rules.is_empty(), "not the top-level rules");
         assert_eq!(
             settings.profiles["work"].policy.rules[0].pattern,
             "gh.createIssue"
         );
-        let err = add_rule(&path, Some("home"), "gh.createIssue", allow, None, None)
-            .unwrap_err()
-            .to_string();
+        let err = add_rule(
+            &ConfigLock::acquire(&path).unwrap(),
+            Some("home"),
+            "gh.createIssue",
+            allow,
+            None,
+            None,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("no profile `home`"), "{err}");
     }
 

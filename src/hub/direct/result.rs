@@ -139,12 +139,7 @@ fn needs_a_person(envelope: &ExecuteEnvelope, name: &str) -> CallToolResult {
     for pending in &envelope.pending {
         lines.push(format!("- {}", pending.summary));
     }
-    let page_opened = envelope.pending.iter().any(|p| {
-        p.message
-            .as_deref()
-            .is_some_and(|m| m.contains("approval page"))
-    });
-    lines.push(if page_opened {
+    lines.push(if page_opened(envelope, "approval page") {
         format!(
             "An approval page opened in the user's browser; `capabilities hub approve {run_id}` in a terminal works too. Tell the user."
         )
@@ -176,12 +171,7 @@ fn needs_a_sign_in(envelope: &ExecuteEnvelope, name: &str) -> CallToolResult {
         .map(|login| format!("`capabilities source login {login}`"))
         .collect::<Vec<_>>()
         .join(", ");
-    let page_opened = envelope.pending.iter().any(|p| {
-        p.message
-            .as_deref()
-            .is_some_and(|m| m.contains("sign-in page"))
-    });
-    lines.push(if page_opened {
+    lines.push(if page_opened(envelope, "sign-in page") {
         format!(
             "A sign-in page opened in the user's browser; {commands} in a terminal works too. Tell the user."
         )
@@ -192,6 +182,15 @@ fn needs_a_sign_in(envelope: &ExecuteEnvelope, name: &str) -> CallToolResult {
         "Once they have signed in, call {name} again with exactly the same arguments."
     ));
     CallToolResult::error(vec![ContentBlock::text(lines.join("\n"))])
+}
+
+/// Whether the hub opened a `page` (an "approval page", a "sign-in page") in the user's browser
+/// for a call the run waits on, as its pending item's message says.
+fn page_opened(envelope: &ExecuteEnvelope, page: &str) -> bool {
+    envelope
+        .pending
+        .iter()
+        .any(|p| p.message.as_deref().is_some_and(|m| m.contains(page)))
 }
 
 #[cfg(test)]

@@ -19,17 +19,12 @@ const METHODS: [&str; 8] = [
 /// The argument that carries the request body.
 pub(crate) const BODY: &str = "body";
 
-/// Header parameters a call never takes from its arguments, whatever the document declares.
-/// `Accept`, `Content-Type` and `Authorization` are the HTTP client's (OpenAPI says to ignore
-/// them). The rest frame or route the request, which is the client's job too: a script's
-/// `Host` would pick which virtual host on a shared address receives the API's credentials,
-/// and a `Content-Length` or `Transfer-Encoding` that disagrees with the body desynchronises
-/// the connection the next call reuses. `Cookie` is built from the `in: cookie` parameters and
-/// the credentials. `Proxy-*` headers are for proxies, never the API.
-const CLIENTS_HEADERS: [&str; 13] = [
-    "accept",
-    "content-type",
-    "authorization",
+/// Headers that frame or route a request, which is the HTTP client's job: a script's `Host`
+/// would pick which virtual host on a shared address receives the API's credentials, and a
+/// `Content-Length` or `Transfer-Encoding` that disagrees with the body desynchronises the
+/// connection the next call reuses. `Cookie` is built from the `in: cookie` parameters and the
+/// credentials. `Proxy-*` headers (matched apart) are for proxies, never the API.
+const FRAMING_HEADERS: [&str; 10] = [
     "host",
     "content-length",
     "transfer-encoding",
@@ -42,11 +37,19 @@ const CLIENTS_HEADERS: [&str; 13] = [
     "cookie",
 ];
 
-/// Whether a header parameter called `name` is left out of the tool's input (see
-/// [`CLIENTS_HEADERS`]).
-fn is_clients_header(name: &str) -> bool {
+/// Whether `name` is a header that frames or routes the request ([`FRAMING_HEADERS`]): never an
+/// argument, and never where a credential goes.
+pub(super) fn frames_the_request(name: &str) -> bool {
     let name = name.trim().to_ascii_lowercase();
-    CLIENTS_HEADERS.contains(&name.as_str()) || name.starts_with("proxy-")
+    FRAMING_HEADERS.contains(&name.as_str()) || name.starts_with("proxy-")
+}
+
+/// Whether a header parameter called `name` is left out of the tool's input, whatever the
+/// document declares: `Accept`, `Content-Type` and `Authorization` are the HTTP client's
+/// (OpenAPI says to ignore them), and the rest frame or route the request.
+fn is_clients_header(name: &str) -> bool {
+    ["accept", "content-type", "authorization"].contains(&name.trim().to_ascii_lowercase().as_str())
+        || frames_the_request(name)
 }
 
 /// Everything a call of one operation needs to become an HTTP request.

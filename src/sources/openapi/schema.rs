@@ -441,11 +441,11 @@ mod tests {
         }
     }
 
-    #[test]
-    fn references_that_fan_out_stop_at_the_budget() {
-        // Eight properties of each schema refer to the next of twelve: 8^12 copies inlined.
+    /// A document whose `x-s/s0` has eight properties that are each `s1`, and so on down to
+    /// `s{levels}`, a string: 8^levels schema objects once inlined, outside `components`.
+    fn fanned_out(levels: usize) -> Document {
         let mut chain = Map::new();
-        for i in 0..12 {
+        for i in 0..levels {
             let properties: Map<String, Value> = (0..8)
                 .map(|k| {
                     (
@@ -459,7 +459,7 @@ mod tests {
                 json!({ "type": "object", "properties": properties }),
             );
         }
-        chain.insert("s12".into(), json!({ "type": "string" }));
+        chain.insert(format!("s{levels}"), json!({ "type": "string" }));
         let text = json!({
             "openapi": "3.1.0",
             "info": {"title": "t", "version": "1"},
@@ -467,7 +467,12 @@ mod tests {
             "x-s": chain
         })
         .to_string();
-        let doc = parse(text).expect("a valid document");
+        parse(text).expect("a valid document")
+    }
+
+    #[test]
+    fn references_that_fan_out_stop_at_the_budget() {
+        let doc = fanned_out(12);
         let converted = Schemas::new(&doc)
             .convert(&json!({ "$ref": "#/x-s/s0" }), "/x")
             .expect("converts");
@@ -482,31 +487,7 @@ mod tests {
 
     #[test]
     fn a_large_inlined_reference_behind_many_operations_is_walked_within_the_documents_budget() {
-        // Each of `x-s/s0`'s eight properties is `s1`, and so on: past MAX_NODES once inlined.
-        let mut chain = Map::new();
-        for i in 0..11 {
-            let properties: Map<String, Value> = (0..8)
-                .map(|p| {
-                    (
-                        format!("p{p}"),
-                        json!({ "$ref": format!("#/x-s/s{}", i + 1) }),
-                    )
-                })
-                .collect();
-            chain.insert(
-                format!("s{i}"),
-                json!({ "type": "object", "properties": properties }),
-            );
-        }
-        chain.insert("s11".into(), json!({ "type": "string" }));
-        let text = json!({
-            "openapi": "3.1.0",
-            "info": {"title": "t", "version": "1"},
-            "paths": {},
-            "x-s": chain
-        })
-        .to_string();
-        let doc = parse(text).expect("a valid document");
+        let doc = fanned_out(11);
         let mut schemas = Schemas::new(&doc);
         let held: Vec<Value> = (0..200)
             .map(|operation| {

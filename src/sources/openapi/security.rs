@@ -9,6 +9,7 @@ use base64::Engine;
 use percent_encoding::utf8_percent_encode;
 use serde_json::Value;
 
+use super::operations;
 use super::request::UNRESERVED;
 use super::spec::Document;
 
@@ -98,7 +99,7 @@ impl Credentials {
                                 name.escape_debug()
                             ));
                         }
-                        _ if frames_the_request(&name) => {
+                        _ if operations::frames_the_request(&name) => {
                             return Err(format!(
                                 "the security scheme `{scheme}` puts its key in the header `{}`, which routes or frames the request rather than authenticates it, so capabilities does not send a credential there; ask the API's owners to fix the document",
                                 name.escape_debug()
@@ -236,27 +237,6 @@ impl Credentials {
         missing.dedup();
         missing
     }
-}
-
-/// Headers that route or frame a request (which virtual host receives it, where its body
-/// ends, what the connection does next): a key placed in one would go to whoever the header
-/// chooses, or desynchronise the connection.
-fn frames_the_request(name: &str) -> bool {
-    let name = name.trim().to_ascii_lowercase();
-    [
-        "host",
-        "content-length",
-        "transfer-encoding",
-        "connection",
-        "keep-alive",
-        "te",
-        "trailer",
-        "upgrade",
-        "expect",
-        "cookie",
-    ]
-    .contains(&name.as_str())
-        || name.starts_with("proxy-")
 }
 
 /// Whether `name` can be a cookie's name (RFC 6265's token): anything else would split the
