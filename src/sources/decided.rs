@@ -47,10 +47,10 @@ impl Sources {
     }
 
     /// [`check_decided`](Self::check_decided) for an MCP connection, against what it listed
-    /// when it connected (nothing to check before it listed) and, when that differs, against
-    /// what it lists now: the catalogue can be newer than the connection's listing (another
-    /// process listed the source again, and the person decided on that). A listing that fails
-    /// sends nothing either.
+    /// and, when that differs or it has not listed yet (a server that does not declare the
+    /// `tools` capability is not listed at connect), against what it lists now: the catalogue
+    /// can be newer than the connection's listing (another process listed the source again,
+    /// and the person decided on that). A listing that fails sends nothing either.
     pub(super) async fn check_decided_listing(
         &self,
         link: &Arc<Link>,
@@ -59,13 +59,11 @@ impl Sources {
         decided_on: &str,
     ) -> Result<(), SourceError> {
         let source = link.source.name.as_str();
-        let Some(listed) = link.listed(upstream_name) else {
-            return Ok(());
-        };
-        if self
-            .check_decided(source, upstream_name, listed, decided_on)
-            .await
-            .is_ok()
+        if let Some(listed) = link.listed(upstream_name)
+            && self
+                .check_decided(source, upstream_name, listed, decided_on)
+                .await
+                .is_ok()
         {
             return Ok(());
         }
