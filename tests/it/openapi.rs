@@ -340,7 +340,7 @@ fn error_statuses_become_tool_errors_with_status_retryable_and_hint() {
 }
 
 #[test]
-fn a_write_to_an_api_that_cannot_be_reached_was_not_sent_and_may_be_retried() {
+fn a_read_from_an_api_that_cannot_be_reached_was_not_sent_and_may_be_retried() {
     let shop = PetShop::start();
     let home = Home::new();
     // The document is the app's; the API's address names a port nothing listens on.
@@ -356,12 +356,11 @@ fn a_write_to_an_api_that_cannot_be_reached_was_not_sent_and_may_be_retried() {
         "--no-test",
     ])
     .ok();
-    home.run(&["policy", "set", "pets.addNote", "allow"]).ok();
     let run = exec(
         &home,
         &["exec", "-", "--json"],
         r#"
-        try { await pets.addNote({ body: { title: "t", body: "b" } }); return "sent"; }
+        try { await pets.getPet({ pet_id: 1 }); return "sent"; }
         catch (e) { return { code: e.code, retryable: e.retryable, hint: e.hint ?? null, message: e.message }; }
         "#,
     );
@@ -384,6 +383,69 @@ fn a_write_to_an_api_that_cannot_be_reached_was_not_sent_and_may_be_retried() {
     );
     assert_eq!(envelope["calls"][0]["outcome"], "not_sent", "{envelope}");
     assert!(envelope.get("recovery").is_none(), "{envelope}");
+}
+
+/// The API had the request, and only the redirect it answered with led nowhere: the write may
+/// have acted, so its outcome is unknown and the script must not be sent again, however the
+/// failure reads (a refused connection, like a request that never left).
+#[test]
+fn a_write_whose_redirect_cannot_be_followed_may_have_acted() {
+    let home = Home::new();
+    let port = free_port();
+    let log = home.path().join("requests.log");
+    let mut server = Command::new(repo().join(".venv/bin/python"))
+        .arg(repo().join("tests/peers/redirect_once_server.py"))
+        .arg(port.to_string())
+        .arg(&log)
+        .spawn()
+        .expect("the venv's python runs");
+    assert!(
+        crate::common::listening_within(port, Duration::from_secs(30)),
+        "the server did not listen"
+    );
+    let document = home.path().join("api.json");
+    std::fs::write(
+        &document,
+        json!({
+            "openapi": "3.1.0",
+            "info": { "title": "t", "version": "1" },
+            "servers": [{ "url": format!("http://127.0.0.1:{port}") }],
+            "paths": { "/write": { "post": { "operationId": "write",
+                "responses": { "200": { "description": "ok" } } } } }
+        })
+        .to_string(),
+    )
+    .unwrap();
+    home.run(&[
+        "source",
+        "add",
+        "api",
+        "--openapi",
+        &document.display().to_string(),
+        "--no-test",
+    ])
+    .ok();
+    home.run(&["policy", "set", "api.write", "allow"]).ok();
+    let run = exec(
+        &home,
+        &["exec", "-", "--json"],
+        "return await api.write({});",
+    );
+    let _ = server.wait();
+    let failed = envelope(&run);
+    assert_eq!(
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .next(),
+        Some("POST /write HTTP/1.1"),
+        "the request reached the API"
+    );
+    assert_eq!(failed["calls"][0]["outcome"], "unknown", "{failed}");
+    assert_eq!(
+        failed["error"]["recovery"]["execute_request"], "do_not_replay",
+        "{failed}"
+    );
 }
 
 #[test]

@@ -431,10 +431,20 @@ impl Api {
             value.set_sensitive(true);
             request = request.header(name.as_str(), value);
         }
-        let response = request.send().await.map_err(|error| {
+        let request = request
+            .build()
+            .map_err(|error| CallError::Unsent(network_reason(&error, base)))?;
+        // A request that may write and whose connection failed is not taken for unsent: the
+        // client follows same-origin redirects, and a redirect that cannot be followed fails
+        // the same way after the API already had the request (reqwest names the first address
+        // either way). A read may be sent again whatever happened.
+        let reads = matches!(
+            *request.method(),
+            reqwest::Method::GET | reqwest::Method::HEAD | reqwest::Method::OPTIONS
+        );
+        let response = self.client.execute(request).await.map_err(|error| {
             let reason = network_reason(&error, base);
-            // Decided before a byte of the request is written: the API acted on nothing.
-            if error.is_connect() || error.is_builder() {
+            if error.is_builder() || (error.is_connect() && reads) {
                 CallError::Unsent(reason)
             } else {
                 CallError::Network(reason)
