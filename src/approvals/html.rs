@@ -4,10 +4,15 @@
 //! [`escape`], so a tool argument like `<script>` shows as text. Previews are the store's, which
 //! the bridge redacted before recording them: the page never sees raw arguments.
 
+use crate::printable;
 use crate::runs::{Approval, Decision};
 
 /// `&`, `<`, `>`, `"` and `'` as entities: enough for text and for quoted attribute values.
+/// First, every character that would read otherwise than it is (a right-to-left override, an
+/// instruction spelled in invisible tag characters) is shown as its `\u` escape, as on a
+/// terminal ([`printable::escaped`]).
 pub fn escape(text: &str) -> String {
+    let text = printable::escaped(text);
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -212,7 +217,8 @@ mod tests {
             whole: Some(
                 "{ title: \"</pre><script>alert('w')</script>\", body: \"all of it\" }".into(),
             ),
-            reason: "policy & <b>reason</b>".into(),
+            // A changed tool's diff, with a sentence in invisible tag characters after it.
+            reason: "policy & <b>reason</b>\u{E0020}\u{E0072}\u{200B}".into(),
             created_at_ms: 0,
             expires_at_ms: 30 * 60_000,
             decision: None,
@@ -263,7 +269,19 @@ mod tests {
         assert!(pages[0].contains("&lt;/pre&gt;&lt;script&gt;alert(&#39;p&#39;)"));
         assert!(pages[0].contains("&lt;/pre&gt;&lt;script&gt;alert(&#39;w&#39;)"));
         assert!(pages[0].contains("Show all of the arguments"));
-        assert!(pages[0].contains("policy &amp; &lt;b&gt;reason&lt;/b&gt;"));
+        assert!(
+            pages[0].contains(
+                "policy &amp; &lt;b&gt;reason&lt;/b&gt;\\udb40\\udc20\\udb40\\udc72\\u200b"
+            )
+        );
+        for page in &pages {
+            assert!(
+                !page
+                    .chars()
+                    .any(|c| crate::printable::is_deceptive(c) && c != '\n' && c != '\t'),
+                "an invisible character reached the page:\n{page:?}"
+            );
+        }
     }
 
     #[test]

@@ -384,7 +384,9 @@ fn form(approval: &Approval, lasting: bool) -> Value {
         "mode": "form",
         "message": format!(
             "A script wants to call `{}`{on} with {}.{whole}\nWhy it asks: {}.\nThis request expires in {minutes} min.",
-            approval.address, approval.preview, approval.reason
+            approval.address,
+            approval.preview,
+            crate::printable::escaped(&approval.reason)
         ),
         "requestedSchema": {
             "type": "object",

@@ -24,10 +24,13 @@ pub struct DetailLine {
     pub text: String,
 }
 
+/// One line of the view; what an upstream or a script wrote in it is shown as escapes where
+/// it would drive the terminal or hide text ([`crate::printable::escaped`]).
 fn line(kind: Kind, text: impl Into<String>) -> DetailLine {
+    let text = text.into();
     DetailLine {
         kind,
-        text: text.into(),
+        text: crate::printable::escaped(&text).into_owned(),
     }
 }
 

@@ -56,7 +56,8 @@ pub fn count(n: usize, noun: &str) -> String {
 
 /// One line: newlines and runs of whitespace become single spaces, so a preview stays in its row.
 pub fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    crate::printable::escaped(&joined).into_owned()
 }
 
 #[cfg(test)]

@@ -169,7 +169,10 @@ fn approvals(frame: &mut Frame, state: &State, area: Rect) {
             }
             cells.push(Cell::from(format::one_line(&a.preview)));
             if wide {
-                cells.push(Cell::from(Span::styled(a.reason.clone(), theme.quiet())));
+                cells.push(Cell::from(Span::styled(
+                    format::one_line(&a.reason),
+                    theme.quiet(),
+                )));
             }
             cells.push(Cell::from(Line::from(left).right_aligned()));
             Row::new(cells)
