@@ -16,7 +16,8 @@ use unicode_general_category::{GeneralCategory, get_general_category};
 /// order mark, a soft hyphen, and the tag characters that spell out whole sentences a terminal
 /// draws as nothing while a model reads them), the line and paragraph separators, and the
 /// other characters drawn as nothing (variation selectors, the combining grapheme joiner,
-/// Hangul and Khmer fillers, Mongolian selectors).
+/// Hangul and Khmer fillers, Mongolian selectors, and the code points Unicode reserves as
+/// default-ignorable, assigned or not: a renderer draws those as nothing too).
 pub fn is_deceptive(c: char) -> bool {
     if c.is_ascii() {
         return c.is_ascii_control();
@@ -25,8 +26,8 @@ pub fn is_deceptive(c: char) -> bool {
         || get_general_category(c) == GeneralCategory::Format
         || matches!(c,
             '\u{034F}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}' | '\u{180B}'..='\u{180F}'
-            | '\u{2028}' | '\u{2029}' | '\u{3164}' | '\u{FFA0}' | '\u{FE00}'..='\u{FE0F}'
-            | '\u{E0000}'..='\u{E007F}' | '\u{E0100}'..='\u{E01EF}')
+            | '\u{2028}' | '\u{2029}' | '\u{2060}'..='\u{206F}' | '\u{3164}' | '\u{FFA0}'
+            | '\u{FE00}'..='\u{FE0F}' | '\u{FFF0}'..='\u{FFF8}' | '\u{E0000}'..='\u{E0FFF}')
 }
 
 /// Appends `c` as `\u` escapes of its UTF-16 units, the form JSON and JavaScript read back.
@@ -102,12 +103,14 @@ mod tests {
             .chars()
             .map(|c| char::from_u32(0xE0000 + c as u32).expect("a tag character"))
             .collect();
-        let text = format!("Send a message.{hidden}\u{FE0F}\u{3164}\u{2028}\u{E0100}\u{180E}");
+        let text = format!(
+            "Send a message.{hidden}\u{FE0F}\u{3164}\u{2028}\u{E0100}\u{180E}\u{2065}\u{FFF0}\u{E0FFF}"
+        );
         let shown = escaped(&text);
         assert!(shown.is_ascii(), "{shown}");
         assert!(
             shown.starts_with(r"Send a message.\udb40\udc20\udb40\udc72")
-                && shown.ends_with(r"\ufe0f\u3164\u2028\udb40\udd00\u180e"),
+                && shown.ends_with(r"\ufe0f\u3164\u2028\udb40\udd00\u180e\u2065\ufff0\udb43\udfff"),
             "{shown}"
         );
         let visible = "naïve café — 中文 😀 ✓ Ωμέγα עברית";
