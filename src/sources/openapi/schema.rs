@@ -29,8 +29,9 @@ const MAX_NODES: usize = 20_000;
 const MAX_NESTING: usize = 48;
 /// How many schema objects the document's tools may hold in copies of components, all
 /// together: each tool carries every component it reaches, so a large component behind
-/// thousands of operations is copied thousands of times. Real documents stay far below (GitHub's
-/// 1,200 operations copy about 85,000); past it, a component is attached as `{}`.
+/// thousands of operations is copied thousands of times. Counted by [`weight`]: real documents
+/// stay far below (GitHub's 1,223 operations copy about 300,000); past it, a component is
+/// attached as `{}`.
 const MAX_COPIED_NODES: usize = 1_000_000;
 /// How many schema objects converting the whole document may walk, all schemas together: each
 /// schema has [`MAX_NODES`], but a document of many operations whose schemas inline the same
@@ -154,7 +155,7 @@ impl<'d> Schemas<'d> {
         let mut refs = BTreeSet::new();
         self.begin();
         let schema = self.walk(raw, &pointer, &mut refs, 0)?;
-        let size = nodes(&schema);
+        let size = weight(&schema);
         let done = Component { schema, refs, size };
         Ok(self
             .components
@@ -285,7 +286,17 @@ impl<'d> Schemas<'d> {
                 // Vendor extensions and OpenAPI-only annotations say nothing JSON Schema reads.
                 key if key.starts_with("x-") => continue,
                 "discriminator" | "xml" | "externalDocs" => continue,
-                _ => value.clone(),
+                // An `enum` of 20,000 values or a 2 MB `description` costs what it weighs: one
+                // such node behind every operation would otherwise be copied at the price of one.
+                _ => {
+                    let cost = weight(value);
+                    if cost > self.walks_left {
+                        self.walks_left = 0;
+                        continue;
+                    }
+                    self.walks_left -= cost;
+                    value.clone()
+                }
             };
             out.insert(key.clone(), converted);
         }
@@ -296,12 +307,20 @@ impl<'d> Schemas<'d> {
     }
 }
 
-/// The objects in `value` (its schema objects, and the maps of `properties` and the like).
-fn nodes(value: &Value) -> usize {
+/// What copying `value` costs against the document's budgets, counted in schema objects: one
+/// per JSON value in it, and one per 64 bytes of text, so a long `enum`, `default` or
+/// `description` weighs what it holds.
+fn weight(value: &Value) -> usize {
     match value {
-        Value::Object(map) => 1 + map.values().map(nodes).sum::<usize>(),
-        Value::Array(items) => items.iter().map(nodes).sum(),
-        _ => 0,
+        Value::String(text) => 1 + text.len() / 64,
+        Value::Array(items) => 1 + items.iter().map(weight).sum::<usize>(),
+        Value::Object(map) => {
+            1 + map
+                .iter()
+                .map(|(key, value)| key.len() / 64 + weight(value))
+                .sum::<usize>()
+        }
+        _ => 1,
     }
 }
 
@@ -357,6 +376,15 @@ fn translate_30(schema: &mut Map<String, Value>) {
 mod tests {
     use super::super::spec::parse;
     use super::*;
+
+    /// The objects in `value` (its schema objects, and the maps of `properties` and the like).
+    fn nodes(value: &Value) -> usize {
+        match value {
+            Value::Object(map) => 1 + map.values().map(nodes).sum::<usize>(),
+            Value::Array(items) => items.iter().map(nodes).sum(),
+            _ => 0,
+        }
+    }
 
     fn document(components: Value, version: &str) -> Document {
         let text = json!({
@@ -502,6 +530,33 @@ mod tests {
         // The first operations are typed as written; the last are anything.
         assert_eq!(held[0]["properties"]["p0"]["type"], "object");
         assert_eq!(held[199], json!({}));
+    }
+
+    #[test]
+    fn a_long_enum_behind_many_operations_costs_what_it_weighs() {
+        let values: Vec<String> = (0..20_000).map(|i| format!("v{i:07}")).collect();
+        let text = json!({
+            "openapi": "3.1.0",
+            "info": {"title": "t", "version": "1"},
+            "paths": {},
+            "x-big": { "type": "string", "enum": values }
+        })
+        .to_string();
+        let doc = parse(text).expect("a valid document");
+        let mut schemas = Schemas::new(&doc);
+        let held: Vec<Value> = (0..200)
+            .map(|operation| {
+                schemas
+                    .convert(&json!({ "$ref": "#/x-big" }), &format!("/p{operation}"))
+                    .expect("converts")
+                    .schema
+            })
+            .collect();
+        let total: usize = held.iter().map(weight).sum();
+        assert!(total <= MAX_WALKED_NODES + 30_000, "{total} weighed");
+        // The first operations keep the enum; the last take any string, or anything.
+        assert_eq!(held[0]["enum"].as_array().map(Vec::len), Some(20_000));
+        assert!(held[199].get("enum").is_none(), "{}", held[199]);
     }
 
     #[test]
