@@ -122,6 +122,7 @@ pub async fn begin(
         .resolve_metadata_from_challenge(Some(&challenge))
         .await
         .map_err(|e| failed(explain(&e)))?;
+    check_endpoints(&metadata.metadata).map_err(failed)?;
     manager.set_metadata(metadata.metadata);
     let mut request = AuthorizationRequest::new(&redirect_uri)
         .with_client_name(CLIENT_NAME)
@@ -156,6 +157,10 @@ pub async fn begin_described(
     client: Option<ClientIdentity>,
 ) -> Result<SignIn, SignInError> {
     crate::tls::install_crypto_provider();
+    check_endpoints(&metadata).map_err(|reason| SignInError::Failed {
+        source_name: source.to_string(),
+        reason,
+    })?;
     let (listener, redirect_uri) = listen(source).await?;
     let mut manager =
         AuthorizationManager::new(resource)
@@ -340,8 +345,28 @@ impl SignIn {
 /// `Ok` for an address a browser may be sent to for a sign-in: `https`, or `http` on this
 /// machine (a local authorization server, as OAuth 2.1 allows); why not otherwise.
 fn browsable(url: &str) -> Result<(), String> {
-    let page = url::Url::parse(url)
-        .map_err(|e| format!("the authorization server's sign-in page is not an address ({e}); ask the server's operators"))?;
+    secure(url, "sign-in page", "opened")
+}
+
+/// The authorization server's token and registration endpoints held to the sign-in page's
+/// rule: they receive the code, its PKCE verifier, refresh tokens and client secrets, which
+/// plain http to another machine would hand to anyone on the way.
+fn check_endpoints(metadata: &AuthorizationMetadata) -> Result<(), String> {
+    secure(&metadata.token_endpoint, "token endpoint", "used")?;
+    match &metadata.registration_endpoint {
+        Some(registration) => secure(registration, "registration endpoint", "used"),
+        None => Ok(()),
+    }
+}
+
+/// `Ok` when `url` is `https`, or `http` on this machine; else why the `what` it is was not
+/// `done` ("opened", "used").
+fn secure(url: &str, what: &str, done: &str) -> Result<(), String> {
+    let page = url::Url::parse(url).map_err(|e| {
+        format!(
+            "the authorization server's {what} is not an address ({e}); ask the server's operators"
+        )
+    })?;
     let local = match page.host() {
         Some(url::Host::Domain(domain)) => domain.eq_ignore_ascii_case("localhost"),
         Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
@@ -352,7 +377,7 @@ fn browsable(url: &str) -> Result<(), String> {
         "https" if page.host().is_some() => Ok(()),
         "http" if local => Ok(()),
         scheme => Err(format!(
-            "the authorization server names a sign-in page at a `{scheme}:` address{}, which is not opened: a sign-in page must be https (or http on this machine); ask the server's operators",
+            "the authorization server names a {what} at a `{scheme}:` address{}, which is not {done}: a {what} must be https (or http on this machine); ask the server's operators",
             page.host_str()
                 .map(|host| format!(" on `{host}`"))
                 .unwrap_or_default()
@@ -493,5 +518,44 @@ mod tests {
             assert!(refused.contains(named), "{page}: {refused}");
         }
         assert!(browsable("not a url").is_err());
+    }
+
+    #[test]
+    fn the_code_and_tokens_go_only_to_https_endpoints_or_this_machine() {
+        let metadata = |token: &str, registration: Option<&str>| {
+            let mut metadata: AuthorizationMetadata = serde_json::from_value(serde_json::json!({
+                "authorization_endpoint": "https://auth.example.com/authorize",
+                "token_endpoint": token,
+            }))
+            .expect("metadata");
+            metadata.registration_endpoint = registration.map(str::to_string);
+            metadata
+        };
+        assert_eq!(
+            check_endpoints(&metadata("https://auth.example.com/token", None)),
+            Ok(())
+        );
+        assert_eq!(
+            check_endpoints(&metadata(
+                "http://127.0.0.1:9/token",
+                Some("http://localhost:9/register")
+            )),
+            Ok(())
+        );
+        let token = check_endpoints(&metadata("http://192.0.2.2:18850/token", None))
+            .expect_err("plain http elsewhere");
+        assert!(
+            token.contains("token endpoint at a `http:` address on `192.0.2.2`, which is not used"),
+            "{token}"
+        );
+        let registration = check_endpoints(&metadata(
+            "https://auth.example.com/token",
+            Some("http://192.0.2.2/register"),
+        ))
+        .expect_err("plain http elsewhere");
+        assert!(
+            registration.contains("registration endpoint"),
+            "{registration}"
+        );
     }
 }
