@@ -118,10 +118,11 @@ pub(crate) fn build(
     // exploded object's member, a deepObject key, a declared parameter of the same name): an
     // API reading the first of two would act under a key the script chose.
     let carried: Vec<String> = added.query.iter().map(|pair| pair_name(pair)).collect();
+    // Names compared ignoring case, as some servers read them (ASP.NET's query, many cookies).
     if let Some(name) = query
         .iter()
         .map(|pair| pair_name(pair))
-        .find(|name| carried.contains(name))
+        .find(|name| carried.iter().any(|c| c.eq_ignore_ascii_case(name)))
     {
         return Err(format!(
             "the arguments would send the query parameter `{name}`, which carries the source's credential; leave it out (the credential is added to every request)"
@@ -143,7 +144,7 @@ pub(crate) fn build(
     if let Some(name) = cookies
         .iter()
         .map(|pair| pair_name(pair))
-        .find(|name| carried.contains(name))
+        .find(|name| carried.iter().any(|c| c.eq_ignore_ascii_case(name)))
     {
         return Err(format!(
             "the arguments would send the cookie `{name}`, which carries the source's credential; leave it out (the credential is added to every request)"
@@ -174,6 +175,7 @@ pub(crate) fn build(
                 .is_some_and(|rest| rest.starts_with('/'))
     });
     let within = under_root
+        && !climbs(literal)
         && reqwest::Url::parse(&format!("{base}{literal}"))
             .is_ok_and(|expected| parsed.path().starts_with(expected.path()));
     if !within {
@@ -362,6 +364,17 @@ fn path_value(parameter: &Parameter, value: &Value) -> String {
 }
 
 /// The name of an escaped `name=value` query pair, as the server reads it.
+/// Whether a path the document wrote has a segment that servers read as "the parent" though a
+/// URL parser leaves it (`..;` for Tomcat and Spring, `%2e%2e%2f`, a backslash): one that only
+/// climbs on the server never shows in the parsed URL, and would take the credentials there.
+fn climbs(path: &str) -> bool {
+    path.split('/').any(|segment| {
+        let decoded = percent_encoding::percent_decode_str(segment).decode_utf8_lossy();
+        let name = decoded.split(';').next().unwrap_or_default();
+        name == ".." || (name == "." && decoded.contains(';')) || decoded.contains(['/', '\\'])
+    })
+}
+
 fn pair_name(pair: &str) -> String {
     let name = pair.split_once('=').map_or(pair, |(name, _)| name);
     percent_encoding::percent_decode_str(name)
@@ -530,7 +543,14 @@ mod tests {
     #[test]
     fn a_document_path_that_climbs_out_of_the_apis_root_is_refused() {
         crate::tls::install_crypto_provider();
-        for path in ["/../../escape", "/%2e%2e/enc", "/./../t2"] {
+        for path in [
+            "/../../escape",
+            "/%2e%2e/enc",
+            "/./../t2",
+            "/..;/admin",
+            "/%2e%2e%2fadmin",
+            "/..%5cadmin",
+        ] {
             let error = url(path, Style::Simple, json!({})).expect_err(path);
             assert!(
                 error.contains("would leave the operation's path"),
@@ -605,11 +625,17 @@ mod tests {
         for (parameter, arguments) in [
             (form.clone(), json!({ "filter": { "api_key": "chosen" } })),
             (declared, json!({ "api_key": "chosen" })),
+            (
+                parameter("Api_Key", Location::Query, Style::Form, true),
+                json!({ "Api_Key": "chosen" }),
+            ),
         ] {
             let refused = url_with("/items", vec![parameter], key(), arguments)
                 .expect_err("a second api_key");
             assert!(
-                refused.contains("`api_key`, which carries the source's credential"),
+                refused
+                    .to_lowercase()
+                    .contains("`api_key`, which carries the source's credential"),
                 "{refused}"
             );
         }
