@@ -513,26 +513,26 @@ async def post_only_metadata(request: Request) -> Response:
     )
 
 
-async def metadata_document_metadata(request: Request) -> Response:
-    """The SDK's metadata, saying client ID metadata documents are supported."""
-    metadata = build_metadata(
+def sdk_metadata():
+    """The SDK's own authorization server metadata for this server, to change one field of."""
+    return build_metadata(
         BASE,
         None,
         ClientRegistrationOptions(enabled=True, valid_scopes=["mcp", *API_SCOPES], default_scopes=["mcp"]),
         RevocationOptions(enabled=True),
     )
+
+
+async def metadata_document_metadata(request: Request) -> Response:
+    """The SDK's metadata, saying client ID metadata documents are supported."""
+    metadata = sdk_metadata()
     metadata.client_id_metadata_document_supported = True
     return JSONResponse(metadata.model_dump(mode="json", exclude_none=True))
 
 
 async def elsewhere_metadata(request: Request) -> Response:
     """The SDK's metadata, naming OAUTH_PEER_AUTHORIZE_URL as the page to sign in on."""
-    metadata = build_metadata(
-        BASE,
-        None,
-        ClientRegistrationOptions(enabled=True, valid_scopes=["mcp", *API_SCOPES], default_scopes=["mcp"]),
-        RevocationOptions(enabled=True),
-    ).model_dump(mode="json", exclude_none=True)
+    metadata = sdk_metadata().model_dump(mode="json", exclude_none=True)
     metadata["authorization_endpoint"] = AUTHORIZE_URL
     return JSONResponse(metadata)
 
