@@ -1,7 +1,7 @@
 //! Opening a page (an approval, a sign-in) in the user's browser: `xdg-open` on Linux and the
-//! BSDs, `open` on macOS, `start` on Windows. Where there is no display or no launcher this
-//! fails instead of guessing, so the caller can skip the page and say what to do instead (the
-//! errors name no next step: that depends on the page).
+//! BSDs, `open` on macOS, the shell's URL handler (`rundll32 url.dll`) on Windows. Where there
+//! is no display or no launcher this fails instead of guessing, so the caller can skip the page
+//! and say what to do instead (the errors name no next step: that depends on the page).
 
 use std::ffi::OsString;
 use std::process::{Command, Stdio};
@@ -36,9 +36,11 @@ fn launcher(url: &str) -> Result<Command, OpenError> {
 
 #[cfg(windows)]
 fn launcher(url: &str) -> Result<Command, OpenError> {
-    // `start` is a cmd built-in; its first quoted argument is a window title, hence the "".
-    let mut command = Command::new("cmd");
-    command.args(["/C", "start", ""]).arg(url);
+    // Not `cmd /C start`: cmd reads an `&` in the URL's query as the start of another command,
+    // and the URL can be an authorization server's. rundll32 hands it to the shell's URL
+    // handler as one argument that no shell parses.
+    let mut command = Command::new("rundll32");
+    command.arg("url.dll,FileProtocolHandler").arg(url);
     Ok(command)
 }
 
