@@ -403,28 +403,14 @@ fn a_write_whose_redirect_cannot_be_followed_may_have_acted() {
         crate::common::listening_within(port, Duration::from_secs(30)),
         "the server did not listen"
     );
-    let document = home.path().join("api.json");
-    std::fs::write(
-        &document,
-        json!({
-            "openapi": "3.1.0",
-            "info": { "title": "t", "version": "1" },
-            "servers": [{ "url": format!("http://127.0.0.1:{port}") }],
-            "paths": { "/write": { "post": { "operationId": "write",
-                "responses": { "200": { "description": "ok" } } } } }
-        })
-        .to_string(),
-    )
-    .unwrap();
-    home.run(&[
-        "source",
-        "add",
-        "api",
-        "--openapi",
-        &document.display().to_string(),
-        "--no-test",
-    ])
-    .ok();
+    let document = one_operation_document(
+        &home,
+        &format!("http://127.0.0.1:{port}"),
+        json!({ "/write": { "post": { "operationId": "write",
+            "responses": { "200": { "description": "ok" } } } } }),
+    );
+    home.run(&["source", "add", "api", "--openapi", &document, "--no-test"])
+        .ok();
     home.run(&["policy", "set", "api.write", "allow"]).ok();
     let run = exec(
         &home,
@@ -482,6 +468,19 @@ fn a_chain_of_three_operations_waits_for_approval_of_its_write_and_writes_once()
     let again = envelope(&home.run(&["exec", "--resume", &run_id, "--json"]).ok());
     assert_eq!(again["result"], resumed["result"]);
     assert_eq!(stats(), json!({ "createPet": 1 }));
+}
+
+/// An OpenAPI document in `home` (its path) whose requests go to `server`, with `paths`.
+fn one_operation_document(home: &Home, server: &str, paths: Value) -> String {
+    let document = home.path().join("api.json");
+    let text = json!({
+        "openapi": "3.1.0",
+        "info": { "title": "t", "version": "1" },
+        "servers": [{ "url": server }],
+        "paths": paths
+    });
+    std::fs::write(&document, text.to_string()).unwrap();
+    document.display().to_string()
 }
 
 fn fixture(name: &str) -> String {
@@ -1127,27 +1126,14 @@ fn an_operation_the_document_changed_since_it_was_listed_is_not_sent() {
 #[test]
 fn a_refresh_that_cannot_list_the_source_again_fails_and_says_the_old_listing_stays() {
     let home = Home::new();
-    let document = home.path().join("api.json");
-    std::fs::write(
-        &document,
-        json!({
-            "openapi": "3.1.0",
-            "info": { "title": "t", "version": "1" },
-            "servers": [{ "url": "http://127.0.0.1:9/api" }],
-            "paths": { "/items": { "get": { "operationId": "listItems",
-                "responses": { "200": { "description": "ok" } } } } }
-        })
-        .to_string(),
-    )
-    .unwrap();
-    home.run(&[
-        "source",
-        "add",
-        "api",
-        "--openapi",
-        &document.display().to_string(),
-    ])
-    .ok();
+    let document = one_operation_document(
+        &home,
+        "http://127.0.0.1:9/api",
+        json!({ "/items": { "get": { "operationId": "listItems",
+            "responses": { "200": { "description": "ok" } } } } }),
+    );
+    home.run(&["source", "add", "api", "--openapi", &document])
+        .ok();
     std::fs::remove_file(&document).unwrap();
     let refreshed = home.run(&["source", "refresh", "api"]).fails();
     assert!(

@@ -114,41 +114,34 @@ pub(crate) fn build(
         }
     }
     let mut added = credentials.apply(operation.security.as_ref().or(default_security), token);
-    // A query parameter the credential travels in never comes from the arguments too (an
-    // exploded object's member, a deepObject key, a declared parameter of the same name): an
-    // API reading the first of two would act under a key the script chose.
-    let carried: Vec<String> = added.query.iter().map(|pair| pair_name(pair)).collect();
-    // Names compared ignoring case, as some servers read them (ASP.NET's query, many cookies).
-    if let Some(name) = query
-        .iter()
-        .map(|pair| pair_name(pair))
-        .find(|name| carried.iter().any(|c| c.eq_ignore_ascii_case(name)))
-    {
-        return Err(format!(
-            "the arguments would send the query parameter `{name}`, which carries the source's credential; leave it out (the credential is added to every request)"
-        ));
-    }
-    // The same for a header (names ignore case) or a cookie the credential travels in: sent
-    // first, the script's value is the one most servers read.
-    if let Some((name, _)) = headers.iter().find(|(name, _)| {
-        added
-            .headers
+    // A query parameter, header or cookie the credential travels in never comes from the
+    // arguments too (an exploded object's member, a deepObject key, a declared parameter of the
+    // same name): an API reading the first of two would act under a key the script chose. Names
+    // are compared ignoring case, as many servers read them (headers, ASP.NET's query).
+    let names = |pairs: &[String]| pairs.iter().map(|pair| pair_name(pair)).collect::<Vec<_>>();
+    let header_names = |headers: &[(String, String)]| {
+        headers
             .iter()
-            .any(|(carried, _)| carried.eq_ignore_ascii_case(name))
-    }) {
-        return Err(format!(
-            "the arguments would send the header `{name}`, which carries the source's credential; leave it out (the credential is added to every request)"
-        ));
-    }
-    let carried: Vec<String> = added.cookies.iter().map(|pair| pair_name(pair)).collect();
-    if let Some(name) = cookies
-        .iter()
-        .map(|pair| pair_name(pair))
-        .find(|name| carried.iter().any(|c| c.eq_ignore_ascii_case(name)))
-    {
-        return Err(format!(
-            "the arguments would send the cookie `{name}`, which carries the source's credential; leave it out (the credential is added to every request)"
-        ));
+            .map(|(name, _)| name.clone())
+            .collect::<Vec<_>>()
+    };
+    for (what, sent, carried) in [
+        ("query parameter", names(&query), names(&added.query)),
+        (
+            "header",
+            header_names(&headers),
+            header_names(&added.headers),
+        ),
+        ("cookie", names(&cookies), names(&added.cookies)),
+    ] {
+        if let Some(name) = sent
+            .iter()
+            .find(|name| carried.iter().any(|c| c.eq_ignore_ascii_case(name)))
+        {
+            return Err(format!(
+                "the arguments would send the {what} `{name}`, which carries the source's credential; leave it out (the credential is added to every request)"
+            ));
+        }
     }
     query.append(&mut added.query);
     headers.append(&mut added.headers);
