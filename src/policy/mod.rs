@@ -163,6 +163,10 @@ impl Policy {
     /// The rule that decides calls of `address`, if any does.
     /// Whether `address` is a tool of a source the profile has left ([`Policy::left_profile`]).
     fn left(&self, address: &str) -> bool {
+        // Empty but for a hub whose profile was edited: a search asks for every hit.
+        if self.left_profile.is_empty() {
+            return false;
+        }
         let source = address.split('.').next().unwrap_or(address);
         self.left_profile.iter().any(|left| left == source)
     }

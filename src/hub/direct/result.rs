@@ -133,54 +133,68 @@ fn without_script_position(message: &str) -> &str {
 /// the tool's output) that says what waits, how the person decides, and what to do then.
 fn needs_a_person(envelope: &ExecuteEnvelope, name: &str) -> CallToolResult {
     let run_id = &envelope.run_id;
-    let mut lines = vec![format!(
-        "This call did not run: a person must decide on it first."
-    )];
-    for pending in &envelope.pending {
-        lines.push(format!("- {}", pending.summary));
-    }
-    lines.push(if page_opened(envelope, "approval page") {
+    waiting_on_the_person(
+        envelope,
+        "This call did not run: a person must decide on it first.",
+        "approval page",
         format!(
             "An approval page opened in the user's browser; `capabilities hub approve {run_id}` in a terminal works too. Tell the user."
-        )
-    } else {
-        format!("Ask the user to run `capabilities hub approve {run_id}` (or `hub deny`) in a terminal.")
-    });
-    lines.push(format!(
-        "Once they allowed it, call {name} again with exactly the same arguments: it runs then, once."
-    ));
-    CallToolResult::error(vec![ContentBlock::text(lines.join("\n"))])
+        ),
+        format!(
+            "Ask the user to run `capabilities hub approve {run_id}` (or `hub deny`) in a terminal."
+        ),
+        format!(
+            "Once they allowed it, call {name} again with exactly the same arguments: it runs then, once."
+        ),
+    )
 }
 
 /// The answer to a call that waits for the person to sign a connection in: an error result
 /// that says which, how they sign in, and that the same call runs once they have. Never the
 /// page itself: that is for the person.
 fn needs_a_sign_in(envelope: &ExecuteEnvelope, name: &str) -> CallToolResult {
-    let mut lines = vec!["This call did not run: the user must sign in first.".to_string()];
-    let mut logins = Vec::new();
-    for pending in &envelope.pending {
-        lines.push(format!("- {}", pending.summary));
-        if pending.kind == PendingKind::Connection
-            && let Some(source) = &pending.address
-        {
-            logins.push(login_arguments(source, pending.connection.as_deref()));
-        }
-    }
-    let commands = logins
+    let commands = envelope
+        .pending
         .iter()
-        .map(|login| format!("`capabilities source login {login}`"))
+        .filter(|pending| pending.kind == PendingKind::Connection)
+        .filter_map(|pending| {
+            let source = pending.address.as_deref()?;
+            let login = login_arguments(source, pending.connection.as_deref());
+            Some(format!("`capabilities source login {login}`"))
+        })
         .collect::<Vec<_>>()
         .join(", ");
-    lines.push(if page_opened(envelope, "sign-in page") {
+    waiting_on_the_person(
+        envelope,
+        "This call did not run: the user must sign in first.",
+        "sign-in page",
         format!(
             "A sign-in page opened in the user's browser; {commands} in a terminal works too. Tell the user."
-        )
+        ),
+        format!("Ask the user to run {commands} in a terminal."),
+        format!("Once they have signed in, call {name} again with exactly the same arguments."),
+    )
+}
+
+/// The error result (so no client takes it for the tool's output) for a call that waits on the
+/// person: `first` says what waits, then each pending item, then `opened` when the hub opened
+/// its `page` in the user's browser (else `otherwise`), then `then`: what to do once they acted.
+fn waiting_on_the_person(
+    envelope: &ExecuteEnvelope,
+    first: &str,
+    page: &str,
+    opened: String,
+    otherwise: String,
+    then: String,
+) -> CallToolResult {
+    let mut lines = vec![first.to_string()];
+    lines.extend(envelope.pending.iter().map(|p| format!("- {}", p.summary)));
+    lines.push(if page_opened(envelope, page) {
+        opened
     } else {
-        format!("Ask the user to run {commands} in a terminal.")
+        otherwise
     });
-    lines.push(format!(
-        "Once they have signed in, call {name} again with exactly the same arguments."
-    ));
+    lines.push(then);
     CallToolResult::error(vec![ContentBlock::text(lines.join("\n"))])
 }
 
