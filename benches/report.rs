@@ -800,6 +800,18 @@ impl Report {
              parses and pages the stored value in a new run."
         );
 
+        let _ = writeln!(out, "\n## Redaction (benches/redaction.rs)\n");
+        let _ = writeln!(out, "| operation | median |");
+        let _ = writeln!(out, "|---|---|");
+        for id in [
+            "redaction/build 3 secrets",
+            "redaction/clean 1 MiB, 3 secrets, echoes/0",
+            "redaction/clean 1 MiB, 12 secrets, echoes/0",
+            "redaction/clean 1 MiB, 12 secrets, echoes/100",
+        ] {
+            let _ = writeln!(out, "| {id} | {} |", duration(medians.get(id)));
+        }
+
         let _ = writeln!(out, "\n## Hub over stdio (real child processes)\n");
         let _ = writeln!(out, "| round trip | median |");
         let _ = writeln!(out, "|---|---|");

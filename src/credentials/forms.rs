@@ -6,17 +6,23 @@
 //! safe escaping, PHP's `\/`, Jackson's and .NET's upper-case `\u00E9`), percent-encoded (Python's
 //! `quote`, `quote_plus`, JavaScript's `encodeURIComponent`, `encodeURI`, form encoding),
 //! HTML-escaped (a page or an XML document quoting it), base64 or base64url, or hex; and a JSON
-//! document in a text result may hold any of those escaped once more. A log line adds our own
-//! layers: Rust's `{:?}` and the JSON of a `--log-format json` line. Each form is listed here once,
-//! for the secret and for each of its lines when it spans several (a multi-line value such as a PEM
-//! key is often printed a line at a time).
+//! document in a text result may hold any of those escaped once more. An upstream set on getting
+//! a secret past a filter reaches for the next encodings at hand, which are listed too: base32
+//! (both alphabets, either case), base64 of the base64, base64 and hex of the UTF-16 a Windows or
+//! Java program holds, hex with separators, every character escaped (`\u0073`, `\x73`, `&#115;`,
+//! `&#x73;`), the value reversed, and ROT13. A log line adds our own layers: Rust's `{:?}` and
+//! the JSON of a `--log-format json` line. Each form is listed here once, for the secret and for
+//! each of its lines when it spans several (a multi-line value such as a PEM key is often printed
+//! a line at a time).
 //!
 //! Base64 cannot be matched by encoding the secret alone: inside a longer stream the secret can
 //! start at any of three byte offsets, and the characters at its edges mix its bits with its
 //! neighbours'. For each offset and alphabet, the form is the run of characters whose six bits
 //! all come from the secret (the same whatever surrounds it); [`Kind::Base64`] tells the
 //! redaction to blank the whole surrounding run, since the edge characters still carry a few
-//! bits each.
+//! bits each. Base32 is the same at five offsets. Binary and escaped forms spell out only the
+//! value's first bytes or characters and are widened over their run the same way, which holds
+//! the rest: the forms stay short however long the secret.
 
 use std::collections::HashSet;
 
@@ -31,8 +37,34 @@ pub(super) enum Kind {
     Text,
     /// Matched exactly; the run of base64 characters around the match is blanked.
     Base64,
-    /// Matched ignoring ASCII case (hex digits are written both ways); the match is blanked.
+    /// Matched ignoring ASCII case (hex digits are written both ways); the run of hex digits
+    /// and the separators between bytes around the match is blanked.
     Hex,
+    /// Matched ignoring ASCII case (base32 is written both ways); the run of base32 characters
+    /// around the match is blanked.
+    Base32,
+    /// The first characters of a value each escaped, matched ignoring ASCII case; the run of
+    /// escapes around the match, which holds the rest of the value, is blanked.
+    Escaped,
+}
+
+impl Kind {
+    /// True for a form matched ignoring ASCII case.
+    pub(super) fn ignores_case(self) -> bool {
+        matches!(self, Kind::Hex | Kind::Base32 | Kind::Escaped)
+    }
+
+    /// What a match of this kind is widened over: the characters of the encoding whose edge
+    /// characters mix the secret's bits with its neighbours'.
+    pub(super) fn run(self) -> Option<fn(u8) -> bool> {
+        match self {
+            Kind::Text => None,
+            Kind::Hex => Some(is_hex_char),
+            Kind::Base64 => Some(is_base64_char),
+            Kind::Base32 => Some(is_base32_char),
+            Kind::Escaped => Some(is_escape_char),
+        }
+    }
 }
 
 /// The forms of `secret` to look for, each at least [`SHORTEST`] bytes long, without duplicates.
@@ -44,6 +76,7 @@ pub(super) fn forms(secret: &str) -> Vec<(String, Kind)> {
         upstream.extend(JSON_STYLES.iter().map(|style| style.escape(value)));
         upstream.extend(percent_forms(value));
         upstream.extend(html_forms(value));
+        upstream.extend(obfuscated_forms(value));
         // A JSON document (or a debug print) holding one of the above, as a text result, an
         // error message or a raw protocol line can: escaped once more.
         let mut emitted = upstream.clone();
@@ -52,15 +85,83 @@ pub(super) fn forms(secret: &str) -> Vec<(String, Kind)> {
             emitted.push(PYTHON_ASCII.escape(form));
         }
         for form in emitted {
-            out.text_with_log_layers(form);
+            out.with_log_layers(form, Kind::Text);
         }
-        for (form, kind) in binary_forms(value.as_bytes()) {
+        // Binary encodings of the value's first bytes: a match is widened over its run, which
+        // holds the rest.
+        let head = &value.as_bytes()[..value.len().min(BINARY_HEAD)];
+        let head16: String = value.chars().take(BINARY_HEAD / 2).collect();
+        let utf16le: Vec<u8> = head16.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let utf16be: Vec<u8> = head16.encode_utf16().flat_map(u16::to_be_bytes).collect();
+        let mut binary = binary_forms(head);
+        binary.extend(base64_forms(&utf16le));
+        binary.push((hex(&utf16le, ""), Kind::Hex));
+        binary.push((hex(&utf16be, ""), Kind::Hex));
+        // Base64 of the base64: each of the first encoding's middles is what the second one
+        // encodes, at any offset.
+        for (middle, kind) in base64_forms(head) {
+            binary.extend(
+                base64_forms(middle.as_bytes())
+                    .into_iter()
+                    .map(|(f, _)| (f, kind)),
+            );
+        }
+        for (form, kind) in binary {
             for form in [SLASHED.escape(&form), form] {
                 out.push(form, kind);
             }
         }
+        // Made of backslashes as some are, these are escaped again on their way like the rest.
+        for form in escaped_forms(value) {
+            out.with_log_layers(SERDE.escape(&form), Kind::Escaped);
+            out.with_log_layers(form, Kind::Escaped);
+        }
     }
     out.list
+}
+
+/// The value reversed and ROT13: transformations that take no library, matched exactly.
+fn obfuscated_forms(value: &str) -> Vec<String> {
+    let rot13 = value
+        .chars()
+        .map(|c| match c {
+            'a'..='z' => char::from(b'a' + (c as u8 - b'a' + 13) % 26),
+            'A'..='Z' => char::from(b'A' + (c as u8 - b'A' + 13) % 26),
+            c => c,
+        })
+        .collect();
+    vec![value.chars().rev().collect(), rot13]
+}
+
+/// How many of a value's first bytes a binary encoding (base64, base32, hex) encodes, and
+/// twice how many characters its UTF-16 forms do: enough that no other text matches by chance
+/// (24 base64 characters, 36 hex digits). The rest of the value is in the run the match is
+/// widened over, so longer forms would find nothing more, and would make the automaton slower to
+/// build.
+const BINARY_HEAD: usize = 18;
+
+/// How many of a value's first characters an escaped form spells out: enough that no other text
+/// matches by chance. The match is widened over the run of escapes, which blanks the rest; so
+/// the form stays short however long the secret (every character takes six to twelve bytes
+/// escaped, and twice that again in a log line, which would make the automaton slow to build).
+const ESCAPED_HEAD: usize = 12;
+
+/// The value's first characters with each escaped, as an encoder that escapes everything
+/// writes them: `\uXXXX` per UTF-16 unit (JSON, JavaScript, Java), `\xNN` per byte (Python's
+/// bytes, C), `&#xNN;` and `&#NNN;` per character (HTML); matched ignoring case, as hex is.
+fn escaped_forms(value: &str) -> Vec<String> {
+    let head: String = value.chars().take(ESCAPED_HEAD).collect();
+    let units = head.encode_utf16().map(|u| format!("\\u{u:04x}")).collect();
+    let bytes = head.bytes().map(|b| format!("\\x{b:02x}")).collect();
+    let hex = head
+        .chars()
+        .map(|c| format!("&#x{:x};", u32::from(c)))
+        .collect();
+    let decimal = head
+        .chars()
+        .map(|c| format!("&#{};", u32::from(c)))
+        .collect();
+    vec![units, bytes, hex, decimal]
 }
 
 /// The secret, and each of its lines when it has several, that is long enough to look for.
@@ -92,7 +193,7 @@ impl Forms {
     /// `form` as an upstream emits it, and as this process's log lines can hold it: debug-
     /// printed (a dependency logging a message with `{:?}`), as a JSON string (a line of
     /// `--log-format json`), and both.
-    fn text_with_log_layers(&mut self, form: String) {
+    fn with_log_layers(&mut self, form: String, kind: Kind) {
         let debug = debug_escape(&form);
         let layered = [
             SERDE.escape(&form),
@@ -100,9 +201,9 @@ impl Forms {
             debug_escape(&SERDE.escape(&form)),
             debug,
         ];
-        self.push(form, Kind::Text);
+        self.push(form, kind);
         for layer in layered {
-            self.push(layer, Kind::Text);
+            self.push(layer, kind);
         }
     }
 }
@@ -307,35 +408,97 @@ const BASE64_STANDARD: &[u8; 64] =
     b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 const BASE64_URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
+/// RFC 4648's base32 alphabet, and its "extended hex" one.
+const BASE32_STANDARD: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+const BASE32_HEX: &[u8; 32] = b"0123456789ABCDEFGHIJKLMNOPQRSTUV";
+
 /// True for a character of either base64 alphabet, its padding, or the backslash of an escaped
 /// `\/`: what a redaction blanks around a base64 match.
 pub(super) fn is_base64_char(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || matches!(byte, b'+' | b'/' | b'-' | b'_' | b'=' | b'\\')
 }
 
-/// The base64 forms (both alphabets, the secret at each of the three byte offsets in a longer
-/// stream; padding never falls inside them), the hex form, and every byte percent-encoded
-/// (letters and digits too, as an encoder that escapes everything writes them).
+/// True for a character of either base32 alphabet (in either case) or its padding: what a
+/// redaction blanks around a base32 match.
+fn is_base32_char(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || byte == b'='
+}
+
+/// True for a hex digit or a separator [`binary_forms`] puts between bytes: what a redaction
+/// blanks around a hex match.
+fn is_hex_char(byte: u8) -> bool {
+    byte.is_ascii_hexdigit() || matches!(byte, b' ' | b':' | b'-' | b'%')
+}
+
+/// True for a character of an escape `escaped_forms` lists, or of the backslashes a log line
+/// adds before one: what a redaction blanks around an escaped match.
+fn is_escape_char(byte: u8) -> bool {
+    byte.is_ascii_hexdigit()
+        || matches!(byte, b'\\' | b'u' | b'U' | b'x' | b'X' | b'&' | b'#' | b';')
+}
+
+/// The base64 and base32 forms, the hex form (bare and with the separators `xxd`, Go's `% x`
+/// and MAC-style dumps put between bytes), and every byte percent-encoded (letters and digits
+/// too, as an encoder that escapes everything writes them).
 fn binary_forms(bytes: &[u8]) -> Vec<(String, Kind)> {
+    let mut out = base64_forms(bytes);
+    out.extend(base32_forms(bytes));
+    for separator in ["", " ", ":", "-"] {
+        out.push((hex(bytes, separator), Kind::Hex));
+    }
+    let escaped = bytes.iter().map(|b| format!("%{b:02x}")).collect();
+    out.push((escaped, Kind::Hex));
+    out
+}
+
+/// `bytes` in lower-case hex, `separator` between bytes.
+fn hex(bytes: &[u8], separator: &str) -> String {
+    let digits: Vec<String> = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    digits.join(separator)
+}
+
+/// The base64 forms: both alphabets, the secret at each of the three byte offsets in a longer
+/// stream, each the characters whose bits all come from the secret (padding never falls inside
+/// them).
+fn base64_forms(bytes: &[u8]) -> Vec<(String, Kind)> {
+    let alphabets = [BASE64_STANDARD, BASE64_URL];
+    let encoded = alphabets.map(|alphabet| move |stream: &[u8]| base64(stream, alphabet));
+    middles(bytes, 6, &encoded, Kind::Base64)
+}
+
+/// The base32 forms: both alphabets (matched ignoring case), the secret at each of the five byte
+/// offsets in a longer stream.
+fn base32_forms(bytes: &[u8]) -> Vec<(String, Kind)> {
+    let alphabets = [BASE32_STANDARD, BASE32_HEX];
+    let encoded = alphabets.map(|alphabet| move |stream: &[u8]| base32(stream, alphabet));
+    middles(bytes, 5, &encoded, Kind::Base32)
+}
+
+/// For each encoder of `bits` bits a character and each byte offset the secret can start at
+/// in a longer stream (an encoding repeats every `8 * bits` bits), the characters that depend
+/// on the secret alone: character i holds bits `bits * i..bits * (i + 1)` of the stream, the
+/// secret bits `8 * offset..8 * (offset + len)`.
+fn middles(
+    bytes: &[u8],
+    bits: usize,
+    encoders: &[impl Fn(&[u8]) -> String],
+    kind: Kind,
+) -> Vec<(String, Kind)> {
+    // Bytes per group of whole characters: 3 for base64, 5 for base32.
+    let group = bits / gcd(8, bits);
     let mut out = Vec::new();
-    for alphabet in [BASE64_STANDARD, BASE64_URL] {
-        for offset in 0..3 {
+    for encode in encoders {
+        for offset in 0..group {
             let mut stream = vec![0u8; offset];
             stream.extend_from_slice(bytes);
-            let encoded = base64(&stream, alphabet);
-            // Character i holds bits 6i..6i+6 of the stream; the secret holds bits from 8 *
-            // offset to 8 * (offset + len).
-            let start = (8 * offset).div_ceil(6);
-            let end = 8 * (offset + bytes.len()) / 6;
+            let encoded = encode(&stream);
+            let start = (8 * offset).div_ceil(bits);
+            let end = 8 * (offset + bytes.len()) / bits;
             if let Some(middle) = encoded.get(start..end) {
-                out.push((middle.to_string(), Kind::Base64));
+                out.push((middle.to_string(), kind));
             }
         }
     }
-    let hex = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    out.push((hex, Kind::Hex));
-    let escaped = bytes.iter().map(|b| format!("%{b:02x}")).collect();
-    out.push((escaped, Kind::Hex));
     out
 }
 
@@ -380,6 +543,29 @@ pub(super) fn number_forms(forms: &[(String, Kind)]) -> Vec<String> {
         }
     }
     out.list.into_iter().map(|(form, _)| form).collect()
+}
+
+fn gcd(a: usize, b: usize) -> usize {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// Padded base32 of `bytes` in `alphabet`.
+fn base32(bytes: &[u8], alphabet: &[u8; 32]) -> String {
+    let mut out = String::with_capacity(bytes.len().div_ceil(5) * 8);
+    for chunk in bytes.chunks(5) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u64, |n, (i, &b)| n | (u64::from(b) << (32 - 8 * i)));
+        let chars = (8 * chunk.len()).div_ceil(5);
+        for i in 0..chars {
+            out.push(char::from(alphabet[((n >> (35 - 5 * i)) & 31) as usize]));
+        }
+        for _ in chars..8 {
+            out.push('=');
+        }
+    }
+    out
 }
 
 /// Padded base64 of `bytes` in `alphabet`.

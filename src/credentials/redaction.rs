@@ -5,11 +5,14 @@
 //!
 //! A secret is looked for in every form [`forms`](super::forms) lists (raw, JSON-escaped,
 //! percent-encoded, base64 at each alignment, hex, each line of a multi-line value, and the
-//! escapes a log line adds), all at once: one Aho-Corasick automaton for the forms matched
-//! exactly and one for hex, matched ignoring case. Every occurrence of every form is found,
-//! overlapping ones included, and the union of what they cover is blanked, so two secrets (or a
-//! secret and its own line) that overlap in the text are both blanked whole; a base64 match is
-//! widened to the whole run of base64 characters around it, whose edges carry a few of the
+//! escapes a log line adds, and the encodings an upstream bent on getting past a filter reaches
+//! for), all at once: one Aho-Corasick automaton of every form, matched ignoring ASCII case, whose
+//! matches of forms that are not hex or base32 (written in either case) are then checked for
+//! their exact bytes; one pass over the text, since a secret of random letters and digits gives
+//! a search nothing rare to skip ahead on and each pass reads every byte. Every occurrence of every form is found, overlapping ones
+//! included, and the union of what they cover is blanked, so two secrets (or a secret and its
+//! own line) that overlap in the text are both blanked whole; a base64 or base32 match is
+//! widened to the whole run of its characters around it, whose edges carry a few of the
 //! secret's bits.
 //!
 //! A JSON number is blanked too (replaced by the string [`MASK`]) when its text holds a secret:
@@ -22,8 +25,8 @@
 //!
 //! What this cannot catch: a secret an upstream splits (across two JSON strings, two results, or
 //! base64 wrapped across lines), encodes in a way not listed (encrypted, compressed, HTML entities
-//! for characters HTML does not need escaped, Unicode-normalised, base32, UTF-16 hex, reversed,
-//! rot13, spaced out), an all-digit secret too long for the float an upstream parsed it into (past
+//! for some characters and not others, Unicode-normalised, spaced out, base64 of something other
+//! than the value's UTF-8 or UTF-16, three layers deep), an all-digit secret too long for the float an upstream parsed it into (past
 //! about 17 digits its last digits are lost, and the first ones stay), or leaks through behaviour
 //! rather than text (a script comparing guesses one character at a time through what a tool does).
 
@@ -31,11 +34,11 @@ use std::collections::HashSet;
 use std::io::Write;
 use std::sync::{Arc, RwLock};
 
-use aho_corasick::{AhoCorasick, MatchKind};
+use aho_corasick::{AhoCorasick, BuildError, MatchKind};
 use serde_json::{Number, Value};
 
 use super::Secret;
-use super::forms::{self, Kind, is_base64_char};
+use super::forms::{self, Kind};
 
 pub use super::forms::SHORTEST;
 
@@ -59,12 +62,10 @@ pub struct Redaction {
 
 enum Matcher {
     Forms {
-        /// Every form but hex, matched exactly.
-        exact: Option<AhoCorasick>,
-        /// What each pattern of `exact` is, by pattern id.
-        kinds: Vec<Kind>,
-        /// Hex forms, matched ignoring ASCII case.
-        hex: Option<AhoCorasick>,
+        /// Every form, matched ignoring ASCII case.
+        automaton: AhoCorasick,
+        /// Each form and what it is, by pattern id.
+        forms: Vec<(String, Kind)>,
         /// The forms that can be part of a number's text, as a parser leaves them, matched
         /// ignoring ASCII case (`e` and `E`); none when no secret is number-like.
         number: Option<AhoCorasick>,
@@ -77,7 +78,7 @@ enum Matcher {
 impl Redaction {
     pub fn new(secrets: impl IntoIterator<Item = Secret>) -> Redaction {
         let mut seen = HashSet::new();
-        let (mut exact, mut kinds, mut hex) = (Vec::new(), Vec::new(), Vec::new());
+        let mut forms = Vec::new();
         let mut margin = 0;
         let mut number = Vec::new();
         for secret in secrets {
@@ -88,41 +89,18 @@ impl Redaction {
                     continue;
                 }
                 margin = margin.max(form.len());
-                match kind {
-                    Kind::Hex => hex.push(form),
-                    Kind::Text | Kind::Base64 => {
-                        exact.push(form);
-                        kinds.push(kind);
-                    }
-                }
+                forms.push((form, kind));
             }
         }
-        if exact.is_empty() && hex.is_empty() {
-            return Redaction::default();
-        }
-        // Standard semantics, because only they report overlapping matches.
-        let build = |patterns: &[String], ignore_case: bool| {
-            if patterns.is_empty() {
-                return Ok(None);
-            }
-            AhoCorasick::builder()
-                .match_kind(MatchKind::Standard)
-                .ascii_case_insensitive(ignore_case)
-                .build(patterns)
-                .map(Some)
-        };
-        let matcher = match (
-            build(&exact, false),
-            build(&hex, true),
-            build(&number, true),
-        ) {
-            (Ok(exact), Ok(hex), Ok(number)) => Matcher::Forms {
-                exact,
-                kinds,
-                hex,
+        let patterns = forms.iter().map(|(form, _)| form.as_str());
+        let matcher = match (automaton(patterns), automaton(number.iter())) {
+            (Ok(None), _) => return Redaction::default(),
+            (Ok(Some(automaton)), Ok(number)) => Matcher::Forms {
+                automaton,
+                forms,
                 number,
             },
-            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
+            (Err(e), _) | (_, Err(e)) => {
                 tracing::error!(
                     "secrets cannot be searched for ({e}), so every text that could hold one is blanked whole; store shorter secrets"
                 );
@@ -164,10 +142,9 @@ impl Redaction {
         match &self.matcher {
             None => false,
             Some(Matcher::Unavailable) => !text.is_empty(),
-            Some(Matcher::Forms { exact, hex, .. }) => {
-                exact.as_ref().is_some_and(|a| a.is_match(text))
-                    || hex.as_ref().is_some_and(|a| a.is_match(text))
-            }
+            Some(Matcher::Forms {
+                automaton, forms, ..
+            }) => matches(automaton, forms, text.as_bytes()).next().is_some(),
         }
     }
 
@@ -247,8 +224,8 @@ impl Redaction {
             Some(Matcher::Unavailable) if bytes.is_empty() => Some(Vec::new()),
             Some(Matcher::Unavailable) => Some(vec![(0, bytes.len())]),
             Some(Matcher::Forms {
-                exact, kinds, hex, ..
-            }) => Some(spans(bytes, exact.as_ref(), kinds, hex.as_ref())),
+                automaton, forms, ..
+            }) => Some(spans(bytes, matches(automaton, forms, bytes))),
         }
     }
 
@@ -307,38 +284,58 @@ fn blank(bytes: &[u8], spans: &[(usize, usize)], end: usize) -> Vec<u8> {
     out
 }
 
-/// The byte ranges of `bytes` to blank: every match of every form (base64 ones widened to their
-/// run), sorted and merged.
-fn spans(
-    bytes: &[u8],
-    exact: Option<&AhoCorasick>,
-    kinds: &[Kind],
-    hex: Option<&AhoCorasick>,
-) -> Vec<(usize, usize)> {
+/// An automaton finding every occurrence of `patterns` ignoring ASCII case, overlapping ones
+/// included (only the standard semantics report those); none when there is nothing to find.
+fn automaton<P: AsRef<[u8]>>(
+    patterns: impl IntoIterator<Item = P>,
+) -> Result<Option<AhoCorasick>, BuildError> {
+    let patterns: Vec<P> = patterns.into_iter().collect();
+    if patterns.is_empty() {
+        return Ok(None);
+    }
+    AhoCorasick::builder()
+        .match_kind(MatchKind::Standard)
+        .ascii_case_insensitive(true)
+        .build(patterns)
+        .map(Some)
+}
+
+/// Every occurrence in `bytes` of a form, as its byte range and kind: the automaton's matches,
+/// less those of a form matched exactly whose bytes differ in case.
+fn matches<'a>(
+    automaton: &'a AhoCorasick,
+    forms: &'a [(String, Kind)],
+    bytes: &'a [u8],
+) -> impl Iterator<Item = (usize, usize, Kind)> + 'a {
+    automaton
+        .find_overlapping_iter(bytes)
+        .filter_map(move |found| {
+            let (form, kind) = forms.get(found.pattern().as_usize())?;
+            let exact = kind.ignores_case() || &bytes[found.range()] == form.as_bytes();
+            exact.then_some((found.start(), found.end(), *kind))
+        })
+}
+
+/// The byte ranges of `bytes` to blank: every match of every form (base64 and base32 ones
+/// widened to their run), sorted and merged.
+fn spans(bytes: &[u8], matches: impl Iterator<Item = (usize, usize, Kind)>) -> Vec<(usize, usize)> {
     let mut spans = Vec::new();
-    // The base64 run last widened to: matches inside it (a long run holds many) add nothing.
+    // The run last widened to: matches inside it (a long run holds many) add nothing.
     let mut run = (0, 0);
-    for found in exact
-        .into_iter()
-        .flat_map(|a| a.find_overlapping_iter(bytes))
-    {
-        let (mut start, mut end) = (found.start(), found.end());
-        if kinds.get(found.pattern().as_usize()) == Some(&Kind::Base64) {
+    for (mut start, mut end, kind) in matches {
+        if let Some(within) = kind.run() {
             if run.0 <= start && end <= run.1 {
                 continue;
             }
-            while start > 0 && is_base64_char(bytes[start - 1]) {
+            while start > 0 && within(bytes[start - 1]) {
                 start -= 1;
             }
-            while end < bytes.len() && is_base64_char(bytes[end]) {
+            while end < bytes.len() && within(bytes[end]) {
                 end += 1;
             }
             run = (start, end);
         }
         spans.push((start, end));
-    }
-    for found in hex.into_iter().flat_map(|a| a.find_overlapping_iter(bytes)) {
-        spans.push((found.start(), found.end()));
     }
     spans.sort_unstable();
     let mut merged: Vec<(usize, usize)> = Vec::with_capacity(spans.len());
@@ -373,9 +370,24 @@ pub(crate) fn remember(secret: &Secret) {
         return;
     }
     seen.secrets.push(secret.clone());
-    // Rebuilt whole: a process reads a handful of secrets, once each.
-    let redaction = Redaction::new(seen.secrets.iter().cloned());
-    seen.redaction = Some(Arc::new(redaction));
+    // Built again when a log line is next written, not here: a process reads its secrets one
+    // after another as it starts, and most write no log line at all.
+    seen.redaction = None;
+}
+
+/// The redaction of every value in [`SEEN`], built now if a value was added since it last was;
+/// none when no value was read.
+fn seen_redaction() -> Option<Arc<Redaction>> {
+    if let Some(redaction) = &SEEN.read().unwrap_or_else(|p| p.into_inner()).redaction {
+        return Some(redaction.clone());
+    }
+    let mut seen = SEEN.write().unwrap_or_else(|p| p.into_inner());
+    if seen.secrets.is_empty() {
+        return None;
+    }
+    let redaction = Arc::new(Redaction::new(seen.secrets.iter().cloned()));
+    seen.redaction = Some(redaction.clone());
+    Some(redaction)
 }
 
 /// Standard error with every value in [`SEEN`] blanked: the log writer. The log formatter
@@ -384,11 +396,7 @@ pub struct RedactingStderr;
 
 impl Write for RedactingStderr {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let redaction = SEEN
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .redaction
-            .clone();
+        let redaction = seen_redaction();
         let text = String::from_utf8_lossy(buf);
         match redaction {
             Some(redaction) if redaction.found_in_text(&text) => {
@@ -470,8 +478,7 @@ mod tests {
         let json = serde_json::to_string(secret).unwrap();
         let debug = format!("{secret:?}");
         let json_of_debug = serde_json::to_string(&debug).unwrap();
-        let seen = SEEN.read().unwrap_or_else(|p| p.into_inner());
-        let redaction = seen.redaction.as_ref().expect("remembered");
+        let redaction = seen_redaction().expect("remembered");
         for line in [secret, &json, &debug, &json_of_debug] {
             let cleaned = redaction.clean(&format!("log: {line}"));
             assert!(!cleaned.contains("7f3a"), "{cleaned}");
@@ -559,6 +566,52 @@ mod tests {
             s.bytes().map(|b| format!("{b:02x}")).collect()
         }
 
+        /// RFC 4648 base32, padded, in `alphabet` (upper case).
+        pub fn base32(bytes: &[u8], alphabet: &[u8]) -> String {
+            let mut bits = String::new();
+            for b in bytes {
+                bits.push_str(&format!("{b:08b}"));
+            }
+            while !bits.len().is_multiple_of(5) {
+                bits.push('0');
+            }
+            let mut out: String = bits
+                .as_bytes()
+                .chunks(5)
+                .map(|c| {
+                    let i = usize::from_str_radix(std::str::from_utf8(c).unwrap(), 2).unwrap();
+                    alphabet[i] as char
+                })
+                .collect();
+            while !out.len().is_multiple_of(8) {
+                out.push('=');
+            }
+            out
+        }
+
+        pub fn rot13(s: &str) -> String {
+            let shift = |c: char, base: u8| (((c as u8 - base + 13) % 26) + base) as char;
+            s.chars()
+                .map(|c| match c {
+                    'a'..='z' => shift(c, b'a'),
+                    'A'..='Z' => shift(c, b'A'),
+                    c => c,
+                })
+                .collect()
+        }
+
+        pub fn utf16(s: &str, little_endian: bool) -> Vec<u8> {
+            s.encode_utf16()
+                .flat_map(|u| {
+                    if little_endian {
+                        u.to_le_bytes()
+                    } else {
+                        u.to_be_bytes()
+                    }
+                })
+                .collect()
+        }
+
         /// HTML escaping: `&`, `<`, `>` always, the quotes as given (or left alone).
         pub fn html(s: &str, quot: Option<&str>, apos: Option<&str>) -> String {
             s.replace('&', "&amp;")
@@ -592,7 +645,7 @@ mod tests {
     impl Emitted {
         /// True when `cleaned` still holds the value in this encoding.
         fn found_in(&self, cleaned: &str) -> bool {
-            if self.kind.starts_with("hex") {
+            if self.kind.starts_with("hex") || self.kind.starts_with("base32") {
                 cleaned.to_lowercase().contains(&self.needle.to_lowercase())
             } else {
                 cleaned.contains(&self.needle)
@@ -660,6 +713,88 @@ mod tests {
             push("html", emit::html(value, Some("&quot;"), Some("&#x27;")));
             push("html", emit::html(value, None, None));
             push("html", emit::html(value, Some("&#34;"), Some("&#39;")));
+            // What an upstream set on slipping past a filter does without a library.
+            push("reversed", value.chars().rev().collect());
+            push("rot13", emit::rot13(value));
+            let entities = |hex: bool| -> String {
+                value
+                    .chars()
+                    .map(|c| match hex {
+                        true => format!("&#X{:X};", c as u32),
+                        false => format!("&#{};", c as u32),
+                    })
+                    .collect()
+            };
+            push("html every character", entities(false));
+            push("hex html every character", entities(true));
+            let units: String = value
+                .encode_utf16()
+                .map(|u| format!("\\u{u:04X}"))
+                .collect();
+            push("hex \\u every unit", units);
+            let bytes: String = value.bytes().map(|b| format!("\\x{b:02x}")).collect();
+            push("hex \\x every byte", bytes);
+            push("hex spaced", {
+                let pairs: Vec<String> = value.bytes().map(|b| format!("{b:02X}")).collect();
+                pairs.join(" ")
+            });
+            push("hex colons", {
+                let pairs: Vec<String> = value.bytes().map(|b| format!("{b:02x}")).collect();
+                pairs.join(":")
+            });
+            for little_endian in [true, false] {
+                let units = emit::utf16(value, little_endian);
+                let hex: String = units.iter().map(|b| format!("{b:02x}")).collect();
+                push(&format!("hex utf-16 le={little_endian}"), hex);
+            }
+            // Base64 of the UTF-16 a Windows program holds.
+            let utf16 = emit::base64(&emit::utf16(value, true), false);
+            push("base64 of utf-16", utf16.trim_end_matches('=').to_string());
+            let mut base = |kind: &str, bytes: &[u8], case: fn(&str) -> String| {
+                for (name, alphabet) in [
+                    ("standard", &b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"[..]),
+                    ("hex", &b"0123456789ABCDEFGHIJKLMNOPQRSTUV"[..]),
+                ] {
+                    for offset in 0..5 {
+                        let mut stream = b"\xfa\x01\x02\xfb"[..offset].to_vec();
+                        stream.extend_from_slice(bytes);
+                        stream.push(b'!');
+                        let encoded = case(&emit::base32(&stream, alphabet));
+                        let start = (8 * offset).div_ceil(5);
+                        let end = 8 * (offset + bytes.len()) / 5;
+                        out.push(Emitted {
+                            kind: format!("base32 {kind} {name} offset={offset}"),
+                            text: format!("{before}{encoded}{after}"),
+                            needle: encoded[start..end].to_string(),
+                        });
+                    }
+                }
+            };
+            base("upper", value.as_bytes(), str::to_string);
+            base("lower", value.as_bytes(), str::to_lowercase);
+            // Base64 of the base64.
+            for offset in 0..3 {
+                let mut inner = b"\xfa\x01"[..offset].to_vec();
+                inner.extend_from_slice(value.as_bytes());
+                let inner = emit::base64(&inner, false);
+                // The inner characters that depend on the value alone, and the outer ones
+                // that depend on those alone.
+                let (start, end) = ((8 * offset).div_ceil(6), 8 * (offset + value.len()) / 6);
+                for outer_offset in 0..3 {
+                    let mut outer = b"{\""[..outer_offset].to_vec();
+                    outer.extend_from_slice(inner.as_bytes());
+                    let encoded = emit::base64(&outer, true);
+                    let from = (8 * (outer_offset + start)).div_ceil(6);
+                    let to = 8 * (outer_offset + end) / 6;
+                    if to >= from + SHORTEST {
+                        out.push(Emitted {
+                            kind: format!("base64 of base64 offsets={offset},{outer_offset}"),
+                            text: format!("{before}{encoded}{after}"),
+                            needle: encoded[from..to].to_string(),
+                        });
+                    }
+                }
+            }
             for url in [false, true] {
                 for offset in 0..3 {
                     let mut stream = b"\xfa\x01"[..offset].to_vec();

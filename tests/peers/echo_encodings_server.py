@@ -1,5 +1,7 @@
 """A real MCP server (Python `mcp` SDK) that echoes its credential back in every encoding a
-careless upstream could use, for the redaction tests. The credential is `Y` in its environment,
+careless upstream could use, and in those a hostile one reaches for to slip past a filter (base32,
+UTF-16, escaped and spaced hex, HTML entities, base64 of base64, reversed, ROT13), for the
+redaction tests. The credential is `Y` in its environment,
 as a source configured with `env = { Y = "${secret:y}" }` gets it; with `ECHO_FILE` set, it is
 read from that file instead, as a server that found another server's token on disk would.
 
@@ -17,16 +19,18 @@ Tools: `kinds` lists the encodings; `echo(kind)` returns the credential and each
 that encoding as text, structured content (as a value and as a key), `_meta` and an embedded
 resource; `number` returns an all-digit credential as a JSON number (an integer and a float),
 as an API that parsed it would, and has it as its argument's default;
-`fail(kind, how)` fails with them in a tool error (`how = "tool"`) or a JSON-RPC error
+`fail(kind, how)` fails with them (in each of several kinds joined by `+`) in a tool error (`how = "tool"`) or a JSON-RPC error
 (`"protocol"`); `blobs` returns them as image, audio and blob data; `about` has them in its
 description and schema; `inherited(name)` says whether this process has the environment variable
 NAME.
 """
 
 import base64
+import codecs
 import json
 import os
 import re
+import struct
 import sys
 import urllib.parse
 
@@ -53,6 +57,8 @@ else:
 # each of the three alignments.
 PREFIX = b"\xfa\x01"
 SUFFIX = b"!\x00"
+# The same for base32, whose five alignments take up to four bytes before.
+PREFIX5 = b"\xfa\x01\x02\xfb"
 
 
 def lines(value: str) -> list[str]:
@@ -68,6 +74,14 @@ def b64_middle(data: bytes, offset: int, alphabet: str) -> str:
     encoded = encode(bytes(offset) + data).decode()
     start = -(-8 * offset // 6)
     end = (8 * (offset + len(data))) // 6
+    return encoded[start:end]
+
+
+def b32_middle(data: bytes, offset: int) -> str:
+    """The base32 characters that depend on `data` alone when `offset` bytes come before it."""
+    encoded = base64.b32encode(bytes(offset) + data).decode()
+    start = -(-8 * offset // 5)
+    end = (8 * (offset + len(data))) // 5
     return encoded[start:end]
 
 
@@ -99,6 +113,33 @@ def encodings() -> dict:
                     lambda v, o=offset, a=alphabet, p=padded: b64_stream(v, o, a, p),
                     lambda v, o=offset, a=alphabet: b64_middle(v.encode(), o, a),
                 )
+    # What an upstream set on slipping past a filter reaches for next.
+    for offset in range(5):
+        out[f"b32_{offset}"] = (
+            lambda v, o=offset: base64.b32encode(PREFIX5[:o] + v.encode() + SUFFIX).decode(),
+            lambda v, o=offset: b32_middle(v.encode(), o),
+        )
+    out["b32hex_lower"] = (
+        lambda v: base64.b32hexencode(v.encode() + SUFFIX).decode().lower(),
+        lambda v: base64.b32hexencode(v.encode()).decode().lower()[: 8 * len(v.encode()) // 5],
+    )
+    out["reversed"] = (lambda v: v[::-1],) * 2
+    out["rot13"] = (lambda v: codecs.encode(v, "rot13"),) * 2
+    out["hex_utf16"] = (lambda v: v.encode("utf-16-le").hex(),) * 2
+    out["hex_spaced"] = (lambda v: v.encode().hex(" ").upper(),) * 2
+    out["hex_escapes"] = (lambda v: "".join(f"\\x{b:02x}" for b in v.encode()),) * 2
+    out["hex_unicode_escapes"] = (
+        lambda v: "".join(f"\\u{u:04x}" for u in struct.unpack(f"<{len(v.encode('utf-16-le')) // 2}H", v.encode("utf-16-le"))),
+    ) * 2
+    out["html_entities"] = (lambda v: "".join(f"&#{ord(c)};" for c in v),) * 2
+    out["b64_utf16"] = (
+        lambda v: base64.b64encode(v.encode("utf-16-le")).decode(),
+        lambda v: b64_middle(v.encode("utf-16-le"), 0, "std"),
+    )
+    out["b64_of_b64"] = (
+        lambda v: base64.b64encode(base64.b64encode(v.encode())).decode(),
+        lambda v: b64_middle(base64.b64encode(v.encode())[: 8 * len(v.encode()) // 6], 0, "std"),
+    )
     return out
 
 
@@ -106,9 +147,12 @@ ENCODINGS = encodings()
 
 
 def encoded(kind: str) -> str:
-    encode, _ = ENCODINGS[kind]
-    parts = [f"token={encode(SECRET)}"]
-    parts += [f"line{i}={encode(line)}" for i, line in enumerate(lines(SECRET))]
+    """The credential and its lines in encoding KIND, or in each of several joined by `+`."""
+    parts = []
+    for one in kind.split("+"):
+        encode, _ = ENCODINGS[one]
+        parts.append(f"token={encode(SECRET)}")
+        parts += [f"line{i}={encode(line)}" for i, line in enumerate(lines(SECRET))]
     return "; ".join(parts)
 
 

@@ -1,0 +1,71 @@
+//! Redaction benchmarks: building the automata for a hub's secrets, and cleaning a 1 MiB result
+//! with no secret in it (the common case: every upstream result is searched) and with a secret
+//! echoed in it a hundred times.
+
+use std::hint::black_box;
+
+use capabilities::credentials::{Redaction, Secret};
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+
+/// `count` secrets of the shapes sources use: a GitHub token, a Slack token and a password
+/// pair, and as many more as a hub of a dozen sources holds.
+fn secrets(count: usize) -> Vec<Secret> {
+    let mut values = vec![
+        "ghp_R2aX9kQ7vLm3Tz8NfW1yBc4HsJ6dPe0UoKi5".to_string(),
+        "xoxb-2048613795-4096227183-Kq9ZbX3mT7vRw1LcN8yPj2Ds".to_string(),
+        "deploy:correct-horse-battery-staple".to_string(),
+    ];
+    // Random letters and digits, as most API keys are: no rare byte in common for a search
+    // to skip ahead on.
+    let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    for _ in values.len()..count {
+        let key = (0..32)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                char::from(alphabet[(state % 62) as usize])
+            })
+            .collect();
+        values.push(key);
+    }
+    values.into_iter().take(count).map(Secret::new).collect()
+}
+
+/// About 1 MiB of JSON-like text of the kind upstreams return.
+fn text(echoes: usize) -> String {
+    let row = r#"{"id": 4821, "title": "Fix the flaky retry test", "state": "open", "url": "https://example.com/issues/4821", "body": "The retry loop waits 250 ms between attempts; under load it times out."},"#;
+    let rows = (1 << 20) / row.len();
+    let mut out = String::with_capacity(1 << 20);
+    for i in 0..rows {
+        if echoes > 0 && i % (rows / echoes) == 0 {
+            out.push_str(r#"{"token": "ghp_R2aX9kQ7vLm3Tz8NfW1yBc4HsJ6dPe0UoKi5"},"#);
+        }
+        out.push_str(row);
+    }
+    out
+}
+
+fn redaction(c: &mut Criterion) {
+    let mut group = c.benchmark_group("redaction");
+    group.sample_size(20);
+    group.bench_function("build 3 secrets", |b| {
+        b.iter(|| black_box(Redaction::new(secrets(3))))
+    });
+    for count in [3, 12] {
+        let redaction = Redaction::new(secrets(count));
+        for echoes in [0, 100] {
+            let text = text(echoes);
+            group.bench_with_input(
+                BenchmarkId::new(format!("clean 1 MiB, {count} secrets, echoes"), echoes),
+                &text,
+                |b, text| b.iter(|| black_box(redaction.clean(text))),
+            );
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, redaction);
+criterion_main!(benches);
