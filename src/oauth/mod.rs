@@ -170,9 +170,14 @@ pub async fn signed_in_manager(
     crate::tls::install_crypto_provider();
     let mut manager = AuthorizationManager::new(url).await?;
     manager.set_credential_store(store);
-    if let Some(metadata) = metadata {
-        manager.set_metadata(metadata);
-    }
+    let metadata = match metadata {
+        Some(metadata) => metadata,
+        None => manager.resolve_metadata().await?.metadata,
+    };
+    // A refresh sends the refresh token (and a client secret) to the token endpoint named now,
+    // which may not be the one signed in at: held to the sign-in's rule before any is sent.
+    signin::check_endpoints(&metadata).map_err(AuthError::MetadataError)?;
+    manager.set_metadata(metadata);
     if !manager.initialize_from_store().await? {
         return Ok(None);
     }

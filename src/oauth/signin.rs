@@ -351,7 +351,7 @@ fn browsable(url: &str) -> Result<(), String> {
 /// The authorization server's token and registration endpoints held to the sign-in page's
 /// rule: they receive the code, its PKCE verifier, refresh tokens and client secrets, which
 /// plain http to another machine would hand to anyone on the way.
-fn check_endpoints(metadata: &AuthorizationMetadata) -> Result<(), String> {
+pub(super) fn check_endpoints(metadata: &AuthorizationMetadata) -> Result<(), String> {
     secure(&metadata.token_endpoint, "token endpoint", "used")?;
     match &metadata.registration_endpoint {
         Some(registration) => secure(registration, "registration endpoint", "used"),
@@ -483,6 +483,8 @@ pub fn explain(error: &AuthError) -> String {
             "the authorization server would not register capabilities as a client ({reason}); set a client ID for this connection in the config instead"
         ),
         AuthError::NoAuthorizationSupport => "the server publishes no OAuth metadata, so there is nothing to sign in to".into(),
+        // Ours (an endpoint refused by `check_endpoints`) or rmcp's, each a whole sentence.
+        AuthError::MetadataError(reason) => reason.clone(),
         other => crate::error_text::chain(other),
     }
 }

@@ -53,7 +53,11 @@ impl OAuthPeer {
     }
 
     fn spawn(ttl_secs: u64, app: &[&str], env: &[(&str, &str)]) -> OAuthPeer {
-        let port = free_port();
+        OAuthPeer::spawn_on(free_port(), ttl_secs, app, env)
+    }
+
+    /// [`spawn`](Self::spawn) on `port`: the same server, as it is after a restart.
+    fn spawn_on(port: u16, ttl_secs: u64, app: &[&str], env: &[(&str, &str)]) -> OAuthPeer {
         let child = python_peer("oauth_server.py")
             .envs(env.iter().copied())
             .arg(port.to_string())
@@ -609,6 +613,37 @@ async fn tokens_refresh_before_expiry_and_a_refused_refresh_waits_for_sign_in() 
     let again = sign_in(&home, &[]).await;
     assert_eq!(again.code, 0, "{}\n{}", again.stdout, again.stderr);
     completed(&home.run(&["exec", "--resume", &run_id, "--json"]));
+}
+
+/// A server that names a plain-http token endpoint on another machine after the sign-in (a
+/// changed or hijacked configuration) is never sent the refresh token: the stored sign-in is
+/// refused with why, before any request to that endpoint.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_token_endpoint_that_turns_plain_http_is_never_sent_the_refresh_token() {
+    let peer = OAuthPeer::start(3600);
+    let home = home_for(&peer, "file");
+    let login = sign_in(&home, &[]).await;
+    assert_eq!(login.code, 0, "{}\n{}", login.stdout, login.stderr);
+    completed(&exec(&home, &["exec", "-", "--json"], SCRIPT));
+
+    let port = peer.port;
+    drop(peer);
+    // TEST-NET-1: nothing answers there, and nothing is sent.
+    let _restarted = OAuthPeer::spawn_on(
+        port,
+        3600,
+        &[],
+        &[("OAUTH_PEER_TOKEN_URL", "http://192.0.2.2:18850/token")],
+    );
+    let run = exec(&home, &["exec", "-", "--json"], SCRIPT);
+    let said = format!("{}\n{}", run.stdout, run.stderr);
+    assert_ne!(run.code, 0, "{said}");
+    assert!(
+        said.contains("its stored sign-in cannot be used")
+            && said.contains("token endpoint at a `http:` address on `192.0.2.2`")
+            && said.contains("must be https (or http on this machine)"),
+        "{said}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -9,7 +9,8 @@ form (`client_secret_post`, the one method the server then advertises); its redi
 loopback port (RFC 8252). With `OAUTH_PEER_CIMD_URL` set, its metadata says client ID metadata
 documents are supported, and that URL is accepted as a public client's ID (the log counts
 `metadata_document_clients`). With `OAUTH_PEER_AUTHORIZE_URL` set, its metadata names that
-address as the authorization endpoint instead of its own (a hostile server's choice). Access
+address as the authorization endpoint instead of its own (a hostile server's choice), and with
+`OAUTH_PEER_TOKEN_URL` set, that address as the token endpoint. Access
 tokens live ACCESS_TTL_SECONDS and are accepted only for that resource (the RFC 8707 indicator
 must reach the token). The authorization page (`/consent`) has one "Allow" button, which a
 browser test clicks. For the tests to look at and to break things:
@@ -74,6 +75,7 @@ APP = sys.argv[3:5]
 # does): a real server fetches the document; this one, offline, knows what it says.
 CIMD_URL = os.environ.get("OAUTH_PEER_CIMD_URL")
 AUTHORIZE_URL = os.environ.get("OAUTH_PEER_AUTHORIZE_URL")
+TOKEN_URL = os.environ.get("OAUTH_PEER_TOKEN_URL")
 BASE = f"http://127.0.0.1:{PORT}"
 RESOURCE = f"{BASE}/mcp"
 API = f"{BASE}/api"
@@ -531,15 +533,19 @@ async def metadata_document_metadata(request: Request) -> Response:
 
 
 async def elsewhere_metadata(request: Request) -> Response:
-    """The SDK's metadata, naming OAUTH_PEER_AUTHORIZE_URL as the page to sign in on."""
+    """The SDK's metadata, naming OAUTH_PEER_AUTHORIZE_URL as the page to sign in on and
+    OAUTH_PEER_TOKEN_URL as the token endpoint, whichever is set."""
     metadata = sdk_metadata().model_dump(mode="json", exclude_none=True)
-    metadata["authorization_endpoint"] = AUTHORIZE_URL
+    if AUTHORIZE_URL:
+        metadata["authorization_endpoint"] = AUTHORIZE_URL
+    if TOKEN_URL:
+        metadata["token_endpoint"] = TOKEN_URL
     return JSONResponse(metadata)
 
 
 if __name__ == "__main__":
     app = server.streamable_http_app()
-    if AUTHORIZE_URL:
+    if AUTHORIZE_URL or TOKEN_URL:
         app.router.routes.insert(
             0, Route("/.well-known/oauth-authorization-server", elsewhere_metadata, methods=["GET"])
         )
