@@ -26,6 +26,8 @@
 
 use std::collections::HashSet;
 
+use data_encoding::{BASE32, BASE32HEX, BASE64, BASE64URL, Encoding};
+
 /// Values shorter than this, in characters, are not looked for: blanking them would mangle
 /// ordinary text, and their encodings are short enough to turn up anywhere by chance.
 pub const SHORTEST: usize = 4;
@@ -404,14 +406,6 @@ fn percent_encode(value: &str, keep: &str, plus: bool, upper: bool) -> String {
     out
 }
 
-const BASE64_STANDARD: &[u8; 64] =
-    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-const BASE64_URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-/// RFC 4648's base32 alphabet, and its "extended hex" one.
-const BASE32_STANDARD: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-const BASE32_HEX: &[u8; 32] = b"0123456789ABCDEFGHIJKLMNOPQRSTUV";
-
 /// True for a character of either base64 alphabet, its padding, or the backslash of an escaped
 /// `\/`: what a redaction blanks around a base64 match.
 pub(super) fn is_base64_char(byte: u8) -> bool {
@@ -461,37 +455,28 @@ fn hex(bytes: &[u8], separator: &str) -> String {
 /// stream, each the characters whose bits all come from the secret (padding never falls inside
 /// them).
 fn base64_forms(bytes: &[u8]) -> Vec<(String, Kind)> {
-    let alphabets = [BASE64_STANDARD, BASE64_URL];
-    let encoded = alphabets.map(|alphabet| move |stream: &[u8]| base64(stream, alphabet));
-    middles(bytes, 6, &encoded, Kind::Base64)
+    middles(bytes, 6, &[BASE64, BASE64URL], Kind::Base64)
 }
 
 /// The base32 forms: both alphabets (matched ignoring case), the secret at each of the five byte
 /// offsets in a longer stream.
 fn base32_forms(bytes: &[u8]) -> Vec<(String, Kind)> {
-    let alphabets = [BASE32_STANDARD, BASE32_HEX];
-    let encoded = alphabets.map(|alphabet| move |stream: &[u8]| base32(stream, alphabet));
-    middles(bytes, 5, &encoded, Kind::Base32)
+    middles(bytes, 5, &[BASE32, BASE32HEX], Kind::Base32)
 }
 
-/// For each encoder of `bits` bits a character and each byte offset the secret can start at
+/// For each encoding of `bits` bits a character and each byte offset the secret can start at
 /// in a longer stream (an encoding repeats every `8 * bits` bits), the characters that depend
 /// on the secret alone: character i holds bits `bits * i..bits * (i + 1)` of the stream, the
 /// secret bits `8 * offset..8 * (offset + len)`.
-fn middles(
-    bytes: &[u8],
-    bits: usize,
-    encoders: &[impl Fn(&[u8]) -> String],
-    kind: Kind,
-) -> Vec<(String, Kind)> {
+fn middles(bytes: &[u8], bits: usize, encodings: &[Encoding], kind: Kind) -> Vec<(String, Kind)> {
     // Bytes per group of whole characters: 3 for base64, 5 for base32.
     let group = bits / gcd(8, bits);
     let mut out = Vec::new();
-    for encode in encoders {
+    for encoding in encodings {
         for offset in 0..group {
             let mut stream = vec![0u8; offset];
             stream.extend_from_slice(bytes);
-            let encoded = encode(&stream);
+            let encoded = encoding.encode(&stream);
             let start = (8 * offset).div_ceil(bits);
             let end = 8 * (offset + bytes.len()) / bits;
             if let Some(middle) = encoded.get(start..end) {
@@ -547,43 +532,6 @@ pub(super) fn number_forms(forms: &[(String, Kind)]) -> Vec<String> {
 
 fn gcd(a: usize, b: usize) -> usize {
     if b == 0 { a } else { gcd(b, a % b) }
-}
-
-/// Padded base32 of `bytes` in `alphabet`.
-fn base32(bytes: &[u8], alphabet: &[u8; 32]) -> String {
-    let mut out = String::with_capacity(bytes.len().div_ceil(5) * 8);
-    for chunk in bytes.chunks(5) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u64, |n, (i, &b)| n | (u64::from(b) << (32 - 8 * i)));
-        let chars = (8 * chunk.len()).div_ceil(5);
-        for i in 0..chars {
-            out.push(char::from(alphabet[((n >> (35 - 5 * i)) & 31) as usize]));
-        }
-        for _ in chars..8 {
-            out.push('=');
-        }
-    }
-    out
-}
-
-/// Padded base64 of `bytes` in `alphabet`.
-fn base64(bytes: &[u8], alphabet: &[u8; 64]) -> String {
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, &b)| n | (u32::from(b) << (16 - 8 * i)));
-        for i in 0..=chunk.len() {
-            out.push(char::from(alphabet[((n >> (18 - 6 * i)) & 63) as usize]));
-        }
-        for _ in chunk.len()..3 {
-            out.push('=');
-        }
-    }
-    out
 }
 
 #[cfg(test)]
