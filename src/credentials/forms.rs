@@ -56,8 +56,9 @@ impl Kind {
         matches!(self, Kind::Hex | Kind::Base32 | Kind::Escaped)
     }
 
-    /// What a match of this kind is widened over: the characters of the encoding whose edge
-    /// characters mix the secret's bits with its neighbours'.
+    /// What a match of this kind is widened over: the run of its encoding's characters, whose
+    /// edges mix the secret's bits with its neighbours' (base64, base32) and which holds the
+    /// rest of a value whose form spells out only its first bytes or characters.
     pub(super) fn run(self) -> Option<fn(u8) -> bool> {
         match self {
             Kind::Text => None,

@@ -6,18 +6,19 @@
 //! A secret is looked for in every form [`forms`](super::forms) lists (raw, JSON-escaped,
 //! percent-encoded, base64 at each alignment, hex, each line of a multi-line value, and the
 //! escapes a log line adds, and the encodings an upstream bent on getting past a filter reaches
-//! for), all at once: one Aho-Corasick automaton of every form, matched ignoring ASCII case, whose
-//! matches of forms that are not hex or base32 (written in either case) are then checked for
-//! their exact bytes; one pass over the text, since a secret of random letters and digits gives
-//! a search nothing rare to skip ahead on and each pass reads every byte. Every occurrence of every form is found, overlapping ones
-//! included, and the union of what they cover is blanked, so two secrets (or a secret and its
-//! own line) that overlap in the text are both blanked whole; a base64 or base32 match is
-//! widened to the whole run of its characters around it, whose edges carry a few of the
-//! secret's bits.
+//! for), all at once: one Aho-Corasick automaton of every form, matched ignoring ASCII case,
+//! whose matches of forms other than hex, base32 and escapes (written in either case) are then
+//! checked for their exact bytes. That is one pass over the text: a secret of random letters
+//! and digits gives a search nothing rare to skip ahead on, so each pass reads every byte.
+//! Every occurrence of every form is found, overlapping ones included, and the union of what
+//! they cover is blanked, so two secrets (or a secret and its own line) that overlap in the text
+//! are both blanked whole. A base64, base32, hex or escaped match is widened to the whole run of
+//! its characters around it: the edges of a base64 or base32 run carry a few of the secret's
+//! bits, and those forms spell out only a value's first bytes, the run holding the rest.
 //!
 //! A JSON number is blanked too (replaced by the string [`MASK`]) when its text holds a secret:
 //! an upstream that reads an all-digit secret (a PIN, a numeric key or account number) as a
-//! number echoes it as one. A third automaton, built only when some form of a secret could be
+//! number echoes it as one. A second automaton, built only when some form of a secret could be
 //! part of a number's text at all, looks at the number as serde_json writes it and, for one
 //! that is not an integer (`7.3194628501937e13`), at its plain decimal digits, which are what a
 //! script sees; so numbers cost nothing more when no secret is number-like. The bytes of a file
@@ -26,9 +27,10 @@
 //! What this cannot catch: a secret an upstream splits (across two JSON strings, two results, or
 //! base64 wrapped across lines), encodes in a way not listed (encrypted, compressed, HTML entities
 //! for some characters and not others, Unicode-normalised, spaced out, base64 of something other
-//! than the value's UTF-8 or UTF-16, three layers deep), an all-digit secret too long for the float an upstream parsed it into (past
-//! about 17 digits its last digits are lost, and the first ones stay), or leaks through behaviour
-//! rather than text (a script comparing guesses one character at a time through what a tool does).
+//! than the value's UTF-8 or UTF-16, three layers deep), an all-digit secret too long for the
+//! float an upstream parsed it into (past about 17 digits its last digits are lost, and the
+//! first ones stay), or leaks through behaviour rather than text (a script comparing guesses one
+//! character at a time through what a tool does).
 
 use std::collections::HashSet;
 use std::io::Write;
