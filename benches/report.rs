@@ -760,16 +760,17 @@ impl Report {
         );
 
         let _ = writeln!(out, "\n## Execute (in-process tool)\n");
-        let _ = writeln!(out, "| run | median |");
-        let _ = writeln!(out, "|---|---|");
-        for id in [
-            "empty script start to result",
-            "run with 100 sequential tool calls",
-            "run with 100 calls in one Promise.all",
-            "concurrency/100 concurrent runs x 10 calls",
-        ] {
-            let _ = writeln!(out, "| {id} | {} |", duration(medians.get(id)));
-        }
+        median_table(
+            &mut out,
+            "run",
+            &[
+                "empty script start to result",
+                "run with 100 sequential tool calls",
+                "run with 100 calls in one Promise.all",
+                "concurrency/100 concurrent runs x 10 calls",
+            ],
+            medians,
+        );
         let _ = writeln!(out, "\n| run | peak heap |");
         let _ = writeln!(out, "|---|---|");
         for (label, bytes) in &self.run_memory {
@@ -801,28 +802,30 @@ impl Report {
         );
 
         let _ = writeln!(out, "\n## Redaction (benches/redaction.rs)\n");
-        let _ = writeln!(out, "| operation | median |");
-        let _ = writeln!(out, "|---|---|");
-        for id in [
-            "redaction/build 3 secrets",
-            "redaction/clean 1 MiB, 3 secrets, echoes/0",
-            "redaction/clean 1 MiB, 12 secrets, echoes/0",
-            "redaction/clean 1 MiB, 12 secrets, echoes/100",
-        ] {
-            let _ = writeln!(out, "| {id} | {} |", duration(medians.get(id)));
-        }
+        median_table(
+            &mut out,
+            "operation",
+            &[
+                "redaction/build 3 secrets",
+                "redaction/clean 1 MiB, 3 secrets, echoes/0",
+                "redaction/clean 1 MiB, 12 secrets, echoes/0",
+                "redaction/clean 1 MiB, 12 secrets, echoes/100",
+            ],
+            medians,
+        );
 
         let _ = writeln!(out, "\n## Hub over stdio (real child processes)\n");
-        let _ = writeln!(out, "| round trip | median |");
-        let _ = writeln!(out, "|---|---|");
-        for id in [
-            "hub stdio/empty execute",
-            "hub stdio/echo through the hub",
-            "hub stdio/echo direct",
-            "hub start/to first tools/list, 10 sources",
-        ] {
-            let _ = writeln!(out, "| {id} | {} |", duration(medians.get(id)));
-        }
+        median_table(
+            &mut out,
+            "round trip",
+            &[
+                "hub stdio/empty execute",
+                "hub stdio/echo through the hub",
+                "hub stdio/echo direct",
+                "hub start/to first tools/list, 10 sources",
+            ],
+            medians,
+        );
         // The ratio target compares a whole `execute` (a fresh QuickJS runtime per run) with one
         // raw call, so also say what the call itself costs inside the hub.
         if let (Some(hub), Some(empty), Some(direct)) = (
@@ -882,6 +885,15 @@ fn not_measured() -> String {
 }
 
 /// Nanoseconds in the unit that reads best.
+/// A table of the criterion median of each of `ids`, its first column headed `column`.
+fn median_table(out: &mut String, column: &str, ids: &[&str], medians: &BTreeMap<String, f64>) {
+    let _ = writeln!(out, "| {column} | median |");
+    let _ = writeln!(out, "|---|---|");
+    for id in ids {
+        let _ = writeln!(out, "| {id} | {} |", duration(medians.get(*id)));
+    }
+}
+
 fn duration(ns: Option<&f64>) -> String {
     match ns {
         None => not_measured(),

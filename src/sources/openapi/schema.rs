@@ -514,18 +514,24 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_large_inlined_reference_behind_many_operations_is_walked_within_the_documents_budget() {
-        let doc = fanned_out(11);
-        let mut schemas = Schemas::new(&doc);
-        let held: Vec<Value> = (0..200)
+    /// What `reference` converts to for each of 200 operations, in order, with one document-wide
+    /// budget.
+    fn converted_by_200_operations(doc: &Document, reference: &str) -> Vec<Value> {
+        let mut schemas = Schemas::new(doc);
+        (0..200)
             .map(|operation| {
                 schemas
-                    .convert(&json!({ "$ref": "#/x-s/s0" }), &format!("/p{operation}"))
+                    .convert(&json!({ "$ref": reference }), &format!("/p{operation}"))
                     .expect("converts")
                     .schema
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn a_large_inlined_reference_behind_many_operations_is_walked_within_the_documents_budget() {
+        let doc = fanned_out(11);
+        let held = converted_by_200_operations(&doc, "#/x-s/s0");
         let total: usize = held.iter().map(nodes).sum();
         assert!(total <= MAX_WALKED_NODES + 1_000, "{total} schema objects");
         // The first operations are typed as written; the last are anything.
@@ -544,15 +550,7 @@ mod tests {
         })
         .to_string();
         let doc = parse(text).expect("a valid document");
-        let mut schemas = Schemas::new(&doc);
-        let held: Vec<Value> = (0..200)
-            .map(|operation| {
-                schemas
-                    .convert(&json!({ "$ref": "#/x-big" }), &format!("/p{operation}"))
-                    .expect("converts")
-                    .schema
-            })
-            .collect();
+        let held = converted_by_200_operations(&doc, "#/x-big");
         let total: usize = held.iter().map(weight).sum();
         assert!(total <= MAX_WALKED_NODES + 30_000, "{total} weighed");
         // The first operations keep the enum; the last take any string, or anything.
