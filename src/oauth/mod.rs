@@ -167,6 +167,8 @@ pub async fn signed_in_manager(
     if changed {
         return Ok(None);
     }
+    // Read with the tokens: the secret of a client registered at sign-in.
+    let registered_secret = store.client_secret();
     crate::tls::install_crypto_provider();
     let mut manager = AuthorizationManager::new(url).await?;
     manager.set_credential_store(store);
@@ -181,12 +183,16 @@ pub async fn signed_in_manager(
     if !manager.initialize_from_store().await? {
         return Ok(None);
     }
-    // A confidential client authenticates its refreshes with its secret.
-    if let Some(ClientIdentity::Registered {
-        client_id,
-        client_secret: Some(secret),
-    }) = client
-    {
+    // A confidential client authenticates its refreshes with its secret: the configured one's,
+    // or the one the server issued when the client registered itself.
+    let confidential = match client {
+        Some(ClientIdentity::Registered {
+            client_id,
+            client_secret,
+        }) => client_secret.map(|secret| (client_id, secret)),
+        _ => registered_secret.map(|secret| (stored.client_id, secret)),
+    };
+    if let Some((client_id, secret)) = confidential {
         manager.configure_client(
             OAuthClientConfig::new(client_id, signin::REFRESH_REDIRECT).with_client_secret(secret),
         )?;

@@ -117,12 +117,13 @@ pub async fn begin(
     let mut manager = AuthorizationManager::new(url)
         .await
         .map_err(|e| failed(explain(&e)))?;
-    manager.set_credential_store(store);
+    manager.set_credential_store(store.clone());
     let metadata = manager
         .resolve_metadata_from_challenge(Some(&challenge))
         .await
         .map_err(|e| failed(explain(&e)))?;
     check_endpoints(&metadata.metadata).map_err(failed)?;
+    let documents = takes_metadata_documents(&metadata.metadata);
     manager.set_metadata(metadata.metadata);
     let mut request = AuthorizationRequest::new(&redirect_uri)
         .with_client_name(CLIENT_NAME)
@@ -141,7 +142,7 @@ pub async fn begin(
         }
         request = request.with_scopes(scopes);
     }
-    start(source, manager, request, client, listener).await
+    start(source, manager, request, client, documents, store, listener).await
 }
 
 /// [`begin`] for a resource whose authorization server its description names (an OpenAPI
@@ -169,13 +170,14 @@ pub async fn begin_described(
                 source_name: source.to_string(),
                 reason: explain(&e),
             })?;
-    manager.set_credential_store(store);
+    manager.set_credential_store(store.clone());
+    let documents = takes_metadata_documents(&metadata);
     manager.set_metadata(metadata);
     let mut request = AuthorizationRequest::new(&redirect_uri).with_client_name(CLIENT_NAME);
     if !scopes.is_empty() {
         request = request.with_scopes(scopes);
     }
-    start(source, manager, request, client, listener).await
+    start(source, manager, request, client, documents, store, listener).await
 }
 
 /// A one-time listener on 127.0.0.1 for the redirect, and the redirect URI that reaches it.
@@ -191,15 +193,20 @@ async fn listen(source: &str) -> Result<(tokio::net::TcpListener, String), SignI
     Ok((listener, format!("http://127.0.0.1:{port}/callback")))
 }
 
-/// Identifies the client (the configured one, or by registration), prepares the authorization
-/// URL and serves the redirect listener until the sign-in finishes.
+/// Identifies the client (the configured one, by its metadata document where the server
+/// `documents` takes one, or by registration), prepares the authorization URL and serves the
+/// redirect listener until the sign-in finishes.
 async fn start(
     source: &str,
-    manager: AuthorizationManager,
+    mut manager: AuthorizationManager,
     mut request: AuthorizationRequest,
     client: Option<ClientIdentity>,
+    documents: bool,
+    store: TokenStore,
     listener: tokio::net::TcpListener,
 ) -> Result<SignIn, SignInError> {
+    // Only a client registered by this sign-in has a secret stored with its tokens.
+    store.keep_client_secret(None);
     match client {
         Some(ClientIdentity::Registered {
             client_id,
@@ -210,10 +217,12 @@ async fn start(
                 request = request.with_client_secret(secret);
             }
         }
-        Some(ClientIdentity::MetadataDocument { url }) => {
+        Some(ClientIdentity::MetadataDocument { url }) if documents => {
             request = request.with_client_metadata_url(url);
         }
-        None => {}
+        Some(ClientIdentity::MetadataDocument { .. }) | None => {
+            request = register(source, &mut manager, request, &store).await?;
+        }
     }
     let session = AuthorizationSession::new(manager, request)
         .await
@@ -264,6 +273,65 @@ async fn start(
         server: Some(server),
     })
 }
+
+/// True when an authorization server with `metadata` takes a client metadata document's URL as
+/// a client's ID.
+fn takes_metadata_documents(metadata: &AuthorizationMetadata) -> bool {
+    metadata
+        .additional_fields
+        .get("client_id_metadata_document_supported")
+        .and_then(serde_json::Value::as_bool)
+        .unwrap_or(false)
+}
+
+/// Registers the client with the authorization server (RFC 7591) for this sign-in, and names it
+/// in `request` as the client to sign in with. Done here rather than by rmcp, which keeps a
+/// secret the server issues to the client in memory only: `store` keeps it beside the tokens,
+/// for a later process's refreshes to authenticate with.
+async fn register(
+    source: &str,
+    manager: &mut AuthorizationManager,
+    request: AuthorizationRequest,
+    store: &TokenStore,
+) -> Result<AuthorizationRequest, SignInError> {
+    // The scopes rmcp registers with: those the sign-in asks for, and the one that gets a
+    // refresh token where the server offers it.
+    let chosen = manager.select_scopes(None, &[]);
+    let mut scopes = if request.scopes.is_empty() {
+        chosen.clone()
+    } else {
+        request.scopes.clone()
+    };
+    if chosen.iter().any(|scope| scope == OFFLINE_ACCESS)
+        && !scopes.iter().any(|scope| scope == OFFLINE_ACCESS)
+    {
+        scopes.push(OFFLINE_ACCESS.to_string());
+    }
+    let scopes: Vec<&str> = scopes.iter().map(String::as_str).collect();
+    let redirect_uri = request.redirect_uri.clone();
+    let registered = manager
+        .register_client(CLIENT_NAME, &redirect_uri, &scopes)
+        .await
+        .map_err(|e| {
+            let e = match e {
+                AuthError::RegistrationFailed(_) | AuthError::PkceUnsupported => e,
+                other => AuthError::RegistrationFailed(other.to_string()),
+            };
+            SignInError::Failed {
+                source_name: source.to_string(),
+                reason: explain(&e),
+            }
+        })?;
+    store.keep_client_secret(registered.client_secret.as_deref());
+    let mut request = request.with_preregistered_client(registered.client_id);
+    if let Some(secret) = registered.client_secret {
+        request = request.with_client_secret(secret);
+    }
+    Ok(request)
+}
+
+/// The scope that asks an authorization server for a refresh token (OpenID Connect).
+const OFFLINE_ACCESS: &str = "offline_access";
 
 impl SignIn {
     /// The page the person signs in on. It carries no secret (PKCE keeps the verifier here),

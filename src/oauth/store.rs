@@ -27,6 +27,11 @@ const WANTED_SCOPES: &str = "wanted_scopes";
 /// token and the client secret go there only (see [`TokenStore::bound_to`]).
 const TOKEN_ENDPOINT: &str = "token_endpoint";
 
+/// Where a stored sign-in keeps the client secret an authorization server issued when the
+/// client registered itself: rmcp keeps it in memory only, and a later process's refresh must
+/// authenticate with it.
+const CLIENT_SECRET: &str = "client_secret";
+
 /// How many tokens a [`HeldTokens`] keeps, for every connection of the process together. A
 /// refresh replaces two (access and refresh), so this covers the last few refreshes of each
 /// of a few dozen connections, which are what an upstream may still hold or echo; the current
@@ -51,6 +56,9 @@ pub struct TokenStore {
     wanted: Arc<Mutex<Option<Vec<String>>>>,
     /// The token endpoint this store's sign-ins are recorded with (see [`TOKEN_ENDPOINT`]).
     endpoint: Option<String>,
+    /// The secret of the client registered for this connection, as of the last read or
+    /// registration (see [`CLIENT_SECRET`]).
+    client_secret: Arc<Mutex<Option<Secret>>>,
     /// Every token read or written through this store (or the stores sharing it).
     held: Arc<HeldTokens>,
 }
@@ -64,8 +72,28 @@ impl TokenStore {
             reread: Arc::new(AtomicBool::new(true)),
             wanted: Arc::new(Mutex::new(None)),
             endpoint: None,
+            client_secret: Arc::default(),
             held: Arc::default(),
         }
+    }
+
+    /// Keeps `secret`, issued to the client this connection just registered (none for a public
+    /// client, or one not registered by this connection), to be stored beside the tokens of
+    /// the sign-in under way.
+    pub fn keep_client_secret(&self, secret: Option<&str>) {
+        let secret = secret.map(|secret| Secret::new(secret.to_string()));
+        if let Some(secret) = &secret {
+            remember(secret);
+            self.held.hold(vec![secret.clone()]);
+        }
+        *self.client_secret.lock().unwrap_or_else(|p| p.into_inner()) = secret;
+    }
+
+    /// The secret of the client registered for this connection, as of the last
+    /// [`read`](Self::read): what its refreshes authenticate with.
+    pub fn client_secret(&self) -> Option<String> {
+        let kept = self.client_secret.lock().unwrap_or_else(|p| p.into_inner());
+        kept.as_ref().map(|secret| secret.expose().to_string())
     }
 
     /// This store, keeping the tokens it reads and writes in `held`: a connection hands the
@@ -111,6 +139,7 @@ impl TokenStore {
         };
         let raw: serde_json::Value = serde_json::from_str(secret.expose()).map_err(unreadable)?;
         self.note_wanted(&raw);
+        self.keep_client_secret(raw.get(CLIENT_SECRET).and_then(|value| value.as_str()));
         let stored: StoredCredentials = serde_json::from_value(raw).map_err(unreadable)?;
         self.hold(&stored);
         Ok(Some(stored))
@@ -141,6 +170,9 @@ impl TokenStore {
             }
             if let Some(endpoint) = &self.endpoint {
                 object.insert(TOKEN_ENDPOINT.into(), serde_json::json!(endpoint));
+            }
+            if let Some(client_secret) = self.client_secret() {
+                object.insert(CLIENT_SECRET.into(), serde_json::json!(client_secret));
             }
         }
         self.hold(stored);
@@ -217,6 +249,7 @@ impl TokenStore {
     pub fn erase(&self) -> Result<(), String> {
         let vault = self.secrets.vault().ok_or_else(no_vault)?;
         *self.cache.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        self.keep_client_secret(None);
         vault.erase(&self.name)
     }
 }
@@ -488,6 +521,42 @@ pub(crate) mod tests {
         assert!(!text.contains("refresh-secret-value"), "{text}");
         store.clear().await.unwrap();
         assert!(store.read().unwrap().is_none());
+    }
+
+    #[tokio::test]
+    async fn a_registered_clients_secret_is_kept_with_the_sign_in_and_blanked() {
+        let memory = Arc::new(Memory::default());
+        let signing_in = TokenStore::new(memory.clone(), "linear", "work");
+        signing_in.keep_client_secret(Some("dcr-issued-client-secret"));
+        let stored = signed_in("access-one-value");
+        signing_in.save(stored.clone()).await.unwrap();
+        // Another process reads it with the tokens, and blanks it from what upstreams answer.
+        let later = TokenStore::new(memory.clone(), "linear", "work");
+        assert_eq!(later.client_secret(), None);
+        later.read().unwrap();
+        assert_eq!(
+            later.client_secret().as_deref(),
+            Some("dcr-issued-client-secret")
+        );
+        assert_eq!(
+            later.held().clean("echo dcr-issued-client-secret"),
+            format!("echo {}", crate::credentials::MASK)
+        );
+        // A refused refresh drops the tokens, not the client, so the next sign-in is its own.
+        later.on_refresh_token_rejected(&stored).await.unwrap();
+        let again = TokenStore::new(memory.clone(), "linear", "work");
+        again.read().unwrap();
+        assert_eq!(
+            again.client_secret().as_deref(),
+            Some("dcr-issued-client-secret")
+        );
+        // A sign-in whose client has no secret stores none, and erasing forgets it.
+        let public = TokenStore::new(memory.clone(), "linear", "public");
+        public.save(stored).await.unwrap();
+        let text = memory.values.lock().unwrap()["oauth.linear.public"].clone();
+        assert!(!text.contains("client_secret"), "{text}");
+        again.erase().unwrap();
+        assert_eq!(again.client_secret(), None);
     }
 
     #[tokio::test]

@@ -734,6 +734,46 @@ async fn a_client_from_the_config_signs_in_and_refreshes_with_its_secret() {
     assert_eq!(peer.grants("refresh_token"), 1, "{log}");
 }
 
+/// A server that makes every client registering itself confidential: the secret it issued is
+/// kept with the sign-in, so a later process refreshes as that client, and it shows nowhere.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_client_registered_with_a_secret_refreshes_with_it_from_another_process() {
+    let peer = OAuthPeer::spawn(3600, &[], &[("OAUTH_PEER_DCR_SECRET", "1")]);
+    let home = home_for(&peer, "file");
+    let login = sign_in(&home, &[]).await;
+    assert_eq!(login.code, 0, "{}\n{}", login.stdout, login.stderr);
+    let log = peer.log();
+    assert_eq!(
+        log["registrations"][0]["token_endpoint_auth_method"], "client_secret_post",
+        "{log}"
+    );
+    // Every access token refused: this process (not the sign-in's) must refresh.
+    peer.admin("POST", "/admin/expire-access");
+    let run = exec(&home, &["exec", "-", "--json"], SCRIPT);
+    completed(&run);
+    assert_eq!(peer.grants("refresh_token"), 1, "{}", peer.log());
+    let list = home.run(&["source", "list"]);
+    assert!(list.stdout.contains("peer (default): signed in"), "{}", list.stdout);
+    let mut secrets = peer.tokens();
+    secrets.extend(
+        peer.log()["issued_client_secrets"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|secret| secret.as_str().map(str::to_string)),
+    );
+    assert_no_token(
+        &secrets,
+        &[
+            ("the login", &login.stdout),
+            ("the login's log", &login.stderr),
+            ("the envelope", &run.stdout),
+            ("the log", &run.stderr),
+        ],
+        &home,
+    );
+}
+
 /// A client known by its metadata document: where the server supports such documents, the
 /// document's URL is the client's ID and nothing registers; where it does not, the client
 /// registers itself as before.

@@ -10,7 +10,10 @@ loopback port (RFC 8252). With `OAUTH_PEER_CIMD_URL` set, its metadata says clie
 documents are supported, and that URL is accepted as a public client's ID (the log counts
 `metadata_document_clients`). With `OAUTH_PEER_AUTHORIZE_URL` set, its metadata names that
 address as the authorization endpoint instead of its own (a hostile server's choice), and with
-`OAUTH_PEER_TOKEN_URL` set, that address as the token endpoint. Access
+`OAUTH_PEER_TOKEN_URL` set, that address as the token endpoint. With `OAUTH_PEER_DCR_SECRET=1`,
+every client that registers itself is made confidential (a secret in the registration's answer,
+sent in the form as the app's is; the log lists `issued_client_secrets`), whatever it asked for.
+Access
 tokens live ACCESS_TTL_SECONDS and are accepted only for that resource (the RFC 8707 indicator
 must reach the token). The authorization page (`/consent`) has one "Allow" button, which a
 browser test clicks. For the tests to look at and to break things:
@@ -76,6 +79,7 @@ APP = sys.argv[3:5]
 CIMD_URL = os.environ.get("OAUTH_PEER_CIMD_URL")
 AUTHORIZE_URL = os.environ.get("OAUTH_PEER_AUTHORIZE_URL")
 TOKEN_URL = os.environ.get("OAUTH_PEER_TOKEN_URL")
+DCR_SECRET = os.environ.get("OAUTH_PEER_DCR_SECRET") == "1"
 BASE = f"http://127.0.0.1:{PORT}"
 RESOURCE = f"{BASE}/mcp"
 API = f"{BASE}/api"
@@ -84,6 +88,7 @@ NOTES = ["first note"]
 
 LOG = {
     "registrations": [],
+    "issued_client_secrets": [],
     "metadata_document_clients": 0,
     "authorizations": [],
     "token_requests": [],
@@ -130,6 +135,12 @@ class Provider:
         return self.clients.get(client_id)
 
     async def register_client(self, client_info: OAuthClientInformationFull):
+        if DCR_SECRET:
+            # A server that makes every registered client confidential, whatever it asked for.
+            client_info.token_endpoint_auth_method = "client_secret_post"
+            client_info.client_secret = secrets.token_hex(32)
+            client_info.client_secret_expires_at = 0
+            LOG["issued_client_secrets"].append(client_info.client_secret)
         self.clients[client_info.client_id] = client_info
         LOG["registrations"].append(
             {
@@ -553,7 +564,7 @@ if __name__ == "__main__":
         app.router.routes.insert(
             0, Route("/.well-known/oauth-authorization-server", metadata_document_metadata, methods=["GET"])
         )
-    if APP:
+    if APP or DCR_SECRET:
         # Ahead of the SDK's own route, which also advertises HTTP Basic.
         app.router.routes.insert(
             0, Route("/.well-known/oauth-authorization-server", post_only_metadata, methods=["GET"])
