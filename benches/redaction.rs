@@ -1,11 +1,13 @@
 //! Redaction benchmarks: building the automata for a hub's secrets, and cleaning a 1 MiB result
 //! with no secret in it (the common case: every upstream result is searched) and with a secret
-//! echoed in it a hundred times.
+//! echoed in it a hundred times, as text and as the JSON of thousands of rows (whose strings are
+//! also read one after another, for a secret taken apart across them).
 
 use std::hint::black_box;
 
 use capabilities::credentials::{Redaction, Secret};
-use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_main};
+use serde_json::Value;
 
 /// `count` secrets of the shapes sources use: a GitHub token, a Slack token and a password
 /// pair, and as many more as a hub of a dozen sources holds.
@@ -61,6 +63,22 @@ fn redaction(c: &mut Criterion) {
                 BenchmarkId::new(format!("clean 1 MiB, {count} secrets, echoes"), echoes),
                 &text,
                 |b, text| b.iter(|| black_box(redaction.clean(text))),
+            );
+            let rows: Value = serde_json::from_str(&format!("[{}]", text.trim_end_matches(',')))
+                .expect("the rows are JSON");
+            group.bench_with_input(
+                BenchmarkId::new(format!("clean JSON 1 MiB, {count} secrets, echoes"), echoes),
+                &rows,
+                |b, rows| {
+                    b.iter_batched(
+                        || rows.clone(),
+                        |mut rows| {
+                            redaction.clean_json(&mut rows);
+                            rows
+                        },
+                        BatchSize::LargeInput,
+                    )
+                },
             );
         }
     }

@@ -10,7 +10,9 @@
 //! a secret past a filter reaches for the next encodings at hand, which are listed too: base32
 //! (both alphabets, either case), base64 of the base64, base64 and hex of the UTF-16 a Windows or
 //! Java program holds, hex with separators, every character escaped (`\u0073`, `\x73`, `&#115;`,
-//! `&#x73;`), the value reversed, and ROT13. A log line adds our own layers: Rust's `{:?}` and
+//! `&#x73;`), the value reversed, ROT13, in another case (matched ignoring case), and spelled out
+//! (a separator between its characters, zero-width ones too, or as a list of its characters or
+//! of its bytes' codes). A log line adds our own layers: Rust's `{:?}` and
 //! the JSON of a `--log-format json` line. Each form is listed here once, for the secret and for
 //! each of its lines when it spans several (a multi-line value such as a PEM key is often printed
 //! a line at a time).
@@ -35,9 +37,11 @@ pub const SHORTEST: usize = 4;
 /// How a form is matched and what is blanked around a match.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(super) enum Kind {
-    /// Matched exactly; the match is blanked.
+    /// Matched ignoring ASCII case (a value upper- or lower-cased is still the value); the
+    /// match is blanked.
     Text,
-    /// Matched exactly; the run of base64 characters around the match is blanked.
+    /// Matched exactly (base64 in another case is other bytes); the run of base64 characters
+    /// around the match is blanked.
     Base64,
     /// Matched ignoring ASCII case (hex digits are written both ways); the run of hex digits
     /// and the separators between bytes around the match is blanked.
@@ -48,12 +52,16 @@ pub(super) enum Kind {
     /// The first characters of a value each escaped, matched ignoring ASCII case; the run of
     /// escapes around the match, which holds the rest of the value, is blanked.
     Escaped,
+    /// The first characters of a value spelled out (a separator between each, or the codes of
+    /// its first bytes), matched ignoring ASCII case; the match and the `rest` bytes after it,
+    /// which the rest of the value spelled out the same way takes, are blanked.
+    Spelled { rest: usize },
 }
 
 impl Kind {
     /// True for a form matched ignoring ASCII case.
     pub(super) fn ignores_case(self) -> bool {
-        matches!(self, Kind::Hex | Kind::Base32 | Kind::Escaped)
+        self != Kind::Base64
     }
 
     /// What a match of this kind is widened over: the run of its encoding's characters, whose
@@ -61,7 +69,7 @@ impl Kind {
     /// rest of a value whose form spells out only its first bytes or characters.
     pub(super) fn run(self) -> Option<fn(u8) -> bool> {
         match self {
-            Kind::Text => None,
+            Kind::Text | Kind::Spelled { .. } => None,
             Kind::Hex => Some(is_hex_char),
             Kind::Base64 => Some(is_base64_char),
             Kind::Base32 => Some(is_base32_char),
@@ -80,6 +88,11 @@ pub(super) fn forms(secret: &str) -> Vec<(String, Kind)> {
         upstream.extend(percent_forms(value));
         upstream.extend(html_forms(value));
         upstream.extend(obfuscated_forms(value));
+        // Matching ignores ASCII case only: a value with other letters is looked for in the
+        // cases `upper()` and `lower()` give it as well.
+        if !value.is_ascii() {
+            upstream.extend([value.to_uppercase(), value.to_lowercase()]);
+        }
         // A JSON document (or a debug print) holding one of the above, as a text result, an
         // error message or a raw protocol line can: escaped once more.
         let mut emitted = upstream.clone();
@@ -89,6 +102,13 @@ pub(super) fn forms(secret: &str) -> Vec<(String, Kind)> {
         }
         for form in emitted {
             out.with_log_layers(form, Kind::Text);
+        }
+        for (head, whole) in spelled_out_forms(value) {
+            // Each layer escapes character by character, so the head of the whole is the head.
+            for (head, whole) in log_layers(&head).into_iter().zip(log_layers(&whole)) {
+                let rest = whole.len().saturating_sub(head.len());
+                out.push(head, Kind::Spelled { rest });
+            }
         }
         // Binary encodings of the value's first bytes: a match is widened over its run, which
         // holds the rest.
@@ -134,6 +154,46 @@ fn obfuscated_forms(value: &str) -> Vec<String> {
         })
         .collect();
     vec![value.chars().rev().collect(), rot13]
+}
+
+/// What an upstream puts between a value's characters to get it past a filter: spacing, the
+/// punctuation of a list (a Python list of its characters among them), a line or tab per
+/// character, and the invisible characters (zero-width spaces and joiners, the soft hyphen)
+/// that leave it looking whole on a screen.
+const SPELLING_SEPARATORS: [&str; 18] = [
+    " ", ",", ", ", "-", ".", "_", ":", "|", "/", "\n", "\t", "', '", "','", "\u{200b}",
+    "\u{200c}", "\u{200d}", "\u{2060}", "\u{ad}",
+];
+
+/// How many of a value's first characters (or bytes, for their codes) a spelled-out form
+/// holds: enough that no other text matches by chance; the rest of the value is blanked by its
+/// length. Longer forms would make the automaton slower to build, for every separator.
+const SPELLED_HEAD: usize = 12;
+
+/// The value spelled out, as its first characters and as the whole: its characters with a
+/// separator between each, as a JSON list of them (`s", "e", "c`), and the codes of its bytes
+/// as a list (`115, 101, 99`, `0x73,0x65`), as an upstream writes what it took apart.
+fn spelled_out_forms(value: &str) -> Vec<(String, String)> {
+    let chars: Vec<String> = value.chars().map(String::from).collect();
+    let head = &chars[..chars.len().min(SPELLED_HEAD)];
+    let mut out: Vec<(String, String)> = SPELLING_SEPARATORS
+        .iter()
+        .map(|separator| (head.join(separator), chars.join(separator)))
+        .collect();
+    let items: Vec<String> = chars.iter().map(|c| SERDE.escape(c)).collect();
+    let head_items = &items[..head.len()];
+    for separator in ["\", \"", "\",\""] {
+        out.push((head_items.join(separator), items.join(separator)));
+    }
+    let decimal: Vec<String> = value.bytes().map(|b| b.to_string()).collect();
+    let hex: Vec<String> = value.bytes().map(|b| format!("0x{b:02x}")).collect();
+    for codes in [decimal, hex] {
+        let head = &codes[..codes.len().min(SPELLED_HEAD)];
+        for separator in [", ", ",", " "] {
+            out.push((head.join(separator), codes.join(separator)));
+        }
+    }
+    out
 }
 
 /// How many of a value's first bytes a binary encoding (base64, base32, hex) encodes, and
@@ -193,22 +253,26 @@ impl Forms {
         }
     }
 
-    /// `form` as an upstream emits it, and as this process's log lines can hold it: debug-
-    /// printed (a dependency logging a message with `{:?}`), as a JSON string (a line of
-    /// `--log-format json`), and both.
+    /// `form` as an upstream emits it, and as this process's log lines can hold it (see
+    /// [`log_layers`]).
     fn with_log_layers(&mut self, form: String, kind: Kind) {
-        let debug = debug_escape(&form);
-        let layered = [
-            SERDE.escape(&form),
-            SERDE.escape(&debug),
-            debug_escape(&SERDE.escape(&form)),
-            debug,
-        ];
-        self.push(form, kind);
-        for layer in layered {
+        for layer in log_layers(&form) {
             self.push(layer, kind);
         }
     }
+}
+
+/// `form` as it is, and as this process's log lines can hold it: debug-printed (a dependency
+/// logging a message with `{:?}`), as a JSON string (a line of `--log-format json`), and both.
+fn log_layers(form: &str) -> [String; 5] {
+    let debug = debug_escape(form);
+    [
+        form.to_string(),
+        SERDE.escape(form),
+        SERDE.escape(&debug),
+        debug_escape(&SERDE.escape(form)),
+        debug,
+    ]
 }
 
 /// Rust's `{:?}` of a string, without its quotes.

@@ -6,15 +6,20 @@
 //! A secret is looked for in every form [`forms`](super::forms) lists (raw, JSON-escaped,
 //! percent-encoded, base64 at each alignment, hex, each line of a multi-line value, and the
 //! escapes a log line adds, and the encodings an upstream bent on getting past a filter reaches
-//! for), all at once: one Aho-Corasick automaton of every form, matched ignoring ASCII case,
-//! whose matches of forms other than hex, base32 and escapes (written in either case) are then
-//! checked for their exact bytes. That is one pass over the text: a secret of random letters
-//! and digits gives a search nothing rare to skip ahead on, so each pass reads every byte.
+//! for), all at once: one Aho-Corasick automaton of every form, matched ignoring ASCII case (a
+//! value upper-cased is still the value), whose matches of base64 forms are then checked for
+//! their exact bytes. That is one pass over the text: a secret of random letters and digits
+//! gives a search nothing rare to skip ahead on, so each pass reads every byte.
 //! Every occurrence of every form is found, overlapping ones included, and the union of what
 //! they cover is blanked, so two secrets (or a secret and its own line) that overlap in the text
 //! are both blanked whole. A base64, base32, hex or escaped match is widened to the whole run of
 //! its characters around it: the edges of a base64 or base32 run carry a few of the secret's
 //! bits, and those forms spell out only a value's first bytes, the run holding the rest.
+//!
+//! In a JSON answer, a secret taken apart across its strings (two fields, two content blocks, a
+//! list of its characters or of their codes) is looked for too, in the strings read one after
+//! another in document order and down each column of a list of objects; every string a match
+//! spans is blanked whole.
 //!
 //! A JSON number is blanked too (replaced by the string [`MASK`]) when its text holds a secret:
 //! an upstream that reads an all-digit secret (a PIN, a numeric key or account number) as a
@@ -24,15 +29,17 @@
 //! script sees; so numbers cost nothing more when no secret is number-like. The bytes of a file
 //! that is not UTF-8 are searched with the same automata, since every form is a byte string.
 //!
-//! What this cannot catch: a secret an upstream splits (across two JSON strings, two results, or
-//! base64 wrapped across lines), encodes in a way not listed (encrypted, compressed, HTML entities
-//! for some characters and not others, Unicode-normalised, spaced out, base64 of something other
-//! than the value's UTF-8 or UTF-16, three layers deep), an all-digit secret too long for the
-//! float an upstream parsed it into (past about 17 digits its last digits are lost, and the
-//! first ones stay), or leaks through behaviour rather than text (a script comparing guesses one
-//! character at a time through what a tool does).
+//! What this cannot catch: a secret an upstream splits across two answers, or across the
+//! strings of one in an order other than the document's or a column's, or within a text in a way
+//! not listed (base64 wrapped across lines, separators that vary), encodes in a way not listed
+//! (encrypted, compressed, HTML entities for some characters and not others, Unicode-normalised,
+//! base64 of something other than the value's UTF-8 or UTF-16, three layers deep, the codes of
+//! a non-ASCII value's UTF-8 bytes as numbers), an all-digit secret too long for the float an
+//! upstream parsed it into (past about 17 digits its last digits are lost, and the first ones
+//! stay), or leaks through behaviour rather than text (a script comparing guesses one character
+//! at a time through what a tool does).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::sync::{Arc, RwLock};
 
@@ -90,7 +97,12 @@ impl Redaction {
                 if !seen.insert((form.clone(), kind)) {
                     continue;
                 }
-                margin = margin.max(form.len());
+                // A spelled-out form reaches as far as the rest of the value after it.
+                let reach = match kind {
+                    Kind::Spelled { rest } => form.len() + rest,
+                    _ => form.len(),
+                };
+                margin = margin.max(reach);
                 forms.push((form, kind));
             }
         }
@@ -128,13 +140,17 @@ impl Redaction {
 
     /// True when any string in `value` (keys included) or any number holds a secret in any form.
     pub fn found_in(&self, value: &Value) -> bool {
+        self.found_in_leaves(value) || !self.split_across_leaves(value, true).is_empty()
+    }
+
+    fn found_in_leaves(&self, value: &Value) -> bool {
         match value {
             Value::String(text) => self.found_in_text(text),
             Value::Number(number) => self.found_in_number(number),
-            Value::Array(items) => items.iter().any(|v| self.found_in(v)),
+            Value::Array(items) => items.iter().any(|v| self.found_in_leaves(v)),
             Value::Object(map) => map
                 .iter()
-                .any(|(k, v)| self.found_in_text(k) || self.found_in(v)),
+                .any(|(k, v)| self.found_in_text(k) || self.found_in_leaves(v)),
             _ => false,
         }
     }
@@ -247,12 +263,22 @@ impl Redaction {
         if self.is_empty() {
             return;
         }
+        self.clean_leaves(value, numbers);
+        let split = self.split_across_leaves(value, numbers);
+        if !split.is_empty() {
+            let mut index = 0;
+            mask_leaves(value, numbers, &split, &mut index);
+        }
+    }
+
+    /// Blanks what each string (key or value) and number of `value` holds on its own.
+    fn clean_leaves(&self, value: &mut Value, numbers: bool) {
         match value {
             Value::String(text) if self.found_in_text(text) => *text = self.clean(text),
             Value::Number(number) if numbers && self.found_in_number(number) => {
                 *value = Value::String(MASK.to_string())
             }
-            Value::Array(items) => items.iter_mut().for_each(|v| self.clean_value(v, numbers)),
+            Value::Array(items) => items.iter_mut().for_each(|v| self.clean_leaves(v, numbers)),
             Value::Object(map) => {
                 if map.keys().any(|k| self.found_in_text(k)) {
                     *map = std::mem::take(map)
@@ -260,10 +286,136 @@ impl Redaction {
                         .map(|(k, v)| (self.clean(&k), v))
                         .collect();
                 }
-                map.values_mut().for_each(|v| self.clean_value(v, numbers));
+                map.values_mut().for_each(|v| self.clean_leaves(v, numbers));
             }
             _ => {}
         }
+    }
+
+    /// The leaves of `value` (numbered in document order) that a secret is split across: a
+    /// form of one found in the text of several leaves read one after another, as an upstream
+    /// writes a value it took apart (`{"a": "sec", "b": "ret"}`, a list of its characters or of
+    /// their codes). Leaves are read in document order, and down each column of a list of
+    /// objects (the `text` of each content block, a field of each row), which other leaves do
+    /// not interrupt. Only the `margin` bytes at each end of a long leaf are read, since a form
+    /// reaching into another leaf is no longer than that.
+    fn split_across_leaves(&self, value: &Value, numbers: bool) -> HashSet<usize> {
+        let mut leaves = Leaves {
+            numbers,
+            pieces: Vec::new(),
+            columns: Vec::new(),
+        };
+        leaves.walk(value);
+        let mut split = HashSet::new();
+        if leaves.pieces.len() < 2 {
+            return split;
+        }
+        let everything: Vec<usize> = (0..leaves.pieces.len()).collect();
+        for sequence in std::iter::once(&everything).chain(&leaves.columns) {
+            let mut joined = Vec::new();
+            let mut bounds = Vec::with_capacity(sequence.len());
+            for &leaf in sequence {
+                let piece = &leaves.pieces[leaf];
+                let start = joined.len();
+                if piece.len() > 2 * self.margin + 1 {
+                    joined.extend_from_slice(&piece[..self.margin]);
+                    // Nothing spans the middle left out: no form holds a NUL.
+                    joined.push(0);
+                    joined.extend_from_slice(&piece[piece.len() - self.margin..]);
+                } else {
+                    joined.extend_from_slice(piece);
+                }
+                bounds.push((leaf, start, joined.len()));
+            }
+            for (start, end) in self.spans(&joined).unwrap_or_default() {
+                let touched: Vec<usize> = bounds
+                    .iter()
+                    .filter(|(_, from, to)| *from < end && start < *to)
+                    .map(|(leaf, ..)| *leaf)
+                    .collect();
+                if touched.len() > 1 {
+                    split.extend(touched);
+                }
+            }
+        }
+        split
+    }
+}
+
+/// The leaves of a JSON value, as [`Redaction::split_across_leaves`] reads them.
+struct Leaves<'a> {
+    /// Whether integers are leaves.
+    numbers: bool,
+    /// The text of each leaf in document order: a string's bytes, and an integer that is a
+    /// character's code as that character (nothing for another number).
+    pieces: Vec<std::borrow::Cow<'a, [u8]>>,
+    /// The leaves under one key of each object of a list, for each list and key that two or
+    /// more of its objects have.
+    columns: Vec<Vec<usize>>,
+}
+
+impl<'a> Leaves<'a> {
+    /// Numbers the leaves of `value` on from those seen; the range of their numbers.
+    fn walk(&mut self, value: &'a Value) -> std::ops::Range<usize> {
+        let first = self.pieces.len();
+        match value {
+            Value::String(text) => self.pieces.push(text.as_bytes().into()),
+            Value::Number(number) if self.numbers => {
+                let code = number.as_u64().and_then(|n| u32::try_from(n).ok());
+                let text = code.and_then(char::from_u32).map(String::from);
+                self.pieces.push(text.unwrap_or_default().into_bytes().into());
+            }
+            Value::Array(items) => {
+                // Each key's leaves, and how many objects have it.
+                let mut by_key: HashMap<&str, (Vec<usize>, usize)> = HashMap::new();
+                for item in items {
+                    match item {
+                        Value::Object(map) => {
+                            for (key, value) in map {
+                                let range = self.walk(value);
+                                let (leaves, holders) = by_key.entry(key).or_default();
+                                leaves.extend(range);
+                                *holders += 1;
+                            }
+                        }
+                        other => {
+                            self.walk(other);
+                        }
+                    }
+                }
+                self.columns.extend(
+                    by_key
+                        .into_values()
+                        .filter(|(_, holders)| *holders > 1)
+                        .map(|(leaves, _)| leaves),
+                );
+            }
+            Value::Object(map) => map.values().for_each(|v| {
+                self.walk(v);
+            }),
+            _ => {}
+        }
+        first..self.pieces.len()
+    }
+}
+
+/// Replaces each leaf of `value` whose number (in [`Leaves`]' order, counted in `index`) is in
+/// `split` by [`MASK`].
+fn mask_leaves(value: &mut Value, numbers: bool, split: &HashSet<usize>, index: &mut usize) {
+    match value {
+        Value::String(_) | Value::Number(_) if numbers || value.is_string() => {
+            if split.contains(index) {
+                *value = Value::String(MASK.to_string());
+            }
+            *index += 1;
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|v| mask_leaves(v, numbers, split, index)),
+        Value::Object(map) => map
+            .values_mut()
+            .for_each(|v| mask_leaves(v, numbers, split, index)),
+        _ => {}
     }
 }
 
@@ -319,7 +471,7 @@ fn matches<'a>(
 }
 
 /// The byte ranges of `bytes` to blank: every match of every form (base64 and base32 ones
-/// widened to their run), sorted and merged.
+/// widened to their run, spelled-out ones to the rest of the value), sorted and merged.
 fn spans(bytes: &[u8], matches: impl Iterator<Item = (usize, usize, Kind)>) -> Vec<(usize, usize)> {
     let mut spans = Vec::new();
     // The run last widened to: matches inside it (a long run holds many) add nothing.
@@ -336,6 +488,13 @@ fn spans(bytes: &[u8], matches: impl Iterator<Item = (usize, usize, Kind)>) -> V
                 end += 1;
             }
             run = (start, end);
+        }
+        if let Kind::Spelled { rest } = kind {
+            end = (end + rest).min(bytes.len());
+            // To the end of the character the rest ends in, should the text differ from it.
+            while end < bytes.len() && bytes[end] & 0xC0 == 0x80 {
+                end += 1;
+            }
         }
         spans.push((start, end));
     }
@@ -716,6 +875,18 @@ mod tests {
             push("html", emit::html(value, None, None));
             push("html", emit::html(value, Some("&#34;"), Some("&#39;")));
             // What an upstream set on slipping past a filter does without a library.
+            push("upper case", value.to_uppercase());
+            push("lower case", value.to_lowercase());
+            let chars: Vec<String> = value.chars().map(String::from).collect();
+            for separator in [" ", ", ", "\n", "\u{200b}", "\u{ad}"] {
+                push("spelled out", chars.join(separator));
+            }
+            let list = serde_json::to_string(&chars).unwrap_or_default();
+            push("list of characters", list[2..list.len() - 2].to_string());
+            let codes: Vec<String> = value.bytes().map(|b| b.to_string()).collect();
+            push("byte codes", codes.join(", "));
+            let codes: Vec<String> = value.bytes().map(|b| format!("0x{b:02X}")).collect();
+            push("byte codes in hex", codes.join(","));
             push("reversed", value.chars().rev().collect());
             push("rot13", emit::rot13(value));
             let entities = |hex: bool| -> String {
@@ -940,6 +1111,76 @@ mod tests {
                 }
             }
         }
+    }
+
+    proptest! {
+        #![proptest_config(config(128))]
+
+        /// A secret an upstream took apart across the strings of one answer (two fields, two
+        /// content blocks, a list of its characters or of their codes) is blanked where its
+        /// parts are, and nothing else is.
+        #[test]
+        fn a_secret_split_across_strings_is_blanked_where_its_parts_are(
+            secret in secrets(),
+            cut in 1usize..64,
+            before in noise(),
+        ) {
+            let redaction = Redaction::new([Secret::new(secret.clone())]);
+            let chars: Vec<char> = secret.chars().collect();
+            let cut = cut % (chars.len() - 1) + 1;
+            let head: String = chars[..cut].iter().collect();
+            let tail: String = chars[cut..].iter().collect();
+            let letters: Vec<Value> = chars.iter().map(|c| json!(c.to_string())).collect();
+            let codes: Vec<Value> = chars.iter().map(|c| json!(u32::from(*c))).collect();
+            let answers = [
+                json!({ "a": format!("{before}{head}"), "b": tail.clone(), "kept": "untouched" }),
+                json!({ "content": [{ "type": "text", "text": head.clone() }, { "type": "text", "text": tail }] }),
+                json!({ "letters": letters, "kept": "untouched" }),
+                json!({ "codes": codes, "kept": "untouched" }),
+            ];
+            let mut needles = vec![secret.clone()];
+            needles.extend(emit::lines(&secret).into_iter().filter(|l| l.chars().count() >= SHORTEST));
+            for mut answer in answers {
+                prop_assert!(redaction.found_in(&answer), "not found in {answer}");
+                redaction.clean_json(&mut answer);
+                let mut joined = String::new();
+                joined_text(&answer, &mut joined);
+                for needle in &needles {
+                    prop_assert!(!joined.contains(needle.as_str()), "{needle:?} survives in {answer}");
+                }
+                prop_assert!(answer.get("kept").is_none_or(|kept| kept == "untouched"), "{answer}");
+            }
+        }
+    }
+
+    /// The strings of `value` and the characters whose codes its integers are, one after
+    /// another: what a script can put back together.
+    fn joined_text(value: &Value, out: &mut String) {
+        match value {
+            Value::String(s) => out.push_str(s),
+            Value::Number(n) => out.extend(n.as_u64().and_then(|n| char::from_u32(n as u32))),
+            Value::Array(items) => items.iter().for_each(|v| joined_text(v, out)),
+            Value::Object(map) => map.values().for_each(|v| joined_text(v, out)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn ordinary_answers_of_many_strings_are_left_as_they_were() {
+        let redaction = Redaction::new([Secret::new("sk-live-4f9a2c81".into())]);
+        let answer = json!({
+            "rows": [{ "id": 115, "name": "sk" }, { "id": 45, "name": "live" }, { "id": 108, "name": "4f9a" }],
+            "letters": ["s", "k", "-", "l", "i", "v", "e"],
+            "codes": [115, 107, 45, 108, 105, 118, 101],
+        });
+        let mut cleaned = answer.clone();
+        redaction.clean_json(&mut cleaned);
+        assert_eq!(cleaned, answer);
+        assert!(!redaction.found_in(&answer));
+        // Its own records' numbers are never read as characters.
+        let mut record = json!({ "a": "sk-live", "codes": [45, 52, 102, 57, 97, 50, 99, 56, 49] });
+        redaction.clean_json_strings(&mut record);
+        assert_eq!(record["codes"][0], json!(45));
     }
 
     #[test]

@@ -2,8 +2,10 @@
 //! (raw, JSON-escaped with and without `ensure_ascii`, percent-encoded, base64 and base64url at
 //! each alignment, hex; and what an upstream set on slipping past a filter reaches for next:
 //! base32, hex of UTF-16, spaced and escaped hex, `\u` escapes, HTML entities, base64 of UTF-16
-//! and of base64, reversed, ROT13; the whole secret and each of its lines) reaches neither the
-//! script (which tries to decode, parse and reverse everything it sees), nor the envelope, nor
+//! and of base64, reversed, ROT13, another case, spelled out, a list of its characters or codes;
+//! the whole secret and each of its lines; or taken apart across the strings of one answer)
+//! reaches neither the script (which tries to decode, parse, reverse and reassemble everything
+//! it sees, and returns it all shifted past any redaction of its own result), nor the envelope, nor
 //! the logs at trace level in either format, nor any file of the home (the state store and its
 //! WAL, the catalogue cache). Random secrets, from proptest with a fixed seed; each case starts
 //! the binary a few times, so there are few cases (`PROPTEST_CASES` asks for more,
@@ -37,12 +39,18 @@ for (let i = 0; i < all.length; i += 4) {
     try { await enc.fail({ kind, how }) } catch (e) { seen.push(String(e.message)) }
   }
 }
-seen.push(await enc.blobs({}), await enc.about({}));
+seen.push(await enc.blobs({}), await enc.about({}), await enc.split({}));
 seen.push(await hub.search("describes itself with the credential"), await hub.describe("enc.about"));
 const texts = [];
 const walk = (v) => {
   if (typeof v === "string") texts.push(v);
-  else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) { texts.push(k); walk(x) }
+  else if (Array.isArray(v) && v.length > 0 && v.every((x) => Number.isInteger(x) && x >= 0 && x < 0x110000))
+    texts.push(String.fromCodePoint(...v));
+  else if (v && typeof v === "object") {
+    // What was taken apart, put back together: a list's characters, its blocks' texts.
+    if (Array.isArray(v)) texts.push(v.map((x) => (typeof x === "string" ? x : x?.text ?? "")).join(""));
+    for (const [k, x] of Object.entries(v)) { texts.push(k); walk(x) }
+  }
 };
 walk(seen);
 const out = new Set();
@@ -68,7 +76,10 @@ for (const t of texts) {
     }
   }
 }
-return [...out].filter((s) => s.length > 0);
+// Everything seen, each character shifted by one: what no redaction of the envelope knows, so
+// only what reached the script blanked stays blanked.
+const shift = (t) => [...t].map((c) => String.fromCodePoint(c.codePointAt(0) + 1)).join("");
+return { found: [...out].filter((s) => s.length > 0), shifted: shift(texts.join("")) };
 "#;
 
 /// The encoded strings the peer emits that carry the secret (or one of its lines), by kind.
@@ -87,9 +98,18 @@ fn needles(secret: &str) -> Vec<(String, String)> {
         if kind == "raw" {
             all.push(("reversed".to_string(), needle.chars().rev().collect()));
         }
+        // What the script returns shifted past every redaction, had anything reached it.
+        all.push((format!("{kind} shifted"), shifted(&needle)));
         all.push((kind, needle));
     }
     all
+}
+
+/// `text` with each character's code one higher, as the script shifts what it saw.
+fn shifted(text: &str) -> String {
+    text.chars()
+        .map(|c| char::from_u32(u32::from(c) + 1).unwrap_or(c))
+        .collect()
 }
 
 /// `text` as the layers between an upstream and a log line or a file can escape it: JSON (the

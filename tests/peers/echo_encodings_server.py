@@ -1,7 +1,7 @@
 """A real MCP server (Python `mcp` SDK) that echoes its credential back in every encoding a
 careless upstream could use, and in those a hostile one reaches for to slip past a filter (base32,
-UTF-16, escaped and spaced hex, HTML entities, base64 of base64, reversed, ROT13), for the
-redaction tests. The credential is `Y` in its environment,
+UTF-16, escaped and spaced hex, HTML entities, base64 of base64, reversed, ROT13, another case,
+spelled out, a list of its characters or of its bytes' codes), for the redaction tests. The credential is `Y` in its environment,
 as a source configured with `env = { Y = "${secret:y}" }` gets it; with `ECHO_FILE` set, it is
 read from that file instead, as a server that found another server's token on disk would.
 
@@ -18,7 +18,8 @@ read from that file instead, as a server that found another server's token on di
 Tools: `kinds` lists the encodings; `echo(kind)` returns the credential and each of its lines in
 that encoding as text, structured content (as a value and as a key), `_meta` and an embedded
 resource; `number` returns an all-digit credential as a JSON number (an integer and a float),
-as an API that parsed it would, and has it as its argument's default;
+as an API that parsed it would, and has it as its argument's default; `split` returns it taken
+apart (halves in two content blocks, and lists of its characters and of their codes);
 `fail(kind, how)` fails with them (in each of several kinds joined by `+`) in a tool error (`how = "tool"`) or a JSON-RPC error
 (`"protocol"`); `blobs` returns them as image, audio and blob data; `about` has them in its
 description and schema; `inherited(name)` says whether this process has the environment variable
@@ -136,6 +137,15 @@ def encodings() -> dict:
         lambda v: base64.b64encode(v.encode("utf-16-le")).decode(),
         lambda v: b64_middle(v.encode("utf-16-le"), 0, "std"),
     )
+    out["upper"] = (str.upper,) * 2
+    out["lower"] = (str.lower,) * 2
+    out["spaced"] = (" ".join,) * 2
+    out["zero_width"] = ("\u200b".join,) * 2
+    out["char_list"] = (
+        lambda v: json.dumps(list(v), ensure_ascii=False),
+        lambda v: json.dumps(list(v), ensure_ascii=False)[2:-2],
+    )
+    out["byte_codes"] = (lambda v: ", ".join(str(b) for b in v.encode()),) * 2
     out["b64_of_b64"] = (
         lambda v: base64.b64encode(base64.b64encode(v.encode())).decode(),
         lambda v: b64_middle(base64.b64encode(v.encode())[: 8 * len(v.encode()) // 6], 0, "std"),
@@ -193,6 +203,20 @@ def echo(kind: str) -> CallToolResult:
         ],
         structured_content={"kind": kind, "value": text, text: "as a key"},
         _meta={"echo": text},
+    )
+
+
+@server.tool()
+def split() -> CallToolResult:
+    """Return the credential taken apart: halves in two content blocks, and its characters and
+    their codes as lists."""
+    half = len(SECRET) // 2
+    return CallToolResult(
+        content=[
+            TextContent(type="text", text=SECRET[:half]),
+            TextContent(type="text", text=SECRET[half:]),
+        ],
+        structured_content={"letters": list(SECRET), "codes": [ord(c) for c in SECRET]},
     )
 
 
