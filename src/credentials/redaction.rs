@@ -363,7 +363,8 @@ impl<'a> Leaves<'a> {
             Value::Number(number) if self.numbers => {
                 let code = number.as_u64().and_then(|n| u32::try_from(n).ok());
                 let text = code.and_then(char::from_u32).map(String::from);
-                self.pieces.push(text.unwrap_or_default().into_bytes().into());
+                self.pieces
+                    .push(text.unwrap_or_default().into_bytes().into());
             }
             Value::Array(items) => {
                 // Each key's leaves, and how many objects have it.

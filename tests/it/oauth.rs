@@ -753,7 +753,11 @@ async fn a_client_registered_with_a_secret_refreshes_with_it_from_another_proces
     completed(&run);
     assert_eq!(peer.grants("refresh_token"), 1, "{}", peer.log());
     let list = home.run(&["source", "list"]);
-    assert!(list.stdout.contains("peer (default): signed in"), "{}", list.stdout);
+    assert!(
+        list.stdout.contains("peer (default): signed in"),
+        "{}",
+        list.stdout
+    );
     let mut secrets = peer.tokens();
     secrets.extend(
         peer.log()["issued_client_secrets"]
