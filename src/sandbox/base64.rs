@@ -1,14 +1,15 @@
 //! `decodeBase64` / `encodeBase64` exactly as spec 004 states them: standard or URL-safe alphabet,
 //! padding optional, at most 1 MiB of raw or decoded bytes (1,398,104 characters of input,
-//! whitespace included), malformed input and invalid UTF-8 rejected.
+//! whitespace included), malformed input and invalid UTF-8 rejected. The encoding itself is
+//! `data-encoding`'s; what is ours is what the spec adds to it (either alphabet but not both,
+//! optional padding, whitespace, the limits) and the messages a script is given.
+
+use data_encoding::{BASE64, BASE64_NOPAD, BASE64URL_NOPAD, DecodeKind};
 
 /// The most bytes one conversion may produce or consume.
 pub const MAX_BYTES: usize = 1 << 20;
 /// The most characters `decodeBase64` accepts: the base64 expansion of `MAX_BYTES`.
 pub const MAX_ENCODED_CHARS: usize = 1_398_104;
-
-const STANDARD: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-const URL_SAFE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 /// Decodes standard base64 or base64url (not mixed), padded or not, to UTF-8 text.
 /// ASCII whitespace is skipped but counts toward the input limit.
@@ -27,37 +28,23 @@ pub fn decode(text: &str) -> Result<String, String> {
     if padding.len() > 2 || (!padding.is_empty() && !symbols.len().is_multiple_of(4)) {
         return Err("decodeBase64: malformed padding".into());
     }
-    if body.len() % 4 == 1 {
-        return Err("decodeBase64: malformed base64 (wrong length)".into());
-    }
     let url = body.iter().any(|&b| b == b'-' || b == b'_');
     let standard = body.iter().any(|&b| b == b'+' || b == b'/');
     if url && standard {
         return Err("decodeBase64: mixes the standard and URL-safe alphabets".into());
     }
-    let alphabet = if url { URL_SAFE } else { STANDARD };
-    let mut bytes = Vec::with_capacity(body.len() / 4 * 3 + 2);
-    let mut acc: u32 = 0;
-    let mut bits = 0;
-    for &symbol in body {
-        let Some(value) = alphabet.iter().position(|&a| a == symbol) else {
-            return Err(format!(
-                "decodeBase64: {:?} is not a base64 character",
-                char::from(symbol)
-            ));
-        };
-        acc = (acc << 6) | value as u32;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            bytes.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
+    let encoding = if url { &BASE64URL_NOPAD } else { &BASE64_NOPAD };
+    let bytes = encoding.decode(body).map_err(|e| match e.kind {
+        DecodeKind::Symbol => format!(
+            "decodeBase64: {:?} is not a base64 character",
+            char::from(body.get(e.position).copied().unwrap_or(b'?'))
+        ),
+        // Leftover bits must be zero, or the text was not produced by an encoder.
+        DecodeKind::Trailing => "decodeBase64: malformed base64 (non-zero trailing bits)".into(),
+        DecodeKind::Length | DecodeKind::Padding => {
+            "decodeBase64: malformed base64 (wrong length)".into()
         }
-    }
-    // Leftover bits must be zero, or the text was not produced by an encoder.
-    if acc != 0 {
-        return Err("decodeBase64: malformed base64 (non-zero trailing bits)".into());
-    }
+    })?;
     if bytes.len() > MAX_BYTES {
         return Err(format!("decodeBase64 decodes at most {MAX_BYTES} bytes"));
     }
@@ -72,23 +59,8 @@ pub fn encode(text: &str, url_safe: bool) -> Result<String, String> {
     if bytes.len() > MAX_BYTES {
         return Err(format!("encodeBase64 encodes at most {MAX_BYTES} bytes"));
     }
-    let alphabet = if url_safe { URL_SAFE } else { STANDARD };
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |acc, (i, &b)| acc | (u32::from(b) << (16 - 8 * i)));
-        let symbols = chunk.len() + 1;
-        for i in 0..4 {
-            if i < symbols {
-                out.push(char::from(alphabet[((n >> (18 - 6 * i)) & 63) as usize]));
-            } else if !url_safe {
-                out.push('=');
-            }
-        }
-    }
-    Ok(out)
+    let encoding = if url_safe { &BASE64URL_NOPAD } else { &BASE64 };
+    Ok(encoding.encode(bytes))
 }
 
 #[cfg(test)]
