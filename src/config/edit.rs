@@ -4,9 +4,11 @@
 //! is made holding a [`ConfigLock`], so two made at once (a `policy set` and an "always allow"
 //! from a hub) both land instead of the last one writing over the other.
 
-use std::fs::File;
+use std::fs::{File, TryLockError};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use toml_edit::{DocumentMut, InlineTable, Item, Table, value};
@@ -314,9 +316,19 @@ pub struct ConfigLock {
     _held: File,
 }
 
+/// How long an edit waits for another to finish. Every edit holds the lock only to read, change
+/// and write the file, so a holder past this is stuck (stopped in a debugger, suspended, hung on
+/// a full disk); waiting on it for ever would hang the command, or an approval that writes an
+/// "always allow" rule, without a word.
+const LOCK_WAIT: Duration = Duration::from_secs(10);
+
 impl ConfigLock {
-    /// Waits until no one else edits the config at `path`, then holds it.
+    /// Waits until no one else edits the config at `path` (up to [`LOCK_WAIT`]), then holds it.
     pub fn acquire(path: &Path) -> anyhow::Result<ConfigLock> {
+        ConfigLock::acquire_within(path, LOCK_WAIT)
+    }
+
+    fn acquire_within(path: &Path, wait: Duration) -> anyhow::Result<ConfigLock> {
         create_parent(path)?;
         let lock_path = path.with_file_name(format!(".{}.lock", file_name(path)));
         let file = File::options()
@@ -330,8 +342,47 @@ impl ConfigLock {
                     lock_path.display()
                 )
             })?;
-        file.lock()
-            .with_context(|| format!("cannot lock {}", lock_path.display()))?;
+        let started = Instant::now();
+        loop {
+            match file.try_lock() {
+                Ok(()) => break,
+                Err(TryLockError::WouldBlock) if started.elapsed() < wait => {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                Err(TryLockError::WouldBlock) => {
+                    let holder = std::fs::read_to_string(&lock_path).unwrap_or_default();
+                    let holder = match holder.trim() {
+                        "" => "another process".to_string(),
+                        named => format!("another process ({named})"),
+                    };
+                    bail!(
+                        "{holder} has been editing {} for over {} s, so nothing was changed; if it is stuck, stop it and run this again (the lock is {})",
+                        path.display(),
+                        wait.as_secs_f32(),
+                        lock_path.display()
+                    );
+                }
+                Err(TryLockError::Error(e)) => {
+                    return Err(e).with_context(|| format!("cannot lock {}", lock_path.display()));
+                }
+            }
+        }
+        // Who holds it, for an edit that waits on it in vain to name. Best effort: the lock is
+        // held whether or not this is written.
+        // Only the command's first words: a flag's value may be a secret (`--header`).
+        let _ = file.set_len(0).and_then(|()| {
+            let command: Vec<String> = std::env::args()
+                .skip(1)
+                .take_while(|word| !word.starts_with('-'))
+                .take(3)
+                .collect();
+            let holder = format!(
+                "pid {}: capabilities {}",
+                std::process::id(),
+                command.join(" ")
+            );
+            (&file).write_all(holder.trim_end().as_bytes())
+        });
         Ok(ConfigLock {
             path: path.to_path_buf(),
             _held: file,
@@ -372,6 +423,31 @@ pub fn write_atomically(path: &Path, text: &str) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_edit_waiting_on_a_stuck_one_gives_up_naming_it_and_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, "[policy]\ndefault = \"ask\"\n").unwrap();
+        let held = ConfigLock::acquire(&path).unwrap();
+        let refused = ConfigLock::acquire_within(&path, Duration::from_millis(100))
+            .err()
+            .map(|e| format!("{e:#}"))
+            .unwrap_or_default();
+        assert!(
+            refused.contains(&format!("another process (pid {}", std::process::id()))
+                && refused.contains("has been editing")
+                && refused.contains("if it is stuck, stop it and run this again"),
+            "{refused}"
+        );
+        drop(held);
+        // Once the holder is done, the next edit goes ahead.
+        assert!(ConfigLock::acquire_within(&path, Duration::from_millis(100)).is_ok());
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "[policy]\ndefault = \"ask\"\n"
+        );
+    }
 
     #[test]
     fn add_keeps_comments_and_stores_references_as_written() {
