@@ -24,6 +24,8 @@ command -v gnome-keyring-daemon >/dev/null || need_apt+=(gnome-keyring)
 command -v secret-tool >/dev/null || need_apt+=(libsecret-tools)
 # The shared-store tests run against a real PostgreSQL server.
 command -v pg_ctlcluster >/dev/null || need_apt+=(postgresql)
+# A replica with its clock ahead of the others' (tests/it/shared_store.rs).
+ls /usr/lib/*/faketime/libfaketime.so.1 >/dev/null 2>&1 || need_apt+=(libfaketime)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
     echo "tests/setup.sh: the tests need Debian packages that are missing; install them as root:" >&2

@@ -6,7 +6,7 @@
 
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use crate::runs::{RENEW_EVERY, Store, now_ms};
+use crate::runs::{RENEW_EVERY, Store};
 use crate::sandbox::CancelToken;
 
 /// Renews the claim until dropped.
@@ -25,7 +25,7 @@ impl Lease {
                     () = stopped.cancelled() => return,
                     () = tokio::time::sleep(RENEW_EVERY) => {}
                 }
-                match store.runs().renew(&run_id, &owner, now_ms()).await {
+                match store.runs().renew(&run_id, &owner).await {
                     Ok(true) => {}
                     Ok(false) => {
                         tracing::warn!(

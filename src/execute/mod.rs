@@ -392,17 +392,14 @@ impl Executor {
                     });
                     return Ok(envelope);
                 }
-                self.store
-                    .runs()
-                    .claim(run_id, "awaiting_approval", now)
-                    .await?
+                self.store.runs().claim(run_id, "awaiting_approval").await?
             }
             // A connection needs a sign-in: run again, and the call pauses again if it still does.
             "awaiting_connection" => {
                 self.list_signed_in(&record).await;
                 self.store
                     .runs()
-                    .claim(run_id, "awaiting_connection", now)
+                    .claim(run_id, "awaiting_connection")
                     .await?
             }
             "running" => {
@@ -412,10 +409,12 @@ impl Executor {
                     .claim_record(run_id)
                     .await?
                     .ok_or_else(|| ResumeError::UnknownRun(run_id.to_string()))?;
-                if !seen.is_interrupted_at(now) {
+                // By the store's clock, as the lease was written: another replica's may differ.
+                let store_now = self.store.runs().clock_ms().await?;
+                if !seen.is_interrupted_at(store_now) {
                     return Ok(in_progress(run_id, &record));
                 }
-                let claim = self.store.runs().take_over(run_id, &seen, now).await?;
+                let claim = self.store.runs().take_over(run_id, &seen).await?;
                 if matches!(claim, Claim::Won { .. }) {
                     let detail = serde_json::json!({ "previousOwner": seen.owner, "attempt": seen.attempt + 1 });
                     let audited = self
@@ -509,7 +508,7 @@ impl Executor {
         error: EnvelopeError,
     ) -> Result<ExecuteEnvelope, ResumeError> {
         let run_id = record.run_id.as_str();
-        let claim = self.store.runs().claim(run_id, status, now_ms()).await?;
+        let claim = self.store.runs().claim(run_id, status).await?;
         let Claim::Won { owner } = claim else {
             return self.current(run_id).await;
         };

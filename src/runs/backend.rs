@@ -55,6 +55,10 @@ pub struct StoredApproval {
 
 /// Runs, their claims and how they ended.
 pub trait RunRecords {
+    /// The time by the store's clock (Unix milliseconds), which every claim's and turn's lease
+    /// is written and read by: one clock for all the processes that share the store, wherever
+    /// each runs, so a replica whose own clock runs ahead never takes a live run for abandoned.
+    fn clock_ms(&self) -> Result<u64, StoreError>;
     /// Records a new run, claimed by `owner` until `lease_until_ms`.
     fn insert_run(
         &self,

@@ -17,8 +17,9 @@ use super::ids::new_run_id;
 use super::records::ClaimRecord;
 
 /// How long a claim lasts without renewal. Long enough that a busy machine renews in time,
-/// short enough that a run whose process died is not stuck for long. Leases compare wall
-/// clocks: the SQLite store lives on one machine, so they are one clock.
+/// short enough that a run whose process died is not stuck for long. Leases are written and
+/// read by the store's clock (`RunRecords::clock_ms`), so replicas on several machines sharing
+/// a PostgreSQL store agree on when one runs out whatever their own clocks say.
 pub const LEASE: Duration = Duration::from_secs(30);
 
 /// How often a running run renews its claim.

@@ -1,8 +1,9 @@
 //! Several hubs on one PostgreSQL store (`[store] url`), each "replica" with a data directory of
 //! its own and the key in `CAPABILITIES_STATE_KEY`: an approval given in one is seen by the
 //! others, concurrent resumes across replicas send an approved write once, a replica killed in
-//! the middle of a write leaves it to another that never sends it again, tokens and stored
-//! results are shared, and a replica with the wrong key refuses to start. Each test gets a
+//! the middle of a write leaves it to another that never sends it again, a replica whose clock
+//! runs ahead leaves a live run alone, tokens and stored results are shared, and a replica with
+//! the wrong key refuses to start. Each test gets a
 //! database of its own on the server `tests/setup.sh` starts (CAPABILITIES_TEST_POSTGRES).
 
 use std::path::{Path, PathBuf};
@@ -143,6 +144,66 @@ fn an_approval_in_one_replica_is_used_once_by_concurrent_resumes_in_two_others()
     let (again, envelope) = exec_json(&first, &["exec", "--resume", &run_id, "--json"], "");
     assert_eq!(again.code, 0, "{}", again.stderr);
     assert_eq!(envelope["status"], "completed", "{envelope}");
+    assert_eq!(writes(&ledger), ["write k"]);
+}
+
+/// libfaketime, which `tests/setup.sh` installs: preloaded, it shifts the process's clock.
+fn faketime() -> PathBuf {
+    std::fs::read_dir("/usr/lib")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path().join("faketime/libfaketime.so.1"))
+        .find(|library| library.exists())
+        .expect("libfaketime is installed (tests/setup.sh)")
+}
+
+/// A replica whose clock runs ten minutes ahead finds a run that another replica is running
+/// still claimed, and leaves it: leases are read by the store's clock, not the replica's, so
+/// the running one finishes its write and nothing takes the run from under it.
+#[test]
+fn a_replica_whose_clock_runs_ahead_never_takes_over_a_live_run() {
+    let db = Database::new();
+    let shared = tempfile::tempdir().unwrap();
+    let ledger = ledger_in(&shared);
+    let first = replica(&db, &ledger);
+    let ahead = replica(&db, &ledger)
+        .with_env("LD_PRELOAD", &faketime().display().to_string())
+        .with_env("FAKETIME", "+10m")
+        .with_env("FAKETIME_DONT_FAKE_MONOTONIC", "1");
+    let (skewed, shown) = exec_json(&ahead, &["exec", "-", "--json"], "return Date.now();");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as f64;
+    assert!(
+        shown["result"].as_f64().unwrap_or_default() > now + 300_000.0,
+        "the replica's clock runs ahead: {}",
+        skewed.stdout
+    );
+    let script = r#"return await ledger.slowWrite({ key: "k", seconds: 6 });"#;
+    let (paused, envelope) = exec_json(&first, &["exec", "-", "--json"], script);
+    assert_eq!(paused.code, 3, "{}", paused.stderr);
+    let run_id = run_id(&envelope);
+    first.run(&["hub", "approve", &run_id]).ok();
+    let resuming = first
+        .command(&["exec", "--resume", &run_id, "--json"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_line(&ledger, "write k");
+    let (_, envelope) = exec_json(&ahead, &["exec", "--resume", &run_id, "--json"], "");
+    assert_eq!(envelope["status"], "running", "{envelope}");
+    let finished = resuming.wait_with_output().unwrap();
+    let envelope: serde_json::Value = serde_json::from_slice(&finished.stdout).unwrap_or_default();
+    assert_eq!(
+        envelope["status"],
+        "completed",
+        "{}",
+        String::from_utf8_lossy(&finished.stderr)
+    );
     assert_eq!(writes(&ledger), ["write k"]);
 }
 

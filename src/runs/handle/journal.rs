@@ -103,9 +103,8 @@ impl Journal<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::claims::LEASE;
     use super::super::super::records::{CallState, Claim, Decision, Seen};
-    use super::super::super::testing::{begin, pending, store_in};
+    use super::super::super::testing::{begin, pending, store_in, tamper};
     use super::*;
 
     fn dispatch(seq: u64, digest: &str, mutating: bool) -> Dispatch {
@@ -177,11 +176,13 @@ mod tests {
             .dispatch("run_a", &owner, dispatch(1, "d", true))
             .await
             .unwrap();
-        // A later attempt: the read may be sent again, the write never.
+        // A later attempt, once the lease ran out: the read may be sent again, the write never.
+        tamper(
+            &store,
+            "UPDATE runs SET lease_until_ms = 1 WHERE run_id = 'run_a'",
+        );
         let seen = store.runs().claim_record("run_a").await.unwrap().unwrap();
-        let later = now_ms() + LEASE.as_millis() as u64 + 1;
-        let Claim::Won { owner: next } =
-            store.runs().take_over("run_a", &seen, later).await.unwrap()
+        let Claim::Won { owner: next } = store.runs().take_over("run_a", &seen).await.unwrap()
         else {
             panic!("the expired claim is taken over");
         };

@@ -4,11 +4,11 @@
 
 use serde_json::Value;
 
+use super::super::Store;
 use super::super::claims::{lease_end, new_owner, owner_is_gone};
 use super::super::error::StoreError;
 use super::super::records::{Claim, ClaimRecord, NewRun, RunRecord, RunSummary};
 use super::super::vault::Place;
-use super::super::{Store, now_ms};
 
 /// Runs in the store.
 pub struct Runs<'a>(pub(in crate::runs) &'a Store);
@@ -36,7 +36,7 @@ impl Runs<'_> {
         let owner = new_owner();
         let claimant = owner.clone();
         let recorded = self.0.queue(move |db, vault| {
-            let now = now_ms();
+            let now = db.clock_ms()?;
             let code = vault.seal(
                 db,
                 Place::Script {
@@ -79,16 +79,12 @@ impl Runs<'_> {
 
     /// Claims a run that is not running (it paused for approval, or an older version left it
     /// `interrupted`) while it is still `status`, so this caller alone goes on with it.
-    pub async fn claim(
-        &self,
-        run_id: &str,
-        status: &str,
-        now_ms: u64,
-    ) -> Result<Claim, StoreError> {
+    pub async fn claim(&self, run_id: &str, status: &str) -> Result<Claim, StoreError> {
         let (run_id, status) = (run_id.to_string(), status.to_string());
         self.0
             .call(move |db, _| {
                 let owner = new_owner();
+                let now_ms = db.clock_ms()?;
                 let won = db.claim(&run_id, &status, &owner, lease_end(now_ms), now_ms)?;
                 Ok(claimed(owner, won))
             })
@@ -97,18 +93,14 @@ impl Runs<'_> {
 
     /// Takes over a `running` run whose owner is gone, as `seen` showed it: the claim changes
     /// only if nobody renewed, finished or took over the run since.
-    pub async fn take_over(
-        &self,
-        run_id: &str,
-        seen: &ClaimRecord,
-        now_ms: u64,
-    ) -> Result<Claim, StoreError> {
-        if !seen.is_interrupted_at(now_ms) {
-            return Ok(Claim::Lost);
-        }
+    pub async fn take_over(&self, run_id: &str, seen: &ClaimRecord) -> Result<Claim, StoreError> {
         let (run_id, seen) = (run_id.to_string(), seen.clone());
         self.0
             .call(move |db, _| {
+                let now_ms = db.clock_ms()?;
+                if !seen.is_interrupted_at(now_ms) {
+                    return Ok(Claim::Lost);
+                }
                 let owner = new_owner();
                 let won = db.take_over(&run_id, &seen, &owner, lease_end(now_ms), now_ms)?;
                 Ok(claimed(owner, won))
@@ -117,11 +109,17 @@ impl Runs<'_> {
     }
 
     /// Extends `owner`'s lease; false when the run is no longer its (taken over, or finished).
-    pub async fn renew(&self, run_id: &str, owner: &str, now_ms: u64) -> Result<bool, StoreError> {
+    pub async fn renew(&self, run_id: &str, owner: &str) -> Result<bool, StoreError> {
         let (run_id, owner) = (run_id.to_string(), owner.to_string());
         self.0
-            .call(move |db, _| db.renew_claim(&run_id, &owner, lease_end(now_ms)))
+            .call(move |db, _| db.renew_claim(&run_id, &owner, lease_end(db.clock_ms()?)))
             .await
+    }
+
+    /// The time by the store's clock, which leases are read by (see
+    /// [`RunRecords::clock_ms`](crate::runs::backend::RunRecords::clock_ms)).
+    pub async fn clock_ms(&self) -> Result<u64, StoreError> {
+        self.0.call(move |db, _| db.clock_ms()).await
     }
 
     /// A new owner for a turn: this process's identity, by which another process on this
@@ -138,7 +136,7 @@ impl Runs<'_> {
         let (key, owner) = (key.to_string(), owner.to_string());
         self.0
             .call(move |db, _| {
-                let now_ms = now_ms();
+                let now_ms = db.clock_ms()?;
                 if db.take_turn(&key, &owner, None, now_ms, lease_end(now_ms))? {
                     return Ok(true);
                 }
@@ -173,7 +171,7 @@ impl Runs<'_> {
         self.0
             .call(move |db, vault| {
                 let sealed = vault.seal(db, Place::Envelope { run_id: &run_id }, &envelope)?;
-                db.finish_run(&run_id, &owner, &status, &sealed, now_ms())
+                db.finish_run(&run_id, &owner, &status, &sealed, db.clock_ms()?)
             })
             .await
     }
@@ -196,7 +194,7 @@ impl Runs<'_> {
     pub async fn summaries(&self, limit: usize) -> Result<Vec<RunSummary>, StoreError> {
         self.0
             .call(move |db, _| {
-                let now = now_ms();
+                let now = db.clock_ms()?;
                 Ok(db
                     .run_summaries(limit)?
                     .into_iter()
@@ -238,7 +236,6 @@ fn claimed(owner: String, won: bool) -> Claim {
 mod tests {
     use serde_json::json;
 
-    use super::super::super::claims::LEASE;
     use super::super::super::records::{CallState, JournalEntry};
     use super::super::super::testing::{begin, journal_call, shared, store_in, tamper};
     use super::*;
@@ -313,7 +310,7 @@ mod tests {
             tokio::spawn(async move {
                 store
                     .runs()
-                    .claim("run_a", "awaiting_approval", 1_000)
+                    .claim("run_a", "awaiting_approval")
                     .await
                     .unwrap()
             })
@@ -336,28 +333,32 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = store_in(dir.path()).await;
         let first = begin(&store, "run_a", "code").await;
-        let now = now_ms();
+        let now = store.runs().clock_ms().await.unwrap();
         let seen = store.runs().claim_record("run_a").await.unwrap().unwrap();
         assert!(!seen.is_interrupted_at(now), "this process is alive");
         assert_eq!(
-            store.runs().take_over("run_a", &seen, now).await.unwrap(),
+            store.runs().take_over("run_a", &seen).await.unwrap(),
             Claim::Lost
         );
 
-        let later = now + LEASE.as_millis() as u64 + 1;
-        let Claim::Won { owner: second } =
-            store.runs().take_over("run_a", &seen, later).await.unwrap()
+        // Its owner stopped renewing a lease ago.
+        tamper(
+            &store,
+            "UPDATE runs SET lease_until_ms = 1 WHERE run_id = 'run_a'",
+        );
+        let seen = store.runs().claim_record("run_a").await.unwrap().unwrap();
+        let Claim::Won { owner: second } = store.runs().take_over("run_a", &seen).await.unwrap()
         else {
             panic!("an expired lease is taken over");
         };
         // A second taker saw the same, now stale, record.
         assert_eq!(
-            store.runs().take_over("run_a", &seen, later).await.unwrap(),
+            store.runs().take_over("run_a", &seen).await.unwrap(),
             Claim::Lost
         );
         // The old owner can neither renew nor finish: its claim is gone.
-        assert!(!store.runs().renew("run_a", &first, later).await.unwrap());
-        assert!(store.runs().renew("run_a", &second, later).await.unwrap());
+        assert!(!store.runs().renew("run_a", &first).await.unwrap());
+        assert!(store.runs().renew("run_a", &second).await.unwrap());
         let finished = store
             .runs()
             .finish("run_a", &first, "completed", &json!({}))

@@ -8,6 +8,17 @@ use crate::runs::records::{ClaimRecord, NewRun, RunRecord, RunSummary};
 use crate::runs::vault::Sealed;
 
 impl RunRecords for Postgres {
+    fn clock_ms(&self) -> Result<u64, StoreError> {
+        self.with(|c| {
+            // The server's clock as the query runs, not as its transaction began.
+            let row = c.query_one(
+                "SELECT (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT",
+                &[],
+            )?;
+            Ok(unsigned(row.get(0)))
+        })
+    }
+
     fn insert_run(
         &self,
         run: &NewRun,

@@ -12,6 +12,11 @@ use crate::runs::records::{ClaimRecord, NewRun, RunRecord, RunSummary};
 use crate::runs::vault::Sealed;
 
 impl RunRecords for Sqlite {
+    /// The store is a file on this machine, so every process sharing it has this clock.
+    fn clock_ms(&self) -> Result<u64, StoreError> {
+        Ok(crate::runs::now_ms())
+    }
+
     fn insert_run(
         &self,
         run: &NewRun,
