@@ -10,7 +10,8 @@
 //! a secret past a filter reaches for the next encodings at hand, which are listed too: base32
 //! (both alphabets, either case), base64 of the base64, base64 and hex of the UTF-16 a Windows or
 //! Java program holds, hex with separators, every character escaped (`\u0073`, `\x73`, `&#115;`,
-//! `&#x73;`), the value reversed, ROT13, in another case (matched ignoring case), and spelled out
+//! `&#x73;`), the value reversed, ROT13, in fullwidth characters, in another case (matched
+//! ignoring case), and spelled out
 //! (a separator between its characters, zero-width ones too, or as a list of its characters or
 //! of its bytes' codes). A log line adds our own layers: Rust's `{:?}` and
 //! the JSON of a `--log-format json` line. Each form is listed here once, for the secret and for
@@ -143,7 +144,9 @@ pub(super) fn forms(secret: &str) -> Vec<(String, Kind)> {
     out.list
 }
 
-/// The value reversed and ROT13: transformations that take no library, matched exactly.
+/// The value reversed, ROT13, and in fullwidth characters (`ｓｅｃｒｅｔ`, which reads as the
+/// value and which Unicode normalisation turns back into it): transformations that take no
+/// library.
 fn obfuscated_forms(value: &str) -> Vec<String> {
     let rot13 = value
         .chars()
@@ -153,7 +156,15 @@ fn obfuscated_forms(value: &str) -> Vec<String> {
             c => c,
         })
         .collect();
-    vec![value.chars().rev().collect(), rot13]
+    let fullwidth = value
+        .chars()
+        .map(|c| match c {
+            '!'..='~' => char::from_u32(u32::from(c) - 0x21 + 0xFF01).unwrap_or(c),
+            ' ' => '\u{3000}',
+            c => c,
+        })
+        .collect();
+    vec![value.chars().rev().collect(), rot13, fullwidth]
 }
 
 /// What an upstream puts between a value's characters to get it past a filter: spacing, the

@@ -32,12 +32,12 @@
 //! What this cannot catch: a secret an upstream splits across two answers, or across the
 //! strings of one in an order other than the document's or a column's, or within a text in a way
 //! not listed (base64 wrapped across lines, separators that vary), encodes in a way not listed
-//! (encrypted, compressed, HTML entities for some characters and not others, Unicode-normalised,
-//! base64 of something other than the value's UTF-8 or UTF-16, three layers deep, the codes of
-//! a non-ASCII value's UTF-8 bytes as numbers), an all-digit secret too long for the float an
-//! upstream parsed it into (past about 17 digits its last digits are lost, and the first ones
-//! stay), or leaks through behaviour rather than text (a script comparing guesses one character
-//! at a time through what a tool does).
+//! (encrypted, compressed, HTML entities for some characters and not others, look-alike
+//! characters other than fullwidth ones, base64 of something other than the value's UTF-8 or
+//! UTF-16, three layers deep, the codes of a non-ASCII value's UTF-8 bytes as numbers), an
+//! all-digit secret too long for the float an upstream parsed it into (past about 17 digits its
+//! last digits are lost, and the first ones stay), or leaks through behaviour rather than text
+//! (a script comparing guesses one character at a time through what a tool does).
 
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
@@ -890,6 +890,15 @@ mod tests {
             push("byte codes in hex", codes.join(","));
             push("reversed", value.chars().rev().collect());
             push("rot13", emit::rot13(value));
+            let fullwidth: String = value
+                .chars()
+                .map(|c| match c {
+                    ' ' => '\u{3000}',
+                    '!'..='~' => char::from_u32(c as u32 + 0xFEE0).unwrap(),
+                    c => c,
+                })
+                .collect();
+            push("fullwidth", fullwidth);
             let entities = |hex: bool| -> String {
                 value
                     .chars()

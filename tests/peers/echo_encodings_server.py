@@ -1,7 +1,8 @@
 """A real MCP server (Python `mcp` SDK) that echoes its credential back in every encoding a
 careless upstream could use, and in those a hostile one reaches for to slip past a filter (base32,
-UTF-16, escaped and spaced hex, HTML entities, base64 of base64, reversed, ROT13, another case,
-spelled out, a list of its characters or of its bytes' codes), for the redaction tests. The credential is `Y` in its environment,
+UTF-16, escaped and spaced hex, HTML entities, base64 of base64, reversed, ROT13, fullwidth,
+another case, spelled out, a list of its characters or of its bytes' codes), for the redaction
+tests. The credential is `Y` in its environment,
 as a source configured with `env = { Y = "${secret:y}" }` gets it; with `ECHO_FILE` set, it is
 read from that file instead, as a server that found another server's token on disk would.
 
@@ -137,6 +138,9 @@ def encodings() -> dict:
         lambda v: base64.b64encode(v.encode("utf-16-le")).decode(),
         lambda v: b64_middle(v.encode("utf-16-le"), 0, "std"),
     )
+    out["fullwidth"] = (
+        lambda v: "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else "\u3000" if c == " " else c for c in v),
+    ) * 2
     out["upper"] = (str.upper,) * 2
     out["lower"] = (str.lower,) * 2
     out["spaced"] = (" ".join,) * 2
