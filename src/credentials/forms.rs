@@ -482,10 +482,16 @@ fn percent_encode(value: &str, keep: &str, plus: bool, upper: bool) -> String {
     out
 }
 
-/// True for a character of either base64 alphabet, its padding, or the backslash of an escaped
-/// `\/`: what a redaction blanks around a base64 match.
-pub(super) fn is_base64_char(byte: u8) -> bool {
-    byte.is_ascii_alphanumeric() || matches!(byte, b'+' | b'/' | b'-' | b'_' | b'=' | b'\\')
+/// True for a character of either base64 alphabet, its padding, the backslash of an escaped
+/// `\/`, or a line break: what a redaction blanks around a base64 match. An encoder for mail or
+/// PEM (Python's `encodebytes`, `openssl base64`) wraps its lines, and the rest of a long value
+/// is on the lines after its first characters'.
+fn is_base64_char(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric()
+        || matches!(
+            byte,
+            b'+' | b'/' | b'-' | b'_' | b'=' | b'\\' | b'\n' | b'\r'
+        )
 }
 
 /// True for a character of either base32 alphabet (in either case) or its padding: what a

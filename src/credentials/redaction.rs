@@ -31,13 +31,13 @@
 //!
 //! What this cannot catch: a secret an upstream splits across two answers, or across the
 //! strings of one in an order other than the document's or a column's, or within a text in a way
-//! not listed (base64 wrapped across lines, separators that vary), encodes in a way not listed
-//! (encrypted, compressed, HTML entities for some characters and not others, look-alike
-//! characters other than fullwidth ones, base64 of something other than the value's UTF-8 or
-//! UTF-16, three layers deep, the codes of a non-ASCII value's UTF-8 bytes as numbers), an
-//! all-digit secret too long for the float an upstream parsed it into (past about 17 digits its
-//! last digits are lost, and the first ones stay), or leaks through behaviour rather than text
-//! (a script comparing guesses one character at a time through what a tool does).
+//! not listed (base64 wrapped within its first 24 characters, separators that vary), encodes in
+//! a way not listed (encrypted, compressed, HTML entities for some characters and not others,
+//! look-alike characters other than fullwidth ones, base64 of something other than the value's
+//! UTF-8 or UTF-16, three layers deep, the codes of a non-ASCII value's UTF-8 bytes as numbers),
+//! an all-digit secret too long for the float an upstream parsed it into (past about 17 digits
+//! its last digits are lost, and the first ones stay), or leaks through behaviour rather than
+//! text (a script comparing guesses one character at a time through what a tool does).
 
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
@@ -826,6 +826,25 @@ mod tests {
         );
         let mut out = Vec::new();
         for value in &values {
+            // Base64 wrapped as PEM and mail wrap it (shorter lines here, so short values wrap).
+            let mut wrapped = Vec::new();
+            let stream = [value.as_bytes(), b"!\x00"].concat();
+            let encoded = emit::base64(&stream, false);
+            let lines: Vec<&str> = encoded
+                .as_bytes()
+                .chunks(32)
+                .filter_map(|line| std::str::from_utf8(line).ok())
+                .collect();
+            if let [_, .., last] = lines.as_slice() {
+                for newline in ["\n", "\r\n"] {
+                    wrapped.push(Emitted {
+                        kind: "base64 wrapped".into(),
+                        text: format!("{before}{}{after}", lines.join(newline)),
+                        needle: last.to_string(),
+                    });
+                }
+            }
+            out.extend(wrapped);
             let mut push = |kind: &str, encoded: String| {
                 out.push(Emitted {
                     kind: kind.into(),
@@ -888,6 +907,9 @@ mod tests {
             push("byte codes", codes.join(", "));
             let codes: Vec<String> = value.bytes().map(|b| format!("0x{b:02X}")).collect();
             push("byte codes in hex", codes.join(","));
+            // Base64 of the UTF-16 a Windows program holds.
+            let utf16 = emit::base64(&emit::utf16(value, true), false);
+            push("base64 of utf-16", utf16.trim_end_matches('=').to_string());
             push("reversed", value.chars().rev().collect());
             push("rot13", emit::rot13(value));
             let fullwidth: String = value
@@ -930,9 +952,6 @@ mod tests {
                 let hex: String = units.iter().map(|b| format!("{b:02x}")).collect();
                 push(&format!("hex utf-16 le={little_endian}"), hex);
             }
-            // Base64 of the UTF-16 a Windows program holds.
-            let utf16 = emit::base64(&emit::utf16(value, true), false);
-            push("base64 of utf-16", utf16.trim_end_matches('=').to_string());
             let mut base = |kind: &str, bytes: &[u8], case: fn(&str) -> String| {
                 for (name, alphabet) in [
                     ("standard", &b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"[..]),

@@ -34,6 +34,7 @@ import os
 import re
 import struct
 import sys
+import textwrap
 import urllib.parse
 
 import uvicorn
@@ -137,6 +138,12 @@ def encodings() -> dict:
     out["b64_utf16"] = (
         lambda v: base64.b64encode(v.encode("utf-16-le")).decode(),
         lambda v: b64_middle(v.encode("utf-16-le"), 0, "std"),
+    )
+    # Wrapped as mail and PEM wrap it, at 32 characters so that short values wrap too: what
+    # must not survive is the last line, which holds the value's last bytes.
+    out["b64_wrapped"] = (
+        lambda v: "\n".join(textwrap.wrap(base64.b64encode(v.encode()).decode(), 32)),
+        lambda v: textwrap.wrap(base64.b64encode(v.encode()).decode(), 32)[-1],
     )
     out["fullwidth"] = (
         lambda v: "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else "\u3000" if c == " " else c for c in v),
