@@ -11,12 +11,11 @@
 //! (both alphabets, either case), base64 of the base64, base64 and hex of the UTF-16 a Windows or
 //! Java program holds, hex with separators, every character escaped (`\u0073`, `\x73`, `&#115;`,
 //! `&#x73;`), the value reversed, ROT13, in fullwidth characters, in another case (matched
-//! ignoring case), and spelled out
-//! (a separator between its characters, zero-width ones too, or as a list of its characters or
-//! of its bytes' codes). A log line adds our own layers: Rust's `{:?}` and
-//! the JSON of a `--log-format json` line. Each form is listed here once, for the secret and for
-//! each of its lines when it spans several (a multi-line value such as a PEM key is often printed
-//! a line at a time).
+//! ignoring case), and spelled out (a separator between its characters, zero-width ones too, or
+//! as a list of its characters or of its bytes' codes). A log line adds our own layers: Rust's
+//! `{:?}` and the JSON of a `--log-format json` line. Each form is listed here once, for the
+//! secret and for each of its lines when it spans several (a multi-line value such as a PEM key
+//! is often printed a line at a time).
 //!
 //! Base64 cannot be matched by encoding the secret alone: inside a longer stream the secret can
 //! start at any of three byte offsets, and the characters at its edges mix its bits with its
