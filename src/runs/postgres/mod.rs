@@ -23,6 +23,7 @@ mod schema;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use postgres::{Client, Config, Row, Transaction};
 use tokio_postgres_rustls::MakeRustlsConnect;
@@ -47,7 +48,14 @@ pub struct Postgres {
     client: Mutex<Option<Client>>,
     /// The URL without its password, for messages.
     location: PathBuf,
+    /// How far the server's clock is ahead of this machine's (ms), and when that was measured:
+    /// leases are read by the server's clock without asking it for the time on every claim.
+    clock: Mutex<Option<(Instant, i64)>>,
 }
+
+/// How long a measured clock offset is used before it is measured again, so a step of this
+/// machine's clock (NTP setting it) is followed soon: well within a run's 30-second lease.
+const CLOCK_REMEASURE: Duration = Duration::from_secs(10);
 
 impl Postgres {
     /// Connects to `url` and brings its schema up to date. A server that cannot be reached, a
@@ -74,6 +82,7 @@ impl Postgres {
             tls,
             client: Mutex::new(None),
             location,
+            clock: Mutex::new(None),
         };
         store.with(schema::migrate)?;
         store.check_clock();
@@ -81,27 +90,40 @@ impl Postgres {
     }
 
     /// Warns when this machine's clock and the server's disagree by more than
-    /// [`CLOCK_TOLERANCE`]: replicas compare their own clocks for leases and approval expiry,
-    /// so one running ahead takes over runs whose owner is alive, and one behind keeps a dead
-    /// owner's runs waiting longer.
+    /// [`CLOCK_TOLERANCE_MS`]: leases follow the server's clock, but replicas compare their own
+    /// for approval expiry.
     fn check_clock(&self) {
+        if let Ok(offset) = self.clock_offset()
+            && let Some(warning) = clock_warning(offset.saturating_neg())
+        {
+            tracing::warn!("{warning}");
+        }
+    }
+
+    /// How far the server's clock is ahead of this machine's, in milliseconds: as measured in
+    /// the last [`CLOCK_REMEASURE`], or measured now (the server's clock as the query runs, not
+    /// as a transaction began, against this machine's halfway through the round trip).
+    fn clock_offset(&self) -> Result<i64, StoreError> {
+        let mut clock = self.clock.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((measured, offset)) = *clock
+            && measured.elapsed() < CLOCK_REMEASURE
+        {
+            return Ok(offset);
+        }
         let before = crate::runs::now_ms();
-        let server = self.with(|client| {
+        let server: i64 = self.with(|client| {
             client
                 .query_one(
                     "SELECT (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint",
                     &[],
                 )
-                .map(|row| row.get::<_, i64>(0))
-        });
+                .map(|row| row.get(0))
+        })?;
         let after = crate::runs::now_ms();
-        let Ok(server) = server else {
-            return;
-        };
         let here = i64::try_from(before / 2 + after / 2).unwrap_or(i64::MAX);
-        if let Some(warning) = clock_warning(here.saturating_sub(server)) {
-            tracing::warn!("{warning}");
-        }
+        let offset = server.saturating_sub(here);
+        *clock = Some((Instant::now(), offset));
+        Ok(offset)
     }
 
     /// Runs `f` on the connection, connecting first when there is none.
@@ -260,7 +282,7 @@ fn clock_warning(ahead_ms: i64) -> Option<String> {
     }
     let side = if ahead_ms > 0 { "ahead of" } else { "behind" };
     Some(format!(
-        "this machine's clock is {:.0} s {side} the store server's; replicas sharing a store compare their clocks for run leases and approval expiry, so keep every machine's clock synchronised (NTP: `timedatectl set-ntp true`)",
+        "this machine's clock is {:.0} s {side} the store server's; replicas sharing a store compare their clocks for approval expiry, so keep every machine's clock synchronised (NTP: `timedatectl set-ntp true`)",
         ahead_ms.unsigned_abs() as f64 / 1000.0
     ))
 }
