@@ -6,8 +6,7 @@
 //! verified, when asked for. Clients that do not know the extension use search and
 //! `describe("skill:NAME")` instead; both read the same skills.
 
-use base64::Engine;
-use base64::prelude::BASE64_STANDARD;
+use data_encoding::BASE64;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
 use rmcp::ErrorData;
 use rmcp::model::{
@@ -119,7 +118,7 @@ pub async fn read(
             };
             ResourceContents::text(text, wanted).with_mime_type(mime)
         }
-        Err(e) => ResourceContents::blob(BASE64_STANDARD.encode(e.into_bytes()), wanted)
+        Err(e) => ResourceContents::blob(BASE64.encode(&e.into_bytes()), wanted)
             .with_mime_type("application/octet-stream"),
     };
     Ok(ReadResourceResult::new(vec![contents]))

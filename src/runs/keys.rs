@@ -200,15 +200,14 @@ impl StateKeys {
 /// holds them. A process given it uses it whatever the store recorded (the check value still
 /// proves it is the right key), so replicas on other machines need no keychain of their own.
 pub fn environment_key() -> Option<Result<Zeroizing<[u8; 32]>, String>> {
-    use base64::Engine;
     let text = Zeroizing::new(std::env::var(crate::env_vars::CAPABILITIES_STATE_KEY).ok()?);
     let text = text.trim();
     if let Some(key) = decode_key(text) {
         return Some(Ok(key));
     }
     let decoded = Zeroizing::new(
-        base64::engine::general_purpose::STANDARD
-            .decode(text)
+        data_encoding::BASE64
+            .decode(text.as_bytes())
             .unwrap_or_default(),
     );
     Some(match <[u8; 32]>::try_from(decoded.as_slice()) {

@@ -309,7 +309,6 @@ impl Sources {
     /// connection: a text content as UTF-8, a blob decoded. Not scrubbed: a caller checks them
     /// against a digest first, then scrubs them ([`scrub`](Self::scrub)).
     pub async fn read_resource(&self, source: &str, uri: &str) -> Result<Vec<u8>, SourceError> {
-        use base64::Engine;
         let link = self.link(source, None)?;
         let _busy = link.busy();
         let request = format!("resources/read `{uri}`");
@@ -344,8 +343,8 @@ impl Sources {
             .get("blob")
             .and_then(Value::as_str)
             .ok_or_else(|| unreadable("its contents have neither text nor blob".into()))?;
-        base64::prelude::BASE64_STANDARD
-            .decode(blob)
+        data_encoding::BASE64
+            .decode(blob.as_bytes())
             .map_err(|e| unreadable(format!("its blob is not base64: {e}")))
     }
 

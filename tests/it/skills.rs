@@ -855,7 +855,6 @@ fn in_direct_mode_skills_are_read_through_the_hubs_read_skill_tool_and_served_na
 /// blob to a skill-aware client): one stray byte must not let the secret through.
 #[test]
 fn a_secret_the_source_was_given_is_blanked_in_its_skills_text_and_binary_files() {
-    use base64::Engine;
     let dir = tempfile::tempdir().unwrap();
     let secret = "canary-skill-4d1f0b7e9a";
     let folder = dir.path().join("deploy");
@@ -907,8 +906,8 @@ fn a_secret_the_source_was_given_is_blanked_in_its_skills_text_and_binary_files(
     let blob = read["result"]["contents"][0]["blob"]
         .as_str()
         .unwrap_or_else(|| panic!("a blob: {read}"));
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(blob)
+    let bytes = data_encoding::BASE64
+        .decode(blob.as_bytes())
         .unwrap_or_else(|e| panic!("base64 ({e}): {read}"));
     assert_eq!(
         bytes,

@@ -5,7 +5,6 @@
 //! requirements that every scheme of it has a credential for. The scheme a connection signs in
 //! with (OAuth, see `oauth.rs`) has a credential too: its access token, given per request.
 
-use base64::Engine;
 use percent_encoding::utf8_percent_encode;
 use serde_json::Value;
 
@@ -204,7 +203,7 @@ impl Credentials {
                 }
                 Placement::Basic => {
                     added.sensitive.push("Authorization".into());
-                    let encoded = base64::engine::general_purpose::STANDARD.encode(value);
+                    let encoded = data_encoding::BASE64.encode(value.as_bytes());
                     added
                         .headers
                         .push(("Authorization".into(), format!("Basic {encoded}")));
