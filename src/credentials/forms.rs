@@ -12,7 +12,8 @@
 //! Java program holds, hex with separators, every character escaped (`\u0073`, `\x73`, `&#115;`,
 //! `&#x73;`), the value reversed, ROT13, in fullwidth characters, in another case (matched
 //! ignoring case), and spelled out (a separator between its characters, zero-width ones too, or
-//! as a list of its characters or of its bytes' codes). A log line adds our own layers: Rust's
+//! as a list of its characters or of its bytes' codes), and cut into pieces (each run of
+//! [`FRAGMENT`] characters of a line). A log line adds our own layers: Rust's
 //! `{:?}` and the JSON of a `--log-format json` line. Each form is listed here once, for the
 //! secret and for each of its lines when it spans several (a multi-line value such as a PEM key
 //! is often printed a line at a time).
@@ -102,6 +103,14 @@ pub(super) fn forms(secret: &str) -> Vec<(String, Kind)> {
         }
         for form in emitted {
             out.with_log_layers(form, Kind::Text);
+        }
+        // Pieces of a line: what a dump's text column, a wrap at a fixed width or an upstream
+        // handing it out over several answers leaves of it. All of them are matched, overlapping
+        // ones too, so a piece of any length from `FRAGMENT` on is blanked whole.
+        for piece in pieces(value) {
+            for form in [SERDE.escape(&piece), PYTHON_ASCII.escape(&piece), piece] {
+                out.with_log_layers(form, Kind::Text);
+            }
         }
         for (head, whole) in spelled_out_forms(value) {
             // Each layer escapes character by character, so the head of the whole is the head.
@@ -235,6 +244,38 @@ fn escaped_forms(value: &str) -> Vec<String> {
         .map(|c| format!("&#{};", u32::from(c)))
         .collect();
     vec![units, bytes, hex, decimal]
+}
+
+/// How many characters of a line a piece of it holds: pieces this long are looked for on their
+/// own. Ten characters is the length of the shortest base64 form [`WEAK`](super::redaction::WEAK)
+/// allows, which chance leaves alone; a shorter piece (the end of a line wrapped at a width, each
+/// half of a short value) stays.
+pub(super) const FRAGMENT: usize = 10;
+
+/// Every run of [`FRAGMENT`] characters of a `value` longer than that, when it is one line (a
+/// piece across a line break is made of pieces of the lines, which are values of their own),
+/// except those that read as ordinary text.
+fn pieces(value: &str) -> Vec<String> {
+    let chars: Vec<char> = value.chars().collect();
+    if chars.len() <= FRAGMENT || value.contains(['\n', '\r']) {
+        return Vec::new();
+    }
+    chars
+        .windows(FRAGMENT)
+        .filter(|piece| !reads_as_text(piece))
+        .map(|piece| piece.iter().collect())
+        .collect()
+}
+
+/// True for a piece made of letters in one case and the punctuation of words, host names, paths
+/// and addresses: the part of a secret that is not random (a webhook's `https://hooks.slack.com/`,
+/// a connection string's `postgres://`, a passphrase's words), which answers hold for reasons of
+/// their own and which blanking would mangle. A piece with a digit, both cases or any other
+/// character is the value's own.
+fn reads_as_text(piece: &[char]) -> bool {
+    let text = |c: &char| matches!(c, ' ' | '.' | ':' | '/' | '-' | '_' | '@');
+    piece.iter().all(|c| c.is_ascii_lowercase() || text(c))
+        || piece.iter().all(|c| c.is_ascii_uppercase() || text(c))
 }
 
 /// The secret, and each of its lines when it has several, that is long enough to look for.
@@ -681,6 +722,22 @@ mod tests {
         assert!(!found.iter().any(|f| f == ".0001"), "{found:?}");
         // Letters in every form but none a number has: nothing to look for in numbers.
         assert!(number_forms(&forms("tok-1234")).is_empty());
+    }
+
+    #[test]
+    fn pieces_are_the_runs_of_a_line_that_do_not_read_as_text() {
+        let found = pieces("https://hooks.example/T0a9Zk3qX");
+        // The address's own words and punctuation are not looked for; every run with the
+        // token's characters in it is.
+        assert!(!found.iter().any(|p| p == "https://ho"), "{found:?}");
+        assert!(found.iter().any(|p| p == "ample/T0a9"), "{found:?}");
+        assert!(found.iter().any(|p| p == "/T0a9Zk3qX"), "{found:?}");
+        assert!(found.iter().all(|p| p.chars().count() == FRAGMENT));
+        assert_eq!(pieces("ANY_API_KEY_NAME"), Vec::<String>::new());
+        // A line no longer than a piece, or a value of several lines, has none of its own.
+        assert!(pieces("T0a9Zk3qX1").is_empty());
+        assert!(pieces("T0a9Zk3qX1\nT0a9Zk3qX1b").is_empty());
+        assert!(has(&forms("first0LINE1\nsecond0LINE2"), "irst0LINE1"));
     }
 
     #[test]

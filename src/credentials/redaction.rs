@@ -29,9 +29,15 @@
 //! script sees; so numbers cost nothing more when no secret is number-like. The bytes of a file
 //! that is not UTF-8 are searched with the same automata, since every form is a byte string.
 //!
-//! What this cannot catch: a secret an upstream splits across two answers, or across the
-//! strings of one in an order other than the document's or a column's, or within a text in a way
-//! not listed (base64 wrapped within its first 24 characters, separators that vary), encodes in
+//! A piece of a secret is a secret too: every run of [`FRAGMENT`](forms::FRAGMENT) characters of
+//! each line is a form of its own, unless it reads as ordinary text (a webhook's host, a
+//! passphrase's words), so a value wrapped at a width, cut into a dump's text column or handed
+//! out a half per answer is blanked wherever a piece of at least that length is.
+//!
+//! What this cannot catch: a secret an upstream splits across answers into pieces shorter than
+//! that, or across the strings of one in an order other than the document's or a column's, or
+//! within a text in a way not listed (base64 wrapped within its first 24 characters, separators
+//! that vary, a hex dump's columns of grouped digits), encodes in
 //! a way not listed (encrypted, compressed, HTML entities for some characters and not others,
 //! look-alike characters other than fullwidth ones, base64 of something other than the value's
 //! UTF-8 or UTF-16, three layers deep, the codes of a non-ASCII value's UTF-8 bytes as numbers),
@@ -605,7 +611,7 @@ mod tests {
         );
         // Not a pair: a URL, a short password, text with spaces.
         for value in [
-            "https://h.example:8443/x",
+            "https://h.example:port/x",
             "ann:short",
             "a b:longer-than-eight",
         ] {
@@ -1293,8 +1299,10 @@ mod tests {
                 "{text}"
             );
         }
-        // Other numbers, its first digits alone included, stay numbers.
-        let mut value = json!([42, 1.5, 7319462850193_u64, -7.3e13, 0]);
+        // Other numbers, its first nine digits included, stay numbers; ten of them in a row are
+        // a piece of it.
+        let mut value = json!([42, 1.5, 731946285_u64, -7.3e13, 0]);
+        assert!(redaction.found_in(&json!(7319462850193_u64)));
         let before = value.clone();
         assert!(!redaction.found_in(&value));
         redaction.clean_json(&mut value);
@@ -1343,6 +1351,42 @@ mod tests {
         assert_eq!(redaction.clean_bytes(bytes), expected);
         let clean = b"\xff\x00nothing here".to_vec();
         assert_eq!(redaction.clean_bytes(clean.clone()), clean);
+    }
+
+    #[test]
+    fn a_piece_of_a_secret_is_blanked_whole_however_it_was_cut() {
+        let secret = "ghp_R2d9Xk4LmQ7vT1sN8wJ3pY6cB5hF0aE";
+        let redaction = Redaction::new([Secret::new(secret.into())]);
+        let chars: Vec<char> = secret.chars().collect();
+        // Wrapped at a width (a terminal, `fold`), as a dump's text column holds it (sixteen
+        // characters a line), and handed out in halves over two answers: every piece of at
+        // least FRAGMENT characters goes whole, and a shorter end stays.
+        for width in [10, 12, 16, 20] {
+            let lines: Vec<String> = chars.chunks(width).map(|c| c.iter().collect()).collect();
+            let cleaned = redaction.clean(&lines.join("\n"));
+            let left: Vec<&str> = cleaned.split('\n').collect();
+            for (line, piece) in left.iter().zip(&lines) {
+                let expected = if piece.chars().count() >= forms::FRAGMENT {
+                    MASK
+                } else {
+                    piece
+                };
+                assert_eq!(*line, expected, "width {width}: {cleaned:?}");
+            }
+        }
+        let dump = format!("00000010  |{}|", &secret[3..19]);
+        assert_eq!(redaction.clean(&dump), format!("00000010  |{MASK}|"));
+        let (head, tail) = secret.split_at(secret.len() / 2);
+        for half in [head, tail] {
+            let mut answer =
+                json!({ "content": [{ "type": "text", "text": format!("part: {half}.") }] });
+            assert!(redaction.found_in(&answer));
+            redaction.clean_json(&mut answer);
+            assert_eq!(answer["content"][0]["text"], format!("part: {MASK}."));
+        }
+        // Nine characters of it, and text that shares only its prefix's letters, stay.
+        let text = format!("ghp_ tokens; {}", &secret[4..13]);
+        assert_eq!(redaction.clean(&text), text);
     }
 
     #[test]

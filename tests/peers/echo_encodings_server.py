@@ -1,7 +1,8 @@
 """A real MCP server (Python `mcp` SDK) that echoes its credential back in every encoding a
 careless upstream could use, and in those a hostile one reaches for to slip past a filter (base32,
 UTF-16, escaped and spaced hex, HTML entities, base64 of base64, reversed, ROT13, fullwidth,
-another case, spelled out, a list of its characters or of its bytes' codes), for the redaction
+another case, spelled out, a list of its characters or of its bytes' codes, cut into lines of
+ten characters), for the redaction
 tests. The credential is `Y` in its environment,
 as a source configured with `env = { Y = "${secret:y}" }` gets it; with `ECHO_FILE` set, it is
 read from that file instead, as a server that found another server's token on disk would.
@@ -88,6 +89,17 @@ def b32_middle(data: bytes, offset: int) -> str:
     return encoded[start:end]
 
 
+def folded(value: str) -> list[str]:
+    return [value[i : i + 10] for i in range(0, len(value), 10)]
+
+
+def reads_as_text(piece: str) -> bool:
+    """A piece the hub leaves alone: letters of one case and the punctuation of words, hosts
+    and paths, which is not what makes a secret secret."""
+    rest = set(" .:/-_@")
+    return all(c in rest or ("a" <= c <= "z") for c in piece) or all(c in rest or ("A" <= c <= "Z") for c in piece)
+
+
 def b64_stream(value: str, offset: int, alphabet: str, padded: bool) -> str:
     encode = base64.urlsafe_b64encode if alphabet == "url" else base64.b64encode
     text = encode(PREFIX[:offset] + value.encode() + SUFFIX).decode()
@@ -145,6 +157,10 @@ def encodings() -> dict:
         lambda v: "\n".join(textwrap.wrap(base64.b64encode(v.encode()).decode(), 32)),
         lambda v: textwrap.wrap(base64.b64encode(v.encode()).decode(), 32)[-1],
     )
+    # Cut into lines of ten characters, as a terminal or `fold` wraps it and a dump's text column
+    # holds it: each line is a piece of the value, and the first that does not read as ordinary
+    # text must not survive.
+    out["folded"] = (lambda v: "\n".join(folded(v)), lambda v: next((p for p in folded(v) if len(p) == 10 and not reads_as_text(p)), v))
     out["fullwidth"] = (
         lambda v: "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else "\u3000" if c == " " else c for c in v),
     ) * 2
