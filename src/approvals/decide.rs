@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::config::edit::{ConfigLock, add_rule, write_atomically};
 use crate::policy::Action;
-use crate::runs::{Approval, BeforeCommit, DecideError, Decision, Seen, Store, now_ms};
+use crate::runs::{Approval, BeforeCommit, DecideError, Decision, Seen, Store};
 
 /// Where a decision was made; recorded with it and in the audit trail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,7 +60,7 @@ pub async fn waiting(
     if store.runs().claim_record(run_id).await?.is_none() {
         return Err(DecideError::UnknownRun(run_id.to_string()));
     }
-    let now = now_ms();
+    let now = store.runs().clock_ms().await?;
     let undecided: Vec<Approval> = store
         .approvals()
         .of_run(run_id)

@@ -9,7 +9,6 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::Router;
 use axum::body::Bytes;
@@ -60,11 +59,14 @@ pub struct ApprovalPage {
     _stop: DropGuard,
 }
 
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
+/// The time by the store's clock, which approvals expire by (another hub on a shared store may
+/// have recorded them), or this machine's when the store cannot say: the store call after it
+/// then fails with its own answer.
+async fn now_ms(shared: &Shared) -> u64 {
+    match shared.store.runs().clock_ms().await {
+        Ok(now) => now,
+        Err(_) => crate::runs::now_ms(),
+    }
 }
 
 impl ApprovalPage {
@@ -106,7 +108,7 @@ impl ApprovalPage {
     /// A one-time link to decide the calls of `run_id` that wait now. Each call makes a new link;
     /// it stops working after one decision, or when those approvals expire.
     pub async fn url_for(&self, run_id: &str) -> Result<Url, PageError> {
-        let now = now_ms();
+        let now = now_ms(&self.shared).await;
         let waiting: Vec<Approval> = self
             .shared
             .store
@@ -242,7 +244,7 @@ async fn show(
     if let Some(response) = wrong_host(&shared, &headers) {
         return response;
     }
-    let grant = match shared.tokens.check(&token, None, now_ms()) {
+    let grant = match shared.tokens.check(&token, None, now_ms(&shared).await) {
         Ok(grant) => grant,
         Err(refusal) => return refused(refusal),
     };
@@ -258,12 +260,12 @@ async fn show(
     if waiting.is_empty() {
         return respond(
             StatusCode::OK,
-            html::already_decided(&grant.run_id, &calls, now_ms()),
+            html::already_decided(&grant.run_id, &calls, now_ms(&shared).await),
         );
     }
     respond(
         StatusCode::OK,
-        html::ask(&grant.run_id, &waiting, &grant.csrf, now_ms()),
+        html::ask(&grant.run_id, &waiting, &grant.csrf, now_ms(&shared).await),
     )
 }
 
@@ -325,7 +327,10 @@ async fn decide(
     if decision == Decision::AllowAlways && !form.confirmed {
         // A policy change for every later run: show what it does and ask once more. The token
         // stays unspent until the confirmed post.
-        let grant = match shared.tokens.check(&token, Some(&form.csrf), now_ms()) {
+        let grant = match shared
+            .tokens
+            .check(&token, Some(&form.csrf), now_ms(&shared).await)
+        {
             Ok(grant) => grant,
             Err(refusal) => return refused(refusal),
         };
@@ -342,7 +347,10 @@ async fn decide(
             Err(response) => response,
         };
     }
-    let grant = match shared.tokens.claim(&token, &form.csrf, now_ms()) {
+    let grant = match shared
+        .tokens
+        .claim(&token, &form.csrf, now_ms(&shared).await)
+    {
         Ok(grant) => grant,
         Err(refusal) => return refused(refusal),
     };
@@ -359,7 +367,7 @@ async fn decide(
             shared.tokens.spend(&token);
             respond(
                 StatusCode::CONFLICT,
-                html::already_decided(&grant.run_id, &calls, now_ms()),
+                html::already_decided(&grant.run_id, &calls, now_ms(&shared).await),
             )
         }
         Outcome::Decided(decided) => {
@@ -367,7 +375,7 @@ async fn decide(
             tracing::info!("run {}: {decision} from the approval page", grant.run_id);
             respond(
                 StatusCode::OK,
-                html::decided(&grant.run_id, &decided, decision, now_ms()),
+                html::decided(&grant.run_id, &decided, decision, now_ms(&shared).await),
             )
         }
     }

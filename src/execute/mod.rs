@@ -34,8 +34,7 @@ use crate::credentials::{Redaction, Resolved};
 use crate::model::Permits;
 use crate::policy::Policy;
 use crate::runs::{
-    Claim, NewRun, RunRecord, Store, StoreError, TokenRecord, new_run_id, new_seed, now_ms,
-    scope_of,
+    Claim, NewRun, RunRecord, Store, StoreError, TokenRecord, new_run_id, new_seed, scope_of,
 };
 use crate::sandbox::{
     self, CancelToken, EnvelopeError, ErrorCode, ExecuteEnvelope, Namespaces, PendingKind,
@@ -357,7 +356,7 @@ impl Executor {
         let record = self.resumable(run_id, token).await?;
         let of_run = self.token_of_run(&record, token).await?;
         let token = of_run.as_ref().or(token);
-        let now = now_ms();
+        let now = self.store.runs().clock_ms().await?;
         let claim = match record.status.as_str() {
             "awaiting_approval" => {
                 let undecided: Vec<_> = self

@@ -165,7 +165,14 @@ impl Executor {
     ) -> Option<String> {
         // Runs are stored with secrets blanked, so the script is compared the same way.
         let code = self.redaction().clean(code);
-        let since = now_ms().saturating_sub(APPROVAL_TTL.as_millis() as u64);
+        // Runs are dated by the store's clock, which another hub on a shared store writes too.
+        let now = self
+            .store
+            .runs()
+            .clock_ms()
+            .await
+            .unwrap_or_else(|_| now_ms());
+        let since = now.saturating_sub(APPROVAL_TTL.as_millis() as u64);
         let mut limit = RECENT_RUNS;
         let summaries = loop {
             let summaries = match self.store.runs().summaries(limit).await {

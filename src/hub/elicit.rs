@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::approvals::{Channel, DecisionRequest, decide};
-use crate::runs::{Approval, DecideError, Decision, Seen, Store, StoreError, new_run_id, now_ms};
+use crate::runs::{Approval, DecideError, Decision, Seen, Store, StoreError, new_run_id};
 
 /// The key of the one input request in an `input_required` result.
 const INPUT_KEY: &str = "approval";
@@ -142,7 +142,7 @@ impl Elicitation {
         run_id: &str,
         lasting: bool,
     ) -> Option<InputRequiredResult> {
-        let now = now_ms();
+        let now = store.runs().clock_ms().await.ok()?;
         let approval = store
             .approvals()
             .of_run(run_id)
@@ -173,7 +173,7 @@ impl Elicitation {
             .await?;
         let result = json!({
             "resultType": "input_required",
-            "inputRequests": { INPUT_KEY: { "method": "elicitation/create", "params": form(&approval, lasting) } },
+            "inputRequests": { INPUT_KEY: { "method": "elicitation/create", "params": form(&approval, lasting, now) } },
             "requestState": sealed,
         });
         serde_json::from_value(result).ok()
@@ -347,13 +347,13 @@ fn decision_of(response: Option<&Value>) -> Result<Decision, AnswerError> {
 
 /// The form: everything a person needs in the message (forms have no display-only fields), one
 /// choice with the four options ("always" only when `lasting`). No URL, no secret.
-fn form(approval: &Approval, lasting: bool) -> Value {
+fn form(approval: &Approval, lasting: bool, now_ms: u64) -> Value {
     let on = approval
         .connection
         .as_deref()
         .map(|c| format!(" on connection `{c}`"))
         .unwrap_or_default();
-    let minutes = approval.expires_at_ms.saturating_sub(now_ms()) / 60_000;
+    let minutes = approval.expires_at_ms.saturating_sub(now_ms) / 60_000;
     let choices: Vec<Value> = [
         ("allow_once", "Allow once"),
         ("allow_run", "Allow this tool for the rest of this run"),
@@ -416,7 +416,8 @@ mod tests {
             whole,
             ..crate::tui::fixtures::approval("run_x", 0, "ledger.write", 0)
         };
-        let message = |whole| form(&approval(whole), true)["message"].to_string();
+        let message =
+            |whole| form(&approval(whole), true, crate::runs::now_ms())["message"].to_string();
         let short = message(Some(
             "{ key: \"weekly report; AND DELETE EVERYTHING\" }".into(),
         ));

@@ -2,7 +2,7 @@
 //! its own and the key in `CAPABILITIES_STATE_KEY`: an approval given in one is seen by the
 //! others, concurrent resumes across replicas send an approved write once, a replica killed in
 //! the middle of a write leaves it to another that never sends it again, a replica whose clock
-//! runs ahead leaves a live run alone, tokens and stored results are shared, and a replica with
+//! runs ahead leaves a live run alone, approvals expire by the store's clock, tokens and stored results are shared, and a replica with
 //! the wrong key refuses to start. Each test gets a
 //! database of its own on the server `tests/setup.sh` starts (CAPABILITIES_TEST_POSTGRES).
 
@@ -59,10 +59,15 @@ fn rand_suffix() -> String {
     format!("{nanos:x}")
 }
 
-/// Runs `sql` on the maintenance database, on a thread of its own (the blocking client runs a
-/// runtime of its own).
+/// Runs `sql` on the maintenance database.
 fn admin(sql: &str) {
-    let (url, sql) = (admin_url(), sql.to_string());
+    run_sql(&admin_url(), sql);
+}
+
+/// Runs `sql` on the database at `url`, on a thread of its own (the blocking client runs a
+/// runtime of its own).
+fn run_sql(url: &str, sql: &str) {
+    let (url, sql) = (url.to_string(), sql.to_string());
     std::thread::spawn(move || {
         let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap_or_else(|e| {
             panic!("PostgreSQL is not reachable at {url} (tests/setup.sh starts it): {e}")
@@ -158,6 +163,54 @@ fn faketime() -> PathBuf {
         .expect("libfaketime is installed (tests/setup.sh)")
 }
 
+/// A replica whose clock is `shift` off (libfaketime's `+40m`, `-40m`).
+fn skewed_replica(db: &Database, ledger: &Path, shift: &str) -> Home {
+    replica(db, ledger)
+        .with_env("LD_PRELOAD", &faketime().display().to_string())
+        .with_env("FAKETIME", shift)
+        .with_env("FAKETIME_DONT_FAKE_MONOTONIC", "1")
+}
+
+/// Approvals expire by the store's clock: a replica whose clock runs forty minutes ahead (past
+/// the thirty a call waits for a person) approves a call another replica paused on a moment ago,
+/// and one whose clock runs forty minutes behind cannot approve a call whose time is up.
+#[test]
+fn approvals_expire_by_the_store_clock_whatever_a_replica_clock_says() {
+    let db = Database::new();
+    let shared = tempfile::tempdir().unwrap();
+    let ledger = ledger_in(&shared);
+    let first = replica(&db, &ledger);
+    let ahead = skewed_replica(&db, &ledger, "+40m");
+    let behind = skewed_replica(&db, &ledger, "-40m");
+    let (paused, envelope) = exec_json(&first, &["exec", "-", "--json"], SLOW_WRITE);
+    assert_eq!(paused.code, 3, "{}", paused.stderr);
+    let early = run_id(&envelope);
+    let approved = ahead.run(&["hub", "approve", &early]);
+    assert_eq!(approved.code, 0, "{}", approved.stderr);
+    let (_, envelope) = exec_json(&first, &["exec", "--resume", &early, "--json"], "");
+    assert_eq!(envelope["status"], "completed", "{envelope}");
+    assert_eq!(writes(&ledger), ["write k"]);
+    // A second run's call whose time is up by the store's clock, though not yet by a clock forty
+    // minutes behind.
+    let (paused, envelope) = exec_json(&first, &["exec", "-", "--json"], SLOW_WRITE);
+    assert_eq!(paused.code, 3, "{}", paused.stderr);
+    let late = run_id(&envelope);
+    run_sql(
+        &db.url,
+        "UPDATE approvals SET expires_at_ms = created_at_ms - 1",
+    );
+    let refused = behind.run(&["hub", "approve", &late]);
+    assert_ne!(refused.code, 0, "{}", refused.stdout);
+    assert!(refused.stderr.contains("expired"), "{}", refused.stderr);
+    let (_, envelope) = exec_json(&behind, &["exec", "--resume", &late, "--json"], "");
+    assert_eq!(envelope["error"]["code"], "approval_expired", "{envelope}");
+    assert_eq!(
+        writes(&ledger),
+        ["write k"],
+        "the late write never went out"
+    );
+}
+
 /// A replica whose clock runs ten minutes ahead finds a run that another replica is running
 /// still claimed, and leaves it: leases are read by the store's clock, not the replica's, so
 /// the running one finishes its write and nothing takes the run from under it.
@@ -167,10 +220,7 @@ fn a_replica_whose_clock_runs_ahead_never_takes_over_a_live_run() {
     let shared = tempfile::tempdir().unwrap();
     let ledger = ledger_in(&shared);
     let first = replica(&db, &ledger);
-    let ahead = replica(&db, &ledger)
-        .with_env("LD_PRELOAD", &faketime().display().to_string())
-        .with_env("FAKETIME", "+10m")
-        .with_env("FAKETIME_DONT_FAKE_MONOTONIC", "1");
+    let ahead = skewed_replica(&db, &ledger, "+10m");
     let (skewed, shown) = exec_json(&ahead, &["exec", "-", "--json"], "return Date.now();");
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

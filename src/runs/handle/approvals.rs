@@ -47,7 +47,7 @@ impl Approvals<'_> {
         let (run_id, owner) = (run_id.to_string(), owner.to_string());
         self.0
             .call(move |db, vault| {
-                let now = now_ms();
+                let now = db.clock_ms()?;
                 let place = Place::Preview {
                     run_id: &run_id,
                     seq: call.seq,
@@ -104,7 +104,7 @@ impl Approvals<'_> {
         self.0
             .call(move |db, vault| {
                 vault.unlock(db)?;
-                db.pending_approvals(now_ms())?
+                db.pending_approvals(db.clock_ms()?)?
                     .into_iter()
                     .map(|stored| opened(db, vault, stored))
                     .collect()
@@ -128,7 +128,14 @@ impl Approvals<'_> {
         let (run_id, channel) = (run_id.to_string(), channel.to_string());
         self.0
             .call(move |db, _| {
-                db.record_decision(&run_id, &seen, decision, &channel, now_ms(), before_commit)
+                db.record_decision(
+                    &run_id,
+                    &seen,
+                    decision,
+                    &channel,
+                    db.clock_ms()?,
+                    before_commit,
+                )
             })
             .await
     }
