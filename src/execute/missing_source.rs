@@ -5,12 +5,15 @@
 //! lists no tools is the script's mistake instead (`runtime_error`): running it again cannot help,
 //! and so is a source the run's profile leaves out. A source that never listed its tools because
 //! it needs a sign-in makes the run wait for that sign-in (`awaiting_connection`) instead: once
-//! it is given, a resume runs the script with the source's tools.
+//! it is given, a resume runs the script with the source's tools. A name that is no source but
+//! reads as a typo of one (`everythin`, `Github`) keeps its error and gets a hint naming the
+//! source.
 
 use crate::catalog::Origin;
 use crate::catalog::live::LiveCatalog;
 use crate::config::Settings;
 use crate::model::Permits;
+use crate::model::closest::closest;
 use crate::sandbox::{EnvelopeError, ErrorCode, ExecuteEnvelope, Pending, PendingKind, Status};
 use crate::sources::{SourceStatus, is_sign_in_message};
 
@@ -27,13 +30,16 @@ pub fn explain(envelope: &mut ExecuteEnvelope, catalog: &LiveCatalog, permits: P
     if error.code != ErrorCode::RuntimeError {
         return;
     }
-    let Some(name) = undefined_name(&error.message) else {
+    let Some(name) = undefined_name(&error.message).map(str::to_string) else {
         return;
     };
+    let name = name.as_str();
     if !catalog.read(|catalog, _| catalog.shows_source(name, permits)) {
+        suggest_source(envelope, catalog, permits, name);
         return;
     }
     let Some(status) = catalog.sources().status(name) else {
+        suggest_source(envelope, catalog, permits, name);
         return;
     };
     // A source left alone after a recent failure was never started by this process.
@@ -88,6 +94,55 @@ pub fn explain(envelope: &mut ExecuteEnvelope, catalog: &LiveCatalog, permits: P
         "Nothing was called on `{name}`. Tell the user; `capabilities source test {name}` shows what is wrong. Run the script again once it is available."
     ));
     envelope.error = Some(explained);
+}
+
+/// Points a `ReferenceError` for a name that is no source at the sources it is a typo of
+/// (`everythin`, `Github`), among those the client sees, and the `hub` global. The error stays
+/// the script's; a name unlike any source (a variable's) keeps the plain hint.
+fn suggest_source(
+    envelope: &mut ExecuteEnvelope,
+    catalog: &LiveCatalog,
+    permits: Permits,
+    name: &str,
+) {
+    let visible: Vec<String> = catalog.read(|catalog, _| {
+        catalog
+            .namespaces
+            .iter()
+            .filter(|namespace| namespace.seen_by(permits))
+            .map(|namespace| namespace.name.clone())
+            .collect()
+    });
+    let candidates = visible.iter().map(String::as_str).chain(["hub"]);
+    // Fuzzy matching finds a short name inside any longer one (`e` in `everything`); a typo is
+    // about as long as what it misspells.
+    let length = name.chars().count();
+    let like: Vec<&str> = closest(name, candidates, 3)
+        .into_iter()
+        .filter(|candidate| *candidate != name)
+        .filter(|candidate| {
+            let theirs = candidate.chars().count();
+            3 * length >= 2 * theirs && 3 * theirs >= 2 * length
+        })
+        .collect();
+    let (Some(first), Some(error)) = (like.first(), envelope.error.as_mut()) else {
+        return;
+    };
+    let others = if like.len() > 1 {
+        format!(
+            " (or {})",
+            like[1..]
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    } else {
+        String::new()
+    };
+    error.hint = Some(format!(
+        "`{name}` is not defined, and no source has that name. Did you mean `{first}`{others}? Each source is a global named as search and describe show its tools (`{first}.…`)."
+    ));
 }
 
 /// Turns the run into one waiting for `name`'s sign-in. The model is told what to ask of the

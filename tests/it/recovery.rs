@@ -398,6 +398,39 @@ fn a_source_that_lists_no_tools_is_the_script_s_mistake() {
 }
 
 #[test]
+fn a_misspelt_source_is_pointed_at_the_source_and_an_undefined_variable_is_not() {
+    let home = Home::new();
+    counter_config(&home);
+    for script in [
+        "return await countr.read({});",
+        "return await Counter.read({});",
+        "return await conuter.read({});",
+    ] {
+        let (code, failed) = run_json(&home, script);
+        assert_eq!(code, 1);
+        assert_eq!(failed["error"]["code"], "runtime_error", "{failed}");
+        assert!(
+            hint(&failed).contains("Did you mean `counter`?"),
+            "{script}: {failed}"
+        );
+    }
+    for script in [
+        "return c;",
+        "return resultOfTheCount;",
+        "return hb.search('x');",
+    ] {
+        let (_, failed) = run_json(&home, script);
+        assert_eq!(failed["error"]["code"], "runtime_error", "{failed}");
+        let hint = hint(&failed);
+        assert!(
+            !hint.contains("counter") && hint.contains("Fix the script")
+                || script.starts_with("return hb") && hint.contains("Did you mean `hub`?"),
+            "{script}: {failed}"
+        );
+    }
+}
+
+#[test]
 fn an_expired_approval_after_a_write_must_not_be_replayed() {
     let home = Home::new();
     counter_config(&home);
