@@ -13,8 +13,9 @@
 //! `&#x73;`), the value reversed, ROT13, in fullwidth characters, in another case (matched
 //! ignoring case), and spelled out (a separator between its characters, zero-width ones too, or
 //! as a list of its characters or of its bytes' codes), and cut into pieces (each run of
-//! [`FRAGMENT`] characters of a line). A log line adds our own layers: Rust's
-//! `{:?}` and the JSON of a `--log-format json` line. Each form is listed here once, for the
+//! [`FRAGMENT`] characters of a line, and of [`BYTE_PIECE`] bytes in hex as dumps lay them out
+//! and in base64 as a wrapped stream breaks it). A log line adds our own layers: Rust's `{:?}`
+//! and the JSON of a `--log-format json` line. Each form is listed here once, for the
 //! secret and for each of its lines when it spans several (a multi-line value such as a PEM key
 //! is often printed a line at a time).
 //!
@@ -110,6 +111,16 @@ pub(super) fn forms(secret: &str) -> Vec<(String, Kind)> {
         for piece in pieces(value) {
             for form in [SERDE.escape(&piece), PYTHON_ASCII.escape(&piece), piece] {
                 out.with_log_layers(form, Kind::Text);
+            }
+        }
+        for piece in byte_pieces(value) {
+            for form in hex_layouts(piece) {
+                out.push(form, Kind::Hex);
+            }
+            // Base64 wrapped into lines (mail at 76 characters, PEM at 64) can break the head's
+            // form; the pieces on either side of the break are whole.
+            for (form, kind) in base64_forms(piece) {
+                out.push(form, kind);
             }
         }
         for (head, whole) in spelled_out_forms(value) {
@@ -276,6 +287,49 @@ fn reads_as_text(piece: &[char]) -> bool {
     let text = |c: &char| matches!(c, ' ' | '.' | ':' | '/' | '-' | '_' | '@');
     piece.iter().all(|c| c.is_ascii_lowercase() || text(c))
         || piece.iter().all(|c| c.is_ascii_uppercase() || text(c))
+}
+
+/// How many bytes of a line a piece of it in a binary encoding holds: half a line of
+/// `hexdump -C` and `xxd -g1`, which put a second space in the middle of each line of sixteen
+/// bytes. Sixteen hex digits, or ten base64 characters matched exactly, are more than chance
+/// matches, and a piece this short fits in any dump's or wrapped stream's line.
+const BYTE_PIECE: usize = 8;
+
+/// Every run of [`BYTE_PIECE`] bytes of a one-line `value` of at least that many (a value of
+/// exactly one piece too: its whole-value forms are neither grouped nor wrapped), except those
+/// that read as ordinary text.
+fn byte_pieces(value: &str) -> Vec<&[u8]> {
+    let bytes = value.as_bytes();
+    if bytes.len() < BYTE_PIECE || value.contains(['\n', '\r']) {
+        return Vec::new();
+    }
+    bytes
+        .windows(BYTE_PIECE)
+        .filter(|piece| {
+            let chars: Vec<char> = piece.iter().map(|&b| char::from(b)).collect();
+            !reads_as_text(&chars)
+        })
+        .collect()
+}
+
+/// `piece` in hex as dumps write it: bare (`xxd -p`, wrapped at 60 digits), a space between
+/// bytes (`hexdump -C`, `od`) and in `xxd`'s groups of two bytes (the piece starting a group or
+/// inside one). Matched as hex, a match is widened over its line's run of digits; a dump's line
+/// that holds fewer of the value's bytes keeps them.
+fn hex_layouts(piece: &[u8]) -> Vec<String> {
+    let digits: Vec<String> = piece.iter().map(|b| format!("{b:02x}")).collect();
+    let mut out = vec![digits.concat(), digits.join(" ")];
+    for inside in [0, 1] {
+        let mut grouped = String::new();
+        for (i, pair) in digits.iter().enumerate() {
+            grouped.push_str(pair);
+            if (i + inside) % 2 == 1 && i + 1 < digits.len() {
+                grouped.push(' ');
+            }
+        }
+        out.push(grouped);
+    }
+    out
 }
 
 /// The secret, and each of its lines when it has several, that is long enough to look for.
@@ -738,6 +792,31 @@ mod tests {
         assert!(pieces("T0a9Zk3qX1").is_empty());
         assert!(pieces("T0a9Zk3qX1\nT0a9Zk3qX1b").is_empty());
         assert!(has(&forms("first0LINE1\nsecond0LINE2"), "irst0LINE1"));
+    }
+
+    #[test]
+    fn byte_pieces_are_written_as_dumps_and_wrapped_base64_write_them() {
+        let pieces = byte_pieces("ab:T0a9Zk3");
+        assert_eq!(pieces, [&b"ab:T0a9Z"[..], b"b:T0a9Zk", b":T0a9Zk3"]);
+        let hex: Vec<String> = pieces.iter().flat_map(|p| hex_layouts(p)).collect();
+        for expected in [
+            "61623a543061395a",
+            "61 62 3a 54 30 61 39 5a",
+            "6162 3a54 3061 395a",
+            "61 623a 5430 6139 5a",
+            "62 3a54 3061 395a 6b",
+            "3a543061395a6b33",
+        ] {
+            assert!(
+                hex.iter().any(|f| f == expected),
+                "no {expected:?} in {hex:?}"
+            );
+        }
+        // "ab:T0a9Z" → YWI6VDBhOVo=, whose first ten characters hold its bits alone.
+        assert!(has(&forms("ab:T0a9Zk3"), "YWI6VDBhOV"));
+        assert!(byte_pieces("https://hooks.example/").is_empty());
+        assert_eq!(byte_pieces("T0a9Zk3q").len(), 1);
+        assert!(byte_pieces("T0a9Zk3").is_empty());
     }
 
     #[test]

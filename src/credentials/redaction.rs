@@ -32,12 +32,16 @@
 //! A piece of a secret is a secret too: every run of [`FRAGMENT`](forms::FRAGMENT) characters of
 //! each line is a form of its own, unless it reads as ordinary text (a webhook's host, a
 //! passphrase's words), so a value wrapped at a width, cut into a dump's text column or handed
-//! out a half per answer is blanked wherever a piece of at least that length is.
+//! out a half per answer is blanked wherever a piece of at least that length is; and every run of
+//! eight of its bytes in hex as `xxd`, `hexdump -C`, `od` and `xxd -p` write them and in base64,
+//! so a dump's line with that many of them is blanked, and base64 wrapped into lines anywhere
+//! in the secret is found on either side of the break.
 //!
 //! What this cannot catch: a secret an upstream splits across answers into pieces shorter than
 //! that, or across the strings of one in an order other than the document's or a column's, or
-//! within a text in a way not listed (base64 wrapped within its first 24 characters, separators
-//! that vary, a hex dump's columns of grouped digits), encodes in
+//! within a text in a way not listed (base64 wrapped into lines shorter than about 14
+//! characters, separators that vary, the few bytes a dump's first and last lines hold of it),
+//! encodes in
 //! a way not listed (encrypted, compressed, HTML entities for some characters and not others,
 //! look-alike characters other than fullwidth ones, base64 of something other than the value's
 //! UTF-8 or UTF-16, three layers deep, the codes of a non-ASCII value's UTF-8 bytes as numbers),
@@ -1387,6 +1391,90 @@ mod tests {
         // Nine characters of it, and text that shares only its prefix's letters, stay.
         let text = format!("ghp_ tokens; {}", &secret[4..13]);
         assert_eq!(redaction.clean(&text), text);
+    }
+
+    #[test]
+    fn base64_wrapped_anywhere_in_a_secret_is_blanked_whole() {
+        let secret = "ghp_R2d9Xk4LmQ7vT1sN8wJ3pY6cB5hF0aE";
+        let redaction = Redaction::new([Secret::new(secret.into())]);
+        // Mail wraps at 76 characters, PEM at 64; at any of these the line break can fall
+        // inside the secret's first 24 characters, which is all its whole-value forms hold.
+        for width in [16, 20, 24, 64, 76] {
+            for before in 0..width {
+                let data = format!("{}{secret}!", "x".repeat(before));
+                let encoded = emit::base64(data.as_bytes(), false);
+                let lines: Vec<String> = encoded
+                    .as_bytes()
+                    .chunks(width)
+                    .map(|line| String::from_utf8_lossy(line).into_owned())
+                    .collect();
+                let text = format!("body: [{}] end", lines.join("\r\n"));
+                assert_eq!(
+                    redaction.clean(&text),
+                    format!("body: [{MASK}] end"),
+                    "width {width}, {before} bytes before"
+                );
+            }
+        }
+    }
+
+    /// `data` as `xxd`, `hexdump -C` and `xxd -p` print it.
+    fn dumps(data: &[u8]) -> [String; 3] {
+        let printable = |b: &u8| {
+            if b.is_ascii_graphic() {
+                char::from(*b)
+            } else {
+                '.'
+            }
+        };
+        let (mut xxd, mut canonical) = (String::new(), String::new());
+        for (line, bytes) in data.chunks(16).enumerate() {
+            let digits: Vec<String> = bytes.iter().map(|b| format!("{b:02x}")).collect();
+            let pairs: Vec<String> = digits.chunks(2).map(|p| p.concat()).collect();
+            let text: String = bytes.iter().map(printable).collect();
+            xxd += &format!("{:08x}: {:<39}  {text}\n", line * 16, pairs.join(" "));
+            let (left, right) = digits.split_at(digits.len().min(8));
+            canonical += &format!(
+                "{:08x}  {:<23}  {:<23}  |{text}|\n",
+                line * 16,
+                left.join(" "),
+                right.join(" ")
+            );
+        }
+        let plain: Vec<String> = emit::hex(&String::from_utf8_lossy(data))
+            .as_bytes()
+            .chunks(60)
+            .map(|c| String::from_utf8_lossy(c).into_owned())
+            .collect();
+        [xxd, canonical, plain.join("\n")]
+    }
+
+    #[test]
+    fn a_secret_in_a_hex_dump_keeps_no_eight_of_its_bytes_together() {
+        let secret = "ghp_R2d9Xk4LmQ7vT1sN8wJ3pY6cB5hF0aE";
+        let redaction = Redaction::new([Secret::new(secret.into())]);
+        let windows: Vec<String> = secret
+            .as_bytes()
+            .windows(8)
+            .map(|w| emit::hex(&String::from_utf8_lossy(w)))
+            .collect();
+        for at in [0, 3, 5, 8, 13, 16] {
+            let data = format!("{}{secret}{}", "x".repeat(at), "y".repeat(40));
+            for dump in dumps(data.as_bytes()) {
+                let cleaned = redaction.clean(&dump);
+                // Each stretch between a dump's double spaces (its columns and `hexdump -C`'s
+                // halves), read without its single spaces.
+                for stretch in cleaned.lines().flat_map(|line| line.split("  ")) {
+                    let digits = stretch.replace(' ', "").to_ascii_lowercase();
+                    for window in &windows {
+                        assert!(!digits.contains(window.as_str()), "at {at}: {cleaned}");
+                    }
+                }
+                // The lines after the secret's are left as they were.
+                let last = dump.lines().last().unwrap_or_default();
+                assert_eq!(cleaned.lines().last(), Some(last), "at {at}: {cleaned}");
+            }
+        }
     }
 
     #[test]

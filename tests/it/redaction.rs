@@ -2,8 +2,9 @@
 //! (raw, JSON-escaped with and without `ensure_ascii`, percent-encoded, base64 and base64url at
 //! each alignment, hex; and what an upstream set on slipping past a filter reaches for next:
 //! base32, hex of UTF-16, spaced and escaped hex, `\u` escapes, HTML entities, base64 of UTF-16
-//! and of base64, reversed, ROT13, another case, spelled out, a list of its characters or codes;
-//! the whole secret and each of its lines; or taken apart across the strings of one answer)
+//! and of base64, reversed, ROT13, another case, spelled out, a list of its characters or codes,
+//! cut into lines of ten characters, dumped as `xxd` does; the whole secret and each of its lines;
+//! or taken apart across the strings of one answer)
 //! reaches neither the script (which tries to decode, parse, reverse and reassemble everything
 //! it sees, and returns it all shifted past any redaction of its own result), nor the envelope, nor
 //! the logs at trace level in either format, nor any file of the home (the state store and its
@@ -26,11 +27,12 @@ use crate::support::{Home, Run};
 const PASSPHRASE: &str = "correct horse battery staple";
 
 /// What the script does: call every tool in every encoding, then try every way it knows to get
-/// the secret back out of what it saw, and return all of it.
+/// the secret back out of what it saw, and return all of it. All of it is more than one result
+/// may hold, so it runs in [`PARTS`] parts (`PART`), each with every other encoding.
 const SCRIPT: &str = r#"
 const seen = [];
 const kinds = await enc.kinds({});
-const all = kinds.result ?? kinds;
+const all = (kinds.result ?? kinds).filter((_, i) => i % PARTS === PART);
 for (const kind of all) seen.push(await enc.echo({ kind }));
 // Failures four encodings at a time, to stay under the run's call limit.
 for (let i = 0; i < all.length; i += 4) {
@@ -39,8 +41,10 @@ for (let i = 0; i < all.length; i += 4) {
     try { await enc.fail({ kind, how }) } catch (e) { seen.push(String(e.message)) }
   }
 }
-seen.push(await enc.blobs({}), await enc.about({}), await enc.split({}));
-seen.push(await hub.search("describes itself with the credential"), await hub.describe("enc.about"));
+if (PART === 0) {
+  seen.push(await enc.blobs({}), await enc.about({}), await enc.split({}));
+  seen.push(await hub.search("describes itself with the credential"), await hub.describe("enc.about"));
+}
 const texts = [];
 const walk = (v) => {
   if (typeof v === "string") texts.push(v);
@@ -81,6 +85,14 @@ for (const t of texts) {
 const shift = (t) => [...t].map((c) => String.fromCodePoint(c.codePointAt(0) + 1)).join("");
 return { found: [...out].filter((s) => s.length > 0), shifted: shift(texts.join("")) };
 "#;
+
+/// How many runs [`SCRIPT`] takes to see every encoding.
+const PARTS: usize = 2;
+
+/// [`SCRIPT`] for one of its parts.
+fn script(part: usize) -> String {
+    format!("const PARTS = {PARTS}, PART = {part};\n{SCRIPT}")
+}
 
 /// The encoded strings the peer emits that carry the secret (or one of its lines), by kind.
 fn needles(secret: &str) -> Vec<(String, String)> {
@@ -202,11 +214,14 @@ fn run(home: &Home, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Run {
 fn echoes_leave_no_trace(home: &Home, secret: &str) -> Result<(), TestCaseError> {
     let needles = needles(secret);
     run(home, &["credential", "set", "y"], secret, &[]).ok();
-    for format in ["text", "json"] {
+    for (format, part) in ["text", "json"]
+        .into_iter()
+        .flat_map(|format| (0..PARTS).map(move |part| (format, part)))
+    {
         let exec = run(
             home,
             &["exec", "--json", "--output-budget", "65536", "-"],
-            SCRIPT,
+            &script(part),
             &[
                 ("CAPABILITIES_LOG", "trace"),
                 ("CAPABILITIES_LOG_FORMAT", format),
@@ -216,8 +231,8 @@ fn echoes_leave_no_trace(home: &Home, secret: &str) -> Result<(), TestCaseError>
         let envelope: Value = serde_json::from_str(&exec.stdout).expect("a JSON envelope");
         prop_assert_eq!(&envelope["status"], "completed", "{:#}", envelope);
         prop_assert!(
-            envelope["truncated"] != true,
-            "the result was cut, so it cannot be checked whole"
+            envelope["truncated"] != true && envelope.get("stored").is_none(),
+            "the result was cut or stored, so it cannot be checked whole: add a part"
         );
         // The upstream did echo (the blanks are there), and tracing did log.
         let result = envelope["result"].to_string();
@@ -426,21 +441,24 @@ fn a_value_from_the_environment_is_blanked_like_a_stored_secret() {
     stdio_config(&home);
     let config = std::fs::read_to_string(home.config_path()).expect("the config");
     home.write_config(&config.replace("${secret:y}", "${env:ECHO_TOKEN}"));
-    let exec = run(
-        &home,
-        &["exec", "--json", "--output-budget", "65536", "-"],
-        SCRIPT,
-        &[("ECHO_TOKEN", secret)],
-    )
-    .ok();
-    let envelope: Value = serde_json::from_str(&exec.stdout).expect("a JSON envelope");
-    assert_eq!(envelope["status"], "completed", "{envelope:#}");
-    assert!(
-        envelope["result"].to_string().contains("token=•••"),
-        "{envelope:#}"
-    );
-    let found = check("envelope", exec.stdout.as_bytes(), &needles(secret));
-    assert!(found.is_ok(), "{found:?}");
+    let needles = needles(secret);
+    for part in 0..PARTS {
+        let exec = run(
+            &home,
+            &["exec", "--json", "--output-budget", "65536", "-"],
+            &script(part),
+            &[("ECHO_TOKEN", secret)],
+        )
+        .ok();
+        let envelope: Value = serde_json::from_str(&exec.stdout).expect("a JSON envelope");
+        assert_eq!(envelope["status"], "completed", "{envelope:#}");
+        assert!(
+            envelope["result"].to_string().contains("token=•••"),
+            "{envelope:#}"
+        );
+        let found = check("envelope", exec.stdout.as_bytes(), &needles);
+        assert!(found.is_ok(), "{found:?}");
+    }
 }
 
 /// Every stdio server inherits the hub's environment, so a credential one source reads from it

@@ -2,7 +2,7 @@
 careless upstream could use, and in those a hostile one reaches for to slip past a filter (base32,
 UTF-16, escaped and spaced hex, HTML entities, base64 of base64, reversed, ROT13, fullwidth,
 another case, spelled out, a list of its characters or of its bytes' codes, cut into lines of
-ten characters), for the redaction
+ten characters, dumped as `xxd` does), for the redaction
 tests. The credential is `Y` in its environment,
 as a source configured with `env = { Y = "${secret:y}" }` gets it; with `ECHO_FILE` set, it is
 read from that file instead, as a server that found another server's token on disk would.
@@ -100,6 +100,23 @@ def reads_as_text(piece: str) -> bool:
     return all(c in rest or ("a" <= c <= "z") for c in piece) or all(c in rest or ("A" <= c <= "Z") for c in piece)
 
 
+def grouped(data: bytes) -> str:
+    """`data` in hex, in `xxd`'s groups of two bytes."""
+    digits = data.hex()
+    return " ".join(digits[i : i + 4] for i in range(0, len(digits), 4))
+
+
+def xxd(value: str) -> str:
+    """`value` as `xxd` dumps it: sixteen bytes a line, an offset, hex and the printable text."""
+    data = value.encode()
+    lines = []
+    for at in range(0, len(data), 16):
+        chunk = data[at : at + 16]
+        text = "".join(chr(b) if 33 <= b < 127 else "." for b in chunk)
+        lines.append(f"{at:08x}: {grouped(chunk):<39}  {text}")
+    return "\n".join(lines)
+
+
 def b64_stream(value: str, offset: int, alphabet: str, padded: bool) -> str:
     encode = base64.urlsafe_b64encode if alphabet == "url" else base64.b64encode
     text = encode(PREFIX[:offset] + value.encode() + SUFFIX).decode()
@@ -161,6 +178,9 @@ def encodings() -> dict:
     # holds it: each line is a piece of the value, and the first that does not read as ordinary
     # text must not survive.
     out["folded"] = (lambda v: "\n".join(folded(v)), lambda v: next((p for p in folded(v) if len(p) == 10 and not reads_as_text(p)), v))
+    # As `xxd` dumps it: the first eight bytes, a dump's first line holds whole, must not survive
+    # in its groups of two bytes (unless they read as ordinary text, which the hub leaves).
+    out["hex_dump"] = (xxd, lambda v: v if len(v.encode()) < 8 or reads_as_text(v.encode()[:8].decode("latin-1")) else grouped(v.encode()[:8]))
     out["fullwidth"] = (
         lambda v: "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else "\u3000" if c == " " else c for c in v),
     ) * 2
