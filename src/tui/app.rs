@@ -12,7 +12,7 @@ use ratatui::DefaultTerminal;
 use tokio::time::MissedTickBehavior;
 
 use super::keys;
-use super::load::{Loader, now_ms};
+use super::load::Loader;
 use super::render::render;
 use super::state::{Effect, State};
 use crate::config::Paths;
@@ -69,7 +69,8 @@ pub async fn run(
         .with_profile(options.profile.clone())
         .with_store_url(options.store_url.clone());
     let mut state = State::new(options.color).for_profile(options.profile.clone());
-    state.apply_snapshot(loader.snapshot().await, now_ms());
+    let snapshot = loader.snapshot().await;
+    state.apply_snapshot(snapshot, loader.clock_ms().await);
     let mut screen = Screen::enter()?;
     state.resize(screen.terminal.size()?.height);
     let mut events = EventStream::new();
@@ -131,7 +132,8 @@ async fn perform(effect: Effect, loader: &mut Loader, state: &mut State) {
 }
 
 async fn refresh(loader: &mut Loader, state: &mut State, bell: bool) -> anyhow::Result<()> {
-    let arrived = state.apply_snapshot(loader.snapshot().await, now_ms());
+    let snapshot = loader.snapshot().await;
+    let arrived = state.apply_snapshot(snapshot, loader.clock_ms().await);
     if let Some(run_id) = state.detail_run_id().map(String::from) {
         let detail = loader.detail(&run_id).await;
         state.apply_detail(&run_id, detail);

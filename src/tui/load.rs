@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime};
 
 use super::snapshot::{ConfiguredSource, RunDetail, Snapshot, WaitingConnection, merge_sources};
 use crate::approvals::{Channel, DecisionRequest, decide};
@@ -13,7 +13,7 @@ use crate::catalog::cache::ListingCache;
 use crate::catalog::refresh::{refresh_sources, summary};
 use crate::config::Paths;
 use crate::credentials::Credentials;
-use crate::runs::{Approval, Decision, Store};
+use crate::runs::{Approval, Decision, Store, now_ms};
 use crate::sandbox::{ExecuteEnvelope, PendingKind};
 
 /// How many recent runs the runs pane lists.
@@ -21,13 +21,6 @@ const RUN_LIMIT: usize = 200;
 /// Cached listings change only when some process re-lists a source; reading them this often
 /// keeps tool counts current without parsing every listing on each poll.
 const SOURCES_EVERY: Duration = Duration::from_secs(10);
-
-pub fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
-}
 
 pub struct Loader {
     paths: Paths,
@@ -101,6 +94,15 @@ impl Loader {
         let store = opened.map_err(|e| e.to_string())?;
         self.store = Some(store.clone());
         Ok(store)
+    }
+
+    /// The time by the store's clock, which runs and approvals are dated and expire by (another
+    /// hub on a shared store writes them too), or this machine's while no store is open.
+    pub async fn clock_ms(&self) -> u64 {
+        match &self.store {
+            Some(store) => store.runs().clock_ms().await.unwrap_or_else(|_| now_ms()),
+            None => now_ms(),
+        }
     }
 
     /// Everything the main screen shows, read now. What cannot be read becomes a problem line
