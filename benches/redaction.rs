@@ -35,6 +35,35 @@ fn secrets(count: usize) -> Vec<Secret> {
     values.into_iter().take(count).map(Secret::new).collect()
 }
 
+/// A JWT (900 characters), a PEM key (1,700 in lines of 64) and a service account's key file on
+/// one line (2,400).
+fn long_secrets() -> Vec<(&'static str, String)> {
+    let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut random = |n: usize| -> String {
+        (0..n)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                char::from(alphabet[(state % 64) as usize])
+            })
+            .collect()
+    };
+    let jwt = format!("eyJhbGciOiJSUzI1NiJ9.{}.{}", random(500), random(380));
+    let body: Vec<String> = (0..26).map(|_| random(64)).collect();
+    let pem = format!(
+        "-----BEGIN PRIVATE KEY-----\n{}\n-----END PRIVATE KEY-----",
+        body.join("\n")
+    );
+    let account = format!(
+        r#"{{"type": "service_account", "private_key_id": "{}", "private_key": "{}"}}"#,
+        random(40),
+        random(2300)
+    );
+    vec![("a JWT", jwt), ("a PEM key", pem), ("a key file", account)]
+}
+
 /// About 1 MiB of JSON-like text of the kind upstreams return.
 fn text(echoes: usize) -> String {
     let row = r#"{"id": 4821, "title": "Fix the flaky retry test", "state": "open", "url": "https://example.com/issues/4821", "body": "The retry loop waits 250 ms between attempts; under load it times out."},"#;
@@ -55,6 +84,13 @@ fn redaction(c: &mut Criterion) {
     group.bench_function("build 3 secrets", |b| {
         b.iter(|| black_box(Redaction::new(secrets(3))))
     });
+    // Long values: a JWT, a PEM key (a line of 64 characters each) and a service account's
+    // JSON key on one line, each of random characters as above.
+    for (name, value) in long_secrets() {
+        group.bench_function(format!("build {name}"), |b| {
+            b.iter(|| black_box(Redaction::new([Secret::new(value.clone())])))
+        });
+    }
     for count in [3, 12] {
         let redaction = Redaction::new(secrets(count));
         for echoes in [0, 100] {

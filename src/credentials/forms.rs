@@ -84,7 +84,9 @@ impl Kind {
 /// Empty when the secret is shorter than [`SHORTEST`] characters.
 pub(super) fn forms(secret: &str) -> Vec<(String, Kind)> {
     let mut out = Forms::default();
-    for value in values(secret) {
+    let values = values(secret);
+    let (text_stride, byte_stride) = strides(&values);
+    for value in values {
         let mut upstream = vec![value.to_string()];
         upstream.extend(JSON_STYLES.iter().map(|style| style.escape(value)));
         upstream.extend(percent_forms(value));
@@ -108,12 +110,12 @@ pub(super) fn forms(secret: &str) -> Vec<(String, Kind)> {
         // Pieces of a line: what a dump's text column, a wrap at a fixed width or an upstream
         // handing it out over several answers leaves of it. All of them are matched, overlapping
         // ones too, so a piece of any length from `FRAGMENT` on is blanked whole.
-        for piece in pieces(value) {
+        for piece in pieces(value, text_stride) {
             for form in [SERDE.escape(&piece), PYTHON_ASCII.escape(&piece), piece] {
                 out.with_log_layers(form, Kind::Text);
             }
         }
-        for piece in byte_pieces(value) {
+        for piece in byte_pieces(value, byte_stride) {
             for form in hex_layouts(piece) {
                 out.push(form, Kind::Hex);
             }
@@ -263,16 +265,37 @@ fn escaped_forms(value: &str) -> Vec<String> {
 /// half of a short value) stays.
 pub(super) const FRAGMENT: usize = 10;
 
-/// Every run of [`FRAGMENT`] characters of a `value` longer than that, when it is one line (a
-/// piece across a line break is made of pieces of the lines, which are values of their own),
-/// except those that read as ordinary text.
-fn pieces(value: &str) -> Vec<String> {
+/// How many pieces of each kind (of characters, of bytes) a secret is looked for in at most,
+/// over all its lines: every piece of a token (up to 105 characters), one in every few of a
+/// longer value (a JWT, a PEM key), whose sampled pieces then still overlap or meet for values
+/// up to about a thousand characters. Every piece of a key file of 2,400 characters took a
+/// quarter of a second to build into the automaton (each byte piece is ten forms).
+const MOST_PIECES: usize = 96;
+
+/// How far apart the character and the byte pieces of `values` start: one after another, or
+/// far enough apart that there are at most [`MOST_PIECES`] of each.
+fn strides(values: &[&str]) -> (usize, usize) {
+    let lines = values.iter().filter(|v| !v.contains(['\n', '\r']));
+    let (mut characters, mut bytes) = (0, 0);
+    for value in lines {
+        characters += value.chars().count().saturating_sub(FRAGMENT - 1);
+        bytes += value.len().saturating_sub(BYTE_PIECE - 1);
+    }
+    let stride = |pieces: usize| pieces.div_ceil(MOST_PIECES).max(1);
+    (stride(characters), stride(bytes))
+}
+
+/// Every run of [`FRAGMENT`] characters of a `value` longer than that starting `stride` after
+/// the last, when it is one line (a piece across a line break is made of pieces of the lines,
+/// which are values of their own), except those that read as ordinary text.
+fn pieces(value: &str, stride: usize) -> Vec<String> {
     let chars: Vec<char> = value.chars().collect();
     if chars.len() <= FRAGMENT || value.contains(['\n', '\r']) {
         return Vec::new();
     }
     chars
         .windows(FRAGMENT)
+        .step_by(stride)
         .filter(|piece| !reads_as_text(piece))
         .map(|piece| piece.iter().collect())
         .collect()
@@ -296,15 +319,16 @@ fn reads_as_text(piece: &[char]) -> bool {
 const BYTE_PIECE: usize = 8;
 
 /// Every run of [`BYTE_PIECE`] bytes of a one-line `value` of at least that many (a value of
-/// exactly one piece too: its whole-value forms are neither grouped nor wrapped), except those
-/// that read as ordinary text.
-fn byte_pieces(value: &str) -> Vec<&[u8]> {
+/// exactly one piece too: its whole-value forms are neither grouped nor wrapped) starting
+/// `stride` after the last, except those that read as ordinary text.
+fn byte_pieces(value: &str, stride: usize) -> Vec<&[u8]> {
     let bytes = value.as_bytes();
     if bytes.len() < BYTE_PIECE || value.contains(['\n', '\r']) {
         return Vec::new();
     }
     bytes
         .windows(BYTE_PIECE)
+        .step_by(stride)
         .filter(|piece| {
             let chars: Vec<char> = piece.iter().map(|&b| char::from(b)).collect();
             !reads_as_text(&chars)
@@ -780,23 +804,23 @@ mod tests {
 
     #[test]
     fn pieces_are_the_runs_of_a_line_that_do_not_read_as_text() {
-        let found = pieces("https://hooks.example/T0a9Zk3qX");
+        let found = pieces("https://hooks.example/T0a9Zk3qX", 1);
         // The address's own words and punctuation are not looked for; every run with the
         // token's characters in it is.
         assert!(!found.iter().any(|p| p == "https://ho"), "{found:?}");
         assert!(found.iter().any(|p| p == "ample/T0a9"), "{found:?}");
         assert!(found.iter().any(|p| p == "/T0a9Zk3qX"), "{found:?}");
         assert!(found.iter().all(|p| p.chars().count() == FRAGMENT));
-        assert_eq!(pieces("ANY_API_KEY_NAME"), Vec::<String>::new());
+        assert_eq!(pieces("ANY_API_KEY_NAME", 1), Vec::<String>::new());
         // A line no longer than a piece, or a value of several lines, has none of its own.
-        assert!(pieces("T0a9Zk3qX1").is_empty());
-        assert!(pieces("T0a9Zk3qX1\nT0a9Zk3qX1b").is_empty());
+        assert!(pieces("T0a9Zk3qX1", 1).is_empty());
+        assert!(pieces("T0a9Zk3qX1\nT0a9Zk3qX1b", 1).is_empty());
         assert!(has(&forms("first0LINE1\nsecond0LINE2"), "irst0LINE1"));
     }
 
     #[test]
     fn byte_pieces_are_written_as_dumps_and_wrapped_base64_write_them() {
-        let pieces = byte_pieces("ab:T0a9Zk3");
+        let pieces = byte_pieces("ab:T0a9Zk3", 1);
         assert_eq!(pieces, [&b"ab:T0a9Z"[..], b"b:T0a9Zk", b":T0a9Zk3"]);
         let hex: Vec<String> = pieces.iter().flat_map(|p| hex_layouts(p)).collect();
         for expected in [
@@ -814,9 +838,27 @@ mod tests {
         }
         // "ab:T0a9Z" → YWI6VDBhOVo=, whose first ten characters hold its bits alone.
         assert!(has(&forms("ab:T0a9Zk3"), "YWI6VDBhOV"));
-        assert!(byte_pieces("https://hooks.example/").is_empty());
-        assert_eq!(byte_pieces("T0a9Zk3q").len(), 1);
-        assert!(byte_pieces("T0a9Zk3").is_empty());
+        assert!(byte_pieces("https://hooks.example/", 1).is_empty());
+        assert_eq!(byte_pieces("T0a9Zk3q", 1).len(), 1);
+        assert!(byte_pieces("T0a9Zk3", 1).is_empty());
+    }
+
+    #[test]
+    fn a_long_value_is_looked_for_in_a_bounded_number_of_pieces() {
+        let token = "ghp_R2d9Xk4LmQ7vT1sN8wJ3pY6cB5hF0aEx7Kq2Wz9Lm4Np8Rt3Vb6Yc1Df5Gh0Jk2Mn";
+        assert_eq!(strides(&[token]), (1, 1), "every piece of a token");
+        let long = "aB3xY9kQ".repeat(300);
+        let values = [long.as_str()];
+        let (text, bytes) = strides(&values);
+        assert!(pieces(&long, text).len() <= MOST_PIECES);
+        assert!(byte_pieces(&long, bytes).len() <= MOST_PIECES);
+        // A PEM key's lines share one budget.
+        let line = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKjMzEfYyjiWA4R";
+        let pem = [line; 26].join("\n");
+        let lines: Vec<&str> = std::iter::once(pem.as_str()).chain([line; 26]).collect();
+        let (text, _) = strides(&lines);
+        let all: usize = lines.iter().map(|l| pieces(l, text).len()).sum();
+        assert!(all <= MOST_PIECES + 26, "{all}");
     }
 
     #[test]

@@ -1394,6 +1394,32 @@ mod tests {
     }
 
     #[test]
+    fn a_long_secret_wrapped_at_a_width_keeps_no_twenty_characters_together() {
+        // A JWT-sized value of random characters: its pieces are sampled, one in every few,
+        // and the samples still meet.
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        let secret: String = (0..900)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                char::from(alphabet[(state % 64) as usize])
+            })
+            .collect();
+        let redaction = Redaction::new([Secret::new(secret.clone())]);
+        let chars: Vec<char> = secret.chars().collect();
+        for width in [64, 76, 80] {
+            let lines: Vec<String> = chars.chunks(width).map(|c| c.iter().collect()).collect();
+            let cleaned = redaction.clean(&lines.join("\n"));
+            for run in chars.windows(2 * forms::FRAGMENT) {
+                let run: String = run.iter().collect();
+                assert!(!cleaned.contains(&run), "width {width}: {run} in {cleaned}");
+            }
+        }
+    }
+
+    #[test]
     fn base64_wrapped_anywhere_in_a_secret_is_blanked_whole() {
         let secret = "ghp_R2d9Xk4LmQ7vT1sN8wJ3pY6cB5hF0aE";
         let redaction = Redaction::new([Secret::new(secret.into())]);
