@@ -19,37 +19,33 @@ fn secrets(count: usize) -> Vec<Secret> {
     ];
     // Random letters and digits, as most API keys are: no rare byte in common for a search
     // to skip ahead on.
-    let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
     let mut state = 0x9e37_79b9_7f4a_7c15_u64;
     for _ in values.len()..count {
-        let key = (0..32)
-            .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                char::from(alphabet[(state % 62) as usize])
-            })
-            .collect();
-        values.push(key);
+        values.push(random(&mut state, &ALPHABET[..62], 32));
     }
     values.into_iter().take(count).map(Secret::new).collect()
+}
+
+/// Letters, digits and base64's two more.
+const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// `length` characters of `alphabet` drawn by xorshift from `state`: the same every run.
+fn random(state: &mut u64, alphabet: &[u8], length: usize) -> String {
+    (0..length)
+        .map(|_| {
+            *state ^= *state << 13;
+            *state ^= *state >> 7;
+            *state ^= *state << 17;
+            char::from(alphabet[(*state % alphabet.len() as u64) as usize])
+        })
+        .collect()
 }
 
 /// A JWT (900 characters), a PEM key (1,700 in lines of 64) and a service account's key file on
 /// one line (2,400).
 fn long_secrets() -> Vec<(&'static str, String)> {
-    let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut state = 0x2545_f491_4f6c_dd1d_u64;
-    let mut random = |n: usize| -> String {
-        (0..n)
-            .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                char::from(alphabet[(state % 64) as usize])
-            })
-            .collect()
-    };
+    let mut random = |length: usize| random(&mut state, ALPHABET, length);
     let jwt = format!("eyJhbGciOiJSUzI1NiJ9.{}.{}", random(500), random(380));
     let body: Vec<String> = (0..26).map(|_| random(64)).collect();
     let pem = format!(
