@@ -60,13 +60,9 @@ pub struct ApprovalPage {
 }
 
 /// The time by the store's clock, which approvals expire by (another hub on a shared store may
-/// have recorded them), or this machine's when the store cannot say: the store call after it
-/// then fails with its own answer.
+/// have recorded them).
 async fn now_ms(shared: &Shared) -> u64 {
-    match shared.store.runs().clock_ms().await {
-        Ok(now) => now,
-        Err(_) => crate::runs::now_ms(),
-    }
+    shared.store.runs().clock_or_local_ms().await
 }
 
 impl ApprovalPage {

@@ -24,7 +24,7 @@ use tokio::task::JoinHandle;
 
 use super::Executor;
 use crate::model::tool::json_digest;
-use crate::runs::{APPROVAL_TTL, RENEW_EVERY, Store, TokenRecord, now_ms};
+use crate::runs::{APPROVAL_TTL, RENEW_EVERY, Store, TokenRecord};
 
 /// How many of the latest runs are looked through first: a person decides within the
 /// approval's 30 minutes, and a waiting run is among the latest far more often than not. When
@@ -166,12 +166,7 @@ impl Executor {
         // Runs are stored with secrets blanked, so the script is compared the same way.
         let code = self.redaction().clean(code);
         // Runs are dated by the store's clock, which another hub on a shared store writes too.
-        let now = self
-            .store
-            .runs()
-            .clock_ms()
-            .await
-            .unwrap_or_else(|_| now_ms());
+        let now = self.store.runs().clock_or_local_ms().await;
         let since = now.saturating_sub(APPROVAL_TTL.as_millis() as u64);
         let mut limit = RECENT_RUNS;
         let summaries = loop {

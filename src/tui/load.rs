@@ -100,7 +100,7 @@ impl Loader {
     /// hub on a shared store writes them too), or this machine's while no store is open.
     pub async fn clock_ms(&self) -> u64 {
         match &self.store {
-            Some(store) => store.runs().clock_ms().await.unwrap_or_else(|_| now_ms()),
+            Some(store) => store.runs().clock_or_local_ms().await,
             None => now_ms(),
         }
     }

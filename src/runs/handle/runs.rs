@@ -4,11 +4,11 @@
 
 use serde_json::Value;
 
-use super::super::Store;
 use super::super::claims::{lease_end, new_owner, owner_is_gone};
 use super::super::error::StoreError;
 use super::super::records::{Claim, ClaimRecord, NewRun, RunRecord, RunSummary};
 use super::super::vault::Place;
+use super::super::{Store, now_ms};
 
 /// Runs in the store.
 pub struct Runs<'a>(pub(in crate::runs) &'a Store);
@@ -120,6 +120,12 @@ impl Runs<'_> {
     /// [`RunRecords::clock_ms`](crate::runs::backend::RunRecords::clock_ms)).
     pub async fn clock_ms(&self) -> Result<u64, StoreError> {
         self.0.call(move |db, _| db.clock_ms()).await
+    }
+
+    /// The store's clock, or this machine's when the store cannot say: for what only shows a
+    /// time or picks recent rows by it, where a store that is down fails the next call anyway.
+    pub async fn clock_or_local_ms(&self) -> u64 {
+        self.clock_ms().await.unwrap_or_else(|_| now_ms())
     }
 
     /// A new owner for a turn: this process's identity, by which another process on this
