@@ -97,6 +97,10 @@ pub(super) fn forms(secret: &str) -> Vec<(String, Kind)> {
         if !value.is_ascii() {
             upstream.extend([value.to_uppercase(), value.to_lowercase()]);
         }
+        // Pieces of a line: what a dump's text column, a wrap at a fixed width or an upstream
+        // handing it out over several answers leaves of it. All of them are matched, overlapping
+        // ones too, so a piece of any length from `FRAGMENT` on is blanked whole.
+        upstream.extend(pieces(value, text_stride));
         // A JSON document (or a debug print) holding one of the above, as a text result, an
         // error message or a raw protocol line can: escaped once more.
         let mut emitted = upstream.clone();
@@ -106,14 +110,6 @@ pub(super) fn forms(secret: &str) -> Vec<(String, Kind)> {
         }
         for form in emitted {
             out.with_log_layers(form, Kind::Text);
-        }
-        // Pieces of a line: what a dump's text column, a wrap at a fixed width or an upstream
-        // handing it out over several answers leaves of it. All of them are matched, overlapping
-        // ones too, so a piece of any length from `FRAGMENT` on is blanked whole.
-        for piece in pieces(value, text_stride) {
-            for form in [SERDE.escape(&piece), PYTHON_ASCII.escape(&piece), piece] {
-                out.with_log_layers(form, Kind::Text);
-            }
         }
         for piece in byte_pieces(value, byte_stride) {
             for form in hex_layouts(piece) {
@@ -290,15 +286,33 @@ fn strides(values: &[&str]) -> (usize, usize) {
 /// which are values of their own), except those that read as ordinary text.
 fn pieces(value: &str, stride: usize) -> Vec<String> {
     let chars: Vec<char> = value.chars().collect();
-    if chars.len() <= FRAGMENT || value.contains(['\n', '\r']) {
+    if chars.len() <= FRAGMENT {
         return Vec::new();
     }
-    chars
-        .windows(FRAGMENT)
-        .step_by(stride)
-        .filter(|piece| !reads_as_text(piece))
+    sampled(value, &chars, FRAGMENT, stride, |c| *c)
         .map(|piece| piece.iter().collect())
         .collect()
+}
+
+/// The runs of `length` items of `items` (the characters or the bytes of `value`), each starting
+/// `stride` after the last, that do not read as ordinary text (`as_char` tells how an item
+/// reads); none when `value` is more than one line.
+fn sampled<'a, T>(
+    value: &str,
+    items: &'a [T],
+    length: usize,
+    stride: usize,
+    as_char: impl Fn(&T) -> char,
+) -> impl Iterator<Item = &'a [T]> {
+    let items = if value.contains(['\n', '\r']) {
+        &[]
+    } else {
+        items
+    };
+    items
+        .windows(length)
+        .step_by(stride)
+        .filter(move |piece| !reads_as_text(piece.iter().map(&as_char)))
 }
 
 /// True for a piece made of letters in one case and the punctuation of words, host names, paths
@@ -306,10 +320,10 @@ fn pieces(value: &str, stride: usize) -> Vec<String> {
 /// a connection string's `postgres://`, a passphrase's words), which answers hold for reasons of
 /// their own and which blanking would mangle. A piece with a digit, both cases or any other
 /// character is the value's own.
-fn reads_as_text(piece: &[char]) -> bool {
-    let text = |c: &char| matches!(c, ' ' | '.' | ':' | '/' | '-' | '_' | '@');
-    piece.iter().all(|c| c.is_ascii_lowercase() || text(c))
-        || piece.iter().all(|c| c.is_ascii_uppercase() || text(c))
+fn reads_as_text(mut piece: impl Iterator<Item = char> + Clone) -> bool {
+    let text = |c: char| matches!(c, ' ' | '.' | ':' | '/' | '-' | '_' | '@');
+    piece.clone().all(|c| c.is_ascii_lowercase() || text(c))
+        || piece.all(|c| c.is_ascii_uppercase() || text(c))
 }
 
 /// How many bytes of a line a piece of it in a binary encoding holds: half a line of
@@ -322,38 +336,28 @@ const BYTE_PIECE: usize = 8;
 /// exactly one piece too: its whole-value forms are neither grouped nor wrapped) starting
 /// `stride` after the last, except those that read as ordinary text.
 fn byte_pieces(value: &str, stride: usize) -> Vec<&[u8]> {
-    let bytes = value.as_bytes();
-    if bytes.len() < BYTE_PIECE || value.contains(['\n', '\r']) {
-        return Vec::new();
-    }
-    bytes
-        .windows(BYTE_PIECE)
-        .step_by(stride)
-        .filter(|piece| {
-            let chars: Vec<char> = piece.iter().map(|&b| char::from(b)).collect();
-            !reads_as_text(&chars)
-        })
-        .collect()
+    sampled(value, value.as_bytes(), BYTE_PIECE, stride, |b| {
+        char::from(*b)
+    })
+    .collect()
 }
 
 /// `piece` in hex as dumps write it: bare (`xxd -p`, wrapped at 60 digits), a space between
 /// bytes (`hexdump -C`, `od`) and in `xxd`'s groups of two bytes (the piece starting a group or
 /// inside one). Matched as hex, a match is widened over its line's run of digits; a dump's line
 /// that holds fewer of the value's bytes keeps them.
-fn hex_layouts(piece: &[u8]) -> Vec<String> {
-    let digits: Vec<String> = piece.iter().map(|b| format!("{b:02x}")).collect();
-    let mut out = vec![digits.concat(), digits.join(" ")];
-    for inside in [0, 1] {
-        let mut grouped = String::new();
-        for (i, pair) in digits.iter().enumerate() {
-            grouped.push_str(pair);
-            if (i + inside) % 2 == 1 && i + 1 < digits.len() {
-                grouped.push(' ');
-            }
-        }
-        out.push(grouped);
-    }
-    out
+fn hex_layouts(piece: &[u8]) -> [String; 4] {
+    let pairs = |bytes: &[u8]| {
+        let groups: Vec<String> = bytes.chunks(2).map(|pair| hex(pair, "")).collect();
+        groups.join(" ")
+    };
+    let (first, rest) = piece.split_at(1);
+    [
+        hex(piece, ""),
+        hex(piece, " "),
+        pairs(piece),
+        format!("{} {}", hex(first, ""), pairs(rest)),
+    ]
 }
 
 /// The secret, and each of its lines when it has several, that is long enough to look for.
