@@ -64,3 +64,8 @@ pub const WITHHELD_FROM_SOURCES: [&str; 3] = [
     CAPABILITIES_STATE_KEY,
     CAPABILITIES_STORE_URL,
 ];
+
+/// The hub's own keys that are secrets as they are, blanked from whatever an upstream sends like
+/// a stored secret. (The store's URL is not: most of it is a host and port that logs and
+/// results name for other reasons, and a piece of it would blank those.)
+pub const HUB_SECRETS: [&str; 2] = [CAPABILITIES_PASSPHRASE, CAPABILITIES_STATE_KEY];

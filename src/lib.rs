@@ -74,5 +74,8 @@ use std::process::ExitCode;
 pub fn run() -> ExitCode {
     // First, while this is the only thread: the environment may be changed only now.
     time_zone::pin_utc();
+    // Before any secret is read: from here on no other process of the user (an upstream among
+    // them) can read this one's memory or environment.
+    credentials::keep_private();
     commands::run(std::env::args_os())
 }

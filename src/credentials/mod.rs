@@ -6,7 +6,9 @@
 //! Secrets are looked up only when a connection opens, and only by the bridge to an upstream;
 //! nothing else sees them. The index counts its writes, so a process notices a value stored
 //! anew by another and reads it again ([`Resolved`] keeps what was derived from the values). In memory they are [`Secret`]s, wiped on drop and printed as `•••`.
-//! A person types a passphrase or a value at a [`hidden`] prompt, which a signal stops.
+//! A person types a passphrase or a value at a [`hidden`] prompt, which a signal stops. The
+//! process keeps its memory (and the environment it was started with) from the servers it
+//! starts ([`keep_private`]).
 
 mod file;
 mod forms;
@@ -14,6 +16,7 @@ pub(crate) mod hidden;
 mod index;
 mod keychain;
 mod passphrase;
+mod private_memory;
 mod redaction;
 mod resolved;
 mod secret;
@@ -31,6 +34,7 @@ pub use file::FileStore;
 pub use index::Index;
 pub use keychain::KeychainStore;
 pub use passphrase::Passphrase;
+pub use private_memory::keep_private;
 pub(crate) use redaction::remember;
 pub use redaction::{MASK, RedactingStderr, Redaction, SHORTEST, WEAK};
 pub use resolved::{Resolved, Snapshot};

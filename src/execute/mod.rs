@@ -40,7 +40,7 @@ use crate::sandbox::{
     self, CancelToken, EnvelopeError, ErrorCode, ExecuteEnvelope, Namespaces, PendingKind,
     Recovery, RunRequest, Status,
 };
-use crate::sources::connection_secrets;
+use crate::sources::{connection_secrets, hub_secrets};
 
 use self::freshness::ConfirmedVersions;
 use self::lease::Lease;
@@ -171,8 +171,8 @@ impl Executor {
     }
 
     /// Every secret a connection of this config references, wherever it is used (see
-    /// `connection_secrets`), read again once one is stored anew. The lookup caches what the
-    /// connections already resolved.
+    /// `connection_secrets`), and the hub's own keys, read again once one is stored anew. The
+    /// lookup caches what the connections already resolved.
     fn redaction(&self) -> Arc<Redaction> {
         let lookup = self.catalog.sources().secrets().clone();
         let resolve = || {
@@ -181,6 +181,7 @@ impl Executor {
                 .iter()
                 .flat_map(|s| &s.connections)
                 .flat_map(|c| connection_secrets(c, lookup.as_ref()))
+                .chain(hub_secrets())
                 .collect()
         };
         self.redaction.at(lookup.generation(), resolve).redaction

@@ -58,7 +58,7 @@ use tokio::sync::{Semaphore, broadcast, watch};
 pub use error::{SourceError, is_sign_in_message};
 pub use openapi::document_tools;
 pub use process_group::kill_all;
-pub use resolve::{client_identity, connection_secrets};
+pub use resolve::{client_identity, connection_secrets, hub_secrets};
 pub use sign_in::{begin_sign_in, login_arguments};
 pub use signals::termination_signal;
 pub use status::{SourceEvent, SourceStatus};

@@ -125,13 +125,20 @@ fn lookup(
     }
 }
 
+/// The hub's own keys ([`HUB_SECRETS`](crate::env_vars::HUB_SECRETS)) this process was given:
+/// they reach no upstream, but the person who started the hub may have exported them in a shell
+/// an upstream can read the environment of, so what comes back is cleaned of them too.
+pub fn hub_secrets() -> Vec<Secret> {
+    env_credential_values(&crate::env_vars::HUB_SECRETS)
+}
+
 /// The current values of the `names` (see
 /// [`SourceSettings::env_credentials`](crate::config::SourceSettings::env_credentials)) that are set,
 /// each remembered so no log line shows it.
-pub(crate) fn env_credential_values(names: &[String]) -> Vec<Secret> {
+pub(crate) fn env_credential_values(names: &[impl AsRef<str>]) -> Vec<Secret> {
     names
         .iter()
-        .filter_map(|name| std::env::var(name).ok())
+        .filter_map(|name| std::env::var(name.as_ref()).ok())
         .filter(|value| !value.is_empty())
         .map(|value| {
             let secret = Secret::new(value);

@@ -917,3 +917,85 @@ fn a_missing_secret_where_no_keychain_works_names_the_file_store() {
         missing.stderr
     );
 }
+
+/// The user a hub runs as when the tests run as root: root may read any process, so only an
+/// unprivileged hub shows what its servers can read of it.
+const UNPRIVILEGED: u32 = 65534;
+
+/// `capabilities ARGS…` for `home`, run as [`UNPRIVILEGED`] (owning `home`) when the tests run as
+/// root, else as the tests' user.
+fn as_unprivileged(home: &Home, args: &[&str]) -> Command {
+    let mut command = home.command(args);
+    if !rustix::process::geteuid().is_root() {
+        return command;
+    }
+    let owner = Some(UNPRIVILEGED);
+    let mut stack = vec![home.path().to_path_buf()];
+    while let Some(path) = stack.pop() {
+        std::os::unix::fs::chown(&path, owner, owner).expect("chown the home");
+        if path.is_dir() {
+            stack.extend(
+                std::fs::read_dir(&path)
+                    .expect("read dir")
+                    .flatten()
+                    .map(|e| e.path()),
+            );
+        }
+    }
+    let mut wrapped = Command::new("setpriv");
+    wrapped
+        .args([
+            format!("--reuid={UNPRIVILEGED}"),
+            format!("--regid={UNPRIVILEGED}"),
+            "--clear-groups".to_string(),
+            "--".to_string(),
+        ])
+        .arg(command.get_program())
+        .args(command.get_args());
+    for (name, value) in command.get_envs() {
+        match value {
+            Some(value) => wrapped.env(name, value),
+            None => wrapped.env_remove(name),
+        };
+    }
+    command = wrapped;
+    command.env("HOME", home.path());
+    command
+}
+
+#[test]
+fn a_server_reads_neither_the_hubs_memory_nor_its_passphrase() {
+    let home = Home::new();
+    let passphrase = canary("passphrase");
+    // The server is given the passphrase by a config that names it (as a person might by
+    // mistake); whatever it answers of it is blanked like a stored secret.
+    home.write_config(&format!(
+        r#"[policy]
+default = "allow"
+
+[sources.prying]
+command = "/usr/bin/python3"
+args = ["{server}"]
+env = {{ LEAK = "the passphrase is {passphrase}" }}
+"#,
+        server = repo().join("tests/peers/prying_server.py").display(),
+    ));
+    let script = "return [await prying.pry({}), await prying.leak({})];";
+    let mut exec = as_unprivileged(&home, &["exec", "--json", "-"]);
+    exec.envs(with_passphrase(&passphrase));
+    let run = Run::with_stdin(&mut exec, script).ok();
+    let envelope: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON envelope");
+    let pried = &envelope["result"][0];
+    let hub = pried
+        .as_array()
+        .and_then(|ancestors| ancestors.iter().find(|a| a["comm"] == "capabilities"))
+        .unwrap_or_else(|| panic!("the hub is among the server's ancestors: {pried:#}"));
+    assert_eq!(hub["environ"], "PermissionError", "{pried:#}");
+    assert_eq!(hub["mem"], "PermissionError", "{pried:#}");
+    assert_eq!(hub["names_passphrase"], false, "{pried:#}");
+    assert_eq!(
+        envelope["result"][1], "the passphrase is •••",
+        "{envelope:#}"
+    );
+    assert!(!run.stdout.contains(&passphrase) && !run.stderr.contains(&passphrase));
+}

@@ -18,7 +18,7 @@ use rmcp::transport::auth::{AuthClient, AuthError};
 use super::error::sign_in_message;
 use super::handler::{UpstreamHandler, tools_changed};
 use super::openapi::Api;
-use super::resolve::{connection_secrets, env_credential_values, resolve_all};
+use super::resolve::{connection_secrets, env_credential_values, hub_secrets, resolve_all};
 use super::status::{SourceEvent, SourceStatus};
 use super::stdio::StdioChild;
 use crate::config::template::Template;
@@ -314,9 +314,9 @@ impl Link {
         cleaning.redaction.clone()
     }
 
-    /// Blanks `secrets` (what this connection sends), every other secret the config references
-    /// and every credential the config reads from the environment (which a stdio server could
-    /// inherit) from what the upstream answers.
+    /// Blanks `secrets` (what this connection sends), every other secret the config references,
+    /// every credential the config reads from the environment (which a stdio server could
+    /// inherit) and the hub's own keys from what the upstream answers.
     fn set_redaction(&self, secrets: Vec<Secret>) -> Arc<Redaction> {
         let cleaning = self.cleaning(secrets, self.shared.secrets.generation());
         let redaction = cleaning.redaction.clone();
@@ -331,6 +331,7 @@ impl Link {
         let mut secrets = sent.clone();
         secrets.extend(self.shared.config_secrets().iter().cloned());
         secrets.extend(env_credential_values(&self.shared.env_credentials));
+        secrets.extend(hub_secrets());
         Cleaning {
             sent,
             generation,
