@@ -86,8 +86,10 @@ const ReflectApply = Reflect.apply;
 const ReflectConstruct = Reflect.construct;
 const ReflectDefineProperty = Reflect.defineProperty;
 const ReflectDeleteProperty = Reflect.deleteProperty;
+const ReflectGetOwnPropertyDescriptor = Reflect.getOwnPropertyDescriptor;
 const StringFromCharCode = String.fromCharCode;
 const StringFromCodePoint = String.fromCodePoint;
+const SymbolIsConcatSpreadable = Symbol.isConcatSpreadable;
 
 const ArrayPrototype = Array.prototype;
 const ErrorPrototype = Error.prototype;

@@ -7,6 +7,7 @@ export default function install(host) {
   const clock = makeClock(host.start);
 
   lockdown(g);
+  boundArrayWalks(host);
   installDeterminism(g, host, clock);
   installTimers(g, host, clock);
   installConsole(g, host);

@@ -16,6 +16,8 @@ const PRELUDE_SOURCE: &str = concat!(
     "\n",
     include_str!("../../prelude/05_lockdown.js"),
     "\n",
+    include_str!("../../prelude/07_walks.js"),
+    "\n",
     include_str!("../../prelude/10_determinism.js"),
     "\n",
     include_str!("../../prelude/20_timers.js"),

@@ -251,6 +251,12 @@ pub fn build<'js>(
         })?,
     )?;
 
+    // Whether a value is a Proxy, which no script can tell: the array walks the run's limits
+    // cannot stop run natively only on what no trap can tell another length (07_walks.js).
+    host.set(
+        "isProxy",
+        Function::new(ctx.clone(), |value: rquickjs::Value<'js>| value.is_proxy())?,
+    )?;
     host.set(
         "decodeBase64",
         Function::new(ctx.clone(), |ctx: Ctx<'js>, text: String| {

@@ -353,6 +353,96 @@ async fn endless_sort_comparator_and_getter_time_out() {
     );
 }
 
+/// A run that QuickJS's own array walks would hold past every limit: an answer within this
+/// bound, whatever it is, shows the walk was never started (the bound only keeps a failing test
+/// from hanging; the run's own time limit is far shorter).
+async fn answers(code: &str) -> ExecuteEnvelope {
+    tokio::time::timeout(Duration::from_secs(60), exec(code))
+        .await
+        .unwrap_or_else(|_| {
+            panic!("no answer: the built-in walked on past the run's limits: {code}")
+        })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn built_in_array_walks_over_huge_lengths_are_refused_not_run_past_the_limits() {
+    // Each of these walks `length` in C without polling the run's deadline.
+    let walks = [
+        "join.call(G, '')",
+        "toLocaleString.call(G)",
+        "reverse.call(G)",
+        "copyWithin.call(G, 0, 1)",
+        "concat.call([], Object.assign(G, { [Symbol.isConcatSpreadable]: true }))",
+        "flat.call(G)",
+        "flatMap.call(G, (x) => x)",
+        "slice.call(G, 0)",
+        "shift.call(G)",
+        "unshift.call(G, 1)",
+        "sort.call(G)",
+        "splice.call(G, 0, 1)",
+    ];
+    let huge = [
+        "Array(2 ** 32 - 1)",
+        "({ length: 2 ** 53 - 1 })",
+        "new Proxy([], { get: (t, k) => (k === 'length' ? 2 ** 53 - 1 : t[k]) })",
+    ];
+    // Tells a first read one length and every later one another: read once, it is walked as
+    // short as it said, or refused by a walk that would change it.
+    let lying =
+        "(() => { let reads = 0; return { get length() { return reads++ ? 2 ** 53 - 1 : 1 } } })()";
+    for walk in walks {
+        let code = format!("const G = {lying}; return Array.prototype.{walk};");
+        answers(&code).await;
+    }
+    for g in huge {
+        for walk in walks {
+            let code = format!("const G = {g}; return Array.prototype.{walk};");
+            let envelope = answers(&code).await;
+            assert_code(&envelope, ErrorCode::RuntimeError);
+            let message = envelope.error.map(|e| e.message).unwrap_or_default();
+            assert!(
+                message.contains("refused in the sandbox"),
+                "{code}: {message}"
+            );
+        }
+    }
+    for code in [
+        "return String.raw({ raw: { length: 2 ** 53 - 1 } })",
+        "return String(Array(2 ** 32 - 1))",
+    ] {
+        assert_code(&answers(code).await, ErrorCode::RuntimeError);
+    }
+    // What scripts do with arrays still does what it did.
+    assert_result(
+        &exec(
+            "function rest() { return Array.prototype.slice.call(arguments, 1) }
+             return [
+               [1, [2, [3, [4]]]].flat(Infinity), [1, 2].flatMap((x) => [x, x * 10]),
+               [1, 2].concat(3, [4, [5]], 'six'), Array.prototype.join.call('abc', '-'),
+               rest(1, 2, 3), [3, 1, 2].sort(), [1, 2, 3].reverse(), String([1, [2, 3]]),
+               Array.prototype.join.call(new Proxy([1, 2], {}), '+'), String.raw`a${1}b`,
+               [[1, 2], [3]].flat().length, Array.prototype.flat.length, [].concat.name,
+             ]",
+        )
+        .await,
+        json!([
+            [1, 2, 3, 4],
+            [1, 10, 2, 20],
+            [1, 2, 3, 4, [5], "six"],
+            "a-b-c",
+            [2, 3],
+            [1, 2, 3],
+            [3, 2, 1],
+            "1,2,3",
+            "1+2",
+            "a1b",
+            3,
+            0,
+            "concat"
+        ]),
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn deep_recursion_overflows_the_stack() {
     let envelope = exec("function f(n) { return f(n + 1) + 1 }\nreturn f(0)").await;

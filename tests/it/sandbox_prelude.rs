@@ -205,6 +205,8 @@ fn extras() -> Vec<Target> {
 const LOCKED: &[&str] = &[
     "globalThis[\"Date\"]",
     "Function.prototype[Symbol.hasInstance]",
+    // A well-known symbol: neither writable nor configurable.
+    "Symbol[\"isConcatSpreadable\"]",
 ];
 
 /// Overrides under which QuickJS's own JSON.stringify fails for the script: it keeps its cycle
