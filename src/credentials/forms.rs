@@ -80,10 +80,23 @@ impl Kind {
     }
 }
 
-/// The forms of `secret` to look for, each at least [`SHORTEST`] bytes long, without duplicates.
-/// Empty when the secret is shorter than [`SHORTEST`] characters.
+/// The forms of `secret` to look for, each at least [`SHORTEST`] bytes long, without duplicates:
+/// those of the whole value (or of a line of it), then those of its pieces. Empty when the secret
+/// is shorter than [`SHORTEST`] characters.
+#[cfg(test)]
 pub(super) fn forms(secret: &str) -> Vec<(String, Kind)> {
+    let (mut whole, pieces) = forms_of(secret);
+    whole.extend(pieces);
+    whole
+}
+
+/// The forms of `secret` to look for, each at least [`SHORTEST`] bytes long, without duplicates,
+/// as two lists: the forms of the whole value (or of a line of it, or of its first characters),
+/// which only the value itself gives; and the forms of its pieces, which a guess at part of it
+/// gives too (see [`Redaction::for_script`](super::Redaction::for_script)).
+pub(super) fn forms_of(secret: &str) -> (Vec<(String, Kind)>, Vec<(String, Kind)>) {
     let mut out = Forms::default();
+    let mut parts = Forms::default();
     let values = values(secret);
     let (text_stride, byte_stride) = strides(&values);
     for value in values {
@@ -100,25 +113,27 @@ pub(super) fn forms(secret: &str) -> Vec<(String, Kind)> {
         // Pieces of a line: what a dump's text column, a wrap at a fixed width or an upstream
         // handing it out over several answers leaves of it. All of them are matched, overlapping
         // ones too, so a piece of any length from `FRAGMENT` on is blanked whole.
-        upstream.extend(pieces(value, text_stride));
+        let text_pieces = pieces(value, text_stride);
         // A JSON document (or a debug print) holding one of the above, as a text result, an
         // error message or a raw protocol line can: escaped once more.
-        let mut emitted = upstream.clone();
-        for form in &upstream {
-            emitted.push(SERDE.escape(form));
-            emitted.push(PYTHON_ASCII.escape(form));
-        }
-        for form in emitted {
-            out.with_log_layers(form, Kind::Text);
+        for (forms, into) in [(upstream, &mut out), (text_pieces, &mut parts)] {
+            let mut emitted = forms.clone();
+            for form in &forms {
+                emitted.push(SERDE.escape(form));
+                emitted.push(PYTHON_ASCII.escape(form));
+            }
+            for form in emitted {
+                into.with_log_layers(form, Kind::Text);
+            }
         }
         for piece in byte_pieces(value, byte_stride) {
             for form in hex_layouts(piece) {
-                out.push(form, Kind::Hex);
+                parts.push(form, Kind::Hex);
             }
             // Base64 wrapped into lines (mail at 76 characters, PEM at 64) can break the head's
             // form; the pieces on either side of the break are whole.
             for (form, kind) in base64_forms(piece) {
-                out.push(form, kind);
+                parts.push(form, kind);
             }
         }
         for (head, whole) in spelled_out_forms(value) {
@@ -158,7 +173,13 @@ pub(super) fn forms(secret: &str) -> Vec<(String, Kind)> {
             out.with_log_layers(form, Kind::Escaped);
         }
     }
-    out.list
+    // A piece that is also a form of the whole (a value of one piece) counts as the whole's.
+    let pieces = parts
+        .list
+        .into_iter()
+        .filter(|(form, _)| !out.seen.contains(form))
+        .collect();
+    (out.list, pieces)
 }
 
 /// The value reversed, ROT13, and in fullwidth characters (`ｓｅｃｒｅｔ`, which reads as the

@@ -36,7 +36,7 @@ pub use keychain::KeychainStore;
 pub use passphrase::Passphrase;
 pub use private_memory::keep_private;
 pub(crate) use redaction::remember;
-pub use redaction::{MASK, RedactingStderr, Redaction, SHORTEST, WEAK};
+pub use redaction::{MASK, RedactingStderr, Redaction, SHORTEST, ScriptWritten, Sent, WEAK};
 pub use resolved::{Resolved, Snapshot};
 pub use secret::Secret;
 

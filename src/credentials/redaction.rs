@@ -37,6 +37,11 @@
 //! so a dump's line with that many of them is blanked, and base64 wrapped into lines anywhere
 //! in the secret is found on either side of the break.
 //!
+//! Pieces are looked for only in what upstreams send. What a script writes itself (its code, the
+//! arguments of its calls, what it returns or logs, and an upstream's echo of its own arguments)
+//! is searched for whole values ([`Redaction::for_script`], [`Sent`]): a blank there would tell
+//! the script that a piece it guessed is in a secret.
+//!
 //! What this cannot catch: a secret an upstream splits across answers into pieces shorter than
 //! that, or across the strings of one in an order other than the document's or a column's, or
 //! within a text in a way not listed (base64 wrapped into lines shorter than about 14
@@ -83,15 +88,82 @@ enum Matcher {
     Forms {
         /// Every form, matched ignoring ASCII case.
         automaton: AhoCorasick,
-        /// Each form and what it is, by pattern id.
-        forms: Vec<(String, Kind)>,
+        /// Each form, by pattern id.
+        forms: Vec<Form>,
         /// The forms that can be part of a number's text, as a parser leaves them, matched
-        /// ignoring ASCII case (`e` and `E`); none when no secret is number-like.
-        number: Option<AhoCorasick>,
+        /// ignoring ASCII case (`e` and `E`), and for each whether it is a piece's; none when no
+        /// secret is number-like.
+        number: Option<(AhoCorasick, Vec<bool>)>,
     },
     /// The automata could not be built (only for absurdly large secrets): every string is
     /// blanked whole, since letting text through unchecked could leak.
     Unavailable,
+}
+
+/// One form of a secret, as the automaton finds it.
+struct Form {
+    text: String,
+    kind: Kind,
+    /// A form of a piece of the value (see [`forms::forms_of`]) rather than of the whole.
+    piece: bool,
+}
+
+/// Which matches a search counts: all of them; only those of whole values, for what a script
+/// wrote itself (see [`Redaction::for_script`]); or, in an answer to a call, all but the pieces
+/// whose text the call's own arguments hold (see [`Redaction::clean_json_answer`]).
+#[derive(Clone, Copy)]
+enum Reach<'a> {
+    All,
+    Whole,
+    Answer(&'a Sent),
+}
+
+impl Reach<'_> {
+    /// Whether a match whose text is `matched` counts, of a piece's form or of a whole value's.
+    fn counts(self, piece: bool, matched: &[u8]) -> bool {
+        match self {
+            Reach::All => true,
+            Reach::Whole => !piece,
+            Reach::Answer(sent) => !piece || !sent.holds(matched),
+        }
+    }
+}
+
+/// What a script sent with one call: the text of the strings (and keys) of its arguments. An
+/// answer that echoes it (an echo tool, an error quoting a bad value) tells the script nothing it
+/// did not know, so a piece of a secret found there is left as it is: blanked, it would tell the
+/// script that ten characters it guessed are in a secret.
+#[derive(Debug, Default)]
+pub struct Sent {
+    /// Each string, ASCII lower-cased as the automaton matches.
+    texts: Vec<Vec<u8>>,
+}
+
+impl Sent {
+    /// Nothing sent: an answer that is not to a call (a listing, a connect's failure).
+    pub const NOTHING: Sent = Sent { texts: Vec::new() };
+
+    pub fn of(arguments: &Value) -> Sent {
+        let mut texts = Vec::new();
+        sent_texts(arguments, &mut texts);
+        Sent { texts }
+    }
+
+    pub fn of_map(arguments: &serde_json::Map<String, Value>) -> Sent {
+        let mut texts = Vec::new();
+        sent_map_texts(arguments, &mut texts);
+        Sent { texts }
+    }
+
+    /// Whether one of the strings holds `matched`, ignoring ASCII case.
+    fn holds(&self, matched: &[u8]) -> bool {
+        let matched = matched.to_ascii_lowercase();
+        !matched.is_empty()
+            && self
+                .texts
+                .iter()
+                .any(|text| text.windows(matched.len()).any(|w| w == matched))
+    }
 }
 
 impl Redaction {
@@ -99,30 +171,36 @@ impl Redaction {
         let mut seen = HashSet::new();
         let mut forms = Vec::new();
         let mut margin = 0;
-        let mut number = Vec::new();
+        let (mut number, mut number_pieces) = (Vec::new(), Vec::new());
         for secret in secrets {
-            let all: Vec<_> = searched(secret.expose()).flat_map(forms::forms).collect();
-            number.extend(forms::number_forms(&all));
-            for (form, kind) in all {
-                if !seen.insert((form.clone(), kind)) {
-                    continue;
+            for value in searched(secret.expose()) {
+                let (whole, pieces) = forms::forms_of(value);
+                for (list, piece) in [(whole, false), (pieces, true)] {
+                    let numbers = forms::number_forms(&list);
+                    number_pieces.extend(numbers.iter().map(|_| piece));
+                    number.extend(numbers);
+                    for (text, kind) in list {
+                        if !seen.insert((text.clone(), kind)) {
+                            continue;
+                        }
+                        // A spelled-out form reaches as far as the rest of the value after it.
+                        let reach = match kind {
+                            Kind::Spelled { rest } => text.len() + rest,
+                            _ => text.len(),
+                        };
+                        margin = margin.max(reach);
+                        forms.push(Form { text, kind, piece });
+                    }
                 }
-                // A spelled-out form reaches as far as the rest of the value after it.
-                let reach = match kind {
-                    Kind::Spelled { rest } => form.len() + rest,
-                    _ => form.len(),
-                };
-                margin = margin.max(reach);
-                forms.push((form, kind));
             }
         }
-        let patterns = forms.iter().map(|(form, _)| form.as_str());
+        let patterns = forms.iter().map(|form| form.text.as_str());
         let matcher = match (automaton(patterns), automaton(number.iter())) {
             (Ok(None), _) => return Redaction::default(),
             (Ok(Some(automaton)), Ok(number)) => Matcher::Forms {
                 automaton,
                 forms,
-                number,
+                number: number.map(|automaton| (automaton, number_pieces)),
             },
             (Err(e), _) | (_, Err(e)) => {
                 tracing::error!(
@@ -150,29 +228,50 @@ impl Redaction {
 
     /// True when any string in `value` (keys included) or any number holds a secret in any form.
     pub fn found_in(&self, value: &Value) -> bool {
-        self.found_in_leaves(value) || !self.split_across_leaves(value, true).is_empty()
+        self.found_in_value(value, Reach::All)
     }
 
-    fn found_in_leaves(&self, value: &Value) -> bool {
+    /// What a script wrote itself (its code, the arguments of its calls, what it returns or
+    /// logs), searched for the forms of whole values only. A script never holds a secret unless
+    /// an upstream leaked it, but it can guess: were its own text searched for pieces too, each
+    /// answer would tell it whether ten characters it guessed are in a secret, and a known prefix
+    /// (`sk_live_`) would give the rest a character at a time. A whole value (or its first dozen
+    /// characters spelled out) cannot be guessed that way.
+    pub fn for_script(&self) -> ScriptWritten<'_> {
+        ScriptWritten(self)
+    }
+
+    fn found_in_value(&self, value: &Value, reach: Reach<'_>) -> bool {
+        self.found_in_leaves(value, reach)
+            || !self.split_across_leaves(value, true, reach).is_empty()
+    }
+
+    fn found_in_leaves(&self, value: &Value, reach: Reach<'_>) -> bool {
         match value {
-            Value::String(text) => self.found_in_text(text),
-            Value::Number(number) => self.found_in_number(number),
-            Value::Array(items) => items.iter().any(|v| self.found_in_leaves(v)),
+            Value::String(text) => self.found_in_text_as(text, reach),
+            Value::Number(number) => self.found_in_number_as(number, reach),
+            Value::Array(items) => items.iter().any(|v| self.found_in_leaves(v, reach)),
             Value::Object(map) => map
                 .iter()
-                .any(|(k, v)| self.found_in_text(k) || self.found_in_leaves(v)),
+                .any(|(k, v)| self.found_in_text_as(k, reach) || self.found_in_leaves(v, reach)),
             _ => false,
         }
     }
 
     /// True when `text` holds a secret in any form.
     pub fn found_in_text(&self, text: &str) -> bool {
+        self.found_in_text_as(text, Reach::All)
+    }
+
+    fn found_in_text_as(&self, text: &str, reach: Reach<'_>) -> bool {
         match &self.matcher {
             None => false,
             Some(Matcher::Unavailable) => !text.is_empty(),
             Some(Matcher::Forms {
                 automaton, forms, ..
-            }) => matches(automaton, forms, text.as_bytes()).next().is_some(),
+            }) => matches(automaton, forms, text.as_bytes(), reach)
+                .next()
+                .is_some(),
         }
     }
 
@@ -180,28 +279,38 @@ impl Redaction {
     /// or, for one that is not an integer, its plain decimal digits (Rust's `{}` of the float,
     /// never an exponent), which is what a script sees of `7.3194628501937e13`.
     pub fn found_in_number(&self, number: &Number) -> bool {
-        let automaton = match &self.matcher {
+        self.found_in_number_as(number, Reach::All)
+    }
+
+    fn found_in_number_as(&self, number: &Number, reach: Reach<'_>) -> bool {
+        let (automaton, pieces) = match &self.matcher {
             None => return false,
             Some(Matcher::Unavailable) => return true,
             Some(Matcher::Forms { number: None, .. }) => return false,
             Some(Matcher::Forms {
-                number: Some(automaton),
+                number: Some((automaton, pieces)),
                 ..
-            }) => automaton,
+            }) => (automaton, pieces),
         };
-        if automaton.is_match(&number.to_string()) {
+        let found = |text: String| {
+            automaton.find_overlapping_iter(&text).any(|found| {
+                let piece = pieces.get(found.pattern().as_usize()).copied();
+                reach.counts(piece.unwrap_or(false), &text.as_bytes()[found.range()])
+            })
+        };
+        if found(number.to_string()) {
             return true;
         }
         let integer = number.is_i64() || number.is_u64();
         !integer
             && number
                 .as_f64()
-                .is_some_and(|float| automaton.is_match(&float.to_string()))
+                .is_some_and(|float| found(float.to_string()))
     }
 
     /// `text` with every form of every secret replaced by [`MASK`].
     pub fn clean(&self, text: &str) -> String {
-        self.clean_to(text, text.len())
+        self.clean_to(text, text.len(), Reach::All)
     }
 
     /// `text`, the start of a longer text whose rest was never seen, cleaned and without its
@@ -216,12 +325,12 @@ impl Redaction {
         while !text.is_char_boundary(end) {
             end -= 1;
         }
-        self.clean_to(text, end)
+        self.clean_to(text, end, Reach::All)
     }
 
     /// `text` up to `end`, cleaned of every secret found in the whole of it.
-    fn clean_to(&self, text: &str, end: usize) -> String {
-        let Some(spans) = self.spans(text.as_bytes()) else {
+    fn clean_to(&self, text: &str, end: usize, reach: Reach<'_>) -> String {
+        let Some(spans) = self.spans(text.as_bytes(), reach) else {
             return text.to_string();
         };
         if spans.is_empty() && end == text.len() {
@@ -238,7 +347,7 @@ impl Redaction {
     /// UTF-8 text, which holds a secret's forms as bytes all the same (the blanked file no
     /// longer matches a digest taken of it, as blanked text does not).
     pub fn clean_bytes(&self, bytes: Vec<u8>) -> Vec<u8> {
-        match self.spans(&bytes) {
+        match self.spans(&bytes, Reach::All) {
             Some(spans) if !spans.is_empty() => blank(&bytes, &spans, bytes.len()),
             _ => bytes,
         }
@@ -246,35 +355,48 @@ impl Redaction {
 
     /// The byte ranges of `bytes` to blank, or none when there is nothing to look for. When
     /// the automata could not be built, the whole of it.
-    fn spans(&self, bytes: &[u8]) -> Option<Vec<(usize, usize)>> {
+    fn spans(&self, bytes: &[u8], reach: Reach<'_>) -> Option<Vec<(usize, usize)>> {
         match &self.matcher {
             None => None,
             Some(Matcher::Unavailable) if bytes.is_empty() => Some(Vec::new()),
             Some(Matcher::Unavailable) => Some(vec![(0, bytes.len())]),
             Some(Matcher::Forms {
                 automaton, forms, ..
-            }) => Some(spans(bytes, matches(automaton, forms, bytes))),
+            }) => Some(spans(bytes, matches(automaton, forms, bytes, reach))),
         }
     }
 
     /// Blanks secrets in every string of `value`, keys included, and replaces a number that
     /// holds one by [`MASK`]: for what an upstream sends, whose numbers can be its secrets.
     pub fn clean_json(&self, value: &mut Value) {
-        self.clean_value(value, true);
+        self.clean_value(value, true, Reach::All);
     }
 
     /// Blanks secrets in every string of `value`, keys included, and leaves its numbers: for a
     /// record of this process's own (counts, sizes, times) that must still read back as one.
     pub fn clean_json_strings(&self, value: &mut Value) {
-        self.clean_value(value, false);
+        self.clean_value(value, false, Reach::All);
     }
 
-    fn clean_value(&self, value: &mut Value, numbers: bool) {
+    /// [`clean_json`](Self::clean_json) for an upstream's answer to a call that sent `sent`:
+    /// a piece of a secret that the arguments themselves hold is the script's own guess echoed,
+    /// and is left as it is (see [`Sent`]).
+    pub fn clean_json_answer(&self, value: &mut Value, sent: &Sent) {
+        self.clean_value(value, true, Reach::Answer(sent));
+    }
+
+    /// [`clean`](Self::clean) for the text of an upstream's answer to a call that sent `sent`
+    /// (see [`clean_json_answer`](Self::clean_json_answer)).
+    pub fn clean_answer(&self, text: &str, sent: &Sent) -> String {
+        self.clean_to(text, text.len(), Reach::Answer(sent))
+    }
+
+    fn clean_value(&self, value: &mut Value, numbers: bool, reach: Reach<'_>) {
         if self.is_empty() {
             return;
         }
-        self.clean_leaves(value, numbers);
-        let split = self.split_across_leaves(value, numbers);
+        self.clean_leaves(value, numbers, reach);
+        let split = self.split_across_leaves(value, numbers, reach);
         if !split.is_empty() {
             let mut index = 0;
             mask_leaves(value, numbers, &split, &mut index);
@@ -282,21 +404,26 @@ impl Redaction {
     }
 
     /// Blanks what each string (key or value) and number of `value` holds on its own.
-    fn clean_leaves(&self, value: &mut Value, numbers: bool) {
+    fn clean_leaves(&self, value: &mut Value, numbers: bool, reach: Reach<'_>) {
         match value {
-            Value::String(text) if self.found_in_text(text) => *text = self.clean(text),
-            Value::Number(number) if numbers && self.found_in_number(number) => {
+            Value::String(text) if self.found_in_text_as(text, reach) => {
+                *text = self.clean_to(text, text.len(), reach)
+            }
+            Value::Number(number) if numbers && self.found_in_number_as(number, reach) => {
                 *value = Value::String(MASK.to_string())
             }
-            Value::Array(items) => items.iter_mut().for_each(|v| self.clean_leaves(v, numbers)),
+            Value::Array(items) => items
+                .iter_mut()
+                .for_each(|v| self.clean_leaves(v, numbers, reach)),
             Value::Object(map) => {
-                if map.keys().any(|k| self.found_in_text(k)) {
+                if map.keys().any(|k| self.found_in_text_as(k, reach)) {
                     *map = std::mem::take(map)
                         .into_iter()
-                        .map(|(k, v)| (self.clean(&k), v))
+                        .map(|(k, v)| (self.clean_to(&k, k.len(), reach), v))
                         .collect();
                 }
-                map.values_mut().for_each(|v| self.clean_leaves(v, numbers));
+                map.values_mut()
+                    .for_each(|v| self.clean_leaves(v, numbers, reach));
             }
             _ => {}
         }
@@ -309,7 +436,12 @@ impl Redaction {
     /// objects (the `text` of each content block, a field of each row), which other leaves do
     /// not interrupt. Only the `margin` bytes at each end of a long leaf are read, since a form
     /// reaching into another leaf is no longer than that.
-    fn split_across_leaves(&self, value: &Value, numbers: bool) -> HashSet<usize> {
+    fn split_across_leaves(
+        &self,
+        value: &Value,
+        numbers: bool,
+        reach: Reach<'_>,
+    ) -> HashSet<usize> {
         let mut leaves = Leaves {
             numbers,
             pieces: Vec::new(),
@@ -337,7 +469,7 @@ impl Redaction {
                 }
                 bounds.push((leaf, start, joined.len()));
             }
-            for (start, end) in self.spans(&joined).unwrap_or_default() {
+            for (start, end) in self.spans(&joined, reach).unwrap_or_default() {
                 let touched: Vec<usize> = bounds
                     .iter()
                     .filter(|(_, from, to)| *from < end && start < *to)
@@ -349,6 +481,50 @@ impl Redaction {
             }
         }
         split
+    }
+}
+
+/// A [`Redaction`] for what a script wrote itself: the forms of whole values only (see
+/// [`Redaction::for_script`]).
+#[derive(Clone, Copy)]
+pub struct ScriptWritten<'a>(&'a Redaction);
+
+impl ScriptWritten<'_> {
+    /// True when any string in `value` (keys included) or any number holds a whole secret.
+    pub fn found_in(self, value: &Value) -> bool {
+        self.0.found_in_value(value, Reach::Whole)
+    }
+
+    /// `text` with every whole secret replaced by [`MASK`].
+    pub fn clean(self, text: &str) -> String {
+        self.0.clean_to(text, text.len(), Reach::Whole)
+    }
+
+    /// [`Redaction::clean_json`], for whole secrets.
+    pub fn clean_json(self, value: &mut Value) {
+        self.0.clean_value(value, true, Reach::Whole);
+    }
+
+    /// [`Redaction::clean_json_strings`], for whole secrets.
+    pub fn clean_json_strings(self, value: &mut Value) {
+        self.0.clean_value(value, false, Reach::Whole);
+    }
+}
+
+/// Each string and key of `value`, ASCII lower-cased, into `texts` (see [`Sent`]).
+fn sent_texts(value: &Value, texts: &mut Vec<Vec<u8>>) {
+    match value {
+        Value::String(text) => texts.push(text.to_ascii_lowercase().into_bytes()),
+        Value::Array(items) => items.iter().for_each(|v| sent_texts(v, texts)),
+        Value::Object(map) => sent_map_texts(map, texts),
+        _ => {}
+    }
+}
+
+fn sent_map_texts(map: &serde_json::Map<String, Value>, texts: &mut Vec<Vec<u8>>) {
+    for (key, value) in map {
+        texts.push(key.to_ascii_lowercase().into_bytes());
+        sent_texts(value, texts);
     }
 }
 
@@ -465,19 +641,21 @@ fn automaton<P: AsRef<[u8]>>(
         .map(Some)
 }
 
-/// Every occurrence in `bytes` of a form, as its byte range and kind: the automaton's matches,
-/// less those of a form matched exactly whose bytes differ in case.
+/// Every occurrence in `bytes` of a form `reach` counts, as its byte range and kind: the
+/// automaton's matches, less those of a form matched exactly whose bytes differ in case.
 fn matches<'a>(
     automaton: &'a AhoCorasick,
-    forms: &'a [(String, Kind)],
+    forms: &'a [Form],
     bytes: &'a [u8],
+    reach: Reach<'a>,
 ) -> impl Iterator<Item = (usize, usize, Kind)> + 'a {
     automaton
         .find_overlapping_iter(bytes)
         .filter_map(move |found| {
-            let (form, kind) = forms.get(found.pattern().as_usize())?;
-            let exact = kind.ignores_case() || &bytes[found.range()] == form.as_bytes();
-            exact.then_some((found.start(), found.end(), *kind))
+            let form = forms.get(found.pattern().as_usize())?;
+            let exact = form.kind.ignores_case() || &bytes[found.range()] == form.text.as_bytes();
+            let counts = exact && reach.counts(form.piece, &bytes[found.range()]);
+            counts.then_some((found.start(), found.end(), form.kind))
         })
 }
 

@@ -24,7 +24,7 @@ use crate::catalog::live::LiveCatalog;
 use crate::catalog::results::{SearchRequest, render_search};
 use crate::config::LivePolicy;
 use crate::config::SkillDirs;
-use crate::credentials::Redaction;
+use crate::credentials::{Redaction, Sent};
 use crate::model::ToolDefinition;
 use crate::model::json_size::{JsonSize, json_size};
 use crate::model::tool::json_digest;
@@ -388,7 +388,9 @@ impl Inner {
             return failed(failure);
         }
         // Before policy: a refused call must not reach the approval queue with its arguments.
-        if self.redaction.found_in(&call.arguments) {
+        // Whole values only: a piece found in what the script wrote would tell it a guess was
+        // right (see `Redaction::for_script`).
+        if self.redaction.for_script().found_in(&call.arguments) {
             let mut failure = CallFailure::new(
                 ErrorCode::PolicyDenied,
                 format!(
@@ -577,14 +579,17 @@ impl Inner {
                 let journaled = json!({ "error": { "code": failure.code.as_str(), "message": failure.message } });
                 (Err(BridgeError::Failed(failure)), journaled, false)
             }
+            // What the call's own arguments hold is the script's, echoed (see `Sent`).
             Ok(mut raw) => {
-                self.redaction.clean_json(&mut raw);
+                self.redaction
+                    .clean_json_answer(&mut raw, &Sent::of(&call.arguments));
                 let ok = raw.get("isError") != Some(&Value::Bool(true));
                 (Ok(raw.clone()), raw, ok)
             }
             Err(error) => {
                 let mut failure = failure_from(&error, delivery, mutating);
-                failure.message = self.redaction.clean(&failure.message);
+                let sent = Sent::of(&call.arguments);
+                failure.message = self.redaction.clean_answer(&failure.message, &sent);
                 let journaled = json!({ "error": { "code": failure.code.as_str(), "message": failure.message } });
                 (Err(BridgeError::Failed(failure)), journaled, false)
             }
@@ -687,8 +692,9 @@ impl Bridge for RunBridge {
                 Some(header) => format!("{header}\n\n{text}"),
                 None => text,
             };
-            // Listings are blanked when they arrive; a cache written before that may not be.
-            inner.redaction.clean(&text)
+            // Listings are blanked when they arrive; a cache written before that may not be. The
+            // answer echoes the script's query, so only whole values are looked for here.
+            inner.redaction.for_script().clean(&text)
         }
         .boxed()
     }
@@ -727,7 +733,7 @@ impl Bridge for RunBridge {
             } else {
                 format!("{skills}\n{text}")
             };
-            inner.redaction.clean(&text)
+            inner.redaction.for_script().clean(&text)
         }
         .boxed()
     }

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use crate::credentials::Redaction;
+use crate::credentials::ScriptWritten;
 use crate::runs::{Retention, Store};
 use crate::sandbox::{
     ENVELOPE_MAX_BYTES, EnvelopeError, ErrorCode, ExecuteEnvelope, Recovery, Status,
@@ -19,7 +19,7 @@ use super::stored::fit_metadata;
 pub async fn keep_oversized(
     envelope: &mut ExecuteEnvelope,
     store: &Store,
-    redaction: &Redaction,
+    redaction: ScriptWritten<'_>,
     retention: Retention,
     scope: &str,
     budget: usize,
@@ -49,7 +49,8 @@ pub async fn keep_oversized(
             );
         }
     };
-    // Secrets an upstream echoed are blanked before the value is kept, as in every envelope.
+    // Secrets are blanked before the value is kept, as in every envelope: the script's result,
+    // searched for whole values (what upstreams sent was searched as it arrived).
     redaction.clean_json(&mut value);
     let json = value.to_string();
     let bytes = json.len() as u64;

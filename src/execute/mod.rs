@@ -218,7 +218,7 @@ impl Executor {
             .map(|d| d.as_millis() as u64)
             .unwrap_or(0);
         // A secret typed into a script is never stored (its calls are refused by the bridge).
-        let stored_code = self.redaction().clean(&code);
+        let stored_code = self.redaction().for_script().clean(&code);
         let new_run = NewRun {
             run_id: run_id.clone(),
             code: stored_code,
@@ -611,7 +611,7 @@ impl Executor {
         keep::keep_oversized(
             &mut envelope,
             &self.store,
-            &self.redaction(),
+            self.redaction().for_script(),
             self.settings.retention,
             &scope_of(token),
             budget,
@@ -658,12 +658,14 @@ impl Executor {
             }
         };
         // The envelope's own numbers (call times, sizes, expiry) must stay numbers for it to
-        // read back; what the script returned is blanked whole, numbers too.
+        // read back; what the script returned is blanked whole, numbers too. What upstreams
+        // sent was blanked as it arrived; the rest the script wrote, where only whole values
+        // are looked for (see `Redaction::for_script`).
         let redaction = self.redaction();
         if let Some(result) = stored.get_mut("result") {
-            redaction.clean_json(result);
+            redaction.for_script().clean_json(result);
         }
-        redaction.clean_json_strings(&mut stored);
+        redaction.for_script().clean_json_strings(&mut stored);
         match self
             .store
             .runs()

@@ -109,7 +109,11 @@ impl Executor {
     pub async fn twin_turn(&self, caller: Option<&str>, code: &str) -> Turn {
         // Keyed by what makes calls twins; the script blanked as runs store it, and digested
         // so the store never holds it in the clear.
-        let key = json_digest(&json!([self.profile, caller, self.redaction().clean(code)]));
+        let key = json_digest(&json!([
+            self.profile,
+            caller,
+            self.redaction().for_script().clean(code)
+        ]));
         let local = self.twin_turns.lock_for(&key).lock_owned().await;
         Turn {
             _local: local,
@@ -164,7 +168,7 @@ impl Executor {
         token: Option<&TokenRecord>,
     ) -> Option<String> {
         // Runs are stored with secrets blanked, so the script is compared the same way.
-        let code = self.redaction().clean(code);
+        let code = self.redaction().for_script().clean(code);
         // Runs are dated by the store's clock, which another hub on a shared store writes too.
         let now = self.store.runs().clock_or_local_ms().await;
         let since = now.saturating_sub(APPROVAL_TTL.as_millis() as u64);

@@ -66,7 +66,7 @@ pub use status::{SourceEvent, SourceStatus};
 use self::link::{Client, Link, LinkState, Shared};
 use self::openapi::CallError;
 use crate::config::{Pacing, SourceSettings, Transport, env_credentials};
-use crate::credentials::{Resolved, SecretLookup};
+use crate::credentials::{Resolved, SecretLookup, Sent};
 use crate::model::tool::UpstreamTool;
 
 /// How many events a slow subscriber may fall behind before it misses some.
@@ -445,7 +445,8 @@ impl Sources {
                     self.check_decided(source, upstream_name, listed, decided_on)
                         .await?;
                 }
-                let call = api.call(upstream_name, &arguments);
+                let sent = Sent::of_map(&arguments);
+                let call = api.call(upstream_name, &arguments, &sent);
                 let timeout = link.source.request_timeout;
                 let answer = tokio::time::timeout(timeout, call).await.map_err(|_| {
                     SourceError::Timeout {
@@ -466,12 +467,12 @@ impl Sources {
                         request,
                         message,
                     }
-                    .blanked(|text| link.clean_text(text))),
+                    .blanked(|text| link.clean_answer_text(text, &sent))),
                     Err(CallError::Unsent(reason)) => Err(SourceError::Unavailable {
                         name: source.to_string(),
                         reason: format!("{reason}; nothing was sent"),
                     }
-                    .blanked(|text| link.clean_text(text))),
+                    .blanked(|text| link.clean_answer_text(text, &sent))),
                     Err(CallError::SignIn(why)) => Err(SourceError::NeedsSignIn {
                         name: source.to_string(),
                         connection: link.connection.clone(),
@@ -491,9 +492,11 @@ impl Sources {
                 };
             }
         };
+        let sent = Sent::of_map(&arguments);
         let params =
             CallToolRequestParams::new(upstream_name.to_string()).with_arguments(arguments);
-        let response = with_timeout(&link, &request, peer.call_tool_once(params)).await?;
+        let call = peer.call_tool_once(params);
+        let response = answered(&link, &request, call, &sent).await?;
         let unsupported = |what: &str| SourceError::Upstream {
             name: source.to_string(),
             request: request.clone(),
@@ -507,7 +510,7 @@ impl Sources {
                         request: request.clone(),
                         message: format!("its result cannot be read: {error}"),
                     })?;
-                link.clean_token(&mut answer);
+                link.clean_token_answer(&mut answer, &sent);
                 Ok(answer)
             }
             CallToolResponse::InputRequired(_) => Err(unsupported("a request for more input")),
@@ -716,6 +719,16 @@ async fn with_timeout<T>(
     request: &str,
     future: impl Future<Output = Result<T, ServiceError>>,
 ) -> Result<T, SourceError> {
+    answered(link, request, future, &Sent::NOTHING).await
+}
+
+/// [`with_timeout`] for a call that sent `sent`, which an error may echo (see [`Sent`]).
+async fn answered<T>(
+    link: &Link,
+    request: &str,
+    future: impl Future<Output = Result<T, ServiceError>>,
+    sent: &Sent,
+) -> Result<T, SourceError> {
     let name = link.source.name.clone();
     let timeout = link.source.request_timeout;
     let outcome =
@@ -736,7 +749,7 @@ async fn with_timeout<T>(
                 reason: link.lacks_scope(scope.as_deref(), request),
             };
         }
-        refused(error, link, name, request).blanked(|text| link.clean_text(text))
+        refused(error, link, name, request).blanked(|text| link.clean_answer_text(text, sent))
     })
 }
 

@@ -999,3 +999,64 @@ env = {{ LEAK = "the passphrase is {passphrase}" }}
     );
     assert!(!run.stdout.contains(&passphrase) && !run.stderr.contains(&passphrase));
 }
+
+#[test]
+fn a_script_cannot_test_guesses_at_a_secret_against_the_hubs_answers() {
+    // A secret with a prefix every script knows, as real tokens have (`sk_live_`, `ghp_`).
+    let secret = canary("sk_live");
+    let sha = sha256(&secret);
+    let home = Home::new();
+    home.write_config(&format!(
+        r#"[credentials]
+store = "file"
+
+[policy]
+default = "allow"
+
+[sources.vault]
+command = "{python}"
+args = ["{server}"]
+env = {{ CANARY_TOKEN = "${{secret:vault}}", CANARY_SHA256 = "{sha}" }}
+"#,
+        python = repo().join(".venv/bin/python").display(),
+        server = repo().join("tests/peers/canary_server.py").display(),
+    ));
+    let env = with_passphrase(PASSPHRASE);
+    run_with(&home, &["credential", "set", "vault"], &secret, &env).ok();
+    // Nine characters known, the tenth tried in every way a piece could give it away: as an
+    // argument (refused?), in the upstream's echo of it (blanked?), in what the script returns
+    // (blanked?). The secret's hex digits are the candidates.
+    let known = &secret[1..10];
+    let script = format!(
+        r#"
+        const out = {{ refused: [], echoed: [], returned: [] }};
+        for (const c of "0123456789abcdef") {{
+            const guess = "{known}" + c;
+            try {{ out.echoed.push((await vault.echo({{ text: guess }})).result) }}
+            catch (e) {{ out.refused.push(c + ": " + e.code) }}
+            out.returned.push(guess);
+        }}
+        try {{ await vault.echo({{ text: "{secret}" }}); out.whole = "sent" }}
+        catch (e) {{ out.whole = e.code }}
+        try {{ await vault.leak({{ kind: "tool" }}) }} catch (e) {{ out.leak = e.message }}
+        return out;
+        "#
+    );
+    let run = run_with(&home, &["exec", "--json", "-"], &script, &env).ok();
+    let envelope: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON envelope");
+    let out = &envelope["result"];
+    let guesses: Vec<String> = "0123456789abcdef"
+        .chars()
+        .map(|c| format!("{known}{c}"))
+        .collect();
+    assert_eq!(out["refused"], serde_json::json!([]), "{envelope:#}");
+    assert_eq!(out["echoed"], serde_json::json!(guesses), "{envelope:#}");
+    assert_eq!(out["returned"], serde_json::json!(guesses), "{envelope:#}");
+    // The whole value is still refused as an argument, and still blanked where it leaks.
+    assert_eq!(out["whole"], "policy_denied", "{envelope:#}");
+    assert!(
+        out["leak"].as_str().is_some_and(|m| m.contains("•••")),
+        "{envelope:#}"
+    );
+    assert!(!run.stdout.contains(&secret), "{}", run.stdout);
+}

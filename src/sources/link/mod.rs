@@ -23,7 +23,7 @@ use super::status::{SourceEvent, SourceStatus};
 use super::stdio::StdioChild;
 use crate::config::template::Template;
 use crate::config::{ConnectionSettings, SourceSettings};
-use crate::credentials::{Redaction, Resolved, Secret, SecretLookup};
+use crate::credentials::{Redaction, Resolved, Secret, SecretLookup, Sent};
 use crate::oauth::{self, HeldTokens, TokenStore};
 
 mod connect;
@@ -408,10 +408,22 @@ impl Link {
         self.tokens.redaction().clean_json(answer);
     }
 
+    /// [`clean_token`](Self::clean_token) for the answer to a call that sent `sent`: a piece
+    /// of a token the arguments hold is the script's own guess echoed (see [`Sent`]).
+    pub(crate) fn clean_token_answer(&self, answer: &mut serde_json::Value, sent: &Sent) {
+        self.tokens.redaction().clean_json_answer(answer, sent);
+    }
+
     /// `text` from this connection's upstream (an error's message) with its OAuth tokens and
     /// the secrets it was given blanked.
     pub(crate) fn clean_text(&self, text: &str) -> String {
-        self.redaction().clean(&self.tokens.redaction().clean(text))
+        self.clean_answer_text(text, &Sent::NOTHING)
+    }
+
+    /// [`clean_text`](Self::clean_text) for an error answering a call that sent `sent`.
+    pub(crate) fn clean_answer_text(&self, text: &str, sent: &Sent) -> String {
+        let text = self.tokens.redaction().clean_answer(text, sent);
+        self.redaction().clean_answer(&text, sent)
     }
 
     /// The store of this connection's OAuth tokens, keeping what it reads and writes among the

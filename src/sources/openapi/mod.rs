@@ -33,7 +33,7 @@ use serde_json::{Map, Value};
 use self::oauth::{Access, Refusal, Scheme};
 use self::operations::Operation;
 use self::security::Credentials;
-use crate::credentials::Redaction;
+use crate::credentials::{Redaction, Sent};
 use crate::model::tool::UpstreamTool;
 use crate::oauth::{ClientIdentity, SignIn, TokenStore};
 
@@ -318,6 +318,7 @@ impl Api {
         &self,
         name: &str,
         arguments: &Map<String, Value>,
+        sent: &Sent,
     ) -> Result<Value, CallError> {
         let Some(operation) = self.operations.get(name) else {
             return Err(CallError::Unknown(name.to_string()));
@@ -386,17 +387,18 @@ impl Api {
         // carried, and every other the connection has held (its refresh token, the access
         // tokens refreshes replaced), whether or not this operation signs in.
         let tokens = self.access.as_ref().map(Access::held);
+        // What the call's own arguments hold is the script's, echoed (see `Sent`).
         let scrub = |value: &mut Value| {
-            self.redaction.clean_json(value);
+            self.redaction.clean_json_answer(value, sent);
             if let Some(tokens) = &tokens {
-                tokens.clean_json(value);
+                tokens.clean_json_answer(value, sent);
             }
         };
         let mut answer = response::read(response, &line, &missing, &self.source, &scrub)
             .await
             .map_err(CallError::Network)?;
         if let Some(tokens) = &tokens {
-            tokens.clean_json(&mut answer);
+            tokens.clean_json_answer(&mut answer, sent);
         }
         Ok(answer)
     }
