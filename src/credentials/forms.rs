@@ -80,6 +80,9 @@ impl Kind {
     }
 }
 
+/// Forms to look for, and what each is.
+pub(super) type FormList = Vec<(String, Kind)>;
+
 /// The forms of `secret` to look for, each at least [`SHORTEST`] bytes long, without duplicates:
 /// those of the whole value (or of a line of it), then those of its pieces. Empty when the secret
 /// is shorter than [`SHORTEST`] characters.
@@ -94,7 +97,7 @@ pub(super) fn forms(secret: &str) -> Vec<(String, Kind)> {
 /// as two lists: the forms of the whole value (or of a line of it, or of its first characters),
 /// which only the value itself gives; and the forms of its pieces, which a guess at part of it
 /// gives too (see [`Redaction::for_script`](super::Redaction::for_script)).
-pub(super) fn forms_of(secret: &str) -> (Vec<(String, Kind)>, Vec<(String, Kind)>) {
+pub(super) fn forms_of(secret: &str) -> (FormList, FormList) {
     let mut out = Forms::default();
     let mut parts = Forms::default();
     let values = values(secret);
