@@ -52,6 +52,15 @@ pub(crate) fn build(
     default_security: Option<&Vec<Vec<String>>>,
     token: Option<&str>,
 ) -> Result<Built, String> {
+    // A path with a query or a fragment of its own would put its parameters beside the query a
+    // credential travels in (an API reading the first `api_key` acts under the document's or
+    // the script's), or cut that query off: nothing is sent.
+    if operation.path.contains(['?', '#']) {
+        return Err(format!(
+            "the OpenAPI document's path `{}` holds a `?` or `#`, which would mix a query of its own with the parameters and credential capabilities adds, so nothing was sent; a document gives query parameters as `in: query`",
+            operation.path
+        ));
+    }
     let mut path = operation.path.clone();
     for (name, range) in placeholders(&operation.path).into_iter().rev() {
         let Some(parameter) = operation
@@ -549,6 +558,10 @@ mod tests {
                 error.contains("would leave the operation's path"),
                 "{path}: {error}"
             );
+        }
+        for path in ["/keyed?api_key={k}&x=", "/keyed?api_key={k}#", "/frag#{k}"] {
+            let error = url(path, Style::Simple, json!({"k": "mine"})).expect_err(path);
+            assert!(error.contains("holds a `?` or `#`"), "{path}: {error}");
         }
         // A dot segment that stays under the root is only a longer way to write the path.
         let within = url("/items/./x", Style::Simple, json!({})).expect("under the root");
