@@ -999,6 +999,32 @@ fn sign_in_client(home: &Home) -> std::process::Command {
 }
 
 #[test]
+fn a_client_holding_a_bearer_token_is_not_sent_where_to_sign_in() {
+    let peer = OAuthPeer::start(3600);
+    let home = home_for(&peer, "file");
+    let token = crate::hub_http::create_token(&home, &["remote"]);
+    let port = free_port();
+    let address = format!("127.0.0.1:{port}");
+    let mut command = home.command(&["hub", "serve", "--http", address.as_str()]);
+    // No display: the page for the person at the hub's machine opens nowhere.
+    command.env_remove("DISPLAY").stderr(Stdio::null());
+    let hub = crate::hub_http::HttpHub::spawn(command, port);
+    let report = json_report(
+        python_peer("sign_in_client.py")
+            .arg(hub.url())
+            .env("SIGN_IN_TOKEN", &token),
+    );
+    // Its holder may be someone else: signed in with their account, the hub's source would
+    // act as them for everyone. The run waits for the person at the hub's machine.
+    assert_eq!(report["elicitations"], serde_json::json!([]), "{report}");
+    assert_eq!(
+        report["result"]["status"], "awaiting_connection",
+        "{report}"
+    );
+    assert!(!report.to_string().contains("/authorize"), "{report}");
+}
+
+#[test]
 fn a_2026_client_is_sent_the_sign_in_page_and_the_run_completes() {
     let peer = OAuthPeer::start(3600);
     let home = home_for(&peer, "file");

@@ -4,7 +4,9 @@ page: it follows the page like a browser (the authorization endpoint, the consen
 tests/peers/oauth_server.py, the redirect to the hub's listener), then accepts. Prints a JSON
 report on stdout for tests/it/oauth.rs.
 
-usage: sign_in_client.py COMMAND ARGS...   (SIGN_IN_SCRIPT in the environment replaces the script)
+usage: sign_in_client.py COMMAND ARGS...   a stdio hub
+       sign_in_client.py URL                 an HTTP hub, with the bearer token SIGN_IN_TOKEN
+(SIGN_IN_SCRIPT in the environment replaces the script)
 """
 
 import asyncio
@@ -17,6 +19,8 @@ import urllib.request
 
 import mcp.types as types
 from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 SCRIPT = os.environ.get("SIGN_IN_SCRIPT", 'return await peer.echo({ text: "hi" });')
 
@@ -44,9 +48,16 @@ def browse(url):
 
 
 async def main(command):
-    server = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
-    async with Client(server, mode="2026-07-28", elicitation_callback=on_elicit) as client:
-        result = await client.call_tool("execute", {"code": SCRIPT})
+    if command[0].startswith("http"):
+        headers = {"Authorization": f"Bearer {os.environ['SIGN_IN_TOKEN']}"}
+        async with create_mcp_http_client(headers=headers) as http:
+            hub = streamable_http_client(command[0], http_client=http)
+            async with Client(hub, mode="2026-07-28", elicitation_callback=on_elicit) as client:
+                result = await client.call_tool("execute", {"code": SCRIPT})
+    else:
+        server = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
+        async with Client(server, mode="2026-07-28", elicitation_callback=on_elicit) as client:
+            result = await client.call_tool("execute", {"code": SCRIPT})
     print(json.dumps({"result": result.structured_content, "elicitations": elicitations}))
 
 

@@ -57,8 +57,8 @@ impl Hub {
 
     /// Offers the person the sign-in a paused run waits for (a local hub only: the sign-in
     /// comes back to a listener on this machine): a URL-mode elicitation to a client that
-    /// declared one, else the page in the browser, and the model is told only that. `None`
-    /// leaves the envelope as the answer.
+    /// declared one and holds no bearer token, else the page in the browser, and the model is
+    /// told only that. `None` leaves the envelope as the answer.
     pub(super) async fn offer_sign_in(
         &self,
         envelope: &mut ExecuteEnvelope,
@@ -88,7 +88,11 @@ impl Hub {
                 return None;
             }
         };
+        // Only the local user's own client is sent where to sign in: a bearer token's holder
+        // may be someone else, whose account the hub's source would then act under for
+        // everyone. The page opens at the hub's machine instead, for the person there.
         if can_elicit_url(context)
+            && token(context).is_none()
             && let Some(request) = self
                 .elicitation
                 .request_sign_in(
