@@ -83,26 +83,43 @@ impl Kind {
 /// Forms to look for, and what each is.
 pub(super) type FormList = Vec<(String, Kind)>;
 
+/// The forms of one secret (see [`forms_of`]).
+pub(super) struct SecretForms {
+    /// The forms of the whole value, of a line of it, or of its first characters: only the
+    /// value itself gives them.
+    pub whole: FormList,
+    /// The forms of its pieces, which a guess at part of it gives too.
+    pub pieces: FormList,
+    /// Pieces of the value squeezed (see [`squeezed`]), matched in squeezed text, exactly.
+    pub squeezed: Vec<String>,
+}
+
 /// The forms of `secret` to look for, each at least [`SHORTEST`] bytes long, without duplicates:
 /// those of the whole value (or of a line of it), then those of its pieces. Empty when the secret
 /// is shorter than [`SHORTEST`] characters.
 #[cfg(test)]
 pub(super) fn forms(secret: &str) -> Vec<(String, Kind)> {
-    let (mut whole, pieces) = forms_of(secret);
+    let SecretForms {
+        mut whole, pieces, ..
+    } = forms_of(secret);
     whole.extend(pieces);
     whole
 }
 
-/// The forms of `secret` to look for, each at least [`SHORTEST`] bytes long, without duplicates,
-/// as two lists: the forms of the whole value (or of a line of it, or of its first characters),
-/// which only the value itself gives; and the forms of its pieces, which a guess at part of it
-/// gives too (see [`Redaction::for_script`](super::Redaction::for_script)).
-pub(super) fn forms_of(secret: &str) -> (FormList, FormList) {
+/// The forms of `secret` to look for, each at least [`SHORTEST`] bytes long, without duplicates:
+/// those of the whole value (or of a line of it, or of its first characters), which only the
+/// value itself gives; and those of its pieces, which a guess at part of it gives too (see
+/// [`Redaction::for_script`](super::Redaction::for_script)).
+pub(super) fn forms_of(secret: &str) -> SecretForms {
     let mut out = Forms::default();
     let mut parts = Forms::default();
+    let mut squeezed = Forms::default();
     let values = values(secret);
     let (text_stride, byte_stride) = strides(&values);
     for value in values {
+        for piece in squeezed_pieces(value, text_stride) {
+            squeezed.push(piece, Kind::Text);
+        }
         let mut upstream = vec![value.to_string()];
         upstream.extend(JSON_STYLES.iter().map(|style| style.escape(value)));
         upstream.extend(percent_forms(value));
@@ -182,7 +199,103 @@ pub(super) fn forms_of(secret: &str) -> (FormList, FormList) {
         .into_iter()
         .filter(|(form, _)| !out.seen.contains(form))
         .collect();
-    (out.list, pieces)
+    SecretForms {
+        whole: out.list,
+        pieces,
+        squeezed: squeezed.list.into_iter().map(|(form, _)| form).collect(),
+    }
+}
+
+/// `bytes` with every byte left out that is not an ASCII letter or digit (or a NUL, which
+/// stands where a text was cut, and which no piece spans): a value spelled out with anything
+/// between its characters (`Q;z;7`, `Q | z | 7`, no-break, thin or zero-width spaces, a line
+/// per character, separators that vary), or the codes of its bytes in a list however it is
+/// punctuated (`81;122;55`, `51,7a,37`), reads as its letters and digits run together. Escapes
+/// are left out whole (`\n`, `\u{feff}`, `\u00a0`, `\x0c`, behind any number of backslashes),
+/// so a separator or a character a log line escaped adds no letters.
+pub(super) fn squeezed(bytes: &[u8]) -> Vec<u8> {
+    squeezed_at(bytes).into_iter().map(|at| bytes[at]).collect()
+}
+
+/// Where each byte [`squeezed`] keeps of `bytes` is.
+pub(super) fn squeezed_at(bytes: &[u8]) -> Vec<usize> {
+    let hex_run = |from: usize, count: usize| {
+        bytes.len() >= from + count && bytes[from..from + count].iter().all(u8::is_ascii_hexdigit)
+    };
+    let mut kept = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        let byte = bytes[at];
+        if byte != b'\\' {
+            if byte.is_ascii_alphanumeric() || byte == 0 {
+                kept.push(at);
+            }
+            at += 1;
+            continue;
+        }
+        while at < bytes.len() && bytes[at] == b'\\' {
+            at += 1;
+        }
+        at += match bytes.get(at) {
+            // `\u{10ffff}` is the longest.
+            Some(b'u') if bytes.get(at + 1) == Some(&b'{') => bytes[at..]
+                .iter()
+                .take(10)
+                .position(|b| *b == b'}')
+                .map_or(1, |close| close + 1),
+            Some(b'u') if hex_run(at + 1, 4) => 5,
+            Some(b'x') if hex_run(at + 1, 2) => 3,
+            Some(b'n' | b'r' | b't' | b'0') => 1,
+            _ => 0,
+        };
+    }
+    kept
+}
+
+/// How many digits of a value's bytes' codes run together a squeezed piece of them holds:
+/// numbers run together once squeezed, and it takes this many for a piece not to turn up in a
+/// table of numbers by chance.
+const CODE_PIECE: usize = 16;
+
+/// The pieces of one line `value` looked for in squeezed text (see [`squeezed`]): every run of
+/// [`FRAGMENT`] of its ASCII letters and digits (one in `stride`) that neither reads as ordinary
+/// text nor is all digits, and every run of [`CODE_PIECE`] digits of its bytes' codes in
+/// decimal and in hex (either case). Matched exactly: squeezed text has lost what set words
+/// apart, so only a piece's own case keeps a word from matching by chance.
+fn squeezed_pieces(value: &str, stride: usize) -> Vec<String> {
+    if value.contains(['\n', '\r']) {
+        return Vec::new();
+    }
+    let letters: Vec<u8> = squeezed(value.as_bytes());
+    let decimal: Vec<u8> = value
+        .bytes()
+        .flat_map(|b| b.to_string().into_bytes())
+        .collect();
+    let hex: Vec<u8> = value
+        .bytes()
+        .flat_map(|b| format!("{b:02x}").into_bytes())
+        .collect();
+    let runs = |text: &[u8], length: usize, stride: usize| -> Vec<String> {
+        text.windows(length)
+            .step_by(stride)
+            .map(|run| String::from_utf8_lossy(run).into_owned())
+            .collect()
+    };
+    let code_stride = |text: &[u8]| {
+        (text.len().saturating_sub(CODE_PIECE - 1))
+            .div_ceil(MOST_PIECES)
+            .max(1)
+    };
+    let mut out: Vec<String> = runs(&letters, FRAGMENT, stride)
+        .into_iter()
+        .filter(|piece| !reads_as_text(piece.chars()) && !piece.bytes().all(|b| b.is_ascii_digit()))
+        .collect();
+    out.extend(runs(&decimal, CODE_PIECE, code_stride(&decimal)));
+    for piece in runs(&hex, CODE_PIECE, code_stride(&hex)) {
+        out.push(piece.to_ascii_uppercase());
+        out.push(piece);
+    }
+    out
 }
 
 /// The value reversed, ROT13, and in fullwidth characters (`ｓｅｃｒｅｔ`, which reads as the
@@ -268,15 +381,23 @@ fn escaped_forms(value: &str) -> Vec<String> {
     let head: String = value.chars().take(ESCAPED_HEAD).collect();
     let units = head.encode_utf16().map(|u| format!("\\u{u:04x}")).collect();
     let bytes = head.bytes().map(|b| format!("\\x{b:02x}")).collect();
-    let hex = head
-        .chars()
-        .map(|c| format!("&#x{:x};", u32::from(c)))
-        .collect();
-    let decimal = head
-        .chars()
-        .map(|c| format!("&#{};", u32::from(c)))
-        .collect();
-    vec![units, bytes, hex, decimal]
+    let entities = |hex: bool, end: &str| {
+        head.chars()
+            .map(|c| match hex {
+                true => format!("&#x{:x}{end}", u32::from(c)),
+                false => format!("&#{}{end}", u32::from(c)),
+            })
+            .collect()
+    };
+    // HTML parsers read an entity without its `;` too.
+    vec![
+        units,
+        bytes,
+        entities(true, ";"),
+        entities(false, ";"),
+        entities(true, ""),
+        entities(false, ""),
+    ]
 }
 
 /// How many characters of a line a piece of it holds: pieces this long are looked for on their

@@ -15,6 +15,7 @@ mod forms;
 pub(crate) mod hidden;
 mod index;
 mod keychain;
+mod leaves;
 mod passphrase;
 mod private_memory;
 mod redaction;

@@ -16,6 +16,10 @@
 //! its characters around it: the edges of a base64 or base32 run carry a few of the secret's
 //! bits, and those forms spell out only a value's first bytes, the run holding the rest.
 //!
+//! A value spelled out with any separators at all, or its bytes' codes however punctuated, is
+//! found in the text squeezed to its ASCII letters and digits ([`forms::squeezed`]) by a third
+//! automaton of pieces, matched exactly; a match blanks from its first letter to its last.
+//!
 //! In a JSON answer, a secret taken apart across its strings (two fields, two content blocks, a
 //! list of its characters or of their codes) is looked for too, in the strings read one after
 //! another in document order and down each column of a list of objects; every string a match
@@ -45,7 +49,8 @@
 //! What this cannot catch: a secret an upstream splits across answers into pieces shorter than
 //! that, or across the strings of one in an order other than the document's or a column's, or
 //! within a text in a way not listed (base64 wrapped into lines shorter than about 14
-//! characters, separators that vary, the few bytes a dump's first and last lines hold of it),
+//! characters, the few bytes a dump's first and last lines hold of it, a value spelled out with
+//! letters or digits between its characters or across a log line's escaped line breaks),
 //! encodes in
 //! a way not listed (encrypted, compressed, HTML entities for some characters and not others,
 //! look-alike characters other than fullwidth ones, base64 of something other than the value's
@@ -54,7 +59,7 @@
 //! its last digits are lost, and the first ones stay), or leaks through behaviour rather than
 //! text (a script comparing guesses one character at a time through what a tool does).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::io::Write;
 use std::sync::{Arc, RwLock};
 
@@ -63,6 +68,7 @@ use serde_json::{Number, Value};
 
 use super::Secret;
 use super::forms::{self, Kind};
+use super::leaves::{Leaves, mask_leaves};
 
 pub use super::forms::SHORTEST;
 
@@ -90,6 +96,9 @@ enum Matcher {
         automaton: AhoCorasick,
         /// Each form, by pattern id.
         forms: Vec<Form>,
+        /// Pieces of values squeezed, matched exactly in squeezed text (see
+        /// [`forms::squeezed`]); pieces all, so never searched for in what a script wrote.
+        squeezed: Option<AhoCorasick>,
         /// The forms that can be part of a number's text, as a parser leaves them, matched
         /// ignoring ASCII case (`e` and `E`), and for each whether it is a piece's; none when no
         /// secret is number-like.
@@ -172,9 +181,15 @@ impl Redaction {
         let mut forms = Vec::new();
         let mut margin = 0;
         let (mut number, mut number_pieces) = (Vec::new(), Vec::new());
+        let mut squeezed = Vec::new();
         for secret in secrets {
             for value in searched(secret.expose()) {
-                let (whole, pieces) = forms::forms_of(value);
+                let forms::SecretForms {
+                    whole,
+                    pieces,
+                    squeezed: pressed,
+                } = forms::forms_of(value);
+                squeezed.extend(pressed);
                 for (list, piece) in [(whole, false), (pieces, true)] {
                     let numbers = forms::number_forms(&list);
                     number_pieces.extend(numbers.iter().map(|_| piece));
@@ -194,15 +209,19 @@ impl Redaction {
                 }
             }
         }
+        squeezed.sort_unstable();
+        squeezed.dedup();
         let patterns = forms.iter().map(|form| form.text.as_str());
-        let matcher = match (automaton(patterns), automaton(number.iter())) {
-            (Ok(None), _) => return Redaction::default(),
-            (Ok(Some(automaton)), Ok(number)) => Matcher::Forms {
+        let exact = exact_automaton(&squeezed);
+        let matcher = match (automaton(patterns), automaton(number.iter()), exact) {
+            (Ok(None), ..) => return Redaction::default(),
+            (Ok(Some(automaton)), Ok(number), Ok(squeezed)) => Matcher::Forms {
                 automaton,
                 forms,
+                squeezed,
                 number: number.map(|automaton| (automaton, number_pieces)),
             },
-            (Err(e), _) | (_, Err(e)) => {
+            (Err(e), ..) | (_, Err(e), _) | (.., Err(e)) => {
                 tracing::error!(
                     "secrets cannot be searched for ({e}), so every text that could hold one is blanked whole; store shorter secrets"
                 );
@@ -268,10 +287,16 @@ impl Redaction {
             None => false,
             Some(Matcher::Unavailable) => !text.is_empty(),
             Some(Matcher::Forms {
-                automaton, forms, ..
-            }) => matches(automaton, forms, text.as_bytes(), reach)
-                .next()
-                .is_some(),
+                automaton,
+                forms,
+                squeezed,
+                ..
+            }) => {
+                matches(automaton, forms, text.as_bytes(), reach)
+                    .next()
+                    .is_some()
+                    || !squeezed_matches(squeezed.as_ref(), text.as_bytes(), reach).is_empty()
+            }
         }
     }
 
@@ -356,13 +381,32 @@ impl Redaction {
     /// The byte ranges of `bytes` to blank, or none when there is nothing to look for. When
     /// the automata could not be built, the whole of it.
     fn spans(&self, bytes: &[u8], reach: Reach<'_>) -> Option<Vec<(usize, usize)>> {
+        self.spans_in(bytes, reach, true)
+    }
+
+    /// [`spans`](Self::spans), squeezed text searched too only when `squeeze` (one text: the
+    /// strings of a JSON answer joined lose where each ended, which squeezing would not see).
+    fn spans_in(
+        &self,
+        bytes: &[u8],
+        reach: Reach<'_>,
+        squeeze: bool,
+    ) -> Option<Vec<(usize, usize)>> {
         match &self.matcher {
             None => None,
             Some(Matcher::Unavailable) if bytes.is_empty() => Some(Vec::new()),
             Some(Matcher::Unavailable) => Some(vec![(0, bytes.len())]),
             Some(Matcher::Forms {
-                automaton, forms, ..
-            }) => Some(spans(bytes, matches(automaton, forms, bytes, reach))),
+                automaton,
+                forms,
+                squeezed,
+                ..
+            }) => {
+                let found = matches(automaton, forms, bytes, reach);
+                let squeezed = squeezed.as_ref().filter(|_| squeeze);
+                let pressed = squeezed_matches(squeezed, bytes, reach);
+                Some(spans(bytes, found.chain(pressed)))
+            }
         }
     }
 
@@ -469,7 +513,7 @@ impl Redaction {
                 }
                 bounds.push((leaf, start, joined.len()));
             }
-            for (start, end) in self.spans(&joined, reach).unwrap_or_default() {
+            for (start, end) in self.spans_in(&joined, reach, false).unwrap_or_default() {
                 let touched: Vec<usize> = bounds
                     .iter()
                     .filter(|(_, from, to)| *from < end && start < *to)
@@ -528,84 +572,6 @@ fn sent_map_texts(map: &serde_json::Map<String, Value>, texts: &mut Vec<Vec<u8>>
     }
 }
 
-/// The leaves of a JSON value, as [`Redaction::split_across_leaves`] reads them.
-struct Leaves<'a> {
-    /// Whether integers are leaves.
-    numbers: bool,
-    /// The text of each leaf in document order: a string's bytes, and an integer that is a
-    /// character's code as that character (nothing for another number).
-    pieces: Vec<std::borrow::Cow<'a, [u8]>>,
-    /// The leaves under one key of each object of a list, for each list and key that two or
-    /// more of its objects have.
-    columns: Vec<Vec<usize>>,
-}
-
-impl<'a> Leaves<'a> {
-    /// Numbers the leaves of `value` on from those seen; the range of their numbers.
-    fn walk(&mut self, value: &'a Value) -> std::ops::Range<usize> {
-        let first = self.pieces.len();
-        match value {
-            Value::String(text) => self.pieces.push(text.as_bytes().into()),
-            Value::Number(number) if self.numbers => {
-                let code = number.as_u64().and_then(|n| u32::try_from(n).ok());
-                let text = code.and_then(char::from_u32).map(String::from);
-                self.pieces
-                    .push(text.unwrap_or_default().into_bytes().into());
-            }
-            Value::Array(items) => {
-                // Each key's leaves, and how many objects have it.
-                let mut by_key: HashMap<&str, (Vec<usize>, usize)> = HashMap::new();
-                for item in items {
-                    match item {
-                        Value::Object(map) => {
-                            for (key, value) in map {
-                                let range = self.walk(value);
-                                let (leaves, holders) = by_key.entry(key).or_default();
-                                leaves.extend(range);
-                                *holders += 1;
-                            }
-                        }
-                        other => {
-                            self.walk(other);
-                        }
-                    }
-                }
-                self.columns.extend(
-                    by_key
-                        .into_values()
-                        .filter(|(_, holders)| *holders > 1)
-                        .map(|(leaves, _)| leaves),
-                );
-            }
-            Value::Object(map) => map.values().for_each(|v| {
-                self.walk(v);
-            }),
-            _ => {}
-        }
-        first..self.pieces.len()
-    }
-}
-
-/// Replaces each leaf of `value` whose number (in [`Leaves`]' order, counted in `index`) is in
-/// `split` by [`MASK`].
-fn mask_leaves(value: &mut Value, numbers: bool, split: &HashSet<usize>, index: &mut usize) {
-    match value {
-        Value::String(_) | Value::Number(_) if numbers || value.is_string() => {
-            if split.contains(index) {
-                *value = Value::String(MASK.to_string());
-            }
-            *index += 1;
-        }
-        Value::Array(items) => items
-            .iter_mut()
-            .for_each(|v| mask_leaves(v, numbers, split, index)),
-        Value::Object(map) => map
-            .values_mut()
-            .for_each(|v| mask_leaves(v, numbers, split, index)),
-        _ => {}
-    }
-}
-
 /// `bytes` up to `end` with each of `spans` (sorted, disjoint) replaced by [`MASK`]; a span
 /// that crosses `end` is blanked whole.
 fn blank(bytes: &[u8], spans: &[(usize, usize)], end: usize) -> Vec<u8> {
@@ -657,6 +623,55 @@ fn matches<'a>(
             let counts = exact && reach.counts(form.piece, &bytes[found.range()]);
             counts.then_some((found.start(), found.end(), form.kind))
         })
+}
+
+/// An automaton finding every occurrence of `patterns` exactly, overlapping ones included;
+/// none when there is nothing to find.
+fn exact_automaton(patterns: &[String]) -> Result<Option<AhoCorasick>, BuildError> {
+    if patterns.is_empty() {
+        return Ok(None);
+    }
+    AhoCorasick::builder()
+        .match_kind(MatchKind::Standard)
+        .build(patterns)
+        .map(Some)
+}
+
+/// The matches in `bytes` of the squeezed pieces `squeezed` finds in its squeezed text (see
+/// [`forms::squeezed`]), each as the span of `bytes` from the first of its letters to the last,
+/// separators and all; none for a `reach` that counts no piece, or for one whose text the
+/// call's own arguments hold.
+fn squeezed_matches(
+    squeezed: Option<&AhoCorasick>,
+    bytes: &[u8],
+    reach: Reach<'_>,
+) -> Vec<(usize, usize, Kind)> {
+    let Some(automaton) = squeezed else {
+        return Vec::new();
+    };
+    if !reach.counts(true, b"") {
+        return Vec::new();
+    }
+    let pressed = forms::squeezed(bytes);
+    let found: Vec<(usize, usize)> = automaton
+        .find_overlapping_iter(&pressed)
+        .map(|found| (found.start(), found.end()))
+        .collect();
+    if found.is_empty() {
+        return Vec::new();
+    }
+    // Where each kept byte was: only when something was found, which is rare.
+    let kept = forms::squeezed_at(bytes);
+    found
+        .into_iter()
+        .filter_map(|(start, end)| {
+            let (first, last) = (*kept.get(start)?, *kept.get(end.checked_sub(1)?)?);
+            let span = (first, last + 1);
+            reach
+                .counts(true, &bytes[span.0..span.1])
+                .then_some((span.0, span.1, Kind::Text))
+        })
+        .collect()
 }
 
 /// The byte ranges of `bytes` to blank: every match of every form (base64 and base32 ones
@@ -783,6 +798,67 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use serde_json::json;
+
+    #[test]
+    fn a_value_spelled_out_with_any_separators_is_blanked() {
+        let secret = "Qz7Lp2Xw9Rk4Tm8Vb3Nc6Hd1";
+        let redaction = Redaction::new([Secret::new(secret.into())]);
+        let chars: Vec<String> = secret.chars().map(String::from).collect();
+        let decimal: Vec<String> = secret.bytes().map(|b| b.to_string()).collect();
+        let hex: Vec<String> = secret.bytes().map(|b| format!("{b:02x}")).collect();
+        let mut spelled: Vec<String> = [
+            ";", "+", "*", "#", "\\", "**", "  ", " - ", " | ", "\r\n", "\u{a0}", "\u{2009}",
+            "\u{feff}", "\u{2062}", "\u{2063}", "\u{180e}",
+        ]
+        .iter()
+        .map(|separator| chars.join(separator))
+        .collect();
+        // Separators that vary, and codes however they are punctuated.
+        let varying: String = chars
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("{c}{}", [";", " ", "/", "\u{200b}"][i % 4]))
+            .collect();
+        spelled.extend([
+            varying,
+            decimal.join(";"),
+            hex.join(","),
+            hex.join(" | ").to_uppercase(),
+        ]);
+        for form in spelled {
+            let cleaned = redaction.clean(&format!("token: {form} (end)"));
+            // From its first letter to its last; a separator after the last may stay.
+            assert!(
+                cleaned.starts_with(&format!("token: {MASK}")),
+                "{form:?}: {cleaned:?}"
+            );
+            assert_eq!(
+                forms::squeezed(cleaned.as_bytes()),
+                b"tokenend",
+                "{form:?}: {cleaned:?}"
+            );
+        }
+        // Entities without their `;`, which HTML parsers read all the same.
+        let entities: String = secret
+            .chars()
+            .map(|c| format!("&#{}", u32::from(c)))
+            .collect();
+        assert_eq!(redaction.clean(&entities), MASK);
+        // Prose and numbers that share letters and digits with it in another order stay.
+        for text in [
+            "Q z 7 is a model number; L p 2 is another",
+            "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20",
+            "the quick brown fox jumps over the lazy dog",
+        ] {
+            assert_eq!(redaction.clean(text), text);
+        }
+        // What a script wrote is searched for whole values only: a spelled-out guess at part of
+        // a secret is its own.
+        assert_eq!(
+            redaction.for_script().clean(&chars[..12].join(";")),
+            chars[..12].join(";")
+        );
+    }
 
     #[test]
     fn the_password_of_a_basic_pair_is_blanked_on_its_own() {

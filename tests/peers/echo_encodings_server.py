@@ -1,7 +1,8 @@
 """A real MCP server (Python `mcp` SDK) that echoes its credential back in every encoding a
 careless upstream could use, and in those a hostile one reaches for to slip past a filter (base32,
 UTF-16, escaped and spaced hex, HTML entities, base64 of base64, reversed, ROT13, fullwidth,
-another case, spelled out, a list of its characters or of its bytes' codes, cut into lines of
+another case, spelled out (with any separators), a list of its characters or of its bytes'
+codes (however punctuated), cut into lines of
 ten characters, dumped as `xxd` does), for the redaction
 tests. The credential is `Y` in its environment,
 as a source configured with `env = { Y = "${secret:y}" }` gets it; with `ECHO_FILE` set, it is
@@ -100,6 +101,17 @@ def reads_as_text(piece: str) -> bool:
     return all(c in rest or ("a" <= c <= "z") for c in piece) or all(c in rest or ("A" <= c <= "Z") for c in piece)
 
 
+def squeezable(value: str) -> bool:
+    """Whether the hub looks for `value` spelled out with any separators at all: one line whose
+    ASCII letters and digits, the rest left out, hold ten in a row that neither read as ordinary
+    text nor are all digits."""
+    if "\n" in value or "\r" in value:
+        return False
+    kept = "".join(c for c in value if c.isascii() and c.isalnum())
+    pieces = [kept[i : i + 10] for i in range(len(kept) - 9)]
+    return any(not reads_as_text(p) and not p.isdigit() for p in pieces)
+
+
 def grouped(data: bytes) -> str:
     """`data` in hex, in `xxd`'s groups of two bytes."""
     digits = data.hex()
@@ -193,6 +205,13 @@ def encodings() -> dict:
         lambda v: json.dumps(list(v), ensure_ascii=False)[2:-2],
     )
     out["byte_codes"] = (lambda v: ", ".join(str(b) for b in v.encode()),) * 2
+    # Spelled out with separators no list of them names, and codes punctuated any way: the hub
+    # reads the letters and digits run together.
+    for name, separator in [("semicolons", ";"), ("bars", " | "), ("nbsp", "\u00a0"), ("bom", "\ufeff")]:
+        spell = lambda v, s=separator: s.join(v)
+        out[f"spelled_{name}"] = (spell, lambda v, spell=spell: spell(v) if squeezable(v) else v)
+    out["codes_semicolons"] = (lambda v: ";".join(str(b) for b in v.encode()),) * 2
+    out["hex_codes_commas"] = (lambda v: ",".join(f"{b:02x}" for b in v.encode()),) * 2
     out["b64_of_b64"] = (
         lambda v: base64.b64encode(base64.b64encode(v.encode())).decode(),
         lambda v: b64_middle(base64.b64encode(v.encode())[: 8 * len(v.encode()) // 6], 0, "std"),
