@@ -115,7 +115,13 @@ fn terminal_hint(run_id: &str) -> String {
 }
 
 /// The page for calls waiting on a person: each call, then the four choices for all of them.
-pub fn ask(run_id: &str, approvals: &[Approval], csrf: &str, now_ms: u64) -> String {
+pub fn ask(
+    run_id: &str,
+    started_by: Option<&str>,
+    approvals: &[Approval],
+    csrf: &str,
+    now_ms: u64,
+) -> String {
     let calls: String = approvals.iter().map(|a| call(a, now_ms)).collect();
     let these = if approvals.len() == 1 {
         "this call"
@@ -124,7 +130,7 @@ pub fn ask(run_id: &str, approvals: &[Approval], csrf: &str, now_ms: u64) -> Str
     };
     let body = format!(
         "<h1>An agent asks to run {}</h1>\
-         <p>Run <code>{}</code> is paused until you decide. Your choice applies to {these}.</p>{calls}\
+         <p>Run <code>{}</code>{} is paused until you decide. Your choice applies to {these}.</p>{calls}\
          <form method=\"post\"><input type=\"hidden\" name=\"csrf\" value=\"{}\">\
          <button name=\"decision\" value=\"allow_once\">Allow once</button>\
          <button name=\"decision\" value=\"allow_run\">Allow for this run</button>\
@@ -134,6 +140,9 @@ pub fn ask(run_id: &str, approvals: &[Approval], csrf: &str, now_ms: u64) -> Str
          “Always allow” adds a rule to your policy (you confirm it next).</p>{}",
         addresses(approvals),
         escape(run_id),
+        started_by
+            .map(|client| format!(", started by <code>{}</code>,", escape(client)))
+            .unwrap_or_default(),
         escape(csrf),
         terminal_hint(run_id),
     );
@@ -236,6 +245,7 @@ mod tests {
         let pages = [
             ask(
                 &approval.run_id,
+                Some("<i>agent</i> · token ci"),
                 std::slice::from_ref(&approval),
                 "c\"srf",
                 0,
@@ -286,7 +296,17 @@ mod tests {
 
     #[test]
     fn the_ask_page_offers_four_choices_and_the_time_left() {
-        let page = ask("run_a", &[hostile()], "tok", 60_000);
+        let page = ask(
+            "run_a",
+            Some("claude · token ci"),
+            &[hostile()],
+            "tok",
+            60_000,
+        );
+        assert!(
+            page.contains("started by <code>claude · token ci</code>"),
+            "{page}"
+        );
         for choice in ["allow_once", "allow_run", "allow_always", "deny"] {
             assert!(
                 page.contains(&format!("value=\"{choice}\"")),

@@ -52,6 +52,22 @@ pub struct Tokens {
     entries: Mutex<HashMap<String, Entry>>,
 }
 
+/// What asking for a link to a run's waiting calls gave.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Issued {
+    /// A new link, to open.
+    New(String),
+    /// A link for exactly these calls is still open (unused, unexpired): its page is where the
+    /// person decides, and a client asking again opens no second one.
+    StillOpen,
+    /// [`MOST_OPEN`] links wait already: no more pages are opened until one is used or expires.
+    TooMany,
+}
+
+/// How many pages with an undecided link may be open at once: a client that pauses run after
+/// run (a token's holder among them) cannot fill the person's screen with them.
+pub const MOST_OPEN: usize = 5;
+
 /// 32 random bytes as hex, or `None` when the OS has no randomness to give: a guessable token
 /// would be worse than no page.
 pub fn random_hex() -> Option<String> {
@@ -75,19 +91,29 @@ impl Tokens {
         self.entries.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Makes a token for `calls` of `run_id`, valid until `expires_at_ms`; returns `None`
-    /// without randomness. Forgets tokens that expired, so a long-lived hub does not grow.
-    pub fn issue(
+    /// Makes a token for `calls` of `run_id`, valid until `expires_at_ms`, unless a token for
+    /// exactly these calls is still open, or `most` are; checked and made under one lock, so two
+    /// clients asking at once open one page. `None` without randomness. Forgets tokens that
+    /// expired, so a long-lived hub does not grow.
+    pub fn issue_unless_open(
         &self,
         run_id: &str,
         calls: Vec<Seen>,
         expires_at_ms: u64,
         now_ms: u64,
-    ) -> Option<String> {
-        let token = random_hex()?;
-        let csrf = random_hex()?;
+        most: usize,
+    ) -> Option<Issued> {
         let mut entries = self.lock();
         entries.retain(|_, entry| entry.expires_at_ms > now_ms);
+        let open = || entries.values().filter(|e| matches!(e.state, State::Open));
+        if open().any(|e| e.grant.run_id == run_id && e.grant.calls == calls) {
+            return Some(Issued::StillOpen);
+        }
+        if open().count() >= most {
+            return Some(Issued::TooMany);
+        }
+        let token = random_hex()?;
+        let csrf = random_hex()?;
         entries.insert(
             token.clone(),
             Entry {
@@ -100,7 +126,7 @@ impl Tokens {
                 state: State::Open,
             },
         );
-        Some(token)
+        Some(Issued::New(token))
     }
 
     /// What `token` unlocks for showing the page; `csrf` is checked too when given (a form post).
@@ -154,6 +180,14 @@ impl Tokens {
 mod tests {
     use super::*;
 
+    /// A new token, however many are open.
+    fn issue(tokens: &Tokens, run_id: &str, calls: Vec<Seen>, expires: u64, now: u64) -> String {
+        match tokens.issue_unless_open(run_id, calls, expires, now, usize::MAX) {
+            Some(Issued::New(token)) => token,
+            other => panic!("{other:?}"),
+        }
+    }
+
     #[test]
     fn a_token_is_spent_by_one_decision() {
         let tokens = Tokens::default();
@@ -162,7 +196,7 @@ mod tests {
             call_digest: "d".into(),
             tool_version: None,
         };
-        let token = tokens.issue("run_a", vec![seen.clone()], 1_000, 0).unwrap();
+        let token = issue(&tokens, "run_a", vec![seen.clone()], 1_000, 0);
         let grant = tokens.check(&token, None, 10).unwrap();
         assert_eq!(
             (grant.run_id.as_str(), grant.calls.as_slice()),
@@ -188,12 +222,47 @@ mod tests {
     }
 
     #[test]
+    fn a_second_link_for_the_same_waiting_calls_is_not_made_while_the_first_is_open() {
+        let tokens = Tokens::default();
+        let seen = |seq| Seen {
+            seq,
+            call_digest: "d".into(),
+            tool_version: None,
+        };
+        let first = tokens.issue_unless_open("run_a", vec![seen(1)], 1_000, 0, MOST_OPEN);
+        let Some(Issued::New(first)) = first else {
+            panic!("{first:?}")
+        };
+        let again = tokens.issue_unless_open("run_a", vec![seen(1)], 1_000, 10, MOST_OPEN);
+        assert_eq!(again, Some(Issued::StillOpen));
+        // Another call of the run waits now: a page for it.
+        let other = tokens.issue_unless_open("run_a", vec![seen(2)], 1_000, 10, MOST_OPEN);
+        assert!(matches!(other, Some(Issued::New(_))), "{other:?}");
+        // Once the first is used, the same calls (asked again) get a page again.
+        let csrf = tokens.check(&first, None, 10).unwrap().csrf;
+        tokens.claim(&first, &csrf, 10).unwrap();
+        tokens.spend(&first);
+        let after = tokens.issue_unless_open("run_a", vec![seen(1)], 1_000, 10, MOST_OPEN);
+        assert!(matches!(after, Some(Issued::New(_))), "{after:?}");
+        // Pages of other runs, up to the most that may wait at once.
+        for run in ["run_b", "run_c", "run_d"] {
+            let made = tokens.issue_unless_open(run, vec![seen(1)], 1_000, 10, MOST_OPEN);
+            assert!(matches!(made, Some(Issued::New(_))), "{made:?}");
+        }
+        let more = tokens.issue_unless_open("run_e", vec![seen(1)], 1_000, 10, MOST_OPEN);
+        assert_eq!(more, Some(Issued::TooMany));
+        // Expired ones make room.
+        let later = tokens.issue_unless_open("run_e", vec![seen(1)], 5_000, 1_000, MOST_OPEN);
+        assert!(matches!(later, Some(Issued::New(_))), "{later:?}");
+    }
+
+    #[test]
     fn unknown_and_expired_tokens_unlock_nothing() {
         let tokens = Tokens::default();
-        let token = tokens.issue("run_a", Vec::new(), 1_000, 0).unwrap();
+        let token = issue(&tokens, "run_a", Vec::new(), 1_000, 0);
         assert_eq!(tokens.check("nope", None, 10), Err(Refusal::Unknown));
         assert_eq!(tokens.check(&token, None, 1_000), Err(Refusal::Expired));
-        let other = tokens.issue("run_b", Vec::new(), 5_000, 2_000).unwrap();
+        let other = issue(&tokens, "run_b", Vec::new(), 5_000, 2_000);
         assert_eq!(
             tokens.check(&token, None, 2_000),
             Err(Refusal::Unknown),

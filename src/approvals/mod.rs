@@ -26,4 +26,4 @@ mod page;
 
 pub use browser::{OpenError, open_in_browser};
 pub use decide::{Channel, DecisionRequest, decide, waiting};
-pub use page::{ApprovalPage, PageError};
+pub use page::{ApprovalPage, PageError, PageLink};

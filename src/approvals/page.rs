@@ -21,7 +21,7 @@ use url::Url;
 
 use super::decide::{self, Channel, DecisionRequest};
 use super::html;
-use super::links::{Grant, Refusal, Tokens};
+use super::links::{Grant, Issued, MOST_OPEN, Refusal, Tokens};
 use crate::runs::{Approval, DecideError, Decision, Store, StoreError};
 
 /// Why no link could be made.
@@ -39,6 +39,17 @@ pub enum PageError {
     Store(#[from] StoreError),
     #[error("the approval page's address is not a URL: {0}")]
     Url(#[from] url::ParseError),
+}
+
+/// What [`ApprovalPage::page_for`] gave.
+#[derive(Debug)]
+pub enum PageLink {
+    /// A new one-time link, to open.
+    New(Url),
+    /// The page for exactly these calls is open already.
+    StillOpen,
+    /// As many pages as may wait at once are open already.
+    TooMany,
 }
 
 struct Shared {
@@ -104,6 +115,20 @@ impl ApprovalPage {
     /// A one-time link to decide the calls of `run_id` that wait now. Each call makes a new link;
     /// it stops working after one decision, or when those approvals expire.
     pub async fn url_for(&self, run_id: &str) -> Result<Url, PageError> {
+        match self.link_for(run_id, usize::MAX).await? {
+            PageLink::New(url) => Ok(url),
+            PageLink::StillOpen | PageLink::TooMany => Err(PageError::NoRandomness),
+        }
+    }
+
+    /// A page to open for the calls of `run_id` that wait now: a new link, unless one for
+    /// exactly these calls is still open (a client asking again, or polling `resume`, while the
+    /// person decides) or [`MOST_OPEN`] wait already, so no client can fill the screen.
+    pub async fn page_for(&self, run_id: &str) -> Result<PageLink, PageError> {
+        self.link_for(run_id, MOST_OPEN).await
+    }
+
+    async fn link_for(&self, run_id: &str, most: usize) -> Result<PageLink, PageError> {
         let now = now_ms(&self.shared).await;
         let waiting: Vec<Approval> = self
             .shared
@@ -118,12 +143,16 @@ impl ApprovalPage {
             return Err(PageError::NothingPending(run_id.to_string()));
         };
         let calls = waiting.iter().map(Approval::seen).collect();
-        let token = self
+        let issued = self
             .shared
             .tokens
-            .issue(run_id, calls, expires_at_ms, now)
+            .issue_unless_open(run_id, calls, expires_at_ms, now, most)
             .ok_or(PageError::NoRandomness)?;
-        Ok(self.base.join(&format!("approve/{token}"))?)
+        Ok(match issued {
+            Issued::New(token) => PageLink::New(self.base.join(&format!("approve/{token}"))?),
+            Issued::StillOpen => PageLink::StillOpen,
+            Issued::TooMany => PageLink::TooMany,
+        })
     }
 }
 
@@ -174,9 +203,11 @@ fn refused(refusal: Refusal) -> Response {
 }
 
 /// The `Host` check that keeps a DNS-rebinding site (evil.example resolving to 127.0.0.1) out.
+/// Exactly one: of two, a proxy in front could read the other.
 fn wrong_host(shared: &Shared, headers: &HeaderMap) -> Option<Response> {
-    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
-    (host != Some(shared.host.as_str())).then(|| {
+    let mut hosts = headers.get_all(header::HOST).iter();
+    let host = hosts.next().and_then(|h| h.to_str().ok());
+    (host != Some(shared.host.as_str()) || hosts.next().is_some()).then(|| {
         respond(
             StatusCode::FORBIDDEN,
             html::problem("Wrong address", &format!("The approval page only answers at {}; open the link exactly as the hub made it.", shared.origin)),
@@ -259,10 +290,20 @@ async fn show(
             html::already_decided(&grant.run_id, &calls, now_ms(&shared).await),
         );
     }
-    respond(
-        StatusCode::OK,
-        html::ask(&grant.run_id, &waiting, &grant.csrf, now_ms(&shared).await),
-    )
+    // Who asked: a client's name, and the bearer token it called with (which it cannot choose).
+    let started_by = match shared.store.runs().get(&grant.run_id).await {
+        Ok(run) => run.and_then(|run| run.client),
+        Err(e) => return internal(&e.to_string()),
+    };
+    let now = now_ms(&shared).await;
+    let page = html::ask(
+        &grant.run_id,
+        started_by.as_deref(),
+        &waiting,
+        &grant.csrf,
+        now,
+    );
+    respond(StatusCode::OK, page)
 }
 
 /// The fields of the decision form.
@@ -598,6 +639,21 @@ mod tests {
             .unwrap();
         assert_eq!(response.status().as_u16(), 403);
         assert!(response.text().await.unwrap().contains("only answers at"));
+        // Its own name and another: a proxy in front might read the other.
+        let address = format!("{}:{}", url.host_str().unwrap(), url.port().unwrap());
+        let mut stream = tokio::net::TcpStream::connect(&address).await.unwrap();
+        let request = format!(
+            "GET {} HTTP/1.1\r\nHost: {address}\r\nHost: evil.example\r\nConnection: close\r\n\r\n",
+            url.path()
+        );
+        tokio::io::AsyncWriteExt::write_all(&mut stream, request.as_bytes())
+            .await
+            .unwrap();
+        let mut answer = String::new();
+        tokio::io::AsyncReadExt::read_to_string(&mut stream, &mut answer)
+            .await
+            .unwrap();
+        assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
         assert_eq!(f.decided_by().await, None, "nothing was decided");
         let (status, _) = f.post(&url, Some(f.origin()), &form).await;
         assert_eq!(status, 200, "the refusals did not spend the link");

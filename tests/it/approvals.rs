@@ -2,6 +2,8 @@
 //! approved from the terminal it resumes, and every write ran exactly once (counted by a real
 //! upstream). Denials, divergent scripts and unknown runs end clearly.
 
+use std::time::Duration;
+
 use serde_json::Value;
 
 use crate::common::repo;
@@ -391,4 +393,81 @@ fn a_call_too_long_for_its_preview_waits_with_all_of_its_arguments() {
         !database.windows(tail.len()).any(|w| w == tail.as_bytes()),
         "the arguments are in the clear in the store"
     );
+}
+
+#[test]
+fn the_hub_opens_one_page_for_the_calls_a_run_waits_on_and_a_few_pages_in_all() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = Home::new();
+    counter_config(&home);
+    // A browser that writes down what it was asked to open, and a display for it.
+    let bin = home.path().join("bin");
+    std::fs::create_dir_all(&bin).expect("bin");
+    let opened = home.path().join("opened.txt");
+    let launcher = bin.join("xdg-open");
+    let log = opened.display();
+    std::fs::write(&launcher, format!("#!/bin/sh\necho \"$1\" >> '{log}'\n")).expect("write");
+    std::fs::set_permissions(&launcher, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut command = home.command(&["hub", "serve"]);
+    command.env("PATH", path).env("DISPLAY", ":99");
+    let mut hub = crate::raw::Raw::spawn(command);
+    hub.initialize("2025-11-25");
+    let told = |answer: &serde_json::Value| {
+        let envelope = &answer["result"]["structuredContent"];
+        let message = envelope["pending"][0]["message"]
+            .as_str()
+            .unwrap_or_default();
+        (
+            envelope["runId"].as_str().unwrap_or_default().to_string(),
+            message.to_string(),
+        )
+    };
+    let (run_id, message) = told(&hub.call(1, "execute", serde_json::json!({ "code": SCRIPT })));
+    assert!(
+        message.contains("opened in the user's browser"),
+        "{message}"
+    );
+    // Asked again while the person decides (a client polling its resume): no second tab.
+    for id in 2..4 {
+        let (_, again) = told(&hub.call(id, "execute", serde_json::json!({ "resume": run_id })));
+        assert!(again.contains("already open"), "{again}");
+    }
+    // Other runs get pages of their own, up to five waiting at once; then none.
+    for id in 4..8 {
+        let (_, message) = told(&hub.call(id, "execute", serde_json::json!({ "code": SCRIPT })));
+        assert!(
+            message.contains("opened in the user's browser"),
+            "{message}"
+        );
+    }
+    let (over, message) = told(&hub.call(8, "execute", serde_json::json!({ "code": SCRIPT })));
+    assert!(
+        message.contains("Several approval pages already wait")
+            && message.contains(&format!("capabilities hub approve {over}")),
+        "{message}"
+    );
+    hub.close();
+    // The launcher runs on its own; a bound on it, not a speed check.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let lines = loop {
+        let lines = std::fs::read_to_string(&opened)
+            .unwrap_or_default()
+            .lines()
+            .count();
+        if lines >= 5 || std::time::Instant::now() > deadline {
+            break lines;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    std::thread::sleep(Duration::from_millis(500));
+    let lines_after = std::fs::read_to_string(&opened)
+        .unwrap_or_default()
+        .lines()
+        .count();
+    assert_eq!((lines, lines_after), (5, 5));
 }

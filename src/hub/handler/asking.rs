@@ -11,7 +11,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 
 use super::{Answer, Hub, cancellable, token};
-use crate::approvals::{ApprovalPage, open_in_browser};
+use crate::approvals::{ApprovalPage, PageLink, open_in_browser};
 use crate::hub::elicit::{AnswerError, SignInState};
 use crate::oauth::SIGN_IN_WAIT;
 use crate::sandbox::{CancelToken, ExecuteEnvelope, PendingKind};
@@ -40,14 +40,31 @@ impl Hub {
             })
             .await;
         let Some(page) = page else { return };
-        let url = page
-            .url_for(&envelope.run_id)
-            .await
-            .map_err(|e| e.to_string());
-        let otherwise = format!(
-            "decide with `capabilities hub approve {}` in a terminal",
-            envelope.run_id
-        );
+        let run_id = envelope.run_id.clone();
+        let otherwise = format!("decide with `capabilities hub approve {run_id}` in a terminal");
+        let url = match page.page_for(&run_id).await {
+            Ok(PageLink::New(url)) => Ok(url),
+            Ok(PageLink::StillOpen) => {
+                return tell(
+                    envelope,
+                    format!(
+                        "The approval page for this call is already open in the user's browser. Tell the user it waits for them, then call execute with {{ \"resume\": \"{run_id}\" }} once they have decided; `capabilities hub approve {run_id}` in a terminal works too."
+                    ),
+                );
+            }
+            Ok(PageLink::TooMany) => {
+                tracing::warn!(
+                    "no approval page opened for run {run_id}: as many as may wait at once are open; {otherwise}"
+                );
+                return tell(
+                    envelope,
+                    format!(
+                        "Several approval pages already wait in the user's browser, so no other was opened. Tell the user this run waits for them: `capabilities hub approve {run_id}` in a terminal or the dashboard decides it; then call execute with {{ \"resume\": \"{run_id}\" }}."
+                    ),
+                );
+            }
+            Err(e) => Err(e.to_string()),
+        };
         open_page(envelope, url, "approval page", &otherwise, |run_id| {
             format!(
                 "An approval page opened in the user's browser. Tell the user, then call execute with {{ \"resume\": \"{run_id}\" }} once they have decided; `capabilities hub approve {run_id}` in a terminal works too."
@@ -238,14 +255,19 @@ fn open_page(
     match page.and_then(|url| open_in_browser(&url, otherwise).map_err(|e| e.to_string())) {
         Ok(()) => {
             let message = said(&envelope.run_id);
-            for pending in &mut envelope.pending {
-                pending.message = Some(message.clone());
-            }
+            tell(envelope, message);
         }
         Err(e) => tracing::warn!(
             "{what} not opened for run {}: {e}; {otherwise}",
             envelope.run_id
         ),
+    }
+}
+
+/// Tells the model `message` about every pending call of `envelope`.
+fn tell(envelope: &mut ExecuteEnvelope, message: String) {
+    for pending in &mut envelope.pending {
+        pending.message = Some(message.clone());
     }
 }
 
