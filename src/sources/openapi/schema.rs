@@ -287,6 +287,12 @@ impl<'d> Schemas<'d> {
                 // Vendor extensions and OpenAPI-only annotations say nothing JSON Schema reads.
                 key if key.starts_with("x-") => continue,
                 "discriminator" | "xml" | "externalDocs" => continue,
+                // What would reach outside the document (a remote `$dynamicRef`, a `$schema` the
+                // validator would fetch) or move the base its `#/$defs/…` resolve against
+                // (`$id`): left out, so that the schema still compiles and arguments are
+                // checked; references within the document were resolved above.
+                "$id" | "$schema" | "$dynamicRef" | "$dynamicAnchor" | "$recursiveRef"
+                | "$recursiveAnchor" => continue,
                 // An `enum` of 20,000 values or a 2 MB `description` costs what it weighs: one
                 // such node behind every operation would otherwise be copied at the price of one.
                 _ => {
@@ -396,6 +402,35 @@ mod tests {
         })
         .to_string();
         parse(text).expect("a valid document")
+    }
+
+    #[test]
+    fn keywords_that_reach_outside_the_document_are_left_out_and_arguments_stay_checked() {
+        let doc = document(json!({}), "3.1.0");
+        let mut schemas = Schemas::new(&doc);
+        let schema = json!({
+            "type": "object",
+            "$id": "https://elsewhere.example/schema",
+            "$schema": "https://elsewhere.example/meta",
+            "properties": {
+                "x": {"type": "integer", "$dynamicRef": "http://127.0.0.1:9/spec.json#meta"},
+                "y": {"$recursiveRef": "#", "$dynamicAnchor": "meta", "type": "string"},
+            },
+        });
+        let converted = schemas.convert(&schema, "/x").expect("converts");
+        let text = converted.schema.to_string();
+        for keyword in [
+            "$id",
+            "$schema",
+            "$dynamicRef",
+            "$recursiveRef",
+            "$dynamicAnchor",
+        ] {
+            assert!(!text.contains(keyword), "{keyword} in {text}");
+        }
+        let validator = jsonschema::validator_for(&converted.schema).expect("compiles");
+        assert!(validator.is_valid(&json!({"x": 1, "y": "a"})));
+        assert!(!validator.is_valid(&json!({"x": "one"})), "still checked");
     }
 
     #[test]
