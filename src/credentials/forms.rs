@@ -214,21 +214,29 @@ pub(super) fn forms_of(secret: &str) -> SecretForms {
 /// are left out whole (`\n`, `\u{feff}`, `\u00a0`, `\x0c`, behind any number of backslashes),
 /// so a separator or a character a log line escaped adds no letters.
 pub(super) fn squeezed(bytes: &[u8]) -> Vec<u8> {
-    squeezed_at(bytes).into_iter().map(|at| bytes[at]).collect()
+    let mut out = Vec::with_capacity(bytes.len());
+    squeeze(bytes, |at| out.push(bytes[at]));
+    out
 }
 
 /// Where each byte [`squeezed`] keeps of `bytes` is.
 pub(super) fn squeezed_at(bytes: &[u8]) -> Vec<usize> {
+    let mut kept = Vec::new();
+    squeeze(bytes, |at| kept.push(at));
+    kept
+}
+
+/// Calls `keep` with the offset of each byte of `bytes` that [`squeezed`] keeps, in order.
+fn squeeze(bytes: &[u8], mut keep: impl FnMut(usize)) {
     let hex_run = |from: usize, count: usize| {
         bytes.len() >= from + count && bytes[from..from + count].iter().all(u8::is_ascii_hexdigit)
     };
-    let mut kept = Vec::new();
     let mut at = 0;
     while at < bytes.len() {
         let byte = bytes[at];
         if byte != b'\\' {
             if byte.is_ascii_alphanumeric() || byte == 0 {
-                kept.push(at);
+                keep(at);
             }
             at += 1;
             continue;
@@ -249,7 +257,6 @@ pub(super) fn squeezed_at(bytes: &[u8]) -> Vec<usize> {
             _ => 0,
         };
     }
-    kept
 }
 
 /// How many digits of a value's bytes' codes run together a squeezed piece of them holds:

@@ -649,7 +649,9 @@ fn squeezed_matches(
     let Some(automaton) = squeezed else {
         return Vec::new();
     };
-    if !reach.counts(true, b"") {
+    // No piece is shorter than ten letters and digits: a shorter text (most of a JSON answer's
+    // strings) is not squeezed at all.
+    if !reach.counts(true, b"") || bytes.len() < forms::FRAGMENT {
         return Vec::new();
     }
     let pressed = forms::squeezed(bytes);
