@@ -179,6 +179,7 @@ impl Watched {
                             default: Action::Deny,
                             rules: Vec::new(),
                             confirm_changes: settings.policy.confirm_changes,
+                            token_clients_approve: settings.policy.token_clients_approve,
                             left_profile: settings.sources.iter().map(|s| s.name.clone()).collect(),
                         }
                     }

@@ -174,6 +174,11 @@ pub struct PolicyOptions {
     /// Action for every other tool. Default: ask.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default: Option<Spanned<String>>,
+    /// Whether a client signed in with a bearer token may decide its own calls that ask, over
+    /// elicitation (one call or one run, never a rule). Default: true; false leaves every such
+    /// decision to a person at the hub's machine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_clients_approve: Option<Spanned<bool>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rules: Vec<RuleOptions>,
 }

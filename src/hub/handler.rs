@@ -313,6 +313,7 @@ impl Hub {
         }
         if envelope.status == Status::AwaitingApproval {
             if can_elicit(context)
+                && self.may_answer_forms(context)
                 && let Some(form) = self
                     .elicitation
                     .request(

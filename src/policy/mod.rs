@@ -134,6 +134,9 @@ pub struct Policy {
     pub rules: Vec<Rule>,
     /// Which changed tools ask again.
     pub confirm_changes: ConfirmChanges,
+    /// Whether a client with a bearer token may answer the approval forms of its own calls
+    /// (`[policy] token_clients_approve`); when not, a person at the hub's machine decides.
+    pub token_clients_approve: bool,
     /// Sources the profile a running hub serves has left since the hub started (the config was
     /// edited): every call to them is denied, whatever the rules say, until a restart drops them.
     pub left_profile: Vec<String>,
@@ -147,6 +150,7 @@ impl Default for Policy {
             default: Action::Ask,
             rules: Vec::new(),
             confirm_changes: ConfirmChanges::default(),
+            token_clients_approve: true,
             left_profile: Vec::new(),
         }
     }

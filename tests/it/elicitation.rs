@@ -165,3 +165,47 @@ fn a_form_asked_by_one_http_hub_is_answered_at_another() {
     assert_eq!(counts["write:http-1"], 1, "{counts}");
     assert_eq!(counts["publish:http"], 1, "{counts}");
 }
+
+#[test]
+fn with_token_clients_approve_off_a_token_client_is_given_no_form_and_cannot_answer_one() {
+    let home = Home::new();
+    let counts_file = counter_config(&home);
+    let token = create_token(&home, &["approver"]);
+    let hub = HttpHub::start(&home, &[]);
+    // A form given out while the policy allowed it.
+    let earlier = json_report(python_peer("elicit_http_client.py").args([&hub.url(), "-", &token]));
+    assert_eq!(earlier["asked"], "input_required", "{earlier}");
+    let config = std::fs::read_to_string(home.config_path()).expect("config");
+    std::fs::write(
+        home.config_path(),
+        format!("[policy]\ntoken_clients_approve = false\n\n{config}"),
+    )
+    .expect("write config");
+    // The running hub reads its policy again; a fresh one for certain.
+    drop(hub);
+    let hub = HttpHub::start(&home, &[]);
+    let report = json_report(python_peer("elicit_http_client.py").args([&hub.url(), "-", &token]));
+    assert_eq!(report["asked"], "complete", "{report}");
+    assert_eq!(
+        report["envelope"]["status"], "awaiting_approval",
+        "{report}"
+    );
+    assert_eq!(report["form"], serde_json::Value::Null, "{report}");
+    // The earlier form, answered now, decides nothing.
+    let state = earlier["state"].as_str().expect("the earlier form's state");
+    let answered = json_report(python_peer("elicit_http_client.py").args([
+        hub.url(),
+        format!("answer:{state}"),
+        token,
+    ]));
+    assert!(
+        answered["answered"]
+            .as_str()
+            .is_some_and(|e| e.contains("token_clients_approve = false")),
+        "{answered}"
+    );
+    // Nothing past the first write of either run ran.
+    let counts = counts(&counts_file);
+    assert_eq!(counts["write:http-1"], 2, "{counts}");
+    assert_eq!(counts.get("publish:http"), None, "{counts}");
+}

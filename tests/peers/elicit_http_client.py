@@ -5,7 +5,9 @@ only the state store, which must accept it once and finish the run; "always" fro
 token is refused, and its form does not offer it. Prints a JSON report on
 stdout for tests/it/elicitation.rs to check.
 
-usage: elicit_http_client.py URL_A URL_B TOKEN
+usage: elicit_http_client.py URL_A URL_B TOKEN   URL_B "-": only ask hub A, and report what it
+answered (the envelope, the form's state); URL_B "answer:STATE": only answer hub A's form STATE
+with "allow_once", and report the error
 """
 
 import asyncio
@@ -44,13 +46,29 @@ async def main(url_a, url_b, token):
     headers = {"Authorization": f"Bearer {token}"}
     report = {}
     async with create_mcp_http_client(headers=headers) as http:
+        if url_b.startswith("answer:"):
+            async with Client(
+                streamable_http_client(url_a, http_client=http), mode="2026-07-28", elicitation_callback=never_called
+            ) as hub_a:
+                report["answered"] = await error_of(
+                    hub_a.session.call_tool(
+                        "execute", {"code": "x"}, input_responses=answer("allow_once"), request_state=url_b[7:]
+                    )
+                )
+            print(json.dumps(report))
+            return
         async with Client(
             streamable_http_client(url_a, http_client=http), mode="2026-07-28", elicitation_callback=never_called
         ) as hub_a:
             asked = await hub_a.session.call_tool("execute", {"code": SCRIPT}, allow_input_required=True)
             report["asked"] = asked.result_type
             report["form"] = asked.model_dump(mode="json", by_alias=True, exclude_none=True).get("inputRequests")
-            state = asked.request_state
+            state = getattr(asked, "request_state", None)
+            if url_b == "-":
+                report["envelope"] = getattr(asked, "structured_content", None)
+                report["state"] = state
+                print(json.dumps(report))
+                return
         async with Client(
             streamable_http_client(url_b, http_client=http), mode="2026-07-28", elicitation_callback=never_called
         ) as hub_b:

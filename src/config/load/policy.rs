@@ -45,6 +45,10 @@ impl Ctx<'_> {
             default: self.action(&options.default, Action::Ask, "default")?,
             rules: self.rules(&options.rules, sources)?,
             confirm_changes,
+            token_clients_approve: options
+                .token_clients_approve
+                .as_ref()
+                .is_none_or(|v| *v.get_ref()),
             left_profile: Vec::new(),
         })
     }

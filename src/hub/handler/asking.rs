@@ -134,6 +134,13 @@ impl Hub {
         None
     }
 
+    /// Whether this client may answer approval forms: the local user's always; one with a
+    /// bearer token unless `[policy] token_clients_approve = false` leaves its calls to a
+    /// person at the hub's machine.
+    pub(super) fn may_answer_forms(&self, context: &RequestContext<RoleServer>) -> bool {
+        token(context).is_none() || self.executor.policy().current().token_clients_approve
+    }
+
     /// Where an elicitation answer's "always" writes its rule: the config, unless the client
     /// signed in with a bearer token (see [`Elicitation::answer`]).
     pub(super) fn rule_file(&self, context: &RequestContext<RoleServer>) -> Option<&Path> {
@@ -195,6 +202,13 @@ impl Hub {
             .await
         {
             return self.answer_sign_in(&state, accepted, context, answer).await;
+        }
+        // A form given out before the policy turned them off decides nothing now.
+        if !self.may_answer_forms(context) {
+            return Err(ErrorData::invalid_params(
+                "clients with a bearer token do not decide approvals here (`[policy] token_clients_approve = false`): nothing was decided; a person at the hub's machine decides with `capabilities hub approve`, the dashboard or the approval page, then resume the run",
+                None,
+            ));
         }
         let refused = |e: AnswerError| {
             let message = match answer {
