@@ -212,8 +212,12 @@ impl Redaction {
         squeezed.sort_unstable();
         squeezed.dedup();
         let patterns = forms.iter().map(|form| form.text.as_str());
-        let exact = exact_automaton(&squeezed);
-        let matcher = match (automaton(patterns), automaton(number.iter()), exact) {
+        let exact = automaton(&squeezed, false);
+        let matcher = match (
+            automaton(patterns, true),
+            automaton(number.iter(), true),
+            exact,
+        ) {
             (Ok(None), ..) => return Redaction::default(),
             (Ok(Some(automaton)), Ok(number), Ok(squeezed)) => Matcher::Forms {
                 automaton,
@@ -591,10 +595,12 @@ fn blank(bytes: &[u8], spans: &[(usize, usize)], end: usize) -> Vec<u8> {
     out
 }
 
-/// An automaton finding every occurrence of `patterns` ignoring ASCII case, overlapping ones
-/// included (only the standard semantics report those); none when there is nothing to find.
+/// An automaton finding every occurrence of `patterns` (ignoring ASCII case when
+/// `ignore_case`), overlapping ones included (only the standard semantics report those); none
+/// when there is nothing to find.
 fn automaton<P: AsRef<[u8]>>(
     patterns: impl IntoIterator<Item = P>,
+    ignore_case: bool,
 ) -> Result<Option<AhoCorasick>, BuildError> {
     let patterns: Vec<P> = patterns.into_iter().collect();
     if patterns.is_empty() {
@@ -602,7 +608,7 @@ fn automaton<P: AsRef<[u8]>>(
     }
     AhoCorasick::builder()
         .match_kind(MatchKind::Standard)
-        .ascii_case_insensitive(true)
+        .ascii_case_insensitive(ignore_case)
         .build(patterns)
         .map(Some)
 }
@@ -623,18 +629,6 @@ fn matches<'a>(
             let counts = exact && reach.counts(form.piece, &bytes[found.range()]);
             counts.then_some((found.start(), found.end(), form.kind))
         })
-}
-
-/// An automaton finding every occurrence of `patterns` exactly, overlapping ones included;
-/// none when there is nothing to find.
-fn exact_automaton(patterns: &[String]) -> Result<Option<AhoCorasick>, BuildError> {
-    if patterns.is_empty() {
-        return Ok(None);
-    }
-    AhoCorasick::builder()
-        .match_kind(MatchKind::Standard)
-        .build(patterns)
-        .map(Some)
 }
 
 /// The matches in `bytes` of the squeezed pieces `squeezed` finds in its squeezed text (see

@@ -43,6 +43,11 @@ fn run_with(home: &Home, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Ru
     Run::with_stdin(&mut command, stdin)
 }
 
+/// A config with `sources`, its secrets in the file store and every tool allowed.
+fn allowing_with_file_store(sources: &str) -> String {
+    format!("[credentials]\nstore = \"file\"\n\n[policy]\ndefault = \"allow\"\n\n{sources}")
+}
+
 fn with_passphrase(passphrase: &str) -> Vec<(&'static str, &str)> {
     vec![
         ("CAPABILITIES_PASSPHRASE", passphrase),
@@ -734,14 +739,8 @@ fn canary_reaches_upstreams_and_nothing_else() {
     let sha = sha256(&value);
     let http = HttpCanary::start(&sha);
     let home = Home::new();
-    home.write_config(&format!(
-        r#"[credentials]
-store = "file"
-
-[policy]
-default = "allow"
-
-[sources.web]
+    home.write_config(&allowing_with_file_store(&format!(
+        r#"[sources.web]
 url = "{url}"
 headers = {{ Authorization = "Bearer ${{secret:canary}}" }}
 
@@ -753,7 +752,7 @@ env = {{ CANARY_TOKEN = "${{secret:canary}}", CANARY_SHA256 = "{sha}" }}
         url = http.url,
         python = repo().join(".venv/bin/python").display(),
         server = repo().join("tests/peers/canary_server.py").display(),
-    ));
+    )));
     let mut env = with_passphrase(PASSPHRASE);
     run_with(&home, &["credential", "set", "canary"], &value, &env).ok();
     // The script holds the value only in pieces, as a model that read it somewhere might.
@@ -1006,21 +1005,15 @@ fn a_script_cannot_test_guesses_at_a_secret_against_the_hubs_answers() {
     let secret = canary("sk_live");
     let sha = sha256(&secret);
     let home = Home::new();
-    home.write_config(&format!(
-        r#"[credentials]
-store = "file"
-
-[policy]
-default = "allow"
-
-[sources.vault]
+    home.write_config(&allowing_with_file_store(&format!(
+        r#"[sources.vault]
 command = "{python}"
 args = ["{server}"]
 env = {{ CANARY_TOKEN = "${{secret:vault}}", CANARY_SHA256 = "{sha}" }}
 "#,
         python = repo().join(".venv/bin/python").display(),
         server = repo().join("tests/peers/canary_server.py").display(),
-    ));
+    )));
     let env = with_passphrase(PASSPHRASE);
     run_with(&home, &["credential", "set", "vault"], &secret, &env).ok();
     // Nine characters known, the tenth tried in every way a piece could give it away: as an

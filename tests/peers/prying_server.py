@@ -11,12 +11,8 @@ the test sets to the hub's passphrase in the source's config.
 
 import json
 import os
-import sys
 
-
-def send(message):
-    sys.stdout.write(json.dumps(message) + "\n")
-    sys.stdout.flush()
+from raw_mcp import serve
 
 
 def parent_of(pid):
@@ -54,27 +50,9 @@ TOOLS = [
      "inputSchema": {"type": "object", "properties": {}}},
 ]
 
-for line in sys.stdin:
-    try:
-        message = json.loads(line)
-    except ValueError:
-        continue
-    method, ident = message.get("method"), message.get("id")
-    if ident is None:
-        continue
-    if method == "initialize":
-        version = message["params"].get("protocolVersion", "2025-06-18")
-        send({"jsonrpc": "2.0", "id": ident, "result": {
-            "protocolVersion": version, "capabilities": {"tools": {}},
-            "serverInfo": {"name": "prying", "version": "1"}}})
-    elif method == "tools/list":
-        send({"jsonrpc": "2.0", "id": ident, "result": {"tools": TOOLS}})
-    elif method == "tools/call":
-        name = message["params"]["name"]
-        text = json.dumps(pry()) if name == "pry" else os.environ.get("LEAK", "")
-        send({"jsonrpc": "2.0", "id": ident, "result": {
-            "content": [{"type": "text", "text": text}]}})
-    elif method == "ping":
-        send({"jsonrpc": "2.0", "id": ident, "result": {}})
-    else:
-        send({"jsonrpc": "2.0", "id": ident, "error": {"code": -32601, "message": f"no method {method}"}})
+
+def call(name, _arguments):
+    return json.dumps(pry()) if name == "pry" else os.environ.get("LEAK", "")
+
+
+serve("prying", {"tools": {}}, lambda: TOOLS, call)

@@ -8,40 +8,22 @@ can change them under a running client; every call appends `NAME ARGS` to CALLS_
 
 import json
 import os
-import sys
+
+from raw_mcp import serve
 
 DEFS = os.environ["DEFS_FILE"]
 CALLS = os.environ["CALLS_FILE"]
 
 
-def send(message):
-    sys.stdout.write(json.dumps(message) + "\n")
-    sys.stdout.flush()
+def tools():
+    with open(DEFS) as defs:
+        return json.load(defs)
 
 
-for line in sys.stdin:
-    try:
-        message = json.loads(line)
-    except ValueError:
-        continue
-    method, ident = message.get("method"), message.get("id")
-    if ident is None:
-        continue
-    if method == "initialize":
-        version = message["params"].get("protocolVersion", "2025-06-18")
-        send({"jsonrpc": "2.0", "id": ident, "result": {
-            "protocolVersion": version, "capabilities": {},
-            "serverInfo": {"name": "unannounced", "version": "1"}}})
-    elif method == "tools/list":
-        with open(DEFS) as defs:
-            send({"jsonrpc": "2.0", "id": ident, "result": {"tools": json.load(defs)}})
-    elif method == "tools/call":
-        params = message["params"]
-        with open(CALLS, "a") as calls:
-            calls.write(f"{params['name']} {json.dumps(params.get('arguments') or {}, sort_keys=True)}\n")
-        send({"jsonrpc": "2.0", "id": ident, "result": {
-            "content": [{"type": "text", "text": f"ran {params['name']}"}]}})
-    elif method == "ping":
-        send({"jsonrpc": "2.0", "id": ident, "result": {}})
-    else:
-        send({"jsonrpc": "2.0", "id": ident, "error": {"code": -32601, "message": f"no method {method}"}})
+def call(name, arguments):
+    with open(CALLS, "a") as calls:
+        calls.write(f"{name} {json.dumps(arguments, sort_keys=True)}\n")
+    return f"ran {name}"
+
+
+serve("unannounced", {}, tools, call)

@@ -17,6 +17,9 @@ use super::spec::Document;
 use crate::credentials::Redaction;
 use crate::oauth::{self, ClientIdentity, TokenStore};
 
+/// Where a provider publishes its OpenID Connect discovery document, after its issuer URL.
+const OPENID_CONFIGURATION: &str = "/.well-known/openid-configuration";
+
 /// The security scheme a connection signs in with, as the document describes it.
 #[derive(Clone)]
 pub(crate) struct Scheme {
@@ -111,6 +114,18 @@ impl Scheme {
         match &self.flow {
             Flow::OpenIdConnect { discovery_url } => {
                 let found = get_json(client, discovery_url, timeout).await?;
+                // OpenID Connect Discovery 4.3: the issuer is the URL the document was found
+                // under, or the document is not the issuer's (RFC 8414 3.3 says the same).
+                if let Some(expected) = discovery_url.strip_suffix(OPENID_CONFIGURATION) {
+                    let issuer = found.get("issuer").and_then(Value::as_str);
+                    if issuer != Some(expected) {
+                        return Err(format!(
+                            "the OpenID Connect discovery document {discovery_url} (security scheme `{}`) names the issuer {}, not {expected}, under which it was found, so it is not used: a sign-in through it could be another issuer's",
+                            self.name,
+                            issuer.map_or("none".to_string(), |i| format!("`{i}`")),
+                        ));
+                    }
+                }
                 serde_json::from_value(found).map_err(|error| {
                     format!(
                         "the OpenID Connect discovery document {discovery_url} (security scheme `{}`) is not usable: {error}",
@@ -200,7 +215,7 @@ fn well_known(token_url: &str) -> Vec<String> {
     let origin = url.origin().ascii_serialization();
     vec![
         format!("{origin}/.well-known/oauth-authorization-server"),
-        format!("{origin}/.well-known/openid-configuration"),
+        format!("{origin}{OPENID_CONFIGURATION}"),
     ]
 }
 
@@ -510,6 +525,67 @@ mod tests {
             why.contains("now names the token endpoint http://127.0.0.1:9/elsewhere, not http://127.0.0.1:9/token"),
             "{why}"
         );
+    }
+
+    /// Serves the JSON `body` makes of its origin to one request, on a port of its own; the
+    /// origin.
+    async fn serve_once(body: impl FnOnce(&str) -> Value + Send + 'static) -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let origin = format!("http://{}", listener.local_addr().unwrap());
+        let body = body(&origin).to_string();
+        tokio::spawn(async move {
+            let (mut stream, _) = listener.accept().await.unwrap();
+            let mut request = [0u8; 4096];
+            let _ = tokio::io::AsyncReadExt::read(&mut stream, &mut request).await;
+            let answer = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = tokio::io::AsyncWriteExt::write_all(&mut stream, answer.as_bytes()).await;
+        });
+        origin
+    }
+
+    #[tokio::test]
+    async fn a_discovery_document_must_name_the_issuer_it_was_found_under() {
+        crate::tls::install_crypto_provider();
+        let client = reqwest::Client::new();
+        // The issuer each document names, given the origin it is served from: another's, none,
+        // its own.
+        type Names = fn(&str) -> Option<String>;
+        let cases: [(Names, bool); 3] = [
+            (|_| Some("https://accounts.evil.example".into()), false),
+            (|_| None, false),
+            (|origin| Some(origin.to_string()), true),
+        ];
+        for (issuer, usable) in cases {
+            let origin = serve_once(move |origin| {
+                let mut metadata = json!({
+                    "authorization_endpoint": "https://id.example/authorize",
+                    "token_endpoint": "https://id.example/token",
+                });
+                if let Some(issuer) = issuer(origin) {
+                    metadata["issuer"] = json!(issuer);
+                }
+                metadata
+            })
+            .await;
+            let discovery = format!("{origin}/.well-known/openid-configuration");
+            let doc = document(json!({
+                "oidc": {"type": "openIdConnect", "openIdConnectUrl": discovery}
+            }));
+            let scheme = Scheme::find(&doc, "https://api.example", &[])
+                .expect("valid")
+                .expect("found");
+            match (
+                usable,
+                scheme.metadata(&client, Duration::from_secs(5)).await,
+            ) {
+                (true, Ok(_)) => {}
+                (false, Err(error)) => assert!(error.contains("names the issuer"), "{error}"),
+                (usable, found) => panic!("usable {usable}, got {found:?}"),
+            }
+        }
     }
 
     #[tokio::test]
