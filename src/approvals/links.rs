@@ -159,6 +159,11 @@ impl Tokens {
         Ok(entry.grant.clone())
     }
 
+    /// Forgets `token`, whose page was never shown.
+    pub fn forget(&self, token: &str) {
+        self.lock().remove(token);
+    }
+
     pub fn spend(&self, token: &str) {
         if let Some(entry) = self.lock().get_mut(token) {
             entry.state = State::Used;
@@ -251,6 +256,14 @@ mod tests {
         }
         let more = tokens.issue_unless_open("run_e", vec![seen(1)], 1_000, 10, MOST_OPEN);
         assert_eq!(more, Some(Issued::TooMany));
+        // A link no browser opened is forgotten, and makes room.
+        let Some(Issued::New(unseen)) =
+            tokens.issue_unless_open("run_f", vec![seen(1)], 900, 10, usize::MAX)
+        else {
+            panic!("a link for run_f")
+        };
+        tokens.forget(&unseen);
+        assert_eq!(tokens.check(&unseen, None, 10), Err(Refusal::Unknown));
         // Expired ones make room.
         let later = tokens.issue_unless_open("run_e", vec![seen(1)], 5_000, 1_000, MOST_OPEN);
         assert!(matches!(later, Some(Issued::New(_))), "{later:?}");

@@ -128,6 +128,14 @@ impl ApprovalPage {
         self.link_for(run_id, MOST_OPEN).await
     }
 
+    /// Forgets the link `url` of [`page_for`](Self::page_for), which no browser opened: it is
+    /// on nobody's screen, so it neither counts as open nor decides anything.
+    pub fn withdraw(&self, url: &Url) {
+        if let Some(token) = url.path().strip_prefix("/approve/") {
+            self.shared.tokens.forget(token);
+        }
+    }
+
     async fn link_for(&self, run_id: &str, most: usize) -> Result<PageLink, PageError> {
         let now = now_ms(&self.shared).await;
         let waiting: Vec<Approval> = self

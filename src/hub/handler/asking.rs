@@ -65,11 +65,16 @@ impl Hub {
             }
             Err(e) => Err(e.to_string()),
         };
-        open_page(envelope, url, "approval page", &otherwise, |run_id| {
+        let link = url.as_ref().ok().cloned();
+        let opened = open_page(envelope, url, "approval page", &otherwise, |run_id| {
             format!(
                 "An approval page opened in the user's browser. Tell the user, then call execute with {{ \"resume\": \"{run_id}\" }} once they have decided; `capabilities hub approve {run_id}` in a terminal works too."
             )
         });
+        // A link no browser opened is on nobody's screen: the next ask tries again.
+        if let (false, Some(link)) = (opened, link) {
+            page.withdraw(&link);
+        }
     }
 
     /// Offers the person the sign-in a paused run waits for (a local hub only: the sign-in
@@ -265,16 +270,20 @@ fn open_page(
     what: &str,
     otherwise: &str,
     said: impl Fn(&str) -> String,
-) {
+) -> bool {
     match page.and_then(|url| open_in_browser(&url, otherwise).map_err(|e| e.to_string())) {
         Ok(()) => {
             let message = said(&envelope.run_id);
             tell(envelope, message);
+            true
         }
-        Err(e) => tracing::warn!(
-            "{what} not opened for run {}: {e}; {otherwise}",
-            envelope.run_id
-        ),
+        Err(e) => {
+            tracing::warn!(
+                "{what} not opened for run {}: {e}; {otherwise}",
+                envelope.run_id
+            );
+            false
+        }
     }
 }
 
