@@ -35,6 +35,10 @@ pub enum PageError {
         "the operating system gave no randomness for an approval link; decide with `capabilities hub approve RUN_ID` instead"
     )]
     NoRandomness,
+    #[error(
+        "the approval page for the calls run `{0}` waits on is already open; decide there, or with `capabilities hub approve {0}`"
+    )]
+    AlreadyOpen(String),
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error("the approval page's address is not a URL: {0}")]
@@ -112,12 +116,15 @@ impl ApprovalPage {
         })
     }
 
-    /// A one-time link to decide the calls of `run_id` that wait now. Each call makes a new link;
-    /// it stops working after one decision, or when those approvals expire.
+    /// A one-time link to decide the calls of `run_id` that wait now, unless one for exactly
+    /// these calls is still open; it stops working after one decision, or when those approvals
+    /// expire.
     pub async fn url_for(&self, run_id: &str) -> Result<Url, PageError> {
         match self.link_for(run_id, usize::MAX).await? {
             PageLink::New(url) => Ok(url),
-            PageLink::StillOpen | PageLink::TooMany => Err(PageError::NoRandomness),
+            PageLink::StillOpen | PageLink::TooMany => {
+                Err(PageError::AlreadyOpen(run_id.to_string()))
+            }
         }
     }
 
