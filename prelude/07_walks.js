@@ -62,10 +62,11 @@ function boundArrayWalks(host) {
     return copy;
   };
 
-  // Puts `method` (named `name` already, by its key) in place of the built-in, with its `length`.
-  const replace = (name, method, length) => {
+  // Puts `method` (named `name` already, by its key) in place of `holder`'s built-in, with its
+  // `length`.
+  const replace = (name, method, length, holder = ArrayPrototype) => {
     ObjectDefineProperty(method, "length", { __proto__: null, value: length, writable: false, enumerable: false, configurable: true });
-    defineData(ArrayPrototype, name, method, false);
+    defineData(holder, name, method, false);
   };
 
   const guard = (name, changes) => {
@@ -168,8 +169,7 @@ function boundArrayWalks(host) {
       return out;
     },
   }.raw;
-  ObjectDefineProperty(raw, "length", { __proto__: null, value: 1, writable: false, enumerable: false, configurable: true });
-  defineData(String, "raw", raw, false);
+  replace("raw", raw, 1, String);
 
   replace(
     "flat",

@@ -275,21 +275,15 @@ const CODE_PIECE: usize = 16;
 /// decimal and in hex (either case). Matched exactly: squeezed text has lost what set words
 /// apart, so only a piece's own case keeps a word from matching by chance.
 fn squeezed_pieces(value: &str, stride: usize) -> Vec<String> {
-    if value.contains(['\n', '\r']) {
-        return Vec::new();
-    }
     let letters: Vec<u8> = squeezed(value.as_bytes());
     let decimal: Vec<u8> = value
         .bytes()
         .flat_map(|b| b.to_string().into_bytes())
         .collect();
-    let hex: Vec<u8> = value
-        .bytes()
-        .flat_map(|b| format!("{b:02x}").into_bytes())
-        .collect();
+    let hex = hex(value.as_bytes(), "").into_bytes();
+    // Runs of ASCII, sampled as pieces are, so a long value yields a bounded number.
     let runs = |text: &[u8], length: usize, stride: usize| -> Vec<String> {
-        text.windows(length)
-            .step_by(stride)
+        sampled(value, text, length, stride, |b| char::from(*b))
             .map(|run| String::from_utf8_lossy(run).into_owned())
             .collect()
     };
@@ -300,7 +294,7 @@ fn squeezed_pieces(value: &str, stride: usize) -> Vec<String> {
     };
     let mut out: Vec<String> = runs(&letters, FRAGMENT, stride)
         .into_iter()
-        .filter(|piece| !reads_as_text(piece.chars()) && !piece.bytes().all(|b| b.is_ascii_digit()))
+        .filter(|piece| !piece.bytes().all(|b| b.is_ascii_digit()))
         .collect();
     out.extend(runs(&decimal, CODE_PIECE, code_stride(&decimal)));
     for piece in runs(&hex, CODE_PIECE, code_stride(&hex)) {
